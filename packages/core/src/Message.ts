@@ -1,0 +1,92 @@
+/**
+ * The four kinds of message a conversation holds, told apart by `role`:
+ * `{"role":"system","content":"…"}`, `{"role":"user","parts":[…]}`, `{"role":"assistant","parts":[…]}` and
+ * `{"role":"tool","results":[…]}` (DESIGN section 3).
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import * as Part from "./Part.js"
+
+/**
+ * Instructions for the model. The first system message of a prompt becomes the Responses `instructions`;
+ * later ones become `developer` messages.
+ *
+ * @since 0.1.0
+ * @category messages
+ */
+export class SystemMessage extends Schema.Class<SystemMessage>("SystemMessage")({
+  role: Schema.tag("system"),
+  content: Schema.String
+}) {}
+
+/**
+ * What the user says: text, images and files, in order.
+ *
+ * @since 0.1.0
+ * @category messages
+ */
+export class UserMessage extends Schema.Class<UserMessage>("UserMessage")({
+  role: Schema.tag("user"),
+  parts: Schema.Array(Part.UserPart)
+}) {}
+
+/**
+ * What the model answered: one part per output item, in output order (reasoning, text, tool calls, items of
+ * built-in tools). Replayed as it is, it gives back the items the server sent.
+ *
+ * @since 0.1.0
+ * @category messages
+ */
+export class AssistantMessage extends Schema.Class<AssistantMessage>("AssistantMessage")({
+  role: Schema.tag("assistant"),
+  parts: Schema.Array(Part.AssistantPart)
+}) {
+  /**
+   * The concatenated text of the message's text parts.
+   *
+   * @since 0.1.0
+   */
+  get text(): string {
+    let out = ""
+    for (const part of this.parts) {
+      if (part.type === "text") out += part.text
+    }
+    return out
+  }
+
+  /**
+   * The local function calls of the message, in output order.
+   *
+   * @since 0.1.0
+   */
+  get toolCalls(): ReadonlyArray<Part.ToolCallPart> {
+    return this.parts.filter((part): part is Part.ToolCallPart => part.type === "tool_call")
+  }
+}
+
+/**
+ * The results of the local tool calls of the previous assistant message; each becomes a
+ * `function_call_output` on the Responses wire.
+ *
+ * @since 0.1.0
+ * @category messages
+ */
+export class ToolMessage extends Schema.Class<ToolMessage>("ToolMessage")({
+  role: Schema.tag("tool"),
+  results: Schema.Array(Part.ToolResultPart)
+}) {}
+
+/**
+ * Any message.
+ *
+ * @since 0.1.0
+ * @category messages
+ */
+export const Message = Schema.Union(SystemMessage, UserMessage, AssistantMessage, ToolMessage)
+
+/**
+ * @since 0.1.0
+ * @category messages
+ */
+export type Message = typeof Message.Type

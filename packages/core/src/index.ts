@@ -1,0 +1,39 @@
+/**
+ * @since 0.1.0
+ */
+export * as AiError from "./AiError.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as LanguageModel from "./LanguageModel.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Message from "./Message.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ModelResponse from "./ModelResponse.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Part from "./Part.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Prompt from "./Prompt.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as StreamPart from "./StreamPart.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Usage from "./Usage.js"
