@@ -1,0 +1,205 @@
+/**
+ * `effect-responses chat [PROMPT] [--replay FILE] [--model M] [--requests-out FILE]`: the main job, a
+ * tool-calling conversation with the demo calculator, streamed to the terminal.
+ *
+ * Where the model is:
+ * - `--replay FILE`: a loopback replay server on 127.0.0.1 (random free port) answering from the capture
+ *   FILE (raw SSE or line-JSON), reached over real HTTP;
+ * - else, with `OPENAI_API_KEY` set: the live API (or `OPENAI_BASE_URL`);
+ * - else: the embedded default, the replay of the recorded session of `Demo.recordingPath`, which checks
+ *   that every calculator result sent back is right.
+ *
+ * @since 0.1.0
+ */
+import { Prompt } from "@effect-responses/core"
+import { Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { ToolLoop } from "@effect-responses/tools"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { createServer } from "node:http"
+import * as Demo from "./Demo.js"
+import * as Render from "./Render.js"
+
+/**
+ * The chat command cannot start: nothing to replay and no API key, or an output file it cannot write.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ChatSetupError extends Schema.TaggedError<ChatSetupError>()("ChatSetupError", {
+  description: Schema.String
+}) {
+  override get message(): string {
+    return this.description
+  }
+}
+
+/**
+ * Where `chat` sends its requests.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Target =
+  | { readonly _tag: "Replay"; readonly capture: Capture.Capture; readonly embedded: boolean }
+  | { readonly _tag: "Live"; readonly apiKey: Redacted.Redacted; readonly baseUrl: string }
+
+/**
+ * Decides where `chat` sends its requests (see the module doc). Fails with `CaptureError` for a capture that
+ * cannot be read, `ChatSetupError` when there is nothing to replay and no key.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const resolveTarget = (replay: Option.Option<string>) =>
+  Effect.gen(function*() {
+    if (Option.isSome(replay)) {
+      return { _tag: "Replay", capture: yield* Capture.load(replay.value), embedded: false } as const
+    }
+    const apiKey = yield* Config.option(Config.redacted("OPENAI_API_KEY"))
+    if (Option.isSome(apiKey) && Redacted.value(apiKey.value) !== "") {
+      const baseUrl = yield* Config.string("OPENAI_BASE_URL").pipe(Config.withDefault(ResponsesClient.DEFAULT_BASE_URL))
+      return { _tag: "Live", apiKey: apiKey.value, baseUrl } as const
+    }
+    const fs = yield* FileSystem.FileSystem
+    if (!(yield* Effect.orElseSucceed(fs.exists(Demo.recordingPath), () => false))) {
+      return yield* new ChatSetupError({
+        description:
+          `no recording to replay: ${Demo.recordingPath} is missing (the shared/ folder is not beside this checkout). ` +
+          "Pass --replay FILE (a recorded Responses stream) or set OPENAI_API_KEY to talk to the live API."
+      })
+    }
+    return { _tag: "Replay", capture: yield* Capture.load(Demo.recordingPath), embedded: true } as const
+  })
+
+const modelOf = (capture: Capture.Capture): string => {
+  const created = capture.responses[0]?.events[0]?.json.response as { model?: unknown } | undefined
+  return typeof created?.model === "string" ? created.model : "recorded"
+}
+
+/**
+ * An `HttpClient` layer that appends every request body it sends to `path` as JSON Lines.
+ */
+const recordingHttpClient = (path: string) =>
+  Layer.effect(
+    HttpClient.HttpClient,
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      yield* fs.writeFileString(path, "").pipe(
+        Effect.mapError((e) => new ChatSetupError({ description: `cannot write --requests-out ${path}: ${e.message}` }))
+      )
+      const client = yield* HttpClient.HttpClient
+      return HttpClient.tapRequest(client, (request) =>
+        request.body._tag === "Uint8Array"
+          ? fs.writeFileString(path, `${new TextDecoder().decode(request.body.body)}\n`, { flag: "a" }).pipe(
+            Effect.orDie
+          )
+          : Effect.void)
+    })
+  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+/**
+ * Runs one chat: the tool loop over the target, rendered to `write`. Returns the final text.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const run = (options: {
+  readonly prompt: string
+  readonly target: Target
+  readonly model: Option.Option<string>
+  readonly requestsOut: Option.Option<string>
+  readonly write: (text: string) => Effect.Effect<void>
+  readonly style: Render.Style
+}) =>
+  Effect.gen(function*() {
+    const { target } = options
+    const httpClient = Option.match(options.requestsOut, {
+      onNone: () => NodeHttpClient.layerUndici,
+      onSome: recordingHttpClient
+    })
+    const client = target._tag === "Live"
+      ? ResponsesClient.layer({ apiKey: target.apiKey, baseUrl: target.baseUrl })
+      : Layer.unwrapEffect(
+        Effect.map(ReplayServer.ReplayServer, (server) => ResponsesClient.layer({ baseUrl: server.baseUrl }))
+      ).pipe(
+        Layer.provide(
+          ReplayServer.layer({
+            capture: target.capture,
+            validate: target.embedded ? Demo.validateResults : undefined
+          })
+        ),
+        Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+      )
+    const model = Option.getOrElse(
+      options.model,
+      () => target._tag === "Replay" ? modelOf(target.capture) : "gpt-5.1"
+    )
+    const languageModel = ResponsesLanguageModel.layer({
+      model,
+      reasoning: { effort: "medium", summary: "auto" }
+    }).pipe(Layer.provide(client), Layer.provide(httpClient))
+
+    const renderer = Render.make(options.style)
+    let finalText = ""
+    yield* ToolLoop.stream(Prompt.user(options.prompt), { toolkit: Demo.CalculatorToolkit, maxSteps: 10 }).pipe(
+      Stream.runForEach((event) => {
+        if (event.type === "loop_finished") finalText = event.finalText
+        const text = renderer.render(event)
+        return text === "" ? Effect.void : options.write(text)
+      }),
+      Effect.provide(Demo.CalculatorToolkitLive),
+      Effect.provide(languageModel)
+    )
+    return finalText
+  }).pipe(Effect.scoped)
+
+/**
+ * The `chat` command.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make(
+  "chat",
+  {
+    prompt: Args.text({ name: "PROMPT" }).pipe(
+      Args.withDescription(`what to ask (default: "${Demo.defaultPrompt}")`),
+      Args.optional
+    ),
+    replay: Options.text("replay").pipe(
+      Options.withDescription("replay a capture of consecutive responses (raw SSE or line-JSON) on a loopback server"),
+      Options.optional
+    ),
+    model: Options.text("model").pipe(Options.withDescription("the model to ask"), Options.optional),
+    requestsOut: Options.text("requests-out").pipe(
+      Options.withDescription("write every request body sent, as JSON Lines, to this file"),
+      Options.optional
+    )
+  },
+  ({ model, prompt, replay, requestsOut }) =>
+    Effect.gen(function*() {
+      const target = yield* resolveTarget(replay)
+      const write = (text: string) => Effect.sync(() => void process.stdout.write(text))
+      yield* run({
+        prompt: Option.getOrElse(prompt, () => Demo.defaultPrompt),
+        target,
+        model,
+        requestsOut,
+        write,
+        style: process.stdout.isTTY ? Render.ansi : Render.plain
+      })
+    })
+).pipe(Command.withDescription("a tool-calling conversation with a calculator, streamed to the terminal"))

@@ -1,0 +1,257 @@
+/**
+ * A loopback stand-in for `POST /v1/responses` that replays a capture of consecutive responses, one
+ * response per request, and checks each request the way the stateless API would: a follow-up request must
+ * hand back every earlier output item (reasoning with its `encrypted_content` byte for byte, every
+ * `function_call` with its `call_id`) and one `function_call_output` per call. Anything else gets a 400 in
+ * OpenAI's error shape `{"error":{"message","type","param","code"}}`.
+ *
+ * Used by `effect-responses chat` (its embedded default) and by tests; it runs on any `HttpServer`
+ * (the application picks the platform, e.g. `NodeHttpServer.layer(createServer, { port: 0 })`).
+ *
+ * @since 0.1.0
+ */
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Capture from "./Capture.js"
+
+/**
+ * What the replay server was asked: the 0-based index of the recorded response it was checked against
+ * (a rejected request does not use one up) and its JSON body.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReplayRequest {
+  readonly index: number
+  readonly body: Readonly<Record<string, unknown>>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The capture to replay, one recorded response per request. */
+  readonly capture: Capture.Capture
+  /**
+   * A further check of each request, after the built-in ones: the description of what is wrong, or
+   * `Option.none()` to accept it. The embedded demo uses it to demand the right calculator results.
+   */
+  readonly validate?: ((request: ReplayRequest) => Option.Option<string>) | undefined
+}
+
+/**
+ * A running replay server: its base URL (`http://127.0.0.1:PORT/v1`, to use as `OPENAI_BASE_URL`) and the
+ * request bodies received so far, in order.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly baseUrl: string
+  readonly requests: Effect.Effect<ReadonlyArray<ReplayRequest>>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class ReplayServer extends Context.Tag("@effect-responses/responses/ReplayServer")<ReplayServer, Service>() {}
+
+type Json = Readonly<Record<string, unknown>>
+
+const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const jsonEqual = (a: unknown, b: unknown): boolean => {
+  if (typeof a === "string" && typeof b === "string") {
+    if (a === b) return true
+    try {
+      return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b))
+    } catch {
+      return false
+    }
+  }
+  return JSON.stringify(a) === JSON.stringify(b)
+}
+
+const messageText = (item: Json): string => {
+  const content = item.content
+  if (typeof content === "string") return content
+  if (!Array.isArray(content)) return ""
+  return content.map((c) => (isRecord(c) && typeof c.text === "string" ? c.text : "")).join("")
+}
+
+/**
+ * The `encrypted_content` values a reasoning item may be handed back with: on OpenAI the value at
+ * `response.output_item.done` and the one in the terminal `response.output` differ (same length, other
+ * bytes), and both are accepted by the API.
+ */
+const acceptedEncryptedContent = (response: Capture.CapturedResponse, itemId: unknown): ReadonlyArray<unknown> => {
+  const values: Array<unknown> = []
+  for (const event of response.events) {
+    if (event.type === "response.output_item.done" && isRecord(event.json.item) && event.json.item.id === itemId) {
+      values.push(event.json.item.encrypted_content)
+    }
+  }
+  for (const item of Capture.outputItems(response)) {
+    if (item.id === itemId) values.push(item.encrypted_content)
+  }
+  return values
+}
+
+interface Problem {
+  readonly message: string
+  readonly param: string
+  readonly code: string
+}
+
+/**
+ * Checks that `body` is what a stateless client must send for recorded response `index`: `store: false`,
+ * the earlier responses' output items handed back in order, and one `function_call_output` per call.
+ */
+const check = (capture: Capture.Capture, index: number, body: Json): Problem | undefined => {
+  if (body.store !== false) {
+    return { message: "the replay server is stateless: send \"store\": false", param: "store", code: "invalid_value" }
+  }
+  const input = body.input
+  if (!Array.isArray(input)) {
+    return { message: "\"input\" must be a list of input items", param: "input", code: "invalid_type" }
+  }
+  const items = input.filter(isRecord)
+  let cursor = 0
+  const find = (start: number, predicate: (item: Json) => boolean): number => {
+    for (let i = start; i < items.length; i++) if (predicate(items[i]!)) return i
+    return -1
+  }
+  for (let r = 0; r < index; r++) {
+    const response = capture.responses[r]!
+    for (const item of Capture.outputItems(response)) {
+      let at: number
+      let what: string
+      switch (item.type) {
+        case "reasoning": {
+          const accepted = acceptedEncryptedContent(response, item.id)
+          what = `reasoning item ${String(item.id)} with its encrypted_content byte for byte`
+          at = find(cursor, (i) => i.type === "reasoning" && i.id === item.id && accepted.includes(i.encrypted_content))
+          break
+        }
+        case "function_call": {
+          what = `function_call ${String(item.call_id)} (${String(item.name)} ${String(item.arguments)})`
+          at = find(cursor, (i) =>
+            i.type === "function_call" && i.call_id === item.call_id && i.name === item.name &&
+            jsonEqual(i.arguments, item.arguments))
+          if (at >= 0) {
+            const outputs = items.filter((i) => i.type === "function_call_output" && i.call_id === item.call_id)
+            if (outputs.length !== 1 || items.indexOf(outputs[0]!) < at) {
+              return {
+                message: `expected exactly one function_call_output for call ${String(item.call_id)} after the call, found ${outputs.length}`,
+                param: "input",
+                code: outputs.length === 0 ? "missing_function_call_output" : "invalid_function_call_output"
+              }
+            }
+          }
+          break
+        }
+        case "message": {
+          what = `assistant message ${String(item.id)}`
+          at = find(cursor, (i) => i.role === "assistant" && messageText(i) === messageText(item))
+          break
+        }
+        default: {
+          what = `${String(item.type)} item ${String(item.id)}`
+          at = find(cursor, (i) => i.type === item.type && i.id === item.id)
+        }
+      }
+      if (at < 0) {
+        return {
+          message: `request ${index + 1} must hand back the ${what} of response ${r + 1}, in order`,
+          param: "input",
+          code: "missing_replayed_item"
+        }
+      }
+      cursor = at + 1
+    }
+  }
+  return undefined
+}
+
+const errorResponse = (status: number, problem: Problem) =>
+  HttpServerResponse.unsafeJson(
+    { error: { message: problem.message, type: "invalid_request_error", param: problem.param, code: problem.code } },
+    { status }
+  )
+
+/**
+ * Starts the replay server on the `HttpServer` in context, for the life of the scope. Routes:
+ * `POST /v1/responses` (and `/responses`): the next recorded response, as SSE when the body says
+ * `"stream": true`, else the terminal response object as JSON; a request beyond the recording, or one that
+ * fails the checks above, gets a 400 in OpenAI's error shape. `GET /health` answers `ok`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options): Effect.Effect<Service, never, HttpServer.HttpServer | Scope.Scope> =>
+  Effect.gen(function*() {
+    const received = yield* Ref.make<ReadonlyArray<ReplayRequest>>([])
+    // the index of the recorded response the next request is answered with: a rejected request uses none
+    const next = yield* Ref.make(0)
+    const { capture } = options
+    const respond = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const body = yield* Effect.orElseSucceed(request.json, () => undefined)
+      if (!isRecord(body)) {
+        return errorResponse(400, { message: "the body must be a JSON object", param: "body", code: "invalid_json" })
+      }
+      const index = yield* Ref.get(next)
+      yield* Ref.update(received, (all) => [...all, { index, body }])
+      const response = capture.responses[index]
+      if (response === undefined) {
+        return errorResponse(400, {
+          message: `the recording ${capture.source} holds ${capture.responses.length} responses; request ${index + 1} has none`,
+          param: "input",
+          code: "replay_exhausted"
+        })
+      }
+      const problem = check(capture, index, body) ??
+        Option.getOrUndefined(
+          Option.map(
+            options.validate?.({ index, body }) ?? Option.none(),
+            (message): Problem => ({ message, param: "input", code: "invalid_function_call_output" })
+          )
+        )
+      if (problem !== undefined) return errorResponse(400, problem)
+      yield* Ref.set(next, index + 1)
+      if (body.stream === true) {
+        return HttpServerResponse.text(Capture.toSse(response), { contentType: "text/event-stream" })
+      }
+      const terminal = Capture.terminalEvent(response)
+      return HttpServerResponse.unsafeJson(terminal?.json.response ?? {})
+    })
+    const router = HttpRouter.empty.pipe(
+      HttpRouter.post("/v1/responses", respond),
+      HttpRouter.post("/responses", respond),
+      HttpRouter.get("/health", HttpServerResponse.text("ok"))
+    )
+    yield* HttpServer.serveEffect(router)
+    const server = yield* HttpServer.HttpServer
+    const address = server.address
+    const host = address._tag === "TcpAddress" ? `${address.hostname}:${address.port}` : "localhost"
+    return { baseUrl: `http://${host}/v1`, requests: Ref.get(received) }
+  })
+
+/**
+ * `make` as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<ReplayServer, never, HttpServer.HttpServer> =>
+  Layer.scoped(ReplayServer, make(options))
