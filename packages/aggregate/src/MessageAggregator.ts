@@ -1,0 +1,424 @@
+/**
+ * The fold of a model stream into whole responses (DESIGN section 4): `StreamPart`s in, one `ModelResponse`
+ * per response of the stream out, each holding the assistant message its part updates describe.
+ *
+ * Rules:
+ *
+ * 1. part updates are grouped by `responseId`, responses kept in first-seen order;
+ * 2. within a response there is one slot per `outputIndex`; the result lists slots by output index;
+ * 3. a partial part (a delta) of the slot's type is merged into the slot: its text, refusal text, reasoning
+ *    text, reasoning summary entries (element-wise) or tool call arguments are appended, its attributes
+ *    merged over the slot's (newest defined field wins), its payload taken only when present, its
+ *    annotations appended; a partial part of another type, or for an empty slot, starts the slot afresh;
+ * 4. a complete part (`partial: false`) for a slot that deltas have been filling, of the same type, is the
+ *    completing part of `response.output_item.done`, emptied of what the deltas delivered: it is merged by
+ *    the same rule (what it still brings is appended, its attributes, payload and annotations taken);
+ *    any other complete part replaces its slot;
+ * 5. a response that never got a `response_finished` (a stream cut short) is still listed, with status
+ *    `"in_progress"`, finish reason `"other"` and `Usage.empty`.
+ *
+ * The fold is pure and persistent: `step` never changes the state it is given, so a state may be kept,
+ * shared or stepped twice (`Stream.scan` gives valid snapshots). It is linear in the number of deltas:
+ * text arrives as chunks in a persistent list and is joined once, in `done`.
+ *
+ * @since 0.1.0
+ */
+import { Message, ModelResponse, Part, Usage } from "@effect-responses/core"
+import type { StreamPart } from "@effect-responses/core"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as Sink from "effect/Sink"
+import * as Stream from "effect/Stream"
+
+// ---------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export const StateTypeId: unique symbol = Symbol.for("@effect-responses/aggregate/MessageAggregator/State")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type StateTypeId = typeof StateTypeId
+
+/**
+ * The state of the fold: opaque, immutable. Build it with `empty`, advance it with `step`, read it with
+ * `done` (which may be called at any point, e.g. for a live view).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface State {
+  readonly [StateTypeId]: StateTypeId
+}
+
+/**
+ * What `aggregateSettled` gives: the responses aggregated from every element the stream delivered, and
+ * the stream's failure when it failed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Settled<E> {
+  readonly responses: ReadonlyArray<ModelResponse.ModelResponse>
+  readonly failure: Option.Option<E>
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// internal representation
+// ---------------------------------------------------------------------------------------------------------
+
+/** Text chunks, newest first: appending is O(1) and never touches older states. */
+interface Chunks {
+  readonly head: string
+  readonly tail: Chunks | undefined
+}
+
+const appendChunk = (chunks: Chunks | undefined, text: string): Chunks | undefined =>
+  text.length === 0 ? chunks : { head: text, tail: chunks }
+
+const joinChunks = (chunks: Chunks | undefined): string => {
+  if (chunks === undefined) return ""
+  if (chunks.tail === undefined) return chunks.head
+  const parts: Array<string> = []
+  for (let c: Chunks | undefined = chunks; c !== undefined; c = c.tail) parts.push(c.head)
+  parts.reverse()
+  return parts.join("")
+}
+
+interface Slot {
+  /** The newest part of the slot, for its type and the fields that are not merged (media, unknown items). */
+  readonly last: Part.AssistantPart
+  /** Whether the slot was last filled by deltas, so that a complete part of its type completes it. */
+  readonly open: boolean
+  readonly attributes: Part.Attributes
+  /** Text, refusal text, reasoning text or tool call arguments, by type. */
+  readonly text: Chunks | undefined
+  /** Whether a reasoning part ever carried `text` (it is optional there). */
+  readonly hasText: boolean
+  readonly summary: ReadonlyArray<Chunks | undefined>
+  readonly annotations: ReadonlyArray<Part.Annotation>
+  readonly payload: Part.OpaquePayload | undefined
+  readonly callId: string
+  readonly name: string
+}
+
+interface ResponseState {
+  readonly id: string
+  readonly model: string
+  readonly finished: StreamPart.ResponseFinished | undefined
+  readonly slots: HashMap.HashMap<number, Slot>
+}
+
+interface StateImpl extends State {
+  readonly order: ReadonlyArray<string>
+  readonly responses: HashMap.HashMap<string, ResponseState>
+}
+
+const makeState = (order: ReadonlyArray<string>, responses: HashMap.HashMap<string, ResponseState>): StateImpl => ({
+  [StateTypeId]: StateTypeId,
+  order,
+  responses
+})
+
+const impl = (state: State): StateImpl => state as StateImpl
+
+const noAnnotations: ReadonlyArray<Part.Annotation> = []
+const noSummary: ReadonlyArray<Chunks | undefined> = []
+
+const emptySlot = (part: Part.AssistantPart): Slot => ({
+  last: part,
+  open: false,
+  attributes: {},
+  text: undefined,
+  hasText: false,
+  summary: noSummary,
+  annotations: noAnnotations,
+  payload: undefined,
+  callId: "",
+  name: ""
+})
+
+const mergeAttributes = (self: Part.Attributes, that: Part.Attributes): Part.Attributes => {
+  if (that.itemId === undefined && that.status === undefined && that.phase === undefined) return self
+  return {
+    ...self,
+    ...(that.itemId === undefined ? {} : { itemId: that.itemId }),
+    ...(that.status === undefined ? {} : { status: that.status }),
+    ...(that.phase === undefined ? {} : { phase: that.phase })
+  }
+}
+
+const appendSummary = (
+  self: ReadonlyArray<Chunks | undefined>,
+  that: ReadonlyArray<string>
+): ReadonlyArray<Chunks | undefined> => {
+  if (that.length === 0) return self
+  const out = self.slice()
+  for (let i = 0; i < that.length; i++) out[i] = appendChunk(out[i], that[i]!)
+  return out
+}
+
+/**
+ * Appends annotations, skipping those already held: a decoder may deliver an annotation as a delta and list
+ * it again on the completing part, or list only the new ones; both give each annotation once.
+ */
+const appendAnnotations = (
+  self: ReadonlyArray<Part.Annotation>,
+  that: ReadonlyArray<Part.Annotation>
+): ReadonlyArray<Part.Annotation> => {
+  if (that.length === 0) return self
+  if (self.length === 0) return that
+  const seen = new Set(self.map((annotation) => JSON.stringify(annotation)))
+  const out = self.slice()
+  for (const annotation of that) {
+    const key = JSON.stringify(annotation)
+    if (!seen.has(key)) {
+      seen.add(key)
+      out.push(annotation)
+    }
+  }
+  return out
+}
+
+/** Merges `part` (of the slot's type) into `slot`. */
+const merge = (slot: Slot, part: Part.AssistantPart, open: boolean): Slot => {
+  const attributes = mergeAttributes(slot.attributes, part.attributes)
+  switch (part.type) {
+    case "text":
+      return {
+        ...slot,
+        last: part,
+        open,
+        attributes,
+        text: appendChunk(slot.text, part.text),
+        annotations: appendAnnotations(slot.annotations, part.annotations)
+      }
+    case "refusal":
+      return { ...slot, last: part, open, attributes, text: appendChunk(slot.text, part.text) }
+    case "reasoning":
+      return {
+        ...slot,
+        last: part,
+        open,
+        attributes,
+        text: part.text === undefined ? slot.text : appendChunk(slot.text, part.text),
+        hasText: slot.hasText || part.text !== undefined,
+        summary: appendSummary(slot.summary, part.summary),
+        payload: part.payload ?? slot.payload
+      }
+    case "tool_call":
+      return {
+        ...slot,
+        last: part,
+        open,
+        attributes,
+        text: appendChunk(slot.text, part.arguments),
+        callId: part.callId === "" ? slot.callId : part.callId,
+        name: part.name === "" ? slot.name : part.name
+      }
+    case "media":
+    case "unknown":
+      // Nothing to append: the newest part stands for the whole item (a partial image is a whole image).
+      return { ...slot, last: part, open, attributes }
+  }
+}
+
+const updateSlot = (slot: Slot | undefined, update: StreamPart.PartUpdate): Slot => {
+  const part = update.part
+  const sameType = slot !== undefined && slot.last.type === part.type
+  if (update.partial) {
+    return merge(sameType ? slot : emptySlot(part), part, true)
+  }
+  return merge(sameType && slot.open ? slot : emptySlot(part), part, false)
+}
+
+const partOf = (slot: Slot): Part.AssistantPart => {
+  const last = slot.last
+  switch (last.type) {
+    case "text":
+      return new Part.TextPart({ text: joinChunks(slot.text), annotations: slot.annotations, attributes: slot.attributes })
+    case "refusal":
+      return new Part.RefusalPart({ text: joinChunks(slot.text), attributes: slot.attributes })
+    case "reasoning":
+      return new Part.ReasoningPart({
+        summary: slot.summary.map(joinChunks),
+        ...(slot.hasText ? { text: joinChunks(slot.text) } : {}),
+        ...(slot.payload === undefined ? {} : { payload: slot.payload }),
+        attributes: slot.attributes
+      })
+    case "tool_call":
+      return new Part.ToolCallPart({
+        callId: slot.callId,
+        name: slot.name,
+        arguments: joinChunks(slot.text),
+        attributes: slot.attributes
+      })
+    case "media":
+      return last.attributes === slot.attributes ? last : new Part.MediaPart({ ...last, attributes: slot.attributes })
+    case "unknown":
+      return last.attributes === slot.attributes ? last : new Part.UnknownPart({ ...last, attributes: slot.attributes })
+  }
+}
+
+const responseOf = (response: ResponseState): ModelResponse.ModelResponse => {
+  const slots = Array.from(HashMap.entries(response.slots)).sort(([a], [b]) => a - b)
+  const message = new Message.AssistantMessage({ parts: slots.map(([, slot]) => partOf(slot)) })
+  const finished = response.finished
+  return new ModelResponse.ModelResponse({
+    id: response.id,
+    model: response.model,
+    status: finished?.status ?? "in_progress",
+    finishReason: finished?.finishReason ?? "other",
+    ...(finished?.incompleteReason === undefined ? {} : { incompleteReason: finished.incompleteReason }),
+    usage: finished?.usage ?? Usage.empty,
+    message
+  })
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// the fold
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * The state before any element: no response.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const empty: State = makeState([], HashMap.empty())
+
+/**
+ * Advances the fold by one stream element and returns the new state; `self` is left as it was.
+ *
+ * - `response_started` records the model of its response (and the response's first-seen position);
+ * - `part` merges or replaces the slot at `outputIndex` (rules in the module comment);
+ * - `response_finished` records status, finish reason, incomplete reason and usage.
+ *
+ * An element of a response not seen before starts that response (model `""` when no `response_started`
+ * came for it). Never fails. Amortised O(1) per element, plus O(k) for a reasoning summary of k entries.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const step = (self: State, element: StreamPart.StreamPart): State => {
+  const state = impl(self)
+  const existing = HashMap.get(state.responses, element.responseId)
+  const known = Option.isSome(existing)
+  const response: ResponseState = known
+    ? existing.value
+    : { id: element.responseId, model: "", finished: undefined, slots: HashMap.empty() }
+  let next: ResponseState
+  switch (element.type) {
+    case "response_started":
+      next = { ...response, model: element.model }
+      break
+    case "part": {
+      const slot = HashMap.get(response.slots, element.outputIndex)
+      next = {
+        ...response,
+        slots: HashMap.set(
+          response.slots,
+          element.outputIndex,
+          updateSlot(Option.getOrUndefined(slot), element)
+        )
+      }
+      break
+    }
+    case "response_finished":
+      next = { ...response, finished: element }
+      break
+  }
+  return makeState(
+    known ? state.order : [...state.order, element.responseId],
+    HashMap.set(state.responses, element.responseId, next)
+  )
+}
+
+/**
+ * Reads the state: one `ModelResponse` per response, in first-seen order, each message's parts ordered by
+ * output index. A response without `response_finished` has status `"in_progress"`, finish reason `"other"`
+ * (its tool calls may be cut off, so it must not read as `tool_calls` or `stop`) and zero usage. Costs
+ * O(total text) — call it once at the end, or when a snapshot is wanted.
+ *
+ * @since 0.1.0
+ * @category destructors
+ */
+export const done = (self: State): ReadonlyArray<ModelResponse.ModelResponse> => {
+  const state = impl(self)
+  return state.order.map((id) => {
+    const response = HashMap.unsafeGet(state.responses, id)
+    return responseOf(response)
+  })
+}
+
+/**
+ * Folds a finite collection of elements at once: `done` of `step` over `elements`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromIterable = (elements: Iterable<StreamPart.StreamPart>): ReadonlyArray<ModelResponse.ModelResponse> => {
+  let state = empty
+  for (const element of elements) state = step(state, element)
+  return done(state)
+}
+
+/**
+ * The fold as a `Sink`: consumes `StreamPart`s, gives the responses when the stream ends. On a failing
+ * stream the sink fails with the stream's error; use `aggregateSettled` to keep the partial transcript.
+ *
+ * @since 0.1.0
+ * @category sinks
+ */
+export const sink: Sink.Sink<ReadonlyArray<ModelResponse.ModelResponse>, StreamPart.StreamPart> = Sink.map(
+  Sink.foldLeftChunks(empty, (state, chunk) => {
+    let next = state
+    for (const element of chunk) next = step(next, element)
+    return next
+  }),
+  done
+)
+
+/**
+ * Runs a stream into `sink`: the responses of the whole stream. Fails with the stream's error, losing the
+ * partial transcript (see `aggregateSettled`).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const aggregate = <E, R>(
+  stream: Stream.Stream<StreamPart.StreamPart, E, R>
+): Effect.Effect<ReadonlyArray<ModelResponse.ModelResponse>, E, R> => Stream.run(stream, sink)
+
+/**
+ * Runs a stream to its end or its failure and never fails: the responses aggregated from every element
+ * delivered before the end (a failed stream still yields its partial transcript, with `"in_progress"`
+ * responses where no `response_finished` came), and the failure, if any. Defects and interruption are not
+ * caught.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const aggregateSettled = <E, R>(
+  stream: Stream.Stream<StreamPart.StreamPart, E, R>
+): Effect.Effect<Settled<E>, never, R> =>
+  Effect.suspend(() => {
+    let state = empty
+    return Stream.runForEachChunk(stream, (chunk) =>
+      Effect.sync(() => {
+        for (const element of chunk) state = step(state, element)
+      })).pipe(
+        Effect.either,
+        Effect.map((result): Settled<E> => ({
+          responses: done(state),
+          failure: result._tag === "Left" ? Option.some(result.left) : Option.none()
+        }))
+      )
+  })

@@ -1,0 +1,314 @@
+import { MessageAggregator } from "@effect-responses/aggregate"
+import { ModelResponse, Part, StreamPart, Usage } from "@effect-responses/core"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+
+const RESP = "resp_1"
+
+const started = (responseId = RESP, model = "gpt-5.1") => new StreamPart.ResponseStarted({ responseId, model })
+
+const update = (outputIndex: number, partial: boolean, part: Part.AssistantPart, responseId = RESP) =>
+  new StreamPart.PartUpdate({ responseId, outputIndex, partial, part })
+
+const usage = new Usage.Usage({
+  inputTokens: 10,
+  cachedInputTokens: 2,
+  outputTokens: 5,
+  reasoningTokens: 1,
+  totalTokens: 15
+})
+
+const finished = (responseId = RESP, finishReason: ModelResponse.FinishReason = "stop") =>
+  new StreamPart.ResponseFinished({ responseId, status: "completed", finishReason, usage })
+
+const payload = (data: string) => new Part.OpaquePayload({ provider: "openai.responses", kind: "encrypted_content", data })
+
+const text = (t: string, attributes: Part.Attributes = {}, annotations: ReadonlyArray<Part.Annotation> = []) =>
+  new Part.TextPart({ text: t, attributes, annotations })
+
+const call = (args: string, attributes: Part.Attributes = {}) =>
+  new Part.ToolCallPart({ callId: "call_1", name: "calculator", arguments: args, attributes })
+
+/** The public JSON encoding of the single response of `elements`. */
+const single = (elements: ReadonlyArray<StreamPart.StreamPart>) => {
+  const responses = MessageAggregator.fromIterable(elements)
+  assert.strictEqual(responses.length, 1)
+  return responses[0]!
+}
+
+const encodeParts = (response: ModelResponse.ModelResponse) =>
+  JSON.parse(JSON.stringify(response.message.parts))
+
+describe("MessageAggregator", () => {
+  it("appends text deltas and merges the emptied completing part", () => {
+    const response = single([
+      started(),
+      update(0, true, text("Hel", { itemId: "msg_1", status: "in_progress" })),
+      update(0, true, text("lo")),
+      update(0, false, text("", { itemId: "msg_1", status: "completed", phase: "final_answer" })),
+      finished()
+    ])
+    expect(encodeParts(response)).toStrictEqual([
+      {
+        type: "text",
+        text: "Hello",
+        annotations: [],
+        attributes: { itemId: "msg_1", status: "completed", phase: "final_answer" }
+      }
+    ])
+    assert.strictEqual(response.id, RESP)
+    assert.strictEqual(response.model, "gpt-5.1")
+    assert.strictEqual(response.status, "completed")
+    assert.strictEqual(response.finishReason, "stop")
+    expect(response.usage).toStrictEqual(usage)
+  })
+
+  it("appends the text a completing part still brings", () => {
+    const response = single([
+      started(),
+      update(0, true, call('{"a":1', { itemId: "fc_1" })),
+      update(0, false, call(',"b":2}', { itemId: "fc_1", status: "completed" })),
+      finished(RESP, "tool_calls")
+    ])
+    expect(encodeParts(response)).toStrictEqual([
+      {
+        type: "tool_call",
+        callId: "call_1",
+        name: "calculator",
+        arguments: '{"a":1,"b":2}',
+        attributes: { itemId: "fc_1", status: "completed" }
+      }
+    ])
+  })
+
+  it("fills an empty slot with a complete part", () => {
+    const response = single([
+      started(),
+      update(0, false, call('{"a":12,"b":7}', { itemId: "fc_1", status: "completed" })),
+      finished(RESP, "tool_calls")
+    ])
+    assert.strictEqual((response.message.parts[0] as Part.ToolCallPart).arguments, '{"a":12,"b":7}')
+  })
+
+  it("replaces a slot filled by a complete part with the next complete part", () => {
+    const item1 = new Part.UnknownPart({ provider: "openai.responses", kind: "web_search_call", item: { n: 1 } })
+    const item2 = new Part.UnknownPart({ provider: "openai.responses", kind: "web_search_call", item: { n: 2 } })
+    const response = single([started(), update(0, false, item1), update(0, false, item2), finished()])
+    expect(encodeParts(response)).toStrictEqual([JSON.parse(JSON.stringify(item2))])
+  })
+
+  it("replaces the slot when a part of another type arrives", () => {
+    const response = single([
+      started(),
+      update(0, true, text("draft")),
+      update(0, false, call("{}")),
+      finished()
+    ])
+    expect(response.message.parts.map((p) => p.type)).toStrictEqual(["tool_call"])
+    assert.strictEqual(response.text, "")
+  })
+
+  it("lists slots by output index whatever their arrival order", () => {
+    const response = single([
+      started(),
+      update(1, true, text("second")),
+      update(0, false, new Part.ReasoningPart({ summary: [], payload: payload("x") })),
+      update(2, false, call("{}")),
+      finished()
+    ])
+    expect(response.message.parts.map((p) => p.type)).toStrictEqual(["reasoning", "text", "tool_call"])
+  })
+
+  it("groups two interleaved responses by responseId in first-seen order", () => {
+    const responses = MessageAggregator.fromIterable([
+      started("resp_b", "model-b"),
+      started("resp_a", "model-a"),
+      update(0, true, text("B1"), "resp_b"),
+      update(0, true, text("A1"), "resp_a"),
+      update(0, true, text("B2"), "resp_b"),
+      update(0, true, text("A2"), "resp_a"),
+      update(0, false, text(""), "resp_a"),
+      finished("resp_a"),
+      update(0, false, text(""), "resp_b"),
+      finished("resp_b")
+    ])
+    expect(responses.map((r) => [r.id, r.model, r.text])).toStrictEqual([
+      ["resp_b", "model-b", "B1B2"],
+      ["resp_a", "model-a", "A1A2"]
+    ])
+  })
+
+  it("appends reasoning summary entries element-wise across two summary indices", () => {
+    const reasoning = (summary: ReadonlyArray<string>, extra: Partial<{ payload: Part.OpaquePayload; text: string }> = {}) =>
+      new Part.ReasoningPart({ summary, attributes: { itemId: "rs_1" }, ...extra })
+    const response = single([
+      started(),
+      update(0, true, reasoning(["**Plan", ""].slice(0, 1))),
+      update(0, true, reasoning(["ning**"])),
+      update(0, true, reasoning(["", "Second"])),
+      update(0, true, reasoning(["", " part"])),
+      update(0, true, reasoning([], { text: "raw " })),
+      update(0, true, reasoning([], { text: "text" })),
+      update(0, false, reasoning(["", ""], { payload: payload("enc") })),
+      finished()
+    ])
+    const part = response.message.parts[0] as Part.ReasoningPart
+    expect(part.summary).toStrictEqual(["**Planning**", "Second part"])
+    assert.strictEqual(part.text, "raw text")
+    assert.strictEqual(part.payload?.data, "enc")
+  })
+
+  it("replaces the reasoning payload only when the new part brings one", () => {
+    const withPayload = new Part.ReasoningPart({ summary: ["a"], payload: payload("first") })
+    const without = new Part.ReasoningPart({ summary: ["b"] })
+    const kept = single([started(), update(0, true, withPayload), update(0, true, without), finished()])
+    const keptPart = kept.message.parts[0] as Part.ReasoningPart
+    assert.strictEqual(keptPart.payload?.data, "first")
+    expect(keptPart.summary).toStrictEqual(["ab"])
+    assert.isFalse("text" in keptPart && keptPart.text !== undefined)
+
+    const replaced = single([
+      started(),
+      update(0, true, withPayload),
+      update(0, false, new Part.ReasoningPart({ summary: [], payload: payload("second") })),
+      finished()
+    ])
+    assert.strictEqual((replaced.message.parts[0] as Part.ReasoningPart).payload?.data, "second")
+  })
+
+  it("merges attributes field by field, keeping fields the newer part leaves out", () => {
+    const response = single([
+      started(),
+      update(0, true, text("a", { itemId: "msg_1", phase: "commentary" })),
+      update(0, true, text("b", { status: "in_progress" })),
+      update(0, false, text("", { status: "completed" })),
+      finished()
+    ])
+    expect(response.message.parts[0]!.attributes).toStrictEqual({
+      itemId: "msg_1",
+      phase: "commentary",
+      status: "completed"
+    })
+  })
+
+  it("takes the annotations of the completing part, each once", () => {
+    const a1: Part.Annotation = { type: "url_citation", url: "https://a.example", startIndex: 0, endIndex: 2 }
+    const a2: Part.Annotation = { type: "url_citation", url: "https://b.example", startIndex: 3, endIndex: 5 }
+    const response = single([
+      started(),
+      update(0, true, text("ab cd")),
+      update(0, true, text("", {}, [a1])),
+      update(0, false, text("", { status: "completed" }, [a1, a2])),
+      finished()
+    ])
+    expect((response.message.parts[0] as Part.TextPart).annotations).toStrictEqual([a1, a2])
+    assert.strictEqual(response.text, "ab cd")
+  })
+
+  it("keeps the partial transcript of a stream cut short", () => {
+    const response = single([
+      started(),
+      update(0, false, new Part.ReasoningPart({ summary: ["thinking"], payload: payload("p") })),
+      update(1, true, call('{"a":1', { itemId: "fc_1", status: "in_progress" }))
+    ])
+    assert.strictEqual(response.status, "in_progress")
+    assert.strictEqual(response.finishReason, "other")
+    expect(response.usage).toStrictEqual(Usage.empty)
+    expect(response.message.parts.map((p) => p.type)).toStrictEqual(["reasoning", "tool_call"])
+    assert.strictEqual((response.message.parts[1] as Part.ToolCallPart).arguments, '{"a":1')
+  })
+
+  it("keeps the incomplete reason of a response_finished", () => {
+    const response = single([
+      started(),
+      update(0, true, text("cut")),
+      new StreamPart.ResponseFinished({
+        responseId: RESP,
+        status: "incomplete",
+        finishReason: "length",
+        incompleteReason: "max_output_tokens",
+        usage
+      })
+    ])
+    assert.strictEqual(response.status, "incomplete")
+    assert.strictEqual(response.finishReason, "length")
+    assert.strictEqual(response.incompleteReason, "max_output_tokens")
+  })
+
+  it("starts a response on a part update without response_started", () => {
+    const response = single([update(0, false, text("hi")), finished()])
+    assert.strictEqual(response.model, "")
+    assert.strictEqual(response.text, "hi")
+  })
+
+  it("leaves the state it is given unchanged", () => {
+    const s1 = MessageAggregator.step(MessageAggregator.step(MessageAggregator.empty, started()), update(0, true, text("a")))
+    const s2 = MessageAggregator.step(s1, update(0, true, text("b")))
+    const s3 = MessageAggregator.step(s1, update(0, true, text("c")))
+    assert.strictEqual(MessageAggregator.done(s1)[0]!.text, "a")
+    assert.strictEqual(MessageAggregator.done(s2)[0]!.text, "ab")
+    assert.strictEqual(MessageAggregator.done(s3)[0]!.text, "ac")
+    expect(MessageAggregator.done(MessageAggregator.empty)).toStrictEqual([])
+  })
+
+  it("aggregates 100k one-character deltas", () => {
+    const n = 100_000
+    const elements: Array<StreamPart.StreamPart> = [started()]
+    let expected = ""
+    for (let i = 0; i < n; i++) {
+      const c = String.fromCharCode(97 + (i % 26))
+      expected += c
+      elements.push(update(0, true, text(c)))
+    }
+    elements.push(update(0, false, text("", { status: "completed" })), finished())
+    const response = single(elements)
+    assert.strictEqual(response.text.length, n)
+    assert.strictEqual(response.text, expected)
+  })
+
+  it.effect("runs a stream through the sink", () =>
+    Effect.gen(function*() {
+      const responses = yield* Stream.fromIterable([started(), update(0, true, text("a")), update(0, true, text("b")), finished()])
+        .pipe(Stream.rechunk(1), Stream.run(MessageAggregator.sink))
+      assert.strictEqual(responses[0]!.text, "ab")
+    }))
+
+  it.effect("aggregateSettled yields the partial transcript of a failed stream", () =>
+    Effect.gen(function*() {
+      const stream = Stream.concat(
+        Stream.fromIterable<StreamPart.StreamPart>([started(), update(0, true, text("partial "))]),
+        Stream.fail("boom")
+      )
+      const settled = yield* MessageAggregator.aggregateSettled(stream)
+      expect(settled.failure).toStrictEqual(Option.some("boom"))
+      assert.strictEqual(settled.responses[0]!.text, "partial ")
+      assert.strictEqual(settled.responses[0]!.status, "in_progress")
+      const failed = yield* Effect.flip(MessageAggregator.aggregate(stream))
+      assert.strictEqual(failed, "boom")
+    }))
+
+  it.prop(
+    "any split of a text into deltas followed by an emptied completing part gives the text back",
+    [FastCheck.string({ unit: "binary", maxLength: 200 }), FastCheck.array(FastCheck.nat(200), { maxLength: 30 })],
+    ([original, cuts]) => {
+      const points = [...new Set(cuts.map((c) => Math.min(c, original.length)))].sort((a, b) => a - b)
+      const pieces: Array<string> = []
+      let from = 0
+      for (const point of [...points, original.length]) {
+        pieces.push(original.slice(from, point))
+        from = point
+      }
+      const response = single([
+        started(),
+        ...pieces.map((piece) => update(0, true, text(piece, { itemId: "msg_1" }))),
+        update(0, false, text("", { itemId: "msg_1", status: "completed" })),
+        finished()
+      ])
+      assert.strictEqual(response.text, original)
+      assert.strictEqual(response.message.parts.length, 1)
+    }
+  )
+})
