@@ -116,16 +116,43 @@ interface ResponseState {
   readonly slots: HashMap.HashMap<number, Slot>
 }
 
-interface StateImpl extends State {
-  readonly order: ReadonlyArray<string>
-  readonly responses: HashMap.HashMap<string, ResponseState>
+/**
+ * The slot the last part update went to, kept out of the maps: deltas come in runs on one slot, and a run
+ * then costs one small allocation per delta instead of two persistent map updates. It overrides the slot
+ * the maps hold for the same response and output index.
+ */
+interface Hot {
+  readonly responseId: string
+  readonly outputIndex: number
+  readonly slot: Slot
 }
 
-const makeState = (order: ReadonlyArray<string>, responses: HashMap.HashMap<string, ResponseState>): StateImpl => ({
-  [StateTypeId]: StateTypeId,
-  order,
-  responses
-})
+class StateImpl implements State {
+  declare readonly [StateTypeId]: StateTypeId
+  constructor(
+    readonly order: ReadonlyArray<string>,
+    readonly responses: HashMap.HashMap<string, ResponseState>,
+    readonly hot: Hot | undefined
+  ) {}
+}
+Object.defineProperty(StateImpl.prototype, StateTypeId, { value: StateTypeId })
+
+const makeState = (
+  order: ReadonlyArray<string>,
+  responses: HashMap.HashMap<string, ResponseState>,
+  hot: Hot | undefined
+): StateImpl => new StateImpl(order, responses, hot)
+
+/** The responses with the hot slot written back. */
+const flush = (state: StateImpl): HashMap.HashMap<string, ResponseState> => {
+  const hot = state.hot
+  if (hot === undefined) return state.responses
+  const response = HashMap.unsafeGet(state.responses, hot.responseId)
+  return HashMap.set(state.responses, hot.responseId, {
+    ...response,
+    slots: HashMap.set(response.slots, hot.outputIndex, hot.slot)
+  })
+}
 
 const impl = (state: State): StateImpl => state as StateImpl
 
@@ -146,7 +173,11 @@ const emptySlot = (part: Part.AssistantPart): Slot => ({
 })
 
 const mergeAttributes = (self: Part.Attributes, that: Part.Attributes): Part.Attributes => {
-  if (that.itemId === undefined && that.status === undefined && that.phase === undefined) return self
+  if (
+    (that.itemId === undefined || that.itemId === self.itemId) &&
+    (that.status === undefined || that.status === self.status) &&
+    (that.phase === undefined || that.phase === self.phase)
+  ) return self
   return {
     ...self,
     ...(that.itemId === undefined ? {} : { itemId: that.itemId }),
@@ -187,46 +218,57 @@ const appendAnnotations = (
   return out
 }
 
-/** Merges `part` (of the slot's type) into `slot`. */
+/**
+ * Merges `part` (of the slot's type) into `slot`. Slots are written out field by field rather than spread:
+ * on the delta path, object spread costs several times a plain literal.
+ */
 const merge = (slot: Slot, part: Part.AssistantPart, open: boolean): Slot => {
   const attributes = mergeAttributes(slot.attributes, part.attributes)
   switch (part.type) {
     case "text":
+    case "refusal":
       return {
-        ...slot,
         last: part,
         open,
         attributes,
         text: appendChunk(slot.text, part.text),
-        annotations: appendAnnotations(slot.annotations, part.annotations)
+        hasText: false,
+        summary: noSummary,
+        annotations: part.type === "text" ? appendAnnotations(slot.annotations, part.annotations) : noAnnotations,
+        payload: undefined,
+        callId: "",
+        name: ""
       }
-    case "refusal":
-      return { ...slot, last: part, open, attributes, text: appendChunk(slot.text, part.text) }
     case "reasoning":
       return {
-        ...slot,
         last: part,
         open,
         attributes,
         text: part.text === undefined ? slot.text : appendChunk(slot.text, part.text),
         hasText: slot.hasText || part.text !== undefined,
         summary: appendSummary(slot.summary, part.summary),
-        payload: part.payload ?? slot.payload
+        annotations: noAnnotations,
+        payload: part.payload ?? slot.payload,
+        callId: "",
+        name: ""
       }
     case "tool_call":
       return {
-        ...slot,
         last: part,
         open,
         attributes,
         text: appendChunk(slot.text, part.arguments),
+        hasText: false,
+        summary: noSummary,
+        annotations: noAnnotations,
+        payload: undefined,
         callId: part.callId === "" ? slot.callId : part.callId,
         name: part.name === "" ? slot.name : part.name
       }
     case "media":
     case "unknown":
       // Nothing to append: the newest part stands for the whole item (a partial image is a whole image).
-      return { ...slot, last: part, open, attributes }
+      return { ...emptySlot(part), open, attributes }
   }
 }
 
@@ -292,7 +334,7 @@ const responseOf = (response: ResponseState): ModelResponse.ModelResponse => {
  * @since 0.1.0
  * @category constructors
  */
-export const empty: State = makeState([], HashMap.empty())
+export const empty: State = makeState([], HashMap.empty(), undefined)
 
 /**
  * Advances the fold by one stream element and returns the new state; `self` is left as it was.
@@ -302,60 +344,61 @@ export const empty: State = makeState([], HashMap.empty())
  * - `response_finished` records status, finish reason, incomplete reason and usage.
  *
  * An element of a response not seen before starts that response (model `""` when no `response_started`
- * came for it). Never fails. Amortised O(1) per element, plus O(k) for a reasoning summary of k entries.
+ * came for it). Never fails. O(1) per delta of a run on one slot; O(log n) when the slot changes; plus O(k)
+ * for a reasoning summary of k entries.
  *
  * @since 0.1.0
  * @category combinators
  */
 export const step = (self: State, element: StreamPart.StreamPart): State => {
   const state = impl(self)
+  const hot = state.hot
+  if (
+    element.type === "part" && hot !== undefined && hot.responseId === element.responseId &&
+    hot.outputIndex === element.outputIndex
+  ) {
+    return makeState(state.order, state.responses, {
+      responseId: hot.responseId,
+      outputIndex: hot.outputIndex,
+      slot: updateSlot(hot.slot, element)
+    })
+  }
   const existing = HashMap.get(state.responses, element.responseId)
   const known = Option.isSome(existing)
+  const order = known ? state.order : [...state.order, element.responseId]
   const response: ResponseState = known
     ? existing.value
     : { id: element.responseId, model: "", finished: undefined, slots: HashMap.empty() }
-  let next: ResponseState
   switch (element.type) {
     case "response_started":
-      next = { ...response, model: element.model }
-      break
-    case "part": {
-      const slot = HashMap.get(response.slots, element.outputIndex)
-      next = {
-        ...response,
-        slots: HashMap.set(
-          response.slots,
-          element.outputIndex,
-          updateSlot(Option.getOrUndefined(slot), element)
-        )
-      }
-      break
-    }
+      return makeState(order, HashMap.set(state.responses, element.responseId, { ...response, model: element.model }), hot)
     case "response_finished":
-      next = { ...response, finished: element }
-      break
+      return makeState(order, HashMap.set(state.responses, element.responseId, { ...response, finished: element }), hot)
+    case "part": {
+      const responses = known ? flush(state) : HashMap.set(flush(state), element.responseId, response)
+      const slots = HashMap.unsafeGet(responses, element.responseId).slots
+      const slot = Option.getOrUndefined(HashMap.get(slots, element.outputIndex))
+      return makeState(order, responses, {
+        responseId: element.responseId,
+        outputIndex: element.outputIndex,
+        slot: updateSlot(slot, element)
+      })
+    }
   }
-  return makeState(
-    known ? state.order : [...state.order, element.responseId],
-    HashMap.set(state.responses, element.responseId, next)
-  )
 }
 
 /**
  * Reads the state: one `ModelResponse` per response, in first-seen order, each message's parts ordered by
  * output index. A response without `response_finished` has status `"in_progress"`, finish reason `"other"`
  * (its tool calls may be cut off, so it must not read as `tool_calls` or `stop`) and zero usage. Costs
- * O(total text) — call it once at the end, or when a snapshot is wanted.
+ * O(total text): call it once at the end, or when a snapshot is wanted.
  *
  * @since 0.1.0
  * @category destructors
  */
 export const done = (self: State): ReadonlyArray<ModelResponse.ModelResponse> => {
-  const state = impl(self)
-  return state.order.map((id) => {
-    const response = HashMap.unsafeGet(state.responses, id)
-    return responseOf(response)
-  })
+  const responses = flush(impl(self))
+  return impl(self).order.map((id) => responseOf(HashMap.unsafeGet(responses, id)))
 }
 
 /**

@@ -1,0 +1,33 @@
+/**
+ * Decoding speed of the recorded 194 KB o3-mini stream (pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`)
+ * against a bare split-and-`JSON.parse` loop (DESIGN section 5).
+ */
+import { ResponsesStream } from "@effect-responses/responses"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { bench, describe } from "vitest"
+import { readFixture } from "../test/fixtures.js"
+
+const text = readFixture("responses-sse/pai-o3mini-reasoning-summary-deltas.sse")
+const bytes = new TextEncoder().encode(text)
+const chunks: Array<Uint8Array> = []
+for (let i = 0; i < bytes.length; i += 16 * 1024) chunks.push(bytes.subarray(i, i + 16 * 1024))
+const payloads = text.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6))
+
+describe("ResponsesStream (194 KB, 676 events)", () => {
+  bench("baseline: split on blank lines + JSON.parse", () => {
+    for (const block of text.split("\n\n")) {
+      const at = block.indexOf("data: ")
+      if (at >= 0) JSON.parse(block.slice(at + 6))
+    }
+  })
+  bench("decodeSse, 16 KiB byte chunks", () => {
+    Effect.runSync(Stream.runDrain(ResponsesStream.decodeSse(Stream.fromIterable(chunks))))
+  })
+  bench("decodeSseText, the body as one string", () => {
+    Effect.runSync(Stream.runDrain(ResponsesStream.decodeSseText(Stream.make(text))))
+  })
+  bench("decodeData, framed payloads", () => {
+    Effect.runSync(Stream.runDrain(ResponsesStream.decodeData(Stream.fromIterable(payloads))))
+  })
+})

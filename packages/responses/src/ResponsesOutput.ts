@@ -1,0 +1,511 @@
+/**
+ * Responses output -> the core part model: one output item (JSON) -> one assistant part, and a whole
+ * non-streaming response body (`POST /v1/responses` with `stream: false`, or the `response` of
+ * `response.completed`) -> `ModelResponse`.
+ *
+ * | output item | part |
+ * |---|---|
+ * | `reasoning` | `ReasoningPart` (`summary` texts, `text` from `reasoning_text` content, `encrypted_content` as an `OpaquePayload`) |
+ * | `message` | `TextPart` (`output_text` content) or `RefusalPart` (`refusal` content only) |
+ * | `function_call` | `ToolCallPart` |
+ * | `image_generation_call` with a `result` | `MediaPart` (base64 image) |
+ * | anything else | `UnknownPart` holding the item verbatim |
+ *
+ * Every part gets `attributes` `{itemId, status, phase}` from the item's `id`, `status` and `phase` (those
+ * present). Items are decoded with lenient schemas: unknown fields are ignored, only the fields used are
+ * checked. Source: OpenAI API reference, "The response object" / output items.
+ *
+ * @since 0.1.0
+ */
+import { AiError, Message, ModelResponse, Part, Usage } from "@effect-responses/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { isObject, type JsonObject, numberField, objectField, stringField } from "./internal/json.js"
+import * as Provider from "./Provider.js"
+
+// ---------------------------------------------------------------------------------------------------------
+// wire schemas (lenient: unknown fields are ignored)
+// ---------------------------------------------------------------------------------------------------------
+
+const NullableString = Schema.optional(Schema.NullOr(Schema.String))
+
+/**
+ * The fields of a `reasoning` output item this package reads.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ReasoningItem = Schema.Struct({
+  type: Schema.Literal("reasoning"),
+  id: NullableString,
+  status: NullableString,
+  encrypted_content: NullableString,
+  summary: Schema.optional(Schema.NullOr(Schema.Array(Schema.Struct({ text: Schema.String })))),
+  content: Schema.optional(
+    Schema.NullOr(Schema.Array(Schema.Struct({ type: Schema.String, text: NullableString })))
+  )
+})
+
+/**
+ * The fields of a `message` output item this package reads. Each content part is `output_text`
+ * (`text`, `annotations`) or `refusal` (`refusal`); other content types are ignored.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const MessageItem = Schema.Struct({
+  type: Schema.Literal("message"),
+  id: NullableString,
+  status: NullableString,
+  phase: NullableString,
+  content: Schema.optional(
+    Schema.NullOr(Schema.Array(Schema.Struct({
+      type: Schema.String,
+      text: NullableString,
+      refusal: NullableString,
+      annotations: Schema.optional(Schema.NullOr(Schema.Array(Schema.Unknown)))
+    })))
+  )
+})
+
+/**
+ * The fields of a `function_call` output item this package reads. A missing or `null` `arguments` reads as
+ * `""`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FunctionCallItem = Schema.Struct({
+  type: Schema.Literal("function_call"),
+  id: NullableString,
+  status: NullableString,
+  call_id: Schema.String,
+  name: Schema.String,
+  arguments: NullableString
+})
+
+/**
+ * The fields of an `image_generation_call` output item this package reads: `result` (base64 image) and
+ * `output_format` (`png`, `jpeg`, `webp`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ImageGenerationCallItem = Schema.Struct({
+  type: Schema.Literal("image_generation_call"),
+  id: NullableString,
+  status: NullableString,
+  result: NullableString,
+  output_format: NullableString
+})
+
+/**
+ * The fields of a Responses response object this package reads. `output` items are decoded one by one
+ * with `decodeOutputItem`; `usage` and `incomplete_details` are read leniently (missing -> 0 / none).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ResponseObject = Schema.Struct({
+  id: Schema.String,
+  model: NullableString,
+  status: NullableString,
+  output: Schema.Array(Schema.Unknown),
+  usage: Schema.optional(Schema.Unknown),
+  incomplete_details: Schema.optional(Schema.Unknown)
+})
+
+// ---------------------------------------------------------------------------------------------------------
+// output items
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * One output item -> one assistant part, synchronously (the streaming decoder calls it at every
+ * `response.output_item.done`). See the module table for the mapping.
+ *
+ * A `message` item may hold several content parts: all its `output_text` parts become ONE `TextPart`
+ * whose text is their concatenation, in order, and whose annotations are theirs with `startIndex` /
+ * `endIndex` / `index` shifted by the length of the text before them (so they stay offsets into the
+ * concatenated text). A message with no `output_text` but `refusal` content becomes one `RefusalPart`
+ * (refusal texts concatenated). A message with neither becomes a `TextPart` with text `""`.
+ *
+ * Fails with `MalformedOutput` (naming the item type, the path of the first mismatch and an excerpt)
+ * when the item is not an object with a string `type`, or a known item lacks a field the mapping needs.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeOutputItem = (item: unknown): Either.Either<Part.AssistantPart, AiError.MalformedOutput> => {
+  if (!isObject(item) || typeof item.type !== "string") {
+    return Either.left(
+      new AiError.MalformedOutput({
+        description: "an output item is not an object with a string `type`",
+        excerpt: AiError.excerpt(safeStringify(item))
+      })
+    )
+  }
+  switch (item.type) {
+    case "reasoning":
+      return Either.map(decodeItem(ReasoningItem, item), fromReasoningItem)
+    case "message":
+      return Either.map(decodeItem(MessageItem, item), fromMessageItem)
+    case "function_call":
+      return Either.map(decodeItem(FunctionCallItem, item), fromFunctionCallItem)
+    case "image_generation_call":
+      return Either.map(decodeItem(ImageGenerationCallItem, item), (decoded) =>
+        typeof decoded.result === "string" && decoded.result !== ""
+          ? new Part.MediaPart({
+            mediaType: typeof decoded.output_format === "string" && decoded.output_format !== ""
+              ? `image/${decoded.output_format}`
+              : "image/png",
+            data: decoded.result,
+            attributes: attributesOf(decoded)
+          }, true)
+          : unknownPart(item))
+    default:
+      return Either.right(unknownPart(item))
+  }
+}
+
+/**
+ * `decodeOutputItem` as an `Effect`, failing with `AiError.MalformedOutput`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const fromOutputItem = (item: unknown): Effect.Effect<Part.AssistantPart, AiError.MalformedOutput> =>
+  Effect.suspend(() => decodeOutputItem(item))
+
+const decodeItem = <A, I>(
+  schema: Schema.Schema<A, I, never>,
+  item: JsonObject
+): Either.Either<A, AiError.MalformedOutput> =>
+  Either.mapLeft(Schema.decodeUnknownEither(schema)(item), (error) => {
+    const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+    const path = issue === undefined || issue.path.length === 0 ? "" : ` at ${issue.path.join(".")}`
+    return new AiError.MalformedOutput({
+      description: `invalid ${String(item.type)} output item${path}: ${issue?.message ?? "does not match its schema"}`,
+      excerpt: AiError.excerpt(safeStringify(item))
+    })
+  })
+
+const safeStringify = (u: unknown): string => {
+  try {
+    return JSON.stringify(u) ?? String(u)
+  } catch {
+    return String(u)
+  }
+}
+
+interface ItemAttributes {
+  readonly id?: string | null | undefined
+  readonly status?: string | null | undefined
+  readonly phase?: string | null | undefined
+}
+
+const attributesOf = (item: ItemAttributes): Part.Attributes => {
+  const attributes: { itemId?: string; status?: string; phase?: string } = {}
+  if (typeof item.id === "string") attributes.itemId = item.id
+  if (typeof item.status === "string") attributes.status = item.status
+  if (typeof item.phase === "string") attributes.phase = item.phase
+  return attributes
+}
+
+/**
+ * The attributes of an output item given as raw JSON: `itemId` from `id`, `status`, `phase` (those that
+ * are strings).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const attributesOfItem = (item: JsonObject): Part.Attributes =>
+  attributesOf({ id: stringField(item, "id"), status: stringField(item, "status"), phase: stringField(item, "phase") })
+
+const unknownPart = (item: JsonObject): Part.UnknownPart =>
+  new Part.UnknownPart({
+    provider: Provider.PROVIDER,
+    kind: String(item.type),
+    item,
+    attributes: attributesOfItem(item)
+  }, true)
+
+const fromReasoningItem = (item: typeof ReasoningItem.Type): Part.ReasoningPart => {
+  const summary = (item.summary ?? []).map((entry) => entry.text)
+  let text: string | undefined
+  for (const content of item.content ?? []) {
+    if (content.type === "reasoning_text" && typeof content.text === "string") {
+      text = text === undefined ? content.text : text + content.text
+    }
+  }
+  return new Part.ReasoningPart({
+    summary,
+    ...(text === undefined ? {} : { text }),
+    ...(typeof item.encrypted_content === "string"
+      ? {
+        payload: new Part.OpaquePayload({
+          provider: Provider.PROVIDER,
+          kind: Provider.ENCRYPTED_CONTENT,
+          data: item.encrypted_content
+        }, true)
+      }
+      : {}),
+    attributes: attributesOf(item)
+  }, true)
+}
+
+const fromMessageItem = (item: typeof MessageItem.Type): Part.TextPart | Part.RefusalPart => {
+  const texts: Array<string> = []
+  const refusals: Array<string> = []
+  const annotations: Array<Part.Annotation> = []
+  let offset = 0
+  let hasText = false
+  for (const content of item.content ?? []) {
+    if (content.type === "output_text") {
+      hasText = true
+      const text = content.text ?? ""
+      for (const annotation of content.annotations ?? []) {
+        annotations.push(shiftAnnotation(annotationFromWire(annotation), offset))
+      }
+      texts.push(text)
+      offset += text.length
+    } else if (content.type === "refusal") {
+      refusals.push(content.refusal ?? "")
+    }
+  }
+  const attributes = attributesOf(item)
+  if (!hasText && refusals.length > 0) {
+    return new Part.RefusalPart({ text: refusals.join(""), attributes }, true)
+  }
+  return new Part.TextPart({ text: texts.join(""), annotations, attributes }, true)
+}
+
+const fromFunctionCallItem = (item: typeof FunctionCallItem.Type): Part.ToolCallPart =>
+  new Part.ToolCallPart({
+    callId: item.call_id,
+    name: item.name,
+    arguments: item.arguments ?? "",
+    attributes: attributesOf(item)
+  }, true)
+
+// ---------------------------------------------------------------------------------------------------------
+// annotations
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * One `output_text` annotation (JSON) -> a core `Annotation`: `url_citation` (`url`, `title`,
+ * `start_index`, `end_index`), `file_citation` (`file_id`, `filename`, `index`) and
+ * `container_file_citation` (`container_id`, `file_id`, `filename`, `start_index`, `end_index`) with
+ * camelCase fields; any other annotation, or a known one lacking its required ids, as
+ * `{type: "other", value}` holding the JSON verbatim.
+ *
+ * @since 0.1.0
+ * @category annotations
+ */
+export const annotationFromWire = (annotation: unknown): Part.Annotation => {
+  if (isObject(annotation)) {
+    switch (annotation.type) {
+      case "url_citation": {
+        const url = stringField(annotation, "url")
+        if (url === undefined) break
+        return {
+          type: "url_citation",
+          url,
+          ...optional("title", stringField(annotation, "title")),
+          ...optional("startIndex", numberField(annotation, "start_index")),
+          ...optional("endIndex", numberField(annotation, "end_index"))
+        }
+      }
+      case "file_citation": {
+        const fileId = stringField(annotation, "file_id")
+        if (fileId === undefined) break
+        return {
+          type: "file_citation",
+          fileId,
+          ...optional("filename", stringField(annotation, "filename")),
+          ...optional("index", numberField(annotation, "index"))
+        }
+      }
+      case "container_file_citation": {
+        const containerId = stringField(annotation, "container_id")
+        const fileId = stringField(annotation, "file_id")
+        if (containerId === undefined || fileId === undefined) break
+        return {
+          type: "container_file_citation",
+          containerId,
+          fileId,
+          ...optional("filename", stringField(annotation, "filename")),
+          ...optional("startIndex", numberField(annotation, "start_index")),
+          ...optional("endIndex", numberField(annotation, "end_index"))
+        }
+      }
+    }
+  }
+  return { type: "other", value: annotation }
+}
+
+const optional = <K extends string, A>(key: K, value: A | undefined): { readonly [P in K]?: A } =>
+  (value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: A }
+
+const shiftAnnotation = (annotation: Part.Annotation, offset: number): Part.Annotation => {
+  if (offset === 0) return annotation
+  switch (annotation.type) {
+    case "url_citation":
+    case "container_file_citation":
+      return {
+        ...annotation,
+        ...optional("startIndex", annotation.startIndex === undefined ? undefined : annotation.startIndex + offset),
+        ...optional("endIndex", annotation.endIndex === undefined ? undefined : annotation.endIndex + offset)
+      }
+    case "file_citation":
+      return {
+        ...annotation,
+        ...optional("index", annotation.index === undefined ? undefined : annotation.index + offset)
+      }
+    case "other":
+      return annotation
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// usage and finish reason
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * A Responses `usage` object (JSON) -> core `Usage`: `input_tokens`, `input_tokens_details.cached_tokens`,
+ * `output_tokens`, `output_tokens_details.reasoning_tokens`, `total_tokens`. A missing, `null` or
+ * non-numeric count reads as 0; a missing `total_tokens` as input + output.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const usageFromWire = (usage: unknown): Usage.Usage => {
+  if (!isObject(usage)) return Usage.empty
+  const inputTokens = numberField(usage, "input_tokens") ?? 0
+  const outputTokens = numberField(usage, "output_tokens") ?? 0
+  const inputDetails = objectField(usage, "input_tokens_details")
+  const outputDetails = objectField(usage, "output_tokens_details")
+  return new Usage.Usage({
+    inputTokens,
+    cachedInputTokens: (inputDetails && numberField(inputDetails, "cached_tokens")) ?? 0,
+    outputTokens,
+    reasoningTokens: (outputDetails && numberField(outputDetails, "reasoning_tokens")) ?? 0,
+    totalTokens: numberField(usage, "total_tokens") ?? inputTokens + outputTokens
+  }, true)
+}
+
+/**
+ * The `incomplete_details.reason` of a response object (JSON), if any (`max_output_tokens`,
+ * `content_filter`).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const incompleteReasonFromWire = (incompleteDetails: unknown): string | undefined =>
+  isObject(incompleteDetails) ? stringField(incompleteDetails, "reason") : undefined
+
+/**
+ * The finish reason of a response: `completed` -> `tool_calls` when the output holds a `function_call`,
+ * else `stop`; `incomplete` -> `length` for `max_output_tokens`, `content_filter` for `content_filter`,
+ * else `other`; any other status (`failed`, `cancelled`, `in_progress`, `queued`) -> `other`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const finishReasonOf = (
+  status: string,
+  incompleteReason: string | undefined,
+  hasFunctionCall: boolean
+): ModelResponse.FinishReason => {
+  switch (status) {
+    case "completed":
+      return hasFunctionCall ? "tool_calls" : "stop"
+    case "incomplete":
+      return incompleteReason === "max_output_tokens"
+        ? "length"
+        : incompleteReason === "content_filter"
+        ? "content_filter"
+        : "other"
+    default:
+      return "other"
+  }
+}
+
+/**
+ * Whether a list of output items (JSON) holds a `function_call`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const hasFunctionCall = (output: ReadonlyArray<unknown>): boolean =>
+  output.some((item) => isObject(item) && item.type === "function_call")
+
+// ---------------------------------------------------------------------------------------------------------
+// whole responses
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * A whole Responses response object (JSON: the body of a non-streaming `POST /v1/responses`, or the
+ * `response` of `response.completed` / `response.incomplete`) -> `ModelResponse`: `id`, `model` (`""` when
+ * absent), `status` (`"completed"` when absent), the assistant message made of the output items in
+ * order (`decodeOutputItem`), `usage` (`usageFromWire`), `finishReason` (`finishReasonOf`) and
+ * `incompleteReason` (`incomplete_details.reason`).
+ *
+ * A `failed` response decodes too (finish reason `other`); callers that want it as an error check
+ * `status`. Fails with `MalformedOutput` when the body is not a response object or an item is malformed.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const fromResponse = (json: unknown): Effect.Effect<ModelResponse.ModelResponse, AiError.MalformedOutput> =>
+  Effect.suspend(() => decodeResponse(json))
+
+/**
+ * `fromResponse`, synchronously, as an `Either`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeResponse = (
+  json: unknown
+): Either.Either<ModelResponse.ModelResponse, AiError.MalformedOutput> => {
+  const decoded = Schema.decodeUnknownEither(ResponseObject)(json)
+  if (Either.isLeft(decoded)) {
+    const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
+    const path = issue === undefined || issue.path.length === 0 ? "" : ` at ${issue.path.join(".")}`
+    return Either.left(
+      new AiError.MalformedOutput({
+        description: `not a Responses response object${path}: ${issue?.message ?? "does not match its schema"}`,
+        excerpt: AiError.excerpt(safeStringify(json))
+      })
+    )
+  }
+  const response = decoded.right
+  const parts: Array<Part.AssistantPart> = []
+  for (let index = 0; index < response.output.length; index++) {
+    const part = decodeOutputItem(response.output[index])
+    if (Either.isLeft(part)) {
+      return Either.left(
+        new AiError.MalformedOutput({
+          description: `output[${index}]: ${part.left.description}`,
+          ...(part.left.excerpt === undefined ? {} : { excerpt: part.left.excerpt })
+        })
+      )
+    }
+    parts.push(part.right)
+  }
+  const status = response.status ?? "completed"
+  const incompleteReason = incompleteReasonFromWire(response.incomplete_details)
+  return Either.right(
+    new ModelResponse.ModelResponse({
+      id: response.id,
+      model: response.model ?? "",
+      status,
+      finishReason: finishReasonOf(status, incompleteReason, hasFunctionCall(response.output)),
+      ...(incompleteReason === undefined ? {} : { incompleteReason }),
+      usage: usageFromWire(response.usage),
+      message: new Message.AssistantMessage({ parts }, true)
+    }, true)
+  )
+}

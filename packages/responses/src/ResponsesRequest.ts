@@ -1,0 +1,493 @@
+/**
+ * `Prompt` -> the body of a Responses `POST /v1/responses` request (`CreateResponse`), as a plain JSON
+ * object (DESIGN section 5).
+ *
+ * | prompt element | Responses input |
+ * |---|---|
+ * | first system message | `instructions`; later ones: `{type:"message", role:"developer", content}` |
+ * | user text / image / file | `{type:"message", role:"user", content:[input_text / input_image / input_file…]}` |
+ * | assistant `TextPart` | output `message` `{id, status, phase?, content:[output_text]}` when it has an item id; else `{role:"assistant", content: text}` |
+ * | assistant `RefusalPart` | output `message` with `refusal` content when it has an item id; else `{role:"assistant", content: text}` |
+ * | assistant `ReasoningPart` | `{type:"reasoning", id, encrypted_content, summary}` only when its payload came from `"openai.responses"` and it has an item id; otherwise skipped (debug log) |
+ * | assistant `ToolCallPart` | `{type:"function_call", call_id, name, arguments ("" -> "{}"), id?, status?}` |
+ * | assistant `UnknownPart` | its item verbatim when its provider is `"openai.responses"`; otherwise skipped (debug log) |
+ * | assistant `MediaPart` | not replayed (debug log) |
+ * | tool message | one `{type:"function_call_output", call_id, output}` per result |
+ *
+ * The body always has `store: false` (the client is stateless) and, unless `includeEncryptedReasoning` is
+ * `false`, `include: ["reasoning.encrypted_content"]`, so that reasoning can be handed back on the next
+ * call. `stream` is left to the caller (`ResponsesClient` sets it).
+ *
+ * @since 0.1.0
+ */
+import { AiError, LanguageModel, Message, Part, Prompt } from "@effect-responses/core"
+import * as Effect from "effect/Effect"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Schema from "effect/Schema"
+import { isObject, type JsonObject } from "./internal/json.js"
+import * as Provider from "./Provider.js"
+
+// ---------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * One item of the request `input` (a JSON object).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InputItem {
+  readonly [key: string]: unknown
+}
+
+/**
+ * A Responses function tool on the wire.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FunctionTool {
+  readonly type: "function"
+  readonly name: string
+  readonly description?: string
+  readonly parameters: { readonly [key: string]: unknown }
+  readonly strict: boolean
+}
+
+/**
+ * The `tool_choice` of the request: a mode, or one function by name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type WireToolChoice = "auto" | "none" | "required" | { readonly type: "function"; readonly name: string }
+
+/**
+ * The request body, a JSON object. The named fields are those this module writes; `extraBody` may add or
+ * override any field.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestBody {
+  readonly model: string
+  readonly input: ReadonlyArray<InputItem>
+  readonly instructions?: string
+  readonly store: boolean
+  readonly include?: ReadonlyArray<string>
+  readonly stream?: boolean
+  readonly tools?: ReadonlyArray<FunctionTool>
+  readonly tool_choice?: WireToolChoice
+  readonly [key: string]: unknown
+}
+
+/**
+ * How much the model reasons (`reasoning.effort`) and what summary it writes (`reasoning.summary`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReasoningOptions {
+  readonly effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | undefined
+  readonly summary?: "auto" | "concise" | "detailed" | undefined
+}
+
+/**
+ * The output text format (`text.format`): free text, any JSON object, or JSON matching a schema. A
+ * `json_schema` format takes an Effect `Schema` (converted with `JSONSchema.make`) or a JSON Schema object.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TextFormat =
+  | { readonly type: "text" }
+  | { readonly type: "json_object" }
+  | {
+    readonly type: "json_schema"
+    readonly name: string
+    readonly schema: Schema.Schema.AnyNoContext | { readonly [key: string]: unknown }
+    readonly description?: string | undefined
+    readonly strict?: boolean | undefined
+  }
+
+/**
+ * The options of a request. `model` is required; every other field is sent only when set.
+ *
+ * - `tools` / `toolChoice`: local function tools (`{type:"function", name, description, parameters,
+ *   strict}`) and the tool choice (`{tool}` -> `{type:"function", name}`; the tool must be in `tools`).
+ * - `includeEncryptedReasoning` (default `true`): ask for `reasoning.encrypted_content`; turn it off for
+ *   servers that reject the `include` field.
+ * - `temperature`, `topP`, `maxOutputTokens` (tokens), `reasoning`, `text` (`verbosity`, `format`),
+ *   `parallelToolCalls`, `maxToolCalls`, `truncation`, `serviceTier`, `promptCacheKey`,
+ *   `safetyIdentifier`, `metadata`: the `CreateResponse` fields of the same meaning (snake_case on the wire).
+ * - `extraBody`: fields merged into the body last (they win over everything above).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestOptions {
+  readonly model: string
+  readonly tools?: ReadonlyArray<LanguageModel.ToolDefinition> | undefined
+  readonly toolChoice?: LanguageModel.ToolChoice | undefined
+  readonly includeEncryptedReasoning?: boolean | undefined
+  readonly temperature?: number | undefined
+  readonly topP?: number | undefined
+  readonly maxOutputTokens?: number | undefined
+  readonly reasoning?: ReasoningOptions | undefined
+  readonly text?: {
+    readonly verbosity?: "low" | "medium" | "high" | undefined
+    readonly format?: TextFormat | undefined
+  } | undefined
+  readonly parallelToolCalls?: boolean | undefined
+  readonly maxToolCalls?: number | undefined
+  readonly truncation?: "auto" | "disabled" | undefined
+  readonly serviceTier?: string | undefined
+  readonly promptCacheKey?: string | undefined
+  readonly safetyIdentifier?: string | undefined
+  readonly metadata?: { readonly [key: string]: string } | undefined
+  readonly extraBody?: { readonly [key: string]: unknown } | undefined
+}
+
+/**
+ * The `include` value that asks for reasoning `encrypted_content`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const INCLUDE_ENCRYPTED_REASONING = "reasoning.encrypted_content" as const
+
+// ---------------------------------------------------------------------------------------------------------
+// constructors
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * Builds the request body of `prompt` with `options` (see the module table). Parts that cannot be replayed
+ * (foreign reasoning, reasoning without an item id, foreign unknown items, assistant media) are skipped
+ * with an `Effect.logDebug` saying why.
+ *
+ * Fails with `AiError.InvalidPrompt` when: `model` is empty; a user message has no parts; a user media
+ * part has neither `data`, `url` nor `fileId`; a tool result has an empty call id; `toolChoice` names a
+ * tool that is not in `tools`; a `json_schema` format cannot be converted to JSON Schema.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromPrompt = (
+  prompt: Prompt.Prompt,
+  options: RequestOptions
+): Effect.Effect<RequestBody, AiError.InvalidPrompt> =>
+  Effect.gen(function*() {
+    if (options.model === "") return yield* invalid("the model name is empty")
+    const input: Array<InputItem> = []
+    let instructions: string | undefined
+    const messages = prompt.messages
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index]
+      switch (message.role) {
+        case "system": {
+          if (instructions === undefined) instructions = message.content
+          else input.push({ type: "message", role: "developer", content: message.content })
+          break
+        }
+        case "user": {
+          input.push(yield* userMessage(message, index))
+          break
+        }
+        case "assistant": {
+          yield* assistantMessage(message, index, input)
+          break
+        }
+        case "tool": {
+          for (const result of message.results) {
+            if (result.callId === "") {
+              return yield* invalid(`tool message ${index}: the result of ${result.name} has an empty call id`)
+            }
+            input.push({ type: "function_call_output", call_id: result.callId, output: result.output })
+          }
+          break
+        }
+      }
+    }
+    const body: Record<string, unknown> = { model: options.model }
+    if (instructions !== undefined) body.instructions = instructions
+    body.input = input
+    body.store = false
+    if (options.includeEncryptedReasoning !== false) body.include = [INCLUDE_ENCRYPTED_REASONING]
+    if (options.tools !== undefined && options.tools.length > 0) body.tools = options.tools.map(functionTool)
+    if (options.toolChoice !== undefined) body.tool_choice = yield* toolChoice(options.toolChoice, options.tools)
+    if (options.temperature !== undefined) body.temperature = options.temperature
+    if (options.topP !== undefined) body.top_p = options.topP
+    if (options.maxOutputTokens !== undefined) body.max_output_tokens = options.maxOutputTokens
+    if (options.reasoning !== undefined) {
+      const reasoning: Record<string, unknown> = {}
+      if (options.reasoning.effort !== undefined) reasoning.effort = options.reasoning.effort
+      if (options.reasoning.summary !== undefined) reasoning.summary = options.reasoning.summary
+      body.reasoning = reasoning
+    }
+    if (options.text !== undefined) {
+      const text: Record<string, unknown> = {}
+      if (options.text.verbosity !== undefined) text.verbosity = options.text.verbosity
+      if (options.text.format !== undefined) text.format = yield* textFormat(options.text.format)
+      body.text = text
+    }
+    if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls
+    if (options.maxToolCalls !== undefined) body.max_tool_calls = options.maxToolCalls
+    if (options.truncation !== undefined) body.truncation = options.truncation
+    if (options.serviceTier !== undefined) body.service_tier = options.serviceTier
+    if (options.promptCacheKey !== undefined) body.prompt_cache_key = options.promptCacheKey
+    if (options.safetyIdentifier !== undefined) body.safety_identifier = options.safetyIdentifier
+    if (options.metadata !== undefined) body.metadata = options.metadata
+    if (options.extraBody !== undefined) Object.assign(body, options.extraBody)
+    return body as RequestBody
+  })
+
+const invalid = (description: string) => Effect.fail(new AiError.InvalidPrompt({ description }))
+
+// ---------------------------------------------------------------------------------------------------------
+// user messages
+// ---------------------------------------------------------------------------------------------------------
+
+const userMessage = (
+  message: Message.UserMessage,
+  index: number
+): Effect.Effect<InputItem, AiError.InvalidPrompt> =>
+  Effect.gen(function*() {
+    if (message.parts.length === 0) return yield* invalid(`user message ${index} has no parts`)
+    const content: Array<InputItem> = []
+    for (const part of message.parts) {
+      if (part.type === "text") {
+        content.push({ type: "input_text", text: part.text })
+      } else {
+        content.push(yield* userMedia(part, index))
+      }
+    }
+    return { type: "message", role: "user", content }
+  })
+
+const dataUrl = (mediaType: string, data: string): string => `data:${mediaType};base64,${data}`
+
+/**
+ * An image (`image/*`) becomes `input_image` with `image_url` (a data URL from `data`, or `url`) or
+ * `file_id`, and `detail` (default `auto`, which the API requires). Any other media type becomes
+ * `input_file` with `file_data` (a data URL) and `filename` (default `file.<subtype>`), or `file_url`, or
+ * `file_id`. `data` wins over `url`, which wins over `fileId`.
+ */
+const userMedia = (part: Part.MediaPart, index: number): Effect.Effect<InputItem, AiError.InvalidPrompt> => {
+  if (part.mediaType.startsWith("image/")) {
+    const detail = part.detail ?? "auto"
+    if (part.data !== undefined) {
+      return Effect.succeed({ type: "input_image", image_url: dataUrl(part.mediaType, part.data), detail })
+    }
+    if (part.url !== undefined) return Effect.succeed({ type: "input_image", image_url: part.url, detail })
+    if (part.fileId !== undefined) return Effect.succeed({ type: "input_image", file_id: part.fileId, detail })
+  } else {
+    if (part.data !== undefined) {
+      const subtype = part.mediaType.split("/")[1]?.split(/[;+]/)[0] ?? ""
+      return Effect.succeed({
+        type: "input_file",
+        filename: part.filename ?? (subtype === "" ? "file" : `file.${subtype}`),
+        file_data: dataUrl(part.mediaType, part.data)
+      })
+    }
+    if (part.url !== undefined) return Effect.succeed({ type: "input_file", file_url: part.url })
+    if (part.fileId !== undefined) return Effect.succeed({ type: "input_file", file_id: part.fileId })
+  }
+  return invalid(`user message ${index}: a ${part.mediaType} part has neither data, url nor fileId`)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// assistant messages
+// ---------------------------------------------------------------------------------------------------------
+
+const assistantMessage = (
+  message: Message.AssistantMessage,
+  index: number,
+  input: Array<InputItem>
+): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const parts = message.parts
+    for (let partIndex = 0; partIndex < parts.length; partIndex++) {
+      const part = parts[partIndex]
+      const where = `assistant message ${index}, part ${partIndex}`
+      switch (part.type) {
+        case "text": {
+          input.push(
+            part.attributes.itemId === undefined
+              ? { role: "assistant", content: part.text }
+              : outputMessage(part.attributes, {
+                type: "output_text",
+                text: part.text,
+                annotations: part.annotations.map(annotationToWire)
+              })
+          )
+          break
+        }
+        case "refusal": {
+          input.push(
+            part.attributes.itemId === undefined
+              ? { role: "assistant", content: part.text }
+              : outputMessage(part.attributes, { type: "refusal", refusal: part.text })
+          )
+          break
+        }
+        case "reasoning": {
+          const itemId = part.attributes.itemId
+          if (part.payload === undefined) {
+            yield* Effect.logDebug(`${where}: reasoning skipped: it has no payload (the API rejects unsigned reasoning)`)
+          } else if (part.payload.provider !== Provider.PROVIDER) {
+            yield* Effect.logDebug(
+              `${where}: reasoning skipped: its payload comes from provider ${part.payload.provider}, not ${Provider.PROVIDER}`
+            )
+          } else if (itemId === undefined) {
+            yield* Effect.logDebug(`${where}: reasoning skipped: it has no item id`)
+          } else {
+            input.push({
+              type: "reasoning",
+              id: itemId,
+              encrypted_content: part.payload.data,
+              summary: part.summary.map((text) => ({ type: "summary_text", text }))
+            })
+          }
+          break
+        }
+        case "tool_call": {
+          const item: Record<string, unknown> = {
+            type: "function_call",
+            call_id: part.callId,
+            name: part.name,
+            arguments: part.arguments === "" ? "{}" : part.arguments
+          }
+          if (part.attributes.itemId !== undefined) item.id = part.attributes.itemId
+          if (part.attributes.status !== undefined) item.status = part.attributes.status
+          input.push(item)
+          break
+        }
+        case "unknown": {
+          if (part.provider !== Provider.PROVIDER) {
+            yield* Effect.logDebug(
+              `${where}: ${part.kind} item skipped: it comes from provider ${part.provider}, not ${Provider.PROVIDER}`
+            )
+          } else if (!isObject(part.item)) {
+            yield* Effect.logDebug(`${where}: ${part.kind} item skipped: it is not a JSON object`)
+          } else {
+            input.push(part.item)
+          }
+          break
+        }
+        case "media": {
+          yield* Effect.logDebug(`${where}: ${part.mediaType} media part not replayed`)
+          break
+        }
+      }
+    }
+  })
+
+const outputMessage = (attributes: Part.Attributes, content: InputItem): InputItem => {
+  const item: Record<string, unknown> = {
+    type: "message",
+    role: "assistant",
+    id: attributes.itemId,
+    status: attributes.status ?? "completed"
+  }
+  if (attributes.phase !== undefined) item.phase = attributes.phase
+  item.content = [content]
+  return item
+}
+
+/**
+ * A core annotation -> its Responses JSON (the inverse of `ResponsesOutput.annotationFromWire`): citations
+ * with snake_case fields, `other` as its verbatim value.
+ *
+ * @since 0.1.0
+ * @category annotations
+ */
+export const annotationToWire = (annotation: Part.Annotation): unknown => {
+  switch (annotation.type) {
+    case "url_citation":
+      return withDefined({
+        type: "url_citation",
+        url: annotation.url,
+        title: annotation.title,
+        start_index: annotation.startIndex,
+        end_index: annotation.endIndex
+      })
+    case "file_citation":
+      return withDefined({
+        type: "file_citation",
+        file_id: annotation.fileId,
+        filename: annotation.filename,
+        index: annotation.index
+      })
+    case "container_file_citation":
+      return withDefined({
+        type: "container_file_citation",
+        container_id: annotation.containerId,
+        file_id: annotation.fileId,
+        filename: annotation.filename,
+        start_index: annotation.startIndex,
+        end_index: annotation.endIndex
+      })
+    case "other":
+      return annotation.value
+  }
+}
+
+const withDefined = (record: Record<string, unknown>): JsonObject => {
+  const out: Record<string, unknown> = {}
+  for (const key in record) {
+    if (record[key] !== undefined) out[key] = record[key]
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// tools and formats
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * A core tool definition -> a Responses function tool `{type:"function", name, description?, parameters,
+ * strict}`.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const functionTool = (tool: LanguageModel.ToolDefinition): FunctionTool => ({
+  type: "function",
+  name: tool.name,
+  ...(tool.description === undefined ? {} : { description: tool.description }),
+  parameters: tool.parameters,
+  strict: tool.strict
+})
+
+const toolChoice = (
+  choice: LanguageModel.ToolChoice,
+  tools: ReadonlyArray<LanguageModel.ToolDefinition> | undefined
+): Effect.Effect<WireToolChoice, AiError.InvalidPrompt> => {
+  if (typeof choice === "string") return Effect.succeed(choice)
+  if (tools === undefined || !tools.some((tool) => tool.name === choice.tool)) {
+    return invalid(`the tool choice names ${choice.tool}, which is not among the tools offered`)
+  }
+  return Effect.succeed({ type: "function", name: choice.tool })
+}
+
+const textFormat = (format: TextFormat): Effect.Effect<unknown, AiError.InvalidPrompt> => {
+  if (format.type !== "json_schema") return Effect.succeed({ type: format.type })
+  return Effect.try({
+    try: () => (Schema.isSchema(format.schema) ? JSONSchema.make(format.schema) : format.schema),
+    catch: (error) =>
+      new AiError.InvalidPrompt({
+        description: `the json_schema format ${format.name} cannot be converted to JSON Schema: ${String(error)}`
+      })
+  }).pipe(
+    Effect.map((schema) =>
+      withDefined({
+        type: "json_schema",
+        name: format.name,
+        schema,
+        description: format.description,
+        strict: format.strict
+      })
+    )
+  )
+}

@@ -1,0 +1,85 @@
+/**
+ * The `LanguageModel` layer over a fake `HttpClient` answering with recorded bodies (vercel/ai,
+ * Apache-2.0; pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`).
+ */
+import { AiError, LanguageModel, Prompt } from "@effect-responses/core"
+import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import { MULTISTEP, readFixture } from "./fixtures.js"
+import { bySlot, collectSettled, foldSlot, payloadsOf, sseText } from "./utils.js"
+
+const tool = (name: string) =>
+  new LanguageModel.ToolDefinition({ name, parameters: { type: "object", properties: {} }, strict: false })
+
+const fake = (body: string, contentType: string) => {
+  const requests: Array<unknown> = []
+  const client = HttpClient.make((request: HttpClientRequest.HttpClientRequest) =>
+    Effect.sync(() => {
+      if (request.body._tag === "Uint8Array") requests.push(JSON.parse(new TextDecoder().decode(request.body.body)))
+      return HttpClientResponse.fromWeb(request, new Response(body, { headers: { "content-type": contentType } }))
+    })
+  )
+  const layer = ResponsesLanguageModel.layer({ model: "gpt-4o", tools: [tool("layer_tool"), tool("shared")] }).pipe(
+    Layer.provide(ResponsesClient.layer()),
+    Layer.provide(Layer.succeed(HttpClient.HttpClient, client))
+  )
+  return { requests, layer }
+}
+
+describe("ResponsesLanguageModel", () => {
+  it.effect("generate sends stream: false with the call's tools merged over the layer's, and decodes the body", () =>
+    Effect.gen(function*() {
+      const http = fake(readFixture("responses-json/pai-gpt4o-two-parallel-function-calls.json"), "application/json")
+      const response = yield* Effect.flatMap(LanguageModel.LanguageModel, (model) =>
+        model.generate(Prompt.user("Where is London?"), { tools: [tool("shared"), tool("get_location")], toolChoice: "required" })).pipe(Effect.provide(http.layer))
+      assert.strictEqual(response.finishReason, "tool_calls")
+      assert.strictEqual(response.message.toolCalls.length, 2)
+      const body = http.requests[0] as Record<string, unknown>
+      assert.strictEqual(body.stream, false)
+      assert.strictEqual(body.model, "gpt-4o")
+      assert.strictEqual(body.tool_choice, "required")
+      expect((body.tools as Array<{ name: string }>).map((t) => t.name)).toStrictEqual(["layer_tool", "shared", "get_location"])
+    }))
+
+  it.effect("stream sends stream: true and yields the decoded parts", () =>
+    Effect.gen(function*() {
+      const http = fake(sseText(payloadsOf(MULTISTEP).slice(0, 56)), "text/event-stream")
+      const { elements, error } = yield* Effect.flatMap(LanguageModel.LanguageModel, (model) =>
+        collectSettled(model.stream(Prompt.user("What is (12 + 7) * 3 * 10?")))).pipe(Effect.provide(http.layer))
+      assert.isUndefined(error)
+      const [reasoning, call] = bySlot(elements).map(foldSlot)
+      assert.strictEqual(reasoning!.type, "reasoning")
+      assert.strictEqual(call!.arguments, "{\"a\":12,\"b\":7,\"op\":\"add\"}")
+      assert.strictEqual((http.requests[0] as Record<string, unknown>).stream, true)
+    }))
+
+  it.effect("an invalid prompt fails before any request", () =>
+    Effect.gen(function*() {
+      const http = fake("", "application/json")
+      const error = yield* Effect.flatMap(LanguageModel.LanguageModel, (model) =>
+        Stream.runDrain(model.stream(Prompt.user("hi"), { toolChoice: { tool: "missing" } }))).pipe(
+          Effect.provide(http.layer),
+          Effect.flip
+        )
+      assert.instanceOf(error, AiError.InvalidPrompt)
+      assert.strictEqual(http.requests.length, 0)
+    }))
+
+  it("mergeCallOptions: call tools replace layer tools of the same name; the call's tool choice wins", () => {
+    const merged = ResponsesLanguageModel.mergeCallOptions(
+      { model: "m", tools: [tool("a"), tool("b")], toolChoice: "auto", temperature: 0 },
+      { tools: [tool("b"), tool("c")], toolChoice: "none" }
+    )
+    expect(merged.tools?.map((t) => t.name)).toStrictEqual(["a", "b", "c"])
+    assert.strictEqual(merged.toolChoice, "none")
+    assert.strictEqual(merged.temperature, 0)
+    const kept = ResponsesLanguageModel.mergeCallOptions({ model: "m", toolChoice: "required" }, {})
+    assert.strictEqual(kept.toolChoice, "required")
+  })
+})

@@ -1,0 +1,297 @@
+/**
+ * A local function tool: a name, a description, an Effect `Schema` for its parameters (decoded from the
+ * model's JSON arguments), one for what it returns and, optionally, one for how it fails. Its handler is
+ * an Effect service provided by a `Layer` (see `Toolkit.toLayer`); the model sees it as a Responses
+ * `function` tool (`Tool.definition`).
+ *
+ * @since 0.1.0
+ */
+import { LanguageModel } from "@effect-responses/core"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import * as InternalSchema from "./internal/schema.js"
+
+// ---------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export const TypeId: unique symbol = Symbol.for("@effect-responses/tools/Tool")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type TypeId = typeof TypeId
+
+/**
+ * A tool. Its schemas need no services (their context is `never`). `parameters` decodes the model's arguments (a JSON object), `success` encodes what the handler
+ * returns to the JSON text the model reads, `failure` encodes the handler's typed errors (the JSON text
+ * `{"error": <encoded failure>}`). `strict` is what `definition` sends: `undefined` means "strict when the
+ * parameters' JSON Schema allows it".
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tool<
+  Name extends string,
+  Parameters extends Schema.Schema.All,
+  Success extends Schema.Schema.All,
+  Failure extends Schema.Schema.All
+> {
+  readonly [TypeId]: TypeId
+  readonly name: Name
+  readonly description: string
+  readonly parameters: Parameters
+  readonly success: Success
+  readonly failure: Failure
+  readonly strict: boolean | undefined
+}
+
+/**
+ * Any tool.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Any extends Tool<string, Schema.Schema.All, Schema.Schema.All, Schema.Schema.All> {}
+
+/**
+ * The decoded parameters a tool's handler receives.
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Parameters<T extends Any> = Schema.Schema.Type<T["parameters"]>
+
+/**
+ * What a tool's handler succeeds with.
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Success<T extends Any> = Schema.Schema.Type<T["success"]>
+
+/**
+ * What a tool's handler may fail with (`never` when the tool has no failure schema).
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Failure<T extends Any> = Schema.Schema.Type<T["failure"]>
+
+/**
+ * The schema `make` builds from what it is given as `parameters`: the schema itself, or a `Schema.Struct`
+ * of the fields.
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type ParametersSchema<P> = P extends Schema.Schema.All ? P
+  : P extends Schema.Struct.Fields ? Schema.Struct<P>
+  : never
+
+/**
+ * What a handler learns about the call besides its parameters: the model's `callId` (the Responses
+ * `call_id`) and the tool `name`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallContext {
+  readonly callId: string
+  readonly name: string
+}
+
+/**
+ * The handler of tool `Name`, as an Effect service: what `Toolkit.toLayer` provides and `ToolExecutor`
+ * uses. `handle` takes already decoded parameters and has its requirements provided.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export interface Handler<Name extends string> {
+  readonly name: Name
+  readonly handle: (params: unknown, context: CallContext) => Effect.Effect<unknown, unknown>
+}
+
+/**
+ * The handler services a set of tools needs: `Handler<"a"> | Handler<"b">` for tools named `a` and `b`.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export type HandlersFor<Tools extends Any> = Tools extends Any ? Handler<Tools["name"]> : never
+
+/**
+ * The service tag of the handler of tool `name` (key `@effect-responses/tools/Tool/<name>`).
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const handlerTag = <Name extends string>(name: Name): Context.Tag<Handler<Name>, Handler<Name>> =>
+  Context.GenericTag<Handler<Name>>(`@effect-responses/tools/Tool/${name}`)
+
+// ---------------------------------------------------------------------------------------------------------
+// constructors
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * Declares a tool.
+ *
+ * - `name`: the function name the model calls (OpenAI allows `^[a-zA-Z0-9_-]{1,64}$`);
+ * - `description`: what the tool does, for the model;
+ * - `parameters`: a `Schema` of an object, or the fields of one (`{ a: Schema.Number }`); defaults to no
+ *   parameters. Its encoded side is what the model writes, as JSON;
+ * - `success`: the schema of the handler's result, encoded to JSON for the model; `failure`: of its typed
+ *   errors (default `Schema.Never`: the handler cannot fail);
+ * - `strict`: forces OpenAI strict mode on or off; by default it is on when the parameters' JSON Schema
+ *   allows it (see `definition`).
+ *
+ * @example
+ * ```ts
+ * const Calculator = Tool.make("calculator", {
+ *   description: "A minimal calculator for basic arithmetic.",
+ *   parameters: { a: Schema.Number, b: Schema.Number, op: Schema.Literal("add", "subtract", "multiply", "divide") },
+ *   success: Schema.Number
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <
+  const Name extends string,
+  Success extends Schema.Schema.All,
+  P extends Schema.Struct.Fields | Schema.Schema.All = {},
+  Failure extends Schema.Schema.All = typeof Schema.Never
+>(name: Name, options: {
+  readonly description: string
+  readonly parameters?: P | undefined
+  readonly success: Success
+  readonly failure?: Failure | undefined
+  readonly strict?: boolean | undefined
+}): Tool<Name, ParametersSchema<P>, Success, Failure> => {
+  const parameters = InternalSchema.parametersSchema(options.parameters)
+  return {
+    [TypeId]: TypeId,
+    name,
+    description: options.description,
+    // The conditional type `ParametersSchema<P>` cannot be checked against the runtime branch above.
+    parameters: parameters as ParametersSchema<P>,
+    success: options.success,
+    failure: (options.failure ?? Schema.Never) as Failure,
+    strict: options.strict
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// JSON Schema
+// ---------------------------------------------------------------------------------------------------------
+
+type Json = { readonly [key: string]: unknown }
+
+const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * The JSON Schema of a tool's parameters, as OpenAI takes it: the output of `JSONSchema.make` without
+ * `$schema`; a root `$ref` into `$defs` (what a `Schema.Class` gives) inlined, since the API wants an
+ * object at the root; a struct without fields given as `{"type":"object","properties":{},…}`.
+ *
+ * @since 0.1.0
+ * @category JSON Schema
+ */
+export const parametersJsonSchema = (tool: Any): Record<string, unknown> => {
+  const ast = SchemaAST.encodedAST(tool.parameters.ast)
+  if (SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
+    return { type: "object", properties: {}, required: [], additionalProperties: false }
+  }
+  const { $schema: _, ...schema }: Record<string, unknown> = { ...JSONSchema.make(InternalSchema.erase(tool.parameters)) }
+  return inlineRootRef(schema)
+}
+
+const inlineRootRef = (schema: Record<string, unknown>): Record<string, unknown> => {
+  const ref = schema["$ref"]
+  const defs = schema["$defs"]
+  if (typeof ref !== "string" || !ref.startsWith("#/$defs/") || !isObject(defs)) return schema
+  const name = ref.slice("#/$defs/".length)
+  const target = defs[name]
+  if (!isObject(target)) return schema
+  const { [name]: _, ...otherDefs } = defs
+  // keep the definition when something else still points at it (a recursive schema)
+  const stillUsed = JSON.stringify({ target, otherDefs }).includes(JSON.stringify(ref))
+  const keptDefs = stillUsed ? defs : otherDefs
+  return {
+    ...target,
+    ...(Object.keys(keptDefs).length === 0 ? {} : { $defs: keptDefs })
+  }
+}
+
+/**
+ * Whether OpenAI strict mode can enforce a JSON Schema as it is: every object schema in it lists all its
+ * properties as `required` and has `additionalProperties: false` (strict mode has no optional properties
+ * and no open records).
+ *
+ * @since 0.1.0
+ * @category JSON Schema
+ */
+export const isStrictCompatible = (schema: unknown): boolean => {
+  if (!isObject(schema)) return true
+  const properties = schema["properties"]
+  if (schema["type"] === "object" || properties !== undefined) {
+    if (schema["additionalProperties"] !== false) return false
+    const required = Array.isArray(schema["required"]) ? schema["required"] : []
+    if (isObject(properties) && !Object.keys(properties).every((key) => required.includes(key))) return false
+  }
+  for (const key of schemaMapKeywords) {
+    const map = schema[key]
+    if (isObject(map) && !Object.values(map).every(isStrictCompatible)) return false
+  }
+  for (const key of schemaKeywords) {
+    const value = schema[key]
+    if (Array.isArray(value) ? !value.every(isStrictCompatible) : !isStrictCompatible(value)) return false
+  }
+  return true
+}
+
+/** Keywords whose value is a map of names to schemas. */
+const schemaMapKeywords = ["properties", "$defs", "definitions", "patternProperties"] as const
+
+/** Keywords whose value is a schema or a list of schemas. */
+const schemaKeywords = [
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "additionalProperties",
+  "anyOf",
+  "allOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else"
+] as const
+
+/**
+ * The tool as the model sees it: name, description, the JSON Schema of its parameters
+ * (`parametersJsonSchema`) and `strict` — the tool's own choice when it made one, else whether the schema
+ * is strict-compatible (`isStrictCompatible`). Sent as a Responses `function` tool.
+ *
+ * @since 0.1.0
+ * @category JSON Schema
+ */
+export const definition = (tool: Any): LanguageModel.ToolDefinition => {
+  const parameters = parametersJsonSchema(tool)
+  return new LanguageModel.ToolDefinition({
+    name: tool.name,
+    description: tool.description,
+    parameters,
+    strict: tool.strict ?? isStrictCompatible(parameters)
+  })
+}

@@ -1,0 +1,187 @@
+/**
+ * A set of tools offered to the model together, and the `Layer` of their handlers.
+ *
+ * ```ts
+ * const MathToolkit = Toolkit.make(Calculator)
+ * const MathToolkitLive = MathToolkit.toLayer({
+ *   calculator: ({ a, b, op }) => Effect.succeed(op === "add" ? a + b : a * b)
+ * })
+ * ```
+ *
+ * `toLayer` takes exactly one handler per tool, by tool name: a missing, misnamed or extra handler is a
+ * compile error. A handler may use any service; the layer then requires it.
+ *
+ * @since 0.1.0
+ */
+import type { LanguageModel } from "@effect-responses/core"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Tracer from "effect/Tracer"
+import * as Tool from "./Tool.js"
+
+// ---------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export const TypeId: unique symbol = Symbol.for("@effect-responses/tools/Toolkit")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type TypeId = typeof TypeId
+
+/**
+ * A handler of tool `T`: takes the decoded parameters and the call context, succeeds with the tool's
+ * success type, fails only with its failure type, and may require services `R`.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export type HandlerFunction<T extends Tool.Any, R> = (
+  params: Tool.Parameters<T>,
+  context: Tool.CallContext
+) => Effect.Effect<Tool.Success<T>, Tool.Failure<T>, R>
+
+/**
+ * The record of handlers `toLayer` takes: one key per tool name, each a `HandlerFunction` of that tool.
+ * Every key is required.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export type Handlers<Tools extends Tool.Any> = {
+  readonly [T in Tools as T["name"]]: HandlerFunction<T, unknown>
+}
+
+/**
+ * `H` when it names no tool outside `Tools`; otherwise a type no handler record satisfies. `toLayer` takes
+ * `ExactHandlers<Tools, H>`, which is what makes an extra (e.g. misspelt) handler a compile error.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export type ExactHandlers<Tools extends Tool.Any, H> = H & {
+  readonly [K in Exclude<keyof H, Tools["name"]>]: never
+}
+
+/**
+ * The services the handlers of a record require together.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export type HandlersRequirements<H> = {
+  [K in keyof H]: H[K] extends (...args: Array<never>) => Effect.Effect<infer _A, infer _E, infer R> ? R : never
+}[keyof H]
+
+/**
+ * A toolkit.
+ *
+ * - `tools`: the tools by name;
+ * - `names`: the tool names, in the order given to `make`;
+ * - `definitions`: the tools as the model sees them (`Tool.definition`), in that order;
+ * - `find(name)`: the tool called `name`, if any (`name` comes from the model and may be anything);
+ * - `toLayer(handlers)`: the layer providing one `Tool.Handler` service per tool.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Toolkit<Tools extends Tool.Any> {
+  readonly [TypeId]: TypeId
+  readonly tools: { readonly [T in Tools as T["name"]]: T }
+  readonly names: ReadonlyArray<Tools["name"]>
+  readonly definitions: ReadonlyArray<LanguageModel.ToolDefinition>
+  readonly find: (name: string) => Tools | undefined
+  /**
+   * The layer of the toolkit's handlers. `handlers` must have exactly one entry per tool name. The
+   * services the handlers use are taken from the context the layer is built in, so the layer requires
+   * them; a handler call still runs in its caller's span.
+   */
+  readonly toLayer: <H extends Handlers<Tools>>(
+    handlers: ExactHandlers<Tools, H>
+  ) => Layer.Layer<Tool.HandlersFor<Tools>, never, HandlersRequirements<H>>
+}
+
+/**
+ * Any toolkit, seen through what code that handles any toolkit needs (its tools by name, its
+ * definitions). Every `Toolkit` is one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Any {
+  readonly [TypeId]: TypeId
+  readonly names: ReadonlyArray<string>
+  readonly definitions: ReadonlyArray<LanguageModel.ToolDefinition>
+  readonly find: (name: string) => Tool.Any | undefined
+}
+
+/**
+ * The tools of a toolkit type.
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Tools<T> = T extends Toolkit<infer Tools> ? Tools : never
+
+/**
+ * The handler record a toolkit's `toLayer` takes.
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type HandlersOf<T> = Handlers<Tools<T>>
+
+// ---------------------------------------------------------------------------------------------------------
+// constructors
+// ---------------------------------------------------------------------------------------------------------
+
+type ErasedHandler = (params: unknown, context: Tool.CallContext) => Effect.Effect<unknown, unknown>
+
+/**
+ * A toolkit of `tools`. Tool names must be distinct: a repeated name is a programming error and throws.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tools): Toolkit<Tools[number]> => {
+  const byName = new Map<string, Tools[number]>()
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new Error(`Toolkit.make: two tools are named "${tool.name}"`)
+    byName.set(tool.name, tool)
+  }
+  const toLayer = (handlers: Readonly<Record<string, ErasedHandler>>) =>
+    Layer.effectContext(Effect.map(Effect.context<never>(), (captured) => {
+      // The handler runs in its caller's span, not in the span the layer happened to be built in.
+      const services = Context.omit(Tracer.ParentSpan)(captured)
+      let context = Context.empty()
+      for (const tool of tools) {
+        const handler = handlers[tool.name]!
+        const service: Tool.Handler<string> = {
+          name: tool.name,
+          handle: (params, callContext) =>
+            Effect.mapInputContext(
+              handler(params, callContext),
+              (input: Context.Context<never>) => Context.merge(input, services)
+            )
+        }
+        context = Context.add(context, Tool.handlerTag(tool.name), service)
+      }
+      return context
+    }))
+  return {
+    [TypeId]: TypeId,
+    tools: Object.fromEntries(byName) as Toolkit<Tools[number]>["tools"],
+    names: tools.map((tool) => tool.name),
+    definitions: tools.map(Tool.definition),
+    find: (name) => byName.get(name),
+    // The typed signature guarantees one handler per tool; at run time the record is read by name.
+    toLayer: toLayer as unknown as Toolkit<Tools[number]>["toLayer"]
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * @since 0.1.0
+ */
+export * as Tool from "./Tool.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Toolkit from "./Toolkit.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ToolExecutor from "./ToolExecutor.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ToolLoop from "./ToolLoop.js"

@@ -1,0 +1,87 @@
+import { Tool } from "@effect-responses/tools"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Schema from "effect/Schema"
+import { Calculator } from "./calculator.js"
+
+describe("Tool", () => {
+  it("defines the calculator exactly as the recorded request sent it", () => {
+    const definition = Tool.definition(Calculator)
+    // the `tools` entry of the recording's request (response.created echoes it)
+    expect(JSON.parse(JSON.stringify(definition))).toStrictEqual({
+      name: "calculator",
+      description: "A minimal calculator for basic arithmetic. Call it once per step.",
+      parameters: {
+        type: "object",
+        properties: {
+          a: { type: "number", description: "First operand." },
+          b: { type: "number", description: "Second operand." },
+          op: {
+            type: "string",
+            enum: ["add", "subtract", "multiply", "divide"],
+            default: "add",
+            description: "Arithmetic operation to perform."
+          }
+        },
+        required: ["a", "b", "op"],
+        additionalProperties: false
+      },
+      strict: true
+    })
+  })
+
+  it("is not strict by default when a property is optional", () => {
+    const tool = Tool.make("search", {
+      description: "Search.",
+      parameters: { query: Schema.String, limit: Schema.optional(Schema.Number) },
+      success: Schema.Array(Schema.String)
+    })
+    assert.isFalse(Tool.definition(tool).strict)
+    assert.isTrue(Tool.definition(Tool.make("search", { ...tool, strict: true })).strict)
+  })
+
+  it("is not strict by default when a nested object is an open record", () => {
+    const tool = Tool.make("tag", {
+      description: "Tag.",
+      parameters: { labels: Schema.Record({ key: Schema.String, value: Schema.String }) },
+      success: Schema.Boolean
+    })
+    assert.isFalse(Tool.definition(tool).strict)
+    assert.isFalse(Tool.isStrictCompatible({ type: "object", properties: { x: { type: "string" } }, required: [] }))
+  })
+
+  it("gives a tool without parameters an empty object schema", () => {
+    const tool = Tool.make("now", { description: "The time.", success: Schema.String })
+    expect(Tool.definition(tool).parameters).toStrictEqual({
+      type: "object",
+      properties: {},
+      required: [],
+      additionalProperties: false
+    })
+    assert.isTrue(Tool.definition(tool).strict)
+  })
+
+  it("inlines the root definition of a class schema", () => {
+    class Point extends Schema.Class<Point>("Point")({ x: Schema.Number, y: Schema.Number }) {}
+    const tool = Tool.make("plot", { description: "Plot.", parameters: Point, success: Schema.Boolean })
+    const parameters = Tool.definition(tool).parameters
+    assert.strictEqual(parameters["type"], "object")
+    assert.isUndefined(parameters["$ref"])
+    assert.isUndefined(parameters["$schema"])
+    assert.isUndefined(parameters["$defs"])
+    expect(parameters["required"]).toStrictEqual(["x", "y"])
+  })
+
+  it("describes the encoded side of its parameters, which is what the model writes", () => {
+    const tool = Tool.make("wait", {
+      description: "Wait.",
+      parameters: { seconds: Schema.NumberFromString },
+      success: Schema.Void
+    })
+    const parameters = Tool.definition(tool).parameters
+    assert.isUndefined(parameters["$schema"])
+    const seconds = (parameters["properties"] as Record<string, Record<string, unknown>>)["seconds"]!
+    const ref = seconds["$ref"]
+    assert.strictEqual(ref, "#/$defs/NumberFromString")
+    expect((parameters["$defs"] as Record<string, unknown>)["NumberFromString"]).toMatchObject({ type: "string" })
+  })
+})
