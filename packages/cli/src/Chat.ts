@@ -63,7 +63,7 @@ export type Target =
  * @since 0.1.0
  * @category constructors
  */
-export const resolveTarget = (replay: Option.Option<string>) =>
+export const resolveTarget = (replay: Option.Option<string>, recording: string = Demo.recordingPath) =>
   Effect.gen(function*() {
     if (Option.isSome(replay)) {
       return { _tag: "Replay", capture: yield* Capture.load(replay.value), embedded: false } as const
@@ -74,14 +74,14 @@ export const resolveTarget = (replay: Option.Option<string>) =>
       return { _tag: "Live", apiKey: apiKey.value, baseUrl } as const
     }
     const fs = yield* FileSystem.FileSystem
-    if (!(yield* Effect.orElseSucceed(fs.exists(Demo.recordingPath), () => false))) {
+    if (!(yield* Effect.orElseSucceed(fs.exists(recording), () => false))) {
       return yield* new ChatSetupError({
         description:
-          `no recording to replay: ${Demo.recordingPath} is missing (the shared/ folder is not beside this checkout). ` +
+          `no recording to replay: ${recording} is missing (the shared/ folder is not beside this checkout). ` +
           "Pass --replay FILE (a recorded Responses stream) or set OPENAI_API_KEY to talk to the live API."
       })
     }
-    return { _tag: "Replay", capture: yield* Capture.load(Demo.recordingPath), embedded: true } as const
+    return { _tag: "Replay", capture: yield* Capture.load(recording), embedded: true } as const
   })
 
 const modelOf = (capture: Capture.Capture): string => {
@@ -160,6 +160,10 @@ export const run = (options: {
         const text = renderer.render(event)
         return text === "" ? Effect.void : options.write(text)
       }),
+      Effect.ensuring(Effect.suspend(() => {
+        const text = renderer.end()
+        return text === "" ? Effect.void : options.write(text)
+      })),
       Effect.provide(Demo.CalculatorToolkitLive),
       Effect.provide(languageModel)
     )

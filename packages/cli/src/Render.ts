@@ -50,6 +50,8 @@ export const plain: Style = { dim: (s) => s, bold: (s) => s, cyan: (s) => s, red
  */
 export interface Renderer {
   readonly render: (event: ToolLoop.Event) => string
+  /** What ends an unfinished line, when the stream stops in the middle of one (e.g. on a failure). */
+  readonly end: () => string
 }
 
 /**
@@ -138,6 +140,7 @@ export const make = (style: Style): Renderer => {
         case "response_finished":
           return ""
       }
-    }
+    },
+    end: close
   }
 }

@@ -14,7 +14,6 @@ Cli.run(process.argv).pipe(
       if (failure._tag === "Some" && ValidationError.isValidationError(failure.value)) return
       const error = Cause.squash(cause)
       const message = error instanceof Error ? error.message : String(error)
-      process.stdout.write("\n")
       process.stderr.write(`effect-responses: ${message}\n`)
     })
   ),

@@ -16,6 +16,7 @@ import { AiError, LanguageModel, type ModelResponse, type Prompt, type StreamPar
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import { isObject, objectField, stringField } from "./internal/json.js"
 import * as ResponsesClient from "./ResponsesClient.js"
 import * as ResponsesOutput from "./ResponsesOutput.js"
 import * as ResponsesRequest from "./ResponsesRequest.js"
@@ -58,7 +59,8 @@ export const mergeCallOptions = (
  * Builds the `LanguageModel` service over the `ResponsesClient` in the context.
  *
  * - `generate` sends the request with `stream: false` and decodes the body with
- *   `ResponsesOutput.fromResponse`; a body whose `status` is `failed` fails with `AiError.ResponseFailed`.
+ *   `ResponsesOutput.fromResponse`; a body whose `status` is `failed` fails with `AiError.ResponseFailed`
+ *   (`error.message`, `error.code` of the body).
  * - `stream` sends it with `stream: true` and decodes the SSE body (`ResponsesStream`).
  *
  * Both fail with `InvalidPrompt` before any request when the prompt cannot be mapped.
@@ -76,9 +78,9 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
     ): Effect.Effect<ModelResponse.ModelResponse, AiError.AiError> =>
       ResponsesRequest.fromPrompt(prompt, mergeCallOptions(options, call)).pipe(
         Effect.flatMap((body) => client.create({ ...body, stream: false })),
-        Effect.flatMap(ResponsesOutput.fromResponse),
-        Effect.flatMap((response) =>
-          response.status === "failed" ? Effect.fail(failedError(response)) : Effect.succeed(response)
+        Effect.flatMap((json) =>
+          Effect.flatMap(ResponsesOutput.fromResponse(json), (response) =>
+            response.status === "failed" ? Effect.fail(failedError(response, json)) : Effect.succeed(response))
         )
       )
 
@@ -94,8 +96,16 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
     return LanguageModel.LanguageModel.of({ generate, stream })
   })
 
-const failedError = (response: ModelResponse.ModelResponse): AiError.ResponseFailed =>
-  new AiError.ResponseFailed({ responseId: response.id, description: "the response failed" })
+/** `ResponseFailed` from a failed response body: `error.message` and `error.code` when present. */
+const failedError = (response: ModelResponse.ModelResponse, json: unknown): AiError.ResponseFailed => {
+  const error = isObject(json) ? objectField(json, "error") : undefined
+  const code = error && stringField(error, "code")
+  return new AiError.ResponseFailed({
+    responseId: response.id,
+    description: (error && stringField(error, "message")) ?? "the response failed",
+    ...(code === undefined ? {} : { code })
+  })
+}
 
 /**
  * The `LanguageModel` layer over the Responses API, with the layer-wide request `options`.
@@ -103,5 +113,7 @@ const failedError = (response: ModelResponse.ModelResponse): AiError.ResponseFai
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, ResponsesClient.ResponsesClient> =>
+export const layer = (
+  options: Options
+): Layer.Layer<LanguageModel.LanguageModel, never, ResponsesClient.ResponsesClient> =>
   Layer.effect(LanguageModel.LanguageModel, make(options))

@@ -2,8 +2,8 @@
  * The streaming decoder: a Responses SSE body (`POST /v1/responses` with `stream: true`) -> `StreamPart`s.
  *
  * SSE framing comes from the `@effect/experimental/Sse` parser; every `data:` payload is one JSON event
- * (`[DONE]`, sent by some non-OpenAI servers, is ignored). Events are decoded one chunk at a time, each picked by a
- * `switch` on its `type`; only the fields used are checked.
+ * (`[DONE]`, sent by some non-OpenAI servers, is ignored). Events are decoded one chunk at a time, each
+ * picked by a `switch` on its `type`; only the fields used are checked.
  *
  * ## What each event yields
  *
@@ -55,18 +55,20 @@
  * slot; any other `partial: false` part replaces its slot (an empty slot, in practice). Concatenating what a
  * UI receives therefore shows every character exactly once, and the fold gives the done items.
  *
- * When a done item does not start with what its deltas delivered (a server bug, never seen in OpenAI's
- * recordings) the decoder logs a warning and sends the WHOLE snapshot as the completing part (the snapshot
- * wins over the deltas). A fold that merges completing parts then holds deltas + snapshot; telling it to
- * replace instead needs a signal `PartUpdate` does not have yet.
+ * When a done item does not start with what its deltas delivered (a server bug or an edited recording,
+ * such as the anonymised Azure fixture; never seen in OpenAI's own recordings) the decoder logs a warning
+ * and sends the WHOLE snapshot as the completing part (the snapshot wins over the deltas). A fold that
+ * merges completing parts then holds deltas + snapshot; telling it to replace instead needs a signal
+ * `PartUpdate` does not have yet.
  *
  * ## Errors
  *
  * Malformed JSON, or an event missing a field it needs, fails with `AiError.MalformedOutput` naming the
  * 0-based position of the payload among all payloads of the stream (`[DONE]` and blank payloads count), the
- * event type when known, and an excerpt. A stream that ends while a response is open, or before any
- * response started, fails with `MalformedOutput` ("stream ended without a terminal event"). Errors always
- * come after the elements of the events before them.
+ * event type when known, and an excerpt; so does a part event before the first `response.created` (part
+ * events between two responses are skipped with a debug log). A stream that ends while a response is
+ * open, or before any response started, fails with `MalformedOutput` ("stream ended without a terminal
+ * event"). Errors always come after the elements of the events before them.
  *
  * @since 0.1.0
  */

@@ -71,6 +71,25 @@ describe("ResponsesLanguageModel", () => {
       assert.strictEqual(http.requests.length, 0)
     }))
 
+  it.effect("generate fails with ResponseFailed when the body's status is failed", () =>
+    Effect.gen(function*() {
+      const failed = JSON.stringify({
+        id: "resp_f",
+        model: "gpt-4o",
+        status: "failed",
+        output: [],
+        error: { code: "server_error", message: "The server had an error." }
+      })
+      const http = fake(failed, "application/json")
+      const error = yield* Effect.flatMap(LanguageModel.LanguageModel, (model) => model.generate(Prompt.user("hi"))).pipe(
+        Effect.provide(http.layer),
+        Effect.flip
+      )
+      assert.instanceOf(error, AiError.ResponseFailed)
+      assert.strictEqual((error as AiError.ResponseFailed).code, "server_error")
+      assert.strictEqual((error as AiError.ResponseFailed).description, "The server had an error.")
+    }))
+
   it("mergeCallOptions: call tools replace layer tools of the same name; the call's tool choice wins", () => {
     const merged = ResponsesLanguageModel.mergeCallOptions(
       { model: "m", tools: [tool("a"), tool("b")], toolChoice: "auto", temperature: 0 },

@@ -265,6 +265,15 @@ describe("ResponsesStream", () => {
         assert.strictEqual(failed.code, "insufficient_quota")
       }))
 
+    it.effect("a part event before response.created fails with MalformedOutput", () =>
+      Effect.gen(function*() {
+        const { elements, error } = yield* collectSettled(fromLines(multistep.slice(98)))
+        assert.strictEqual(elements.length, 0)
+        assert.instanceOf(error, AiError.MalformedOutput)
+        assert.include((error as AiError.MalformedOutput).description, "before response.created")
+        assert.strictEqual((error as AiError.MalformedOutput).position, 0)
+      }))
+
     it.effect("unknown event types and [DONE] are skipped", () =>
       Effect.gen(function*() {
         const payloads = [
@@ -278,6 +287,30 @@ describe("ResponsesStream", () => {
         assert.strictEqual(foldSlot(bySlot(elements)[0]!).text, "The final result is **570**.")
       }))
   })
+
+  it.effect("response.incomplete finishes with its reason", () =>
+    Effect.gen(function*() {
+      const created = multistep[94]!
+      const incomplete = JSON.stringify({
+        type: "response.incomplete",
+        sequence_number: 3,
+        response: {
+          id: "resp_01830d662ab3856501693c3217ba4c8190a3ddf6c839d4f12a",
+          status: "incomplete",
+          incomplete_details: { reason: "max_output_tokens" },
+          output: [],
+          usage: { input_tokens: 10, output_tokens: 16, total_tokens: 26, output_tokens_details: { reasoning_tokens: 16 } }
+        }
+      })
+      const { elements, error } = yield* collectSettled(fromLines([created, incomplete]))
+      assert.isUndefined(error)
+      const finished = elements.at(-1) as StreamPart.ResponseFinished
+      assert.strictEqual(finished.status, "incomplete")
+      assert.strictEqual(finished.finishReason, "length")
+      assert.strictEqual(finished.incompleteReason, "max_output_tokens")
+      assert.strictEqual(finished.usage.reasoningTokens, 16)
+      assert.strictEqual(finished.usage.cachedInputTokens, 0)
+    }))
 
   describe("other recordings", () => {
     it.effect("an item whose arguments come only in .done is one complete part (LM Studio)", () =>

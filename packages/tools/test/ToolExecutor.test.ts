@@ -3,6 +3,7 @@ import { Tool, Toolkit, ToolExecutor } from "@effect-responses/tools"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
 import * as Ref from "effect/Ref"
@@ -129,6 +130,28 @@ describe("ToolExecutor", () => {
       yield* TestClock.adjust("5 seconds")
       const results = yield* Fiber.join(fiber)
       assert.strictEqual(errorOf(results[0]!), 'tool "calculator" timed out after 5s')
+    }))
+
+  it.effect("turns a handler that interrupts itself into an error result", () =>
+    Effect.gen(function*() {
+      const results = yield* ToolExecutor.execute(MathToolkit, [call('{"a":1,"b":2,"op":"add"}')]).pipe(
+        Effect.provide(MathToolkit.toLayer({ calculator: () => Effect.interrupt }))
+      )
+      assert.strictEqual(errorOf(results[0]!), 'tool "calculator" was interrupted')
+    }))
+
+  it.effect("is interrupted, not turned into results, when its caller interrupts it", () =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const fiber = yield* ToolExecutor.execute(MathToolkit, [call('{"a":1,"b":2,"op":"add"}')]).pipe(
+        Effect.provide(MathToolkit.toLayer({ calculator: () => Effect.as(Effect.never, 0) })),
+        Effect.provide(capturingLogger(lines)),
+        Effect.fork
+      )
+      yield* TestClock.adjust("1 second")
+      const exit = yield* Fiber.interrupt(fiber)
+      assert.isTrue(Exit.isInterrupted(exit))
+      expect(lines).toStrictEqual([])
     }))
 
   it.effect("returns results in call order whatever order the calls finish in", () =>

@@ -151,6 +151,16 @@ export class Decoder {
     return this.responseId !== undefined && response !== undefined && stringField(response, "id") === this.responseId
   }
 
+  /**
+   * A part event while no response is open: before the first `response.created` nothing can carry a
+   * response id, so the stream is malformed; between two responses the event is skipped.
+   */
+  private outside(type: string, data: string): DecodeError | undefined {
+    if (this.responseId === undefined) return this.malformed(type, data, `${type} before response.created`)
+    this.logs.push({ level: "Debug", message: `skipped ${type} between responses at position ${this.position}` })
+    return undefined
+  }
+
   private malformed(type: string, data: string, description: string): AiError.MalformedOutput {
     return new AiError.MalformedOutput({
       description,
@@ -243,10 +253,7 @@ export class Decoder {
     if (outputIndex === undefined || item === undefined || typeof item.type !== "string") {
       return this.malformed(type, data, "missing output_index or item.type")
     }
-    if (!this.open) {
-      this.logs.push({ level: "Debug", message: `skipped ${type} outside a response at position ${this.position}` })
-      return undefined
-    }
+    if (!this.open) return this.outside(type, data)
     this.slots.set(
       outputIndex,
       makeSlot(
@@ -272,10 +279,7 @@ export class Decoder {
     if (outputIndex === undefined || typeof delta !== "string") {
       return this.malformed(type, data, "missing output_index or a string delta")
     }
-    if (!this.open || this.responseId === undefined) {
-      this.logs.push({ level: "Debug", message: `skipped ${type} outside a response at position ${this.position}` })
-      return undefined
-    }
+    if (!this.open || this.responseId === undefined) return this.outside(type, data)
     let slot = this.slots.get(outputIndex)
     if (slot === undefined) {
       // A delta without `output_item.added`: track what it delivers all the same.
@@ -337,10 +341,7 @@ export class Decoder {
     const outputIndex = numberField(event, "output_index")
     const item = event.item
     if (outputIndex === undefined) return this.malformed(type, data, "missing output_index")
-    if (!this.open || this.responseId === undefined) {
-      this.logs.push({ level: "Debug", message: `skipped ${type} outside a response at position ${this.position}` })
-      return undefined
-    }
+    if (!this.open || this.responseId === undefined) return this.outside(type, data)
     const decoded = ResponsesOutput.decodeOutputItem(item)
     if (Either.isLeft(decoded)) {
       return new AiError.MalformedOutput({

@@ -1,0 +1,89 @@
+import { Chat, Demo, Render } from "@effect-responses/cli"
+import { assert, describe, it } from "@effect/vitest"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { fixturePath } from "./fixtures.js"
+
+// No OPENAI_API_KEY, whatever the machine's environment holds: the embedded default.
+const noKey = Effect.withConfigProvider(ConfigProvider.fromMap(new Map()))
+
+const chat = (target: Chat.Target, requestsOut: Option.Option<string> = Option.none()) =>
+  Effect.gen(function*() {
+    let out = ""
+    const finalText = yield* Chat.run({
+      prompt: Demo.defaultPrompt,
+      target,
+      model: Option.none(),
+      requestsOut,
+      write: (text) => Effect.sync(() => void (out += text)),
+      style: Render.plain
+    })
+    return { finalText, out }
+  })
+
+describe("effect-responses chat", () => {
+  it.scoped("the embedded default streams the recorded session to the terminal and writes the requests", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const target = yield* Chat.resolveTarget(Option.none()).pipe(noKey)
+      assert.strictEqual(target._tag, "Replay")
+      const { finalText, out } = yield* chat(target, Option.some(`${dir}/requests.jsonl`))
+      assert.strictEqual(finalText, "The final result is **570**.")
+      assert.strictEqual(
+        out,
+        [
+          "reasoning: **Calculating step-by-step using calculator** I'll compute 12 plus 7, then multiply the result by 3, and finally multiply that by 10, reporting the final product.",
+          "tool call: calculator {\"a\":12,\"b\":7,\"op\":\"add\"}",
+          "tool result: calculator -> 19",
+          "tool call: calculator {\"a\":19,\"b\":3,\"op\":\"multiply\"}",
+          "tool result: calculator -> 57",
+          "tool call: calculator {\"a\":57,\"b\":10,\"op\":\"multiply\"}",
+          "tool result: calculator -> 570",
+          "answer: The final result is **570**.",
+          "usage: input 914 (cached 0), output 92 (reasoning 0) tokens; 4 steps",
+          ""
+        ].join("\n")
+      )
+      const lines = (yield* fs.readFileString(`${dir}/requests.jsonl`)).trim().split("\n")
+      assert.strictEqual(lines.length, 4)
+      const second = JSON.parse(lines[1]!)
+      assert.strictEqual(second.model, "gpt-5.1-codex-max")
+      assert.deepStrictEqual(
+        second.input.map((item: { type: string }) => item.type),
+        ["message", "reasoning", "function_call", "function_call_output"]
+      )
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("--replay plays any capture; a capture with no tool call ends after one step", () =>
+    Effect.gen(function*() {
+      const target = yield* Chat.resolveTarget(Option.some(fixturePath("responses-sse/vai-azure-text.chunks.txt")))
+      const { finalText, out } = yield* chat(target)
+      assert.isAbove(finalText.length, 0)
+      assert.include(out, `answer: ${finalText}`)
+      assert.match(out, /; 1 steps\n$/)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("says what it needs when there is no recording and no API key", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Chat.resolveTarget(Option.none(), "/nonexistent/shared/x.chunks.txt").pipe(noKey))
+      assert.strictEqual(error._tag, "ChatSetupError")
+      assert.include(error.message, "/nonexistent/shared/x.chunks.txt is missing")
+      assert.include(error.message, "--replay FILE")
+      assert.include(error.message, "OPENAI_API_KEY")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("with OPENAI_API_KEY set, talks to the live API at OPENAI_BASE_URL", () =>
+    Effect.gen(function*() {
+      const target = yield* Chat.resolveTarget(Option.none()).pipe(
+        Effect.withConfigProvider(
+          ConfigProvider.fromMap(new Map([["OPENAI_API_KEY", "sk-test"], ["OPENAI_BASE_URL", "http://127.0.0.1:1/v1"]]))
+        )
+      )
+      assert.strictEqual(target._tag, "Live")
+      assert.strictEqual(target._tag === "Live" && target.baseUrl, "http://127.0.0.1:1/v1")
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
