@@ -58,6 +58,23 @@ describe("effect-responses chat", () => {
       )
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scoped("--replay FILE --requests-out OUT: the requests file shows each result the model was sent", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const target = yield* Chat.resolveTarget(
+        Option.some(fixturePath("responses-sse/vai-openai-reasoning-encrypted-multistep.chunks.txt"))
+      )
+      assert.isTrue(target._tag === "Replay" && !target.embedded)
+      const { finalText } = yield* chat(target, Option.some(`${dir}/out.jsonl`))
+      assert.strictEqual(finalText, "The final result is **570**.")
+      const requests = (yield* fs.readFileString(`${dir}/out.jsonl`)).trim().split("\n").map((l) => JSON.parse(l))
+      const outputs = requests.map((r: { input: ReadonlyArray<{ type: string; output?: string }> }) =>
+        r.input.filter((i) => i.type === "function_call_output").map((i) => i.output)
+      )
+      assert.deepStrictEqual(outputs, [[], ["19"], ["19", "57"], ["19", "57", "570"]])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.effect("--replay plays any capture; a capture with no tool call ends after one step", () =>
     Effect.gen(function*() {
       const target = yield* Chat.resolveTarget(Option.some(fixturePath("responses-sse/vai-azure-text.chunks.txt")))

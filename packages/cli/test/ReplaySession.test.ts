@@ -85,6 +85,24 @@ describe("the recorded calculator session over the loopback replay server", () =
       assert.isTrue(requests.every((r) => r.body.stream === false))
       // not streamed: the encrypted_content of the terminal response.output
       assertStepTwoReplay(requests[1]!, recorded[0]![0]!.encrypted_content as string)
+      // the transcript: the prompt, then each assistant message with all its parts and each tool message
+      const messages = result.transcript.messages
+      assert.deepStrictEqual(
+        messages.map((m) => m.role),
+        ["user", "assistant", "tool", "assistant", "tool", "assistant", "tool", "assistant"]
+      )
+      const first = messages[1]!
+      assert.isTrue(first.role === "assistant")
+      if (first.role === "assistant") {
+        assert.deepStrictEqual(first.parts.map((p) => p.type), ["reasoning", "tool_call"])
+        const reasoning = first.parts[0]!
+        assert.strictEqual(reasoning.type === "reasoning" && reasoning.payload?.data.length, 1060)
+        assert.strictEqual(reasoning.attributes.itemId, recorded[0]![0]!.id)
+      }
+      assert.deepStrictEqual(
+        messages.flatMap((m) => m.role === "tool" ? m.results.map((r) => [r.callId, r.output]) : []),
+        recorded.slice(0, 3).map((items, i) => [items.at(-1)!.call_id, ["19", "57", "570"][i]])
+      )
       // the last request hands back all three calls with their results, in order
       const outputs = inputOf(requests[3]!).filter((i) => i.type === "function_call_output").map((i) => i.output)
       assert.deepStrictEqual(outputs, ["19", "57", "570"])

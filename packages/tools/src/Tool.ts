@@ -208,6 +208,17 @@ const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null 
  * @category JSON Schema
  */
 export const parametersJsonSchema = (tool: Any): Record<string, unknown> => {
+  const cached = jsonSchemas.get(tool)
+  if (cached !== undefined) return cached
+  const schema = makeParametersJsonSchema(tool)
+  jsonSchemas.set(tool, schema)
+  return schema
+}
+
+// A tool's JSON Schema is asked for on every model call and every tool call: make it once.
+const jsonSchemas = new WeakMap<Any, Record<string, unknown>>()
+
+const makeParametersJsonSchema = (tool: Any): Record<string, unknown> => {
   const ast = SchemaAST.encodedAST(tool.parameters.ast)
   if (SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
     return { type: "object", properties: {}, required: [], additionalProperties: false }
@@ -279,19 +290,88 @@ const schemaKeywords = [
 ] as const
 
 /**
- * The tool as the model sees it: name, description, the JSON Schema of its parameters
- * (`parametersJsonSchema`) and `strict` — the tool's own choice when it made one, else whether the schema
- * is strict-compatible (`isStrictCompatible`). Sent as a Responses `function` tool.
+ * The strict-mode form of a parameters JSON Schema (OpenAI "structured outputs" for function calling), or
+ * `undefined` when strict mode cannot express it. Strict mode has no optional properties and no open
+ * objects, so every object schema must close with `additionalProperties: false`, and each optional property
+ * becomes required and nullable (`{"anyOf":[<schema>,{"type":"null"}]}`): the model then sends `null` for
+ * what it leaves out, and the executor reads that `null` as absent before decoding (see `ToolExecutor`).
+ * An object schema with open additional properties (a `Schema.Record`) has no strict form.
+ *
+ * @since 0.1.0
+ * @category JSON Schema
+ */
+export const toStrict = (schema: Record<string, unknown>): Record<string, unknown> | undefined => {
+  const strict = strictify(schema)
+  return isObject(strict) && isStrictCompatible(strict) ? { ...strict } : undefined
+}
+
+/** Marks a schema that strict mode cannot express. */
+const NotStrict: unique symbol = Symbol("NotStrict")
+
+const strictify = (schema: unknown): unknown => {
+  if (!isObject(schema)) return schema
+  const out: Record<string, unknown> = { ...schema }
+  const properties = schema["properties"]
+  if (schema["type"] === "object" || properties !== undefined) {
+    if (schema["additionalProperties"] !== false) return NotStrict
+    if (isObject(properties)) {
+      const required = Array.isArray(schema["required"]) ? schema["required"] : []
+      const strictProperties: Record<string, unknown> = {}
+      for (const [key, value] of Object.entries(properties)) {
+        const strict = strictify(value)
+        if (strict === NotStrict) return NotStrict
+        strictProperties[key] = required.includes(key) || InternalSchema.acceptsNull(strict) ? strict : nullable(strict)
+      }
+      out["properties"] = strictProperties
+      out["required"] = Object.keys(properties)
+    }
+  }
+  for (const key of schemaMapKeywords) {
+    const map = schema[key]
+    if (key === "properties" || !isObject(map)) continue
+    const strictMap: Record<string, unknown> = {}
+    for (const [name, value] of Object.entries(map)) {
+      const strict = strictify(value)
+      if (strict === NotStrict) return NotStrict
+      strictMap[name] = strict
+    }
+    out[key] = strictMap
+  }
+  for (const key of schemaKeywords) {
+    const value = schema[key]
+    if (value === undefined || (key === "additionalProperties" && value === false)) continue
+    const strict = Array.isArray(value) ? value.map(strictify) : strictify(value)
+    if (strict === NotStrict || (Array.isArray(strict) && strict.includes(NotStrict))) return NotStrict
+    out[key] = strict
+  }
+  return out
+}
+
+const nullable = (schema: unknown): unknown => {
+  if (!isObject(schema)) return { anyOf: [schema, { type: "null" }] }
+  const { description, ...rest } = schema
+  return {
+    anyOf: [rest, { type: "null" }],
+    ...(description === undefined ? {} : { description })
+  }
+}
+
+/**
+ * The tool as the model sees it: name, description, the JSON Schema of its parameters and `strict`.
+ * Strict mode is used whenever the parameters have a strict form (`toStrict`: optional properties become
+ * nullable), unless the tool says `strict: false`; without a strict form the schema goes as it is
+ * (`parametersJsonSchema`), strict only if the tool forces it. Sent as a Responses `function` tool.
  *
  * @since 0.1.0
  * @category JSON Schema
  */
 export const definition = (tool: Any): LanguageModel.ToolDefinition => {
   const parameters = parametersJsonSchema(tool)
+  const strict = tool.strict === false ? undefined : toStrict(parameters)
   return new LanguageModel.ToolDefinition({
     name: tool.name,
     description: tool.description,
-    parameters,
-    strict: tool.strict ?? isStrictCompatible(parameters)
+    parameters: strict ?? parameters,
+    strict: strict !== undefined || tool.strict === true
   })
 }

@@ -13,7 +13,9 @@
  * | handler interrupted itself | `{"error":"tool … was interrupted"}` | `true` |
  * | defect (a bug) | `{"error":"tool … failed unexpectedly"}` (no stack), the cause logged | `true` |
  *
- * `arguments: ""` (a function without parameters, as some servers send it) reads as `{}`. Only
+ * `arguments: ""` (a function without parameters, as some servers send it) reads as `{}`; a `null` for an
+ * optional property reads as the property left out (strict mode makes optional properties nullable, see
+ * `Tool.toStrict`). Only
  * `ToolCallPart`s (Responses `function_call` items) are run; items of built-in tools never reach here.
  * Each call runs in a span `execute_tool <name>` with the OpenTelemetry GenAI attributes.
  *
@@ -153,8 +155,10 @@ const run = (tool: Tool.Any, call: Part.ToolCallPart, options: Pick<Options, "ti
         `invalid JSON arguments for tool "${tool.name}": ${message} in ${JSON.stringify(AiError.excerpt(call.arguments))}`
       )
     }
+    // in strict mode the model sends `null` for an optional property it leaves out
+    const value = InternalSchema.dropNullOptionals(json.value, Tool.parametersJsonSchema(tool))
     const params = yield* Effect.either(
-      Schema.decodeUnknown(InternalSchema.erase(tool.parameters), { errors: "all" })(json.value)
+      Schema.decodeUnknown(InternalSchema.erase(tool.parameters), { errors: "all" })(value)
     )
     if (params._tag === "Left") {
       return yield* failure(

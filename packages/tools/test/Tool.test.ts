@@ -29,14 +29,33 @@ describe("Tool", () => {
     })
   })
 
-  it("is not strict by default when a property is optional", () => {
+  it("makes optional properties required and nullable in strict mode", () => {
     const tool = Tool.make("search", {
       description: "Search.",
-      parameters: { query: Schema.String, limit: Schema.optional(Schema.Number) },
+      parameters: {
+        query: Schema.String,
+        limit: Schema.optional(Schema.Number.annotations({ description: "At most this many." })),
+        cursor: Schema.optional(Schema.NullOr(Schema.String))
+      },
       success: Schema.Array(Schema.String)
     })
-    assert.isFalse(Tool.definition(tool).strict)
-    assert.isTrue(Tool.definition(Tool.make("search", { ...tool, strict: true })).strict)
+    const definition = Tool.definition(tool)
+    assert.isTrue(definition.strict)
+    expect(definition.parameters).toStrictEqual({
+      type: "object",
+      properties: {
+        query: { type: "string" },
+        limit: { anyOf: [{ type: "number" }, { type: "null" }], description: "At most this many." },
+        cursor: { anyOf: [{ type: "string" }, { type: "null" }] }
+      },
+      required: ["query", "limit", "cursor"],
+      additionalProperties: false
+    })
+    assert.isTrue(Tool.isStrictCompatible(definition.parameters))
+    // without strict mode the schema goes as JSONSchema.make gives it
+    const loose = Tool.definition(Tool.make("search", { ...tool, strict: false }))
+    assert.isFalse(loose.strict)
+    assert.deepStrictEqual((loose.parameters as { required: Array<string> }).required, ["query"])
   })
 
   it("is not strict by default when a nested object is an open record", () => {

@@ -59,6 +59,31 @@ describe("ToolExecutor", () => {
       assert.strictEqual(results[0]!.output, '{"iso":"2025-12-12T15:17:39Z"}')
     }))
 
+  it.effect("reads null for an optional property as left out (strict mode), and keeps null where it is allowed", () =>
+    Effect.gen(function*() {
+      const Search = Tool.make("search", {
+        description: "Search.",
+        parameters: {
+          query: Schema.String,
+          limit: Schema.optional(Schema.Number),
+          cursor: Schema.optional(Schema.NullOr(Schema.String)),
+          filter: Schema.optional(Schema.Struct({ lang: Schema.optional(Schema.String) }))
+        },
+        success: Schema.String
+      })
+      const toolkit = Toolkit.make(Search)
+      const results = yield* ToolExecutor.execute(toolkit, [
+        call('{"query":"effect","limit":null,"cursor":null,"filter":{"lang":null}}', "search", "call_a"),
+        call('{"query":null,"limit":null,"cursor":null,"filter":null}', "search", "call_b")
+      ]).pipe(
+        Effect.provide(toolkit.toLayer({ search: (params) => Effect.succeed(JSON.stringify(params)) }))
+      )
+      assert.isFalse(results[0]!.isError)
+      assert.strictEqual(JSON.parse(results[0]!.output), '{"query":"effect","cursor":null,"filter":{}}')
+      // a required property is never dropped: null there is still an error the model can read
+      assert.include(String(errorOf(results[1]!)), "query")
+    }))
+
   it.effect("turns invalid JSON into an error result", () =>
     Effect.gen(function*() {
       const result = yield* runOne(call('{"a":12,"b":'))

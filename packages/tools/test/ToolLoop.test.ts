@@ -3,10 +3,14 @@ import { AiError, LanguageModel, Message, ModelResponse, Part, Prompt, StreamPar
 import { ToolLoop } from "@effect-responses/tools"
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
 import {
+  calculate,
   calculatorModel,
   elementsOf,
   ENCRYPTED_AT_DONE,
@@ -328,5 +332,100 @@ describe("ToolLoop.stream", () => {
       assert.strictEqual(last.type, "loop_finished")
       assert.isFalse(Chunk.some(events, (e) => e.type === "tool_result"))
       assert.strictEqual(fake.calls.length, 1)
+    }))
+})
+
+describe("ToolLoop: what the model gets wrong goes back to it, and the loop goes on", () => {
+  const callPart = (callId: string, name: string, args: string) => new Part.ToolCallPart({ callId, name, arguments: args })
+  const answer = (id: string, parts: ReadonlyArray<Part.AssistantPart>) =>
+    new ModelResponse.ModelResponse({
+      id,
+      model: "m",
+      status: "completed",
+      finishReason: ModelResponse.finishReasonOf(new Message.AssistantMessage({ parts })),
+      usage: Usage.empty,
+      message: new Message.AssistantMessage({ parts })
+    })
+
+  it.effect("bad JSON, a schema mismatch, an unknown tool, a typed failure, a defect and a timeout each give an error result", () =>
+    Effect.gen(function*() {
+      const fake = fakeModel({
+        responses: [
+          answer("resp_1", [
+            callPart("call_json", "calculator", "{\"a\":1,"),
+            callPart("call_schema", "calculator", "{\"a\":\"one\",\"b\":2,\"op\":\"add\"}"),
+            callPart("call_unknown", "web_search", "{}"),
+            callPart("call_zero", "calculator", "{\"a\":1,\"b\":0,\"op\":\"divide\"}"),
+            callPart("call_defect", "calculator", "{\"a\":666,\"b\":1,\"op\":\"add\"}"),
+            callPart("call_slow", "calculator", "{\"a\":999,\"b\":1,\"op\":\"add\"}"),
+            callPart("call_ok", "calculator", "{\"a\":2,\"b\":3,\"op\":\"multiply\"}")
+          ]),
+          answer("resp_2", [new Part.TextPart({ text: "Most of that failed; 2 * 3 = 6." })])
+        ]
+      })
+      const handlers = MathToolkit.toLayer({
+        calculator: (params) =>
+          params.a === 666
+            ? Effect.die(new Error("a bug in the handler"))
+            : params.a === 999
+            ? Effect.never
+            : calculate(params)
+      })
+      const fiber = yield* ToolLoop.generate(Prompt.user(QUESTION), { toolkit: MathToolkit, timeout: "10 seconds" }).pipe(
+        Effect.provide(handlers),
+        Effect.provide(fake.layer),
+        Effect.fork
+      )
+      yield* TestClock.adjust("10 seconds")
+      const result = yield* Fiber.join(fiber)
+
+      assert.strictEqual(result.text, "Most of that failed; 2 * 3 = 6.")
+      const tool = fake.calls[1]!.prompt.messages.at(-1) as Message.ToolMessage
+      assert.strictEqual(tool.role, "tool")
+      const byCall = new Map(tool.results.map((r) => [r.callId, r]))
+      const error = (callId: string) => {
+        const r = byCall.get(callId)!
+        assert.isTrue(r.isError, callId)
+        return JSON.parse(r.output).error as unknown
+      }
+      assert.match(String(error("call_json")), /^invalid JSON arguments for tool "calculator"/)
+      assert.match(String(error("call_schema")), /^invalid arguments for tool "calculator": .*"one"/s)
+      assert.strictEqual(error("call_unknown"), "unknown tool \"web_search\"; available tools: calculator")
+      assert.deepStrictEqual(error("call_zero"), { _tag: "DivisionByZero", dividend: 1 })
+      assert.strictEqual(error("call_defect"), "tool \"calculator\" failed unexpectedly")
+      assert.strictEqual(error("call_slow"), "tool \"calculator\" timed out after 10s")
+      assert.deepStrictEqual([byCall.get("call_ok")!.isError, byCall.get("call_ok")!.output], [false, "6"])
+      // results come back in call order
+      assert.deepStrictEqual(tool.results.map((r) => r.callId), [
+        "call_json",
+        "call_schema",
+        "call_unknown",
+        "call_zero",
+        "call_defect",
+        "call_slow",
+        "call_ok"
+      ])
+    }))
+
+  it.effect("interrupting the loop interrupts the handlers it is running", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const interrupted = yield* Deferred.make<void>()
+      const fake = fakeModel({ responses: [answer("resp_1", [callPart("call_1", "calculator", "{\"a\":1,\"b\":1,\"op\":\"add\"}")])] })
+      const handlers = MathToolkit.toLayer({
+        calculator: () =>
+          Deferred.succeed(started, undefined).pipe(
+            Effect.zipRight(Effect.never),
+            Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))
+          )
+      })
+      const fiber = yield* ToolLoop.generate(Prompt.user(QUESTION), { toolkit: MathToolkit }).pipe(
+        Effect.provide(handlers),
+        Effect.provide(fake.layer),
+        Effect.fork
+      )
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(fiber)
+      assert.isTrue(yield* Deferred.isDone(interrupted))
     }))
 })
