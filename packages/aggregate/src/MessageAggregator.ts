@@ -13,7 +13,12 @@
  * 4. a complete part (`partial: false`) for a slot that deltas have been filling, of the same type, is the
  *    completing part of `response.output_item.done`, emptied of what the deltas delivered: it is merged by
  *    the same rule (what it still brings is appended, its attributes, payload and annotations taken);
- *    any other complete part replaces its slot;
+ *    any other complete part replaces its slot, and so does a complete part marked `replace: true` (a
+ *    snapshot that contradicts the deltas: the snapshot wins) and a complete media or unknown part (the
+ *    item itself after its progress previews);
+ * 4b. partial media and unknown parts are previews (hosted-tool progress, partial images): the newest
+ *    stands for the item, except that a media preview without content (a status update) keeps the image
+ *    of the preview before it;
  * 5. a response that never got a `response_finished` (a stream cut short) is still listed, with status
  *    `"in_progress"`, finish reason `"other"` and `Usage.empty`.
  *
@@ -265,9 +270,16 @@ const merge = (slot: Slot, part: Part.AssistantPart, open: boolean): Slot => {
         callId: part.callId === "" ? slot.callId : part.callId,
         name: part.name === "" ? slot.name : part.name
       }
-    case "media":
+    case "media": {
+      // Nothing to append: the newest preview stands for the whole item (a partial image is a whole image);
+      // a status update without content keeps the image already shown.
+      const previous = slot.last
+      const keep = part.data === undefined && part.url === undefined && part.fileId === undefined &&
+        previous.type === "media" &&
+        (previous.data !== undefined || previous.url !== undefined || previous.fileId !== undefined)
+      return { ...emptySlot(keep ? previous : part), open, attributes }
+    }
     case "unknown":
-      // Nothing to append: the newest part stands for the whole item (a partial image is a whole image).
       return { ...emptySlot(part), open, attributes }
   }
 }
@@ -277,6 +289,9 @@ const updateSlot = (slot: Slot | undefined, update: StreamPart.PartUpdate): Slot
   const sameType = slot !== undefined && slot.last.type === part.type
   if (update.partial) {
     return merge(sameType ? slot : emptySlot(part), part, true)
+  }
+  if (update.replace === true || part.type === "media" || part.type === "unknown") {
+    return merge(emptySlot(part), part, false)
   }
   return merge(sameType && slot.open ? slot : emptySlot(part), part, false)
 }
@@ -340,7 +355,8 @@ export const empty: State = makeState([], HashMap.empty(), undefined)
  * Advances the fold by one stream element and returns the new state; `self` is left as it was.
  *
  * - `response_started` records the model of its response (and the response's first-seen position);
- * - `part` merges or replaces the slot at `outputIndex` (rules in the module comment);
+ * - `part` merges into or replaces the slot at `outputIndex` (rules in the module comment; `replace: true`
+ *   always replaces);
  * - `response_finished` records status, finish reason, incomplete reason and usage.
  *
  * An element of a response not seen before starts that response (model `""` when no `response_started`
@@ -442,9 +458,17 @@ export const aggregate = <E, R>(
 
 /**
  * Runs a stream to its end or its failure and never fails: the responses aggregated from every element
- * delivered before the end (a failed stream still yields its partial transcript, with `"in_progress"`
- * responses where no `response_finished` came), and the failure, if any. Defects and interruption are not
- * caught.
+ * delivered before the end, and the failure, if any. This is how a caller keeps the transcript of a stream
+ * that failed (an `error` event, `response.failed`, a `TruncatedStream` or a transport error): the decoder
+ * emits every part that arrived before failing, so `responses` holds them, the response left open listed
+ * with status `"in_progress"`, finish reason `"other"` and zero usage.
+ *
+ * ```ts
+ * const { responses, failure } = yield* MessageAggregator.aggregateSettled(stream)
+ * if (Option.isSome(failure)) console.error(failure.value.message, responses.at(-1)?.text)
+ * ```
+ *
+ * Defects and interruption are not caught.
  *
  * @since 0.1.0
  * @category combinators

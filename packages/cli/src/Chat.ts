@@ -1,6 +1,10 @@
 /**
- * `effect-responses chat [PROMPT] [--replay FILE] [--model M] [--requests-out FILE]`: the main job, a
- * tool-calling conversation with the demo calculator, streamed to the terminal.
+ * `effect-responses chat [PROMPT] [--replay FILE] [--model M] [--requests-out FILE] [--protocol P]`: the main
+ * job, a tool-calling conversation with the demo calculator, streamed to the terminal.
+ *
+ * `--protocol responses` (the default) speaks `POST /v1/responses`; `--protocol chat-completions` speaks
+ * `POST /v1/chat/completions` (then `--replay FILE` is a chat capture, served by a loopback
+ * `ChatReplayServer`; there is no embedded chat recording).
  *
  * Where the model is:
  * - `--replay FILE`: a loopback replay server on 127.0.0.1 (random free port) answering from the capture
@@ -11,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import { ChatCapture, ChatReplayServer } from "@effect-responses/chat-completions"
 import { Prompt } from "@effect-responses/core"
 import { Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
 import { ToolLoop } from "@effect-responses/tools"
@@ -30,6 +35,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createServer } from "node:http"
 import * as Demo from "./Demo.js"
+import * as Protocol from "./Protocol.js"
 import * as Render from "./Render.js"
 
 /**
@@ -54,24 +60,38 @@ export class ChatSetupError extends Schema.TaggedError<ChatSetupError>()("ChatSe
  */
 export type Target =
   | { readonly _tag: "Replay"; readonly capture: Capture.Capture; readonly embedded: boolean }
+  | { readonly _tag: "ChatReplay"; readonly capture: ChatCapture.ChatCapture }
   | { readonly _tag: "Live"; readonly apiKey: Redacted.Redacted; readonly baseUrl: string }
 
 /**
- * Decides where `chat` sends its requests (see the module doc). Fails with `CaptureError` for a capture that
- * cannot be read, `ChatSetupError` when there is nothing to replay and no key.
+ * Decides where `chat` sends its requests (see the module doc). Fails with `CaptureError` (or
+ * `ChatCaptureError` for `chat-completions`) for a capture that cannot be read, `ChatSetupError` when there is
+ * nothing to replay and no key.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const resolveTarget = (replay: Option.Option<string>, recording: string = Demo.recordingPath) =>
+export const resolveTarget = (
+  replay: Option.Option<string>,
+  recording: string = Demo.recordingPath,
+  protocol: Protocol.Protocol = "responses"
+) =>
   Effect.gen(function*() {
     if (Option.isSome(replay)) {
-      return { _tag: "Replay", capture: yield* Capture.load(replay.value), embedded: false } as const
+      return protocol === "chat-completions"
+        ? { _tag: "ChatReplay", capture: yield* ChatCapture.load(replay.value) } as const
+        : { _tag: "Replay", capture: yield* Capture.load(replay.value), embedded: false } as const
     }
     const apiKey = yield* Config.option(Config.redacted("OPENAI_API_KEY"))
     if (Option.isSome(apiKey) && Redacted.value(apiKey.value) !== "") {
       const baseUrl = yield* Config.string("OPENAI_BASE_URL").pipe(Config.withDefault(ResponsesClient.DEFAULT_BASE_URL))
       return { _tag: "Live", apiKey: apiKey.value, baseUrl } as const
+    }
+    if (protocol === "chat-completions") {
+      return yield* new ChatSetupError({
+        description: "there is no embedded Chat Completions recording: pass --replay FILE (a recorded Chat " +
+          "Completions stream) or set OPENAI_API_KEY to talk to the live API."
+      })
     }
     const fs = yield* FileSystem.FileSystem
     if (!(yield* Effect.orElseSucceed(fs.exists(recording), () => false))) {
@@ -123,15 +143,17 @@ export const run = (options: {
   readonly requestsOut: Option.Option<string>
   readonly write: (text: string) => Effect.Effect<void>
   readonly style: Render.Style
+  readonly protocol?: Protocol.Protocol | undefined
 }) =>
   Effect.gen(function*() {
     const { target } = options
+    const protocol = target._tag === "ChatReplay" ? "chat-completions" : options.protocol ?? "responses"
     const httpClient = Option.match(options.requestsOut, {
       onNone: () => NodeHttpClient.layerUndici,
       onSome: recordingHttpClient
     })
-    const client = target._tag === "Live"
-      ? ResponsesClient.layer({ apiKey: target.apiKey, baseUrl: target.baseUrl })
+    const client = target._tag === "Live" || target._tag === "ChatReplay"
+      ? ResponsesClient.layer(target._tag === "Live" ? { apiKey: target.apiKey, baseUrl: target.baseUrl } : {})
       : Layer.unwrapEffect(
         Effect.map(ReplayServer.ReplayServer, (server) => ResponsesClient.layer({ baseUrl: server.baseUrl }))
       ).pipe(
@@ -145,12 +167,34 @@ export const run = (options: {
       )
     const model = Option.getOrElse(
       options.model,
-      () => target._tag === "Replay" ? modelOf(target.capture) : "gpt-5.1"
+      () =>
+        target._tag === "Replay"
+          ? modelOf(target.capture)
+          : target._tag === "ChatReplay"
+          ? ChatCapture.modelOf(target.capture.responses[0]!) || "recorded"
+          : protocol === "chat-completions"
+          ? "gpt-4o-mini"
+          : "gpt-5.1"
     )
-    const languageModel = ResponsesLanguageModel.layer({
-      model,
-      reasoning: { effort: "medium", summary: "auto" }
-    }).pipe(Layer.provide(client), Layer.provide(httpClient))
+    const languageModel = protocol === "responses"
+      ? ResponsesLanguageModel.layer({
+        model,
+        reasoning: { effort: "medium", summary: "auto" }
+      }).pipe(Layer.provide(client), Layer.provide(httpClient))
+      : target._tag === "ChatReplay"
+      ? Layer.unwrapEffect(
+        Effect.map(ChatReplayServer.ChatReplayServer, (server) =>
+          Protocol.layer({ protocol, model, baseUrl: server.baseUrl }))
+      ).pipe(
+        Layer.provide(ChatReplayServer.layer({ capture: target.capture })),
+        Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+        Layer.provide(httpClient)
+      )
+      : Protocol.layer({
+        protocol,
+        model,
+        ...(target._tag === "Live" ? { apiKey: target.apiKey, baseUrl: target.baseUrl } : {})
+      }).pipe(Layer.provide(httpClient))
 
     const renderer = Render.make(options.style)
     let finalText = ""
@@ -191,11 +235,15 @@ export const command = Command.make(
     requestsOut: Options.text("requests-out").pipe(
       Options.withDescription("write every request body sent, as JSON Lines, to this file"),
       Options.optional
+    ),
+    protocol: Options.choice("protocol", ["responses", "chat-completions"]).pipe(
+      Options.withDescription("the wire protocol: responses (POST /v1/responses) or chat-completions"),
+      Options.withDefault("responses" as const)
     )
   },
-  ({ model, prompt, replay, requestsOut }) =>
+  ({ model, prompt, protocol, replay, requestsOut }) =>
     Effect.gen(function*() {
-      const target = yield* resolveTarget(replay)
+      const target = yield* resolveTarget(replay, Demo.recordingPath, protocol)
       const write = (text: string) => Effect.sync(() => void process.stdout.write(text))
       yield* run({
         prompt: Option.getOrElse(prompt, () => Demo.defaultPrompt),
@@ -203,7 +251,8 @@ export const command = Command.make(
         model,
         requestsOut,
         write,
-        style: process.stdout.isTTY ? Render.ansi : Render.plain
+        style: process.stdout.isTTY ? Render.ansi : Render.plain,
+        protocol
       })
     })
 ).pipe(Command.withDescription("a tool-calling conversation with a calculator, streamed to the terminal"))

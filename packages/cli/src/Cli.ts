@@ -4,7 +4,11 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
+import * as Aggregate from "./Aggregate.js"
 import * as Chat from "./Chat.js"
+import * as Decode from "./Decode.js"
+import * as Request from "./Request.js"
+import * as Serve from "./Serve.js"
 
 /**
  * The root command and its verbs.
@@ -14,7 +18,7 @@ import * as Chat from "./Chat.js"
  */
 export const command = Command.make("effect-responses").pipe(
   Command.withDescription("a typed, streaming, Effect-native toolkit for OpenAI's Responses API"),
-  Command.withSubcommands([Chat.command])
+  Command.withSubcommands([Chat.command, Decode.command, Aggregate.command, Serve.command, Request.command])
 )
 
 /**

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Schema from "effect/Schema"
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
@@ -144,8 +144,10 @@ export class ResponseFailed
 
 /**
  * The server sent something this client cannot read: malformed JSON, an event or body that does not match
- * its schema, or a stream that ended without a terminal event. `eventType` and `position` (0-based index of
- * the event in the stream) say where; `excerpt` holds at most 200 characters of the offending input.
+ * its schema, or an SSE event larger than the decoder's bound. `eventType` and `position` (0-based index of
+ * the event in the stream) say where, and `line` (1-based line of the input where the event's data starts)
+ * when the decoder read the input as text; `excerpt` holds at most 200 characters of the offending input.
+ * A stream that merely stops early is a `TruncatedStream`.
  *
  * @since 0.1.0
  * @category errors
@@ -155,7 +157,8 @@ export class MalformedOutput
     description: Schema.String,
     eventType: optional(Schema.String),
     position: optional(Schema.Number),
-    excerpt: optional(Schema.String)
+    excerpt: optional(Schema.String),
+    line: optional(Schema.Number)
   })
 {
   /**
@@ -174,11 +177,48 @@ export class MalformedOutput
   override get message(): string {
     const where = [
       this.eventType === undefined ? undefined : `event ${this.eventType}`,
-      this.position === undefined ? undefined : `at position ${this.position}`
+      this.position === undefined ? undefined : `at position ${this.position}`,
+      this.line === undefined ? undefined : `line ${this.line}`
     ].filter((s) => s !== undefined).join(" ")
     return `malformed output${where === "" ? "" : ` (${where})`}: ${this.description}${
       this.excerpt === undefined ? "" : ` in ${JSON.stringify(this.excerpt)}`
     }`
+  }
+}
+
+/**
+ * A stream ended without a terminal event (`response.completed`, `response.incomplete`, `response.failed`
+ * or `error`): the connection or the capture was cut short. `responseId` names the response left open (absent
+ * when the stream ended before any `response.created`); `position` is the number of events read. Retryable:
+ * the request itself was fine.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TruncatedStream
+  extends Schema.TaggedError<TruncatedStream>("@effect-responses/TruncatedStream")("TruncatedStream", {
+    description: Schema.String,
+    responseId: optional(Schema.String),
+    position: optional(Schema.Number)
+  })
+{
+  /**
+   * @since 0.1.0
+   */
+  get retryable(): boolean {
+    return true
+  }
+  /**
+   * @since 0.1.0
+   */
+  get retryAfter(): Duration.Duration | undefined {
+    return undefined
+  }
+
+  override get message(): string {
+    return `truncated stream${this.responseId === undefined ? "" : ` (response ${this.responseId})`}${
+      this.position === undefined ? "" : ` after ${this.position} events`
+    }: ${this.description}`
   }
 }
 
@@ -241,6 +281,47 @@ export class ToolError extends Schema.TaggedError<ToolError>("@effect-responses/
 }
 
 /**
+ * A structured-output call did not give a value of the requested Schema: the model refused
+ * (`reason: "refusal"`, the refusal text in `description`), the response stopped early (`"incomplete"`:
+ * output token limit or content filter), it holds no text (`"missing"`), or its final text is not JSON or
+ * does not decode with the Schema (`"mismatch"`: `description` names the path of the first mismatch,
+ * `excerpt` holds at most 200 characters of the text). Not retryable.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class StructuredOutputError
+  extends Schema.TaggedError<StructuredOutputError>("@effect-responses/StructuredOutputError")(
+    "StructuredOutputError",
+    {
+      reason: Schema.Literal("refusal", "incomplete", "missing", "mismatch"),
+      description: Schema.String,
+      responseId: optional(Schema.String),
+      excerpt: optional(Schema.String)
+    }
+  )
+{
+  /**
+   * @since 0.1.0
+   */
+  get retryable(): boolean {
+    return false
+  }
+  /**
+   * @since 0.1.0
+   */
+  get retryAfter(): Duration.Duration | undefined {
+    return undefined
+  }
+
+  override get message(): string {
+    return `structured output ${this.reason}${this.responseId === undefined ? "" : ` (response ${this.responseId})`}: ${
+      this.description
+    }${this.excerpt === undefined ? "" : ` in ${JSON.stringify(this.excerpt)}`}`
+  }
+}
+
+/**
  * Any error of a model call.
  *
  * @since 0.1.0
@@ -252,8 +333,10 @@ export const AiError = Schema.Union(
   StreamErrorEvent,
   ResponseFailed,
   MalformedOutput,
+  TruncatedStream,
   InvalidPrompt,
-  ToolError
+  ToolError,
+  StructuredOutputError
 )
 
 /**
@@ -277,3 +360,83 @@ export const isAiError = Schema.is(AiError)
  * @category utils
  */
 export const excerpt = (text: string, max = 200): string => text.length <= max ? text : `${text.slice(0, max)}…`
+
+/**
+ * The wait an HTTP response asks for before a retry: `retry-after-ms` (milliseconds) or `retry-after`
+ * (seconds, or an HTTP date, measured from now). `headers` are lower-cased header names, as
+ * `@effect/platform`'s `Headers` hold them. `undefined` when neither header is present and valid.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const retryAfterFromHeaders = (
+  headers: { readonly [name: string]: string | undefined }
+): Duration.Duration | undefined => {
+  const ms = headers["retry-after-ms"]
+  if (ms !== undefined) {
+    const value = Number.parseFloat(ms)
+    if (Number.isFinite(value) && value >= 0) return Duration.millis(value)
+  }
+  const seconds = headers["retry-after"]
+  if (seconds !== undefined) {
+    const value = Number(seconds)
+    if (seconds.trim() !== "" && Number.isFinite(value) && value >= 0) return Duration.seconds(value)
+    const date = Date.parse(seconds)
+    if (Number.isFinite(date)) return Duration.millis(Math.max(0, date - Date.now()))
+  }
+  return undefined
+}
+
+const isJsonObject = (u: unknown): u is { readonly [key: string]: unknown } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const stringOf = (o: { readonly [key: string]: unknown }, key: string): string | undefined => {
+  const value = o[key]
+  return typeof value === "string" ? value : undefined
+}
+
+/**
+ * An `HttpError` from a non-2xx HTTP answer, for any OpenAI-compatible endpoint (`/responses`,
+ * `/chat/completions`): `description`, `errorType`, `code` and `param` from OpenAI's error body
+ * `{"error":{"message","type","param","code"}}` (a bare `{"message",…}` object is read the same way; a
+ * `null` field is left out; a numeric `code` becomes its decimal text; a body of another shape becomes the
+ * description, cut to 200 characters), `requestId` from `x-request-id`, `retryAfter` from `retry-after-ms` /
+ * `retry-after` (see `retryAfterFromHeaders`). `headers` are lower-cased header names. Pure: no I/O.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const httpErrorFromResponse = (response: {
+  readonly status: number
+  readonly headers: { readonly [name: string]: string | undefined }
+  readonly body: string
+}): HttpError => {
+  const { body, headers, status } = response
+  let error: { readonly [key: string]: unknown } | undefined
+  try {
+    const json: unknown = JSON.parse(body)
+    if (isJsonObject(json)) error = isJsonObject(json.error) ? json.error : json
+  } catch {
+    error = undefined
+  }
+  const message = error && stringOf(error, "message")
+  const errorType = error && stringOf(error, "type")
+  const rawCode = error?.code
+  const code = typeof rawCode === "string"
+    ? rawCode
+    : typeof rawCode === "number" && Number.isFinite(rawCode)
+    ? String(rawCode)
+    : undefined
+  const param = error && stringOf(error, "param")
+  const requestId = headers["x-request-id"]
+  const retryAfter = retryAfterFromHeaders(headers)
+  return new HttpError({
+    status,
+    description: message ?? (body.trim() === "" ? `HTTP status ${status}` : excerpt(body.trim())),
+    ...(errorType === undefined ? {} : { errorType }),
+    ...(code === undefined ? {} : { code }),
+    ...(param === undefined ? {} : { param }),
+    ...(requestId === undefined ? {} : { requestId }),
+    ...(retryAfter === undefined ? {} : { retryAfter })
+  })
+}

@@ -6,10 +6,15 @@
  * - a completing part (`partial: false`, at `response.output_item.done`) is emptied of everything the
  *   deltas already delivered and brings the payload, final attributes and annotations, plus any text the
  *   deltas did not deliver;
- * - items that have no deltas arrive complete.
+ * - items that have no deltas arrive complete;
+ * - a part with `replace: true` (always `partial: false`) replaces whatever its slot holds: the decoder
+ *   sends one when the server's final snapshot of an item contradicts the deltas it sent before (the
+ *   snapshot wins). A UI discards what it showed for the slot and shows this part instead.
  *
- * A UI that concatenates what it receives shows every character exactly once. JSON encoding, one object per
- * element: `{"type":"response_started",…}`, `{"type":"part",…}`, `{"type":"response_finished",…}`.
+ * A UI that concatenates what it receives (and honours `replace`) shows every character exactly once. JSON
+ * encoding, one object per element: `{"type":"response_started","responseId","model"}`,
+ * `{"type":"part","responseId","outputIndex","partial","replace"?,"part"}` (`replace` present only when
+ * `true`), `{"type":"response_finished","responseId","status","finishReason","incompleteReason"?,"usage"}`.
  *
  * @since 0.1.0
  */
@@ -31,8 +36,10 @@ export class ResponseStarted extends Schema.Class<ResponseStarted>("ResponseStar
 }) {}
 
 /**
- * An update of the part at `outputIndex` of response `responseId`: a delta when `partial`, else the
- * completing (or complete) part.
+ * An update of the part at `outputIndex` (0-based index of the output item) of response `responseId`: a
+ * delta when `partial`, else the completing (or complete) part. `replace: true` marks a complete part that
+ * replaces its slot even when deltas of the same type have been filling it (a snapshot that contradicts the
+ * deltas); absent means `false`.
  *
  * @since 0.1.0
  * @category elements
@@ -42,6 +49,7 @@ export class PartUpdate extends Schema.Class<PartUpdate>("PartUpdate")({
   responseId: Schema.String,
   outputIndex: Schema.Number,
   partial: Schema.Boolean,
+  replace: Schema.optionalWith(Schema.Boolean, { exact: true }),
   part: Part.AssistantPart
 }) {}
 

@@ -10,10 +10,14 @@
  *   `{"error":{"message","type","param","code"}}`, with the `x-request-id` header as `requestId` and
  *   `retry-after-ms` / `retry-after` as `retryAfter`.
  * - A request that gets no answer, or a body that breaks off, fails with `AiError.TransportError`.
+ * - Retries (`RetryOptions`): exponential backoff with jitter, a bounded number of times, only for
+ *   retryable errors (408, 409, 429 rate limits, 5xx, connection failures; never `insufficient_quota` or
+ *   another 4xx), waiting what `retry-after-ms` / `retry-after` ask (capped), and only before the first byte
+ *   of a response body: a stream that breaks off after its first byte is never sent again.
  * - Interrupting the fiber aborts the HTTP request.
- *
- * Retries are not done here yet; `AiError`s say whether they are `retryable`, and a retry may wrap `create`,
- * or `createStream` before its first element.
+ * - Tracing: one span per model call (`chat {model}`, kind `client`) with the OpenTelemetry GenAI
+ *   attributes, and the `gen_ai.client.token.usage` / `gen_ai.client.operation.duration` metrics. Message
+ *   content goes into the span only with `recordContent: true`.
  *
  * @since 0.1.0
  */
@@ -23,16 +27,22 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import type * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
+import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import { isObject, numberField, objectField, stringField } from "./internal/json.js"
+import { arrayField, isObject, numberField, objectField, stringField } from "./internal/json.js"
+import * as ResponsesOutput from "./ResponsesOutput.js"
 import type * as ResponsesRequest from "./ResponsesRequest.js"
 import * as ResponsesStream from "./ResponsesStream.js"
 
@@ -72,8 +82,11 @@ export class ResponsesClient extends Context.Tag("@effect-responses/responses/Re
 
 /**
  * The client's settings: `apiKey` (optional: none means no `Authorization` header), `baseUrl` (default
- * `https://api.openai.com/v1`, without the `/responses` path), and extra `headers` sent with every request
- * (e.g. `OpenAI-Organization`, `OpenAI-Project`).
+ * `https://api.openai.com/v1`, without the `/responses` path), extra `headers` sent with every request
+ * (e.g. `OpenAI-Organization`, `OpenAI-Project`), `retry` (see `RetryOptions`; `{ times: 0 }` turns retries
+ * off) and `recordContent` (default `false`: put the instructions, input items and output items into the
+ * span as `gen_ai.system_instructions`, `gen_ai.input.messages`, `gen_ai.output.messages`; they may hold
+ * personal data).
  *
  * @since 0.1.0
  * @category models
@@ -82,6 +95,53 @@ export interface Options {
   readonly apiKey?: Redacted.Redacted | undefined
   readonly baseUrl?: string | undefined
   readonly headers?: { readonly [name: string]: string } | undefined
+  readonly retry?: RetryOptions | undefined
+  readonly recordContent?: boolean | undefined
+}
+
+/**
+ * How failed requests are retried: up to `times` retries (default 2) after the first attempt, waiting
+ * `base` (default 500 ms) times 2 per retry, with jitter (each wait scaled by a random factor between 0.8
+ * and 1.2), each wait at most `maxDelay` (default 8 s). When the server sends `retry-after-ms` or
+ * `retry-after`, that wait is used instead, capped at `maxRetryAfter` (default 60 s). Only retryable errors
+ * are retried (`AiError`'s `retryable`: 408, 409, 429 except `insufficient_quota`, 5xx, transport errors).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RetryOptions {
+  readonly times?: number | undefined
+  readonly base?: Duration.DurationInput | undefined
+  readonly maxDelay?: Duration.DurationInput | undefined
+  readonly maxRetryAfter?: Duration.DurationInput | undefined
+}
+
+/**
+ * The retry schedule of `RetryOptions` (see there), fed with the error of each failed attempt; exported so
+ * that a caller can use the same policy around other effects. Logs each retry at Debug level with the
+ * error's message (which never holds the API key).
+ *
+ * @since 0.1.0
+ * @category retries
+ */
+export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unknown, AiError.AiError> => {
+  const maxDelay = Duration.decode(options.maxDelay ?? "8 seconds")
+  const maxRetryAfter = Duration.decode(options.maxRetryAfter ?? "60 seconds")
+  return Schedule.exponential(options.base ?? "500 millis", 2).pipe(
+    Schedule.jittered,
+    Schedule.intersect(Schedule.recurs(Math.max(0, options.times ?? 2))),
+    Schedule.intersect(Schedule.identity<AiError.AiError>()),
+    Schedule.whileInput((error: AiError.AiError) => error.retryable),
+    Schedule.modifyDelayEffect(([[, attempt], error], delay) => {
+      const wait = error.retryAfter === undefined
+        ? Duration.min(delay, maxDelay)
+        : Duration.min(error.retryAfter, maxRetryAfter)
+      return Effect.as(
+        Effect.logDebug(`retry ${attempt + 1} in ${Duration.format(wait)} after: ${error.message}`),
+        wait
+      )
+    })
+  )
 }
 
 /**
@@ -121,49 +181,92 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
         )
       })
 
-    // Sends the request and checks the status: the place where a retry before the first byte belongs.
+    const schedule = retrySchedule(options.retry)
+    // A server that echoes the key in an error body must not put it into the error.
+    const secret = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
+    const scrub = (text: string): string => secret === "" ? text : text.split(secret).join("[redacted]")
+    const recordContent = options.recordContent === true
+    const server = serverAttributes(url)
+
+    // Sends the request and checks the status: the only place that retries, so a retry always comes before
+    // the first byte of a 2xx body (an error body is read whole before it is judged).
     const execute = (
       body: ResponsesRequest.RequestBody,
       stream: boolean
     ): Effect.Effect<HttpClientResponse.HttpClientResponse, AiError.AiError> =>
       request(body, stream).pipe(
         Effect.flatMap((request) =>
-          Effect.mapError(httpClient.execute(request), (error): AiError.AiError => transportError(error, url))
-        ),
-        Effect.flatMap((response) =>
-          response.status >= 200 && response.status < 300 ? Effect.succeed(response) : Effect.flatMap(
-            Effect.orElseSucceed(response.text, () => ""),
-            (text) => Effect.fail(httpError(response, text))
+          httpClient.execute(request).pipe(
+            Effect.mapError((error): AiError.AiError => transportError(error, url)),
+            Effect.flatMap((response) =>
+              response.status >= 200 && response.status < 300 ? Effect.succeed(response) : Effect.flatMap(
+                Effect.orElseSucceed(response.text, () => ""),
+                (text) => Effect.fail(httpError(response, scrub(text)))
+              )
+            ),
+            Effect.retry(schedule)
           )
         )
       )
 
     const create = (body: ResponsesRequest.RequestBody): Effect.Effect<unknown, AiError.AiError> =>
-      execute(body, false).pipe(
-        Effect.flatMap((response) => Effect.mapError(response.text, (error) => transportError(error, url))),
-        Effect.flatMap((text) =>
-          Effect.try({
-            try: (): unknown => JSON.parse(text),
-            catch: (error) =>
-              new AiError.MalformedOutput({
-                description: `the response body is not JSON: ${error instanceof Error ? error.message : String(error)}`,
-                excerpt: AiError.excerpt(text)
-              })
-          })
-        ),
-        Effect.tap((json) => annotateResponse(json)),
-        Effect.withSpan("ResponsesClient.create", { attributes: requestAttributes(body) })
+      Effect.gen(function*() {
+        const start = yield* Clock.currentTimeMillis
+        const json = yield* execute(body, false).pipe(
+          Effect.flatMap((response) => Effect.mapError(response.text, (error) => transportError(error, url))),
+          Effect.flatMap((text) =>
+            Effect.try({
+              try: (): unknown => JSON.parse(text),
+              catch: (error) =>
+                new AiError.MalformedOutput({
+                  description: `the response body is not JSON: ${
+                    error instanceof Error ? error.message : String(error)
+                  }`,
+                  excerpt: AiError.excerpt(text)
+                })
+            })
+          ),
+          Effect.tapError((error) => recordFailure(body, start, error))
+        )
+        yield* recordResponse(body, start, responseSummary(json), recordContent ? json : undefined)
+        return json
+      }).pipe(
+        Effect.withSpan(spanName(body), {
+          kind: "client",
+          attributes: { ...requestAttributes(body, recordContent), ...server }
+        })
       )
 
     const createStream = (body: ResponsesRequest.RequestBody): Stream.Stream<StreamPart.StreamPart, AiError.AiError> =>
-      Stream.unwrap(
-        Effect.map(execute(body, true), (response) =>
-          ResponsesStream.decodeSse(
-            Stream.mapError(response.stream, (error): AiError.AiError => transportError(error, url))
-          ))
-      ).pipe(
-        Stream.mapChunksEffect(annotateStreamParts),
-        Stream.withSpan("ResponsesClient.createStream", { attributes: requestAttributes(body) })
+      Stream.suspend(() => {
+        // What the elements said so far, for the span and the metrics when the stream ends.
+        let summary: ResponseSummary = {}
+        let finished = false
+        return Stream.unwrap(
+          Effect.map(Clock.currentTimeMillis, (start) =>
+            Stream.unwrap(
+              Effect.map(execute(body, true), (response) =>
+                ResponsesStream.decodeSse(
+                  Stream.mapError(response.stream, (error): AiError.AiError => transportError(error, url))
+                ))
+            ).pipe(
+              Stream.mapChunksEffect((chunk) => {
+                const seen = summaryOfParts(chunk)
+                if (seen === undefined) return Effect.succeed(chunk)
+                summary = { ...summary, ...seen }
+                if (seen.finishReason === undefined) return Effect.as(annotate(summary), chunk)
+                finished = true
+                return Effect.as(recordResponse(body, start, summary, undefined), chunk)
+              }),
+              Stream.tapError((error) => recordFailure(body, start, error)),
+              Stream.ensuring(Effect.suspend(() => finished ? Effect.void : annotate(summary)))
+            ))
+        )
+      }).pipe(
+        Stream.withSpan(spanName(body), {
+          kind: "client",
+          attributes: { ...requestAttributes(body, recordContent), ...server }
+        })
       )
 
     return { create, createStream } satisfies Service
@@ -268,49 +371,175 @@ const retryAfterOf = (headers: { readonly [name: string]: string | undefined }):
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// spans
+// telemetry
 // ---------------------------------------------------------------------------------------------------------
 
-const requestAttributes = (body: ResponsesRequest.RequestBody): Record<string, unknown> => ({
-  "gen_ai.operation.name": "chat",
-  "gen_ai.system": "openai",
-  "gen_ai.request.model": body.model
-})
+/**
+ * `gen_ai.client.token.usage`: a histogram of the tokens of each model call (OpenTelemetry GenAI metrics),
+ * tagged `gen_ai.token.type` (`input` / `output`), `gen_ai.operation.name` (`chat`),
+ * `gen_ai.provider.name` (`openai`), `gen_ai.request.model` and `gen_ai.response.model`. Buckets are the
+ * convention's (powers of 4 from 1 to 67 108 864 tokens).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const tokenUsage = Metric.histogram(
+  "gen_ai.client.token.usage",
+  MetricBoundaries.fromIterable([1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864]),
+  "Number of input and output tokens used"
+)
 
-const annotateResponse = (json: unknown): Effect.Effect<void> => {
-  if (!isObject(json)) return Effect.void
-  const usage = objectField(json, "usage")
-  const attributes: Record<string, unknown> = {}
-  const id = stringField(json, "id")
-  const model = stringField(json, "model")
-  if (id !== undefined) attributes["gen_ai.response.id"] = id
-  if (model !== undefined) attributes["gen_ai.response.model"] = model
-  if (usage !== undefined) {
-    const input = numberField(usage, "input_tokens")
-    const output = numberField(usage, "output_tokens")
-    if (input !== undefined) attributes["gen_ai.usage.input_tokens"] = input
-    if (output !== undefined) attributes["gen_ai.usage.output_tokens"] = output
+/**
+ * `gen_ai.client.operation.duration`: a histogram of the duration of each model call in seconds, from the
+ * request to the whole body (or the end of the stream), tagged like `tokenUsage` (without the token type)
+ * and `error.type` (the `AiError` tag) when the call failed. Buckets are the convention's (0.01 s to 81.92 s).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const operationDuration = Metric.histogram(
+  "gen_ai.client.operation.duration",
+  MetricBoundaries.fromIterable([0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]),
+  "GenAI operation duration, in seconds"
+)
+
+/**
+ * The `gen_ai.provider.name` this client reports: `openai`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const PROVIDER_NAME = "openai" as const
+
+interface ResponseSummary {
+  readonly id?: string | undefined
+  readonly model?: string | undefined
+  readonly finishReason?: string | undefined
+  readonly inputTokens?: number | undefined
+  readonly outputTokens?: number | undefined
+}
+
+const spanName = (body: ResponsesRequest.RequestBody): string => `chat ${body.model}`
+
+const serverAttributes = (url: string): Record<string, unknown> => {
+  try {
+    const parsed = new URL(url)
+    const port = parsed.port === "" ? (parsed.protocol === "https:" ? 443 : 80) : Number(parsed.port)
+    return { "server.address": parsed.hostname, "server.port": port }
+  } catch {
+    return {}
   }
+}
+
+const requestAttributes = (body: ResponsesRequest.RequestBody, recordContent: boolean): Record<string, unknown> => {
+  const attributes: Record<string, unknown> = {
+    "gen_ai.operation.name": "chat",
+    "gen_ai.provider.name": PROVIDER_NAME,
+    "gen_ai.request.model": body.model
+  }
+  if (typeof body.temperature === "number") attributes["gen_ai.request.temperature"] = body.temperature
+  if (typeof body.top_p === "number") attributes["gen_ai.request.top_p"] = body.top_p
+  if (typeof body.max_output_tokens === "number") attributes["gen_ai.request.max_tokens"] = body.max_output_tokens
+  if (recordContent) {
+    if (body.instructions !== undefined) attributes["gen_ai.system_instructions"] = body.instructions
+    attributes["gen_ai.input.messages"] = JSON.stringify(body.input)
+  }
+  return attributes
+}
+
+const responseSummary = (json: unknown): ResponseSummary => {
+  if (!isObject(json)) return {}
+  const usage = objectField(json, "usage")
+  const output = arrayField(json, "output") ?? []
+  const status = stringField(json, "status") ?? "completed"
+  const incomplete = objectField(json, "incomplete_details")
+  return {
+    id: stringField(json, "id"),
+    model: stringField(json, "model"),
+    finishReason: ResponsesOutput.finishReasonOf(
+      status,
+      incomplete && stringField(incomplete, "reason"),
+      ResponsesOutput.hasFunctionCall(output)
+    ),
+    inputTokens: usage && numberField(usage, "input_tokens"),
+    outputTokens: usage && numberField(usage, "output_tokens")
+  }
+}
+
+// One look per chunk, not per element: deltas are the hot path.
+const summaryOfParts = (chunk: Chunk.Chunk<StreamPart.StreamPart>): ResponseSummary | undefined => {
+  let summary: ResponseSummary | undefined
+  for (const part of chunk) {
+    if (part.type === "response_started") {
+      summary = { ...summary, id: part.responseId, model: part.model }
+    } else if (part.type === "response_finished") {
+      summary = {
+        ...summary,
+        id: part.responseId,
+        finishReason: part.finishReason,
+        inputTokens: part.usage.inputTokens,
+        outputTokens: part.usage.outputTokens
+      }
+    }
+  }
+  return summary
+}
+
+const annotate = (summary: ResponseSummary): Effect.Effect<void> => {
+  const attributes: Record<string, unknown> = {}
+  if (summary.id !== undefined) attributes["gen_ai.response.id"] = summary.id
+  if (summary.model !== undefined) attributes["gen_ai.response.model"] = summary.model
+  if (summary.finishReason !== undefined) attributes["gen_ai.response.finish_reasons"] = [summary.finishReason]
+  if (summary.inputTokens !== undefined) attributes["gen_ai.usage.input_tokens"] = summary.inputTokens
+  if (summary.outputTokens !== undefined) attributes["gen_ai.usage.output_tokens"] = summary.outputTokens
   return Effect.annotateCurrentSpan(attributes)
 }
 
-// One effect per chunk, not per element: deltas are the hot path.
-const annotateStreamParts = (
-  chunk: Chunk.Chunk<StreamPart.StreamPart>
-): Effect.Effect<Chunk.Chunk<StreamPart.StreamPart>> => {
-  const attributes: Record<string, unknown> = {}
-  let found = false
-  for (const part of chunk) {
-    if (part.type === "response_started") {
-      found = true
-      attributes["gen_ai.response.id"] = part.responseId
-      attributes["gen_ai.response.model"] = part.model
-    } else if (part.type === "response_finished") {
-      found = true
-      attributes["gen_ai.response.finish_reasons"] = [part.finishReason]
-      attributes["gen_ai.usage.input_tokens"] = part.usage.inputTokens
-      attributes["gen_ai.usage.output_tokens"] = part.usage.outputTokens
+const metricLabels = (body: ResponsesRequest.RequestBody, responseModel: string | undefined) => [
+  MetricLabel.make("gen_ai.operation.name", "chat"),
+  MetricLabel.make("gen_ai.provider.name", PROVIDER_NAME),
+  MetricLabel.make("gen_ai.request.model", body.model),
+  ...(responseModel === undefined ? [] : [MetricLabel.make("gen_ai.response.model", responseModel)])
+]
+
+const secondsSince = (start: number): Effect.Effect<number> =>
+  Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, now - start) / 1000)
+
+const recordResponse = (
+  body: ResponsesRequest.RequestBody,
+  start: number,
+  summary: ResponseSummary,
+  output: unknown
+): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    yield* annotate(summary)
+    if (output !== undefined && isObject(output)) {
+      yield* Effect.annotateCurrentSpan("gen_ai.output.messages", JSON.stringify(output.output ?? []))
     }
-  }
-  return found ? Effect.as(Effect.annotateCurrentSpan(attributes), chunk) : Effect.succeed(chunk)
-}
+    const labels = metricLabels(body, summary.model)
+    if (summary.inputTokens !== undefined) {
+      yield* Metric.update(
+        Metric.taggedWithLabels(tokenUsage, [...labels, MetricLabel.make("gen_ai.token.type", "input")]),
+        summary.inputTokens
+      )
+    }
+    if (summary.outputTokens !== undefined) {
+      yield* Metric.update(
+        Metric.taggedWithLabels(tokenUsage, [...labels, MetricLabel.make("gen_ai.token.type", "output")]),
+        summary.outputTokens
+      )
+    }
+    yield* Metric.update(Metric.taggedWithLabels(operationDuration, labels), yield* secondsSince(start))
+  })
+
+const recordFailure = (body: ResponsesRequest.RequestBody, start: number, error: AiError.AiError): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    yield* Effect.annotateCurrentSpan("error.type", error._tag)
+    yield* Metric.update(
+      Metric.taggedWithLabels(operationDuration, [
+        ...metricLabels(body, undefined),
+        MetricLabel.make("error.type", error._tag)
+      ]),
+      yield* secondsSince(start)
+    )
+  })

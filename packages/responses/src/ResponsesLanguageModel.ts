@@ -10,11 +10,17 @@
  * )
  * ```
  *
+ * Options are set on the layer and overridden per call with `withOptions` (values of the call merge over
+ * the layer's); the `tools` and `toolChoice` of core's `CallOptions` merge over both.
+ *
  * @since 0.1.0
  */
 import { AiError, LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
 import { isObject, objectField, stringField } from "./internal/json.js"
 import * as ResponsesClient from "./ResponsesClient.js"
@@ -31,6 +37,113 @@ import * as ResponsesRequest from "./ResponsesRequest.js"
 export type Options = ResponsesRequest.RequestOptions
 
 /**
+ * Per-call overrides of the layer's options: any `Options` field, `model` included.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type OptionsOverride = { readonly [K in keyof Options]?: Options[K] }
+
+/**
+ * The overrides in effect for the model calls of the current fiber (default: none). Set it with
+ * `withOptions`, which merges over what is already set.
+ *
+ * @since 0.1.0
+ * @category references
+ */
+export class CurrentOptions extends Context.Reference<CurrentOptions>()(
+  "@effect-responses/responses/ResponsesLanguageModel/CurrentOptions",
+  { defaultValue: (): OptionsOverride => ({}) }
+) {}
+
+/**
+ * `override` merged over `base`: a field set in `override` wins, except that `reasoning`, `text`,
+ * `metadata` and `extraBody` merge one level deep (an override of `reasoning.effort` keeps the base's
+ * `reasoning.summary`) and function `tools` merge by name (an override tool replaces the base tool of the
+ * same name; base tools come first). `builtInTools` and `toolChoice` are replaced whole. A field set to
+ * `undefined` in `override` leaves the base's.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const mergeOptions: {
+  (override: OptionsOverride): <O extends OptionsOverride>(base: O) => O
+  <O extends OptionsOverride>(base: O, override: OptionsOverride): O
+} = dual(2, <O extends OptionsOverride>(base: O, override: OptionsOverride): O => {
+  const out: Record<string, unknown> = { ...base }
+  for (const key of Object.keys(override) as Array<keyof OptionsOverride>) {
+    const value = override[key]
+    if (value === undefined) continue
+    const current = base[key]
+    switch (key) {
+      case "reasoning":
+      case "text":
+      case "metadata":
+      case "extraBody":
+        out[key] = current === undefined ? value : { ...(current as object), ...(value as object) }
+        break
+      case "tools":
+        out[key] = mergeTools(base.tools, override.tools)
+        break
+      default:
+        out[key] = value
+    }
+  }
+  return out as O
+})
+
+const mergeTools = (
+  base: ReadonlyArray<LanguageModel.ToolDefinition> | undefined,
+  override: ReadonlyArray<LanguageModel.ToolDefinition> | undefined
+): ReadonlyArray<LanguageModel.ToolDefinition> | undefined => {
+  if (override === undefined) return base
+  const names = new Set(override.map((tool) => tool.name))
+  return [...(base ?? []).filter((tool) => !names.has(tool.name)), ...override]
+}
+
+/**
+ * Runs `self` (an `Effect` or a `Stream`, e.g. a `ToolLoop.generate`) with `overrides` merged over the
+ * options of every Responses model call it makes (`mergeOptions`; nested `withOptions` merge inner over
+ * outer). Core's `LanguageModel` knows nothing of Responses options: this is how a caller overrides them
+ * per call.
+ *
+ * ```ts
+ * ToolLoop.generate(prompt, { toolkit }).pipe(
+ *   ResponsesLanguageModel.withOptions({ reasoning: { effort: "high" }, maxOutputTokens: 4000 })
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withOptions: {
+  (overrides: OptionsOverride): <Self extends EffectOrStream>(self: Self) => Self
+  <Self extends EffectOrStream>(self: Self, overrides: OptionsOverride): Self
+} = dual(2, <Self extends EffectOrStream>(self: Self, overrides: OptionsOverride): Self => {
+  // The casts only restore `Self`: providing a service the effect or stream does not require keeps its type.
+  if (isStream(self)) {
+    return Stream.unwrap(
+      Effect.map(CurrentOptions, (current) => Stream.provideService(self, CurrentOptions, mergeOptions(current, overrides)))
+    ) as unknown as Self
+  }
+  const effect = self as Effect.Effect<unknown, unknown, unknown>
+  return Effect.flatMap(
+    CurrentOptions,
+    (current) => Effect.provideService(effect, CurrentOptions, mergeOptions(current, overrides))
+  ) as unknown as Self
+})
+
+/**
+ * What `withOptions` applies to: any `Effect` or `Stream`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type EffectOrStream = Effect.Effect<unknown, unknown, unknown> | Stream.Stream<unknown, unknown, unknown>
+
+const isStream = (u: unknown): u is Stream.Stream<unknown, unknown, unknown> => Predicate.hasProperty(u, Stream.StreamTypeId)
+
+/**
  * The request options of one call: the layer's `options` with the call's `tools` merged over them by name
  * (a call tool replaces a layer tool of the same name; the others are kept, layer tools first) and the
  * call's `toolChoice` replacing the layer's when given.
@@ -43,14 +156,9 @@ export const mergeCallOptions = (
   call: LanguageModel.CallOptions | undefined
 ): ResponsesRequest.RequestOptions => {
   if (call === undefined) return options
-  let tools = options.tools
-  if (call.tools !== undefined) {
-    const names = new Set(call.tools.map((tool) => tool.name))
-    tools = [...(options.tools ?? []).filter((tool) => !names.has(tool.name)), ...call.tools]
-  }
   return {
     ...options,
-    tools,
+    tools: mergeTools(options.tools, call.tools),
     toolChoice: call.toolChoice ?? options.toolChoice
   }
 }
@@ -63,7 +171,9 @@ export const mergeCallOptions = (
  *   (`error.message`, `error.code` of the body).
  * - `stream` sends it with `stream: true` and decodes the SSE body (`ResponsesStream`).
  *
- * Both fail with `InvalidPrompt` before any request when the prompt cannot be mapped.
+ * Each call's options: the layer's `options`, then the `withOptions` overrides of the calling fiber
+ * (`CurrentOptions`), then the call's `CallOptions`. Both fail with `InvalidPrompt` before any request when
+ * the prompt or the options cannot be mapped.
  *
  * @since 0.1.0
  * @category constructors
@@ -72,11 +182,17 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
   Effect.gen(function*() {
     const client = yield* ResponsesClient.ResponsesClient
 
+    const requestBody = (prompt: Prompt.Prompt, call: LanguageModel.CallOptions | undefined) =>
+      Effect.flatMap(
+        CurrentOptions,
+        (overrides) => ResponsesRequest.fromPrompt(prompt, mergeCallOptions(mergeOptions(options, overrides), call))
+      )
+
     const generate = (
       prompt: Prompt.Prompt,
       call?: LanguageModel.CallOptions
     ): Effect.Effect<ModelResponse.ModelResponse, AiError.AiError> =>
-      ResponsesRequest.fromPrompt(prompt, mergeCallOptions(options, call)).pipe(
+      requestBody(prompt, call).pipe(
         Effect.flatMap((body) => client.create({ ...body, stream: false })),
         Effect.flatMap((json) =>
           Effect.flatMap(ResponsesOutput.fromResponse(json), (response) =>
@@ -88,7 +204,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
       prompt: Prompt.Prompt,
       call?: LanguageModel.CallOptions
     ): Stream.Stream<StreamPart.StreamPart, AiError.AiError> =>
-      ResponsesRequest.fromPrompt(prompt, mergeCallOptions(options, call)).pipe(
+      requestBody(prompt, call).pipe(
         Effect.map((body) => client.createStream({ ...body, stream: true })),
         Stream.unwrap
       )

@@ -6,7 +6,7 @@
  * |---|---|
  * | first system message | `instructions`; later ones: `{type:"message", role:"developer", content}` |
  * | user text / image / file | `{type:"message", role:"user", content:[input_text / input_image / input_file…]}` |
- * | assistant `TextPart` | output `message` `{id, status, phase?, content:[output_text]}` when it has an item id; else `{role:"assistant", content: text}` |
+ * | assistant `TextPart` | output `message` `{id, status, phase?, content:[{type:"output_text", text, annotations, logprobs: []}]}` when it has an item id; else `{role:"assistant", content: text}` |
  * | assistant `RefusalPart` | output `message` with `refusal` content when it has an item id; else `{role:"assistant", content: text}` |
  * | assistant `ReasoningPart` | `{type:"reasoning", id, encrypted_content, summary}` only when its payload came from `"openai.responses"` and it has an item id; otherwise skipped (debug log) |
  * | assistant `ToolCallPart` | `{type:"function_call", call_id, name, arguments ("" -> "{}"), id?, status?}` |
@@ -16,7 +16,9 @@
  *
  * The body always has `store: false` (the client is stateless) and, unless `includeEncryptedReasoning` is
  * `false`, `include: ["reasoning.encrypted_content"]`, so that reasoning can be handed back on the next
- * call. `stream` is left to the caller (`ResponsesClient` sets it).
+ * call. `stream` is left to the caller (`ResponsesClient` sets it). Built-in tools (`BuiltInTool`) are sent
+ * in `tools` after the function tools; a `json_schema` text format made from an Effect `Schema` is strict
+ * when OpenAI's structured-output subset of JSON Schema can express it (`strictIncompatibility`).
  *
  * @since 0.1.0
  */
@@ -24,6 +26,7 @@ import { AiError, LanguageModel, Message, Part, Prompt } from "@effect-responses
 import * as Effect from "effect/Effect"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
+import * as BuiltInTool from "./BuiltInTool.js"
 import { isObject, type JsonObject } from "./internal/json.js"
 import * as Provider from "./Provider.js"
 
@@ -56,12 +59,39 @@ export interface FunctionTool {
 }
 
 /**
- * The `tool_choice` of the request: a mode, or one function by name.
+ * The `tool_choice` of the request: a mode, one function by name, or a set of allowed tools
+ * (`{type:"allowed_tools", mode, tools:[{type:"function", name} | {type:"web_search"} | …]}`).
  *
  * @since 0.1.0
  * @category models
  */
-export type WireToolChoice = "auto" | "none" | "required" | { readonly type: "function"; readonly name: string }
+export type WireToolChoice =
+  | "auto"
+  | "none"
+  | "required"
+  | { readonly type: "function"; readonly name: string }
+  | {
+    readonly type: "allowed_tools"
+    readonly mode: "auto" | "required"
+    readonly tools: ReadonlyArray<{ readonly [key: string]: unknown }>
+  }
+
+/**
+ * Which tools the model may call: core's `LanguageModel.ToolChoice` (`auto`, `none`, `required`, `{tool}`),
+ * or `{allowedTools, mode}`: the model may call only these tools (function tool names, or built-in tools
+ * given as they are in `builtInTools`), and with `mode: "required"` (default `"auto"`) must call one of
+ * them. The tool list itself stays whole, which keeps the prompt cache warm. Source: API reference,
+ * `ToolChoiceAllowed`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolChoice =
+  | LanguageModel.ToolChoice
+  | {
+    readonly allowedTools: ReadonlyArray<string | BuiltInTool.BuiltInTool>
+    readonly mode?: "auto" | "required" | undefined
+  }
 
 /**
  * The request body, a JSON object. The named fields are those this module writes; `extraBody` may add or
@@ -77,7 +107,7 @@ export interface RequestBody {
   readonly store: boolean
   readonly include?: ReadonlyArray<string>
   readonly stream?: boolean
-  readonly tools?: ReadonlyArray<FunctionTool>
+  readonly tools?: ReadonlyArray<FunctionTool | { readonly type: string; readonly [key: string]: unknown }>
   readonly tool_choice?: WireToolChoice
   readonly [key: string]: unknown
 }
@@ -95,7 +125,10 @@ export interface ReasoningOptions {
 
 /**
  * The output text format (`text.format`): free text, any JSON object, or JSON matching a schema. A
- * `json_schema` format takes an Effect `Schema` (converted with `JSONSchema.make`) or a JSON Schema object.
+ * `json_schema` format takes an Effect `Schema` (converted with `JSONSchema.make`, `$schema` left out) or a
+ * JSON Schema object, and a `name` of at most 64 letters, digits, `_` or `-`. `strict` left out means: strict
+ * when the schema fits OpenAI's strict subset (`strictIncompatibility`), else not; `strict: true` with a
+ * schema that does not fit is an `InvalidPrompt`.
  *
  * @since 0.1.0
  * @category models
@@ -106,7 +139,7 @@ export type TextFormat =
   | {
     readonly type: "json_schema"
     readonly name: string
-    readonly schema: Schema.Schema.AnyNoContext | { readonly [key: string]: unknown }
+    readonly schema: Schema.Schema.All | { readonly [key: string]: unknown }
     readonly description?: string | undefined
     readonly strict?: boolean | undefined
   }
@@ -115,7 +148,11 @@ export type TextFormat =
  * The options of a request. `model` is required; every other field is sent only when set.
  *
  * - `tools` / `toolChoice`: local function tools (`{type:"function", name, description, parameters,
- *   strict}`) and the tool choice (`{tool}` -> `{type:"function", name}`; the tool must be in `tools`).
+ *   strict}`) and the tool choice (`{tool}` -> `{type:"function", name}`; `{allowedTools, mode}` ->
+ *   `{type:"allowed_tools", mode, tools}`; every function named must be in `tools`).
+ * - `builtInTools`: tools OpenAI runs itself (`BuiltInTool`), sent in `tools` after the function tools.
+ * - `truncation`: only `"disabled"`; `"auto"` lets the server drop items of a conversation it keeps, which a
+ *   stateless client does not have, and is an `InvalidPrompt`.
  * - `includeEncryptedReasoning` (default `true`): ask for `reasoning.encrypted_content`; turn it off for
  *   servers that reject the `include` field.
  * - `temperature`, `topP`, `maxOutputTokens` (tokens), `reasoning`, `text` (`verbosity`, `format`),
@@ -129,7 +166,8 @@ export type TextFormat =
 export interface RequestOptions {
   readonly model: string
   readonly tools?: ReadonlyArray<LanguageModel.ToolDefinition> | undefined
-  readonly toolChoice?: LanguageModel.ToolChoice | undefined
+  readonly toolChoice?: ToolChoice | undefined
+  readonly builtInTools?: ReadonlyArray<BuiltInTool.BuiltInTool> | undefined
   readonly includeEncryptedReasoning?: boolean | undefined
   readonly temperature?: number | undefined
   readonly topP?: number | undefined
@@ -168,7 +206,9 @@ export const INCLUDE_ENCRYPTED_REASONING = "reasoning.encrypted_content" as cons
  *
  * Fails with `AiError.InvalidPrompt` when: `model` is empty; a user message has no parts; a user media
  * part has neither `data`, `url` nor `fileId`; a tool result has an empty call id; `toolChoice` names a
- * tool that is not in `tools`; a `json_schema` format cannot be converted to JSON Schema.
+ * tool that is not in `tools`; `truncation` is `"auto"`; a built-in tool cannot be sent yet
+ * (`BuiltInTool.unsupportedReason`: an MCP tool that needs approvals); a `json_schema` format has a bad name,
+ * cannot be converted to JSON Schema, or asks for `strict: true` with a schema the strict mode cannot take.
  *
  * @since 0.1.0
  * @category constructors
@@ -214,7 +254,13 @@ export const fromPrompt = (
     body.input = input
     body.store = false
     if (options.includeEncryptedReasoning !== false) body.include = [INCLUDE_ENCRYPTED_REASONING]
-    if (options.tools !== undefined && options.tools.length > 0) body.tools = options.tools.map(functionTool)
+    const tools: Array<unknown> = (options.tools ?? []).map(functionTool)
+    for (const tool of options.builtInTools ?? []) {
+      const reason = BuiltInTool.unsupportedReason(tool)
+      if (reason !== undefined) return yield* invalid(reason)
+      tools.push(BuiltInTool.toJson(tool))
+    }
+    if (tools.length > 0) body.tools = tools
     if (options.toolChoice !== undefined) body.tool_choice = yield* toolChoice(options.toolChoice, options.tools)
     if (options.temperature !== undefined) body.temperature = options.temperature
     if (options.topP !== undefined) body.top_p = options.topP
@@ -233,6 +279,12 @@ export const fromPrompt = (
     }
     if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls
     if (options.maxToolCalls !== undefined) body.max_tool_calls = options.maxToolCalls
+    if (options.truncation === "auto") {
+      return yield* invalid(
+        "truncation \"auto\" is not supported: this client is stateless and sends the whole prompt; " +
+          "trim the prompt instead, or leave truncation \"disabled\""
+      )
+    }
     if (options.truncation !== undefined) body.truncation = options.truncation
     if (options.serviceTier !== undefined) body.service_tier = options.serviceTier
     if (options.promptCacheKey !== undefined) body.prompt_cache_key = options.promptCacheKey
@@ -318,7 +370,9 @@ const assistantMessage = (
               : outputMessage(part.attributes, {
                 type: "output_text",
                 text: part.text,
-                annotations: part.annotations.map(annotationToWire)
+                annotations: part.annotations.map(annotationToWire),
+                // Required by the API's `OutputTextContent`; the part model keeps no log probabilities.
+                logprobs: []
               })
           )
           break
@@ -461,33 +515,170 @@ export const functionTool = (tool: LanguageModel.ToolDefinition): FunctionTool =
 })
 
 const toolChoice = (
-  choice: LanguageModel.ToolChoice,
+  choice: ToolChoice,
   tools: ReadonlyArray<LanguageModel.ToolDefinition> | undefined
 ): Effect.Effect<WireToolChoice, AiError.InvalidPrompt> => {
   if (typeof choice === "string") return Effect.succeed(choice)
-  if (tools === undefined || !tools.some((tool) => tool.name === choice.tool)) {
-    return invalid(`the tool choice names ${choice.tool}, which is not among the tools offered`)
+  const offered = (name: string) => tools !== undefined && tools.some((tool) => tool.name === name)
+  if ("tool" in choice) {
+    if (!offered(choice.tool)) {
+      return invalid(`the tool choice names ${choice.tool}, which is not among the tools offered`)
+    }
+    return Effect.succeed({ type: "function", name: choice.tool })
   }
-  return Effect.succeed({ type: "function", name: choice.tool })
+  const allowed: Array<{ readonly [key: string]: unknown }> = []
+  for (const tool of choice.allowedTools) {
+    if (typeof tool === "string") {
+      if (!offered(tool)) return invalid(`the allowed tools name ${tool}, which is not among the tools offered`)
+      allowed.push({ type: "function", name: tool })
+    } else {
+      allowed.push(BuiltInTool.reference(tool))
+    }
+  }
+  if (allowed.length === 0) return invalid("the allowed tools of the tool choice are empty")
+  return Effect.succeed({ type: "allowed_tools", mode: choice.mode ?? "auto", tools: allowed })
 }
 
-const textFormat = (format: TextFormat): Effect.Effect<unknown, AiError.InvalidPrompt> => {
-  if (format.type !== "json_schema") return Effect.succeed({ type: format.type })
-  return Effect.try({
-    try: () => (Schema.isSchema(format.schema) ? JSONSchema.make(format.schema) : format.schema),
-    catch: (error) =>
-      new AiError.InvalidPrompt({
-        description: `the json_schema format ${format.name} cannot be converted to JSON Schema: ${String(error)}`
-      })
-  }).pipe(
-    Effect.map((schema) =>
-      withDefined({
-        type: "json_schema",
-        name: format.name,
-        schema,
-        description: format.description,
-        strict: format.strict
-      })
-    )
-  )
+const FORMAT_NAME = /^[a-zA-Z0-9_-]{1,64}$/
+
+const textFormat = (format: TextFormat): Effect.Effect<unknown, AiError.InvalidPrompt> =>
+  Effect.gen(function*() {
+    if (format.type !== "json_schema") return { type: format.type }
+    if (!FORMAT_NAME.test(format.name)) {
+      return yield* invalid(
+        `the json_schema format name ${JSON.stringify(format.name)} must be 1 to 64 letters, digits, _ or -`
+      )
+    }
+    const schema = yield* Effect.try({
+      try: () => Schema.isSchema(format.schema) ? jsonSchemaOf(format.schema) : format.schema,
+      catch: (error) =>
+        new AiError.InvalidPrompt({
+          description: `the json_schema format ${format.name} cannot be converted to JSON Schema: ${
+            error instanceof Error ? error.message : String(error)
+          }`
+        })
+    })
+    const incompatibility = strictIncompatibility(schema)
+    if (format.strict === true && incompatibility !== undefined) {
+      return yield* invalid(`the json_schema format ${format.name} cannot be strict: ${incompatibility}`)
+    }
+    return withDefined({
+      type: "json_schema",
+      name: format.name,
+      schema,
+      description: format.description,
+      strict: format.strict ?? incompatibility === undefined
+    })
+  })
+
+/**
+ * The JSON Schema of an Effect `Schema` as `text.format.schema` wants it: `JSONSchema.make` without the
+ * `$schema` keyword, and with a root `$ref` into `$defs` (a `Schema.Class`) inlined, since the root must be
+ * an object schema. Throws what `JSONSchema.make` throws for a schema JSON Schema cannot express.
+ *
+ * @since 0.1.0
+ * @category formats
+ */
+export const jsonSchemaOf = <A, I, R>(schema: Schema.Schema<A, I, R>): { readonly [key: string]: unknown } => {
+  const made: unknown = JSONSchema.make(schema)
+  if (!isObject(made)) return {}
+  const { $schema: _, ...document } = made
+  const ref = document.$ref
+  const defs = document.$defs
+  if (typeof ref === "string" && ref.startsWith("#/$defs/") && isObject(defs)) {
+    const name = ref.slice("#/$defs/".length)
+    const root = defs[name]
+    // Inline the root only when nothing else refers to it (a recursive root keeps its $ref).
+    const rest = { ...defs }
+    delete rest[name]
+    if (isObject(root) && !JSON.stringify([root, rest]).includes(JSON.stringify(ref))) {
+      const { $ref: __, $defs: ___, ...others } = document
+      return Object.keys(rest).length === 0 ? { ...others, ...root } : { ...others, ...root, $defs: rest }
+    }
+  }
+  return document
+}
+
+// The keywords of OpenAI's strict structured-output subset of JSON Schema (API guide "Structured
+// Outputs", supported schemas); any other keyword makes a schema non-strict.
+const STRICT_KEYWORDS = new Set([
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "enum",
+  "const",
+  "anyOf",
+  "$ref",
+  "$defs",
+  "definitions",
+  "title",
+  "description",
+  "pattern",
+  "format",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minItems",
+  "maxItems"
+])
+
+/**
+ * Why a JSON Schema cannot be used with `strict: true` (OpenAI's structured-output subset), or `undefined`
+ * when it can: the root must be an object schema; every object schema must list all its `properties` in
+ * `required` and have `additionalProperties: false`; `items` must be one schema; only the keywords of the
+ * subset may appear (type, properties, required, additionalProperties, items, enum, const, anyOf, $ref,
+ * $defs, title, description, pattern, format, numeric bounds, minItems, maxItems). The reason names the
+ * JSON path of the first offending schema. Source: OpenAI API guide "Structured Outputs".
+ *
+ * @since 0.1.0
+ * @category formats
+ */
+export const strictIncompatibility = (schema: unknown): string | undefined => {
+  if (!isObject(schema) || schema.type !== "object") return "the root is not an object schema"
+  return strictIssue(schema, "$")
+}
+
+const strictIssue = (schema: unknown, path: string): string | undefined => {
+  if (typeof schema === "boolean") return `${path} is a boolean schema`
+  if (!isObject(schema)) return `${path} is not a schema`
+  for (const key of Object.keys(schema)) {
+    if (!STRICT_KEYWORDS.has(key)) return `${path} uses ${key}`
+  }
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type]
+  if (types.includes("object") || schema.properties !== undefined) {
+    const properties = isObject(schema.properties) ? schema.properties : {}
+    if (schema.additionalProperties !== false) return `${path} does not set additionalProperties: false`
+    const required = Array.isArray(schema.required) ? schema.required : []
+    for (const key of Object.keys(properties)) {
+      if (!required.includes(key)) return `${path}.${key} is optional (strict mode needs every property required)`
+      const issue = strictIssue(properties[key], `${path}.${key}`)
+      if (issue !== undefined) return issue
+    }
+  }
+  if (schema.items !== undefined) {
+    if (Array.isArray(schema.items)) return `${path} is a tuple (items is a list)`
+    const issue = strictIssue(schema.items, `${path}[]`)
+    if (issue !== undefined) return issue
+  }
+  if (schema.anyOf !== undefined) {
+    if (!Array.isArray(schema.anyOf)) return `${path}.anyOf is not a list`
+    for (let index = 0; index < schema.anyOf.length; index++) {
+      const issue = strictIssue(schema.anyOf[index], `${path}.anyOf[${index}]`)
+      if (issue !== undefined) return issue
+    }
+  }
+  for (const defsKey of ["$defs", "definitions"] as const) {
+    const defs = schema[defsKey]
+    if (defs === undefined) continue
+    if (!isObject(defs)) return `${path}.${defsKey} is not an object`
+    for (const [name, def] of Object.entries(defs)) {
+      const issue = strictIssue(def, `${path}.${defsKey}.${name}`)
+      if (issue !== undefined) return issue
+    }
+  }
+  return undefined
 }

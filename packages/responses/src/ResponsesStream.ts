@@ -1,11 +1,33 @@
 /**
- * The streaming decoder: a Responses SSE body (`POST /v1/responses` with `stream: true`) -> `StreamPart`s.
+ * The streaming decoder: a Responses SSE body (`POST /v1/responses` with `stream: true`), or a recorded
+ * capture of one, -> `StreamPart`s.
  *
- * SSE framing comes from the `@effect/experimental/Sse` parser; every `data:` payload is one JSON event
- * (`[DONE]`, sent by some non-OpenAI servers, is ignored). Events are decoded one chunk at a time, each
- * picked by a `switch` on its `type`; only the fields used are checked.
+ * ## Framing
+ *
+ * Three inputs, all decoded incrementally (constant memory in the length of the stream, bounded by the size
+ * of one event):
+ *
+ * - **SSE** (`decodeSse`, `decodeSseText`, `sseChannel`): framed by the `@effect/experimental/Sse` parser.
+ *   Lines end at LF, CRLF or a lone CR (also when a chunk ends between `\r` and `\n`); a leading BOM is
+ *   dropped; `event:` + `data:` frames and data-only frames are read alike (the JSON `type` is
+ *   authoritative, the `event:` name is ignored); multi-line `data:` fields are joined with `\n`;
+ *   comments (`: OPENROUTER PROCESSING`), `id:` and `retry:` are ignored; a `[DONE]` payload is skipped.
+ *   At the end of the input, an event whose lines all ended is dispatched even without its blank line; a
+ *   last line cut off before its line ending is dropped (the stream was cut: see `TruncatedStream`).
+ * - **line-JSON** (`decodeLines`, `decodeLinesText`, `linesChannel`): one JSON event per line, as in
+ *   vercel/ai's `*.chunks.txt` recordings; blank lines are skipped, the last line needs no line ending.
+ * - **either** (`decodeCapture`, `decodeCaptureText`, `captureChannel`): the format is chosen by the first
+ *   character that is not whitespace (after a BOM): `{` means line-JSON, anything else SSE.
+ * - already-framed payloads (`decodeData`, `channel`): one JSON event per element.
+ *
+ * One event (an SSE event's data, or a line) larger than `maxEventSize` UTF-16 code units (default 16 MiB)
+ * fails with `MalformedOutput` instead of growing memory. Errors of text input carry the 1-based `line`
+ * where the offending event's data starts.
  *
  * ## What each event yields
+ *
+ * Every event of the `ResponseStreamEvent` catalogue of the OpenAI OpenAPI description is recognised; events
+ * are picked by a `switch` on their `type`, and only the fields used are checked (added fields are fine).
  *
  * | event | element |
  * |---|---|
@@ -13,81 +35,102 @@
  * | `response.in_progress`, `response.queued` | nothing (they start the response only when `response.created` was missing) |
  * | `response.output_item.added` | nothing: the output index starts being tracked (item id, status, phase, call id, name) |
  * | `response.output_text.delta` | delta `TextPart {text: delta}` |
+ * | `response.output_text.annotation.added` | delta `TextPart {text: "", annotations: [annotation]}` (offsets shifted like `ResponsesOutput` shifts those of later content parts) |
  * | `response.refusal.delta` | delta `RefusalPart {text: delta}` |
  * | `response.reasoning_summary_text.delta` | delta `ReasoningPart {summary}` (see the summary convention) |
  * | `response.reasoning_text.delta` | delta `ReasoningPart {summary: [], text: delta}` |
  * | `response.function_call_arguments.delta` | delta `ToolCallPart {callId, name, arguments: delta}` (call id and name from the added item) |
+ * | hosted-tool progress: `response.{web_search_call,file_search_call,code_interpreter_call,mcp_call,mcp_list_tools}.{in_progress,searching,interpreting,completed,failed}` | delta `UnknownPart {kind: item type, item: the event verbatim, attributes.status: the announced status}` |
+ * | tool input deltas: `response.code_interpreter_call_code.delta`, `response.mcp_call_arguments.delta`, `response.custom_tool_call_input.delta`, `response.shell_call_command.{added,delta}`, `response.shell_call_output_content.delta`, `response.apply_patch_call_operation_diff.delta` | delta `UnknownPart {kind: item type, item: the event verbatim}` (the `delta` fields concatenate to the item's code / input / arguments) |
+ * | `response.image_generation_call.{in_progress,generating,completed}` | delta `MediaPart {mediaType}` without content, with the status |
+ * | `response.image_generation_call.partial_image` | delta `MediaPart {mediaType, data: partial_image_b64}`: a preview |
  * | `response.output_item.done` | the completing part or the complete part (below) |
- * | `response.completed`, `response.incomplete` | `ResponseFinished {status, finishReason, incompleteReason?, usage}` |
+ * | `response.completed`, `response.incomplete` | `ResponseFinished {status, finishReason, incompleteReason?, usage}`; incomplete -> `length` for `max_output_tokens`, `content_filter` for `content_filter`, the API's reason kept |
  * | `response.failed` | the stream fails with `AiError.ResponseFailed` |
- * | `error` (flat or nested `error`) | the stream fails with `AiError.StreamErrorEvent` |
- * | `*.done`, `content_part.*`, `reasoning_summary_part.*`, `output_text.annotation.added` | nothing: the done item brings their content |
- * | any other type (`keepalive`, hosted-tool progress, deltas of hosted tools…) | nothing; `Effect.logDebug` |
+ * | `error` (flat `{code, message, param}` or nested `{error: {…}}`) | the stream fails with `AiError.StreamErrorEvent` |
+ * | `*.done` snapshots, `content_part.*`, `reasoning_summary_part.*` | nothing: `response.output_item.done` brings their content again |
+ * | `response.audio.*`, `response.audio.transcript.*` | nothing (they have no output index, so no part to update); debug log |
+ * | any type outside the catalogue (`keepalive`, future ones) | nothing; `Effect.logDebug`, never fatal |
  *
- * Deltas carry the attributes of the added item (`itemId`, and `status`/`phase` as then known).
+ * Deltas carry the attributes of the added item (`itemId`, and `status`/`phase` as then known, the status
+ * updated by hosted-tool progress).
  *
  * ## Delta, completing and complete parts (the contract with `MessageAggregator`)
  *
  * Every `PartUpdate` addresses the slot `(responseId, outputIndex)`.
  *
- * 1. **Delta** — `partial: true`, holds only NEW content: `TextPart.text`, `RefusalPart.text`,
- *    `ToolCallPart.arguments`, `ReasoningPart.text`, or `ReasoningPart.summary` as in 2. No payload, no
- *    annotations; `callId` / `name` of a tool call delta come from the added item.
+ * 1. **Delta** — `partial: true`, holds only NEW content: `TextPart.text` / `annotations`,
+ *    `RefusalPart.text`, `ToolCallPart.arguments`, `ReasoningPart.text`, or `ReasoningPart.summary` as in 2.
+ *    No payload; `callId` / `name` of a tool call delta come from the added item. Partial `UnknownPart`s
+ *    and `MediaPart`s are progress previews: each stands for the item until the next.
  * 2. **Summary deltas** — a delta of the reasoning summary part `summary_index = k` is a `ReasoningPart`
  *    whose `summary` has length `k + 1`: entries `0 … k-1` are `""`, entry `k` is the delta text. Appending is
  *    element-wise: `slot.summary[i] += part.summary[i]` for every `i` of the part, the slot's array growing
- *    as needed. `""` entries change nothing; a new summary part starts when the first delta with a higher
- *    index arrives.
+ *    as needed.
  * 3. **Completing part** — at `response.output_item.done` of an item that received deltas: `partial: false`,
  *    built from the done item (`ResponsesOutput.decodeOutputItem`) and EMPTIED of what the deltas delivered:
  *    `text` / `arguments` / reasoning `text` minus the delivered prefix (usually `""`); `summary` with one
- *    entry per summary part of the done item, each minus its delivered prefix (usually all `""`). It brings
- *    the payload (`encrypted_content` of the done item), the final attributes (`status: "completed"`…), the
- *    annotations (they travel ONLY here, never on deltas) and the final `callId` / `name`.
- * 4. **Complete part** — `partial: false`, the whole part, for items that had no delta: hosted tools, media,
- *    reasoning without summary events, arguments given only in `.done`, text given only in
- *    `output_text.done`. It arrives in a slot that is still empty.
+ *    entry per summary part of the done item, each minus its delivered prefix (usually all `""`);
+ *    `annotations` minus those `annotation.added` delivered. It brings the payload (`encrypted_content`,
+ *    which usually arrives only here), the final attributes (`status: "completed"`…) and the final
+ *    `callId` / `name`.
+ * 4. **Complete part** — `partial: false`, the whole part, for items that had no text delta: hosted tools,
+ *    media, reasoning without summary events, arguments given only in `.done`, text given only in
+ *    `output_text.done`. It replaces whatever previews its slot held.
+ * 5. **Replacing snapshot** — when the done item contradicts its deltas (it does not start with what they
+ *    delivered, or is of another type), a warning is logged and the WHOLE snapshot is sent with
+ *    `partial: false, replace: true`: the snapshot wins, and the fold replaces the slot instead of appending.
  *
- * The fold (DESIGN section 4, `MessageAggregator`): a `partial: true` part of the slot's type appends
- * (`text`, `arguments`, reasoning `text` concatenated, `summary` element-wise), takes the newest
- * attributes and the payload only when present; a `partial: false` part arriving in a slot that deltas of
- * the same type have been filling is the completing part and is folded by the same rule, which closes the
- * slot; any other `partial: false` part replaces its slot (an empty slot, in practice). Concatenating what a
- * UI receives therefore shows every character exactly once, and the fold gives the done items.
- *
- * When a done item does not start with what its deltas delivered (a server bug or an edited recording,
- * such as the anonymised Azure fixture; never seen in OpenAI's own recordings) the decoder logs a warning
- * and sends the WHOLE snapshot as the completing part (the snapshot wins over the deltas). A fold that
- * merges completing parts then holds deltas + snapshot; telling it to replace instead needs a signal
- * `PartUpdate` does not have yet.
+ * The fold (DESIGN section 4, `MessageAggregator`) therefore gives the done items, and a UI that
+ * concatenates the text it receives (honouring `replace`) shows every character exactly once.
  *
  * ## Errors
  *
  * Malformed JSON, or an event missing a field it needs, fails with `AiError.MalformedOutput` naming the
- * 0-based position of the payload among all payloads of the stream (`[DONE]` and blank payloads count), the
- * event type when known, and an excerpt; so does a part event before the first `response.created` (part
- * events between two responses are skipped with a debug log). A stream that ends while a response is
- * open, or before any response started, fails with `MalformedOutput` ("stream ended without a terminal
- * event"). Errors always come after the elements of the events before them.
+ * 0-based position of the payload among all payloads of the stream (`[DONE]` counts), the event type when
+ * known, the line for text input, and a bounded excerpt; so does a part event before the first
+ * `response.created` (part events between two responses are skipped with a debug log). A stream that ends
+ * while a response is open, or before any response started, fails with `AiError.TruncatedStream`. Errors
+ * always come after the elements of the events before them, so `MessageAggregator.aggregateSettled` keeps
+ * the transcript that arrived.
  *
  * @since 0.1.0
  */
 import { AiError, type StreamPart } from "@effect-responses/core"
-import * as Sse from "@effect/experimental/Sse"
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { type DecodeError as InternalDecodeError, Decoder, type LogEntry } from "./internal/decoder.js"
+import { type Framer, makeCaptureFramer, makeDataFramer, makeLineFramer, makeSseFramer } from "./internal/framing.js"
 
 /**
- * The errors of the decoder: malformed output (bad JSON, missing fields, no terminal event), a stream
- * `error` event, or `response.failed`.
+ * The errors of the decoder: `MalformedOutput` (bad JSON, missing fields, an event over the size bound),
+ * `TruncatedStream` (no terminal event), `StreamErrorEvent` (an `error` event) or `ResponseFailed`.
  *
  * @since 0.1.0
  * @category models
  */
 export type DecodeError = InternalDecodeError
+
+/**
+ * Options of the text decoders. `maxEventSize`: the largest event (SSE event data, or one line of
+ * line-JSON) accepted, in UTF-16 code units; default 16 MiB.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DecodeOptions {
+  readonly maxEventSize?: number | undefined
+}
+
+/**
+ * The default bound on one event: 16 MiB (UTF-16 code units).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
 
 const runLogs = (logs: ReadonlyArray<LogEntry>): Effect.Effect<void> =>
   Effect.forEach(
@@ -106,17 +149,16 @@ type DecoderChannel<E> = Channel.Channel<
 >
 
 /**
- * The decoding loop shared by both entry points: `frame` turns one input string into the `data:` payloads
- * it completes (all of it for already-framed input; what the SSE parser completes for SSE text), and every
- * payload goes through the same event state machine. One synchronous pass per chunk; the elements of a
- * chunk are written before the error that ends it, if any.
+ * The decoding loop shared by every entry point: the framer turns each input string into the payloads it
+ * completes (with their lines when known), and every payload goes through the same event state machine. One
+ * synchronous pass per chunk; the elements of a chunk are written before the error that ends it, if any.
  */
-const makeChannel = <E>(
-  frame: (input: string, payloads: Array<string>) => AiError.MalformedOutput | undefined
-): DecoderChannel<E> =>
+const makeChannel = <E>(makeFramer: () => Framer): DecoderChannel<E> =>
   Channel.suspend(() => {
+    const framer = makeFramer()
     const decoder = new Decoder()
     const payloads: Array<string> = []
+    const lines: Array<number> = []
     const emit = (
       out: Array<StreamPart.StreamPart>,
       error: DecodeError | undefined,
@@ -128,20 +170,35 @@ const makeChannel = <E>(
       if (logs.length > 0) result = Channel.zipRight(Channel.fromEffect(runLogs(logs)), result)
       return result
     }
+    /** Decodes the framed payloads, then the framing error if any. */
+    const drain = (out: Array<StreamPart.StreamPart>, framing: AiError.MalformedOutput | undefined) => {
+      let error: DecodeError | undefined
+      for (let i = 0; error === undefined && i < payloads.length; i++) {
+        error = decoder.feed(payloads[i]!, out)
+        const line = lines[i]
+        if (error !== undefined && error._tag === "MalformedOutput" && line !== undefined) {
+          error = new AiError.MalformedOutput({ ...error, line })
+        }
+      }
+      payloads.length = 0
+      lines.length = 0
+      return error ?? framing
+    }
     const loop: DecoderChannel<E> = Channel.readWithCause({
       onInput: (input: Chunk.Chunk<string>) => {
         const out: Array<StreamPart.StreamPart> = []
         let error: DecodeError | undefined
         for (const text of input) {
-          error = frame(text, payloads)
-          for (let i = 0; error === undefined && i < payloads.length; i++) error = decoder.feed(payloads[i]!, out)
-          payloads.length = 0
+          error = drain(out, framer.push(text, payloads, lines))
           if (error !== undefined) break
         }
         return emit(out, error, loop)
       },
       onFailure: (cause) => Channel.failCause(cause),
-      onDone: () => emit([], decoder.end(), Channel.void)
+      onDone: () => {
+        const out: Array<StreamPart.StreamPart> = []
+        return emit(out, drain(out, framer.end(payloads, lines)) ?? decoder.end(), Channel.void)
+      }
     })
     return loop
   })
@@ -160,64 +217,65 @@ export const channel = <E>(): Channel.Channel<
   E,
   unknown,
   unknown
-> =>
-  makeChannel((data, payloads) => {
-    payloads.push(data)
-    return undefined
-  })
+> => makeChannel<E>(makeDataFramer)
 
 /**
  * The decoder as a channel from chunks of SSE text (split anywhere) to chunks of `StreamPart`s: framing by
  * the `@effect/experimental/Sse` parser (`Sse.makeParser`, the parser `Sse.makeChannel` runs), then the
- * event state machine, in one synchronous pass per chunk. `Sse.makeChannel` itself is not used: it hands
- * events over through a mailbox (a fiber hand-off every few events, which dominated decoding time) and
- * turns an oversized event into a defect; here an event larger than `maxEventSize` UTF-16 code units
- * (default 16 MiB) fails with `MalformedOutput`. SSE comments and `retry:` / `id:` fields are ignored;
- * the `event:` name is ignored too (the JSON `type` is authoritative).
+ * event state machine, in one synchronous pass per chunk. Lines are split here, at LF, CRLF or CR, and fed
+ * to the parser one whole line at a time: fed larger pieces, the parser rescans its buffer from the start
+ * for every line (quadratic), and it misreads a CRLF split between two pieces. `Sse.makeChannel` itself is
+ * not used: it hands events over through a mailbox (a fiber hand-off every few events, which dominated
+ * decoding time) and turns an oversized event into a defect; here an event larger than `maxEventSize`
+ * fails with `MalformedOutput`.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const sseChannel = <E>(options?: {
-  readonly maxEventSize?: number | undefined
-}): Channel.Channel<
+export const sseChannel = <E>(options?: DecodeOptions): Channel.Channel<
   Chunk.Chunk<StreamPart.StreamPart>,
   Chunk.Chunk<string>,
   E | DecodeError,
   E,
   unknown,
   unknown
-> =>
-  Channel.suspend(() => {
-    let sink: Array<string> = []
-    const parser = Sse.makeParser((event) => {
-      if (event._tag === "Event") sink.push(event.data)
-    }, { maxEventSize: options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE })
-    return makeChannel<E>((text, payloads) => {
-      sink = payloads
-      // The parser rescans its buffer from the start for every line of one `feed` (quadratic in the size
-      // of what is fed at once: about 1.4 s for a 194 KB body fed whole); fed one line at a time it is
-      // linear. Lines end at "\n"; a lone "\r" line ending is still framed by the parser, only slower.
-      let start = 0
-      let error: Sse.SseError | undefined
-      while (error === undefined && start < text.length) {
-        const newline = text.indexOf("\n", start)
-        const end = newline === -1 ? text.length : newline + 1
-        error = parser.feed(start === 0 && end === text.length ? text : text.slice(start, end))
-        start = end
-      }
-      return error === undefined ? undefined : new AiError.MalformedOutput({
-        description: `an SSE event exceeds ${error.cause.maxEventSize} characters`
-      })
-    })
-  })
-
-const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
+> => makeChannel<E>(() => makeSseFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE))
 
 /**
- * Decodes already-framed `data:` payloads, one JSON event per element (for instance the lines of a
- * line-JSON capture, or the `data` of SSE events framed elsewhere) into `StreamPart`s. Upstream errors pass
- * through unchanged.
+ * The decoder as a channel from chunks of line-JSON text (one JSON event per line, split anywhere) to
+ * chunks of `StreamPart`s. A line longer than `maxEventSize` fails with `MalformedOutput`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const linesChannel = <E>(options?: DecodeOptions): Channel.Channel<
+  Chunk.Chunk<StreamPart.StreamPart>,
+  Chunk.Chunk<string>,
+  E | DecodeError,
+  E,
+  unknown,
+  unknown
+> => makeChannel<E>(() => makeLineFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE))
+
+/**
+ * The decoder as a channel from chunks of capture text, raw SSE or line-JSON, told apart by the first
+ * character that is not whitespace (`{`: line-JSON; else SSE).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const captureChannel = <E>(options?: DecodeOptions): Channel.Channel<
+  Chunk.Chunk<StreamPart.StreamPart>,
+  Chunk.Chunk<string>,
+  E | DecodeError,
+  E,
+  unknown,
+  unknown
+> => makeChannel<E>(() => makeCaptureFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE))
+
+/**
+ * Decodes already-framed `data:` payloads, one JSON event per element (for instance the `data` of SSE
+ * events framed elsewhere) into `StreamPart`s. Upstream errors pass through unchanged.
  *
  * @since 0.1.0
  * @category decoding
@@ -233,8 +291,9 @@ export const decodeData = <E, R>(
  * @category decoding
  */
 export const decodeSseText = <E, R>(
-  text: Stream.Stream<string, E, R>
-): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> => Stream.pipeThroughChannel(text, sseChannel<E>())
+  text: Stream.Stream<string, E, R>,
+  options?: DecodeOptions
+): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> => Stream.pipeThroughChannel(text, sseChannel<E>(options))
 
 /**
  * Decodes an SSE HTTP body (bytes, split anywhere, even inside a UTF-8 sequence) into `StreamPart`s.
@@ -243,5 +302,53 @@ export const decodeSseText = <E, R>(
  * @category decoding
  */
 export const decodeSse = <E, R>(
-  body: Stream.Stream<Uint8Array, E, R>
-): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> => decodeSseText(Stream.decodeText(body))
+  body: Stream.Stream<Uint8Array, E, R>,
+  options?: DecodeOptions
+): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> => decodeSseText(Stream.decodeText(body), options)
+
+/**
+ * Decodes line-JSON text (one JSON event per line, split anywhere) into `StreamPart`s (see `linesChannel`).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeLinesText = <E, R>(
+  text: Stream.Stream<string, E, R>,
+  options?: DecodeOptions
+): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> =>
+  Stream.pipeThroughChannel(text, linesChannel<E>(options))
+
+/**
+ * Decodes line-JSON bytes (UTF-8, split anywhere) into `StreamPart`s.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeLines = <E, R>(
+  bytes: Stream.Stream<Uint8Array, E, R>,
+  options?: DecodeOptions
+): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> => decodeLinesText(Stream.decodeText(bytes), options)
+
+/**
+ * Decodes capture text, raw SSE or line-JSON (see `captureChannel`), into `StreamPart`s.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeCaptureText = <E, R>(
+  text: Stream.Stream<string, E, R>,
+  options?: DecodeOptions
+): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> =>
+  Stream.pipeThroughChannel(text, captureChannel<E>(options))
+
+/**
+ * Decodes the bytes of a capture, raw SSE or line-JSON (UTF-8, split anywhere), into `StreamPart`s: the
+ * entry point for files of any size, read as a byte stream.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeCapture = <E, R>(
+  bytes: Stream.Stream<Uint8Array, E, R>,
+  options?: DecodeOptions
+): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> => decodeCaptureText(Stream.decodeText(bytes), options)

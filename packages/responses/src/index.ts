@@ -1,4 +1,11 @@
 /**
+ * Built-in tools (web search, file search, code interpreter, image generation, MCP, raw JSON).
+ *
+ * @since 0.1.0
+ */
+export * as BuiltInTool from "./BuiltInTool.js"
+
+/**
  * @since 0.1.0
  */
 export * as Capture from "./Capture.js"
@@ -44,8 +51,22 @@ export * as ResponsesOutput from "./ResponsesOutput.js"
 export * as ResponsesRequest from "./ResponsesRequest.js"
 
 /**
+ * `CreateResponse` request body -> `Prompt` plus options (the decoding side, for servers).
+ *
+ * @since 0.1.0
+ */
+export * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
+
+/**
  * The streaming decoder: SSE bytes / data payloads -> `StreamPart`s.
  *
  * @since 0.1.0
  */
 export * as ResponsesStream from "./ResponsesStream.js"
+
+/**
+ * Structured output: `text.format` from an Effect `Schema`, and the final text decoded with it.
+ *
+ * @since 0.1.0
+ */
+export * as StructuredOutput from "./StructuredOutput.js"

@@ -144,7 +144,9 @@ describe("ResponsesClient", () => {
         body: JSON.stringify({ error: { message: "Rate limit reached", type: "requests", param: null, code: "rate_limit_exceeded" } }),
         headers: { "retry-after": "2" }
       }))
-      const limited = (yield* Effect.flip(withClient((client) => client.create(requestBody), rateLimited.layer))) as AiError.HttpError
+      const limited = (yield* Effect.flip(
+        withClient((client) => client.create(requestBody), rateLimited.layer, { retry: { times: 0 } })
+      )) as AiError.HttpError
       assert.isTrue(limited.retryable)
       assert.isTrue(Duration.equals(limited.retryAfter!, Duration.seconds(2)))
       assert.isUndefined(limited.param)
@@ -165,7 +167,10 @@ describe("ResponsesClient", () => {
         Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: new Error("connect ECONNREFUSED") }))
       )
       const transport = yield* Effect.flip(
-        withClient((client) => client.create(requestBody), Layer.succeed(HttpClient.HttpClient, failing))
+        withClient((client) => client.create(requestBody), Layer.succeed(HttpClient.HttpClient, failing), {
+          apiKey: Redacted.make(API_KEY),
+          retry: { times: 0 }
+        })
       )
       assert.instanceOf(transport, AiError.TransportError)
       assert.include(transport.message, "ECONNREFUSED")

@@ -101,4 +101,61 @@ describe("ResponsesLanguageModel", () => {
     const kept = ResponsesLanguageModel.mergeCallOptions({ model: "m", toolChoice: "required" }, {})
     assert.strictEqual(kept.toolChoice, "required")
   })
+
+  it.effect("withOptions overrides the layer's options per call, for effects and streams; nested overrides merge", () =>
+    Effect.gen(function*() {
+      const http = fake(readFixture("responses-json/pai-gpt4o-text.json"), "application/json")
+      const call = Effect.flatMap(LanguageModel.LanguageModel, (model) => model.generate(Prompt.user("hi")))
+      yield* call.pipe(
+        ResponsesLanguageModel.withOptions({ model: "gpt-5.1", reasoning: { effort: "high" }, metadata: { run: "1" } }),
+        ResponsesLanguageModel.withOptions({ temperature: 0.7, maxOutputTokens: 64 }),
+        Effect.provide(http.layer)
+      )
+      yield* call.pipe(Effect.provide(http.layer))
+      const [overridden, plain] = http.requests as ReadonlyArray<Record<string, unknown>>
+      expect([overridden!.model, overridden!.temperature, overridden!.max_output_tokens]).toStrictEqual(["gpt-5.1", 0.7, 64])
+      expect(overridden!.reasoning).toStrictEqual({ effort: "high" })
+      expect(overridden!.metadata).toStrictEqual({ run: "1" })
+      expect([plain!.model, plain!.temperature, plain!.max_output_tokens]).toStrictEqual(["gpt-4o", undefined, undefined])
+
+      const streamed = fake(sseText(payloadsOf(MULTISTEP).slice(0, 56)), "text/event-stream")
+      yield* Effect.flatMap(LanguageModel.LanguageModel, (model) =>
+        Stream.runDrain(model.stream(Prompt.user("hi")).pipe(ResponsesLanguageModel.withOptions({ topP: 0.5 })))).pipe(
+          Effect.provide(streamed.layer)
+        )
+      assert.strictEqual((streamed.requests[0] as Record<string, unknown>).top_p, 0.5)
+    }))
+
+  it("mergeOptions: nested option objects merge one level deep; tools merge by name; undefined keeps the base", () => {
+    const merged = ResponsesLanguageModel.mergeOptions(
+      {
+        model: "m",
+        temperature: 0,
+        reasoning: { effort: "low", summary: "auto" },
+        text: { verbosity: "low" },
+        metadata: { a: "1" },
+        extraBody: { user: "u" },
+        tools: [tool("a"), tool("b")]
+      },
+      {
+        temperature: undefined,
+        reasoning: { effort: "high" },
+        text: { format: { type: "json_object" } },
+        metadata: { b: "2" },
+        extraBody: { top_logprobs: 1 },
+        tools: [tool("b"), tool("c")],
+        truncation: "disabled"
+      }
+    )
+    expect(merged).toStrictEqual({
+      model: "m",
+      temperature: 0,
+      reasoning: { effort: "high", summary: "auto" },
+      text: { verbosity: "low", format: { type: "json_object" } },
+      metadata: { a: "1", b: "2" },
+      extraBody: { user: "u", top_logprobs: 1 },
+      tools: [tool("a"), tool("b"), tool("c")],
+      truncation: "disabled"
+    })
+  })
 })

@@ -2,13 +2,15 @@
  * `Prompt` -> Responses request body.
  */
 import { AiError, LanguageModel, Message, Part, Prompt } from "@effect-responses/core"
-import { ResponsesOutput, ResponsesRequest } from "@effect-responses/responses"
+import { BuiltInTool, ResponsesOutput, ResponsesRequest } from "@effect-responses/responses"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { MULTISTEP } from "./fixtures.js"
+import { MULTISTEP, readFixture } from "./fixtures.js"
+import { errorsAgainst } from "./spec.js"
 import { payloadsOf } from "./utils.js"
 
 const payload = (data: string, provider = "openai.responses") =>
@@ -180,7 +182,8 @@ describe("ResponsesRequest", () => {
           content: [{
             type: "output_text",
             text: "Working on it.",
-            annotations: [{ type: "url_citation", url: "https://example.com", start_index: 0, end_index: 4 }]
+            annotations: [{ type: "url_citation", url: "https://example.com", start_index: 0, end_index: 4 }],
+            logprobs: []
           }]
         },
         { role: "assistant", content: "No id." },
@@ -231,7 +234,6 @@ describe("ResponsesRequest", () => {
           name: "answer",
           strict: true,
           schema: {
-            $schema: "http://json-schema.org/draft-07/schema#",
             type: "object",
             required: ["value"],
             properties: { value: { type: "number" } },
@@ -259,5 +261,257 @@ describe("ResponsesRequest", () => {
         )
       )
       assert.include(emptyMedia.description, "neither data, url nor fileId")
+    }))
+
+  it.effect("allowed tools: function names and built-in tools; unknown names are InvalidPrompt", () =>
+    Effect.gen(function*() {
+      const web = BuiltInTool.webSearch()
+      const deepwiki = BuiltInTool.mcp({ serverLabel: "deepwiki", serverUrl: "https://mcp.deepwiki.com/mcp" })
+      const body = yield* ResponsesRequest.fromPrompt(Prompt.user("hi"), {
+        model: "m",
+        tools: [calculator],
+        builtInTools: [web, deepwiki],
+        toolChoice: { allowedTools: ["calculator", web, deepwiki], mode: "required" }
+      })
+      expect(body.tool_choice).toStrictEqual({
+        type: "allowed_tools",
+        mode: "required",
+        tools: [{ type: "function", name: "calculator" }, { type: "web_search" }, { type: "mcp", server_label: "deepwiki" }]
+      })
+      expect(body.tools?.map((tool) => tool.type)).toStrictEqual(["function", "web_search", "mcp"])
+      const unknown = yield* Effect.flip(
+        ResponsesRequest.fromPrompt(Prompt.user("hi"), { model: "m", toolChoice: { allowedTools: ["search"] } })
+      )
+      assert.include(unknown.description, "search")
+    }))
+
+  it.effect("truncation: disabled is sent; auto is an InvalidPrompt (the client is stateless)", () =>
+    Effect.gen(function*() {
+      const body = yield* ResponsesRequest.fromPrompt(Prompt.user("hi"), { model: "m", truncation: "disabled" })
+      assert.strictEqual(body.truncation, "disabled")
+      const auto = yield* Effect.flip(ResponsesRequest.fromPrompt(Prompt.user("hi"), { model: "m", truncation: "auto" }))
+      assert.instanceOf(auto, AiError.InvalidPrompt)
+      assert.include(auto.message, "truncation \"auto\"")
+    }))
+
+  it.effect("built-in tools: each constructor gives its wire JSON, after the function tools", () =>
+    Effect.gen(function*() {
+      const body = yield* ResponsesRequest.fromPrompt(Prompt.user("hi"), {
+        model: "m",
+        tools: [calculator],
+        builtInTools: [
+          BuiltInTool.webSearch({
+            searchContextSize: "low",
+            allowedDomains: ["effect.website"],
+            userLocation: { country: "FR", city: "Paris", timezone: "Europe/Paris" }
+          }),
+          BuiltInTool.fileSearch({
+            vectorStoreIds: ["vs_1"],
+            maxNumResults: 5,
+            filters: { type: "and", filters: [{ type: "eq", key: "lang", value: "en" }, { type: "gte", key: "year", value: 2024 }] },
+            scoreThreshold: 0.5
+          }),
+          BuiltInTool.codeInterpreter(),
+          BuiltInTool.codeInterpreter({ container: { fileIds: ["file_1"], memoryLimit: "4g" } }),
+          BuiltInTool.codeInterpreter({ container: "cntr_1" }),
+          BuiltInTool.imageGeneration({ model: "gpt-image-1", size: "1024x1024", quality: "low", outputFormat: "jpeg", partialImages: 2 }),
+          BuiltInTool.mcp({
+            serverLabel: "deepwiki",
+            serverUrl: "https://mcp.deepwiki.com/mcp",
+            allowedTools: ["ask_question"],
+            headers: { "X-Key": Redacted.make("mcp-secret") }
+          }),
+          BuiltInTool.mcp({ serverLabel: "drive", connectorId: "connector_googledrive", authorization: Redacted.make("oauth") }),
+          BuiltInTool.raw({ type: "local_shell" })
+        ]
+      })
+      expect(body.tools!.slice(1)).toStrictEqual([
+        {
+          type: "web_search",
+          search_context_size: "low",
+          filters: { allowed_domains: ["effect.website"] },
+          user_location: { type: "approximate", country: "FR", city: "Paris", timezone: "Europe/Paris" }
+        },
+        {
+          type: "file_search",
+          vector_store_ids: ["vs_1"],
+          max_num_results: 5,
+          filters: { type: "and", filters: [{ type: "eq", key: "lang", value: "en" }, { type: "gte", key: "year", value: 2024 }] },
+          ranking_options: { score_threshold: 0.5 }
+        },
+        { type: "code_interpreter", container: { type: "auto" } },
+        { type: "code_interpreter", container: { type: "auto", file_ids: ["file_1"], memory_limit: "4g" } },
+        { type: "code_interpreter", container: "cntr_1" },
+        { type: "image_generation", model: "gpt-image-1", size: "1024x1024", quality: "low", output_format: "jpeg", partial_images: 2 },
+        {
+          type: "mcp",
+          server_label: "deepwiki",
+          server_url: "https://mcp.deepwiki.com/mcp",
+          allowed_tools: ["ask_question"],
+          headers: { "X-Key": "mcp-secret" },
+          require_approval: "never"
+        },
+        { type: "mcp", server_label: "drive", connector_id: "connector_googledrive", authorization: "oauth", require_approval: "never" },
+        { type: "local_shell" }
+      ])
+    }))
+
+  it.effect("an MCP tool that needs approvals fails with a clear InvalidPrompt before any request", () =>
+    Effect.gen(function*() {
+      for (const requireApproval of ["always", { always: ["delete_file"] }] as const) {
+        const error = yield* Effect.flip(ResponsesRequest.fromPrompt(Prompt.user("hi"), {
+          model: "m",
+          builtInTools: [BuiltInTool.mcp({ serverLabel: "files", serverUrl: "https://example.com/mcp", requireApproval })]
+        }))
+        assert.instanceOf(error, AiError.InvalidPrompt)
+        assert.include(error.message, "the mcp tool files requires approval")
+        assert.include(error.message, "requireApproval: \"never\"")
+      }
+      const raw = yield* Effect.flip(ResponsesRequest.fromPrompt(Prompt.user("hi"), {
+        model: "m",
+        builtInTools: [BuiltInTool.raw({ type: "mcp", server_label: "x", server_url: "https://example.com/mcp" })]
+      }))
+      assert.include(raw.message, "require_approval \"always\"")
+      const never = yield* ResponsesRequest.fromPrompt(Prompt.user("hi"), {
+        model: "m",
+        builtInTools: [
+          BuiltInTool.mcp({ serverLabel: "files", serverUrl: "https://example.com/mcp", requireApproval: { never: ["read"] } })
+        ]
+      })
+      expect(never.tools![0]).toMatchObject({ require_approval: { never: { tool_names: ["read"] } } })
+    }))
+
+  describe("structured output formats", () => {
+    const format = (schema: Schema.Schema.All, strict?: boolean) =>
+      Effect.map(
+        ResponsesRequest.fromPrompt(Prompt.user("hi"), {
+          model: "m",
+          text: { format: { type: "json_schema", name: "answer", schema, ...(strict === undefined ? {} : { strict }) } }
+        }),
+        (body) => (body.text as { readonly format: Record<string, unknown> }).format
+      )
+
+    it.effect("strict when every property is required and objects are closed, including classes ($ref inlined)", () =>
+      Effect.gen(function*() {
+        class City extends Schema.Class<City>("City")({ name: Schema.String, population: Schema.Number }) {}
+        const Answer = Schema.Struct({ cities: Schema.Array(City), note: Schema.NullOr(Schema.String) })
+        const answer = yield* format(Answer)
+        assert.strictEqual(answer.strict, true)
+        assert.isUndefined((answer.schema as Record<string, unknown>).$schema)
+        const city = yield* format(City)
+        assert.strictEqual(city.strict, true)
+        expect(city.schema).toMatchObject({ type: "object", required: ["name", "population"], additionalProperties: false })
+      }))
+
+    it.effect("not strict when a property is optional or a keyword is outside the strict subset; strict: true then fails", () =>
+      Effect.gen(function*() {
+        const optional = Schema.Struct({ a: Schema.String, b: Schema.optional(Schema.Number) })
+        assert.strictEqual((yield* format(optional)).strict, false)
+        assert.strictEqual((yield* format(Schema.Struct({ a: Schema.NonEmptyString }))).strict, false)
+        assert.strictEqual((yield* format(Schema.Record({ key: Schema.String, value: Schema.Number }))).strict, false)
+        assert.strictEqual((yield* format(optional, false)).strict, false)
+        const error = yield* Effect.flip(format(optional, true))
+        assert.include(error.description, "$.b is optional")
+        assert.strictEqual(
+          ResponsesRequest.strictIncompatibility({ type: "object", properties: {}, additionalProperties: false }),
+          undefined
+        )
+        assert.include(ResponsesRequest.strictIncompatibility({ type: "array", items: {} })!, "root")
+      }))
+
+    it.effect("a bad format name is an InvalidPrompt", () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(ResponsesRequest.fromPrompt(Prompt.user("hi"), {
+          model: "m",
+          text: { format: { type: "json_schema", name: "my answer", schema: Schema.Struct({}) } }
+        }))
+        assert.include(error.description, "\"my answer\"")
+      }))
+  })
+
+  it.effect("the body of a prompt using every feature validates against CreateResponse (OpenAPI description)", () =>
+    Effect.gen(function*() {
+      const webSearchCall = (JSON.parse(readFixture("responses-json/pai-gpt5-web-search-url-citations.json")) as {
+        readonly output: ReadonlyArray<{ readonly type: string }>
+      }).output.find((item) => item.type === "web_search_call")!
+      const prompt = Prompt.make([
+        new Message.SystemMessage({ content: "You are terse." }),
+        new Message.UserMessage({
+          parts: [
+            new Part.TextPart({ text: "Look at these." }),
+            new Part.MediaPart({ mediaType: "image/png", data: "iVBORw0KGgo=", detail: "high" }),
+            new Part.MediaPart({ mediaType: "image/jpeg", url: "https://example.com/a.jpg" }),
+            new Part.MediaPart({ mediaType: "image/png", fileId: "file_img" }),
+            new Part.MediaPart({ mediaType: "application/pdf", data: "JVBERi0=", filename: "report.pdf" }),
+            new Part.MediaPart({ mediaType: "application/pdf", url: "https://example.com/a.pdf" }),
+            new Part.MediaPart({ mediaType: "application/pdf", fileId: "file_pdf" })
+          ]
+        }),
+        new Message.SystemMessage({ content: "Answer in French." }),
+        new Message.AssistantMessage({
+          parts: [
+            new Part.ReasoningPart({ summary: ["**Looking**"], payload: payload("gAAAA-enc"), attributes: { itemId: "rs_1" } }),
+            new Part.UnknownPart({ provider: "openai.responses", kind: "web_search_call", item: webSearchCall }),
+            new Part.TextPart({
+              text: "Voici.",
+              annotations: [
+                { type: "url_citation", url: "https://example.com", title: "Ex", startIndex: 0, endIndex: 5 },
+                { type: "file_citation", fileId: "file_1", filename: "a.pdf", index: 2 },
+                { type: "container_file_citation", containerId: "cntr_1", fileId: "cfile_1", filename: "x.csv", startIndex: 1, endIndex: 3 },
+                { type: "other", value: { type: "file_path", file_id: "file_2", index: 0 } }
+              ],
+              attributes: { itemId: "msg_1", status: "completed", phase: "commentary" }
+            }),
+            new Part.TextPart({ text: "Plain." }),
+            new Part.RefusalPart({ text: "Non.", attributes: { itemId: "msg_2", status: "completed" } }),
+            new Part.MediaPart({ mediaType: "image/png", data: "AAAA" }),
+            new Part.ToolCallPart({ callId: "call_1", name: "calculator", arguments: "", attributes: { itemId: "fc_1", status: "completed" } })
+          ]
+        }),
+        new Message.ToolMessage({ results: [new Part.ToolResultPart({ callId: "call_1", name: "calculator", output: "19" })] })
+      ])
+      const web = BuiltInTool.webSearch({ searchContextSize: "high", allowedDomains: ["example.com"], userLocation: { country: "FR" } })
+      const body = yield* ResponsesRequest.fromPrompt(prompt, {
+        model: "gpt-5.1",
+        tools: [calculator],
+        builtInTools: [
+          web,
+          BuiltInTool.fileSearch({ vectorStoreIds: ["vs_1"], maxNumResults: 3, filters: { type: "eq", key: "k", value: "v" } }),
+          BuiltInTool.codeInterpreter({ container: { fileIds: ["file_1"] } }),
+          BuiltInTool.imageGeneration({ model: "gpt-image-1", size: "1024x1024", quality: "high", outputFormat: "webp", partialImages: 1 }),
+          BuiltInTool.mcp({ serverLabel: "deepwiki", serverUrl: "https://mcp.deepwiki.com/mcp", allowedTools: { readOnly: true }, headers: { "X-Key": "k" } }),
+          BuiltInTool.raw({ type: "web_search_preview" })
+        ],
+        toolChoice: { allowedTools: ["calculator", web], mode: "auto" },
+        temperature: 0.5,
+        topP: 0.9,
+        maxOutputTokens: 1024,
+        reasoning: { effort: "low", summary: "auto" },
+        text: { verbosity: "low", format: { type: "json_schema", name: "answer", schema: Schema.Struct({ value: Schema.Number }) } },
+        parallelToolCalls: true,
+        maxToolCalls: 5,
+        truncation: "disabled",
+        serviceTier: "flex",
+        promptCacheKey: "cache-1",
+        safetyIdentifier: "user-hash-1",
+        metadata: { purpose: "test" },
+        extraBody: { top_logprobs: 2 }
+      })
+      expect(body.input.map((item) => `${String(item.type ?? "")}/${String(item.role ?? "")}`)).toStrictEqual([
+        "message/user",
+        "message/developer",
+        "reasoning/",
+        "web_search_call/",
+        "message/assistant",
+        "/assistant",
+        "message/assistant",
+        "function_call/",
+        "function_call_output/"
+      ])
+      expect(errorsAgainst("CreateResponse", { ...body, stream: true })).toStrictEqual([])
+      // The validator does reject what the API would.
+      expect(errorsAgainst("CreateResponse", { ...body, max_output_tokens: 3 })).not.toStrictEqual([])
+      expect(errorsAgainst("CreateResponse", { ...body, input: [{ type: "message", role: "user", content: [{ type: "input_txt" }] }] }))
+        .not.toStrictEqual([])
     }))
 })

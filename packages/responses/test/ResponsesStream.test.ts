@@ -217,15 +217,20 @@ describe("ResponsesStream", () => {
         assert.strictEqual((error as AiError.MalformedOutput).position, 1)
       }))
 
-    it.effect("a stream that ends without a terminal event fails with MalformedOutput", () =>
+    it.effect("a stream that ends without a terminal event fails with TruncatedStream", () =>
       Effect.gen(function*() {
         const { elements, error } = yield* collectSettled(fromLines(multistep.slice(0, 54)))
         // started, 32 summary deltas, the completing reasoning part, 13 argument deltas
         assert.strictEqual(elements.length, 1 + 32 + 1 + 13)
-        assert.instanceOf(error, AiError.MalformedOutput)
-        assert.include((error as AiError.MalformedOutput).description, "stream ended without a terminal event")
+        assert.instanceOf(error, AiError.TruncatedStream)
+        const truncated = error as AiError.TruncatedStream
+        assert.strictEqual(truncated.responseId, elements[0]!.responseId)
+        assert.strictEqual(truncated.position, 54)
+        assert.isTrue(truncated.retryable)
+        assert.include(truncated.message, "without a terminal event")
         const empty = yield* collectSettled(fromLines([]))
-        assert.instanceOf(empty.error, AiError.MalformedOutput)
+        assert.instanceOf(empty.error, AiError.TruncatedStream)
+        assert.isUndefined((empty.error as AiError.TruncatedStream).responseId)
       }))
 
     const errorCapture = payloadsOf("responses-sse/vai-openai-error-event-response-failed.chunks.txt")
@@ -401,9 +406,10 @@ describe("ResponsesStream", () => {
           const expected = decoded.message.parts.map((part) => comparable(part, deviation))
           const folded = slots.map(foldSlot).map((part) => comparable(part, deviation))
           if (deviation?.divergentSlot !== undefined) {
-            // The snapshot is sent whole (partial: false) after the deltas it does not extend.
+            // The snapshot is sent whole (partial: false, replace: true) after the deltas it does not extend.
             const completing = slots[deviation.divergentSlot]!.at(-1)!
             assert.isFalse(completing.partial)
+            assert.isTrue(completing.replace)
             expect(comparable(completing.part, deviation)).toStrictEqual(expected[deviation.divergentSlot])
             folded.splice(deviation.divergentSlot, 1)
             expected.splice(deviation.divergentSlot, 1)

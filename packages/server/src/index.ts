@@ -1,2 +1,20 @@
-/** @since 0.1.0 */
-export {}
+/**
+ * The stateless `POST /v1/responses` gateway: routes, authentication, body bound, error mapping.
+ *
+ * @since 0.1.0
+ */
+export * as Gateway from "./Gateway.js"
+
+/**
+ * `StreamPart`s -> the Responses streaming lifecycle and the Response object.
+ *
+ * @since 0.1.0
+ */
+export * as ResponsesLifecycle from "./ResponsesLifecycle.js"
+
+/**
+ * What the gateway forwards to: any `LanguageModel`, or a Chat Completions backend.
+ *
+ * @since 0.1.0
+ */
+export * as Upstream from "./Upstream.js"

@@ -7,11 +7,16 @@
  */
 import { AiError, Part, StreamPart } from "@effect-responses/core"
 import * as Either from "effect/Either"
+import * as Provider from "../Provider.js"
 import * as ResponsesOutput from "../ResponsesOutput.js"
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "./json.js"
 
 /** @internal */
-export type DecodeError = AiError.MalformedOutput | AiError.StreamErrorEvent | AiError.ResponseFailed
+export type DecodeError =
+  | AiError.MalformedOutput
+  | AiError.StreamErrorEvent
+  | AiError.ResponseFailed
+  | AiError.TruncatedStream
 
 /** @internal */
 export interface LogEntry {
@@ -22,11 +27,18 @@ export interface LogEntry {
 /** What the deltas of one output item delivered so far. */
 interface Slot {
   readonly itemType: string
-  readonly attributes: Part.Attributes
+  attributes: Part.Attributes
   callId: string
   name: string
+  /** Whether deltas delivered text, arguments, summary or annotations (the done part is then emptied). */
   delivered: boolean
+  /** Media type of an image generation call, once known (`output_format`, or sniffed from a partial image). */
+  mediaType: string | undefined
   readonly text: Array<string>
+  /** Length (UTF-16 code units) of the text delivered per `content_index`, to shift annotations. */
+  readonly contentLengths: Array<number>
+  /** Keys (JSON) of the annotations delivered by `output_text.annotation.added`. */
+  readonly annotations: Set<string>
   readonly refusal: Array<string>
   readonly summary: Array<Array<string>>
   readonly reasoningText: Array<string>
@@ -41,12 +53,121 @@ const makeSlot = (itemType: string, attributes: Part.Attributes, callId = "", na
   callId,
   name,
   delivered: false,
+  mediaType: undefined,
   text: [],
+  contentLengths: [],
+  annotations: new Set(),
   refusal: [],
   summary: [],
   reasoningText: [],
   args: []
 })
+
+/**
+ * Hosted-tool progress events of the catalogue: the output item type they belong to and the status they
+ * announce.
+ */
+const PROGRESS: { readonly [type: string]: readonly [kind: string, status: string] } = {
+  "response.web_search_call.in_progress": ["web_search_call", "in_progress"],
+  "response.web_search_call.searching": ["web_search_call", "searching"],
+  "response.web_search_call.completed": ["web_search_call", "completed"],
+  "response.file_search_call.in_progress": ["file_search_call", "in_progress"],
+  "response.file_search_call.searching": ["file_search_call", "searching"],
+  "response.file_search_call.completed": ["file_search_call", "completed"],
+  "response.code_interpreter_call.in_progress": ["code_interpreter_call", "in_progress"],
+  "response.code_interpreter_call.interpreting": ["code_interpreter_call", "interpreting"],
+  "response.code_interpreter_call.completed": ["code_interpreter_call", "completed"],
+  "response.image_generation_call.in_progress": ["image_generation_call", "in_progress"],
+  "response.image_generation_call.generating": ["image_generation_call", "generating"],
+  "response.image_generation_call.completed": ["image_generation_call", "completed"],
+  "response.mcp_call.in_progress": ["mcp_call", "in_progress"],
+  "response.mcp_call.completed": ["mcp_call", "completed"],
+  "response.mcp_call.failed": ["mcp_call", "failed"],
+  "response.mcp_list_tools.in_progress": ["mcp_list_tools", "in_progress"],
+  "response.mcp_list_tools.completed": ["mcp_list_tools", "completed"],
+  "response.mcp_list_tools.failed": ["mcp_list_tools", "failed"]
+}
+
+/** Input deltas of hosted or custom tools (the item keeps their concatenation): the item type. */
+const TOOL_DELTAS: { readonly [type: string]: string } = {
+  "response.code_interpreter_call_code.delta": "code_interpreter_call",
+  "response.mcp_call_arguments.delta": "mcp_call",
+  "response.custom_tool_call_input.delta": "custom_tool_call",
+  "response.shell_call_command.added": "shell_call",
+  "response.shell_call_command.delta": "shell_call",
+  "response.shell_call_output_content.delta": "shell_call_output",
+  "response.apply_patch_call_operation_diff.delta": "apply_patch_call"
+}
+
+/** Events whose content `response.output_item.done` brings again, whole. */
+const SNAPSHOTS: ReadonlySet<string> = new Set([
+  "response.content_part.added",
+  "response.content_part.done",
+  "response.output_text.done",
+  "response.refusal.done",
+  "response.function_call_arguments.done",
+  "response.reasoning_summary_part.added",
+  "response.reasoning_summary_part.done",
+  "response.reasoning_summary_text.done",
+  "response.reasoning_text.done",
+  "response.code_interpreter_call_code.done",
+  "response.mcp_call_arguments.done",
+  "response.custom_tool_call_input.done",
+  "response.shell_call_command.done",
+  "response.shell_call_output_content.done",
+  "response.apply_patch_call_operation_diff.done"
+])
+
+/**
+ * Audio events of the catalogue. They carry no output index (the audio belongs to the response, not to an
+ * output item), so there is no part to update: they are validated and skipped.
+ */
+const AUDIO: ReadonlySet<string> = new Set([
+  "response.audio.delta",
+  "response.audio.done",
+  "response.audio.transcript.delta",
+  "response.audio.transcript.done"
+])
+
+/** The media type of base64 image data, from its first bytes; `undefined` when not recognised. */
+const sniffImage = (base64: string): string | undefined =>
+  base64.startsWith("iVBOR")
+    ? "image/png"
+    : base64.startsWith("/9j/")
+    ? "image/jpeg"
+    : base64.startsWith("UklGR")
+    ? "image/webp"
+    : base64.startsWith("R0lGOD")
+    ? "image/gif"
+    : undefined
+
+const annotationKey = (annotation: Part.Annotation): string => JSON.stringify(annotation)
+
+const shift = (value: number | undefined, offset: number): { readonly value?: number } =>
+  value === undefined ? {} : { value: value + offset }
+
+/** An annotation of content part `k`, made an offset into the text of the whole message (as `ResponsesOutput`). */
+const shiftAnnotation = (annotation: Part.Annotation, offset: number): Part.Annotation => {
+  if (offset === 0) return annotation
+  switch (annotation.type) {
+    case "url_citation":
+    case "container_file_citation": {
+      const start = shift(annotation.startIndex, offset).value
+      const end = shift(annotation.endIndex, offset).value
+      return {
+        ...annotation,
+        ...(start === undefined ? {} : { startIndex: start }),
+        ...(end === undefined ? {} : { endIndex: end })
+      }
+    }
+    case "file_citation": {
+      const index = shift(annotation.index, offset).value
+      return { ...annotation, ...(index === undefined ? {} : { index }) }
+    }
+    case "other":
+      return annotation
+  }
+}
 
 /** @internal */
 export class Decoder {
@@ -100,6 +221,10 @@ export class Decoder {
         return this.delta(event, type, data, out, "reasoning", "reasoningText")
       case "response.refusal.delta":
         return this.delta(event, type, data, out, "message", "refusal")
+      case "response.output_text.annotation.added":
+        return this.annotationAdded(event, type, data, out)
+      case "response.image_generation_call.partial_image":
+        return this.partialImage(event, type, data, out)
       case "response.output_item.added":
         return this.itemAdded(event, type, data)
       case "response.output_item.done":
@@ -117,29 +242,35 @@ export class Decoder {
         return this.failed(event)
       case "error":
         return this.errorEvent(event)
-      case "response.content_part.added":
-      case "response.content_part.done":
-      case "response.output_text.done":
-      case "response.output_text.annotation.added":
-      case "response.refusal.done":
-      case "response.function_call_arguments.done":
-      case "response.reasoning_summary_part.added":
-      case "response.reasoning_summary_part.done":
-      case "response.reasoning_summary_text.done":
-      case "response.reasoning_text.done":
-        // Their content arrives again, whole, in `response.output_item.done`.
-        return undefined
-      default:
+      default: {
+        const progress = PROGRESS[type]
+        if (progress !== undefined) return this.toolProgress(event, type, data, out, progress[0], progress[1])
+        const kind = TOOL_DELTAS[type]
+        if (kind !== undefined) return this.toolProgress(event, type, data, out, kind, undefined)
+        if (SNAPSHOTS.has(type)) return undefined
+        if (AUDIO.has(type)) {
+          this.logs.push({ level: "Debug", message: `skipped audio event ${type} at position ${position}` })
+          return undefined
+        }
         this.logs.push({ level: "Debug", message: `skipped event ${type} at position ${position}` })
         return undefined
+      }
     }
   }
 
   /** Called when the input ends. */
   end(): DecodeError | undefined {
-    if (this.open || this.responseId === undefined) {
-      return new AiError.MalformedOutput({
-        description: "stream ended without a terminal event",
+    if (this.responseId === undefined) {
+      return new AiError.TruncatedStream({
+        description: "the stream ended before any response.created",
+        position: this.position + 1
+      })
+    }
+    if (this.open) {
+      return new AiError.TruncatedStream({
+        description: "the stream ended without a terminal event (response.completed, response.incomplete, " +
+          "response.failed or error)",
+        responseId: this.responseId,
         position: this.position + 1
       })
     }
@@ -254,16 +385,27 @@ export class Decoder {
       return this.malformed(type, data, "missing output_index or item.type")
     }
     if (!this.open) return this.outside(type, data)
-    this.slots.set(
-      outputIndex,
-      makeSlot(
-        item.type,
-        ResponsesOutput.attributesOfItem(item),
-        stringField(item, "call_id") ?? "",
-        stringField(item, "name") ?? ""
-      )
+    const slot = makeSlot(
+      item.type,
+      ResponsesOutput.attributesOfItem(item),
+      stringField(item, "call_id") ?? "",
+      stringField(item, "name") ?? ""
     )
+    const format = stringField(item, "output_format")
+    if (format !== undefined && format !== "") slot.mediaType = `image/${format}`
+    this.slots.set(outputIndex, slot)
     return undefined
+  }
+
+  /** The slot of an event's output index, made from the event's `item_id` when no item was added. */
+  private slotOf(event: JsonObject, outputIndex: number, itemType: string): Slot {
+    let slot = this.slots.get(outputIndex)
+    if (slot === undefined) {
+      const itemId = stringField(event, "item_id")
+      slot = makeSlot(itemType, itemId === undefined ? {} : { itemId })
+      this.slots.set(outputIndex, slot)
+    }
+    return slot
   }
 
   private delta(
@@ -280,18 +422,17 @@ export class Decoder {
       return this.malformed(type, data, "missing output_index or a string delta")
     }
     if (!this.open || this.responseId === undefined) return this.outside(type, data)
-    let slot = this.slots.get(outputIndex)
-    if (slot === undefined) {
-      // A delta without `output_item.added`: track what it delivers all the same.
-      const itemId = stringField(event, "item_id")
-      slot = makeSlot(itemType, itemId === undefined ? {} : { itemId })
-      this.slots.set(outputIndex, slot)
-    }
+    const slot = this.slotOf(event, outputIndex, itemType)
     slot.delivered = true
     let part: Part.AssistantPart
     switch (field) {
       case "text": {
         slot.text.push(delta)
+        const contentIndex = numberField(event, "content_index") ?? 0
+        if (Number.isInteger(contentIndex) && contentIndex >= 0) {
+          while (slot.contentLengths.length <= contentIndex) slot.contentLengths.push(0)
+          slot.contentLengths[contentIndex] += delta.length
+        }
         part = new Part.TextPart({ text: delta, annotations: EMPTY, attributes: slot.attributes }, true)
         break
       }
@@ -332,6 +473,109 @@ export class Decoder {
     return undefined
   }
 
+  /**
+   * `response.output_text.annotation.added`: a delta `TextPart` with no text and the one annotation, its
+   * offsets shifted as `ResponsesOutput` shifts those of later content parts.
+   */
+  private annotationAdded(
+    event: JsonObject,
+    type: string,
+    data: string,
+    out: Array<StreamPart.StreamPart>
+  ): DecodeError | undefined {
+    const outputIndex = numberField(event, "output_index")
+    const raw = event.annotation
+    if (outputIndex === undefined || !isObject(raw)) {
+      return this.malformed(type, data, "missing output_index or an annotation object")
+    }
+    if (!this.open || this.responseId === undefined) return this.outside(type, data)
+    const slot = this.slotOf(event, outputIndex, "message")
+    const contentIndex = numberField(event, "content_index") ?? 0
+    let offset = 0
+    for (let index = 0; index < contentIndex && index < slot.contentLengths.length; index++) {
+      offset += slot.contentLengths[index]!
+    }
+    const annotation = shiftAnnotation(ResponsesOutput.annotationFromWire(raw), offset)
+    slot.annotations.add(annotationKey(annotation))
+    slot.delivered = true
+    out.push(
+      new StreamPart.PartUpdate({
+        responseId: this.responseId,
+        outputIndex,
+        partial: true,
+        part: new Part.TextPart({ text: "", annotations: [annotation], attributes: slot.attributes }, true)
+      }, true)
+    )
+    return undefined
+  }
+
+  /** `response.image_generation_call.partial_image`: a partial `MediaPart`, a preview of the image. */
+  private partialImage(
+    event: JsonObject,
+    type: string,
+    data: string,
+    out: Array<StreamPart.StreamPart>
+  ): DecodeError | undefined {
+    const outputIndex = numberField(event, "output_index")
+    const image = stringField(event, "partial_image_b64")
+    if (outputIndex === undefined || image === undefined) {
+      return this.malformed(type, data, "missing output_index or partial_image_b64")
+    }
+    if (!this.open || this.responseId === undefined) return this.outside(type, data)
+    const slot = this.slotOf(event, outputIndex, "image_generation_call")
+    const format = stringField(event, "output_format")
+    if (format !== undefined && format !== "") slot.mediaType = `image/${format}`
+    slot.mediaType ??= sniffImage(image)
+    out.push(
+      new StreamPart.PartUpdate({
+        responseId: this.responseId,
+        outputIndex,
+        partial: true,
+        part: new Part.MediaPart({
+          mediaType: slot.mediaType ?? "image/png",
+          data: image,
+          attributes: slot.attributes
+        }, true)
+      }, true)
+    )
+    return undefined
+  }
+
+  /**
+   * Hosted-tool progress (`status` given) or a tool input delta (`status` undefined): a partial part that
+   * announces the item's status. Image generation progress is a partial `MediaPart` without content; every
+   * other item's is a partial `UnknownPart` whose `item` is the event itself, verbatim.
+   */
+  private toolProgress(
+    event: JsonObject,
+    type: string,
+    data: string,
+    out: Array<StreamPart.StreamPart>,
+    kind: string,
+    status: string | undefined
+  ): DecodeError | undefined {
+    const outputIndex = numberField(event, "output_index")
+    if (outputIndex === undefined) return this.malformed(type, data, "missing output_index")
+    if (status === undefined && typeof event.delta !== "string" && type !== "response.shell_call_command.added") {
+      return this.malformed(type, data, "missing a string delta")
+    }
+    if (!this.open || this.responseId === undefined) return this.outside(type, data)
+    const slot = this.slotOf(event, outputIndex, kind)
+    if (status !== undefined && slot.attributes.status !== status) {
+      slot.attributes = { ...slot.attributes, status }
+    }
+    const part = slot.itemType === "image_generation_call"
+      ? new Part.MediaPart({ mediaType: slot.mediaType ?? "image/png", attributes: slot.attributes }, true)
+      : new Part.UnknownPart({
+        provider: Provider.PROVIDER,
+        kind: slot.itemType,
+        item: event,
+        attributes: slot.attributes
+      }, true)
+    out.push(new StreamPart.PartUpdate({ responseId: this.responseId, outputIndex, partial: true, part }, true))
+    return undefined
+  }
+
   private itemDone(
     event: JsonObject,
     type: string,
@@ -359,15 +603,18 @@ export class Decoder {
       out.push(new StreamPart.PartUpdate({ responseId: this.responseId, outputIndex, partial: false, part }, true))
       return undefined
     }
-    let completing = emptied(part, slot)
+    const completing = emptied(part, slot)
     if (completing === undefined) {
       this.logs.push({
         level: "Warning",
         message: `output item ${outputIndex} of response ${this.responseId}: the ${part.type} part of ` +
-          `response.output_item.done (position ${this.position}) does not extend what its deltas delivered; ` +
-          `the whole item snapshot is sent`
+          `response.output_item.done (position ${this.position}) contradicts what its deltas delivered; ` +
+          `the snapshot wins and replaces the slot`
       })
-      completing = part
+      out.push(
+        new StreamPart.PartUpdate({ responseId: this.responseId, outputIndex, partial: false, replace: true, part }, true)
+      )
+      return undefined
     }
     out.push(
       new StreamPart.PartUpdate({ responseId: this.responseId, outputIndex, partial: false, part: completing }, true)
@@ -386,35 +633,62 @@ const remainder = (snapshot: string, delivered: ReadonlyArray<string>): string |
 const isEmpty = (chunks: ReadonlyArray<string>): boolean => chunks.every((chunk) => chunk === "")
 
 /**
+ * The annotations of the snapshot that `annotation.added` did not deliver, or `undefined` when a delivered
+ * annotation is missing from the snapshot.
+ */
+const remainingAnnotations = (
+  snapshot: ReadonlyArray<Part.Annotation>,
+  delivered: ReadonlySet<string>
+): ReadonlyArray<Part.Annotation> | undefined => {
+  if (delivered.size === 0) return snapshot
+  const rest: Array<Part.Annotation> = []
+  let found = 0
+  for (const annotation of snapshot) {
+    if (delivered.has(annotationKey(annotation))) found++
+    else rest.push(annotation)
+  }
+  return found === delivered.size ? rest : undefined
+}
+
+/**
  * The completing part: the done item's part emptied of what the deltas delivered, or `undefined` when the
  * snapshot does not extend the deltas (then the snapshot replaces the slot).
  */
 const emptied = (part: Part.AssistantPart, slot: Slot): Part.AssistantPart | undefined => {
   const summaryEmpty = slot.summary.every(isEmpty)
+  const noAnnotations = slot.annotations.size === 0
   switch (part.type) {
     case "text": {
       if (!isEmpty(slot.refusal) || !isEmpty(slot.args) || !summaryEmpty || !isEmpty(slot.reasoningText)) {
         return undefined
       }
       const text = remainder(part.text, slot.text)
-      return text === undefined ? undefined : new Part.TextPart({ ...part, text }, true)
+      const annotations = remainingAnnotations(part.annotations, slot.annotations)
+      return text === undefined || annotations === undefined
+        ? undefined
+        : new Part.TextPart({ ...part, text, annotations }, true)
     }
     case "refusal": {
-      if (!isEmpty(slot.text) || !isEmpty(slot.args) || !summaryEmpty || !isEmpty(slot.reasoningText)) {
+      if (
+        !isEmpty(slot.text) || !isEmpty(slot.args) || !summaryEmpty || !isEmpty(slot.reasoningText) || !noAnnotations
+      ) {
         return undefined
       }
       const text = remainder(part.text, slot.refusal)
       return text === undefined ? undefined : new Part.RefusalPart({ ...part, text }, true)
     }
     case "tool_call": {
-      if (!isEmpty(slot.text) || !isEmpty(slot.refusal) || !summaryEmpty || !isEmpty(slot.reasoningText)) {
+      if (
+        !isEmpty(slot.text) || !isEmpty(slot.refusal) || !summaryEmpty || !isEmpty(slot.reasoningText) ||
+        !noAnnotations
+      ) {
         return undefined
       }
       const args = remainder(part.arguments, slot.args)
       return args === undefined ? undefined : new Part.ToolCallPart({ ...part, arguments: args }, true)
     }
     case "reasoning": {
-      if (!isEmpty(slot.text) || !isEmpty(slot.refusal) || !isEmpty(slot.args)) return undefined
+      if (!isEmpty(slot.text) || !isEmpty(slot.refusal) || !isEmpty(slot.args) || !noAnnotations) return undefined
       if (slot.summary.length > part.summary.length && !slot.summary.slice(part.summary.length).every(isEmpty)) {
         return undefined
       }

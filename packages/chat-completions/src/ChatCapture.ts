@@ -1,0 +1,340 @@
+/**
+ * Recorded Chat Completions streams ("chat captures") read from a file: raw SSE as it came off the wire
+ * (`data:` frames, `data: [DONE]`), or line-JSON, one `chat.completion.chunk` per line, as in vercel/ai's
+ * `*.chunks.txt` recordings (see `shared/fixtures/SOURCES.md`). A capture may hold several consecutive
+ * responses: one ends at `[DONE]`, or where a chunk with a choice follows a chunk carrying a finish reason
+ * (the rule `ChatCompletionsStream` follows). Chunks before the first response's id (Azure's
+ * `prompt_filter_results` chunk) belong to the response after them.
+ *
+ * @since 0.1.0
+ */
+import { AiError } from "@effect-responses/core"
+import * as Sse from "@effect/experimental/Sse"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "./internal/json.js"
+
+/**
+ * A chat capture could not be read: the file is missing or unreadable, empty, holds malformed JSON, or
+ * holds no chunk. `source` names the file, `line` (1-based) the line at fault when there is one.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ChatCaptureError
+  extends Schema.TaggedError<ChatCaptureError>("@effect-responses/ChatCaptureError")("ChatCaptureError", {
+    source: Schema.String,
+    line: Schema.optionalWith(Schema.Number, { exact: true }),
+    description: Schema.String
+  })
+{
+  override get message(): string {
+    return `${this.source}${this.line === undefined ? "" : `:${this.line}`}: ${this.description}`
+  }
+}
+
+/**
+ * One chunk of a capture: its JSON text as recorded (`data`), the parsed object, and the 1-based line of
+ * the file where its data starts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CapturedChunk {
+  readonly data: string
+  readonly json: JsonObject
+  readonly line: number
+}
+
+/**
+ * One recorded response: its chunks (without `[DONE]`) and its id (the first non-empty chunk id).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CapturedChatResponse {
+  readonly id: string
+  readonly chunks: ReadonlyArray<CapturedChunk>
+}
+
+/**
+ * A chat capture: its source (a file name) and its responses in recorded order.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ChatCapture {
+  readonly source: string
+  readonly responses: ReadonlyArray<CapturedChatResponse>
+}
+
+/**
+ * The function call a recorded response made: call id, name and the arguments joined from their fragments.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RecordedToolCall {
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
+}
+
+interface Frame {
+  readonly data: string
+  readonly line: number
+}
+
+const isSse = (text: string): boolean => {
+  const first = text.replace(/^\uFEFF/, "").trimStart()
+  return first.startsWith("data:") || first.startsWith(":") || first.startsWith("event:") ||
+    first.startsWith("id:") || first.startsWith("retry:")
+}
+
+const sseFrames = (text: string): Array<Frame> => {
+  const frames: Array<Frame> = []
+  let line = 0
+  let dataLine: number | undefined
+  const parser = Sse.makeParser((event) => {
+    if (event._tag === "Event") frames.push({ data: event.data, line: dataLine ?? line })
+    dataLine = undefined
+  })
+  for (const raw of text.split(/(?<=\n)/)) {
+    line++
+    if (dataLine === undefined && raw.startsWith("data")) dataLine = line
+    parser.feed(raw)
+  }
+  parser.feed("\n\n")
+  return frames
+}
+
+const lineFrames = (text: string): Array<Frame> => {
+  const frames: Array<Frame> = []
+  const lines = text.split("\n")
+  for (let i = 0; i < lines.length; i++) {
+    const data = lines[i]!.trim()
+    if (data !== "") frames.push({ data, line: i + 1 })
+  }
+  return frames
+}
+
+const choiceZero = (chunk: JsonObject): JsonObject | undefined => {
+  for (const choice of arrayField(chunk, "choices") ?? []) {
+    if (isObject(choice) && (numberField(choice, "index") ?? 0) === 0) return choice
+  }
+  return undefined
+}
+
+/**
+ * Parses the text of a chat capture. `source` names it in errors.
+ *
+ * Fails with `ChatCaptureError` when the text is empty, a frame is not a JSON object (naming the line and
+ * an excerpt), or no chunk holds an id or a choice.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const parse = (text: string, source: string): Effect.Effect<ChatCapture, ChatCaptureError> =>
+  Effect.suspend(() => {
+    if (text.trim() === "") return Effect.fail(new ChatCaptureError({ source, description: "the capture is empty" }))
+    const frames = isSse(text) ? sseFrames(text) : lineFrames(text)
+    const responses: Array<{ id: string; chunks: Array<CapturedChunk> }> = []
+    let current: { id: string; chunks: Array<CapturedChunk> } | undefined
+    let finished = false
+    let pending: Array<CapturedChunk> = []
+    for (const frame of frames) {
+      if (frame.data === "[DONE]") {
+        current = undefined
+        continue
+      }
+      let json: unknown
+      try {
+        json = JSON.parse(frame.data)
+      } catch (e) {
+        return Effect.fail(
+          new ChatCaptureError({
+            source,
+            line: frame.line,
+            description: `malformed JSON (${e instanceof Error ? e.message : String(e)}) in ${
+              JSON.stringify(AiError.excerpt(frame.data, 80))
+            }`
+          })
+        )
+      }
+      if (!isObject(json)) {
+        return Effect.fail(
+          new ChatCaptureError({
+            source,
+            line: frame.line,
+            description: `not a chunk (a JSON object): ${JSON.stringify(AiError.excerpt(frame.data, 80))}`
+          })
+        )
+      }
+      const chunk: CapturedChunk = { data: frame.data, json, line: frame.line }
+      const choice = choiceZero(json)
+      const id = stringField(json, "id") ?? ""
+      if (current !== undefined && finished && choice !== undefined) current = undefined
+      if (current === undefined) {
+        if (choice === undefined && id === "") {
+          pending.push(chunk)
+          continue
+        }
+        current = { id, chunks: pending }
+        pending = []
+        finished = false
+        responses.push(current)
+      }
+      if (current.id === "" && id !== "") current.id = id
+      current.chunks.push(chunk)
+      const reason = choice?.finish_reason
+      if (reason !== undefined && reason !== null) finished = true
+    }
+    if (responses.length === 0) {
+      return Effect.fail(new ChatCaptureError({ source, description: "the capture holds no chunk with an id or a choice" }))
+    }
+    return Effect.succeed({ source, responses })
+  })
+
+/**
+ * Reads and parses the chat capture file at `path`. Fails with `ChatCaptureError` when the file cannot be
+ * read (missing, a directory, no permission) or does not parse (see `parse`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const load = (path: string): Effect.Effect<ChatCapture, ChatCaptureError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(path).pipe(
+      Effect.mapError((error) =>
+        new ChatCaptureError({
+          source: path,
+          description: error._tag === "SystemError" && error.reason === "NotFound"
+            ? "no such file"
+            : `cannot read the file (${error.message})`
+        })
+      )
+    )
+    return yield* parse(text, path)
+  })
+
+/**
+ * The SSE wire body of a captured response: one `data:` frame per chunk, then `data: [DONE]`, as OpenAI
+ * sends it.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const toSse = (response: CapturedChatResponse): string =>
+  `${response.chunks.map((chunk) => `data: ${chunk.data}\n\n`).join("")}data: [DONE]\n\n`
+
+/**
+ * The model name of a captured response: the first non-empty chunk `model`, or `""`.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const modelOf = (response: CapturedChatResponse): string => {
+  for (const chunk of response.chunks) {
+    const model = stringField(chunk.json, "model")
+    if (model !== undefined && model !== "") return model
+  }
+  return ""
+}
+
+interface Assembled {
+  content: Array<string>
+  refusal: Array<string>
+  reasoning: Array<string>
+  readonly calls: Array<{ id: string; name: string; arguments: Array<string> }>
+  finishReason: unknown
+  usage: unknown
+}
+
+const assemble = (response: CapturedChatResponse): Assembled => {
+  const out: Assembled = { content: [], refusal: [], reasoning: [], calls: [], finishReason: null, usage: null }
+  const byIndex = new Map<number, { id: string; name: string; arguments: Array<string> }>()
+  for (const chunk of response.chunks) {
+    if (isObject(chunk.json.usage)) out.usage = chunk.json.usage
+    const choice = choiceZero(chunk.json)
+    if (choice === undefined) continue
+    if (choice.finish_reason !== null && choice.finish_reason !== undefined) out.finishReason = choice.finish_reason
+    const delta = objectField(choice, "delta")
+    if (delta === undefined) continue
+    if (typeof delta.content === "string") out.content.push(delta.content)
+    if (typeof delta.refusal === "string") out.refusal.push(delta.refusal)
+    if (typeof delta.reasoning_content === "string") out.reasoning.push(delta.reasoning_content)
+    const calls = arrayField(delta, "tool_calls") ?? []
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i]
+      if (!isObject(call)) continue
+      const index = numberField(call, "index") ?? i
+      const fn = objectField(call, "function")
+      let slot = byIndex.get(index)
+      if (slot === undefined) {
+        slot = { id: "", name: "", arguments: [] }
+        byIndex.set(index, slot)
+        out.calls.push(slot)
+      }
+      const id = stringField(call, "id")
+      if (id !== undefined && id !== "") slot.id = id
+      const name = fn && stringField(fn, "name")
+      if (name !== undefined && name !== "" && slot.name === "") slot.name = name
+      const args = fn && stringField(fn, "arguments")
+      if (args !== undefined) slot.arguments.push(args)
+    }
+  }
+  return out
+}
+
+/**
+ * The function calls a captured response made, in `index` order of first appearance.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const toolCalls = (response: CapturedChatResponse): ReadonlyArray<RecordedToolCall> =>
+  assemble(response).calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments.join("") }))
+
+/**
+ * The text (`content` deltas joined) of a captured response.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const text = (response: CapturedChatResponse): string => assemble(response).content.join("")
+
+/**
+ * The `chat.completion` body the captured stream stands for (the non-streaming answer): `id`, `model`,
+ * `created`, one choice with the assistant message (content, refusal, `reasoning_content` when present,
+ * `tool_calls`) and its finish reason, and the usage.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const toCompletion = (response: CapturedChatResponse): JsonObject => {
+  const assembled = assemble(response)
+  const created = response.chunks.map((chunk) => numberField(chunk.json, "created")).find((n) => n !== undefined && n > 0)
+  const message: Record<string, unknown> = {
+    role: "assistant",
+    content: assembled.content.length === 0 && assembled.calls.length > 0 ? null : assembled.content.join(""),
+    refusal: assembled.refusal.length === 0 ? null : assembled.refusal.join("")
+  }
+  if (assembled.reasoning.length > 0) message.reasoning_content = assembled.reasoning.join("")
+  if (assembled.calls.length > 0) {
+    message.tool_calls = assembled.calls.map((call) => ({
+      id: call.id,
+      type: "function",
+      function: { name: call.name, arguments: call.arguments.join("") }
+    }))
+  }
+  return {
+    id: response.id,
+    object: "chat.completion",
+    created: created ?? 0,
+    model: modelOf(response),
+    choices: [{ index: 0, message, logprobs: null, finish_reason: assembled.finishReason }],
+    usage: assembled.usage
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * Chat Completions answers -> the core part model: a `chat.completion` body -> `ModelResponse`, and the
+ * pieces the streaming decoder shares with it (usage, finish reason, status, annotations).
+ *
+ * A choice's message becomes, in this order (the order the stream decoder assigns output indices in for
+ * the usual streams): a `ReasoningPart {text}` from `reasoning_content` (DeepSeek, xAI, vLLM…; also the
+ * `reasoning` field some servers use), a `TextPart` from `content` (with its `url_citation` annotations),
+ * a `RefusalPart` from `refusal`, and one `ToolCallPart` per entry of `tool_calls` (a legacy
+ * `function_call` counts as one call). Empty strings make no part. Chat Completions has no item ids, so
+ * parts carry only `attributes.status` (`completed`, or `incomplete` when the choice stopped for `length` /
+ * `content_filter`). Only the first choice (`index` 0) is read. A message with tool calls whose
+ * `finish_reason` is `stop` (Ollama, older vLLM) finishes with `tool_calls`.
+ *
+ * Source: the OpenAI API reference, "The chat completion object" (`CreateChatCompletionResponse`).
+ *
+ * @since 0.1.0
+ */
+import { AiError, Message, ModelResponse, Part, Usage } from "@effect-responses/core"
+import * as Effect from "effect/Effect"
+import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "./internal/json.js"
+
+/**
+ * The finish reason of a choice's `finish_reason`: `stop`, `length`, `tool_calls` (also the legacy
+ * `function_call`) and `content_filter` map to themselves; anything else (`null` included) is `other`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const finishReasonFromWire = (finishReason: unknown): ModelResponse.FinishReason => {
+  switch (finishReason) {
+    case "stop":
+    case "length":
+    case "tool_calls":
+    case "content_filter":
+      return finishReason
+    case "function_call":
+      return "tool_calls"
+    default:
+      return "other"
+  }
+}
+
+/**
+ * The response `status` a finish reason implies, in the Responses vocabulary the part model uses:
+ * `incomplete` for `length` and `content_filter`, else `completed`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const statusOf = (finishReason: ModelResponse.FinishReason): string =>
+  finishReason === "length" || finishReason === "content_filter" ? "incomplete" : "completed"
+
+/**
+ * The `incompleteReason` a finish reason implies, in the Responses vocabulary (so that a Responses
+ * encoder, such as the gateway's, can pass it on): `max_output_tokens` for `length`, `content_filter` for
+ * `content_filter`, else none.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const incompleteReasonOf = (finishReason: ModelResponse.FinishReason): string | undefined =>
+  finishReason === "length" ? "max_output_tokens" : finishReason === "content_filter" ? "content_filter" : undefined
+
+/**
+ * A Chat Completions `usage` object -> `Usage`: `prompt_tokens` -> `inputTokens`,
+ * `prompt_tokens_details.cached_tokens` -> `cachedInputTokens`, `completion_tokens` -> `outputTokens`,
+ * `completion_tokens_details.reasoning_tokens` -> `reasoningTokens`, `total_tokens` -> `totalTokens`
+ * (input + output when absent). Missing counts are 0; extra fields (xAI's `cost_in_usd_ticks`,
+ * DeepSeek's `prompt_cache_hit_tokens`) are ignored. Anything but an object is `Usage.empty`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const usageFromWire = (usage: unknown): Usage.Usage => {
+  if (!isObject(usage)) return Usage.empty
+  const inputTokens = numberField(usage, "prompt_tokens") ?? 0
+  const outputTokens = numberField(usage, "completion_tokens") ?? 0
+  const promptDetails = objectField(usage, "prompt_tokens_details")
+  const completionDetails = objectField(usage, "completion_tokens_details")
+  return new Usage.Usage({
+    inputTokens,
+    cachedInputTokens: (promptDetails && numberField(promptDetails, "cached_tokens")) ?? 0,
+    outputTokens,
+    reasoningTokens: (completionDetails && numberField(completionDetails, "reasoning_tokens")) ?? 0,
+    totalTokens: numberField(usage, "total_tokens") ?? inputTokens + outputTokens
+  })
+}
+
+/**
+ * A Chat Completions message annotation -> a core annotation: `{type:"url_citation", url_citation:{url,
+ * title, start_index, end_index}}` becomes `UrlCitation`; any other value is kept verbatim as `other`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const annotationFromWire = (annotation: unknown): Part.Annotation => {
+  const citation = isObject(annotation) && annotation.type === "url_citation"
+    ? objectField(annotation, "url_citation")
+    : undefined
+  const url = citation && stringField(citation, "url")
+  if (citation === undefined || url === undefined) return { type: "other", value: annotation }
+  const title = stringField(citation, "title")
+  const startIndex = numberField(citation, "start_index")
+  const endIndex = numberField(citation, "end_index")
+  return {
+    type: "url_citation",
+    url,
+    ...(title === undefined ? {} : { title }),
+    ...(startIndex === undefined ? {} : { startIndex }),
+    ...(endIndex === undefined ? {} : { endIndex })
+  }
+}
+
+/**
+ * The reasoning text of a message or a delta: `reasoning_content`, else `reasoning` (a string).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const reasoningTextOf = (message: JsonObject): string | undefined => {
+  const text = message.reasoning_content
+  if (typeof text === "string") return text
+  const other = message.reasoning
+  return typeof other === "string" ? other : undefined
+}
+
+const malformed = (description: string, json: unknown) =>
+  new AiError.MalformedOutput({ description, excerpt: AiError.excerpt(safeStringify(json)) })
+
+const safeStringify = (json: unknown): string => {
+  try {
+    return JSON.stringify(json) ?? String(json)
+  } catch {
+    return String(json)
+  }
+}
+
+/**
+ * Decodes a `chat.completion` body (the answer to a request with `stream: false`) into a `ModelResponse`:
+ * `id`, `model`, the first choice's message as the parts above, its finish reason (status and
+ * incomplete reason as `statusOf` / `incompleteReasonOf` say), and the usage.
+ *
+ * Fails with `AiError.MalformedOutput` when the body is not an object with a string `id` and a `choices`
+ * list whose first entry has a `message` object, or when a tool call lacks its `function.name`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const fromCompletion = (json: unknown): Effect.Effect<ModelResponse.ModelResponse, AiError.MalformedOutput> =>
+  Effect.suspend(() => {
+    if (!isObject(json)) return Effect.fail(malformed("the chat.completion body is not a JSON object", json))
+    const id = stringField(json, "id")
+    const choices = arrayField(json, "choices")
+    if (id === undefined || choices === undefined) {
+      return Effect.fail(malformed("the chat.completion body has no string id or no choices list", json))
+    }
+    const choice = choices.find((c) => isObject(c) && (numberField(c, "index") ?? 0) === 0) ?? choices[0]
+    const message = isObject(choice) ? objectField(choice, "message") : undefined
+    if (!isObject(choice) || message === undefined) {
+      return Effect.fail(malformed("the first choice of the chat.completion body has no message", json))
+    }
+    const calls = arrayField(message, "tool_calls") ??
+      (isObject(message.function_call) ? [{ id: "", function: message.function_call }] : [])
+    const wireReason = finishReasonFromWire(choice.finish_reason)
+    // Some servers (Ollama, older vLLM) say `stop` for a message that calls tools.
+    const finishReason = wireReason === "stop" && calls.length > 0 ? "tool_calls" : wireReason
+    const status = statusOf(finishReason)
+    const attributes: Part.Attributes = { status }
+    const parts: Array<Part.AssistantPart> = []
+    const reasoning = reasoningTextOf(message)
+    if (reasoning !== undefined && reasoning !== "") {
+      parts.push(new Part.ReasoningPart({ summary: [], text: reasoning, attributes }))
+    }
+    const content = stringField(message, "content")
+    if (content !== undefined && content !== "") {
+      const annotations = (arrayField(message, "annotations") ?? []).map(annotationFromWire)
+      parts.push(new Part.TextPart({ text: content, annotations, attributes }))
+    }
+    const refusal = stringField(message, "refusal")
+    if (refusal !== undefined && refusal !== "") parts.push(new Part.RefusalPart({ text: refusal, attributes }))
+    for (let index = 0; index < calls.length; index++) {
+      const call = calls[index]
+      const fn = isObject(call) ? objectField(call, "function") : undefined
+      const name = fn && stringField(fn, "name")
+      if (!isObject(call) || fn === undefined || name === undefined) {
+        return Effect.fail(malformed(`tool call ${index} of the chat.completion body has no function.name`, json))
+      }
+      parts.push(
+        new Part.ToolCallPart({
+          callId: stringField(call, "id") || syntheticCallId(index),
+          name,
+          arguments: stringField(fn, "arguments") ?? "",
+          attributes
+        })
+      )
+    }
+    const incompleteReason = incompleteReasonOf(finishReason)
+    return Effect.succeed(
+      new ModelResponse.ModelResponse({
+        id,
+        model: stringField(json, "model") ?? "",
+        status,
+        finishReason,
+        ...(incompleteReason === undefined ? {} : { incompleteReason }),
+        usage: usageFromWire(json.usage),
+        message: new Message.AssistantMessage({ parts })
+      })
+    )
+  })
+
+/**
+ * The call id given to a tool call that came without one (some open-model servers omit it): `call_<n>`,
+ * `n` being the call's 0-based position among the message's tool calls. Unique within a message, which is
+ * all the pairing of `tool` messages needs.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const syntheticCallId = (index: number): string => `call_${index}`

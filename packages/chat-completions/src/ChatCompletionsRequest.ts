@@ -1,0 +1,398 @@
+/**
+ * `Prompt` -> the body of a Chat Completions `POST /v1/chat/completions` request, as a plain JSON object.
+ *
+ * | prompt element | Chat Completions message |
+ * |---|---|
+ * | system message | `{role:"system", content}` (or `developer`, by `systemMessageRole`) |
+ * | user text only | `{role:"user", content: "<text>"}` (one text part) or a list of `{type:"text", text}` |
+ * | user image (`image/*`) | `{type:"image_url", image_url:{url (a data URL from `data`, or `url`), detail?}}` |
+ * | user audio (`audio/wav`, `audio/mpeg`, `audio/mp3`) with `data` | `{type:"input_audio", input_audio:{data, format:"wav"\|"mp3"}}` |
+ * | user file (PDF…) | `{type:"file", file:{filename, file_data (a data URL)}}` or `{type:"file", file:{file_id}}` |
+ * | assistant `TextPart`s | `content`: their texts joined |
+ * | assistant `RefusalPart` | `refusal`: its text |
+ * | assistant `ToolCallPart`s | `tool_calls: [{id: callId, type:"function", function:{name, arguments ("" -> "{}")}}]` |
+ * | assistant `ReasoningPart`s | not sent, unless `replayReasoningContent` (then `reasoning_content`: their `text`, or their summary joined by blank lines) |
+ * | assistant `MediaPart`, `UnknownPart` | not sent (debug log) |
+ * | tool message | one `{role:"tool", tool_call_id, content: output}` per result |
+ *
+ * An assistant message with neither content, refusal nor tool calls left is not sent (debug log). `stream`
+ * and `stream_options` are left to the caller (`ChatCompletionsLanguageModel` sets them).
+ *
+ * Source: the OpenAI API reference, "Create chat completion" (`../shared/spec/openai-openapi.yaml`,
+ * `CreateChatCompletionRequest`).
+ *
+ * @since 0.1.0
+ */
+import { AiError, type LanguageModel, type Message, type Part, type Prompt } from "@effect-responses/core"
+import * as Effect from "effect/Effect"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Schema from "effect/Schema"
+
+// ---------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * One message of the request `messages` (a JSON object).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ChatMessage {
+  readonly role: "system" | "developer" | "user" | "assistant" | "tool"
+  readonly [key: string]: unknown
+}
+
+/**
+ * A Chat Completions function tool on the wire: `{type:"function", function:{name, description?,
+ * parameters, strict}}`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FunctionTool {
+  readonly type: "function"
+  readonly function: {
+    readonly name: string
+    readonly description?: string
+    readonly parameters: { readonly [key: string]: unknown }
+    readonly strict: boolean
+  }
+}
+
+/**
+ * The `tool_choice` of the request: a mode, or one function by name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type WireToolChoice =
+  | "auto"
+  | "none"
+  | "required"
+  | { readonly type: "function"; readonly function: { readonly name: string } }
+
+/**
+ * The request body, a JSON object. The named fields are those this module writes; `extraBody` may add or
+ * override any field.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestBody {
+  readonly model: string
+  readonly messages: ReadonlyArray<ChatMessage>
+  readonly stream?: boolean
+  readonly stream_options?: { readonly include_usage: boolean }
+  readonly tools?: ReadonlyArray<FunctionTool>
+  readonly tool_choice?: WireToolChoice
+  readonly [key: string]: unknown
+}
+
+/**
+ * The `response_format` of the request: free text, any JSON object, or JSON matching a schema. A
+ * `json_schema` format takes an Effect `Schema` (converted with `JSONSchema.make`) or a JSON Schema object;
+ * on the wire it becomes `{type:"json_schema", json_schema:{name, schema, description?, strict?}}`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ResponseFormat =
+  | { readonly type: "text" }
+  | { readonly type: "json_object" }
+  | {
+    readonly type: "json_schema"
+    readonly name: string
+    readonly schema: Schema.Schema.AnyNoContext | { readonly [key: string]: unknown }
+    readonly description?: string | undefined
+    readonly strict?: boolean | undefined
+  }
+
+/**
+ * The options of a request. `model` is required; every other field is sent only when set.
+ *
+ * - `tools` / `toolChoice`: local function tools and the tool choice (`{tool}` -> `{type:"function",
+ *   function:{name}}`; the tool must be in `tools`).
+ * - `temperature`, `topP` (`top_p`), `seed`, `stop` (up to 4 sequences), `parallelToolCalls`
+ *   (`parallel_tool_calls`, sent only with tools), `reasoningEffort` (`reasoning_effort`), `responseFormat`
+ *   (`response_format`): the request fields of the same meaning.
+ * - `maxOutputTokens` (tokens): sent as `max_completion_tokens`, or as `max_tokens` when
+ *   `maxTokensParameter` says so (older servers and some open-model servers only know `max_tokens`; OpenAI's
+ *   reasoning models reject it).
+ * - `systemMessageRole` (default `"system"`): the role system messages are sent with; `"developer"` for
+ *   models that reject `system` (o1-mini answers 400 `unsupported_value`).
+ * - `replayReasoningContent` (default `false`): send the reasoning of assistant messages back as
+ *   `reasoning_content` (some DeepSeek-style backends require it on tool turns; OpenAI rejects it).
+ * - `includeUsage` (default `true`): on streamed requests, ask for the final usage chunk
+ *   (`stream_options: {include_usage: true}`).
+ * - `extraBody`: fields merged into the body last (they win over everything above).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestOptions {
+  readonly model: string
+  readonly tools?: ReadonlyArray<LanguageModel.ToolDefinition> | undefined
+  readonly toolChoice?: LanguageModel.ToolChoice | undefined
+  readonly temperature?: number | undefined
+  readonly topP?: number | undefined
+  readonly maxOutputTokens?: number | undefined
+  readonly maxTokensParameter?: "max_completion_tokens" | "max_tokens" | undefined
+  readonly stop?: string | ReadonlyArray<string> | undefined
+  readonly seed?: number | undefined
+  readonly responseFormat?: ResponseFormat | undefined
+  readonly parallelToolCalls?: boolean | undefined
+  readonly reasoningEffort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | undefined
+  readonly systemMessageRole?: "system" | "developer" | undefined
+  readonly replayReasoningContent?: boolean | undefined
+  readonly includeUsage?: boolean | undefined
+  readonly extraBody?: { readonly [key: string]: unknown } | undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// constructors
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * Builds the request body of `prompt` with `options` (see the module table).
+ *
+ * Fails with `AiError.InvalidPrompt` when: `model` is empty; a user message has no parts; a user media part
+ * cannot be sent over Chat Completions (an image given only by `fileId`, a file given only by `url`, audio
+ * without `data` or in another format, or none of `data`, `url`, `fileId`); a tool result has an empty call
+ * id; `toolChoice` names a tool that is not in `tools`; a `json_schema` format cannot be converted to JSON
+ * Schema.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromPrompt = (
+  prompt: Prompt.Prompt,
+  options: RequestOptions
+): Effect.Effect<RequestBody, AiError.InvalidPrompt> =>
+  Effect.gen(function*() {
+    if (options.model === "") return yield* invalid("the model name is empty")
+    const messages: Array<ChatMessage> = []
+    const systemRole = options.systemMessageRole ?? "system"
+    const all = prompt.messages
+    for (let index = 0; index < all.length; index++) {
+      const message = all[index]
+      switch (message.role) {
+        case "system": {
+          messages.push({ role: systemRole, content: message.content })
+          break
+        }
+        case "user": {
+          messages.push(yield* userMessage(message, index))
+          break
+        }
+        case "assistant": {
+          const mapped = yield* assistantMessage(message, index, options.replayReasoningContent === true)
+          if (mapped !== undefined) messages.push(mapped)
+          break
+        }
+        case "tool": {
+          for (const result of message.results) {
+            if (result.callId === "") {
+              return yield* invalid(`tool message ${index}: the result of ${result.name} has an empty call id`)
+            }
+            messages.push({ role: "tool", tool_call_id: result.callId, content: result.output })
+          }
+          break
+        }
+      }
+    }
+    const body: Record<string, unknown> = { model: options.model, messages }
+    const hasTools = options.tools !== undefined && options.tools.length > 0
+    if (hasTools) body.tools = options.tools!.map(functionTool)
+    if (options.toolChoice !== undefined) body.tool_choice = yield* toolChoice(options.toolChoice, options.tools)
+    if (options.parallelToolCalls !== undefined && hasTools) body.parallel_tool_calls = options.parallelToolCalls
+    if (options.temperature !== undefined) body.temperature = options.temperature
+    if (options.topP !== undefined) body.top_p = options.topP
+    if (options.maxOutputTokens !== undefined) {
+      body[options.maxTokensParameter ?? "max_completion_tokens"] = options.maxOutputTokens
+    }
+    if (options.stop !== undefined) body.stop = options.stop
+    if (options.seed !== undefined) body.seed = options.seed
+    if (options.reasoningEffort !== undefined) body.reasoning_effort = options.reasoningEffort
+    if (options.responseFormat !== undefined) body.response_format = yield* responseFormat(options.responseFormat)
+    if (options.extraBody !== undefined) Object.assign(body, options.extraBody)
+    return body as RequestBody
+  })
+
+const invalid = (description: string) => Effect.fail(new AiError.InvalidPrompt({ description }))
+
+// ---------------------------------------------------------------------------------------------------------
+// user messages
+// ---------------------------------------------------------------------------------------------------------
+
+const userMessage = (
+  message: Message.UserMessage,
+  index: number
+): Effect.Effect<ChatMessage, AiError.InvalidPrompt> =>
+  Effect.gen(function*() {
+    const parts = message.parts
+    if (parts.length === 0) return yield* invalid(`user message ${index} has no parts`)
+    if (parts.length === 1 && parts[0].type === "text") return { role: "user", content: parts[0].text }
+    const content: Array<unknown> = []
+    for (const part of parts) {
+      content.push(part.type === "text" ? { type: "text", text: part.text } : yield* userMedia(part, index))
+    }
+    return { role: "user", content }
+  })
+
+const dataUrl = (mediaType: string, data: string): string => `data:${mediaType};base64,${data}`
+
+const AUDIO_FORMATS: { readonly [mediaType: string]: "wav" | "mp3" } = {
+  "audio/wav": "wav",
+  "audio/x-wav": "wav",
+  "audio/wave": "wav",
+  "audio/mpeg": "mp3",
+  "audio/mp3": "mp3"
+}
+
+/**
+ * An image becomes `image_url` (a data URL from `data`, else `url`; `detail` when set); audio with `data`
+ * becomes `input_audio`; any other media type becomes `file` with `file_data` (a data URL) and `filename`
+ * (default `file.<subtype>`), or `file_id`. `data` wins over `url`, which wins over `fileId`.
+ */
+const userMedia = (part: Part.MediaPart, index: number): Effect.Effect<unknown, AiError.InvalidPrompt> => {
+  const where = `user message ${index}: a ${part.mediaType} part`
+  if (part.mediaType.startsWith("image/")) {
+    const url = part.data !== undefined ? dataUrl(part.mediaType, part.data) : part.url
+    if (url === undefined) {
+      return invalid(`${where} has neither data nor url (Chat Completions takes no image file id)`)
+    }
+    return Effect.succeed({
+      type: "image_url",
+      image_url: part.detail === undefined ? { url } : { url, detail: part.detail }
+    })
+  }
+  if (part.mediaType.startsWith("audio/")) {
+    const format = AUDIO_FORMATS[part.mediaType.split(";")[0]!.trim()]
+    if (format === undefined || part.data === undefined) {
+      return invalid(`${where} cannot be sent: Chat Completions takes audio as base64 data in wav or mp3`)
+    }
+    return Effect.succeed({ type: "input_audio", input_audio: { data: part.data, format } })
+  }
+  if (part.data !== undefined) {
+    const subtype = part.mediaType.split("/")[1]?.split(/[;+]/)[0] ?? ""
+    return Effect.succeed({
+      type: "file",
+      file: {
+        filename: part.filename ?? (subtype === "" ? "file" : `file.${subtype}`),
+        file_data: dataUrl(part.mediaType, part.data)
+      }
+    })
+  }
+  if (part.fileId !== undefined) return Effect.succeed({ type: "file", file: { file_id: part.fileId } })
+  return invalid(`${where} has neither data nor fileId (Chat Completions takes no file URL)`)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// assistant messages
+// ---------------------------------------------------------------------------------------------------------
+
+const assistantMessage = (
+  message: Message.AssistantMessage,
+  index: number,
+  replayReasoning: boolean
+): Effect.Effect<ChatMessage | undefined> =>
+  Effect.gen(function*() {
+    const texts: Array<string> = []
+    const refusals: Array<string> = []
+    const reasoning: Array<string> = []
+    const toolCalls: Array<unknown> = []
+    const parts = message.parts
+    for (let partIndex = 0; partIndex < parts.length; partIndex++) {
+      const part = parts[partIndex]
+      switch (part.type) {
+        case "text":
+          texts.push(part.text)
+          break
+        case "refusal":
+          refusals.push(part.text)
+          break
+        case "reasoning": {
+          const text = part.text ?? part.summary.join("\n\n")
+          if (replayReasoning && text !== "") reasoning.push(text)
+          break
+        }
+        case "tool_call":
+          toolCalls.push({
+            id: part.callId,
+            type: "function",
+            function: { name: part.name, arguments: part.arguments === "" ? "{}" : part.arguments }
+          })
+          break
+        case "media":
+        case "unknown":
+          yield* Effect.logDebug(
+            `assistant message ${index}, part ${partIndex}: ${
+              part.type === "media" ? `${part.mediaType} media` : `${part.kind} item`
+            } not sent (Chat Completions has no place for it)`
+          )
+          break
+      }
+    }
+    const content = texts.join("")
+    if (content === "" && refusals.length === 0 && toolCalls.length === 0) {
+      yield* Effect.logDebug(`assistant message ${index} not sent: it has no text, refusal or tool call`)
+      return undefined
+    }
+    const out: Record<string, unknown> = { role: "assistant" }
+    out.content = content === "" && toolCalls.length > 0 ? null : content
+    if (refusals.length > 0) out.refusal = refusals.join("")
+    if (reasoning.length > 0) out.reasoning_content = reasoning.join("\n\n")
+    if (toolCalls.length > 0) out.tool_calls = toolCalls
+    return out as unknown as ChatMessage
+  })
+
+// ---------------------------------------------------------------------------------------------------------
+// tools and formats
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * A core tool definition -> a Chat Completions function tool `{type:"function", function:{name,
+ * description?, parameters, strict}}`.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const functionTool = (tool: LanguageModel.ToolDefinition): FunctionTool => ({
+  type: "function",
+  function: {
+    name: tool.name,
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    parameters: tool.parameters,
+    strict: tool.strict
+  }
+})
+
+const toolChoice = (
+  choice: LanguageModel.ToolChoice,
+  tools: ReadonlyArray<LanguageModel.ToolDefinition> | undefined
+): Effect.Effect<WireToolChoice, AiError.InvalidPrompt> => {
+  if (typeof choice === "string") return Effect.succeed(choice)
+  if (tools === undefined || !tools.some((tool) => tool.name === choice.tool)) {
+    return invalid(`the tool choice names ${choice.tool}, which is not among the tools offered`)
+  }
+  return Effect.succeed({ type: "function", function: { name: choice.tool } })
+}
+
+const responseFormat = (format: ResponseFormat): Effect.Effect<unknown, AiError.InvalidPrompt> => {
+  if (format.type !== "json_schema") return Effect.succeed({ type: format.type })
+  return Effect.try({
+    try: () => (Schema.isSchema(format.schema) ? JSONSchema.make(format.schema) : format.schema),
+    catch: (error) =>
+      new AiError.InvalidPrompt({
+        description: `the json_schema format ${format.name} cannot be converted to JSON Schema: ${String(error)}`
+      })
+  }).pipe(
+    Effect.map((schema) => {
+      const jsonSchema: Record<string, unknown> = { name: format.name, schema }
+      if (format.description !== undefined) jsonSchema.description = format.description
+      if (format.strict !== undefined) jsonSchema.strict = format.strict
+      return { type: "json_schema", json_schema: jsonSchema }
+    })
+  )
+}

@@ -1,0 +1,238 @@
+/**
+ * The streaming decoder: a Chat Completions SSE body (`POST /v1/chat/completions` with `stream: true`) ->
+ * `StreamPart`s, the same elements the Responses decoder yields, so that `MessageAggregator`, the tool
+ * loop and every consumer work unchanged.
+ *
+ * SSE framing comes from the `@effect/experimental/Sse` parser; every `data:` payload is one
+ * `chat.completion.chunk` (or `[DONE]`, or an error object). Payloads are decoded one chunk of the stream at
+ * a time, each by direct field reads (no Schema union trials); only the fields used are checked.
+ *
+ * ## What each chunk yields
+ *
+ * | chunk | element |
+ * |---|---|
+ * | the first chunk with an `id` or a choice | `ResponseStarted {responseId: id, model}`; every later element carries this id |
+ * | a chunk with empty `id` and `choices: []` before that (Azure's `prompt_filter_results`) | nothing |
+ * | `delta.reasoning_content` (or `delta.reasoning`), non-empty | delta `ReasoningPart {summary: [], text}` |
+ * | `delta.content`, non-empty | delta `TextPart {text}` |
+ * | `delta.refusal`, non-empty | delta `RefusalPart {text}` |
+ * | `delta.tool_calls[i]` | delta `ToolCallPart {callId, name, arguments: the fragment}`: one per fragment with arguments, and one (possibly with `""` arguments) when the call first appears |
+ * | `delta.annotations` | nothing yet: they travel on the text's completing part |
+ * | `finish_reason` of choice 0 | the completing part of every output index, in index order |
+ * | `usage` (the `choices: []` chunk of `stream_options.include_usage`, or any chunk carrying it) | nothing yet: kept, the last one wins |
+ * | `[DONE]`, or the end of the input after a finish reason | `ResponseFinished {status, finishReason, incompleteReason?, usage}` |
+ * | `{"error": {…}}` | the stream fails with `AiError.StreamErrorEvent` |
+ * | a chunk with choices only for `index` > 0 (`n` > 1) | nothing (debug log once): only choice 0 is decoded |
+ *
+ * ## Output indices
+ *
+ * Chat Completions has no output items, so output indices are assigned in order of first appearance:
+ * the reasoning, the text, the refusal, and each tool call (keyed by its `index`) get the next index the
+ * first time a non-empty delta of theirs (or, for a tool call, any fragment) arrives. Empty strings
+ * (`"content": ""`, `"refusal": null`, `"reasoning_content": ""` in first chunks) open no index.
+ *
+ * ## Tool calls
+ *
+ * A tool call's `id` and `function.name` come in its first fragment, the `arguments` in pieces after it
+ * (OpenAI), or all three in one chunk (xAI, many open-model servers). Deltas carry the call id and name
+ * known so far. A call without an `id` gets `call_<index>` until a real one arrives; a fragment with a new
+ * `id` under an index already used starts a new call (servers that number every call 0).
+ *
+ * ## Delta and completing parts (the contract with `MessageAggregator`)
+ *
+ * Deltas (`partial: true`) hold only new text / arguments, with `attributes.status: "in_progress"`. At the
+ * finish reason every output index gets a completing part (`partial: false`) emptied of everything the
+ * deltas delivered, which here is all of it: `""` text / arguments, the final `callId` and `name`, the
+ * text's annotations, and `attributes.status` (`completed`, or `incomplete` for `length` /
+ * `content_filter`). Folding the stream therefore gives what `ChatCompletionsOutput.fromCompletion` gives
+ * for the same answer.
+ *
+ * ## Finish
+ *
+ * The finish reason maps as `ChatCompletionsOutput.finishReasonFromWire` says (a `stop` with tool calls
+ * becomes `tool_calls`); `status` and `incompleteReason` (`max_output_tokens`, `content_filter`) as
+ * `ChatCompletionsOutput.statusOf` / `incompleteReasonOf` say. A choice arriving after the finish reason
+ * starts the next response (captures that hold several). `[DONE]` without any finish reason finishes with
+ * `other` and a warning.
+ *
+ * ## Errors
+ *
+ * Malformed JSON, a chunk that is not an object, or a tool call fragment with non-string arguments fails
+ * with `AiError.MalformedOutput` naming the 0-based position of the payload among all payloads of the stream
+ * (`[DONE]` and blank payloads count) and an excerpt. An input that ends with no chunk at all, or without a
+ * finish reason and without `[DONE]` (a body cut short), fails with `AiError.TruncatedStream`. Errors always
+ * come after the elements of the chunks before them.
+ *
+ * @since 0.1.0
+ */
+import { AiError, type StreamPart } from "@effect-responses/core"
+import * as Sse from "@effect/experimental/Sse"
+import * as Channel from "effect/Channel"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { type DecodeError as InternalDecodeError, Decoder, type LogEntry } from "./internal/decoder.js"
+
+/**
+ * The errors of the decoder: malformed output (bad JSON), a cut-short body (`TruncatedStream`) or an
+ * error chunk (`StreamErrorEvent`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DecodeError = InternalDecodeError
+
+const runLogs = (logs: ReadonlyArray<LogEntry>): Effect.Effect<void> =>
+  Effect.forEach(
+    logs,
+    (entry) => entry.level === "Debug" ? Effect.logDebug(entry.message) : Effect.logWarning(entry.message),
+    { discard: true }
+  )
+
+type DecoderChannel<E> = Channel.Channel<
+  Chunk.Chunk<StreamPart.StreamPart>,
+  Chunk.Chunk<string>,
+  E | DecodeError,
+  E,
+  unknown,
+  unknown
+>
+
+/**
+ * The decoding loop shared by both entry points: `frame` turns one input string into the `data:` payloads
+ * it completes, and every payload goes through the chunk state machine. One synchronous pass per chunk of
+ * the stream; the elements of a chunk are written before the error that ends it, if any.
+ */
+const makeChannel = <E>(
+  frame: (input: string, payloads: Array<string>) => AiError.MalformedOutput | undefined
+): DecoderChannel<E> =>
+  Channel.suspend(() => {
+    const decoder = new Decoder()
+    const payloads: Array<string> = []
+    const emit = (
+      out: Array<StreamPart.StreamPart>,
+      error: DecodeError | undefined,
+      next: DecoderChannel<E>
+    ): DecoderChannel<E> => {
+      let result: DecoderChannel<E> = error === undefined ? next : Channel.fail(error)
+      if (out.length > 0) result = Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), result)
+      const logs = decoder.takeLogs()
+      if (logs.length > 0) result = Channel.zipRight(Channel.fromEffect(runLogs(logs)), result)
+      return result
+    }
+    const loop: DecoderChannel<E> = Channel.readWithCause({
+      onInput: (input: Chunk.Chunk<string>) => {
+        const out: Array<StreamPart.StreamPart> = []
+        let error: DecodeError | undefined
+        for (const text of input) {
+          error = frame(text, payloads)
+          for (let i = 0; error === undefined && i < payloads.length; i++) error = decoder.feed(payloads[i]!, out)
+          payloads.length = 0
+          if (error !== undefined) break
+        }
+        return emit(out, error, loop)
+      },
+      onFailure: (cause) => Channel.failCause(cause),
+      onDone: () => {
+        const out: Array<StreamPart.StreamPart> = []
+        const error = decoder.end(out)
+        return emit(out, error, Channel.void)
+      }
+    })
+    return loop
+  })
+
+/**
+ * The decoder as a channel from chunks of `data:` payloads (one chunk JSON per string, e.g. the lines of
+ * a line-JSON capture) to chunks of `StreamPart`s. Each run of the channel has its own state.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const channel = <E>(): Channel.Channel<
+  Chunk.Chunk<StreamPart.StreamPart>,
+  Chunk.Chunk<string>,
+  E | DecodeError,
+  E,
+  unknown,
+  unknown
+> =>
+  makeChannel((data, payloads) => {
+    payloads.push(data)
+    return undefined
+  })
+
+/**
+ * The decoder as a channel from chunks of SSE text (split anywhere) to chunks of `StreamPart`s: framing by
+ * the `@effect/experimental/Sse` parser (`Sse.makeParser`), fed one line at a time (the parser rescans
+ * its buffer per line of one `feed`, so feeding a whole body at once is quadratic), then the chunk state
+ * machine, in one synchronous pass per chunk. An event larger than `maxEventSize` UTF-16 code units
+ * (default 16 MiB) fails with `MalformedOutput`. SSE comments, `event:`, `id:` and `retry:` fields are
+ * ignored.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const sseChannel = <E>(options?: {
+  readonly maxEventSize?: number | undefined
+}): Channel.Channel<
+  Chunk.Chunk<StreamPart.StreamPart>,
+  Chunk.Chunk<string>,
+  E | DecodeError,
+  E,
+  unknown,
+  unknown
+> =>
+  Channel.suspend(() => {
+    let sink: Array<string> = []
+    const parser = Sse.makeParser((event) => {
+      if (event._tag === "Event") sink.push(event.data)
+    }, { maxEventSize: options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE })
+    return makeChannel<E>((text, payloads) => {
+      sink = payloads
+      let start = 0
+      let error: Sse.SseError | undefined
+      while (error === undefined && start < text.length) {
+        const newline = text.indexOf("\n", start)
+        const end = newline === -1 ? text.length : newline + 1
+        error = parser.feed(start === 0 && end === text.length ? text : text.slice(start, end))
+        start = end
+      }
+      return error === undefined ? undefined : new AiError.MalformedOutput({
+        description: `an SSE event exceeds ${error.cause.maxEventSize} characters`
+      })
+    })
+  })
+
+const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
+
+/**
+ * Decodes already-framed `data:` payloads, one chunk JSON per element, into `StreamPart`s. Upstream errors
+ * pass through unchanged.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeData = <E, R>(
+  data: Stream.Stream<string, E, R>
+): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> => Stream.pipeThroughChannel(data, channel<E>())
+
+/**
+ * Decodes SSE text (UTF-8 already decoded, split anywhere) into `StreamPart`s (see `sseChannel`).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeSseText = <E, R>(
+  text: Stream.Stream<string, E, R>
+): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> => Stream.pipeThroughChannel(text, sseChannel<E>())
+
+/**
+ * Decodes an SSE HTTP body (bytes, split anywhere, even inside a UTF-8 sequence) into `StreamPart`s.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeSse = <E, R>(
+  body: Stream.Stream<Uint8Array, E, R>
+): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> => decodeSseText(Stream.decodeText(body))

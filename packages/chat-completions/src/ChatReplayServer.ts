@@ -1,0 +1,211 @@
+/**
+ * A loopback stand-in for `POST /v1/chat/completions` that replays a chat capture, one recorded response
+ * per request, and checks each request the way a stateless Chat Completions server needs it: a follow-up
+ * request must hand back every earlier assistant turn (its text, and its `tool_calls` with their ids, names
+ * and arguments) and one `tool` message per call id after it. Anything else gets a 400 in OpenAI's error
+ * shape `{"error":{"message","type","param","code"}}`.
+ *
+ * The Chat Completions counterpart of the Responses `ReplayServer`; it runs on any `HttpServer` (the
+ * application picks the platform, e.g. `NodeHttpServer.layer(createServer, { port: 0 })`).
+ *
+ * @since 0.1.0
+ */
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as ChatCapture from "./ChatCapture.js"
+import { isObject, type JsonObject } from "./internal/json.js"
+
+/**
+ * What the replay server was asked: the 0-based index of the recorded response it was checked against
+ * (a rejected request does not use one up) and its JSON body.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReplayRequest {
+  readonly index: number
+  readonly body: JsonObject
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The capture to replay, one recorded response per request. */
+  readonly capture: ChatCapture.ChatCapture
+  /** A further check of each request, after the built-in ones: what is wrong, or `Option.none()`. */
+  readonly validate?: ((request: ReplayRequest) => Option.Option<string>) | undefined
+}
+
+/**
+ * A running replay server: its base URL (`http://127.0.0.1:PORT/v1`) and the request bodies received so
+ * far, in order.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly baseUrl: string
+  readonly requests: Effect.Effect<ReadonlyArray<ReplayRequest>>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class ChatReplayServer
+  extends Context.Tag("@effect-responses/chat-completions/ChatReplayServer")<ChatReplayServer, Service>()
+{}
+
+interface Problem {
+  readonly message: string
+  readonly param: string
+  readonly code: string
+}
+
+const jsonEqual = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (typeof a !== "string" || typeof b !== "string") return false
+  try {
+    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b))
+  } catch {
+    return false
+  }
+}
+
+const callOf = (call: unknown): { id: unknown; name: unknown; arguments: unknown } | undefined => {
+  if (!isObject(call) || !isObject(call.function)) return undefined
+  return { id: call.id, name: call.function.name, arguments: call.function.arguments }
+}
+
+/**
+ * Checks that `body` is what a stateless client must send for recorded response `index`: the assistant
+ * turns of the earlier responses in order (text equal; every recorded tool call present with its id, name
+ * and arguments) and exactly one `tool` message per call id, after the call.
+ */
+const check = (capture: ChatCapture.ChatCapture, index: number, body: JsonObject): Problem | undefined => {
+  const messages = Array.isArray(body.messages) ? body.messages.filter(isObject) : undefined
+  if (messages === undefined) {
+    return { message: "\"messages\" must be a list of messages", param: "messages", code: "invalid_type" }
+  }
+  let cursor = 0
+  for (let r = 0; r < index; r++) {
+    const response = capture.responses[r]!
+    const calls = ChatCapture.toolCalls(response)
+    const text = ChatCapture.text(response)
+    let at = -1
+    for (let i = cursor; i < messages.length && at < 0; i++) {
+      const message = messages[i]!
+      if (message.role !== "assistant") continue
+      const sent = Array.isArray(message.tool_calls) ? message.tool_calls.map(callOf) : []
+      const textOk = text === "" || message.content === text
+      const callsOk = calls.every((call) =>
+        sent.some((s) => s !== undefined && s.id === call.id && s.name === call.name && jsonEqual(s.arguments, call.arguments))
+      )
+      if (textOk && callsOk) at = i
+    }
+    if (at < 0) {
+      const what = calls.length > 0
+        ? `tool_calls ${calls.map((call) => `${call.id} (${call.name} ${call.arguments})`).join(", ")}`
+        : `text ${JSON.stringify(text.slice(0, 60))}`
+      return {
+        message: `request ${index + 1} must hand back the assistant message of response ${r + 1} with its ${what}, in order`,
+        param: "messages",
+        code: "missing_replayed_message"
+      }
+    }
+    for (const call of calls) {
+      const results = messages.filter((m) => m.role === "tool" && m.tool_call_id === call.id)
+      if (results.length !== 1 || messages.indexOf(results[0]!) < at) {
+        return {
+          message: `expected exactly one tool message for call ${call.id} after the call, found ${results.length}`,
+          param: "messages",
+          code: results.length === 0 ? "missing_tool_message" : "invalid_tool_message"
+        }
+      }
+    }
+    cursor = at + 1
+  }
+  return undefined
+}
+
+const errorResponse = (status: number, problem: Problem) =>
+  HttpServerResponse.unsafeJson(
+    { error: { message: problem.message, type: "invalid_request_error", param: problem.param, code: problem.code } },
+    { status }
+  )
+
+/**
+ * Starts the replay server on the `HttpServer` in context, for the life of the scope. Routes:
+ * `POST /v1/chat/completions` (and `/chat/completions`): the next recorded response, as SSE (the recorded
+ * chunks, then `[DONE]`) when the body says `"stream": true`, else the `chat.completion` body the chunks
+ * stand for (`ChatCapture.toCompletion`); a request beyond the recording, or one that fails the checks
+ * above, gets a 400 in OpenAI's error shape. `GET /health` answers `ok`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options): Effect.Effect<Service, never, HttpServer.HttpServer | Scope.Scope> =>
+  Effect.gen(function*() {
+    const received = yield* Ref.make<ReadonlyArray<ReplayRequest>>([])
+    const next = yield* Ref.make(0)
+    const { capture } = options
+    const respond = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const body = yield* Effect.orElseSucceed(request.json, () => undefined)
+      if (!isObject(body)) {
+        return errorResponse(400, { message: "the body must be a JSON object", param: "body", code: "invalid_json" })
+      }
+      const index = yield* Ref.get(next)
+      yield* Ref.update(received, (all) => [...all, { index, body }])
+      const response = capture.responses[index]
+      if (response === undefined) {
+        return errorResponse(400, {
+          message: `the recording ${capture.source} holds ${capture.responses.length} responses; request ${index + 1} has none`,
+          param: "messages",
+          code: "replay_exhausted"
+        })
+      }
+      const problem = check(capture, index, body) ??
+        Option.getOrUndefined(
+          Option.map(
+            options.validate?.({ index, body }) ?? Option.none(),
+            (message): Problem => ({ message, param: "messages", code: "invalid_tool_message" })
+          )
+        )
+      if (problem !== undefined) return errorResponse(400, problem)
+      yield* Ref.set(next, index + 1)
+      if (body.stream === true) {
+        return HttpServerResponse.text(ChatCapture.toSse(response), { contentType: "text/event-stream" })
+      }
+      return HttpServerResponse.unsafeJson(ChatCapture.toCompletion(response))
+    })
+    const router = HttpRouter.empty.pipe(
+      HttpRouter.post("/v1/chat/completions", respond),
+      HttpRouter.post("/chat/completions", respond),
+      HttpRouter.get("/health", HttpServerResponse.text("ok"))
+    )
+    yield* HttpServer.serveEffect(router)
+    const server = yield* HttpServer.HttpServer
+    const address = server.address
+    const host = address._tag === "TcpAddress" ? `${address.hostname}:${address.port}` : "localhost"
+    return { baseUrl: `http://${host}/v1`, requests: Ref.get(received) }
+  })
+
+/**
+ * `make` as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<ChatReplayServer, never, HttpServer.HttpServer> =>
+  Layer.scoped(ChatReplayServer, make(options))

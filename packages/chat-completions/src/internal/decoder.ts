@@ -1,0 +1,316 @@
+/**
+ * The chunk state machine of the Chat Completions streaming decoder: one `data:` payload (a
+ * `chat.completion.chunk`, `[DONE]`, or an error object) in, zero or more `StreamPart`s out. Synchronous
+ * and allocation-light; the channel in `ChatCompletionsStream` drives it one chunk of payloads at a time.
+ * The conventions it follows are documented on `ChatCompletionsStream`.
+ *
+ * @internal
+ */
+import { AiError, type ModelResponse, Part, StreamPart } from "@effect-responses/core"
+import * as ChatCompletionsOutput from "../ChatCompletionsOutput.js"
+import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "./json.js"
+
+/** @internal */
+export type DecodeError = AiError.MalformedOutput | AiError.StreamErrorEvent | AiError.TruncatedStream
+
+/** @internal */
+export interface LogEntry {
+  readonly level: "Debug" | "Warning"
+  readonly message: string
+}
+
+type SlotKind = "reasoning" | "text" | "refusal" | "tool_call"
+
+/** One output index: what kind of part it holds and, for tool calls, the call id and name known so far. */
+interface Slot {
+  readonly kind: SlotKind
+  readonly outputIndex: number
+  callId: string
+  name: string
+  /** Whether the call id is the synthetic one (`call_<index>`), to be replaced by a real one. */
+  syntheticId: boolean
+  readonly annotations: Array<Part.Annotation>
+}
+
+const EMPTY: ReadonlyArray<never> = []
+const IN_PROGRESS: Part.Attributes = { status: "in_progress" }
+
+/** @internal */
+export class Decoder {
+  /** 0-based position of the current payload among all payloads fed. */
+  private position = -1
+  private responseId: string | undefined = undefined
+  /** Whether a response is open (started, its `ResponseFinished` not yet written). */
+  private open = false
+  private finishReason: ModelResponse.FinishReason | undefined = undefined
+  private usage: unknown = undefined
+  private nextIndex = 0
+  private slots: Array<Slot> = []
+  private reasoning: Slot | undefined = undefined
+  private text: Slot | undefined = undefined
+  private refusal: Slot | undefined = undefined
+  private readonly tools = new Map<number, Slot>()
+  private skippedChoices = false
+  private logs: Array<LogEntry> = []
+
+  /** Logs collected since the last call. */
+  takeLogs(): ReadonlyArray<LogEntry> {
+    if (this.logs.length === 0) return EMPTY
+    const logs = this.logs
+    this.logs = []
+    return logs
+  }
+
+  /** Feeds one payload; pushes the elements it yields onto `out`; returns the error that ends the stream. */
+  feed(data: string, out: Array<StreamPart.StreamPart>): DecodeError | undefined {
+    const position = ++this.position
+    if (data === "[DONE]") {
+      if (this.open) this.finish(out, "[DONE]")
+      return undefined
+    }
+    let chunk: unknown
+    try {
+      chunk = JSON.parse(data)
+    } catch (error) {
+      if (data.trim() === "") return undefined
+      return this.malformed(`invalid JSON chunk: ${error instanceof Error ? error.message : String(error)}`, data)
+    }
+    if (!isObject(chunk)) return this.malformed("the chunk is not a JSON object", data)
+    const choices = arrayField(chunk, "choices")
+    if (choices === undefined) {
+      const error = chunk.error
+      if (error !== undefined && error !== null) return this.errorChunk(error)
+      this.logs.push({ level: "Debug", message: `skipped a chunk without choices at position ${position}` })
+      return undefined
+    }
+    let choice: JsonObject | undefined
+    for (const c of choices) {
+      if (isObject(c) && (numberField(c, "index") ?? 0) === 0) {
+        choice = c
+      } else if (!this.skippedChoices) {
+        this.skippedChoices = true
+        this.logs.push({ level: "Debug", message: "only choice 0 is decoded; other choices are skipped" })
+      }
+    }
+    const id = stringField(chunk, "id") ?? ""
+    if (choice !== undefined && this.open && this.finishReason !== undefined) {
+      // A choice after the finish reason: the next response of a capture holding several.
+      this.finish(out, "a new response")
+    }
+    if (!this.open) {
+      if (choice === undefined && id === "") {
+        // Azure's first chunk: empty id and model, `choices: []`, `prompt_filter_results`.
+        this.logs.push({ level: "Debug", message: `skipped a chunk with no id and no choice at position ${position}` })
+        return undefined
+      }
+      this.start(id, stringField(chunk, "model") ?? "", out)
+    }
+    const usage = chunk.usage
+    if (isObject(usage)) this.usage = usage
+    if (choice === undefined) return undefined
+    const delta = objectField(choice, "delta")
+    if (delta !== undefined) {
+      const error = this.delta(delta, data, out)
+      if (error !== undefined) return error
+    }
+    const finishReason = choice.finish_reason
+    if (finishReason !== null && finishReason !== undefined && this.finishReason === undefined) {
+      this.complete(ChatCompletionsOutput.finishReasonFromWire(finishReason), out)
+    }
+    return undefined
+  }
+
+  /** Called when the input ends; pushes the last elements onto `out`. */
+  end(out: Array<StreamPart.StreamPart>): DecodeError | undefined {
+    if (this.responseId === undefined) {
+      return new AiError.TruncatedStream({ description: "stream ended before any chunk", position: this.position + 1 })
+    }
+    if (!this.open) return undefined
+    if (this.finishReason === undefined) {
+      return new AiError.TruncatedStream({
+        description: "stream ended without a finish_reason or [DONE]",
+        responseId: this.responseId,
+        position: this.position + 1
+      })
+    }
+    this.finish(out, "the end of the stream")
+    return undefined
+  }
+
+  private malformed(description: string, data: string): AiError.MalformedOutput {
+    return new AiError.MalformedOutput({
+      description,
+      eventType: "chat.completion.chunk",
+      position: this.position,
+      excerpt: AiError.excerpt(data)
+    })
+  }
+
+  private errorChunk(error: unknown): DecodeError {
+    // `{"error":{"message","type","code","param"}}` mid-stream (vLLM, OpenRouter…), or `{"error":"text"}`.
+    const source = isObject(error) ? error : {}
+    const rawCode = source.code
+    const code = typeof rawCode === "string" ? rawCode : typeof rawCode === "number" ? String(rawCode) : undefined
+    const param = stringField(source, "param")
+    return new AiError.StreamErrorEvent({
+      description: stringField(source, "message") ?? (typeof error === "string" ? error : "error chunk"),
+      ...(code === undefined ? {} : { code }),
+      ...(param === undefined ? {} : { param }),
+      sequenceNumber: this.position
+    })
+  }
+
+  private start(id: string, model: string, out: Array<StreamPart.StreamPart>): void {
+    this.responseId = id
+    this.open = true
+    this.finishReason = undefined
+    this.usage = undefined
+    this.nextIndex = 0
+    this.slots = []
+    this.reasoning = undefined
+    this.text = undefined
+    this.refusal = undefined
+    this.tools.clear()
+    out.push(new StreamPart.ResponseStarted({ responseId: id, model }, true))
+  }
+
+  private slot(kind: SlotKind, callId = "", name = "", syntheticId = false): Slot {
+    const slot: Slot = { kind, outputIndex: this.nextIndex++, callId, name, syntheticId, annotations: [] }
+    this.slots.push(slot)
+    return slot
+  }
+
+  private push(out: Array<StreamPart.StreamPart>, slot: Slot, part: Part.AssistantPart): void {
+    out.push(
+      new StreamPart.PartUpdate({ responseId: this.responseId!, outputIndex: slot.outputIndex, partial: true, part }, true)
+    )
+  }
+
+  private delta(delta: JsonObject, data: string, out: Array<StreamPart.StreamPart>): DecodeError | undefined {
+    const reasoning = ChatCompletionsOutput.reasoningTextOf(delta)
+    if (reasoning !== undefined && reasoning !== "") {
+      const slot = this.reasoning ??= this.slot("reasoning")
+      this.push(out, slot, new Part.ReasoningPart({ summary: EMPTY, text: reasoning, attributes: IN_PROGRESS }, true))
+    }
+    const content = delta.content
+    if (typeof content === "string" && content !== "") {
+      const slot = this.text ??= this.slot("text")
+      this.push(out, slot, new Part.TextPart({ text: content, annotations: EMPTY, attributes: IN_PROGRESS }, true))
+    }
+    const annotations = arrayField(delta, "annotations")
+    if (annotations !== undefined && annotations.length > 0) {
+      const slot = this.text ??= this.slot("text")
+      for (const annotation of annotations) slot.annotations.push(ChatCompletionsOutput.annotationFromWire(annotation))
+    }
+    const refusal = delta.refusal
+    if (typeof refusal === "string" && refusal !== "") {
+      const slot = this.refusal ??= this.slot("refusal")
+      this.push(out, slot, new Part.RefusalPart({ text: refusal, attributes: IN_PROGRESS }, true))
+    }
+    const toolCalls = arrayField(delta, "tool_calls") ??
+      (isObject(delta.function_call) ? [{ index: 0, function: delta.function_call }] : undefined)
+    if (toolCalls !== undefined) {
+      for (let i = 0; i < toolCalls.length; i++) {
+        const error = this.toolCall(toolCalls[i], i, data, out)
+        if (error !== undefined) return error
+      }
+    }
+    return undefined
+  }
+
+  private toolCall(
+    call: unknown,
+    position: number,
+    data: string,
+    out: Array<StreamPart.StreamPart>
+  ): DecodeError | undefined {
+    if (!isObject(call)) return this.malformed("a tool_calls entry is not an object", data)
+    const index = numberField(call, "index") ?? position
+    const fn = objectField(call, "function")
+    const id = stringField(call, "id") ?? ""
+    const name = (fn && stringField(fn, "name")) ?? ""
+    const args = fn === undefined ? undefined : fn.arguments
+    if (args !== undefined && args !== null && typeof args !== "string") {
+      return this.malformed("tool call arguments are not a string", data)
+    }
+    let slot = this.tools.get(index)
+    let fresh = false
+    if (slot !== undefined && id !== "" && !slot.syntheticId && slot.callId !== id) {
+      // A new call id under an index already used: servers that number every call 0 (or none).
+      this.logs.push({
+        level: "Debug",
+        message: `tool call ${id} reuses index ${index} at position ${this.position}; treated as a new call`
+      })
+      slot = undefined
+    }
+    if (slot === undefined) {
+      fresh = true
+      const synthetic = id === ""
+      slot = this.slot("tool_call", synthetic ? ChatCompletionsOutput.syntheticCallId(index) : id, name, synthetic)
+      this.tools.set(index, slot)
+    } else {
+      if (id !== "" && slot.syntheticId) {
+        slot.callId = id
+        slot.syntheticId = false
+      }
+      if (name !== "" && slot.name === "") slot.name = name
+    }
+    const text = typeof args === "string" ? args : ""
+    if (fresh || text !== "") {
+      this.push(
+        out,
+        slot,
+        new Part.ToolCallPart({ callId: slot.callId, name: slot.name, arguments: text, attributes: IN_PROGRESS }, true)
+      )
+    }
+    return undefined
+  }
+
+  /** The finish reason of choice 0 arrived: every slot gets its completing part, in output index order. */
+  private complete(wire: ModelResponse.FinishReason, out: Array<StreamPart.StreamPart>): void {
+    const finishReason = wire === "stop" && this.tools.size > 0 ? "tool_calls" : wire
+    this.finishReason = finishReason
+    const attributes: Part.Attributes = { status: ChatCompletionsOutput.statusOf(finishReason) }
+    const responseId = this.responseId!
+    for (const slot of this.slots) {
+      let part: Part.AssistantPart
+      switch (slot.kind) {
+        case "reasoning":
+          part = new Part.ReasoningPart({ summary: EMPTY, text: "", attributes }, true)
+          break
+        case "text":
+          part = new Part.TextPart({ text: "", annotations: slot.annotations, attributes }, true)
+          break
+        case "refusal":
+          part = new Part.RefusalPart({ text: "", attributes }, true)
+          break
+        case "tool_call":
+          part = new Part.ToolCallPart({ callId: slot.callId, name: slot.name, arguments: "", attributes }, true)
+          break
+      }
+      out.push(new StreamPart.PartUpdate({ responseId, outputIndex: slot.outputIndex, partial: false, part }, true))
+    }
+  }
+
+  private finish(out: Array<StreamPart.StreamPart>, why: string): void {
+    if (this.finishReason === undefined) {
+      this.logs.push({
+        level: "Warning",
+        message: `response ${this.responseId} reached ${why} without a finish_reason; finished as "other"`
+      })
+      this.complete("other", out)
+    }
+    const finishReason = this.finishReason!
+    const incompleteReason = ChatCompletionsOutput.incompleteReasonOf(finishReason)
+    out.push(
+      new StreamPart.ResponseFinished({
+        responseId: this.responseId!,
+        status: ChatCompletionsOutput.statusOf(finishReason),
+        finishReason,
+        ...(incompleteReason === undefined ? {} : { incompleteReason }),
+        usage: ChatCompletionsOutput.usageFromWire(this.usage)
+      }, true)
+    )
+    this.open = false
+  }
+}

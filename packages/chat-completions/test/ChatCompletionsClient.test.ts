@@ -1,0 +1,131 @@
+/**
+ * `ChatCompletionsClient` and `ChatCompletionsLanguageModel` against a fake `HttpClient` that records
+ * requests and answers with recorded bodies (pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`).
+ */
+import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
+import { AiError, LanguageModel, Prompt } from "@effect-responses/core"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import { readFixture, TOOL_CALL_SSE } from "./fixtures.js"
+
+const API_KEY = "sk-test-secret-0123456789"
+
+interface Answer {
+  readonly status?: number
+  readonly headers?: Record<string, string>
+  readonly body: string
+}
+
+const fakeHttp = (answer: (request: HttpClientRequest.HttpClientRequest, attempt: number) => Answer) => {
+  const requests: Array<HttpClientRequest.HttpClientRequest> = []
+  const client = HttpClient.make((request) =>
+    Effect.sync(() => {
+      requests.push(request)
+      const { body, headers, status } = answer(request, requests.length)
+      return HttpClientResponse.fromWeb(request, new Response(body, { status: status ?? 200, headers: headers ?? {} }))
+    })
+  )
+  return { requests, layer: Layer.succeed(HttpClient.HttpClient, client) }
+}
+
+const bodyOf = (request: HttpClientRequest.HttpClientRequest): Record<string, unknown> => {
+  const body = request.body
+  return body._tag === "Uint8Array" ? JSON.parse(new TextDecoder().decode(body.body)) : {}
+}
+
+const model = (http: Layer.Layer<HttpClient.HttpClient>, options: ChatCompletionsClient.Options = {}) =>
+  ChatCompletionsLanguageModel.layer({ model: "gpt-4o-mini" }).pipe(
+    Layer.provide(ChatCompletionsClient.layer({ apiKey: Redacted.make(API_KEY), baseUrl: "http://x/v1/", ...options })),
+    Layer.provide(http)
+  )
+
+const sse = { "content-type": "text/event-stream" }
+
+describe("ChatCompletionsLanguageModel over ChatCompletionsClient", () => {
+  it.effect("stream posts to /chat/completions with stream and stream_options.include_usage, bearer key", () =>
+    Effect.gen(function*() {
+      const fake = fakeHttp(() => ({ body: readFixture(TOOL_CALL_SSE), headers: sse }))
+      const elements = yield* Effect.flatMap(LanguageModel.LanguageModel, (lm) =>
+        Stream.runCollect(lm.stream(Prompt.user("Capital of the UK?")))).pipe(Effect.provide(model(fake.layer)))
+      assert.strictEqual(fake.requests.length, 1)
+      const request = fake.requests[0]!
+      assert.strictEqual(request.url, "http://x/v1/chat/completions")
+      assert.strictEqual(request.headers.authorization, `Bearer ${API_KEY}`)
+      expect(bodyOf(request)).toMatchObject({
+        model: "gpt-4o-mini",
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: "user", content: "Capital of the UK?" }]
+      })
+      assert.strictEqual(Array.from(elements).at(-1)!.type, "response_finished")
+    }))
+
+  it.effect("generate posts stream: false and decodes the chat.completion", () =>
+    Effect.gen(function*() {
+      const fake = fakeHttp(() => ({ body: readFixture("chat-json/pai-chat-gpt4o-tool-call.json") }))
+      const response = yield* Effect.flatMap(LanguageModel.LanguageModel, (lm) => lm.generate(Prompt.user("?"))).pipe(
+        Effect.provide(model(fake.layer))
+      )
+      assert.strictEqual(bodyOf(fake.requests[0]!).stream, false)
+      assert.isUndefined(bodyOf(fake.requests[0]!).stream_options)
+      assert.strictEqual(response.message.toolCalls[0]!.name, "get_user_country")
+    }))
+
+  it.effect("a 429 is retried after retry-after-ms, then succeeds", () =>
+    Effect.gen(function*() {
+      const fake = fakeHttp((_, attempt) =>
+        attempt === 1
+          ? { status: 429, headers: { "retry-after-ms": "1500" }, body: "{\"error\":{\"message\":\"slow down\",\"code\":\"rate_limit_exceeded\"}}" }
+          : { body: readFixture("chat-json/vai-chat-openai-text.json") }
+      )
+      const fiber = yield* Effect.flatMap(LanguageModel.LanguageModel, (lm) => lm.generate(Prompt.user("?"))).pipe(
+        Effect.provide(model(fake.layer)),
+        Effect.fork
+      )
+      yield* TestClock.adjust(Duration.millis(1499))
+      assert.strictEqual(fake.requests.length, 1)
+      yield* TestClock.adjust(Duration.millis(1))
+      const response = yield* Fiber.join(fiber)
+      assert.strictEqual(fake.requests.length, 2)
+      assert.strictEqual(response.finishReason, "stop")
+    }))
+
+  it.effect("insufficient_quota and 400s are not retried; the key never appears in the error", () =>
+    Effect.gen(function*() {
+      const fake = fakeHttp(() => ({
+        status: 429,
+        body: "{\"error\":{\"message\":\"You exceeded your current quota\",\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\"}}"
+      }))
+      const error = yield* Effect.flip(
+        Effect.flatMap(LanguageModel.LanguageModel, (lm) => lm.generate(Prompt.user("?"))).pipe(Effect.provide(model(fake.layer)))
+      )
+      assert.instanceOf(error, AiError.HttpError)
+      assert.strictEqual(error.code, "insufficient_quota")
+      assert.strictEqual(fake.requests.length, 1)
+      assert.notInclude(JSON.stringify(error) + error.message, API_KEY)
+    }))
+
+  it.effect("5xx are retried maxRetries times with exponential backoff, then fail", () =>
+    Effect.gen(function*() {
+      const fake = fakeHttp(() => ({ status: 503, body: "" }))
+      const fiber = yield* Effect.flatMap(LanguageModel.LanguageModel, (lm) => lm.generate(Prompt.user("?"))).pipe(
+        Effect.provide(model(fake.layer, { retry: { times: 3 } })),
+        Effect.flip,
+        Effect.fork
+      )
+      yield* TestClock.adjust(Duration.seconds(30))
+      const error = yield* Fiber.join(fiber)
+      assert.instanceOf(error, AiError.HttpError)
+      assert.strictEqual(error.status, 503)
+      assert.strictEqual(fake.requests.length, 4)
+    }))
+})

@@ -1,0 +1,130 @@
+/**
+ * `chat.completion` bodies and Chat error bodies from `shared/fixtures/chat-json` (pydantic-ai, MIT;
+ * vercel/ai, Apache-2.0: see `shared/fixtures/SOURCES.md`).
+ */
+import { ChatCompletionsOutput } from "@effect-responses/chat-completions"
+import { AiError } from "@effect-responses/core"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { readdirSync } from "node:fs"
+import { fixturePath, readFixture } from "./fixtures.js"
+
+const json = (file: string): unknown => JSON.parse(readFixture(`chat-json/${file}`))
+
+describe("ChatCompletionsOutput.fromCompletion", () => {
+  it("every chat-json file is covered below", () => {
+    expect(readdirSync(fixturePath("chat-json")).sort()).toStrictEqual([
+      "pai-chat-error-400-o1mini-system-role.json",
+      "pai-chat-gpt4o-json-schema.json",
+      "pai-chat-gpt4o-tool-call.json",
+      "pai-chat-gpt4o-two-parallel-tool-calls.json",
+      "vai-chat-error-400-max-tokens-unsupported.json",
+      "vai-chat-openai-text.json"
+    ])
+  })
+
+  it.effect("a text completion: the exact text, stop, and the usage", () =>
+    Effect.gen(function*() {
+      const response = yield* ChatCompletionsOutput.fromCompletion(json("vai-chat-openai-text.json"))
+      assert.strictEqual(response.id, "chatcmpl-D8Z5f52zQqikDBEKQMQoYcWMcWPeU")
+      assert.strictEqual(response.model, "gpt-4.1-nano-2025-04-14")
+      assert.strictEqual(response.finishReason, "stop")
+      assert.strictEqual(response.status, "completed")
+      assert.isTrue(response.text.startsWith("**Holiday Name:** Galaxy Day  \n\n**Date:** October 31st"))
+      assert.isTrue(response.text.endsWith("inspiring individuals to look up and dream beyond our world."))
+      assert.include(response.text, "vast darkness\u2014mirroring")
+      expect(response.usage).toMatchObject({ inputTokens: 16, outputTokens: 363, totalTokens: 379, reasoningTokens: 0 })
+      assert.strictEqual(response.message.parts.length, 1)
+    }))
+
+  it.effect("a json_schema completion: the JSON content as text", () =>
+    Effect.gen(function*() {
+      const response = yield* ChatCompletionsOutput.fromCompletion(json("pai-chat-gpt4o-json-schema.json"))
+      expect(JSON.parse(response.text)).toStrictEqual({ city: "Mexico City", country: "Mexico" })
+      expect(response.usage).toMatchObject({ inputTokens: 92, outputTokens: 15, totalTokens: 107 })
+    }))
+
+  it.effect("a tool call completion: no text part, one call, tool_calls", () =>
+    Effect.gen(function*() {
+      const response = yield* ChatCompletionsOutput.fromCompletion(json("pai-chat-gpt4o-tool-call.json"))
+      assert.strictEqual(response.finishReason, "tool_calls")
+      expect(response.message.parts.map((part) => part.type)).toStrictEqual(["tool_call"])
+      assert.deepInclude(response.message.toolCalls[0]!, {
+        callId: "call_iXFttys57ap0o16JSlC8yhYo",
+        name: "get_user_country",
+        arguments: "{}"
+      })
+    }))
+
+  it.effect("two parallel tool calls, in order, with ids, names and arguments", () =>
+    Effect.gen(function*() {
+      const response = yield* ChatCompletionsOutput.fromCompletion(json("pai-chat-gpt4o-two-parallel-tool-calls.json"))
+      expect(response.message.toolCalls.map((call) => [call.callId, call.name, call.arguments])).toStrictEqual([
+        ["call_jYdIdRZHxZTn5bWCq5jlMrJi", "delete_file", "{\"path\": \".env\"}"],
+        ["call_TmlTVWQbzrXCZ4jNsCVNbNqu", "create_file", "{\"path\": \"test.txt\"}"]
+      ])
+      expect(response.usage).toMatchObject({ inputTokens: 71, outputTokens: 46, totalTokens: 117 })
+    }))
+
+  it.effect("a body that is not a chat.completion fails with MalformedOutput", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(ChatCompletionsOutput.fromCompletion({ choices: "no" }))
+      assert.instanceOf(error, AiError.MalformedOutput)
+    }))
+
+  it.effect("reasoning_content and url_citation annotations become a reasoning part and typed citations", () =>
+    Effect.gen(function*() {
+      const response = yield* ChatCompletionsOutput.fromCompletion({
+        id: "x",
+        model: "deepseek-reasoner",
+        choices: [{
+          index: 0,
+          finish_reason: "length",
+          message: {
+            role: "assistant",
+            reasoning_content: "thinking",
+            content: "See it",
+            annotations: [{ type: "url_citation", url_citation: { url: "https://e.x", title: "E", start_index: 0, end_index: 3 } }]
+          }
+        }]
+      })
+      expect(response.message.parts.map((part) => part.type)).toStrictEqual(["reasoning", "text"])
+      assert.strictEqual(response.status, "incomplete")
+      assert.strictEqual(response.incompleteReason, "max_output_tokens")
+      const text = response.message.parts[1]!
+      assert.strictEqual(text.type, "text")
+      if (text.type === "text") {
+        expect(text.annotations).toStrictEqual([{ type: "url_citation", url: "https://e.x", title: "E", startIndex: 0, endIndex: 3 }])
+      }
+    }))
+})
+
+describe("Chat error bodies", () => {
+  it("400 unsupported_value (system role on o1-mini)", () => {
+    const error = AiError.httpErrorFromResponse({
+      status: 400,
+      headers: { "x-request-id": "req_1" },
+      body: readFixture("chat-json/pai-chat-error-400-o1mini-system-role.json")
+    })
+    assert.strictEqual(error.code, "unsupported_value")
+    assert.strictEqual(error.param, "messages[0].role")
+    assert.strictEqual(error.errorType, "invalid_request_error")
+    assert.strictEqual(error.requestId, "req_1")
+    assert.isFalse(error.retryable)
+    assert.include(error.message, "does not support 'system' with this model")
+  })
+
+  it("400 unsupported_parameter (max_tokens on a reasoning model)", () => {
+    const error = AiError.httpErrorFromResponse({
+      status: 400,
+      headers: {},
+      body: readFixture("chat-json/vai-chat-error-400-max-tokens-unsupported.json")
+    })
+    assert.strictEqual(error.code, "unsupported_parameter")
+    assert.strictEqual(error.param, "max_tokens")
+    assert.strictEqual(
+      error.description,
+      "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+    )
+  })
+})

@@ -1,0 +1,156 @@
+/**
+ * `Prompt` -> Chat Completions request body.
+ */
+import { ChatCompletionsRequest } from "@effect-responses/chat-completions"
+import { AiError, LanguageModel, Message, Part, Prompt } from "@effect-responses/core"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+const weather = new LanguageModel.ToolDefinition({
+  name: "get_weather",
+  description: "Weather of a city.",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  strict: true
+})
+
+describe("ChatCompletionsRequest.fromPrompt", () => {
+  it.effect("maps system, user media, assistant text and tool calls, and tool results by tool_call_id", () =>
+    Effect.gen(function*() {
+      const prompt = Prompt.make([
+        new Message.SystemMessage({ content: "Be brief." }),
+        new Message.UserMessage({
+          parts: [
+            new Part.TextPart({ text: "What is this?" }),
+            new Part.MediaPart({ mediaType: "image/png", data: "iVBO", detail: "low" }),
+            new Part.MediaPart({ mediaType: "image/jpeg", url: "https://e.x/a.jpg" }),
+            new Part.MediaPart({ mediaType: "application/pdf", data: "JVBE", filename: "a.pdf" })
+          ]
+        }),
+        new Message.AssistantMessage({
+          parts: [
+            new Part.ReasoningPart({ text: "Let me look." }),
+            new Part.TextPart({ text: "Checking." }),
+            new Part.ToolCallPart({ callId: "call_1", name: "get_weather", arguments: "{\"city\":\"Oslo\"}" }),
+            new Part.ToolCallPart({ callId: "call_2", name: "get_weather", arguments: "" })
+          ]
+        }),
+        new Message.ToolMessage({
+          results: [
+            new Part.ToolResultPart({ callId: "call_1", name: "get_weather", output: "5 C" }),
+            new Part.ToolResultPart({ callId: "call_2", name: "get_weather", output: "{\"error\":\"no city\"}", isError: true })
+          ]
+        })
+      ])
+      const body = yield* ChatCompletionsRequest.fromPrompt(prompt, { model: "gpt-4o-mini" })
+      expect(body.messages).toStrictEqual([
+        { role: "system", content: "Be brief." },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is this?" },
+            { type: "image_url", image_url: { url: "data:image/png;base64,iVBO", detail: "low" } },
+            { type: "image_url", image_url: { url: "https://e.x/a.jpg" } },
+            { type: "file", file: { filename: "a.pdf", file_data: "data:application/pdf;base64,JVBE" } }
+          ]
+        },
+        {
+          role: "assistant",
+          content: "Checking.",
+          tool_calls: [
+            { id: "call_1", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Oslo\"}" } },
+            { id: "call_2", type: "function", function: { name: "get_weather", arguments: "{}" } }
+          ]
+        },
+        { role: "tool", tool_call_id: "call_1", content: "5 C" },
+        { role: "tool", tool_call_id: "call_2", content: "{\"error\":\"no city\"}" }
+      ])
+    }))
+
+  it.effect("replays reasoning as reasoning_content only when asked; a lone user text is a string", () =>
+    Effect.gen(function*() {
+      const prompt = Prompt.make([
+        Prompt.userMessage("Hi"),
+        new Message.AssistantMessage({
+          parts: [
+            new Part.ReasoningPart({ text: "think" }),
+            new Part.ToolCallPart({ callId: "c", name: "f", arguments: "{}" })
+          ]
+        })
+      ])
+      const body = yield* ChatCompletionsRequest.fromPrompt(prompt, {
+        model: "deepseek-reasoner",
+        replayReasoningContent: true,
+        systemMessageRole: "developer"
+      })
+      expect(body.messages[0]).toStrictEqual({ role: "user", content: "Hi" })
+      expect(body.messages[1]).toMatchObject({ role: "assistant", content: null, reasoning_content: "think" })
+    }))
+
+  it.effect("maps the options: sampling, limits, stop, seed, tools, tool choice, response_format", () =>
+    Effect.gen(function*() {
+      const body = yield* ChatCompletionsRequest.fromPrompt(Prompt.make([
+        new Message.SystemMessage({ content: "s" }),
+        Prompt.userMessage("u")
+      ]), {
+        model: "gpt-4o",
+        systemMessageRole: "developer",
+        temperature: 0.2,
+        topP: 0.9,
+        maxOutputTokens: 100,
+        stop: ["END"],
+        seed: 7,
+        tools: [weather],
+        toolChoice: { tool: "get_weather" },
+        parallelToolCalls: false,
+        responseFormat: {
+          type: "json_schema",
+          name: "city",
+          strict: true,
+          schema: Schema.Struct({ city: Schema.String })
+        },
+        extraBody: { user: "u1" }
+      })
+      expect(body).toMatchObject({
+        model: "gpt-4o",
+        temperature: 0.2,
+        top_p: 0.9,
+        max_completion_tokens: 100,
+        stop: ["END"],
+        seed: 7,
+        parallel_tool_calls: false,
+        tool_choice: { type: "function", function: { name: "get_weather" } },
+        tools: [{
+          type: "function",
+          function: { name: "get_weather", description: "Weather of a city.", parameters: weather.parameters, strict: true }
+        }],
+        user: "u1"
+      })
+      assert.strictEqual(body.messages[0]!.role, "developer")
+      const format = body.response_format as { type: string; json_schema: { name: string; strict: boolean; schema: { properties: object } } }
+      assert.strictEqual(format.type, "json_schema")
+      assert.strictEqual(format.json_schema.name, "city")
+      assert.isTrue(format.json_schema.strict)
+      expect(format.json_schema.schema.properties).toStrictEqual({ city: { type: "string" } })
+      const legacy = yield* ChatCompletionsRequest.fromPrompt(Prompt.user("u"), {
+        model: "llama",
+        maxOutputTokens: 5,
+        maxTokensParameter: "max_tokens"
+      })
+      assert.strictEqual(legacy.max_tokens, 5)
+      assert.isUndefined(legacy.max_completion_tokens)
+    }))
+
+  it.effect("fails with InvalidPrompt for what Chat Completions cannot take", () =>
+    Effect.gen(function*() {
+      const imageById = Prompt.make([
+        new Message.UserMessage({ parts: [new Part.MediaPart({ mediaType: "image/png", fileId: "file_1" })] })
+      ])
+      assert.instanceOf(yield* Effect.flip(ChatCompletionsRequest.fromPrompt(imageById, { model: "m" })), AiError.InvalidPrompt)
+      assert.instanceOf(
+        yield* Effect.flip(ChatCompletionsRequest.fromPrompt(Prompt.user("x"), { model: "m", toolChoice: { tool: "nope" } })),
+        AiError.InvalidPrompt
+      )
+      assert.instanceOf(yield* Effect.flip(ChatCompletionsRequest.fromPrompt(Prompt.user("x"), { model: "" })), AiError.InvalidPrompt)
+    }))
+})

@@ -1,0 +1,396 @@
+/**
+ * The streaming decoder against every recorded Chat Completions stream in `shared/fixtures/chat-sse`
+ * (openai-python and vercel/ai, Apache-2.0; pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`).
+ */
+import { MessageAggregator } from "@effect-responses/aggregate"
+import { ChatCapture, ChatCompletionsOutput, ChatCompletionsStream } from "@effect-responses/chat-completions"
+import { AiError, type ModelResponse, type Part, StreamPart } from "@effect-responses/core"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as FastCheck from "effect/FastCheck"
+import * as Stream from "effect/Stream"
+import { readdirSync } from "node:fs"
+import { bytes, fixturePath, readFixture, splitAt, TOOL_CALL_SSE } from "./fixtures.js"
+
+const settled = <A, E>(stream: Stream.Stream<A, E>) =>
+  Effect.map(Stream.runCollect(Stream.either(stream)), (chunk) => {
+    const elements: Array<A> = []
+    let error: E | undefined
+    for (const item of Chunk.toReadonlyArray(chunk)) {
+      if (Either.isRight(item)) elements.push(item.right)
+      else error = item.left
+    }
+    return { elements, error }
+  })
+
+const lines = (text: string) => text.split("\n").filter((line) => line.trim() !== "")
+
+/** The decoder over a fixture file: SSE bytes for `*.sse`, line-JSON payloads otherwise. */
+const decodeFile = (relative: string) => {
+  const text = readFixture(relative)
+  return relative.endsWith(".sse")
+    ? ChatCompletionsStream.decodeSse(Stream.make(bytes(text)))
+    : ChatCompletionsStream.decodeData(Stream.fromIterable(lines(text)))
+}
+
+const encodeParts = (response: ModelResponse.ModelResponse) =>
+  response.message.parts.map((part) => JSON.parse(JSON.stringify(part)) as unknown)
+
+/** What each recording must aggregate to (values read from the recorded chunks). */
+interface Expected {
+  readonly id: string
+  readonly model: string
+  readonly finishReason: ModelResponse.FinishReason
+  readonly usage: readonly [input: number, cached: number, output: number, reasoning: number, total: number]
+  readonly parts: ReadonlyArray<
+    | { readonly type: "text"; readonly text: string | RegExp }
+    | { readonly type: "refusal"; readonly text: string }
+    | { readonly type: "reasoning"; readonly text: RegExp }
+    | { readonly type: "tool_call"; readonly callId: string; readonly name: string; readonly arguments: string }
+  >
+}
+
+const EXPECTED: Record<string, Expected> = {
+  "opy-chat-gpt4o-content-logprobs.sse": {
+    id: "chatcmpl-ABfw5EzoqmfXjnnsXY7Yd8OC6tb3c",
+    model: "gpt-4o-2024-08-06",
+    finishReason: "stop",
+    usage: [9, 0, 2, 0, 11],
+    parts: [{ type: "text", text: "Foo!" }]
+  },
+  "opy-chat-gpt4o-finish-length.sse": {
+    id: "chatcmpl-ABfw3Oqj8RD0z6aJiiX37oTjV2HFh",
+    model: "gpt-4o-2024-08-06",
+    finishReason: "length",
+    usage: [79, 0, 1, 0, 80],
+    parts: [{ type: "text", text: "{\"" }]
+  },
+  "opy-chat-gpt4o-json-schema-content.sse": {
+    id: "chatcmpl-ABfw1e5abtU8OwGr15vOreYVb2MiF",
+    model: "gpt-4o-2024-08-06",
+    finishReason: "stop",
+    usage: [79, 0, 14, 0, 93],
+    parts: [{ type: "text", text: "{\"city\":\"San Francisco\",\"temperature\":61,\"units\":\"f\"}" }]
+  },
+  "opy-chat-gpt4o-parallel-tool-calls.sse": {
+    id: "chatcmpl-ABfwAwrNePHUgBBezonVC6MX3zd63",
+    model: "gpt-4o-2024-08-06",
+    finishReason: "tool_calls",
+    usage: [149, 0, 60, 0, 209],
+    parts: [
+      {
+        type: "tool_call",
+        callId: "call_JMW1whyEaYG438VE1OIflxA2",
+        name: "GetWeatherArgs",
+        arguments: "{\"city\": \"Edinburgh\", \"country\": \"GB\", \"units\": \"c\"}"
+      },
+      {
+        type: "tool_call",
+        callId: "call_DNYTawLBoN8fj3KN6qU9N1Ou",
+        name: "get_stock_price",
+        arguments: "{\"ticker\": \"AAPL\", \"exchange\": \"NASDAQ\"}"
+      }
+    ]
+  },
+  "opy-chat-gpt4o-refusal-deltas.sse": {
+    id: "chatcmpl-ABfw4IfQfCCrcuybFm41wJyxjbkz7",
+    model: "gpt-4o-2024-08-06",
+    finishReason: "stop",
+    usage: [79, 0, 11, 0, 90],
+    parts: [{ type: "refusal", text: "I'm sorry, I can't assist with that request." }]
+  },
+  "opy-chat-gpt4o-strict-tool-call.sse": {
+    id: "chatcmpl-ABfwCgi41eStOcARjZq97ohCEGBPO",
+    model: "gpt-4o-2024-08-06",
+    finishReason: "tool_calls",
+    usage: [48, 0, 19, 0, 67],
+    parts: [{
+      type: "tool_call",
+      callId: "call_CTf1nWJLqSeRgDqaCG27xZ74",
+      name: "get_weather",
+      arguments: "{\"city\":\"San Francisco\",\"state\":\"CA\"}"
+    }]
+  },
+  "pai-chat-deepseek-reasoning-content.sse": {
+    id: "33be18fc-3842-486c-8c29-dd8e578f7f20",
+    model: "deepseek-reasoner",
+    finishReason: "stop",
+    usage: [6, 0, 212, 198, 218],
+    parts: [
+      { type: "reasoning", text: /^Hmm, the user just said "Hello"\. It's a simple greeting/ },
+      { type: "text", text: "Hello there! 😊 How can I help you today?" }
+    ]
+  },
+  "pai-chat-gpt4omini-text-usage.sse": {
+    id: "chatcmpl-Dx0Xq5Xx9rHB2ehcHZCRDsnuymUXc",
+    model: "gpt-4o-mini-2024-07-18",
+    finishReason: "stop",
+    usage: [78, 0, 9, 0, 87],
+    parts: [{ type: "text", text: "The capital of the UK is London." }]
+  },
+  "pai-chat-gpt4omini-tool-call-deltas-usage.sse": {
+    id: "chatcmpl-Dx0XpqH8w09uBXwq1zFGYdETjtnEl",
+    model: "gpt-4o-mini-2024-07-18",
+    finishReason: "tool_calls",
+    usage: [53, 0, 15, 0, 68],
+    parts: [{ type: "tool_call", callId: "call_ZR5UUuTt3pf61kjwAJIYdVMj", name: "get_capital", arguments: "{\"country\":\"UK\"}" }]
+  },
+  "vai-chat-azure-model-router.chunks.txt": {
+    id: "chatcmpl-CYPS1lijGoK8gd9lYzY3r9Sx50nbt",
+    model: "gpt-5-nano-2025-08-07",
+    finishReason: "stop",
+    usage: [15, 0, 78, 64, 93],
+    parts: [{ type: "text", text: "Capital of Denmark." }]
+  },
+  "vai-chat-openai-text-usage.chunks.txt": {
+    id: "chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0",
+    model: "gpt-4.1-nano-2025-04-14",
+    finishReason: "stop",
+    usage: [16, 0, 300, 0, 316],
+    parts: [{ type: "text", text: /^\*\*Holiday Name:\*\* Harmony Day\n\n\*\*Date:\*\* Celebrated annually/ }]
+  },
+  "vai-chat-xai-reasoning-tool-call.chunks.txt": {
+    id: "7027d986-3c59-a37a-9a5f-50713e01c8a6",
+    model: "grok-3-mini",
+    finishReason: "tool_calls",
+    usage: [307, 306, 26, 227, 560],
+    parts: [
+      { type: "reasoning", text: /^First, the user is asking about the weather in San Francisco\./ },
+      { type: "tool_call", callId: "call_79382389", name: "weather", arguments: "{\"location\":\"San Francisco\"}" }
+    ]
+  }
+}
+
+const files = readdirSync(fixturePath("chat-sse")).sort()
+
+describe("ChatCompletionsStream", () => {
+  it("every chat-sse recording has its expectations", () => {
+    expect(Object.keys(EXPECTED).sort()).toStrictEqual(files)
+  })
+
+  for (const file of files) {
+    describe(file, () => {
+      const relative = `chat-sse/${file}`
+
+      it.effect("aggregates to the recorded text, refusal, reasoning, tool calls, usage and finish reason", () =>
+        Effect.gen(function*() {
+          const expected = EXPECTED[file]!
+          const responses = yield* MessageAggregator.aggregate(decodeFile(relative))
+          assert.strictEqual(responses.length, 1)
+          const response = responses[0]!
+          assert.strictEqual(response.id, expected.id)
+          assert.strictEqual(response.model, expected.model)
+          assert.strictEqual(response.finishReason, expected.finishReason)
+          assert.strictEqual(response.status, expected.finishReason === "length" ? "incomplete" : "completed")
+          const u = response.usage
+          expect([u.inputTokens, u.cachedInputTokens, u.outputTokens, u.reasoningTokens, u.totalTokens])
+            .toStrictEqual(expected.usage)
+          const parts = response.message.parts
+          assert.strictEqual(parts.length, expected.parts.length)
+          expected.parts.forEach((want, index) => {
+            const got = parts[index]!
+            assert.strictEqual(got.type, want.type)
+            if (want.type === "tool_call" && got.type === "tool_call") {
+              assert.strictEqual(got.callId, want.callId)
+              assert.strictEqual(got.name, want.name)
+              assert.strictEqual(got.arguments, want.arguments)
+            } else if (want.type === "reasoning" && got.type === "reasoning") {
+              assert.match(got.text ?? "", want.text)
+            } else if ((want.type === "text" || want.type === "refusal") && (got.type === "text" || got.type === "refusal")) {
+              if (typeof want.text === "string") assert.strictEqual(got.text, want.text)
+              else assert.match(got.text, want.text)
+            }
+          })
+        }))
+
+      it.effect("aggregates to what the chat.completion body of the same chunks decodes to", () =>
+        Effect.gen(function*() {
+          const capture = yield* ChatCapture.parse(readFixture(relative), relative)
+          assert.strictEqual(capture.responses.length, 1)
+          const whole = yield* ChatCompletionsOutput.fromCompletion(ChatCapture.toCompletion(capture.responses[0]!))
+          const [streamed] = yield* MessageAggregator.aggregate(decodeFile(relative))
+          expect(encodeParts(streamed!)).toStrictEqual(encodeParts(whole))
+          expect(streamed!.usage).toStrictEqual(whole.usage)
+          assert.strictEqual(streamed!.finishReason, whole.finishReason)
+          assert.strictEqual(streamed!.id, whole.id)
+        }))
+
+      it.effect("assigns output indices in order of first appearance and completes every one, emptied", () =>
+        Effect.gen(function*() {
+          const elements = Chunk.toReadonlyArray(yield* Stream.runCollect(decodeFile(relative)))
+          assert.strictEqual(elements[0]!.type, "response_started")
+          assert.strictEqual(elements.at(-1)!.type, "response_finished")
+          const id = elements[0]!.responseId
+          assert.isTrue(elements.every((element) => element.responseId === id))
+          const updates = elements.filter((e): e is StreamPart.PartUpdate => e.type === "part")
+          const firstSeen: Array<number> = []
+          for (const update of updates) if (!firstSeen.includes(update.outputIndex)) firstSeen.push(update.outputIndex)
+          expect(firstSeen).toStrictEqual(firstSeen.map((_, i) => i))
+          const completing = updates.filter((update) => !update.partial)
+          expect(completing.map((update) => update.outputIndex)).toStrictEqual(firstSeen)
+          for (const update of completing) {
+            const part = update.part
+            if (part.type === "tool_call") assert.strictEqual(part.arguments, "")
+            else if (part.type === "text" || part.type === "refusal") assert.strictEqual(part.text, "")
+            else if (part.type === "reasoning") assert.strictEqual(part.text, "")
+          }
+          // No empty deltas except a tool call's first fragment.
+          for (const update of updates.filter((u) => u.partial)) {
+            if (update.part.type === "text" || update.part.type === "refusal") assert.notStrictEqual(update.part.text, "")
+          }
+        }))
+    })
+  }
+
+  describe("any split of the bytes gives the same parts", () => {
+    for (
+      const file of [
+        "opy-chat-gpt4o-parallel-tool-calls.sse",
+        "pai-chat-deepseek-reasoning-content.sse",
+        "pai-chat-gpt4omini-tool-call-deltas-usage.sse",
+        "opy-chat-gpt4o-refusal-deltas.sse"
+      ]
+    ) {
+      const data = bytes(readFixture(`chat-sse/${file}`))
+      const whole = Effect.runSync(Stream.runCollect(ChatCompletionsStream.decodeSse(Stream.make(data))))
+      const expected = Chunk.toReadonlyArray(whole).map((element) => StreamPart.encode(element))
+      it.effect.prop(
+        file,
+        [FastCheck.array(FastCheck.integer({ min: 1, max: data.length - 1 }), { maxLength: 40 })],
+        ([cuts]) =>
+          Effect.gen(function*() {
+            const pieces = splitAt(data, cuts)
+            const elements = yield* Stream.runCollect(ChatCompletionsStream.decodeSse(Stream.fromIterable(pieces)))
+            expect(Chunk.toReadonlyArray(elements).map((element) => StreamPart.encode(element))).toStrictEqual(expected)
+          }),
+        { fastCheck: { numRuns: 40 } }
+      )
+    }
+  })
+
+  it.effect("two parallel calls whose argument fragments interleave keep their own ids, names and arguments", () =>
+    Effect.gen(function*() {
+      // The recording sends call 0 then call 1; here its chunks are reordered to alternate between them.
+      const payloads = (yield* ChatCapture.parse(
+        readFixture("chat-sse/opy-chat-gpt4o-parallel-tool-calls.sse"),
+        "parallel"
+      )).responses[0]!.chunks.map((chunk) => chunk.data)
+      const indexOf = (data: string) => /"tool_calls":\[\{"index":(\d)/.exec(data)?.[1]
+      const zero = payloads.filter((p) => indexOf(p) === "0")
+      const one = payloads.filter((p) => indexOf(p) === "1")
+      const rest = payloads.filter((p) => indexOf(p) === undefined)
+      const interleaved: Array<string> = [rest[0]!]
+      for (let i = 0; i < Math.max(zero.length, one.length); i++) {
+        if (zero[i] !== undefined) interleaved.push(zero[i]!)
+        if (one[i] !== undefined) interleaved.push(one[i]!)
+      }
+      interleaved.push(...rest.slice(1))
+      const elements = Chunk.toReadonlyArray(
+        yield* Stream.runCollect(ChatCompletionsStream.decodeData(Stream.fromIterable(interleaved)))
+      )
+      const deltaIndices = elements.filter((e): e is StreamPart.PartUpdate => e.type === "part" && e.partial)
+        .map((e) => e.outputIndex)
+      expect(deltaIndices.slice(0, 4)).toStrictEqual([0, 1, 0, 1])
+      const [response] = MessageAggregator.fromIterable(elements)
+      const calls = response!.message.toolCalls
+      expect(calls.map((call) => [call.callId, call.name, JSON.parse(call.arguments)])).toStrictEqual([
+        ["call_JMW1whyEaYG438VE1OIflxA2", "GetWeatherArgs", { city: "Edinburgh", country: "GB", units: "c" }],
+        ["call_DNYTawLBoN8fj3KN6qU9N1Ou", "get_stock_price", { ticker: "AAPL", exchange: "NASDAQ" }]
+      ])
+    }))
+
+  it.effect("the Azure chunk with empty id and choices starts nothing; the response takes the next chunk's id", () =>
+    Effect.gen(function*() {
+      const elements = Chunk.toReadonlyArray(yield* Stream.runCollect(decodeFile("chat-sse/vai-chat-azure-model-router.chunks.txt")))
+      const started = elements[0] as StreamPart.ResponseStarted
+      assert.strictEqual(started.type, "response_started")
+      assert.strictEqual(started.responseId, "chatcmpl-CYPS1lijGoK8gd9lYzY3r9Sx50nbt")
+      assert.strictEqual(elements.filter((e) => e.type === "response_started").length, 1)
+    }))
+
+  it.effect("a tool call's first fragment announces it with its id and name; later deltas carry them", () =>
+    Effect.gen(function*() {
+      const elements = Chunk.toReadonlyArray(yield* Stream.runCollect(decodeFile(TOOL_CALL_SSE)))
+      const deltas = elements.filter((e): e is StreamPart.PartUpdate => e.type === "part" && e.partial)
+      expect(deltas.map((d) => (d.part as Part.ToolCallPart).arguments)).toStrictEqual([
+        "",
+        "{\"",
+        "country",
+        "\":\"",
+        "UK",
+        "\"}"
+      ])
+      for (const delta of deltas) {
+        assert.deepInclude(delta.part, { callId: "call_ZR5UUuTt3pf61kjwAJIYdVMj", name: "get_capital" })
+        assert.strictEqual(delta.part.attributes.status, "in_progress")
+      }
+    }))
+
+  describe("unusual streams", () => {
+    const chunk = (delta: object, finish: string | null = null, id = "chatcmpl-x") =>
+      JSON.stringify({ id, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })
+    const run = (payloads: ReadonlyArray<string>) => settled(ChatCompletionsStream.decodeData(Stream.fromIterable(payloads)))
+
+    it.effect("a call without an id gets call_<index>; a new id under a used index is a new call", () =>
+      Effect.gen(function*() {
+        const { elements, error } = yield* run([
+          chunk({ tool_calls: [{ index: 0, function: { name: "a", arguments: "{}" } }] }),
+          chunk({ tool_calls: [{ index: 0, id: "call_x", function: { name: "b", arguments: "{\"n\":1}" } }] }),
+          chunk({ tool_calls: [{ index: 0, id: "call_y", function: { name: "c", arguments: "{}" } }] }, "stop")
+        ])
+        assert.isUndefined(error)
+        const [response] = MessageAggregator.fromIterable(elements)
+        expect(response!.message.toolCalls.map((c) => [c.callId, c.name, c.arguments])).toStrictEqual([
+          ["call_x", "a", "{}{\"n\":1}"],
+          ["call_y", "c", "{}"]
+        ])
+        assert.strictEqual(response!.finishReason, "tool_calls")
+      }))
+
+    it.effect("a body cut short fails with TruncatedStream after the parts it had", () =>
+      Effect.gen(function*() {
+        const { elements, error } = yield* run([chunk({ content: "Hel" })])
+        assert.strictEqual(elements.length, 2)
+        assert.instanceOf(error, AiError.TruncatedStream)
+        assert.strictEqual(error.responseId, "chatcmpl-x")
+      }))
+
+    it.effect("[DONE] without a finish reason finishes with other", () =>
+      Effect.gen(function*() {
+        const { elements, error } = yield* run([chunk({ content: "Hi" }), "[DONE]"])
+        assert.isUndefined(error)
+        const finished = elements.at(-1) as StreamPart.ResponseFinished
+        assert.strictEqual(finished.finishReason, "other")
+      }))
+
+    it.effect("an error chunk fails with StreamErrorEvent; malformed JSON with MalformedOutput at its position", () =>
+      Effect.gen(function*() {
+        const failed = yield* run([
+          chunk({ content: "Hi" }),
+          JSON.stringify({ error: { message: "overloaded", code: "server_error" } })
+        ])
+        assert.instanceOf(failed.error, AiError.StreamErrorEvent)
+        assert.strictEqual(failed.error.code, "server_error")
+        assert.isTrue(failed.error.retryable)
+        const malformed = yield* run([chunk({ content: "Hi" }), "{nope"])
+        assert.instanceOf(malformed.error, AiError.MalformedOutput)
+        assert.strictEqual(malformed.error.position, 1)
+      }))
+
+    it.effect("a choice after the finish reason starts the next response (captures holding several)", () =>
+      Effect.gen(function*() {
+        const { elements, error } = yield* run([
+          chunk({ content: "one" }, "stop", "a"),
+          chunk({ content: "two" }, null, "b"),
+          chunk({}, "stop", "b")
+        ])
+        assert.isUndefined(error)
+        expect(MessageAggregator.fromIterable(elements).map((r) => [r.id, r.text])).toStrictEqual([["a", "one"], [
+          "b",
+          "two"
+        ]])
+      }))
+  })
+})

@@ -1,0 +1,119 @@
+/**
+ * The `decode` and `aggregate` verbs, in process, on the recorded payloads of `shared/fixtures` (vercel/ai
+ * Apache-2.0, pydantic-ai MIT: see `SOURCES.md`).
+ */
+import { Aggregate, Decode } from "@effect-responses/cli"
+import { ModelResponse, StreamPart } from "@effect-responses/core"
+import { Capture, ResponsesOutput } from "@effect-responses/responses"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { readdirSync, readFileSync } from "node:fs"
+import { fixturePath } from "./fixtures.js"
+
+const decodeLines = (path: string) =>
+  Effect.map(Stream.runCollect(Stream.either(Decode.lines(path))), (chunk) => {
+    const lines: Array<string> = []
+    let error: Capture.CaptureError | undefined
+    for (const item of chunk) {
+      if (item._tag === "Right") lines.push(item.right)
+      else error = item.left
+    }
+    return { text: lines.join(""), error }
+  })
+
+const encodeResponses = Schema.encodeSync(Schema.Array(ModelResponse.ModelResponse))
+
+describe("effect-responses decode", () => {
+  it.effect("prints one JSON StreamPart per line; every line has responseId, part lines outputIndex and partial", () =>
+    Effect.gen(function*() {
+      const { text, error } = yield* decodeLines(fixturePath("responses-sse/pai-openrouter-gptoss-reasoning-text.sse"))
+      assert.isUndefined(error)
+      const lines = text.split("\n")
+      assert.strictEqual(lines.pop(), "")
+      const elements = lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+      for (const element of elements) {
+        assert.isString(element.responseId)
+        if (element.type === "part") {
+          assert.isNumber(element.outputIndex)
+          assert.isBoolean(element.partial)
+        }
+        // the core JSON encoding, decodable back
+        Schema.decodeUnknownSync(StreamPart.StreamPart)(element)
+      }
+      assert.strictEqual(elements[0]!.type, "response_started")
+      assert.strictEqual(elements.at(-1)!.type, "response_finished")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("malformed JSON: the lines before it, then one error naming the file and the line", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const lines = readFileSync(fixturePath("responses-sse/vai-azure-text.chunks.txt"), "utf8").split("\n")
+      lines[3] = "{\"type\": \"response.output_text.delta\", \"delta\": "
+      const file = `${dir}/broken.chunks.txt`
+      yield* fs.writeFileString(file, lines.join("\n"))
+      const { text, error } = yield* decodeLines(file)
+      assert.instanceOf(error, Capture.CaptureError)
+      assert.strictEqual(error!.line, 4)
+      assert.match(error!.message, new RegExp(`^${file}:4: malformed output .*invalid JSON`))
+      assert.notInclude(error!.message, "\n")
+      assert.isTrue(text.split("\n").filter((line) => line !== "").every((line) => JSON.parse(line) !== undefined))
+    }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)))
+
+  it.effect("a missing file and a truncated capture fail with one line", () =>
+    Effect.gen(function*() {
+      const missing = yield* decodeLines("/nonexistent/capture.sse")
+      assert.strictEqual(missing.error?.message, "/nonexistent/capture.sse: no such file")
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const file = `${dir}/cut.sse`
+      const sse = readFileSync(fixturePath("responses-sse/pai-gpt4o-function-call-args-deltas.sse"), "utf8")
+      yield* fs.writeFileString(file, sse.slice(0, 3000))
+      const cut = yield* decodeLines(file)
+      assert.match(cut.error!.message, new RegExp(`^${file}: truncated stream \\(response resp_`))
+    }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)))
+})
+
+describe("effect-responses aggregate", () => {
+  it.effect("a capture of consecutive responses gives one ModelResponse each", () =>
+    Effect.gen(function*() {
+      const responses = yield* Aggregate.responses(
+        fixturePath("responses-sse/vai-openai-reasoning-encrypted-multistep.chunks.txt")
+      )
+      expect(responses.map((r) => r.finishReason)).toStrictEqual(["tool_calls", "tool_calls", "tool_calls", "stop"])
+      assert.strictEqual(responses[3]!.text, "The final result is **570**.")
+      const sse = yield* Aggregate.responses(fixturePath("responses-sse/pai-o3mini-reasoning-summary-deltas.sse"))
+      assert.strictEqual(sse.length, 1)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  const bodies = readdirSync(fixturePath("responses-json")).filter((name) => !name.includes("error"))
+  it.effect("every non-streaming Response JSON body gives the same array shape as fromResponse", () =>
+    Effect.gen(function*() {
+      assert.isAtLeast(bodies.length, 10)
+      for (const name of bodies) {
+        const path = fixturePath(`responses-json/${name}`)
+        const responses = yield* Aggregate.responses(path)
+        const expected = yield* ResponsesOutput.fromResponse(JSON.parse(readFileSync(path, "utf8")))
+        expect(encodeResponses(responses)).toStrictEqual(encodeResponses([expected]))
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("an HTTP error body, an error event or an empty file fail with one line and no responses", () =>
+    Effect.gen(function*() {
+      const body = yield* Effect.flip(Aggregate.responses(fixturePath("responses-json/pai-error-400-model-not-found.json")))
+      assert.include(body.message, "an error body, not a response")
+      const event = yield* Effect.flip(
+        Aggregate.responses(fixturePath("responses-sse/vai-openai-error-event-response-failed.chunks.txt"))
+      )
+      assert.include(event.message, "insufficient_quota")
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      yield* fs.writeFileString(`${dir}/empty.sse`, "")
+      const empty = yield* Effect.flip(Aggregate.responses(`${dir}/empty.sse`))
+      assert.strictEqual(empty.message, `${dir}/empty.sse: the capture is empty`)
+    }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)))
+})

@@ -1,0 +1,38 @@
+/**
+ * The `decode` and `aggregate` verbs of the `effect-responses` executable, run as a user runs them (few
+ * tests: each spawns a process).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { fixturePath } from "./fixtures.js"
+
+const bin = fileURLToPath(new URL("../bin/effect-responses.mjs", import.meta.url))
+
+const run = (args: ReadonlyArray<string>, input?: string) => {
+  const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", input, timeout: 60_000 })
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+// A spawned process compiles the sources with tsx on start: allow for a slow machine.
+describe("effect-responses decode / aggregate (the executable)", { timeout: 60_000 }, () => {
+  it("aggregate FILE prints a JSON array with one ModelResponse per response and exits 0", () => {
+    const result = run(["aggregate", fixturePath("responses-sse/vai-openai-shell-call.chunks.txt")])
+    expect(result.stderr).toBe("")
+    expect(result.status).toBe(0)
+    const responses = JSON.parse(result.stdout) as Array<{ id: string; status: string; message: { parts: Array<unknown> } }>
+    expect(responses.map((r) => r.status)).toStrictEqual(["completed", "completed"])
+  })
+
+  it("decode - with malformed JSON: whole lines before it, one error line naming <stdin> and the line, exit 1", () => {
+    const lines = readFileSync(fixturePath("responses-sse/vai-azure-text.chunks.txt"), "utf8").split("\n")
+    lines[5] = "{\"type\": \"response.output_text.delta\", \"delta\": "
+    const result = run(["decode", "-"], lines.join("\n"))
+    expect(result.status).toBe(1)
+    expect(result.stderr).toMatch(/^effect-responses: <stdin>:6: malformed output .*\n$/)
+    expect(result.stderr.split("\n")).toHaveLength(2)
+    const printed = result.stdout.split("\n").filter((line) => line !== "")
+    expect(printed.map((line) => (JSON.parse(line) as { type: string }).type)[0]).toBe("response_started")
+  })
+})

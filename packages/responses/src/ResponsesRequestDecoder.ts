@@ -1,0 +1,940 @@
+/**
+ * The decoding side of the Responses protocol: the body of a `POST /v1/responses` request (`CreateResponse`,
+ * JSON) -> a core `Prompt` plus the request's options, for a stateless server in front of another model
+ * (the inverse of `ResponsesRequest.fromPrompt`).
+ *
+ * | request element | prompt element |
+ * |---|---|
+ * | `instructions` | the first `SystemMessage` |
+ * | `system` / `developer` message (short `{role, content: "text"}` or typed, `input_text` content) | a `SystemMessage` |
+ * | `user` message: `input_text` / `input_image` / `input_file` | a `UserMessage`: `TextPart` / `MediaPart` (image `url` or base64 `data` of a data URL, `detail`) / `MediaPart` (file data, or file id) |
+ * | `assistant` message: `output_text` / `refusal` content (or a string) | `TextPart` / `RefusalPart` with `{itemId, status, phase}` |
+ * | `reasoning` item | `ReasoningPart` (`summary` texts, `reasoning_text` content as `text`, `encrypted_content` as payload); an item with only `encrypted_content` is dropped (debug log) |
+ * | `function_call` | `ToolCallPart` (a `namespace` call gets its flattened name, see below) |
+ * | `function_call_output` (string, or a content array of `input_text`) | a `ToolResultPart` in a `ToolMessage` |
+ *
+ * Consecutive assistant items (messages, reasoning, function calls) form one `AssistantMessage`;
+ * consecutive `function_call_output`s one `ToolMessage`.
+ *
+ * Tools: `function` tools become `ToolDefinition`s (`strict` defaults to `false`: open-model backends
+ * rarely enforce schemas); a `namespace` group is flattened into its function tools named
+ * `<namespace>__<name>` (`NAMESPACE_SEPARATOR`), and `namespacedTools` maps each flattened name back, so a
+ * server can write the call with its `namespace`. Built-in tools (`web_search`, `file_search`, …) and the
+ * items they produced follow `builtinTools`: `"drop"` (default) removes them with a warning log,
+ * `"reject"` fails.
+ *
+ * What a stateless bridge cannot honour fails with a `RequestError` naming the parameter (HTTP 400 in
+ * OpenAI's shape): `previous_response_id`, `conversation`, `prompt` (stored prompt templates),
+ * `store: true`, `background: true`, `truncation: "auto"`, `item_reference` items, `input_file` content the
+ * upstream cannot take (`inputFiles`), `custom` tools, and input items of unknown types. Unknown top-level
+ * fields are ignored. Sampling and bookkeeping options (`temperature`, `top_p`, `max_output_tokens`,
+ * `tool_choice`, `parallel_tool_calls`, `reasoning`, `text`, `metadata`, `prompt_cache_key`,
+ * `safety_identifier`, `user`, `service_tier`, …) are accepted and kept, and echoed in `echo` whether or not
+ * the upstream can use them.
+ *
+ * Source: the OpenAI API reference, "Create a model response" (`CreateResponse` in
+ * `../shared/spec/openai-openapi.yaml`).
+ *
+ * @since 0.1.0
+ */
+import { LanguageModel, Message, Part, Prompt } from "@effect-responses/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { isObject, type JsonObject, stringField } from "./internal/json.js"
+import * as Provider from "./Provider.js"
+
+// ---------------------------------------------------------------------------------------------------------
+// errors
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * A request the decoder cannot accept: malformed, or asking for what a stateless bridge cannot honour.
+ * `param` names the offending request parameter as OpenAI does (`store`, `input[2].content[0].file_url`,
+ * `tools[1]`), `null` when the whole body is at fault; `code` is OpenAI's error code
+ * (`unsupported_parameter`, `unsupported_value`, `invalid_type`, `missing_required_parameter`,
+ * `invalid_value`). A server answers it with HTTP 400 and `body`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RequestError extends Schema.TaggedError<RequestError>("@effect-responses/RequestError")("RequestError", {
+  description: Schema.String,
+  param: Schema.NullOr(Schema.String),
+  code: Schema.String
+}) {
+  override get message(): string {
+    return this.description
+  }
+
+  /**
+   * The error in OpenAI's shape: `{"error":{"message","type":"invalid_request_error","param","code"}}`.
+   *
+   * @since 0.1.0
+   */
+  get body(): ErrorBody {
+    return { error: { message: this.description, type: "invalid_request_error", param: this.param, code: this.code } }
+  }
+}
+
+/**
+ * OpenAI's error body.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ErrorBody {
+  readonly error: {
+    readonly message: string
+    readonly type: string
+    readonly param: string | null
+    readonly code: string | null
+  }
+}
+
+const fail = (description: string, param: string | null, code: string) =>
+  Effect.fail(new RequestError({ description, param, code }))
+
+// ---------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * What to do with built-in tools (the tools OpenAI runs itself) and their items: `drop` them with a
+ * warning log, or `reject` the request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type BuiltinToolsPolicy = "drop" | "reject"
+
+/**
+ * How an `input_file` may be given to the upstream: as inline `file_data`, by `file_url`, or by `file_id`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type FileInput = "data" | "url" | "id"
+
+/**
+ * The decoder's settings. `builtinTools` defaults to `"drop"`; `inputFiles` (default `["data", "id"]`,
+ * what Chat Completions takes) lists the ways an `input_file` may be given.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly builtinTools?: BuiltinToolsPolicy | undefined
+  readonly inputFiles?: ReadonlyArray<FileInput> | undefined
+}
+
+/**
+ * The original name of a flattened namespace tool.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface NamespacedName {
+  readonly namespace: string
+  readonly name: string
+}
+
+/**
+ * The output text format (`text.format`): free text, any JSON object, or JSON matching the JSON Schema
+ * `schema`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TextFormat =
+  | { readonly type: "text" }
+  | { readonly type: "json_object" }
+  | {
+    readonly type: "json_schema"
+    readonly name: string
+    readonly schema: { readonly [key: string]: unknown }
+    readonly description?: string | undefined
+    readonly strict?: boolean | undefined
+  }
+
+/**
+ * The request's options for the model call, in this project's terms (`undefined` when not given):
+ * `temperature`, `topP`, `maxOutputTokens` (tokens), `parallelToolCalls`, `reasoningEffort`,
+ * `reasoningSummary`, `textFormat`, `verbosity`, `metadata`, `promptCacheKey`, `safetyIdentifier`,
+ * `user`, `serviceTier`, `maxToolCalls`, `topLogprobs`, `include`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ModelOptions {
+  readonly temperature?: number | undefined
+  readonly topP?: number | undefined
+  readonly maxOutputTokens?: number | undefined
+  readonly parallelToolCalls?: boolean | undefined
+  readonly reasoningEffort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | undefined
+  readonly reasoningSummary?: string | undefined
+  readonly textFormat?: TextFormat | undefined
+  readonly verbosity?: string | undefined
+  readonly metadata?: { readonly [key: string]: string } | undefined
+  readonly promptCacheKey?: string | undefined
+  readonly safetyIdentifier?: string | undefined
+  readonly user?: string | undefined
+  readonly serviceTier?: string | undefined
+  readonly maxToolCalls?: number | undefined
+  readonly topLogprobs?: number | undefined
+  readonly include?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * A decoded request.
+ *
+ * - `model`: the requested model name; `stream`: whether the client wants SSE.
+ * - `prompt`: the conversation; `tools` / `toolChoice`: the function tools (namespaces flattened) and the
+ *   tool choice, as `LanguageModel.CallOptions` takes them.
+ * - `namespacedTools`: flattened tool name -> its namespace and name.
+ * - `droppedTools`: the `type`s of the built-in tools removed under the `drop` policy.
+ * - `options`: the other options (`ModelOptions`).
+ * - `echo`: the request parameters as the Response object shows them (snake_case JSON, OpenAI's defaults
+ *   where the request was silent): `instructions`, `tools`, `tool_choice`, `temperature`, `top_p`,
+ *   `max_output_tokens`, `max_tool_calls`, `parallel_tool_calls`, `reasoning`, `text`, `metadata`,
+ *   `prompt_cache_key`, `safety_identifier`, `user`, `service_tier`, `top_logprobs`, `truncation`, `store`,
+ *   `background`, `previous_response_id`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DecodedRequest {
+  readonly model: string
+  readonly stream: boolean
+  readonly prompt: Prompt.Prompt
+  readonly tools: ReadonlyArray<LanguageModel.ToolDefinition>
+  readonly toolChoice: LanguageModel.ToolChoice | undefined
+  readonly namespacedTools: ReadonlyMap<string, NamespacedName>
+  readonly droppedTools: ReadonlyArray<string>
+  readonly options: ModelOptions
+  readonly echo: { readonly [key: string]: unknown }
+}
+
+/**
+ * What joins a namespace and a tool name in a flattened tool name (`crm__lookup`): characters Chat
+ * Completions accepts in function names.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const NAMESPACE_SEPARATOR = "__" as const
+
+// ---------------------------------------------------------------------------------------------------------
+// schemas
+// ---------------------------------------------------------------------------------------------------------
+
+const Nullable = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
+
+/**
+ * The top-level fields of a `CreateResponse` body this decoder reads (lenient: other fields are ignored).
+ * Input items, tools and the tool choice are decoded one by one after it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CreateResponse = Schema.Struct({
+  model: Schema.String,
+  input: Nullable(Schema.Union(Schema.String, Schema.Array(Schema.Unknown))),
+  instructions: Nullable(Schema.String),
+  tools: Nullable(Schema.Array(Schema.Unknown)),
+  tool_choice: Nullable(Schema.Unknown),
+  temperature: Nullable(Schema.Number),
+  top_p: Nullable(Schema.Number),
+  max_output_tokens: Nullable(Schema.Int),
+  max_tool_calls: Nullable(Schema.Int),
+  parallel_tool_calls: Nullable(Schema.Boolean),
+  reasoning: Nullable(Schema.Struct({
+    effort: Nullable(Schema.Literal("none", "minimal", "low", "medium", "high", "xhigh")),
+    summary: Nullable(Schema.String)
+  })),
+  text: Nullable(Schema.Struct({
+    format: Nullable(Schema.Unknown),
+    verbosity: Nullable(Schema.String)
+  })),
+  metadata: Nullable(Schema.Record({ key: Schema.String, value: Schema.String })),
+  prompt_cache_key: Nullable(Schema.String),
+  safety_identifier: Nullable(Schema.String),
+  user: Nullable(Schema.String),
+  service_tier: Nullable(Schema.String),
+  top_logprobs: Nullable(Schema.Int),
+  include: Nullable(Schema.Array(Schema.String)),
+  stream: Nullable(Schema.Boolean),
+  store: Nullable(Schema.Boolean),
+  background: Nullable(Schema.Boolean),
+  truncation: Nullable(Schema.String),
+  previous_response_id: Nullable(Schema.String),
+  conversation: Nullable(Schema.Unknown),
+  prompt: Nullable(Schema.Unknown)
+})
+
+const FunctionToolParam = Schema.Struct({
+  type: Schema.Literal("function"),
+  name: Schema.String,
+  description: Nullable(Schema.String),
+  parameters: Nullable(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  strict: Nullable(Schema.Boolean)
+})
+
+const NamespaceToolParam = Schema.Struct({
+  type: Schema.Literal("namespace"),
+  name: Schema.String,
+  description: Nullable(Schema.String),
+  tools: Schema.Array(Schema.Unknown)
+})
+
+const JsonSchemaFormat = Schema.Struct({
+  type: Schema.Literal("json_schema"),
+  name: Schema.String,
+  schema: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  description: Nullable(Schema.String),
+  strict: Nullable(Schema.Boolean)
+})
+
+const FunctionCallInput = Schema.Struct({
+  call_id: Schema.String,
+  name: Schema.String,
+  namespace: Nullable(Schema.String),
+  arguments: Nullable(Schema.String),
+  id: Nullable(Schema.String),
+  status: Nullable(Schema.String)
+})
+
+const FunctionCallOutputInput = Schema.Struct({
+  call_id: Schema.String,
+  output: Schema.Union(Schema.String, Schema.Array(Schema.Unknown))
+})
+
+const ReasoningInput = Schema.Struct({
+  id: Nullable(Schema.String),
+  status: Nullable(Schema.String),
+  encrypted_content: Nullable(Schema.String),
+  summary: Nullable(Schema.Array(Schema.Struct({ text: Schema.String }))),
+  content: Nullable(Schema.Array(Schema.Struct({ type: Schema.String, text: Nullable(Schema.String) })))
+})
+
+const MessageInput = Schema.Struct({
+  role: Schema.Literal("user", "assistant", "system", "developer"),
+  content: Schema.Union(Schema.String, Schema.Array(Schema.Unknown)),
+  id: Nullable(Schema.String),
+  status: Nullable(Schema.String),
+  phase: Nullable(Schema.String)
+})
+
+/**
+ * A request parameter path as OpenAI writes it: `input[2].content[0].type`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const formatParam = (path: ReadonlyArray<PropertyKey>): string | null => {
+  let out = ""
+  for (const segment of path) {
+    if (typeof segment === "number") out += `[${segment}]`
+    else out += out === "" ? String(segment) : `.${String(segment)}`
+  }
+  return out === "" ? null : out
+}
+
+const decodeAt = <A, I>(
+  schema: Schema.Schema<A, I, never>,
+  value: unknown,
+  at: ReadonlyArray<PropertyKey>
+): Effect.Effect<A, RequestError> => {
+  const decoded = Schema.decodeUnknownEither(schema)(value)
+  if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
+  const path = [...at, ...(issue?.path ?? [])]
+  const param = formatParam(path)
+  const missing = issue?._tag === "Missing"
+  return fail(
+    missing
+      ? `Missing required parameter: '${param ?? "body"}'.`
+      : `Invalid value for '${param ?? "body"}': ${issue?.message ?? "does not match its schema"}`,
+    param,
+    missing ? "missing_required_parameter" : "invalid_type"
+  )
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// decoding
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * Decodes a `CreateResponse` body (parsed JSON) into a `DecodedRequest` (see the module doc for the
+ * mapping). Logs a warning for each dropped built-in tool or item, a debug line for each dropped
+ * encrypted-only reasoning item.
+ *
+ * Fails with `RequestError` (HTTP 400 in OpenAI's shape) when the body is not an object, a field has the
+ * wrong type (`invalid_type`, `missing_required_parameter`), or the request asks for what a stateless
+ * bridge cannot honour (`unsupported_parameter`, `unsupported_value`).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decode = (body: unknown, options: Options = {}): Effect.Effect<DecodedRequest, RequestError> =>
+  Effect.gen(function*() {
+    if (!isObject(body)) return yield* fail("The request body must be a JSON object.", null, "invalid_type")
+    const request = yield* decodeAt(CreateResponse, body, [])
+    const policy = options.builtinTools ?? "drop"
+
+    if (request.previous_response_id != null) {
+      return yield* unsupportedParameter("previous_response_id", "replay the earlier items in `input` instead")
+    }
+    if (request.conversation != null) {
+      return yield* unsupportedParameter("conversation", "replay the earlier items in `input` instead")
+    }
+    if (request.prompt != null) {
+      return yield* unsupportedParameter("prompt", "send the prompt's text as `instructions` and `input`")
+    }
+    if (request.store === true) {
+      return yield* fail(
+        "This gateway is stateless and stores nothing: 'store' must be false or left out.",
+        "store",
+        "unsupported_value"
+      )
+    }
+    if (request.background === true) {
+      return yield* fail("This gateway does not run background responses: 'background' must be false.", "background", "unsupported_value")
+    }
+    if (request.truncation === "auto") {
+      return yield* fail(
+        "This gateway cannot truncate the conversation: 'truncation' must be \"disabled\"; trim the input yourself.",
+        "truncation",
+        "unsupported_value"
+      )
+    }
+
+    // tools
+    const tools: Array<LanguageModel.ToolDefinition> = []
+    const namespacedTools = new Map<string, NamespacedName>()
+    const droppedTools: Array<string> = []
+    const rawTools = request.tools ?? []
+    for (let index = 0; index < rawTools.length; index++) {
+      const tool = rawTools[index]
+      const type = isObject(tool) ? stringField(tool, "type") : undefined
+      if (type === "function") {
+        tools.push(functionTool(yield* decodeAt(FunctionToolParam, tool, ["tools", index])))
+      } else if (type === "namespace") {
+        const group = yield* decodeAt(NamespaceToolParam, tool, ["tools", index])
+        for (let inner = 0; inner < group.tools.length; inner++) {
+          const innerTool = group.tools[inner]
+          const innerType = isObject(innerTool) ? stringField(innerTool, "type") : undefined
+          if (innerType !== "function") {
+            return yield* fail(
+              `Unsupported tool type in namespace ${group.name}: ${String(innerType)}. This gateway supports function tools only.`,
+              `tools[${index}].tools[${inner}].type`,
+              "unsupported_value"
+            )
+          }
+          const fn = yield* decodeAt(FunctionToolParam, innerTool, ["tools", index, "tools", inner])
+          const flat = `${group.name}${NAMESPACE_SEPARATOR}${fn.name}`
+          namespacedTools.set(flat, { namespace: group.name, name: fn.name })
+          tools.push(functionTool({ ...fn, name: flat }))
+        }
+      } else if (type === "custom") {
+        return yield* fail(
+          "Custom (freeform) tools are not supported by this gateway: declare a function tool instead.",
+          `tools[${index}].type`,
+          "unsupported_value"
+        )
+      } else if (type !== undefined) {
+        if (policy === "reject") {
+          return yield* fail(
+            `The built-in tool ${type} is not available through this gateway.`,
+            `tools[${index}]`,
+            "unsupported_value"
+          )
+        }
+        droppedTools.push(type)
+        yield* Effect.logWarning(`built-in tool ${type} (tools[${index}]) dropped: the upstream cannot run it`)
+      } else {
+        return yield* fail("Each tool must be an object with a string 'type'.", `tools[${index}].type`, "invalid_type")
+      }
+    }
+
+    // tool choice
+    let toolChoice: LanguageModel.ToolChoice | undefined
+    let offered = tools
+    const choice = request.tool_choice
+    if (choice === "auto" || choice === "none" || choice === "required") {
+      toolChoice = choice
+    } else if (isObject(choice)) {
+      const type = stringField(choice, "type")
+      if (type === "function") {
+        const name = stringField(choice, "name")
+        if (name === undefined) return yield* fail("Missing required parameter: 'tool_choice.name'.", "tool_choice.name", "missing_required_parameter")
+        if (!tools.some((tool) => tool.name === name)) {
+          return yield* fail(`Tool choice '${name}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")
+        }
+        toolChoice = { tool: name }
+      } else if (type === "allowed_tools") {
+        const mode = stringField(choice, "mode")
+        const allowed = Array.isArray(choice.tools) ? choice.tools : []
+        const names = new Set<string>()
+        for (const entry of allowed) {
+          if (isObject(entry) && entry.type === "function" && typeof entry.name === "string") names.add(entry.name)
+        }
+        offered = tools.filter((tool) => names.has(tool.name))
+        toolChoice = mode === "required" ? "required" : "auto"
+      } else if (type !== undefined && policy === "drop") {
+        yield* Effect.logWarning(`tool choice ${type} dropped: the upstream cannot run built-in tools`)
+      } else {
+        return yield* fail(
+          `Unsupported tool choice${type === undefined ? "" : ` ${type}`}: this gateway supports auto, none, required and function tools.`,
+          "tool_choice",
+          "unsupported_value"
+        )
+      }
+    } else if (choice != null) {
+      return yield* fail("Invalid value for 'tool_choice'.", "tool_choice", "invalid_value")
+    }
+
+    // text format
+    let textFormat: TextFormat | undefined
+    const format = request.text?.format
+    if (format != null) {
+      const type = isObject(format) ? stringField(format, "type") : undefined
+      if (type === "text" || type === "json_object") {
+        textFormat = { type }
+      } else if (type === "json_schema") {
+        const decoded = yield* decodeAt(JsonSchemaFormat, format, ["text", "format"])
+        textFormat = {
+          type: "json_schema",
+          name: decoded.name,
+          schema: decoded.schema,
+          ...(decoded.description == null ? {} : { description: decoded.description }),
+          ...(decoded.strict == null ? {} : { strict: decoded.strict })
+        }
+      } else {
+        return yield* fail("Invalid value for 'text.format.type'.", "text.format.type", "invalid_value")
+      }
+    }
+
+    // input
+    const messages: Array<Message.Message> = []
+    if (request.instructions != null && request.instructions !== "") {
+      messages.push(new Message.SystemMessage({ content: request.instructions }))
+    }
+    const input = request.input
+    if (typeof input === "string") {
+      messages.push(Prompt.userMessage(input))
+    } else if (input != null) {
+      yield* decodeInput(input, namespacedTools, policy, options.inputFiles ?? ["data", "id"], messages)
+    }
+
+    const modelOptions: ModelOptions = {
+      temperature: request.temperature ?? undefined,
+      topP: request.top_p ?? undefined,
+      maxOutputTokens: request.max_output_tokens ?? undefined,
+      parallelToolCalls: request.parallel_tool_calls ?? undefined,
+      reasoningEffort: request.reasoning?.effort ?? undefined,
+      reasoningSummary: request.reasoning?.summary ?? undefined,
+      textFormat,
+      verbosity: request.text?.verbosity ?? undefined,
+      metadata: request.metadata ?? undefined,
+      promptCacheKey: request.prompt_cache_key ?? undefined,
+      safetyIdentifier: request.safety_identifier ?? undefined,
+      user: request.user ?? undefined,
+      serviceTier: request.service_tier ?? undefined,
+      maxToolCalls: request.max_tool_calls ?? undefined,
+      topLogprobs: request.top_logprobs ?? undefined,
+      include: request.include ?? undefined
+    }
+
+    const text: Record<string, unknown> = { format: isObject(format) ? format : { type: "text" } }
+    if (request.text?.verbosity != null) text.verbosity = request.text.verbosity
+    const echo: Record<string, unknown> = {
+      instructions: request.instructions ?? null,
+      tools: rawTools,
+      tool_choice: choice ?? "auto",
+      temperature: request.temperature ?? 1,
+      top_p: request.top_p ?? 1,
+      max_output_tokens: request.max_output_tokens ?? null,
+      max_tool_calls: request.max_tool_calls ?? null,
+      parallel_tool_calls: request.parallel_tool_calls ?? true,
+      reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
+      text,
+      metadata: request.metadata ?? {},
+      prompt_cache_key: request.prompt_cache_key ?? null,
+      safety_identifier: request.safety_identifier ?? null,
+      user: request.user ?? null,
+      service_tier: request.service_tier ?? "default",
+      top_logprobs: request.top_logprobs ?? 0,
+      truncation: request.truncation ?? "disabled",
+      store: false,
+      background: false,
+      previous_response_id: null
+    }
+
+    return {
+      model: request.model,
+      stream: request.stream === true,
+      prompt: Prompt.make(messages),
+      tools: offered,
+      toolChoice,
+      namespacedTools,
+      droppedTools,
+      options: modelOptions,
+      echo
+    } satisfies DecodedRequest
+  })
+
+const unsupportedParameter = (param: string, hint: string) =>
+  fail(`This gateway is stateless and does not support '${param}': ${hint}.`, param, "unsupported_parameter")
+
+const functionTool = (tool: typeof FunctionToolParam.Type): LanguageModel.ToolDefinition =>
+  new LanguageModel.ToolDefinition({
+    name: tool.name,
+    ...(tool.description == null ? {} : { description: tool.description }),
+    parameters: tool.parameters ?? { type: "object", properties: {} },
+    strict: tool.strict ?? false
+  })
+
+/** Item types built-in tools produce (`web_search_call`, `computer_call_output`, `mcp_call`, …). */
+const isBuiltinItem = (type: string): boolean =>
+  type.endsWith("_call") || type.endsWith("_call_output") || type.startsWith("mcp_") || type === "tool_search_output"
+
+const decodeInput = (
+  input: ReadonlyArray<unknown>,
+  namespacedTools: ReadonlyMap<string, NamespacedName>,
+  policy: BuiltinToolsPolicy,
+  inputFiles: ReadonlyArray<FileInput>,
+  messages: Array<Message.Message>
+): Effect.Effect<void, RequestError> =>
+  Effect.gen(function*() {
+    let assistant: Array<Part.AssistantPart> | undefined
+    let results: Array<Part.ToolResultPart> | undefined
+    const callNames = new Map<string, string>()
+    const flush = () => {
+      if (assistant !== undefined) messages.push(new Message.AssistantMessage({ parts: assistant }))
+      if (results !== undefined) messages.push(new Message.ToolMessage({ results }))
+      assistant = undefined
+      results = undefined
+    }
+    const assistantParts = () => {
+      if (results !== undefined) flush()
+      return assistant ??= []
+    }
+    const flatName = (name: string, namespace: string | null | undefined): string => {
+      if (namespace == null || namespace === "") return name
+      const flat = `${namespace}${NAMESPACE_SEPARATOR}${name}`
+      return namespacedTools.has(flat) || !namespacedTools.has(name) ? flat : name
+    }
+
+    for (let index = 0; index < input.length; index++) {
+      const item = input[index]
+      if (!isObject(item)) {
+        return yield* fail("Each input item must be a JSON object.", `input[${index}]`, "invalid_type")
+      }
+      const type = stringField(item, "type") ?? (item.role !== undefined ? "message" : undefined)
+      switch (type) {
+        case "message": {
+          const message = yield* decodeAt(MessageInput, item, ["input", index])
+          if (message.role === "system" || message.role === "developer") {
+            flush()
+            messages.push(new Message.SystemMessage({ content: yield* systemText(message.content, index) }))
+          } else if (message.role === "user") {
+            flush()
+            messages.push(new Message.UserMessage({ parts: yield* userParts(message.content, index, inputFiles) }))
+          } else {
+            const part = yield* assistantPart(message, index)
+            assistantParts().push(part)
+          }
+          break
+        }
+        case "reasoning": {
+          const reasoning = yield* decodeAt(ReasoningInput, item, ["input", index])
+          const summary = (reasoning.summary ?? []).map((entry) => entry.text)
+          let text: string | undefined
+          for (const content of reasoning.content ?? []) {
+            if (content.type === "reasoning_text" && typeof content.text === "string") {
+              text = text === undefined ? content.text : text + content.text
+            }
+          }
+          if (summary.length === 0 && text === undefined) {
+            yield* Effect.logDebug(
+              `input[${index}]: reasoning item dropped: it holds only encrypted content, which no upstream here can read`
+            )
+            break
+          }
+          assistantParts().push(
+            new Part.ReasoningPart({
+              summary,
+              ...(text === undefined ? {} : { text }),
+              ...(reasoning.encrypted_content == null ? {} : {
+                payload: new Part.OpaquePayload({
+                  provider: Provider.PROVIDER,
+                  kind: Provider.ENCRYPTED_CONTENT,
+                  data: reasoning.encrypted_content
+                })
+              }),
+              attributes: attributes(reasoning)
+            })
+          )
+          break
+        }
+        case "function_call": {
+          const call = yield* decodeAt(FunctionCallInput, item, ["input", index])
+          const name = flatName(call.name, call.namespace)
+          callNames.set(call.call_id, name)
+          assistantParts().push(
+            new Part.ToolCallPart({
+              callId: call.call_id,
+              name,
+              arguments: call.arguments ?? "",
+              attributes: attributes(call)
+            })
+          )
+          break
+        }
+        case "function_call_output": {
+          const output = yield* decodeAt(FunctionCallOutputInput, item, ["input", index])
+          if (assistant !== undefined) flush()
+          results ??= []
+          results.push(
+            new Part.ToolResultPart({
+              callId: output.call_id,
+              name: callNames.get(output.call_id) ?? "",
+              output: typeof output.output === "string" ? output.output : yield* outputText(output.output, index)
+            })
+          )
+          break
+        }
+        case "item_reference": {
+          return yield* fail(
+            "This gateway is stateless and cannot resolve 'item_reference' items: send the item itself.",
+            `input[${index}]`,
+            "unsupported_value"
+          )
+        }
+        default: {
+          if (type !== undefined && isBuiltinItem(type)) {
+            if (policy === "reject") {
+              return yield* fail(
+                `The built-in tool item ${type} cannot be sent through this gateway.`,
+                `input[${index}]`,
+                "unsupported_value"
+              )
+            }
+            yield* Effect.logWarning(`input[${index}]: ${type} item dropped: the upstream cannot read built-in tool items`)
+            break
+          }
+          return yield* fail(
+            `Unsupported input item type: ${String(type)}.`,
+            `input[${index}].type`,
+            "unsupported_value"
+          )
+        }
+      }
+    }
+    flush()
+  })
+
+interface ItemAttributes {
+  readonly id?: string | null | undefined
+  readonly status?: string | null | undefined
+  readonly phase?: string | null | undefined
+}
+
+const attributes = (item: ItemAttributes): Part.Attributes => {
+  const out: { itemId?: string; status?: string; phase?: string } = {}
+  if (typeof item.id === "string") out.itemId = item.id
+  if (typeof item.status === "string") out.status = item.status
+  if (typeof item.phase === "string") out.phase = item.phase
+  return out
+}
+
+const contentPart = (content: ReadonlyArray<unknown>, index: number, at: number) => {
+  const part = content[at]
+  return isObject(part) && typeof part.type === "string"
+    ? Effect.succeed(part as JsonObject & { readonly type: string })
+    : fail("Each content part must be an object with a string 'type'.", `input[${index}].content[${at}]`, "invalid_type")
+}
+
+const textOf = (part: JsonObject, index: number, at: number): Effect.Effect<string, RequestError> =>
+  typeof part.text === "string"
+    ? Effect.succeed(part.text)
+    : fail("Missing required parameter: 'text'.", `input[${index}].content[${at}].text`, "missing_required_parameter")
+
+const systemText = (content: string | ReadonlyArray<unknown>, index: number): Effect.Effect<string, RequestError> =>
+  Effect.gen(function*() {
+    if (typeof content === "string") return content
+    const texts: Array<string> = []
+    for (let at = 0; at < content.length; at++) {
+      const part = yield* contentPart(content, index, at)
+      if (part.type !== "input_text" && part.type !== "text") {
+        return yield* fail(
+          `Invalid content type ${part.type} in a system or developer message: only input_text is allowed.`,
+          `input[${index}].content[${at}].type`,
+          "invalid_value"
+        )
+      }
+      texts.push(yield* textOf(part, index, at))
+    }
+    return texts.join("\n")
+  })
+
+const DATA_URL = /^data:([^;,]+)?((?:;[^;,]*)*?);base64,(.*)$/s
+
+const parseDataUrl = (url: string): { readonly mediaType: string | undefined; readonly data: string } | undefined => {
+  const match = DATA_URL.exec(url)
+  return match === null ? undefined : { mediaType: match[1], data: match[3] ?? "" }
+}
+
+const IMAGE_TYPES: { readonly [extension: string]: string } = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp"
+}
+
+/** The media type of an image given by URL, from its extension; `image/*` when it says nothing. */
+const imageTypeOfUrl = (url: string): string => {
+  const path = url.split(/[?#]/)[0] ?? ""
+  const extension = path.slice(path.lastIndexOf(".") + 1).toLowerCase()
+  return IMAGE_TYPES[extension] ?? "image/*"
+}
+
+const fileTypeOfName = (filename: string | undefined): string =>
+  filename !== undefined && filename.toLowerCase().endsWith(".pdf") ? "application/pdf" : "application/octet-stream"
+
+const userParts = (
+  content: string | ReadonlyArray<unknown>,
+  index: number,
+  inputFiles: ReadonlyArray<FileInput>
+): Effect.Effect<ReadonlyArray<Part.UserPart>, RequestError> =>
+  Effect.gen(function*() {
+    if (typeof content === "string") return [new Part.TextPart({ text: content })]
+    const parts: Array<Part.UserPart> = []
+    for (let at = 0; at < content.length; at++) {
+      const part = yield* contentPart(content, index, at)
+      const where = `input[${index}].content[${at}]`
+      switch (part.type) {
+        case "input_text": {
+          parts.push(new Part.TextPart({ text: yield* textOf(part, index, at) }))
+          break
+        }
+        case "input_image": {
+          const detail = stringField(part, "detail")
+          const url = stringField(part, "image_url")
+          const fileId = stringField(part, "file_id")
+          const common = detail === undefined ? {} : { detail }
+          if (url !== undefined) {
+            const inline = parseDataUrl(url)
+            parts.push(
+              inline === undefined
+                ? new Part.MediaPart({ mediaType: imageTypeOfUrl(url), url, ...common })
+                : new Part.MediaPart({ mediaType: inline.mediaType ?? "image/png", data: inline.data, ...common })
+            )
+          } else if (fileId !== undefined) {
+            parts.push(new Part.MediaPart({ mediaType: "image/*", fileId, ...common }))
+          } else {
+            return yield* fail("An input_image needs 'image_url' or 'file_id'.", `${where}.image_url`, "missing_required_parameter")
+          }
+          break
+        }
+        case "input_file": {
+          const filename = stringField(part, "filename")
+          const fileData = stringField(part, "file_data")
+          const fileUrl = stringField(part, "file_url")
+          const fileId = stringField(part, "file_id")
+          const named = filename === undefined ? {} : { filename }
+          if (fileData !== undefined) {
+            if (!inputFiles.includes("data")) return yield* unsupportedFile(`${where}.file_data`, "inline file_data")
+            const inline = parseDataUrl(fileData)
+            parts.push(
+              new Part.MediaPart({
+                mediaType: inline?.mediaType ?? fileTypeOfName(filename),
+                data: inline?.data ?? fileData,
+                ...named
+              })
+            )
+          } else if (fileUrl !== undefined) {
+            if (!inputFiles.includes("url")) return yield* unsupportedFile(`${where}.file_url`, "a file_url")
+            parts.push(new Part.MediaPart({ mediaType: fileTypeOfName(filename ?? fileUrl), url: fileUrl, ...named }))
+          } else if (fileId !== undefined) {
+            if (!inputFiles.includes("id")) return yield* unsupportedFile(`${where}.file_id`, "a file_id")
+            parts.push(new Part.MediaPart({ mediaType: fileTypeOfName(filename), fileId, ...named }))
+          } else {
+            return yield* fail(
+              "An input_file needs 'file_data', 'file_url' or 'file_id'.",
+              `${where}.file_data`,
+              "missing_required_parameter"
+            )
+          }
+          break
+        }
+        default:
+          return yield* fail(
+            `Unsupported content type in a user message: ${part.type}.`,
+            `${where}.type`,
+            "unsupported_value"
+          )
+      }
+    }
+    return parts
+  })
+
+const unsupportedFile = (param: string, what: string) =>
+  fail(`The upstream of this gateway cannot take an input_file given as ${what}.`, param, "unsupported_value")
+
+const assistantPart = (
+  message: typeof MessageInput.Type,
+  index: number
+): Effect.Effect<Part.AssistantPart, RequestError> =>
+  Effect.gen(function*() {
+    const attrs = attributes(message)
+    if (typeof message.content === "string") return new Part.TextPart({ text: message.content, attributes: attrs })
+    const texts: Array<string> = []
+    const refusals: Array<string> = []
+    for (let at = 0; at < message.content.length; at++) {
+      const part = yield* contentPart(message.content, index, at)
+      switch (part.type) {
+        case "output_text":
+        case "input_text":
+          texts.push(yield* textOf(part, index, at))
+          break
+        case "refusal": {
+          const refusal = stringField(part, "refusal")
+          if (refusal === undefined) {
+            return yield* fail("Missing required parameter: 'refusal'.", `input[${index}].content[${at}].refusal`, "missing_required_parameter")
+          }
+          refusals.push(refusal)
+          break
+        }
+        default:
+          return yield* fail(
+            `Unsupported content type in an assistant message: ${part.type}.`,
+            `input[${index}].content[${at}].type`,
+            "unsupported_value"
+          )
+      }
+    }
+    return texts.length === 0 && refusals.length > 0
+      ? new Part.RefusalPart({ text: refusals.join(""), attributes: attrs })
+      : new Part.TextPart({ text: texts.join(""), attributes: attrs })
+  })
+
+const outputText = (output: ReadonlyArray<unknown>, index: number): Effect.Effect<string, RequestError> =>
+  Effect.gen(function*() {
+    const texts: Array<string> = []
+    for (let at = 0; at < output.length; at++) {
+      const part = output[at]
+      if (!isObject(part) || (part.type !== "input_text" && part.type !== "output_text") || typeof part.text !== "string") {
+        return yield* fail(
+          "The upstream of this gateway takes function call outputs as text only (input_text content).",
+          `input[${index}].output[${at}]`,
+          "unsupported_value"
+        )
+      }
+      texts.push(part.text)
+    }
+    return texts.join("")
+  })

@@ -1,0 +1,135 @@
+/**
+ * Structured output: ask the model for JSON matching an Effect `Schema` (`text.format` of type
+ * `json_schema`, made with `JSONSchema.make`, strict when the schema fits OpenAI's strict subset) and decode
+ * the final text with the same `Schema`.
+ *
+ * ```ts
+ * const Answer = Schema.Struct({ city: Schema.String, population: Schema.Number })
+ * const { value } = yield* StructuredOutput.generate(Prompt.user("The largest city of France?"), Answer)
+ * ```
+ *
+ * Source: OpenAI API guide "Structured Outputs" (Responses: `text.format`).
+ *
+ * @since 0.1.0
+ */
+import { AiError, LanguageModel, type ModelResponse, type Part, type Prompt } from "@effect-responses/core"
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as ResponsesLanguageModel from "./ResponsesLanguageModel.js"
+import type * as ResponsesRequest from "./ResponsesRequest.js"
+
+/**
+ * How the format is named and described to the model: `name` (1 to 64 letters, digits, `_` or `-`;
+ * default `"output"`), `description`, and `strict` (left out: strict when the schema allows it; `true` with a
+ * schema that does not fit the strict subset is an `InvalidPrompt`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FormatOptions {
+  readonly name?: string | undefined
+  readonly description?: string | undefined
+  readonly strict?: boolean | undefined
+}
+
+/**
+ * The decoded value and the whole response it came from.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Result<A> {
+  readonly value: A
+  readonly response: ModelResponse.ModelResponse
+}
+
+/**
+ * The `text.format` of `schema`: `{type: "json_schema", name, schema, description?, strict?}` (the JSON
+ * Schema is made when the request body is built, by `ResponsesRequest.fromPrompt`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const format = <A, I, R>(
+  schema: Schema.Schema<A, I, R>,
+  options: FormatOptions = {}
+): ResponsesRequest.TextFormat => ({
+  type: "json_schema",
+  name: options.name ?? "output",
+  schema,
+  ...(options.description === undefined ? {} : { description: options.description }),
+  ...(options.strict === undefined ? {} : { strict: options.strict })
+})
+
+/**
+ * Decodes the final text of `response` with `schema` (the text is parsed as JSON first). The final text is
+ * the last text part whose phase is `final_answer`, else the last text part.
+ *
+ * Fails with `AiError.StructuredOutputError`: `refusal` when the message holds a refusal, `incomplete` when
+ * the response stopped early (finish reason `length` or `content_filter`), `missing` when there is no text,
+ * `mismatch` when the text is not JSON or does not decode (naming the path of the first mismatch).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decode = <A, I, R>(
+  response: ModelResponse.ModelResponse,
+  schema: Schema.Schema<A, I, R>
+): Effect.Effect<A, AiError.StructuredOutputError, R> =>
+  Effect.suspend(() => {
+    const fail = (reason: AiError.StructuredOutputError["reason"], description: string, excerpt?: string) =>
+      Effect.fail(
+        new AiError.StructuredOutputError({
+          reason,
+          description,
+          responseId: response.id,
+          ...(excerpt === undefined ? {} : { excerpt: AiError.excerpt(excerpt) })
+        })
+      )
+    const parts = response.message.parts
+    const refusal = parts.find((part): part is Part.RefusalPart => part.type === "refusal")
+    if (refusal !== undefined) return fail("refusal", `the model refused: ${refusal.text}`)
+    if (response.finishReason === "length" || response.finishReason === "content_filter") {
+      return fail(
+        "incomplete",
+        `the response is incomplete (${response.incompleteReason ?? response.finishReason}), its JSON is cut short`
+      )
+    }
+    const texts = parts.filter((part): part is Part.TextPart => part.type === "text")
+    const final = texts.findLast((part) => part.attributes.phase === "final_answer") ?? texts.at(-1)
+    if (final === undefined) return fail("missing", "the response holds no text")
+    return Schema.decodeUnknown(Schema.parseJson(schema))(final.text).pipe(
+      Effect.catchTag("ParseError", (error) => {
+        const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+        const path = issue === undefined || issue.path.length === 0 ? "" : ` at ${issue.path.join(".")}`
+        return fail("mismatch", `the text does not match the schema${path}: ${issue?.message ?? String(error)}`, final.text)
+      })
+    )
+  })
+
+/**
+ * One model call (`LanguageModel.generate`) that asks for JSON matching `schema` and decodes it. The
+ * `text.format` is set with `ResponsesLanguageModel.withOptions` (the layer's `text.verbosity` is kept), so
+ * the `LanguageModel` must be the Responses one for the format to reach the model. `call` passes tools and
+ * the tool choice through.
+ *
+ * Fails with the call's `AiError`s, `InvalidPrompt` for a schema that cannot be sent, and
+ * `StructuredOutputError` as `decode` does.
+ *
+ * @since 0.1.0
+ * @category generation
+ */
+export const generate = <A, I, R>(
+  prompt: Prompt.Prompt,
+  schema: Schema.Schema<A, I, R>,
+  options: FormatOptions & { readonly call?: LanguageModel.CallOptions | undefined } = {}
+): Effect.Effect<Result<A>, AiError.AiError, LanguageModel.LanguageModel | R> =>
+  Effect.gen(function*() {
+    const model = yield* LanguageModel.LanguageModel
+    const response = yield* model.generate(prompt, options.call).pipe(
+      ResponsesLanguageModel.withOptions({ text: { format: format(schema, options) } })
+    )
+    const value = yield* decode(response, schema)
+    return { value, response }
+  }).pipe(Effect.withSpan("StructuredOutput.generate"))

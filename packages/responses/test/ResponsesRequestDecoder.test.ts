@@ -1,0 +1,190 @@
+/**
+ * `CreateResponse` request body -> `Prompt` plus options (the decoding side of the protocol).
+ */
+import { Message, Part, Prompt } from "@effect-responses/core"
+import { ResponsesRequestDecoder } from "@effect-responses/responses"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+
+const decodeWithLogs = (body: unknown, options?: ResponsesRequestDecoder.Options) =>
+  Effect.gen(function*() {
+    const logs: Array<string> = []
+    const logger = Logger.make(({ logLevel, message }) => {
+      logs.push(`${logLevel.label}: ${String(message)}`)
+    })
+    const result = yield* ResponsesRequestDecoder.decode(body, options).pipe(
+      Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+      Logger.withMinimumLogLevel(LogLevel.Debug)
+    )
+    return { result, logs }
+  })
+
+const rejected = (body: unknown, options?: ResponsesRequestDecoder.Options) =>
+  Effect.flip(ResponsesRequestDecoder.decode(body, options))
+
+describe("ResponsesRequestDecoder", () => {
+  it.effect("a string input: one user message; defaults echoed as OpenAI shows them", () =>
+    Effect.gen(function*() {
+      const decoded = yield* ResponsesRequestDecoder.decode({ model: "m", input: "Hello" })
+      expect(decoded.model).toBe("m")
+      expect(decoded.stream).toBe(false)
+      expect(decoded.prompt).toEqual(Prompt.user("Hello"))
+      expect(decoded.echo).toMatchObject({
+        instructions: null,
+        tools: [],
+        tool_choice: "auto",
+        temperature: 1,
+        top_p: 1,
+        parallel_tool_calls: true,
+        text: { format: { type: "text" } },
+        store: false
+      })
+    }))
+
+  it.effect("instructions, system/developer, short and typed messages, images, reasoning, calls and outputs", () =>
+    Effect.gen(function*() {
+      const { logs, result } = yield* decodeWithLogs({
+        model: "m",
+        instructions: "Be brief.",
+        stream: true,
+        input: [
+          { role: "developer", content: "Use metric units." },
+          {
+            type: "message",
+            role: "user",
+            content: [
+              { type: "input_text", text: "What is in " },
+              { type: "input_image", image_url: "data:image/png;base64,iVBORw0K", detail: "low" },
+              { type: "input_image", image_url: "https://example.com/cat.jpg" },
+              { type: "input_file", filename: "a.pdf", file_data: "data:application/pdf;base64,JVBERi0x" }
+            ]
+          },
+          { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Look." }] },
+          { type: "reasoning", id: "rs_2", summary: [], encrypted_content: "gAAAA" },
+          {
+            type: "message",
+            role: "assistant",
+            id: "msg_1",
+            status: "completed",
+            content: [{ type: "output_text", text: "Let me check.", annotations: [] }]
+          },
+          { type: "function_call", call_id: "call_1", name: "lookup", arguments: "{\"q\":1}", id: "fc_1" },
+          { type: "function_call_output", call_id: "call_1", output: [{ type: "input_text", text: "42" }] },
+          { role: "assistant", content: "It is 42." },
+          { role: "user", content: "Thanks" }
+        ]
+      })
+      expect(result.stream).toBe(true)
+      expect(result.prompt.messages).toEqual([
+        new Message.SystemMessage({ content: "Be brief." }),
+        new Message.SystemMessage({ content: "Use metric units." }),
+        new Message.UserMessage({
+          parts: [
+            new Part.TextPart({ text: "What is in " }),
+            new Part.MediaPart({ mediaType: "image/png", data: "iVBORw0K", detail: "low" }),
+            new Part.MediaPart({ mediaType: "image/jpeg", url: "https://example.com/cat.jpg" }),
+            new Part.MediaPart({ mediaType: "application/pdf", data: "JVBERi0x", filename: "a.pdf" })
+          ]
+        }),
+        new Message.AssistantMessage({
+          parts: [
+            new Part.ReasoningPart({ summary: ["Look."], attributes: { itemId: "rs_1" } }),
+            new Part.TextPart({ text: "Let me check.", attributes: { itemId: "msg_1", status: "completed" } }),
+            new Part.ToolCallPart({ callId: "call_1", name: "lookup", arguments: "{\"q\":1}", attributes: { itemId: "fc_1" } })
+          ]
+        }),
+        new Message.ToolMessage({ results: [new Part.ToolResultPart({ callId: "call_1", name: "lookup", output: "42" })] }),
+        new Message.AssistantMessage({ parts: [new Part.TextPart({ text: "It is 42." })] }),
+        Prompt.userMessage("Thanks")
+      ])
+      expect(logs.some((line) => line.startsWith("DEBUG") && line.includes("input[3]") && line.includes("encrypted"))).toBe(true)
+    }))
+
+  it.effect("tools: functions, namespaces flattened, built-in tools dropped with a warning; options kept", () =>
+    Effect.gen(function*() {
+      const { logs, result } = yield* decodeWithLogs({
+        model: "m",
+        input: [
+          { type: "function_call", call_id: "c1", namespace: "crm", name: "lookup", arguments: "{}" },
+          { type: "web_search_call", id: "ws_1", status: "completed" }
+        ],
+        tools: [
+          { type: "function", name: "add", description: "Adds", parameters: { type: "object" }, strict: true },
+          { type: "namespace", name: "crm", description: "CRM", tools: [{ type: "function", name: "lookup" }] },
+          { type: "web_search" }
+        ],
+        tool_choice: { type: "function", name: "add" },
+        temperature: 0.2,
+        top_p: 0.5,
+        max_output_tokens: 100,
+        parallel_tool_calls: false,
+        reasoning: { effort: "high", summary: "auto" },
+        text: { format: { type: "json_schema", name: "answer", schema: { type: "object" }, strict: true } },
+        metadata: { a: "b" },
+        prompt_cache_key: "k",
+        safety_identifier: "s",
+        service_tier: "flex",
+        some_client_field: { anything: true }
+      })
+      expect(result.tools.map((tool) => [tool.name, tool.strict])).toEqual([["add", true], ["crm__lookup", false]])
+      expect(result.namespacedTools.get("crm__lookup")).toEqual({ namespace: "crm", name: "lookup" })
+      expect(result.droppedTools).toEqual(["web_search"])
+      expect(result.toolChoice).toEqual({ tool: "add" })
+      expect(result.prompt.messages).toEqual([
+        new Message.AssistantMessage({ parts: [new Part.ToolCallPart({ callId: "c1", name: "crm__lookup", arguments: "{}" })] })
+      ])
+      expect(result.options).toMatchObject({
+        temperature: 0.2,
+        topP: 0.5,
+        maxOutputTokens: 100,
+        parallelToolCalls: false,
+        reasoningEffort: "high",
+        textFormat: { type: "json_schema", name: "answer", schema: { type: "object" }, strict: true },
+        metadata: { a: "b" },
+        promptCacheKey: "k",
+        safetyIdentifier: "s",
+        serviceTier: "flex"
+      })
+      expect(result.echo).toMatchObject({ temperature: 0.2, service_tier: "flex", reasoning: { effort: "high", summary: "auto" } })
+      expect(logs.filter((line) => line.startsWith("WARN"))).toHaveLength(2)
+    }))
+
+  it.effect("what a stateless bridge cannot honour: a RequestError naming the parameter", () =>
+    Effect.gen(function*() {
+      const base = { model: "m", input: "hi" }
+      const cases: ReadonlyArray<readonly [unknown, string | null, string]> = [
+        [{ ...base, previous_response_id: "resp_1" }, "previous_response_id", "unsupported_parameter"],
+        [{ ...base, conversation: "conv_1" }, "conversation", "unsupported_parameter"],
+        [{ ...base, store: true }, "store", "unsupported_value"],
+        [{ ...base, background: true }, "background", "unsupported_value"],
+        [{ ...base, truncation: "auto" }, "truncation", "unsupported_value"],
+        [{ model: "m", input: [{ type: "item_reference", id: "msg_1" }] }, "input[0]", "unsupported_value"],
+        [
+          { model: "m", input: [{ role: "user", content: [{ type: "input_file", file_url: "https://x/a.pdf" }] }] },
+          "input[0].content[0].file_url",
+          "unsupported_value"
+        ],
+        [{ input: "hi" }, "model", "missing_required_parameter"],
+        [{ ...base, temperature: "hot" }, "temperature", "invalid_type"],
+        [{ model: "m", input: [{ type: "message", role: "user", content: [{ type: "input_text" }] }] }, "input[0].content[0].text", "missing_required_parameter"],
+        [[1, 2], null, "invalid_type"]
+      ]
+      for (const [body, param, code] of cases) {
+        const error = yield* rejected(body)
+        assert.strictEqual(error.param, param, JSON.stringify(body))
+        assert.strictEqual(error.code, code, JSON.stringify(body))
+        expect(error.body).toEqual({ error: { message: error.description, type: "invalid_request_error", param, code } })
+      }
+      const builtin = yield* rejected({ ...base, tools: [{ type: "file_search" }] }, { builtinTools: "reject" })
+      expect(builtin.param).toBe("tools[0]")
+      const item = yield* rejected({ model: "m", input: [{ type: "web_search_call", id: "ws" }] }, { builtinTools: "reject" })
+      expect(item.param).toBe("input[0]")
+      const accepted = yield* ResponsesRequestDecoder.decode(
+        { model: "m", input: [{ role: "user", content: [{ type: "input_file", file_url: "https://x/a.pdf" }] }] },
+        { inputFiles: ["url"] }
+      )
+      expect(accepted.prompt.messages[0]).toMatchObject({ parts: [{ mediaType: "application/pdf", url: "https://x/a.pdf" }] })
+    }))
+})

@@ -1,0 +1,448 @@
+/**
+ * The gateway: a stateless `POST /v1/responses` server in front of any `LanguageModel` (the `Upstream` in
+ * the context; `effect-responses serve` uses a Chat Completions backend), on `@effect/platform`'s
+ * `HttpRouter` (DESIGN section 8).
+ *
+ * | route | answer |
+ * |---|---|
+ * | `POST /v1/responses` | the request decoded (`ResponsesRequestDecoder`), the upstream called; `stream: true` -> the SSE lifecycle (`ResponsesLifecycle`), else the Response object |
+ * | `GET /v1/models` | the upstream's answer, passed through |
+ * | `GET /health` | `{"status":"ok"}` (no key needed) |
+ * | anything else | 404 |
+ *
+ * Every error body has OpenAI's shape `{"error":{"message","type","param","code"}}`:
+ *
+ * - 401 `invalid_api_key` when `apiKey` is set and the request lacks `Authorization: Bearer <apiKey>`;
+ * - 413 `request_too_large` for a body over `maxBodyBytes` (default 16 MiB);
+ * - 400 `invalid_json` for malformed JSON, naming the position (0-based offset, line, column);
+ * - 400 from the decoder for what a stateless bridge cannot honour, naming the parameter;
+ * - an upstream error before the first byte: the upstream's 4xx status and error, 502 for an upstream 5xx,
+ *   an unreachable upstream (`upstream_unreachable`) or an unreadable answer; 400 `invalid_prompt` when the
+ *   upstream protocol cannot carry the prompt (e.g. an image by file id over Chat Completions).
+ *
+ * Streaming starts only once the upstream's first element arrived, so that errors before it keep their
+ * HTTP status; an upstream error or disconnect later becomes `response.failed` and the stream ends. A client
+ * that disconnects interrupts the response, which closes the upstream call.
+ *
+ * @since 0.1.0
+ */
+import { AiError, type LanguageModel, StreamPart } from "@effect-responses/core"
+import { ResponsesRequestDecoder } from "@effect-responses/responses"
+import * as Headers from "@effect/platform/Headers"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { lineAndColumn, syntaxErrorPosition } from "./internal/jsonPosition.js"
+import * as ResponsesLifecycle from "./ResponsesLifecycle.js"
+import * as Upstream from "./Upstream.js"
+
+// ---------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * The gateway's settings:
+ *
+ * - `apiKey`: the bearer token clients must send (none: no check);
+ * - `builtinTools`: `drop` (default) or `reject` built-in tools (see `ResponsesRequestDecoder`);
+ * - `inputFiles`: how the upstream takes `input_file` content (default `["data", "id"]`);
+ * - `maxBodyBytes`: the request body bound in bytes (default `MAX_BODY_BYTES`, 16 MiB).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly apiKey?: Redacted.Redacted | undefined
+  readonly builtinTools?: ResponsesRequestDecoder.BuiltinToolsPolicy | undefined
+  readonly inputFiles?: ReadonlyArray<ResponsesRequestDecoder.FileInput> | undefined
+  readonly maxBodyBytes?: number | undefined
+}
+
+/**
+ * The default request body bound: 16 MiB.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024
+
+/**
+ * An error the gateway answers with: HTTP `status` and OpenAI's `{"error":{"message","type","param",
+ * "code"}}` (`description`, `errorType`, `param`, `code`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class GatewayError extends Schema.TaggedError<GatewayError>("@effect-responses/GatewayError")("GatewayError", {
+  status: Schema.Number,
+  description: Schema.String,
+  errorType: Schema.String,
+  param: Schema.NullOr(Schema.String),
+  code: Schema.NullOr(Schema.String)
+}) {
+  override get message(): string {
+    return `HTTP ${this.status}: ${this.description}`
+  }
+
+  /**
+   * The error as an HTTP response.
+   *
+   * @since 0.1.0
+   */
+  get response(): HttpServerResponse.HttpServerResponse {
+    return HttpServerResponse.unsafeJson(
+      { error: { message: this.description, type: this.errorType, param: this.param, code: this.code } },
+      { status: this.status }
+    )
+  }
+}
+
+/**
+ * The gateway's answer to an `AiError` of the upstream before the first byte (see the module doc).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const fromAiError = (error: AiError.AiError): GatewayError => {
+  switch (error._tag) {
+    case "HttpError":
+      return new GatewayError({
+        status: error.status >= 500 ? 502 : error.status,
+        description: error.status >= 500 ? `the upstream failed: ${error.description}` : error.description,
+        errorType: error.errorType ?? (error.status >= 500 ? "server_error" : "invalid_request_error"),
+        param: error.param ?? null,
+        code: error.code ?? (error.status >= 500 ? "upstream_error" : null)
+      })
+    case "TransportError":
+      return new GatewayError({
+        status: 502,
+        description: `the upstream cannot be reached: ${error.description}`,
+        errorType: "server_error",
+        param: null,
+        code: "upstream_unreachable"
+      })
+    case "InvalidPrompt":
+      return new GatewayError({
+        status: 400,
+        description: `the upstream cannot take this request: ${error.description}`,
+        errorType: "invalid_request_error",
+        param: "input",
+        code: "invalid_prompt"
+      })
+    case "ToolError":
+      return new GatewayError({
+        status: 500,
+        description: error.message,
+        errorType: "server_error",
+        param: null,
+        code: "server_error"
+      })
+    case "StreamErrorEvent":
+    case "ResponseFailed":
+    case "MalformedOutput":
+    case "TruncatedStream":
+      return new GatewayError({
+        status: 502,
+        description: `the upstream failed: ${error.message}`,
+        errorType: "server_error",
+        param: null,
+        code: ("code" in error ? error.code : undefined) ?? "upstream_error"
+      })
+  }
+  return new GatewayError({
+    status: 502,
+    description: `the upstream failed: ${String(error)}`,
+    errorType: "server_error",
+    param: null,
+    code: "upstream_error"
+  })
+}
+
+/**
+ * The `response.failed` error of an `AiError` met mid-stream: `rate_limit_exceeded` for an upstream 429,
+ * the upstream's own code for its error events, else `server_error`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const responseErrorOf = (error: AiError.AiError): ResponsesLifecycle.ResponseError => {
+  switch (error._tag) {
+    case "HttpError":
+      return { code: error.status === 429 ? "rate_limit_exceeded" : "server_error", message: error.message }
+    case "StreamErrorEvent":
+    case "ResponseFailed":
+      return { code: error.code ?? "server_error", message: error.message }
+    default:
+      return { code: "server_error", message: error.message }
+  }
+}
+
+const invalidApiKey = new GatewayError({
+  status: 401,
+  description: "Incorrect API key provided. Send it as `Authorization: Bearer <key>`.",
+  errorType: "invalid_request_error",
+  param: null,
+  code: "invalid_api_key"
+})
+
+// ---------------------------------------------------------------------------------------------------------
+// request handling
+// ---------------------------------------------------------------------------------------------------------
+
+/** Compares in time independent of where the strings differ. */
+const constantTimeEqual = (a: string, b: string): boolean => {
+  let diff = a.length ^ b.length
+  for (let i = 0; i < b.length; i++) diff |= (a.charCodeAt(i % Math.max(a.length, 1)) || 0) ^ b.charCodeAt(i)
+  return diff === 0
+}
+
+const authorize = (request: HttpServerRequest.HttpServerRequest, apiKey: Redacted.Redacted | undefined) => {
+  if (apiKey === undefined) return Effect.void
+  const header = Option.getOrUndefined(Headers.get(request.headers, "authorization")) ?? ""
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim())
+  return match !== null && constantTimeEqual(match[1]!, Redacted.value(apiKey)) ? Effect.void : Effect.fail(invalidApiKey)
+}
+
+const tooLarge = (limit: number) =>
+  new GatewayError({
+    status: 413,
+    description: `The request body is larger than ${limit} bytes.`,
+    errorType: "invalid_request_error",
+    param: null,
+    code: "request_too_large"
+  })
+
+/** The body as text, failing with 413 past `limit` bytes (by `content-length`, or while reading). */
+const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
+  Effect.gen(function*() {
+    const declared = Number(Option.getOrUndefined(Headers.get(request.headers, "content-length")) ?? "0")
+    if (Number.isFinite(declared) && declared > limit) return yield* tooLarge(limit)
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    yield* Stream.runForEach(request.stream, (chunk) => {
+      size += chunk.length
+      if (size > limit) return Effect.fail(tooLarge(limit))
+      chunks.push(chunk)
+      return Effect.void
+    }).pipe(
+      Effect.catchTag("RequestError", (error) =>
+        Effect.fail(
+          new GatewayError({
+            status: 400,
+            description: `The request body could not be read: ${error.message}`,
+            errorType: "invalid_request_error",
+            param: null,
+            code: "invalid_body"
+          })
+        ))
+    )
+    const decoder = new TextDecoder()
+    let text = ""
+    for (const chunk of chunks) text += decoder.decode(chunk, { stream: true })
+    return text + decoder.decode()
+  })
+
+/**
+ * Parses a request body as JSON. Fails with a 400 `invalid_json` `GatewayError` naming the 0-based offset,
+ * line and column of the first character that is not JSON.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const parseJson = (text: string): Either.Either<unknown, GatewayError> => {
+  try {
+    return Either.right(JSON.parse(text))
+  } catch {
+    const position = Math.max(syntaxErrorPosition(text), 0)
+    const { column, line } = lineAndColumn(text, position)
+    return Either.left(
+      new GatewayError({
+        status: 400,
+        description: `We could not parse the JSON body of your request: invalid JSON at position ${position} (line ${line}, column ${column}).`,
+        errorType: "invalid_request_error",
+        param: null,
+        code: "invalid_json"
+      })
+    )
+  }
+}
+
+const encoder = new TextEncoder()
+
+/**
+ * The SSE body of a streamed response: the upstream's first chunk already pulled (so errors before it
+ * kept their HTTP status), then the rest, each chunk of elements encoded into one chunk of bytes. Ends
+ * after the terminal event; closing it closes `scope`, which holds the upstream call.
+ */
+const sseBody = (
+  lifecycle: ResponsesLifecycle.Encoder,
+  first: Chunk.Chunk<StreamPart.StreamPart>,
+  pull: Effect.Effect<Chunk.Chunk<StreamPart.StreamPart>, Option.Option<AiError.AiError>>,
+  scope: Scope.CloseableScope
+): Stream.Stream<Uint8Array> => {
+  const bytes = (events: ReadonlyArray<ResponsesLifecycle.Event>): Chunk.Chunk<Uint8Array> =>
+    events.length === 0 ? Chunk.empty() : Chunk.of(encoder.encode(ResponsesLifecycle.toSse(events)))
+  const head: Array<ResponsesLifecycle.Event> = []
+  let model: string | undefined
+  for (const part of first) if (part.type === "response_started") model = part.model
+  lifecycle.start(head, model)
+  for (const part of first) lifecycle.push(part, head)
+  const rest = lifecycle.terminated() ? Stream.empty : Stream.repeatEffectChunkOption(pull).pipe(
+    Stream.mapChunks((chunk) => {
+      const out: Array<ResponsesLifecycle.Event> = []
+      for (const part of chunk) lifecycle.push(part, out)
+      return bytes(out)
+    }),
+    Stream.catchAll((error) =>
+      Stream.suspend(() => {
+        const out: Array<ResponsesLifecycle.Event> = []
+        lifecycle.fail(responseErrorOf(error), out)
+        return Stream.fromChunk(bytes(out))
+      })
+    ),
+    Stream.concat(Stream.suspend(() => {
+      const out: Array<ResponsesLifecycle.Event> = []
+      lifecycle.end(out)
+      return Stream.fromChunk(bytes(out))
+    })),
+    Stream.takeUntil(() => lifecycle.terminated())
+  )
+  return Stream.concat(Stream.fromChunk(bytes(head)), rest).pipe(
+    Stream.ensuring(Scope.close(scope, Exit.void))
+  )
+}
+
+const callOptions = (request: ResponsesRequestDecoder.DecodedRequest): LanguageModel.CallOptions => ({
+  ...(request.tools.length === 0 ? {} : { tools: request.tools }),
+  ...(request.toolChoice === undefined ? {} : { toolChoice: request.toolChoice })
+})
+
+/**
+ * The handler of `POST /v1/responses` (see the module doc). Never fails: every error is an OpenAI-shaped
+ * answer.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const createResponse = (
+  options: Options = {}
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Upstream.Upstream> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    yield* authorize(request, options.apiKey)
+    const text = yield* readBody(request, options.maxBodyBytes ?? MAX_BODY_BYTES)
+    const json = yield* parseJson(text)
+    const decoded = yield* ResponsesRequestDecoder.decode(json, {
+      builtinTools: options.builtinTools,
+      inputFiles: options.inputFiles
+    }).pipe(
+      Effect.mapError((error) =>
+        new GatewayError({
+          status: 400,
+          description: error.description,
+          errorType: "invalid_request_error",
+          param: error.param,
+          code: error.code
+        })
+      )
+    )
+    yield* Effect.annotateCurrentSpan({ "gen_ai.request.model": decoded.model, "gen_ai.operation.name": "chat" })
+    const upstream = yield* Upstream.Upstream
+    const model = yield* upstream.languageModel(decoded)
+    const lifecycleOptions: ResponsesLifecycle.Options = {
+      responseId: ResponsesLifecycle.makeId("resp"),
+      createdAt: Math.floor(Date.now() / 1000),
+      model: decoded.model,
+      request: decoded
+    }
+    if (!decoded.stream) {
+      const response = yield* Effect.mapError(model.generate(decoded.prompt, callOptions(decoded)), fromAiError)
+      return HttpServerResponse.unsafeJson(ResponsesLifecycle.fromModelResponse(lifecycleOptions, response))
+    }
+    const scope = yield* Scope.make()
+    return yield* Effect.gen(function*() {
+      const pull = yield* Scope.extend(Stream.toPull(model.stream(decoded.prompt, callOptions(decoded))), scope)
+      const first = yield* Effect.mapError(
+        pull,
+        Option.match({
+          onNone: () =>
+            new GatewayError({
+              status: 502,
+              description: "the upstream answered with an empty stream",
+              errorType: "server_error",
+              param: null,
+              code: "upstream_error"
+            }),
+          onSome: fromAiError
+        })
+      )
+      return HttpServerResponse.stream(sseBody(ResponsesLifecycle.make(lifecycleOptions), first, pull, scope), {
+        contentType: "text/event-stream",
+        headers: Headers.fromInput({ "cache-control": "no-cache" })
+      })
+    }).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Scope.close(scope, exit)))
+  }).pipe(
+    Effect.catchAll((error) => Effect.succeed(error.response)),
+    Effect.withSpan("Gateway.createResponse")
+  )
+
+/**
+ * The handler of `GET /v1/models`: the upstream's answer, passed through (status, content type, body);
+ * 502 when the upstream cannot be reached.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const listModels = (
+  options: Options = {}
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Upstream.Upstream> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    yield* authorize(request, options.apiKey)
+    const upstream = yield* Upstream.Upstream
+    const answer = yield* Effect.mapError(upstream.listModels, fromAiError)
+    return HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
+  }).pipe(Effect.catchAll((error) => Effect.succeed(error.response)))
+
+/**
+ * The gateway's routes (see the module doc), with OpenAI-shaped 404s for any other path.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const router = (options: Options = {}) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.post("/v1/responses", createResponse(options)),
+    HttpRouter.get("/v1/models", listModels(options)),
+    HttpRouter.get("/health", HttpServerResponse.unsafeJson({ status: "ok" })),
+    HttpRouter.all("*", 
+      Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+        new GatewayError({
+          status: 404,
+          description: `Invalid URL (${request.method} ${request.url})`,
+          errorType: "invalid_request_error",
+          param: null,
+          code: null
+        }).response))
+  )
+
+/**
+ * Serves the gateway on the `HttpServer` in the context (e.g. `NodeHttpServer.layer(createServer, {port:
+ * 8787, host: "127.0.0.1"})`), over the `Upstream` in the context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<never, never, HttpServer.HttpServer | Upstream.Upstream> =>
+  HttpServer.serve(router(options))

@@ -1,0 +1,712 @@
+/**
+ * The encoding side of the Responses protocol: `StreamPart`s of any `LanguageModel` -> the official
+ * Responses streaming lifecycle (DESIGN section 8), and the Response object it ends with.
+ *
+ * ```
+ * response.created, response.in_progress,
+ * per output item, in output order, each closed before the next opens:
+ *   response.output_item.added
+ *   text:      content_part.added, output_text.delta*, output_text.done, content_part.done
+ *   refusal:   content_part.added, refusal.delta*, refusal.done, content_part.done
+ *   reasoning: per summary part: reasoning_summary_part.added, reasoning_summary_text.delta*,
+ *              reasoning_summary_text.done, reasoning_summary_part.done
+ *   function:  function_call_arguments.delta*, function_call_arguments.done (with `name`)
+ *   response.output_item.done
+ * then exactly one of response.completed / response.incomplete / response.failed
+ * ```
+ *
+ * Every event has `type` and `sequence_number` (from 0, rising by one); text events carry `logprobs: []`.
+ * Output indices are assigned in the order items are opened, without gaps.
+ *
+ * - **Ordering.** The upstream may interleave parts of several output indices (parallel tool calls of a
+ *   Chat Completions stream do). One item is written at a time: parts of other indices are buffered and
+ *   written, whole so far, when their turn comes (lowest upstream index first). An item closes at its
+ *   completing part (`partial: false`), at the end of the response, or, for text, refusal and reasoning
+ *   (which Chat Completions writes one after the other), as soon as another item receives a delta, so that
+ *   the next one streams live. Content that still arrives for an item closed early opens a new item: nothing
+ *   is dropped.
+ * - **Reasoning.** Summary texts become summary parts; raw reasoning text (`ReasoningPart.text`, e.g. a
+ *   Chat Completions `reasoning_content`) becomes summary part 0. `encrypted_content` is kept when the
+ *   upstream sent one.
+ * - **Namespaces.** A function call whose name is a flattened namespace tool
+ *   (`ResponsesRequestDecoder.DecodedRequest.namespacedTools`) is written with its `namespace` and name.
+ * - **Terminal event.** `ResponseFinished` with status `completed` -> `response.completed`; status
+ *   `incomplete` or finish reason `length` / `content_filter` -> `response.incomplete` with
+ *   `incomplete_details.reason` (`max_output_tokens` / `content_filter`), open items closed as
+ *   `incomplete`; `fail` -> `response.failed` with `error: {code, message}`. The terminal response carries
+ *   the full `output` and `usage` (`input_tokens_details.cached_tokens`,
+ *   `output_tokens_details.reasoning_tokens`).
+ *
+ * The encoder is a small mutable state machine, used by one fiber at a time; events are plain JSON objects
+ * (this project produces them, so no decoding schema is involved). Source: the OpenAI API reference,
+ * "Streaming events" of the Responses API.
+ *
+ * @since 0.1.0
+ */
+import type { ModelResponse, Part, StreamPart, Usage } from "@effect-responses/core"
+import type { ResponsesRequestDecoder } from "@effect-responses/responses"
+import { ResponsesRequest } from "@effect-responses/responses"
+
+// ---------------------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * One streaming event: a JSON object with `type` and `sequence_number`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Event {
+  readonly type: string
+  readonly sequence_number: number
+  readonly [key: string]: unknown
+}
+
+/**
+ * The Response object (JSON), as `POST /v1/responses` answers it and the lifecycle events carry it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResponseObject {
+  readonly id: string
+  readonly object: "response"
+  readonly created_at: number
+  readonly status: string
+  readonly model: string
+  readonly output: ReadonlyArray<unknown>
+  readonly usage: unknown
+  readonly [key: string]: unknown
+}
+
+/**
+ * The error of a failed response (`response.failed`, `response.error`): OpenAI's `code` (e.g.
+ * `server_error`, `rate_limit_exceeded`) and a human message.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResponseError {
+  readonly code: string
+  readonly message: string
+}
+
+/**
+ * What the encoder needs to know about the response: its `responseId` (`resp_…`), `createdAt` (Unix
+ * seconds), the `model` it reports (the upstream's, else the requested one), and the decoded request (for
+ * the echoed parameters and the namespace map).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly responseId: string
+  readonly createdAt: number
+  readonly model: string
+  readonly request: Pick<ResponsesRequestDecoder.DecodedRequest, "echo" | "namespacedTools">
+}
+
+/**
+ * A new id with the given prefix (`resp`, `msg`, `rs`, `fc`): the prefix, `_`, and 32 hex digits.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeId = (prefix: string): string => `${prefix}_${globalThis.crypto.randomUUID().replaceAll("-", "")}`
+
+// ---------------------------------------------------------------------------------------------------------
+// the encoder
+// ---------------------------------------------------------------------------------------------------------
+
+type Kind = "message" | "refusal" | "reasoning" | "function_call" | "verbatim"
+
+interface Slot {
+  readonly upstreamIndex: number
+  kind: Kind
+  itemId: string
+  outputIndex: number
+  opened: boolean
+  closed: boolean
+  completing: boolean
+  status: string | undefined
+  phase: string | undefined
+  /** text, refusal or arguments: every chunk received */
+  chunks: Array<string>
+  /** how many of `chunks` were written as deltas */
+  written: number
+  /** reasoning: the chunks of each summary part */
+  summaries: Array<Array<string>>
+  /** reasoning: the summary part being written, -1 before the first */
+  summaryOpen: number
+  /** reasoning: how many chunks of the open summary part were written */
+  summaryWritten: number
+  annotations: ReadonlyArray<Part.Annotation>
+  callId: string
+  name: string
+  encryptedContent: string | undefined
+  verbatim: unknown
+}
+
+/**
+ * The lifecycle encoder of one response. Every method appends the events it produces to `out`.
+ *
+ * - `start`: `response.created` and `response.in_progress`; `model` replaces the model of the options
+ *   when given (the upstream's `ResponseStarted.model`).
+ * - `push`: one upstream element (`ResponseStarted` is ignored after `start`).
+ * - `fail`: `response.failed` (nothing once a terminal event was written).
+ * - `end`: the upstream ended; writes `response.failed` (`server_error`) when it ended without
+ *   `ResponseFinished`.
+ * - `response`: the Response object as it stands (the final one after the terminal event).
+ * - `terminated`: whether the terminal event was written.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Encoder {
+  readonly start: (out: Array<Event>, model?: string) => void
+  readonly push: (part: StreamPart.StreamPart, out: Array<Event>) => void
+  readonly fail: (error: ResponseError, out: Array<Event>) => void
+  readonly end: (out: Array<Event>) => void
+  readonly response: () => ResponseObject
+  readonly terminated: () => boolean
+}
+
+/**
+ * A new encoder for one response.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options): Encoder => {
+  let sequence = 0
+  let model = options.model
+  let status = "in_progress"
+  let terminated = false
+  let usage: unknown = null
+  let incompleteDetails: unknown = null
+  let error: unknown = null
+  let completedAt: number | null = null
+  const slots = new Map<number, Slot>()
+  const output: Array<unknown> = []
+  let active: Slot | undefined
+  let nextOutputIndex = 0
+
+  const emit = (out: Array<Event>, type: string, fields: Record<string, unknown>) => {
+    out.push({ type, sequence_number: sequence++, ...fields })
+  }
+
+  const response = (): ResponseObject => ({
+    ...options.request.echo,
+    id: options.responseId,
+    object: "response",
+    created_at: options.createdAt,
+    status,
+    background: false,
+    completed_at: completedAt,
+    error,
+    incomplete_details: incompleteDetails,
+    model,
+    output: output.slice(),
+    usage
+  })
+
+  const slotOf = (index: number, kind: Kind): Slot => {
+    let slot = slots.get(index)
+    if (slot === undefined) {
+      slot = {
+        upstreamIndex: index,
+        kind,
+        itemId: makeId(kind === "reasoning" ? "rs" : kind === "function_call" ? "fc" : "msg"),
+        outputIndex: -1,
+        opened: false,
+        closed: false,
+        completing: false,
+        status: undefined,
+        phase: undefined,
+        chunks: [],
+        written: 0,
+        summaries: [],
+        summaryOpen: -1,
+        summaryWritten: 0,
+        annotations: [],
+        callId: "",
+        name: "",
+        encryptedContent: undefined,
+        verbatim: undefined
+      }
+      slots.set(index, slot)
+    }
+    return slot
+  }
+
+  // -- item JSON ------------------------------------------------------------------------------------------
+
+  const functionName = (slot: Slot): { name: string; namespace?: string } => {
+    const original = options.request.namespacedTools.get(slot.name)
+    return original === undefined ? { name: slot.name } : { namespace: original.namespace, name: original.name }
+  }
+
+  const contentPart = (slot: Slot, text: string): Record<string, unknown> =>
+    slot.kind === "refusal"
+      ? { type: "refusal", refusal: text }
+      : {
+        type: "output_text",
+        text,
+        annotations: slot.annotations.map(ResponsesRequest.annotationToWire),
+        logprobs: []
+      }
+
+  const item = (slot: Slot, itemStatus: string, complete: boolean): unknown => {
+    switch (slot.kind) {
+      case "message":
+      case "refusal": {
+        const message: Record<string, unknown> = { id: slot.itemId, type: "message", status: itemStatus, role: "assistant" }
+        if (slot.phase !== undefined) message.phase = slot.phase
+        message.content = complete ? [contentPart(slot, slot.chunks.join(""))] : []
+        return message
+      }
+      case "reasoning": {
+        const reasoning: Record<string, unknown> = {
+          id: slot.itemId,
+          type: "reasoning",
+          summary: complete ? slot.summaries.map((chunks) => ({ type: "summary_text", text: chunks.join("") })) : []
+        }
+        if (slot.encryptedContent !== undefined && complete) reasoning.encrypted_content = slot.encryptedContent
+        return reasoning
+      }
+      case "function_call":
+        return {
+          id: slot.itemId,
+          type: "function_call",
+          status: itemStatus,
+          arguments: complete ? slot.chunks.join("") : "",
+          call_id: slot.callId,
+          ...functionName(slot)
+        }
+      case "verbatim":
+        return slot.verbatim
+    }
+  }
+
+  // -- writing --------------------------------------------------------------------------------------------
+
+  const open = (slot: Slot, out: Array<Event>) => {
+    slot.opened = true
+    slot.outputIndex = nextOutputIndex++
+    active = slot
+    if (slot.kind === "verbatim") return
+    emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", false) })
+    if (slot.kind === "message" || slot.kind === "refusal") {
+      emit(out, "response.content_part.added", {
+        item_id: slot.itemId,
+        output_index: slot.outputIndex,
+        content_index: 0,
+        part: contentPart(slot, "")
+      })
+    }
+  }
+
+  /** Writes the chunks received but not yet written, as one delta. */
+  const flush = (slot: Slot, out: Array<Event>) => {
+    if (slot.kind === "reasoning") {
+      for (let index = Math.max(slot.summaryOpen, 0); index < slot.summaries.length; index++) {
+        const chunks = slot.summaries[index]!
+        if (index > slot.summaryOpen) openSummary(slot, index, out)
+        if (slot.summaryWritten < chunks.length) {
+          const delta = slot.summaryWritten === 0 && chunks.length === 1 ? chunks[0]! : chunks.slice(slot.summaryWritten).join("")
+          slot.summaryWritten = chunks.length
+          if (delta !== "") {
+            emit(out, "response.reasoning_summary_text.delta", {
+              item_id: slot.itemId,
+              output_index: slot.outputIndex,
+              summary_index: index,
+              delta
+            })
+          }
+        }
+      }
+      return
+    }
+    if (slot.written >= slot.chunks.length || slot.kind === "verbatim") return
+    const delta = slot.chunks.length - slot.written === 1
+      ? slot.chunks[slot.written]!
+      : slot.chunks.slice(slot.written).join("")
+    slot.written = slot.chunks.length
+    if (delta === "") return
+    switch (slot.kind) {
+      case "message":
+        emit(out, "response.output_text.delta", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          content_index: 0,
+          delta,
+          logprobs: []
+        })
+        break
+      case "refusal":
+        emit(out, "response.refusal.delta", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          content_index: 0,
+          delta
+        })
+        break
+      case "function_call":
+        emit(out, "response.function_call_arguments.delta", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          delta
+        })
+        break
+    }
+  }
+
+  const openSummary = (slot: Slot, index: number, out: Array<Event>) => {
+    if (slot.summaryOpen >= 0) closeSummary(slot, out)
+    slot.summaryOpen = index
+    slot.summaryWritten = 0
+    emit(out, "response.reasoning_summary_part.added", {
+      item_id: slot.itemId,
+      output_index: slot.outputIndex,
+      summary_index: index,
+      part: { type: "summary_text", text: "" }
+    })
+  }
+
+  const closeSummary = (slot: Slot, out: Array<Event>) => {
+    const index = slot.summaryOpen
+    const text = (slot.summaries[index] ?? []).join("")
+    emit(out, "response.reasoning_summary_text.done", {
+      item_id: slot.itemId,
+      output_index: slot.outputIndex,
+      summary_index: index,
+      text
+    })
+    emit(out, "response.reasoning_summary_part.done", {
+      item_id: slot.itemId,
+      output_index: slot.outputIndex,
+      summary_index: index,
+      part: { type: "summary_text", text }
+    })
+  }
+
+  const close = (slot: Slot, itemStatus: string, out: Array<Event>) => {
+    flush(slot, out)
+    slot.closed = true
+    if (active === slot) active = undefined
+    const finalStatus = itemStatus === "incomplete" ? "incomplete" : slot.status ?? "completed"
+    switch (slot.kind) {
+      case "message":
+      case "refusal": {
+        const text = slot.chunks.join("")
+        const part = contentPart(slot, text)
+        if (slot.kind === "message") {
+          emit(out, "response.output_text.done", {
+            item_id: slot.itemId,
+            output_index: slot.outputIndex,
+            content_index: 0,
+            text,
+            logprobs: []
+          })
+        } else {
+          emit(out, "response.refusal.done", {
+            item_id: slot.itemId,
+            output_index: slot.outputIndex,
+            content_index: 0,
+            refusal: text
+          })
+        }
+        emit(out, "response.content_part.done", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          content_index: 0,
+          part
+        })
+        break
+      }
+      case "reasoning":
+        if (slot.summaryOpen >= 0) closeSummary(slot, out)
+        break
+      case "function_call":
+        emit(out, "response.function_call_arguments.done", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          ...functionName(slot),
+          arguments: slot.chunks.join("")
+        })
+        break
+      case "verbatim":
+        break
+    }
+    const done = item(slot, finalStatus, true)
+    output.push(done)
+    if (slot.kind === "verbatim") {
+      emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: done })
+    }
+    emit(out, "response.output_item.done", { output_index: slot.outputIndex, item: done })
+  }
+
+  /** After the active item closed: opens the lowest pending upstream index, closing it too when complete. */
+  const advance = (out: Array<Event>) => {
+    while (active === undefined) {
+      let next: Slot | undefined
+      for (const slot of slots.values()) {
+        if (!slot.closed && (next === undefined || slot.upstreamIndex < next.upstreamIndex)) next = slot
+      }
+      if (next === undefined) return
+      open(next, out)
+      flush(next, out)
+      if (next.completing) close(next, "completed", out)
+    }
+  }
+
+  // -- parts ----------------------------------------------------------------------------------------------
+
+  const kindOf = (part: Part.AssistantPart): Kind | undefined => {
+    switch (part.type) {
+      case "text":
+        return "message"
+      case "refusal":
+        return "refusal"
+      case "reasoning":
+        return "reasoning"
+      case "tool_call":
+        return "function_call"
+      case "unknown":
+        return typeof part.item === "object" && part.item !== null ? "verbatim" : undefined
+      case "media":
+        return part.data === undefined ? undefined : "verbatim"
+    }
+  }
+
+  /** Adds what `part` brings to `slot`; a `replace` part first empties it. */
+  const absorb = (slot: Slot, part: Part.AssistantPart, partial: boolean, replace: boolean) => {
+    if (replace) {
+      slot.chunks = []
+      slot.summaries = []
+    }
+    if (part.type !== "unknown" && part.type !== "media") {
+      if (part.attributes.phase !== undefined) slot.phase = part.attributes.phase
+      if (!partial && part.attributes.status !== undefined) slot.status = part.attributes.status
+    }
+    switch (part.type) {
+      case "text":
+        if (part.text !== "") slot.chunks.push(part.text)
+        if (!partial) slot.annotations = part.annotations
+        break
+      case "refusal":
+        if (part.text !== "") slot.chunks.push(part.text)
+        break
+      case "tool_call":
+        if (part.arguments !== "") slot.chunks.push(part.arguments)
+        if (part.callId !== "") slot.callId = part.callId
+        if (part.name !== "") slot.name = part.name
+        break
+      case "reasoning": {
+        if (part.summary.length > 0) {
+          for (let index = 0; index < part.summary.length; index++) {
+            const text = part.summary[index]!
+            while (slot.summaries.length <= index) slot.summaries.push([])
+            if (text !== "") slot.summaries[index]!.push(text)
+          }
+        } else if (part.text !== undefined && part.text !== "") {
+          if (slot.summaries.length === 0) slot.summaries.push([])
+          slot.summaries[slot.summaries.length - 1]!.push(part.text)
+        }
+        if (part.payload !== undefined && part.payload.kind === "encrypted_content") {
+          slot.encryptedContent = part.payload.data
+        }
+        break
+      }
+      case "unknown":
+        slot.verbatim = part.item
+        break
+      case "media":
+        slot.verbatim = {
+          id: slot.itemId.replace(/^msg_/, "ig_"),
+          type: "image_generation_call",
+          status: "completed",
+          result: part.data,
+          output_format: part.mediaType.replace(/^image\//, "")
+        }
+        break
+    }
+  }
+
+  const onPart = (update: StreamPart.PartUpdate, out: Array<Event>) => {
+    const kind = kindOf(update.part)
+    if (kind === undefined) return
+    const existing = slots.get(update.outputIndex)
+    if (existing !== undefined && existing.closed) {
+      // a part for an item closed early: what it adds goes into a new item (nothing is lost)
+      if (!carriesContent(update.part)) return
+      slots.delete(update.outputIndex)
+    }
+    const slot = slotOf(update.outputIndex, kind)
+    if (slot.kind !== kind) {
+      // a complete part of another kind replaces what the slot held, as long as nothing was written
+      if (slot.opened || update.partial) return
+      slot.kind = kind
+      slot.chunks = []
+      slot.summaries = []
+    }
+    absorb(slot, update.part, update.partial, update.replace === true && !slot.opened)
+    if (!update.partial) slot.completing = true
+    if (active === undefined) {
+      advance(out)
+    } else if (active === slot) {
+      if (slot.completing) {
+        close(slot, "completed", out)
+        advance(out)
+      } else {
+        flush(slot, out)
+      }
+    } else if (update.partial && active.kind !== "function_call") {
+      // text, refusal and reasoning are written one after the other by Chat Completions: a delta of another
+      // item means the open one is over, so it closes now and the new one streams live
+      close(active, "completed", out)
+      advance(out)
+    }
+  }
+
+  const carriesContent = (part: Part.AssistantPart): boolean => {
+    switch (part.type) {
+      case "text":
+      case "refusal":
+        return part.text !== ""
+      case "tool_call":
+        return part.arguments !== ""
+      case "reasoning":
+        return (part.text ?? "") !== "" || part.summary.some((text) => text !== "")
+      case "unknown":
+      case "media":
+        return true
+    }
+  }
+
+  const usageToWire = (u: Usage.Usage) => ({
+    input_tokens: u.inputTokens,
+    input_tokens_details: { cached_tokens: u.cachedInputTokens },
+    output_tokens: u.outputTokens,
+    output_tokens_details: { reasoning_tokens: u.reasoningTokens },
+    total_tokens: u.totalTokens
+  })
+
+  const closeAll = (itemStatus: string, out: Array<Event>) => {
+    if (active !== undefined) close(active, itemStatus, out)
+    for (;;) {
+      advance(out)
+      if (active === undefined) return
+      close(active, itemStatus, out)
+    }
+  }
+
+  const onFinished = (finished: StreamPart.ResponseFinished, out: Array<Event>) => {
+    const incompleteReason = finished.incompleteReason ??
+      (finished.finishReason === "length"
+        ? "max_output_tokens"
+        : finished.finishReason === "content_filter"
+        ? "content_filter"
+        : undefined)
+    const incomplete = finished.status === "incomplete" || incompleteReason !== undefined
+    if (finished.status === "failed") {
+      fail({ code: "server_error", message: "the upstream model reported a failed response" }, out)
+      return
+    }
+    closeAll(incomplete ? "incomplete" : "completed", out)
+    usage = usageToWire(finished.usage)
+    terminated = true
+    if (incomplete) {
+      status = "incomplete"
+      incompleteDetails = { reason: incompleteReason ?? "max_output_tokens" }
+      emit(out, "response.incomplete", { response: response() })
+    } else {
+      status = "completed"
+      completedAt = Math.floor(Date.now() / 1000)
+      emit(out, "response.completed", { response: response() })
+    }
+  }
+
+  const fail = (failure: ResponseError, out: Array<Event>) => {
+    if (terminated) return
+    closeAll("incomplete", out)
+    terminated = true
+    status = "failed"
+    error = { code: failure.code, message: failure.message }
+    emit(out, "response.failed", { response: response() })
+  }
+
+  return {
+    start: (out, upstreamModel) => {
+      if (upstreamModel !== undefined && upstreamModel !== "") model = upstreamModel
+      emit(out, "response.created", { response: response() })
+      emit(out, "response.in_progress", { response: response() })
+    },
+    push: (part, out) => {
+      if (terminated) return
+      switch (part.type) {
+        case "part":
+          onPart(part, out)
+          break
+        case "response_finished":
+          onFinished(part, out)
+          break
+        case "response_started":
+          break
+      }
+    },
+    fail,
+    end: (out) => {
+      if (!terminated) fail({ code: "server_error", message: "the upstream stream ended without finishing the response" }, out)
+    },
+    response,
+    terminated: () => terminated
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// whole responses and SSE
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * The Response object of a whole `ModelResponse` (the non-streaming answer): its parts written as output
+ * items, in order, through the same encoder, with usage and status (`completed` or `incomplete`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromModelResponse = (options: Options, modelResponse: ModelResponse.ModelResponse): ResponseObject => {
+  const encoder = make(options)
+  const sink: Array<Event> = []
+  encoder.start(sink, modelResponse.model)
+  const parts = modelResponse.message.parts
+  for (let index = 0; index < parts.length; index++) {
+    encoder.push({ type: "part", responseId: options.responseId, outputIndex: index, partial: false, part: parts[index]! } as StreamPart.PartUpdate, sink)
+  }
+  encoder.push(
+    {
+      type: "response_finished",
+      responseId: options.responseId,
+      status: modelResponse.status,
+      finishReason: modelResponse.finishReason,
+      ...(modelResponse.incompleteReason === undefined ? {} : { incompleteReason: modelResponse.incompleteReason }),
+      usage: modelResponse.usage
+    } as StreamPart.ResponseFinished,
+    sink
+  )
+  return encoder.response()
+}
+
+/**
+ * Events framed as an SSE body: `event: <type>`, `data: <json>` and a blank line each (the `event:` name
+ * equals the payload's `type`).
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const toSse = (events: ReadonlyArray<Event>): string => {
+  let out = ""
+  for (const event of events) out += `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+  return out
+}

@@ -1,0 +1,180 @@
+/**
+ * What the gateway forwards to: the `LanguageModel` to call for each decoded request, and the answer to
+ * `GET /v1/models`.
+ *
+ * - `fromLanguageModel`: any core `LanguageModel` in the context (a `ResponsesLanguageModel`, a fake, …).
+ *   Only the prompt, the tools and the tool choice reach it (the `LanguageModel` interface takes nothing
+ *   else per call); the other request options are accepted and echoed.
+ * - `chatCompletions` (the default of `effect-responses serve`): a Chat Completions backend (vLLM,
+ *   llama.cpp, Ollama, DeepSeek, OpenAI…) at `baseUrl`, called with the request's own `model`,
+ *   `temperature`, `top_p`, `max_output_tokens` (as `max_completion_tokens`, or `max_tokens` by
+ *   `maxTokensParameter`), `parallel_tool_calls`, `reasoning.effort` (as `reasoning_effort`) and `text.format`
+ *   (as `response_format`). `metadata`, `prompt_cache_key`, `safety_identifier`, `user`, `service_tier` and
+ *   `text.verbosity` are not forwarded: many backends refuse fields they do not know. `GET /v1/models` is
+ *   passed through to `{baseUrl}/models`.
+ *
+ * @since 0.1.0
+ */
+import { AiError, LanguageModel } from "@effect-responses/core"
+import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
+import type { ChatCompletionsRequest } from "@effect-responses/chat-completions"
+import type { ResponsesRequestDecoder } from "@effect-responses/responses"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+
+/**
+ * The body of an answer passed through as it came: HTTP `status`, `contentType` and the body text.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RawAnswer {
+  readonly status: number
+  readonly contentType: string
+  readonly body: string
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** The model to call for one decoded request. */
+  readonly languageModel: (
+    request: ResponsesRequestDecoder.DecodedRequest
+  ) => Effect.Effect<LanguageModel.Service>
+  /** The answer to `GET /v1/models`; fails with `TransportError` when the upstream cannot be reached. */
+  readonly listModels: Effect.Effect<RawAnswer, AiError.TransportError>
+}
+
+/**
+ * The service tag.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Upstream extends Context.Tag("@effect-responses/server/Upstream")<Upstream, Service>() {}
+
+/**
+ * The model list `fromLanguageModel` answers `GET /v1/models` with: `{"object":"list","data":[{id,
+ * object:"model", created: 0, owned_by:"effect-responses"}]}`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const modelList = (models: ReadonlyArray<string>): RawAnswer => ({
+  status: 200,
+  contentType: "application/json",
+  body: JSON.stringify({
+    object: "list",
+    data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "effect-responses" }))
+  })
+})
+
+/**
+ * The upstream made of the `LanguageModel` in the context: every request goes to it (its model is the
+ * one the layer was built with). `GET /v1/models` lists `models` (default none).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const fromLanguageModel = (
+  options: { readonly models?: ReadonlyArray<string> | undefined } = {}
+): Layer.Layer<Upstream, never, LanguageModel.LanguageModel> =>
+  Layer.effect(
+    Upstream,
+    Effect.map(LanguageModel.LanguageModel, (model) =>
+      Upstream.of({
+        languageModel: () => Effect.succeed(model),
+        listModels: Effect.succeed(modelList(options.models ?? []))
+      }))
+  )
+
+/**
+ * The settings of a Chat Completions upstream: `baseUrl` (with `/v1`, without `/chat/completions`),
+ * `apiKey` (sent as a bearer token; none for local servers), `retry` (the client's retries before the
+ * first byte, `ChatCompletionsClient.RetryOptions`; `{ times: 0 }` turns them off), and `requestOptions`: fixed request options merged under each request's own
+ * (e.g. `maxTokensParameter: "max_tokens"` for older servers, `replayReasoningContent: true` for
+ * DeepSeek-style backends that want `reasoning_content` back, `extraBody`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ChatCompletionsOptions {
+  readonly baseUrl: string
+  readonly apiKey?: Redacted.Redacted | undefined
+  readonly retry?: ChatCompletionsClient.RetryOptions | undefined
+  readonly requestOptions?: Partial<ChatCompletionsRequest.RequestOptions> | undefined
+}
+
+/**
+ * The Chat Completions request options of one decoded request (see the module doc for what is
+ * forwarded), over `defaults`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const chatRequestOptions = (
+  request: ResponsesRequestDecoder.DecodedRequest,
+  defaults: Partial<ChatCompletionsRequest.RequestOptions> = {}
+): ChatCompletionsRequest.RequestOptions => {
+  const options = request.options
+  const format = options.textFormat
+  return {
+    ...defaults,
+    model: request.model,
+    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    ...(options.topP === undefined ? {} : { topP: options.topP }),
+    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+    ...(options.parallelToolCalls === undefined ? {} : { parallelToolCalls: options.parallelToolCalls }),
+    ...(options.reasoningEffort === undefined ? {} : { reasoningEffort: options.reasoningEffort }),
+    ...(format === undefined || format.type === "text" ? {} : { responseFormat: format })
+  }
+}
+
+/**
+ * The upstream over a Chat Completions backend (see the module doc), on the `HttpClient` in the context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const chatCompletions = (
+  options: ChatCompletionsOptions
+): Layer.Layer<Upstream, never, HttpClient.HttpClient> =>
+  Layer.effect(
+    Upstream,
+    Effect.gen(function*() {
+      const httpClient = yield* HttpClient.HttpClient
+      const client = yield* ChatCompletionsClient.make({
+        baseUrl: options.baseUrl,
+        apiKey: options.apiKey,
+        retry: options.retry
+      })
+      const modelsUrl = `${options.baseUrl.replace(/\/+$/, "")}/models`
+      const listModels = Effect.gen(function*() {
+        let request = HttpClientRequest.get(modelsUrl)
+        if (options.apiKey !== undefined) request = HttpClientRequest.bearerToken(request, options.apiKey)
+        const response = yield* httpClient.execute(request)
+        const body = yield* response.text
+        return {
+          status: response.status,
+          contentType: response.headers["content-type"] ?? "application/json",
+          body
+        }
+      }).pipe(
+        Effect.scoped,
+        Effect.mapError((error) => new AiError.TransportError({ description: error.message, url: modelsUrl }))
+      )
+      return Upstream.of({
+        languageModel: (request) =>
+          ChatCompletionsLanguageModel.make(chatRequestOptions(request, options.requestOptions)).pipe(
+            Effect.provideService(ChatCompletionsClient.ChatCompletionsClient, client)
+          ),
+        listModels
+      })
+    })
+  )

@@ -1,0 +1,331 @@
+/**
+ * Proof with real clients: the gateway over the Chat Completions model, against a loopback Chat
+ * Completions server replaying recordings of `shared/fixtures/chat-sse/` (openai-python, Apache-2.0;
+ * pydantic-ai, MIT: see `SOURCES.md`). Clients: the official `openai` SDK, `@openai/agents`, this project's
+ * `ResponsesLanguageModel`, and raw `fetch` (every streamed body passes `checkLifecycle`).
+ */
+import { MessageAggregator } from "@effect-responses/aggregate"
+import { ChatCapture, ChatCompletionsClient, ChatCompletionsLanguageModel, ChatReplayServer } from "@effect-responses/chat-completions"
+import { LanguageModel, type ModelResponse, Prompt } from "@effect-responses/core"
+import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { Gateway, Upstream } from "@effect-responses/server"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { describe, expect, it } from "@effect/vitest"
+import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool } from "@openai/agents"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import OpenAI from "openai"
+import { z } from "zod"
+import { checkLifecycle, type Frame, loopback, parseSse, post, readFixture, serverUrl } from "./utils.js"
+
+setTracingDisabled(true)
+
+const TEXT = "chat-sse/pai-chat-gpt4omini-text-usage.sse"
+const TOOL_CALL = "chat-sse/pai-chat-gpt4omini-tool-call-deltas-usage.sse"
+const PARALLEL = "chat-sse/opy-chat-gpt4o-parallel-tool-calls.sse"
+const REASONING = "chat-sse/pai-chat-deepseek-reasoning-content.sse"
+const LENGTH = "chat-sse/opy-chat-gpt4o-finish-length.sse"
+const REFUSAL = "chat-sse/opy-chat-gpt4o-refusal-deltas.sse"
+const STRICT_TOOL = "chat-sse/opy-chat-gpt4o-strict-tool-call.sse"
+
+/** The replay server for the recordings, in order (one recorded response per request). */
+const replayOf = (...fixtures: ReadonlyArray<string>) =>
+  Layer.unwrapEffect(
+    Effect.map(
+      ChatCapture.parse(fixtures.map(readFixture).join("\n"), fixtures.join(" + ")),
+      (capture) => ChatReplayServer.layer({ capture })
+    ).pipe(Effect.orDie)
+  ).pipe(Layer.provide(Layer.fresh(loopback)))
+
+const chatUpstream = Layer.unwrapEffect(
+  Effect.map(ChatReplayServer.ChatReplayServer, (replay) => Upstream.chatCompletions({ baseUrl: replay.baseUrl, retry: { times: 0 } }))
+).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+/** Runs `body` with the gateway over a Chat Completions upstream replaying `fixtures`. */
+const withChatGateway = <A, E>(
+  fixtures: ReadonlyArray<string>,
+  body: (baseUrl: string) => Effect.Effect<A, E, ChatReplayServer.ChatReplayServer>
+) =>
+  Effect.gen(function*() {
+    const url = yield* serverUrl
+    return yield* body(`${url}/v1`)
+  }).pipe(
+    Effect.provide(
+      Gateway.layer().pipe(
+        Layer.provideMerge(chatUpstream),
+        Layer.provideMerge(loopback),
+        Layer.provideMerge(replayOf(...fixtures))
+      )
+    ),
+    Effect.scoped
+  )
+
+const openai = (baseURL: string) => new OpenAI({ baseURL, apiKey: "unused", maxRetries: 0 })
+
+const framesOfEvents = (events: ReadonlyArray<{ readonly type: string; readonly sequence_number: number }>): ReadonlyArray<Frame> =>
+  events.map((data) => ({ event: data.type, data }))
+
+describe("the gateway over the Chat Completions model (loopback replay upstream)", () => {
+  it.effect("raw SSE of every recording passes the event-order check", () =>
+    Effect.gen(function*() {
+      for (const fixture of [TEXT, TOOL_CALL, PARALLEL, REASONING, LENGTH, REFUSAL, STRICT_TOOL]) {
+        const response = yield* withChatGateway([fixture], (url) =>
+          Effect.map(post(`${url}/responses`, { model: "gpt-4o-mini", input: "hi", stream: true }), (answer) => {
+            expect(answer.status, fixture).toBe(200)
+            return checkLifecycle(parseSse(answer.text))
+          }))
+        expect(response.status, fixture).toBe(fixture === LENGTH ? "incomplete" : "completed")
+      }
+    }))
+
+  it.effect("openai SDK: responses.create (non-streaming)", () =>
+    withChatGateway([TEXT], (url) =>
+      Effect.promise(async () => {
+        const response = await openai(url).responses.create({ model: "gpt-4o-mini", input: "What is the capital of the UK?" })
+        expect(response.output_text).toBe("The capital of the UK is London.")
+        expect(response.status).toBe("completed")
+        expect(response.model).toBe("gpt-4o-mini-2024-07-18")
+        expect(response.usage?.input_tokens).toBeGreaterThan(0)
+        expect(response.usage?.input_tokens_details.cached_tokens).toBe(0)
+        expect(response.usage?.output_tokens_details.reasoning_tokens).toBe(0)
+      })))
+
+  it.effect("openai SDK: responses.stream() and finalResponse(), reasoning_content as a reasoning summary", () =>
+    withChatGateway([REASONING], (url) =>
+      Effect.promise(async () => {
+        const stream = openai(url).responses.stream({ model: "deepseek-reasoner", input: "think" })
+        const events: Array<{ type: string; sequence_number: number }> = []
+        for await (const event of stream) events.push(event)
+        const final = await stream.finalResponse()
+        checkLifecycle(framesOfEvents(events))
+        expect(final.output.map((item) => item.type)).toEqual(["reasoning", "message"])
+        const reasoning = final.output[0]
+        expect(reasoning?.type === "reasoning" && reasoning.summary[0]!.text.length).toBeGreaterThan(100)
+        expect(final.output_text.length).toBeGreaterThan(0)
+        expect(events.filter((event) => event.type === "response.reasoning_summary_text.delta").length).toBeGreaterThan(10)
+      })))
+
+  it.effect("openai SDK: a full tool round trip (function call -> function_call_output -> final text)", () =>
+    withChatGateway([TOOL_CALL, TEXT], (url) =>
+      Effect.gen(function*() {
+        const client = openai(url)
+        const tools = [{
+          type: "function" as const,
+          name: "get_capital",
+          description: "The capital of a country",
+          parameters: { type: "object", properties: { country: { type: "string" } }, required: ["country"] },
+          strict: false
+        }]
+        const first = yield* Effect.promise(() =>
+          client.responses.create({ model: "gpt-4o-mini", input: "Capital of the UK?", tools, store: false })
+        )
+        const call = first.output.find((item) => item.type === "function_call")
+        expect(call).toBeDefined()
+        if (call?.type !== "function_call") return
+        expect(call.name).toBe("get_capital")
+        const second = yield* Effect.promise(() =>
+          client.responses.create({
+            model: "gpt-4o-mini",
+            tools,
+            input: [
+              { role: "user", content: "Capital of the UK?" },
+              call,
+              { type: "function_call_output", call_id: call.call_id, output: "London" }
+            ]
+          })
+        )
+        expect(second.output_text).toBe("The capital of the UK is London.")
+        const requests = yield* Effect.flatMap(ChatReplayServer.ChatReplayServer, (replay) => replay.requests)
+        expect(requests).toHaveLength(2)
+        expect(requests[1]!.body.messages).toContainEqual({ role: "tool", tool_call_id: call.call_id, content: "London" })
+      })))
+
+  it.effect("@openai/agents: an agent with a function tool runs through the gateway to a final answer", () =>
+    withChatGateway([TOOL_CALL, TEXT], (url) =>
+      Effect.promise(async () => {
+        const calls: Array<string> = []
+        const getCapital = tool({
+          name: "get_capital",
+          description: "The capital of a country",
+          parameters: z.object({ country: z.string() }),
+          execute: async ({ country }) => {
+            calls.push(country)
+            return "London"
+          }
+        })
+        const agent = new Agent({
+          name: "geography",
+          instructions: "Answer with the tool.",
+          model: new OpenAIResponsesModel(openai(url), "gpt-4o-mini"),
+          tools: [getCapital]
+        })
+        const result = await run(agent, "What is the capital of the UK?")
+        expect(calls).toHaveLength(1)
+        expect(result.finalOutput).toBe("The capital of the UK is London.")
+      })))
+
+  it.effect("ResponsesLanguageModel through the gateway gives the ModelResponse the chat model gives directly", () =>
+    Effect.gen(function*() {
+      // only ids differ (resp_/msg_/fc_ against the upstream's), and reasoning_content arrives as a summary
+      const normalize = (response: ModelResponse.ModelResponse) => ({
+        model: response.model,
+        status: response.status,
+        finishReason: response.finishReason,
+        incompleteReason: response.incompleteReason,
+        usage: response.usage,
+        parts: response.message.parts.map((part) => {
+          const { attributes: _attributes, ...rest } = part
+          if (rest.type === "reasoning") return { type: "reasoning", text: rest.text ?? rest.summary.join("") }
+          return rest
+        })
+      })
+      const prompt = Prompt.user("hi")
+      for (const fixture of [TEXT, TOOL_CALL, PARALLEL, REASONING, LENGTH, REFUSAL]) {
+        for (const mode of ["generate", "stream"] as const) {
+          const call = Effect.flatMap(LanguageModel.LanguageModel, (model) =>
+            mode === "generate"
+              ? model.generate(prompt)
+              : Effect.map(MessageAggregator.aggregate(model.stream(prompt)), (responses) => responses[0]!))
+          const direct = yield* call.pipe(
+            Effect.provide(ChatCompletionsLanguageModel.layer({ model: "m" })),
+            Effect.provide(
+              Layer.unwrapEffect(
+                Effect.map(ChatReplayServer.ChatReplayServer, (replay) =>
+                  ChatCompletionsClient.layer({ baseUrl: replay.baseUrl, retry: { times: 0 } }))
+              )
+            ),
+            Effect.provide(replayOf(fixture)),
+            Effect.provide(NodeHttpClient.layerUndici),
+            Effect.scoped
+          )
+          const viaGateway = yield* withChatGateway([fixture], (url) =>
+            call.pipe(
+              Effect.provide(ResponsesLanguageModel.layer({ model: "m" })),
+              Effect.provide(ResponsesClient.layer({ baseUrl: url })),
+              Effect.provide(NodeHttpClient.layerUndici)
+            ))
+          expect(normalize(viaGateway), `${fixture} (${mode})`).toEqual(normalize(direct))
+        }
+      }
+    }))
+})
+
+// ---------------------------------------------------------------------------------------------------------
+// a hand-driven upstream: model list, errors, and a stream that never ends
+// ---------------------------------------------------------------------------------------------------------
+
+interface RawUpstream {
+  readonly baseUrl: string
+  readonly closed: Promise<void>
+}
+
+/** A loopback Chat Completions server: `/v1/models` lists one model; a POST answers by `mode`. */
+const rawUpstream = (mode: "hang" | "fail500") =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      new Promise<RawUpstream & { readonly server: ReturnType<typeof createServer> }>((resolve) => {
+        let onClosed: () => void = () => {}
+        const closed = new Promise<void>((done) => {
+          onClosed = done
+        })
+        const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+          if (request.method === "GET" && request.url === "/v1/models") {
+            response.writeHead(200, { "content-type": "application/json" })
+            response.end(JSON.stringify({ object: "list", data: [{ id: "local-model", object: "model" }] }))
+            return
+          }
+          request.resume()
+          if (mode === "fail500") {
+            response.writeHead(500, { "content-type": "application/json" })
+            response.end(JSON.stringify({ error: { message: "boom", type: "server_error", param: null, code: null } }))
+            return
+          }
+          response.on("close", () => onClosed())
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          const chunk = {
+            id: "chatcmpl-x",
+            object: "chat.completion.chunk",
+            created: 0,
+            model: "local-model",
+            choices: [{ index: 0, delta: { role: "assistant", content: "Hello" }, finish_reason: null }]
+          }
+          response.write(`data: ${JSON.stringify(chunk)}\n\n`)
+        })
+        server.listen(0, "127.0.0.1", () => {
+          const { port } = server.address() as AddressInfo
+          resolve({ baseUrl: `http://127.0.0.1:${port}/v1`, closed, server })
+        })
+      })
+    ),
+    ({ server }) =>
+      Effect.promise(() =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections()
+          server.close(() => resolve())
+        })
+      )
+  )
+
+const withRawGateway = <A, E>(mode: "hang" | "fail500", body: (url: string, upstream: RawUpstream) => Effect.Effect<A, E>) =>
+  Effect.gen(function*() {
+    const upstream = yield* rawUpstream(mode)
+    return yield* Effect.gen(function*() {
+      const url = yield* serverUrl
+      return yield* body(`${url}/v1`, upstream)
+    }).pipe(
+      Effect.provide(
+        Gateway.layer().pipe(
+          Layer.provide(Upstream.chatCompletions({ baseUrl: upstream.baseUrl, retry: { times: 0 } })),
+          Layer.provide(NodeHttpClient.layerUndici),
+          Layer.provideMerge(loopback)
+        )
+      )
+    )
+  }).pipe(Effect.scoped)
+
+describe("the gateway over a hand-driven Chat Completions upstream", () => {
+  it.effect("GET /v1/models is passed through", () =>
+    withRawGateway("fail500", (url) =>
+      Effect.promise(async () => {
+        const models = await openai(url).models.list()
+        expect(models.data.map((model) => model.id)).toEqual(["local-model"])
+      })))
+
+  it.effect("an upstream 5xx before the first byte -> 502 in OpenAI's shape", () =>
+    withRawGateway("fail500", (url) =>
+      Effect.gen(function*() {
+        for (const stream of [true, false]) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream })
+          expect(answer.status).toBe(502)
+          expect(JSON.parse(answer.text).error).toMatchObject({ type: "server_error", message: expect.stringContaining("boom") })
+        }
+      })))
+
+  it.effect("a client that disconnects cancels the upstream request", () =>
+    withRawGateway("hang", (url, upstream) =>
+      Effect.promise(async () => {
+        const controller = new AbortController()
+        const response = await fetch(`${url}/responses`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "m", input: "hi", stream: true }),
+          signal: controller.signal
+        })
+        expect(response.status).toBe(200)
+        const reader = response.body!.getReader()
+        let seen = ""
+        while (!seen.includes("response.output_text.delta")) {
+          const { done, value } = await reader.read()
+          if (done) break
+          seen += new TextDecoder().decode(value)
+        }
+        expect(seen).toContain("\"delta\":\"Hello\"")
+        controller.abort()
+        await upstream.closed
+      })))
+})
+
+
+

@@ -1,0 +1,311 @@
+/**
+ * The gateway over a scripted `LanguageModel`: the SSE lifecycle, the Response object, and every
+ * OpenAI-shaped error answer.
+ */
+import {
+  AiError,
+  LanguageModel,
+  Message,
+  ModelResponse,
+  Part,
+  type Prompt,
+  StreamPart,
+  Usage
+} from "@effect-responses/core"
+import { Upstream } from "@effect-responses/server"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import { checkLifecycle, parseSse, post, scriptedModel, withGateway } from "./utils.js"
+
+const id = "chatcmpl-1"
+const started = new StreamPart.ResponseStarted({ responseId: id, model: "upstream-model-2025" })
+const delta = (outputIndex: number, part: Part.AssistantPart) =>
+  new StreamPart.PartUpdate({ responseId: id, outputIndex, partial: true, part })
+const complete = (outputIndex: number, part: Part.AssistantPart) =>
+  new StreamPart.PartUpdate({ responseId: id, outputIndex, partial: false, part })
+const usage = new Usage.Usage({ inputTokens: 20, cachedInputTokens: 4, outputTokens: 9, reasoningTokens: 3, totalTokens: 29 })
+const finished = (finishReason: ModelResponse.FinishReason, status = "completed", incompleteReason?: string) =>
+  new StreamPart.ResponseFinished({
+    responseId: id,
+    status,
+    finishReason,
+    ...(incompleteReason === undefined ? {} : { incompleteReason }),
+    usage
+  })
+const call = (callId: string, name: string, args: string) => new Part.ToolCallPart({ callId, name, arguments: args })
+
+const upstreamOf = (layer: Layer.Layer<LanguageModel.LanguageModel>) =>
+  Upstream.fromLanguageModel({ models: ["upstream-model"] }).pipe(Layer.provide(layer))
+
+const streamBody = (extra: Record<string, unknown> = {}) => ({ model: "m", input: "hi", stream: true, ...extra })
+
+describe("Gateway (scripted upstream)", () => {
+  it.effect("reasoning, text and two interleaved parallel calls: one item at a time, in order", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({
+        stream: [
+          started,
+          delta(0, new Part.ReasoningPart({ text: "Think" })),
+          delta(0, new Part.ReasoningPart({ text: "ing." })),
+          delta(1, new Part.TextPart({ text: "Calling " })),
+          delta(1, new Part.TextPart({ text: "tools." })),
+          delta(2, call("call_a", "weather", "{\"ci")),
+          delta(3, call("call_b", "time", "{\"tz\"")),
+          delta(2, call("call_a", "weather", "ty\":\"Oslo\"}")),
+          delta(3, call("call_b", "time", ":\"CET\"}")),
+          complete(0, new Part.ReasoningPart({})),
+          complete(1, new Part.TextPart({ text: "" })),
+          complete(2, call("call_a", "weather", "")),
+          complete(3, call("call_b", "time", "")),
+          finished("tool_calls")
+        ]
+      })
+      const answer = yield* withGateway(upstreamOf(model.layer), {}, (url) =>
+        post(`${url}/responses`, streamBody({ tools: [{ type: "function", name: "weather", parameters: {} }] })))
+      expect(answer.status).toBe(200)
+      expect(answer.headers.get("content-type")).toContain("text/event-stream")
+      const frames = parseSse(answer.text)
+      const response = checkLifecycle(frames)
+      expect(response.status).toBe("completed")
+      expect(response.model).toBe("upstream-model-2025")
+      const output = response.output as ReadonlyArray<Record<string, unknown>>
+      expect(output.map((item) => item.type)).toEqual(["reasoning", "message", "function_call", "function_call"])
+      expect(output[0]!.summary).toEqual([{ type: "summary_text", text: "Thinking." }])
+      expect(output[2]).toMatchObject({ call_id: "call_a", name: "weather", arguments: "{\"city\":\"Oslo\"}", status: "completed" })
+      expect(output[3]).toMatchObject({ call_id: "call_b", name: "time", arguments: "{\"tz\":\"CET\"}" })
+      expect(response.usage).toEqual({
+        input_tokens: 20,
+        input_tokens_details: { cached_tokens: 4 },
+        output_tokens: 9,
+        output_tokens_details: { reasoning_tokens: 3 },
+        total_tokens: 29
+      })
+      // text streams live: its deltas come before the calls are written
+      const types = frames.map((frame) => frame.data.type)
+      expect(types.filter((type) => type === "response.output_text.delta")).toHaveLength(2)
+      expect(types.indexOf("response.reasoning_summary_text.delta")).toBeLessThan(types.indexOf("response.output_text.delta"))
+      // the tools reached the model
+      expect(model.calls[0]!.options?.tools?.map((tool) => tool.name)).toEqual(["weather"])
+    }))
+
+  it.effect("finish reason length -> response.incomplete (max_output_tokens), open items closed incomplete", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({
+        stream: [started, delta(0, new Part.TextPart({ text: "Hel" })), finished("length", "incomplete", "max_output_tokens")]
+      })
+      const answer = yield* withGateway(upstreamOf(model.layer), {}, (url) => post(`${url}/responses`, streamBody({ max_output_tokens: 16 })))
+      const response = checkLifecycle(parseSse(answer.text))
+      expect(response.status).toBe("incomplete")
+      expect(response.incomplete_details).toEqual({ reason: "max_output_tokens" })
+      expect(response.max_output_tokens).toBe(16)
+      expect((response.output as ReadonlyArray<Record<string, unknown>>)[0]!.status).toBe("incomplete")
+    }))
+
+  it.effect("content_filter -> response.incomplete (content_filter)", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({ stream: [started, finished("content_filter", "incomplete")] })
+      const answer = yield* withGateway(upstreamOf(model.layer), {}, (url) => post(`${url}/responses`, streamBody()))
+      const response = checkLifecycle(parseSse(answer.text))
+      expect(response.incomplete_details).toEqual({ reason: "content_filter" })
+    }))
+
+  it.effect("an upstream error mid-stream -> response.failed with a code, and the stream ends", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({
+        stream: Stream.concat(
+          Stream.make(started, delta(0, new Part.TextPart({ text: "partial" }))),
+          Stream.fail(new AiError.TransportError({ description: "socket hang up" }))
+        ) as unknown as Stream.Stream<StreamPart.StreamPart, never>
+      })
+      const answer = yield* withGateway(upstreamOf(model.layer), {}, (url) => post(`${url}/responses`, streamBody()))
+      expect(answer.status).toBe(200)
+      const response = checkLifecycle(parseSse(answer.text))
+      expect(response.status).toBe("failed")
+      expect(response.error).toMatchObject({ code: "server_error" })
+    }))
+
+  it.effect("an upstream error before the first byte -> its HTTP status in OpenAI's shape; 5xx -> 502", () =>
+    Effect.gen(function*() {
+      for (const [status, expected] of [[429, 429], [503, 502], [404, 404]] as const) {
+        const failing = Layer.succeed(
+          LanguageModel.LanguageModel,
+          LanguageModel.LanguageModel.of({
+            generate: () => Effect.fail(new AiError.HttpError({ status, description: "upstream says no", code: "some_code" })),
+            stream: () => Stream.fail(new AiError.HttpError({ status, description: "upstream says no", code: "some_code" }))
+          })
+        )
+        for (const stream of [true, false]) {
+          const answer = yield* withGateway(upstreamOf(failing), {}, (url) =>
+            post(`${url}/responses`, streamBody({ stream })))
+          expect(answer.status).toBe(expected)
+          const error = JSON.parse(answer.text).error
+          expect(error).toMatchObject({ code: "some_code" })
+          expect(typeof error.message).toBe("string")
+          expect(error).toHaveProperty("type")
+          expect(error).toHaveProperty("param")
+        }
+      }
+    }))
+
+  it.effect("non-streaming: the Response object with ids, usage details and every parameter echoed", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({
+        generate: new ModelResponse.ModelResponse({
+          id: "chatcmpl-9",
+          model: "upstream-model-2025",
+          status: "completed",
+          finishReason: "tool_calls",
+          usage,
+          message: new Message.AssistantMessage({
+            parts: [new Part.TextPart({ text: "Sure." }), call("call_1", "crm__lookup", "{\"id\":7}")]
+          })
+        })
+      })
+      const request = {
+        model: "m",
+        instructions: "Be brief.",
+        input: [{ role: "user", content: "look up 7" }],
+        tools: [{
+          type: "namespace",
+          name: "crm",
+          description: "CRM tools",
+          tools: [{ type: "function", name: "lookup", parameters: { type: "object" } }]
+        }],
+        tool_choice: "auto",
+        temperature: 0.3,
+        top_p: 0.9,
+        max_output_tokens: 500,
+        parallel_tool_calls: false,
+        reasoning: { effort: "low" },
+        text: { verbosity: "low" },
+        metadata: { trace: "t1" },
+        store: false
+      }
+      const answer = yield* withGateway(upstreamOf(model.layer), {}, (url) => post(`${url}/responses`, request))
+      expect(answer.status).toBe(200)
+      const response = JSON.parse(answer.text)
+      expect(response).toMatchObject({
+        object: "response",
+        status: "completed",
+        model: "upstream-model-2025",
+        instructions: "Be brief.",
+        tools: request.tools,
+        tool_choice: "auto",
+        temperature: 0.3,
+        top_p: 0.9,
+        max_output_tokens: 500,
+        parallel_tool_calls: false,
+        reasoning: { effort: "low", summary: null },
+        text: { format: { type: "text" }, verbosity: "low" },
+        metadata: { trace: "t1" },
+        store: false,
+        usage: { input_tokens_details: { cached_tokens: 4 }, output_tokens_details: { reasoning_tokens: 3 } }
+      })
+      expect(response.id).toMatch(/^resp_/)
+      expect(typeof response.created_at).toBe("number")
+      expect(response.output[0]).toMatchObject({
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "Sure.", annotations: [] }]
+      })
+      expect(response.output[0].id).toMatch(/^msg_/)
+      // the flattened namespace tool is mapped back
+      expect(response.output[1]).toMatchObject({ type: "function_call", namespace: "crm", name: "lookup", call_id: "call_1" })
+      expect(response.output[1].id).toMatch(/^fc_/)
+      // the model saw the flattened tool and the instructions as a system message
+      const seen = model.calls[0]!
+      expect(seen.options?.tools?.map((tool) => tool.name)).toEqual(["crm__lookup"])
+      expect((seen.prompt as Prompt.Prompt).messages[0]).toMatchObject({ role: "system", content: "Be brief." })
+    }))
+
+  it.effect("bearer auth: 401 in OpenAI's shape without the key, through with it; /health needs none", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({ stream: [started, finished("stop")] })
+      yield* withGateway(upstreamOf(model.layer), { apiKey: Redacted.make("sekret") }, (url) =>
+        Effect.gen(function*() {
+          const denied = yield* post(`${url}/responses`, streamBody())
+          expect(denied.status).toBe(401)
+          expect(JSON.parse(denied.text)).toEqual({
+            error: {
+              message: expect.any(String),
+              type: "invalid_request_error",
+              param: null,
+              code: "invalid_api_key"
+            }
+          })
+          const wrong = yield* post(`${url}/responses`, streamBody(), { authorization: "Bearer nope" })
+          expect(wrong.status).toBe(401)
+          const allowed = yield* post(`${url}/responses`, streamBody(), { authorization: "Bearer sekret" })
+          expect(allowed.status).toBe(200)
+          checkLifecycle(parseSse(allowed.text))
+          const models = yield* Effect.promise(() => fetch(`${url}/models`))
+          expect(models.status).toBe(401)
+          const health = yield* Effect.promise(() => fetch(`${url.replace(/\/v1$/, "")}/health`).then((r) => r.json()))
+          expect(health).toEqual({ status: "ok" })
+        }))
+    }))
+
+  it.effect("GET /v1/models answers from the upstream; an unknown path is a 404 in OpenAI's shape", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({})
+      yield* withGateway(upstreamOf(model.layer), {}, (url) =>
+        Effect.gen(function*() {
+          const models = yield* Effect.promise(() => fetch(`${url}/models`).then((r) => r.json()))
+          expect(models).toMatchObject({ object: "list", data: [{ id: "upstream-model", object: "model" }] })
+          const missing = yield* Effect.promise(() => fetch(`${url}/nothing`))
+          expect(missing.status).toBe(404)
+          expect((yield* Effect.promise(() => missing.json())).error.message).toContain("/v1/nothing")
+        }))
+    }))
+
+  it.effect("a body over the bound -> 413; malformed JSON -> 400 naming the position", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({})
+      yield* withGateway(upstreamOf(model.layer), { maxBodyBytes: 1024 }, (url) =>
+        Effect.gen(function*() {
+          const big = yield* post(`${url}/responses`, { model: "m", input: "x".repeat(2000) })
+          expect(big.status).toBe(413)
+          expect(JSON.parse(big.text).error).toMatchObject({ type: "invalid_request_error", code: "request_too_large" })
+          const bad = yield* post(`${url}/responses`, "{\"model\": \"m\",\n \"input\": }")
+          expect(bad.status).toBe(400)
+          const error = JSON.parse(bad.text).error
+          expect(error.code).toBe("invalid_json")
+          expect(error.message).toContain("position 25 (line 2, column 11)")
+          expect(model.calls).toHaveLength(0)
+        }))
+    }))
+
+  it.effect("the 16 MiB default: a 17 MiB body is refused with 413", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({})
+      const answer = yield* withGateway(upstreamOf(model.layer), {}, (url) =>
+        post(`${url}/responses`, { model: "m", input: "x".repeat(17 * 1024 * 1024) }))
+      expect(answer.status).toBe(413)
+    }))
+
+  it.effect("what a stateless bridge cannot honour: 400 naming the parameter", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({})
+      yield* withGateway(upstreamOf(model.layer), { builtinTools: "reject" }, (url) =>
+        Effect.gen(function*() {
+          const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+            [{ previous_response_id: "resp_1" }, "previous_response_id"],
+            [{ store: true }, "store"],
+            [{ tools: [{ type: "web_search" }] }, "tools[0]"],
+            [{ input: [{ type: "item_reference", id: "msg_1" }] }, "input[0]"]
+          ]
+          for (const [extra, param] of cases) {
+            const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", ...extra })
+            expect(answer.status).toBe(400)
+            const error = JSON.parse(answer.text).error
+            assert.strictEqual(error.param, param)
+            expect(error.type).toBe("invalid_request_error")
+          }
+          expect(model.calls).toHaveLength(0)
+        }))
+    }))
+})

@@ -1,0 +1,247 @@
+/**
+ * Test helpers: an SSE reader, the event-order checker every streamed body in these tests passes, a
+ * scripted `LanguageModel`, and the gateway started on a loopback port.
+ */
+import { LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
+import { Gateway, Upstream } from "@effect-responses/server"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { expect } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import { readFileSync } from "node:fs"
+import { createServer } from "node:http"
+import { fileURLToPath } from "node:url"
+
+/** The absolute path of a file under `shared/fixtures` (read in place; see `SOURCES.md` there). */
+export const fixturePath = (relative: string): string =>
+  fileURLToPath(new URL(`../../../../shared/fixtures/${relative}`, import.meta.url))
+
+/** The text of a file under `shared/fixtures`. */
+export const readFixture = (relative: string): string => readFileSync(fixturePath(relative), "utf8")
+
+/** One SSE frame: its `event:` name and its parsed `data:` payload. */
+export interface Frame {
+  readonly event: string | undefined
+  readonly data: { readonly type: string; readonly sequence_number: number; readonly [key: string]: unknown }
+}
+
+/** Splits an SSE body into frames. */
+export const parseSse = (body: string): ReadonlyArray<Frame> =>
+  body.split("\n\n").filter((block) => block.trim() !== "").map((block) => {
+    let event: string | undefined
+    const data: Array<string> = []
+    for (const line of block.split("\n")) {
+      if (line.startsWith("event: ")) event = line.slice(7)
+      else if (line.startsWith("data: ")) data.push(line.slice(6))
+    }
+    return { event, data: JSON.parse(data.join("\n")) }
+  })
+
+type Json = { readonly [key: string]: unknown }
+const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"])
+
+/**
+ * The event-order check of the Responses streaming lifecycle (DESIGN section 8, issue 7): `event:` equals
+ * the payload `type`; `sequence_number` from 0 rising by one; `response.created` then
+ * `response.in_progress` first; items appended at output indices 0, 1, 2… each closed before the next
+ * opens; every item event names the open item; text, refusal, argument and summary deltas add up to their
+ * `.done`; `logprobs: []` on text events; `name` on `function_call_arguments.done`; exactly one terminal
+ * event, last, whose `output` equals the done items and whose status matches it. Returns the terminal
+ * response.
+ */
+export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
+  expect(frames.length).toBeGreaterThanOrEqual(3)
+  frames.forEach((frame, index) => {
+    expect(frame.event, `event name of frame ${index}`).toBe(frame.data.type)
+    expect(frame.data.sequence_number, `sequence number of frame ${index}`).toBe(index)
+  })
+  const types = frames.map((frame) => frame.data.type)
+  expect(types[0]).toBe("response.created")
+  expect(types[1]).toBe("response.in_progress")
+  for (const first of [frames[0]!, frames[1]!]) expect((first.data.response as Json).status).toBe("in_progress")
+  const terminals = types.filter((type) => TERMINAL.has(type))
+  expect(terminals, "exactly one terminal event").toHaveLength(1)
+  expect(TERMINAL.has(types[types.length - 1]!), "the terminal event is last").toBe(true)
+
+  const done: Array<Json> = []
+  let open: Json | undefined
+  let openIndex = -1
+  let text: Array<string> = []
+  let contentOpen = false
+  let summaryIndex = -1
+  let summaryOpen = false
+  const summaries: Array<string> = []
+  const itemEvent = (data: Json, what: string) => {
+    expect(open, `${what} outside an open item`).toBeDefined()
+    expect(data.output_index, `${what} output index`).toBe(openIndex)
+    if (data.item_id !== undefined) expect(data.item_id, `${what} item id`).toBe(open!.id)
+  }
+  for (const { data } of frames.slice(2, -1)) {
+    switch (data.type) {
+      case "response.output_item.added": {
+        expect(open, "an item opened before the previous one was done").toBeUndefined()
+        expect(data.output_index, "output indices appended without gaps").toBe(done.length)
+        open = data.item as Json
+        openIndex = data.output_index as number
+        text = []
+        contentOpen = false
+        summaryIndex = -1
+        summaryOpen = false
+        summaries.length = 0
+        break
+      }
+      case "response.content_part.added":
+        itemEvent(data, data.type)
+        expect(open!.type).toBe("message")
+        expect(contentOpen).toBe(false)
+        contentOpen = true
+        break
+      case "response.output_text.delta":
+      case "response.refusal.delta":
+        itemEvent(data, data.type)
+        expect(contentOpen, `${data.type} outside a content part`).toBe(true)
+        if (data.type === "response.output_text.delta") expect(data.logprobs).toEqual([])
+        text.push(data.delta as string)
+        break
+      case "response.output_text.done":
+        itemEvent(data, data.type)
+        expect(data.logprobs).toEqual([])
+        expect(data.text, "text deltas add up to output_text.done").toBe(text.join(""))
+        break
+      case "response.refusal.done":
+        itemEvent(data, data.type)
+        expect(data.refusal).toBe(text.join(""))
+        break
+      case "response.content_part.done": {
+        itemEvent(data, data.type)
+        const part = data.part as Json
+        expect(part.type === "output_text" ? part.text : part.refusal).toBe(text.join(""))
+        contentOpen = false
+        break
+      }
+      case "response.function_call_arguments.delta":
+        itemEvent(data, data.type)
+        expect(open!.type).toBe("function_call")
+        text.push(data.delta as string)
+        break
+      case "response.function_call_arguments.done":
+        itemEvent(data, data.type)
+        expect(data.arguments, "argument deltas add up to .done").toBe(text.join(""))
+        expect(data.name, "name on function_call_arguments.done").toBe(open!.name)
+        break
+      case "response.reasoning_summary_part.added":
+        itemEvent(data, data.type)
+        expect(open!.type).toBe("reasoning")
+        expect(summaryOpen).toBe(false)
+        expect(data.summary_index).toBe(summaryIndex + 1)
+        summaryIndex++
+        summaryOpen = true
+        text = []
+        break
+      case "response.reasoning_summary_text.delta":
+        itemEvent(data, data.type)
+        expect(summaryOpen).toBe(true)
+        expect(data.summary_index).toBe(summaryIndex)
+        text.push(data.delta as string)
+        break
+      case "response.reasoning_summary_text.done":
+        itemEvent(data, data.type)
+        expect(data.text).toBe(text.join(""))
+        break
+      case "response.reasoning_summary_part.done":
+        itemEvent(data, data.type)
+        expect((data.part as Json).text).toBe(text.join(""))
+        summaries.push(text.join(""))
+        summaryOpen = false
+        break
+      case "response.output_item.done": {
+        itemEvent(data, data.type)
+        expect(contentOpen || summaryOpen, "content or summary part left open").toBe(false)
+        const item = data.item as Json
+        expect(item.id).toBe(open!.id)
+        expect(item.type).toBe(open!.type)
+        if (item.type === "message") {
+          const content = (item.content as ReadonlyArray<Json>)[0]!
+          expect(content.type === "output_text" ? content.text : content.refusal).toBe(text.join(""))
+        } else if (item.type === "function_call") {
+          expect(item.arguments).toBe(text.join(""))
+        } else if (item.type === "reasoning") {
+          expect((item.summary as ReadonlyArray<Json>).map((s) => s.text)).toEqual(summaries)
+        }
+        done.push(item)
+        open = undefined
+        break
+      }
+      default:
+        throw new Error(`unexpected event ${data.type}`)
+    }
+  }
+  expect(open, "an item left open at the terminal event").toBeUndefined()
+  const terminal = frames[frames.length - 1]!.data
+  const response = terminal.response as Json
+  expect(response.status).toBe(terminal.type.slice("response.".length))
+  expect(response.output).toEqual(done)
+  if (terminal.type !== "response.failed") expect(response.usage).toBeDefined()
+  return response
+}
+
+/** A `LanguageModel` that answers every call with the given elements / response, and records the calls. */
+export const scriptedModel = (script: {
+  readonly stream?: ReadonlyArray<StreamPart.StreamPart> | Stream.Stream<StreamPart.StreamPart, never> | undefined
+  readonly generate?: ModelResponse.ModelResponse | undefined
+}) => {
+  const calls: Array<{ readonly prompt: Prompt.Prompt; readonly options: LanguageModel.CallOptions | undefined }> = []
+  const service = LanguageModel.LanguageModel.of({
+    generate: (prompt, options) =>
+      Effect.suspend(() => {
+        calls.push({ prompt, options })
+        return script.generate === undefined ? Effect.die("no generate script") : Effect.succeed(script.generate)
+      }),
+    stream: (prompt, options) =>
+      Stream.suspend(() => {
+        calls.push({ prompt, options })
+        const parts = script.stream ?? []
+        return Array.isArray(parts) ? Stream.fromIterable(parts) : (parts as Stream.Stream<StreamPart.StreamPart>)
+      })
+  })
+  return { calls, layer: Layer.succeed(LanguageModel.LanguageModel, service) }
+}
+
+/** A loopback HTTP server on a random free port of 127.0.0.1. */
+export const loopback = NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })
+
+/** The `http://127.0.0.1:PORT` of the `HttpServer` in the context. */
+export const serverUrl = Effect.map(HttpServer.HttpServer, (server) => {
+  const address = server.address
+  return address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : "http://localhost"
+})
+
+/**
+ * Runs `body` with the gateway serving `upstream` on a loopback port; `body` gets the base URL
+ * (`http://127.0.0.1:PORT/v1`).
+ */
+export const withGateway = <A, E, R>(
+  upstream: Layer.Layer<Upstream.Upstream>,
+  options: Gateway.Options,
+  body: (baseUrl: string) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function*() {
+    const url = yield* serverUrl
+    return yield* body(`${url}/v1`)
+  }).pipe(
+    Effect.provide(Gateway.layer(options).pipe(Layer.provide(upstream), Layer.provideMerge(loopback))),
+    Effect.scoped
+  )
+
+/** POSTs JSON (or a raw string) to `url` and reads the whole answer. */
+export const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body)
+    })
+    return { status: response.status, headers: response.headers, text: await response.text() }
+  })
