@@ -313,4 +313,62 @@ describe("MessageAggregator", () => {
       assert.strictEqual(response.message.parts.length, 1)
     }
   )
+  it("a complete part marked replace replaces the slot the deltas were filling (the snapshot wins)", () => {
+    const response = single([
+      started(),
+      update(0, true, text("X", { itemId: "msg_1" })),
+      new StreamPart.PartUpdate({
+        responseId: RESP,
+        outputIndex: 0,
+        partial: false,
+        replace: true,
+        part: text("Hello there", { itemId: "msg_1", status: "completed" })
+      }),
+      finished()
+    ])
+    assert.strictEqual(response.text, "Hello there")
+    expect(response.message.parts[0]!.attributes).toStrictEqual({ itemId: "msg_1", status: "completed" })
+  })
+
+  it("hosted-tool progress previews stand for the item until the complete item replaces them", () => {
+    const progress = (status: string) =>
+      new Part.UnknownPart({
+        provider: "openai.responses",
+        kind: "web_search_call",
+        item: { type: `response.web_search_call.${status}` },
+        attributes: { itemId: "ws_1", status }
+      })
+    const item = new Part.UnknownPart({
+      provider: "openai.responses",
+      kind: "web_search_call",
+      item: { id: "ws_1", type: "web_search_call", status: "completed" },
+      attributes: { itemId: "ws_1", status: "completed" }
+    })
+    let state = MessageAggregator.empty
+    for (const element of [started(), update(0, true, progress("in_progress")), update(0, true, progress("searching"))]) {
+      state = MessageAggregator.step(state, element)
+    }
+    expect(MessageAggregator.done(state)[0]!.message.parts[0]!.attributes.status).toBe("searching")
+    state = MessageAggregator.step(state, update(0, false, item))
+    expect(encodeParts(MessageAggregator.done(state)[0]!)).toStrictEqual([JSON.parse(JSON.stringify(item))])
+  })
+
+  it("a media status update without content keeps the partial image shown before it", () => {
+    const media = (status: string, data?: string) =>
+      new Part.MediaPart({
+        mediaType: "image/webp",
+        ...(data === undefined ? {} : { data }),
+        attributes: { itemId: "ig_1", status }
+      })
+    const response = single([
+      started(),
+      update(0, true, media("generating")),
+      update(0, true, media("generating", "UklGRpreview")),
+      update(0, true, media("completed")),
+      finished()
+    ])
+    expect(encodeParts(response)).toStrictEqual([
+      { type: "media", mediaType: "image/webp", data: "UklGRpreview", attributes: { itemId: "ig_1", status: "completed" } }
+    ])
+  })
 })

@@ -35,3 +35,8 @@ export * as Protocol from "./Protocol.js"
  * @since 0.1.0
  */
 export * as Render from "./Render.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Request from "./Request.js"

@@ -17,7 +17,9 @@
  * - **line-JSON** (`decodeLines`, `decodeLinesText`, `linesChannel`): one JSON event per line, as in
  *   vercel/ai's `*.chunks.txt` recordings; blank lines are skipped, the last line needs no line ending.
  * - **either** (`decodeCapture`, `decodeCaptureText`, `captureChannel`): the format is chosen by the first
- *   character that is not whitespace (after a BOM): `{` means line-JSON, anything else SSE.
+ *   line that is not blank (after a BOM), by the rule `Capture` uses: an SSE field (`event:`, `data:`, `id:`,
+ *   `retry:`) or a comment (`:`) means SSE, anything else line-JSON (so text of neither format fails on its
+ *   first line as malformed JSON).
  * - already-framed payloads (`decodeData`, `channel`): one JSON event per element.
  *
  * One event (an SSE event's data, or a line) larger than `maxEventSize` UTF-16 code units (default 16 MiB)
@@ -258,8 +260,8 @@ export const linesChannel = <E>(options?: DecodeOptions): Channel.Channel<
 > => makeChannel<E>(() => makeLineFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE))
 
 /**
- * The decoder as a channel from chunks of capture text, raw SSE or line-JSON, told apart by the first
- * character that is not whitespace (`{`: line-JSON; else SSE).
+ * The decoder as a channel from chunks of capture text, raw SSE or line-JSON, told apart by the first line
+ * that is not blank: an SSE field or comment means SSE, anything else line-JSON.
  *
  * @since 0.1.0
  * @category decoding

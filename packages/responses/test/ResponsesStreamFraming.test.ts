@@ -304,3 +304,21 @@ describe("ResponsesStream event catalogue", () => {
       assert.strictEqual(logs.filter((log) => log.level === "WARN").length, 1)
     }))
 })
+
+describe("ResponsesStream capture format detection", () => {
+  it.effect("text of neither format fails on its first line as malformed JSON", () =>
+    Effect.gen(function*() {
+      const { error } = yield* collectSettled(ResponsesStream.decodeCaptureText(Stream.make("<html>", "\n<body>\n")))
+      assert.instanceOf(error, AiError.MalformedOutput)
+      assert.strictEqual((error as AiError.MalformedOutput).line, 1)
+      assert.include((error as AiError.MalformedOutput).description, "invalid JSON")
+    }))
+
+  it.effect("an SSE comment, cut into one-character chunks, is recognised as SSE", () =>
+    Effect.gen(function*() {
+      const text = `: OPENROUTER PROCESSING\n\n${sse(created, completed())}`
+      const { elements, error } = yield* collectSettled(ResponsesStream.decodeCaptureText(Stream.fromIterable(text)))
+      assert.isUndefined(error)
+      expect(elements.map((e) => e.type)).toStrictEqual(["response_started", "response_finished"])
+    }))
+})

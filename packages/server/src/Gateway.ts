@@ -160,9 +160,10 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
         code: ("code" in error ? error.code : undefined) ?? "upstream_error"
       })
   }
+  // errors added to `AiError` later (e.g. structured output checks): the upstream's answer was unusable
   return new GatewayError({
     status: 502,
-    description: `the upstream failed: ${String(error)}`,
+    description: `the upstream failed: ${(error as { readonly message?: unknown }).message ?? "unknown error"}`,
     errorType: "server_error",
     param: null,
     code: "upstream_error"

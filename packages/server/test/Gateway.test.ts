@@ -118,7 +118,7 @@ describe("Gateway (scripted upstream)", () => {
         stream: Stream.concat(
           Stream.make(started, delta(0, new Part.TextPart({ text: "partial" }))),
           Stream.fail(new AiError.TransportError({ description: "socket hang up" }))
-        ) as unknown as Stream.Stream<StreamPart.StreamPart, never>
+        )
       })
       const answer = yield* withGateway(upstreamOf(model.layer), {}, (url) => post(`${url}/responses`, streamBody()))
       expect(answer.status).toBe(200)

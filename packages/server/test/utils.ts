@@ -2,7 +2,7 @@
  * Test helpers: an SSE reader, the event-order checker every streamed body in these tests passes, a
  * scripted `LanguageModel`, and the gateway started on a loopback port.
  */
-import { LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
+import { type AiError, LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
 import { Gateway, Upstream } from "@effect-responses/server"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -187,9 +187,13 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
   return response
 }
 
+const isParts = (
+  u: ReadonlyArray<StreamPart.StreamPart> | Stream.Stream<StreamPart.StreamPart, AiError.AiError>
+): u is ReadonlyArray<StreamPart.StreamPart> => Array.isArray(u)
+
 /** A `LanguageModel` that answers every call with the given elements / response, and records the calls. */
 export const scriptedModel = (script: {
-  readonly stream?: ReadonlyArray<StreamPart.StreamPart> | Stream.Stream<StreamPart.StreamPart, never> | undefined
+  readonly stream?: ReadonlyArray<StreamPart.StreamPart> | Stream.Stream<StreamPart.StreamPart, AiError.AiError> | undefined
   readonly generate?: ModelResponse.ModelResponse | undefined
 }) => {
   const calls: Array<{ readonly prompt: Prompt.Prompt; readonly options: LanguageModel.CallOptions | undefined }> = []
@@ -203,7 +207,7 @@ export const scriptedModel = (script: {
       Stream.suspend(() => {
         calls.push({ prompt, options })
         const parts = script.stream ?? []
-        return Array.isArray(parts) ? Stream.fromIterable(parts) : (parts as Stream.Stream<StreamPart.StreamPart>)
+        return isParts(parts) ? Stream.fromIterable(parts) : parts
       })
   })
   return { calls, layer: Layer.succeed(LanguageModel.LanguageModel, service) }

@@ -184,24 +184,42 @@ export const makeSseFramer = (maxEventSize: number): Framer => {
   }
 }
 
+/**
+ * Whether capture text starts as SSE (a field or a comment), by the rule `Capture` uses; anything else is
+ * read as line-JSON, so that text of neither format fails on its first line as malformed JSON.
+ */
+const startsAsSse = (first: string): boolean => /^(?::|(?:event|data|id|retry)(?::|[ \t]*(?:\r|\n|$)))/.test(first)
+
 /** @internal */
 export const makeCaptureFramer = (maxEventSize: number): Framer => {
   let framer: Framer | undefined
   let head = ""
+  const choose = (first: string): Framer =>
+    startsAsSse(first) ? makeSseFramer(maxEventSize) : makeLineFramer(maxEventSize)
   return {
     push: (text, payloads, lines) => {
       if (framer !== undefined) return framer.push(text, payloads, lines)
       head += text
       const first = head.replace(/^\uFEFF/, "").trimStart()
-      if (first === "") {
+      // Undecided until the first line that is not blank has ended, or is long enough to tell.
+      if (!/[\r\n]/.test(first) && first.length < 7) {
         if (head.length > maxEventSize) return tooLarge(maxEventSize, 1)
         return undefined
       }
-      framer = first.startsWith("{") ? makeLineFramer(maxEventSize) : makeSseFramer(maxEventSize)
+      framer = choose(first)
       const buffered = head
       head = ""
       return framer.push(buffered, payloads, lines)
     },
-    end: (payloads, lines) => framer === undefined ? undefined : framer.end(payloads, lines)
+    end: (payloads, lines) => {
+      if (framer === undefined) {
+        const first = head.replace(/^\uFEFF/, "").trimStart()
+        if (first === "") return undefined
+        framer = choose(first)
+        const error = framer.push(head, payloads, lines)
+        if (error !== undefined) return error
+      }
+      return framer.end(payloads, lines)
+    }
   }
 }

@@ -1,0 +1,181 @@
+/**
+ * The inputs of the benchmark: the recorded o3-mini reasoning stream (`shared/fixtures`, read in place, never
+ * copied) and a larger stream generated in memory from its deltas, both cut into 16 KiB chunks.
+ *
+ * @since 0.1.0
+ */
+import { readFileSync } from "node:fs"
+
+/**
+ * One benchmark input: the SSE body, its 16 KiB chunks, the number of SSE events it holds and the text of
+ * the assistant message every contender must end with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Input {
+  readonly name: string
+  readonly bytes: Uint8Array
+  readonly chunks: ReadonlyArray<Uint8Array>
+  /** Number of SSE events (frames with a `data:` field). */
+  readonly events: number
+  /** The `output_text` of the final message: the concatenation of the `response.output_text.delta`s. */
+  readonly expectedText: string
+}
+
+/**
+ * The size of the body chunks handed to each contender: 16 KiB, a typical HTTP read.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const CHUNK_SIZE = 16 * 1024
+
+/**
+ * The recorded stream (pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`), resolved relative to this file:
+ * `shared/` lies beside the checkout.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const FIXTURE_URL = new URL(
+  "../../../../shared/fixtures/responses-sse/pai-o3mini-reasoning-summary-deltas.sse",
+  import.meta.url
+)
+
+type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
+
+interface JsonEvent {
+  readonly [key: string]: Json
+}
+
+/** Parses SSE text into the JSON payloads of its events (the `event:` name is implied by `type`). */
+const parseEvents = (text: string): Array<JsonEvent> =>
+  text
+    .replace(/\r\n?/g, "\n")
+    .split("\n\n")
+    .flatMap((frame) => {
+      const data = frame
+        .split("\n")
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5))
+      if (data.length === 0) return []
+      const payload: Json = JSON.parse(data.join("\n"))
+      if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
+        throw new Error(`fixture: an event is not a JSON object: ${data.join("\n").slice(0, 80)}`)
+      }
+      return [payload as JsonEvent]
+    })
+
+const serialize = (events: ReadonlyArray<JsonEvent>): string =>
+  events.map((event) => `event: ${String(event["type"])}\ndata: ${JSON.stringify(event)}\n\n`).join("")
+
+const outputText = (events: ReadonlyArray<JsonEvent>): string =>
+  events
+    .filter((event) => event["type"] === "response.output_text.delta")
+    .map((event) => String(event["delta"]))
+    .join("")
+
+const chunk = (bytes: Uint8Array): ReadonlyArray<Uint8Array> => {
+  const chunks: Array<Uint8Array> = []
+  for (let at = 0; at < bytes.length; at += CHUNK_SIZE) chunks.push(bytes.subarray(at, at + CHUNK_SIZE))
+  return chunks
+}
+
+const make = (name: string, text: string, events: ReadonlyArray<JsonEvent>): Input => {
+  const bytes = new TextEncoder().encode(text)
+  return { name, bytes, chunks: chunk(bytes), events: events.length, expectedText: outputText(events) }
+}
+
+/** The key of a run of deltas: consecutive deltas of one type into one content part / summary part. */
+const runKey = (event: JsonEvent): string | undefined => {
+  const type = event["type"]
+  if (typeof type !== "string" || !type.endsWith(".delta")) return undefined
+  return JSON.stringify([type, event["item_id"], event["output_index"], event["content_index"], event["summary_index"]])
+}
+
+/** Replaces, anywhere in `value`, a string that `texts` maps with its replacement. */
+const replaceTexts = (value: Json, texts: ReadonlyMap<string, string>): Json => {
+  if (typeof value === "string") return texts.get(value) ?? value
+  if (value === null || typeof value !== "object") return value
+  if (Array.isArray(value)) return value.map((item: Json) => replaceTexts(item, texts))
+  const out: { [key: string]: Json } = {}
+  for (const [key, item] of Object.entries(value)) out[key] = replaceTexts(item, texts)
+  return out
+}
+
+/**
+ * The events of a stream in which every run of deltas (consecutive deltas into one content part or summary
+ * part) is played `repeat` times, so that each text is its original repeated; the snapshots (`*.done`,
+ * `response.output_item.done`, `response.completed`) carry the repeated texts, and the sequence numbers
+ * count from 0 again. The result is a valid stream: its done items equal what its deltas build.
+ */
+const repeatDeltas = (events: ReadonlyArray<JsonEvent>, repeat: number): Array<JsonEvent> => {
+  const runs: Array<{ readonly start: number; readonly end: number }> = []
+  for (let i = 0; i < events.length;) {
+    const key = runKey(events[i]!)
+    let j = i + 1
+    if (key !== undefined) while (j < events.length && runKey(events[j]!) === key) j++
+    if (key !== undefined) runs.push({ start: i, end: j })
+    i = j
+  }
+  const texts = new Map<string, string>()
+  for (const { start, end } of runs) {
+    const text = events.slice(start, end).map((event) => String(event["delta"])).join("")
+    if (text !== "") texts.set(text, text.repeat(repeat))
+  }
+  const out: Array<JsonEvent> = []
+  let run = 0
+  for (let i = 0; i < events.length;) {
+    const current = runs[run]
+    if (current !== undefined && current.start === i) {
+      for (let r = 0; r < repeat; r++) out.push(...events.slice(current.start, current.end))
+      i = current.end
+      run++
+    } else {
+      out.push(replaceTexts(events[i]!, texts) as JsonEvent)
+      i++
+    }
+  }
+  return out.map((event, sequence) => ({ ...event, sequence_number: sequence }))
+}
+
+/**
+ * The recorded 194 KB stream, its bytes as recorded.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fixture = (): Input => {
+  const text = readFileSync(FIXTURE_URL, "utf8")
+  return make("recorded o3-mini stream", text, parseEvents(text))
+}
+
+/**
+ * A stream of about `targetBytes` bytes generated from the deltas of the recorded stream (see
+ * `repeatDeltas`): the same event mix, consistent sequence numbers and snapshots. Deterministic.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const generated = (targetBytes: number): Input => {
+  const events = parseEvents(readFileSync(FIXTURE_URL, "utf8"))
+  const one = serialize(repeatDeltas(events, 1)).length
+  const two = serialize(repeatDeltas(events, 2)).length
+  const repeat = Math.max(1, Math.round((targetBytes - one) / (two - one)) + 1)
+  const out = repeatDeltas(events, repeat)
+  const input = make(`generated stream (deltas x${repeat})`, serialize(out), out)
+  const done = out.find((event) => event["type"] === "response.output_text.done")
+  if (done === undefined || done["text"] !== input.expectedText) {
+    throw new Error("generated stream: the output_text.done text differs from its deltas")
+  }
+  return input
+}
+
+/**
+ * Formats a byte count in MB (10^6 bytes), for the report.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(bytes < 1e6 ? 3 : 2)} MB`
