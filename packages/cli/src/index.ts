@@ -40,3 +40,8 @@ export * as Render from "./Render.js"
  * @since 0.1.0
  */
 export * as Request from "./Request.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Serve from "./Serve.js"
