@@ -8,12 +8,12 @@
  *
  * @since 0.1.0
  */
-import { AiError } from "@effect-responses/core"
-import * as Sse from "@effect/experimental/Sse"
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as CaptureFile from "@effect-responses/wire/CaptureFile"
+import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "./internal/json.js"
 
 /**
  * A chat capture could not be read: the file is missing or unreadable, empty, holds malformed JSON, or
@@ -81,43 +81,7 @@ export interface RecordedToolCall {
   readonly arguments: string
 }
 
-interface Frame {
-  readonly data: string
-  readonly line: number
-}
-
-const isSse = (text: string): boolean => {
-  const first = text.replace(/^\uFEFF/, "").trimStart()
-  return first.startsWith("data:") || first.startsWith(":") || first.startsWith("event:") ||
-    first.startsWith("id:") || first.startsWith("retry:")
-}
-
-const sseFrames = (text: string): Array<Frame> => {
-  const frames: Array<Frame> = []
-  let line = 0
-  let dataLine: number | undefined
-  const parser = Sse.makeParser((event) => {
-    if (event._tag === "Event") frames.push({ data: event.data, line: dataLine ?? line })
-    dataLine = undefined
-  })
-  for (const raw of text.split(/(?<=\n)/)) {
-    line++
-    if (dataLine === undefined && raw.startsWith("data")) dataLine = line
-    parser.feed(raw)
-  }
-  parser.feed("\n\n")
-  return frames
-}
-
-const lineFrames = (text: string): Array<Frame> => {
-  const frames: Array<Frame> = []
-  const lines = text.split("\n")
-  for (let i = 0; i < lines.length; i++) {
-    const data = lines[i]!.trim()
-    if (data !== "") frames.push({ data, line: i + 1 })
-  }
-  return frames
-}
+const makeError = (fields: CaptureFile.ErrorFields): ChatCaptureError => new ChatCaptureError(fields)
 
 const choiceZero = (chunk: JsonObject): JsonObject | undefined => {
   for (const choice of arrayField(chunk, "choices") ?? []) {
@@ -138,7 +102,7 @@ const choiceZero = (chunk: JsonObject): JsonObject | undefined => {
 export const parse = (text: string, source: string): Effect.Effect<ChatCapture, ChatCaptureError> =>
   Effect.suspend(() => {
     if (text.trim() === "") return Effect.fail(new ChatCaptureError({ source, description: "the capture is empty" }))
-    const frames = isSse(text) ? sseFrames(text) : lineFrames(text)
+    const frames = CaptureFile.frames(text)
     const responses: Array<{ id: string; chunks: Array<CapturedChunk> }> = []
     let current: { id: string; chunks: Array<CapturedChunk> } | undefined
     let finished = false
@@ -148,26 +112,15 @@ export const parse = (text: string, source: string): Effect.Effect<ChatCapture, 
         current = undefined
         continue
       }
-      let json: unknown
-      try {
-        json = JSON.parse(frame.data)
-      } catch (e) {
-        return Effect.fail(
-          new ChatCaptureError({
-            source,
-            line: frame.line,
-            description: `malformed JSON (${e instanceof Error ? e.message : String(e)}) in ${
-              JSON.stringify(AiError.excerpt(frame.data, 80))
-            }`
-          })
-        )
-      }
+      const parsed = CaptureFile.parseJson(frame, source, makeError)
+      if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
+      const json = parsed.right
       if (!isObject(json)) {
         return Effect.fail(
           new ChatCaptureError({
             source,
             line: frame.line,
-            description: `not a chunk (a JSON object): ${JSON.stringify(AiError.excerpt(frame.data, 80))}`
+            description: `not a chunk (a JSON object): ${CaptureFile.excerpt(frame.data)}`
           })
         )
       }
@@ -204,20 +157,7 @@ export const parse = (text: string, source: string): Effect.Effect<ChatCapture, 
  * @category constructors
  */
 export const load = (path: string): Effect.Effect<ChatCapture, ChatCaptureError, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(path).pipe(
-      Effect.mapError((error) =>
-        new ChatCaptureError({
-          source: path,
-          description: error._tag === "SystemError" && error.reason === "NotFound"
-            ? "no such file"
-            : `cannot read the file (${error.message})`
-        })
-      )
-    )
-    return yield* parse(text, path)
-  })
+  Effect.flatMap(CaptureFile.readText(path, makeError), (text) => parse(text, path))
 
 /**
  * The SSE wire body of a captured response: one `data:` frame per chunk, then `data: [DONE]`, as OpenAI

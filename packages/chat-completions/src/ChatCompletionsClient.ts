@@ -4,9 +4,11 @@
  * layer, e.g. `NodeHttpClient.layerUndici`). It speaks to OpenAI and to every server with the same wire
  * (vLLM, llama.cpp, Ollama, DeepSeek, LM Studio, Azure deployments…).
  *
+ * - The transport (request building, status check, retries, error mapping) is `HttpTransport` of
+ *   `@effect-responses/wire`, shared with the Responses client.
  * - The API key (`Redacted`) goes only into the `Authorization: Bearer` header; it never appears in an
- *   error, a log or a span (the `HttpClient` span redacts `authorization`). Without a key no
- *   `Authorization` header is sent, which suits local servers.
+ *   error (it is cut out of an error body that echoes it), a log or a span (the `HttpClient` span redacts
+ *   `authorization`). Without a key no `Authorization` header is sent, which suits local servers.
  * - A non-2xx answer fails with `AiError.HttpError`, read from OpenAI's error body
  *   `{"error":{"message","type","param","code"}}` by the shared `AiError.httpErrorFromResponse`, with the
  *   `x-request-id` header as `requestId` and `retry-after-ms` / `retry-after` as `retryAfter`.
@@ -19,25 +21,21 @@
  *
  * @since 0.1.0
  */
-import { AiError, type StreamPart } from "@effect-responses/core"
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import type { AiError, StreamPart } from "@effect-responses/core"
+import * as HttpTransport from "@effect-responses/wire/HttpTransport"
+import { isObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Chunk from "effect/Chunk"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Redacted from "effect/Redacted"
-import * as Schedule from "effect/Schedule"
+import type * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as ChatCompletionsStream from "./ChatCompletionsStream.js"
 import type * as ChatCompletionsRequest from "./ChatCompletionsRequest.js"
-import { isObject, numberField, objectField, stringField } from "./internal/json.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // models
@@ -87,30 +85,21 @@ export class ChatCompletionsClient extends Context.Tag("@effect-responses/chat-c
  * @since 0.1.0
  * @category models
  */
-export interface Options {
-  readonly apiKey?: Redacted.Redacted | undefined
-  readonly baseUrl?: string | undefined
-  readonly headers?: { readonly [name: string]: string } | undefined
-  readonly retry?: RetryOptions | undefined
-}
+export type Options = HttpTransport.Options
 
 /**
- * How failed requests are retried (the same options and rules as `ResponsesClient.RetryOptions`): up to
- * `times` retries (default 2) after the first attempt, waiting `base` (default 500 ms) times 2 per retry,
- * with jitter (each wait scaled by a random factor between 0.8 and 1.2), each wait at most `maxDelay`
- * (default 8 s). When the server sends `retry-after-ms` or `retry-after`, that wait is used instead, capped
- * at `maxRetryAfter` (default 60 s). Only retryable errors are retried (`AiError`'s `retryable`: 408, 409,
- * 429 except `insufficient_quota`, 5xx, transport errors).
+ * How failed requests are retried (the same options and rules as `ResponsesClient.RetryOptions`; both are
+ * `HttpTransport.RetryOptions` of `@effect-responses/wire`): up to `times` retries (default 2) after the
+ * first attempt, waiting `base` (default 500 ms) times 2 per retry, with jitter (each wait scaled by a
+ * random factor between 0.8 and 1.2), each wait at most `maxDelay` (default 8 s). When the server sends
+ * `retry-after-ms` or `retry-after`, that wait is used instead, capped at `maxRetryAfter` (default 60 s).
+ * Only retryable errors are retried (`AiError`'s `retryable`: 408, 409, 429 except `insufficient_quota`,
+ * 5xx, transport errors).
  *
  * @since 0.1.0
  * @category models
  */
-export interface RetryOptions {
-  readonly times?: number | undefined
-  readonly base?: Duration.DurationInput | undefined
-  readonly maxDelay?: Duration.DurationInput | undefined
-  readonly maxRetryAfter?: Duration.DurationInput | undefined
-}
+export type RetryOptions = HttpTransport.RetryOptions
 
 /**
  * The default base URL, `https://api.openai.com/v1`.
@@ -118,32 +107,18 @@ export interface RetryOptions {
  * @since 0.1.0
  * @category constants
  */
-export const DEFAULT_BASE_URL = "https://api.openai.com/v1"
+export const DEFAULT_BASE_URL: string = HttpTransport.DEFAULT_BASE_URL
 
 /**
  * The retry schedule of `RetryOptions` (see there), fed with the error of each failed attempt; exported so
  * that a caller can use the same policy around other effects. Logs each retry at Debug level with the
- * error's message (which never holds the API key).
+ * error's message (which never holds the API key). It is `HttpTransport.retrySchedule`.
  *
  * @since 0.1.0
  * @category retries
  */
-export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unknown, AiError.AiError> => {
-  const maxDelay = Duration.decode(options.maxDelay ?? "8 seconds")
-  const maxRetryAfter = Duration.decode(options.maxRetryAfter ?? "60 seconds")
-  return Schedule.exponential(options.base ?? "500 millis", 2).pipe(
-    Schedule.jittered,
-    Schedule.intersect(Schedule.recurs(Math.max(0, options.times ?? 2))),
-    Schedule.intersect(Schedule.identity<AiError.AiError>()),
-    Schedule.whileInput((error: AiError.AiError) => error.retryable),
-    Schedule.modifyDelayEffect(([[, attempt], error], delay) => {
-      const wait = error.retryAfter === undefined
-        ? Duration.min(delay, maxDelay)
-        : Duration.min(error.retryAfter, maxRetryAfter)
-      return Effect.as(Effect.logDebug(`retry ${attempt + 1} in ${Duration.format(wait)} after: ${error.message}`), wait)
-    })
-  )
-}
+export const retrySchedule: (options?: RetryOptions) => Schedule.Schedule<unknown, AiError.AiError> =
+  HttpTransport.retrySchedule
 
 /**
  * Builds the service over the `HttpClient` in the context.
@@ -153,57 +128,11 @@ export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unk
  */
 export const make = (options: Options = {}): Effect.Effect<Service, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const httpClient = yield* HttpClient.HttpClient
-    const url = `${(options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "")}/chat/completions`
-    const schedule = retrySchedule(options.retry)
-
-    const request = (body: ChatCompletionsRequest.RequestBody, stream: boolean) =>
-      Effect.gen(function*() {
-        let request = HttpClientRequest.post(url).pipe(
-          HttpClientRequest.setHeader("accept", stream ? "text/event-stream" : "application/json")
-        )
-        if (options.headers !== undefined) request = HttpClientRequest.setHeaders(request, options.headers)
-        if (options.apiKey !== undefined) request = HttpClientRequest.bearerToken(request, options.apiKey)
-        return yield* HttpClientRequest.bodyJson(request, { ...body, stream }).pipe(
-          Effect.mapError((error) =>
-            new AiError.InvalidPrompt({ description: `the request body cannot be encoded as JSON: ${error.reason._tag}` })
-          )
-        )
-      })
-
-    // Sends the request and checks the status, retried as the schedule says: before the first byte only.
-    const execute = (
-      body: ChatCompletionsRequest.RequestBody,
-      stream: boolean
-    ): Effect.Effect<HttpClientResponse.HttpClientResponse, AiError.AiError> =>
-      Effect.flatMap(request(body, stream), (request) =>
-        httpClient.execute(request).pipe(
-          Effect.mapError((error): AiError.AiError => transportError(error, url)),
-          Effect.flatMap((response) =>
-            response.status >= 200 && response.status < 300 ? Effect.succeed(response) : Effect.flatMap(
-              Effect.orElseSucceed(response.text, () => ""),
-              (text) =>
-                Effect.fail(
-                  AiError.httpErrorFromResponse({ status: response.status, headers: response.headers, body: text })
-                )
-            )
-          ),
-          Effect.retry(schedule)
-        ))
+    const transport = yield* HttpTransport.make("/chat/completions", options)
 
     const create = (body: ChatCompletionsRequest.RequestBody): Effect.Effect<unknown, AiError.AiError> =>
-      execute(body, false).pipe(
-        Effect.flatMap((response) => Effect.mapError(response.text, (error) => transportError(error, url))),
-        Effect.flatMap((text) =>
-          Effect.try({
-            try: (): unknown => JSON.parse(text),
-            catch: (error) =>
-              new AiError.MalformedOutput({
-                description: `the response body is not JSON: ${error instanceof Error ? error.message : String(error)}`,
-                excerpt: AiError.excerpt(text)
-              })
-          })
-        ),
+      transport.execute(body, false).pipe(
+        Effect.flatMap(transport.readJson),
         Effect.tap((json) => annotateResponse(json)),
         Effect.withSpan("ChatCompletionsClient.create", { attributes: requestAttributes(body) })
       )
@@ -212,10 +141,8 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
       body: ChatCompletionsRequest.RequestBody
     ): Stream.Stream<StreamPart.StreamPart, AiError.AiError> =>
       Stream.unwrap(
-        Effect.map(execute(body, true), (response) =>
-          ChatCompletionsStream.decodeSse(
-            Stream.mapError(response.stream, (error): AiError.AiError => transportError(error, url))
-          ))
+        Effect.map(transport.execute(body, true), (response) =>
+          ChatCompletionsStream.decodeSse(transport.bodyStream(response)))
       ).pipe(
         Stream.mapChunksEffect(annotateStreamParts),
         Stream.withSpan("ChatCompletionsClient.createStream", { attributes: requestAttributes(body) })
@@ -263,16 +190,6 @@ export const layerConfig = (
   options: Config.Config<Options> = config
 ): Layer.Layer<ChatCompletionsClient, ConfigError.ConfigError, HttpClient.HttpClient> =>
   Layer.effect(ChatCompletionsClient, Effect.flatMap(options, make))
-
-// ---------------------------------------------------------------------------------------------------------
-// errors
-// ---------------------------------------------------------------------------------------------------------
-
-const transportError = (error: HttpClientError.HttpClientError, url: string): AiError.TransportError => {
-  const cause = error.cause instanceof Error ? error.cause.message : undefined
-  const description = [error.reason, error.description ?? cause].filter((s) => s !== undefined).join(": ")
-  return new AiError.TransportError({ description, url })
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // spans

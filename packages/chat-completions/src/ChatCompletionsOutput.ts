@@ -16,8 +16,8 @@
  * @since 0.1.0
  */
 import { AiError, Message, ModelResponse, Part, Usage } from "@effect-responses/core"
+import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
-import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "./internal/json.js"
 
 /**
  * The finish reason of a choice's `finish_reason`: `stop`, `length`, `tool_calls` (also the legacy

@@ -24,6 +24,7 @@
  * @since 0.1.0
  */
 import { AiError, type LanguageModel, type Message, type Part, type Prompt } from "@effect-responses/core"
+import * as Media from "@effect-responses/wire/Media"
 import * as Effect from "effect/Effect"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
@@ -240,8 +241,6 @@ const userMessage = (
     return { role: "user", content }
   })
 
-const dataUrl = (mediaType: string, data: string): string => `data:${mediaType};base64,${data}`
-
 const AUDIO_FORMATS: { readonly [mediaType: string]: "wav" | "mp3" } = {
   "audio/wav": "wav",
   "audio/x-wav": "wav",
@@ -258,7 +257,7 @@ const AUDIO_FORMATS: { readonly [mediaType: string]: "wav" | "mp3" } = {
 const userMedia = (part: Part.MediaPart, index: number): Effect.Effect<unknown, AiError.InvalidPrompt> => {
   const where = `user message ${index}: a ${part.mediaType} part`
   if (part.mediaType.startsWith("image/")) {
-    const url = part.data !== undefined ? dataUrl(part.mediaType, part.data) : part.url
+    const url = part.data !== undefined ? Media.dataUrl(part.mediaType, part.data) : part.url
     if (url === undefined) {
       return invalid(`${where} has neither data nor url (Chat Completions takes no image file id)`)
     }
@@ -275,12 +274,11 @@ const userMedia = (part: Part.MediaPart, index: number): Effect.Effect<unknown, 
     return Effect.succeed({ type: "input_audio", input_audio: { data: part.data, format } })
   }
   if (part.data !== undefined) {
-    const subtype = part.mediaType.split("/")[1]?.split(/[;+]/)[0] ?? ""
     return Effect.succeed({
       type: "file",
       file: {
-        filename: part.filename ?? (subtype === "" ? "file" : `file.${subtype}`),
-        file_data: dataUrl(part.mediaType, part.data)
+        filename: part.filename ?? Media.defaultFilename(part.mediaType),
+        file_data: Media.dataUrl(part.mediaType, part.data)
       }
     })
   }

@@ -65,13 +65,12 @@
  *
  * @since 0.1.0
  */
-import { AiError, type StreamPart } from "@effect-responses/core"
-import * as Sse from "@effect/experimental/Sse"
-import * as Channel from "effect/Channel"
-import * as Chunk from "effect/Chunk"
-import * as Effect from "effect/Effect"
+import type { StreamPart } from "@effect-responses/core"
+import * as Framing from "@effect-responses/wire/Framing"
+import type * as Channel from "effect/Channel"
+import type * as Chunk from "effect/Chunk"
 import * as Stream from "effect/Stream"
-import { type DecodeError as InternalDecodeError, Decoder, type LogEntry } from "./internal/decoder.js"
+import { type DecodeError as InternalDecodeError, Decoder } from "./internal/decoder.js"
 
 /**
  * The errors of the decoder: malformed output (bad JSON), a cut-short body (`TruncatedStream`) or an
@@ -82,65 +81,9 @@ import { type DecodeError as InternalDecodeError, Decoder, type LogEntry } from 
  */
 export type DecodeError = InternalDecodeError
 
-const runLogs = (logs: ReadonlyArray<LogEntry>): Effect.Effect<void> =>
-  Effect.forEach(
-    logs,
-    (entry) => entry.level === "Debug" ? Effect.logDebug(entry.message) : Effect.logWarning(entry.message),
-    { discard: true }
-  )
-
-type DecoderChannel<E> = Channel.Channel<
-  Chunk.Chunk<StreamPart.StreamPart>,
-  Chunk.Chunk<string>,
-  E | DecodeError,
-  E,
-  unknown,
-  unknown
->
-
-/**
- * The decoding loop shared by both entry points: `frame` turns one input string into the `data:` payloads
- * it completes, and every payload goes through the chunk state machine. One synchronous pass per chunk of
- * the stream; the elements of a chunk are written before the error that ends it, if any.
- */
-const makeChannel = <E>(
-  frame: (input: string, payloads: Array<string>) => AiError.MalformedOutput | undefined
-): DecoderChannel<E> =>
-  Channel.suspend(() => {
-    const decoder = new Decoder()
-    const payloads: Array<string> = []
-    const emit = (
-      out: Array<StreamPart.StreamPart>,
-      error: DecodeError | undefined,
-      next: DecoderChannel<E>
-    ): DecoderChannel<E> => {
-      let result: DecoderChannel<E> = error === undefined ? next : Channel.fail(error)
-      if (out.length > 0) result = Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), result)
-      const logs = decoder.takeLogs()
-      if (logs.length > 0) result = Channel.zipRight(Channel.fromEffect(runLogs(logs)), result)
-      return result
-    }
-    const loop: DecoderChannel<E> = Channel.readWithCause({
-      onInput: (input: Chunk.Chunk<string>) => {
-        const out: Array<StreamPart.StreamPart> = []
-        let error: DecodeError | undefined
-        for (const text of input) {
-          error = frame(text, payloads)
-          for (let i = 0; error === undefined && i < payloads.length; i++) error = decoder.feed(payloads[i]!, out)
-          payloads.length = 0
-          if (error !== undefined) break
-        }
-        return emit(out, error, loop)
-      },
-      onFailure: (cause) => Channel.failCause(cause),
-      onDone: () => {
-        const out: Array<StreamPart.StreamPart> = []
-        const error = decoder.end(out)
-        return emit(out, error, Channel.void)
-      }
-    })
-    return loop
-  })
+/** The decoding loop shared by both entry points (`Framing.decodeChannel`) over the chunk state machine. */
+const makeChannel = <E>(makeFramer: () => Framing.Framer) =>
+  Framing.decodeChannel<StreamPart.StreamPart, DecodeError, E>(makeFramer, () => new Decoder())
 
 /**
  * The decoder as a channel from chunks of `data:` payloads (one chunk JSON per string, e.g. the lines of
@@ -156,19 +99,17 @@ export const channel = <E>(): Channel.Channel<
   E,
   unknown,
   unknown
-> =>
-  makeChannel((data, payloads) => {
-    payloads.push(data)
-    return undefined
-  })
+> => makeChannel<E>(Framing.makeDataFramer)
 
 /**
  * The decoder as a channel from chunks of SSE text (split anywhere) to chunks of `StreamPart`s: framing by
- * the `@effect/experimental/Sse` parser (`Sse.makeParser`), fed one line at a time (the parser rescans
- * its buffer per line of one `feed`, so feeding a whole body at once is quadratic), then the chunk state
+ * `Framing.makeSseFramer` of `@effect-responses/wire` (the `@effect/experimental/Sse` parser, fed one whole
+ * line at a time, since fed a whole body at once it rescans its buffer per line, which is quadratic; lines
+ * end at LF, CRLF, even split between two pieces, or CR; a leading BOM is dropped), then the chunk state
  * machine, in one synchronous pass per chunk. An event larger than `maxEventSize` UTF-16 code units
- * (default 16 MiB) fails with `MalformedOutput`. SSE comments, `event:`, `id:` and `retry:` fields are
- * ignored.
+ * (default 16 MiB) fails with `MalformedOutput` naming its line; a malformed chunk's `MalformedOutput` names
+ * its line too. SSE comments, `event:`, `id:` and `retry:` fields are ignored. At the end of the body, an
+ * event whose lines all ended is decoded even without its closing blank line.
  *
  * @since 0.1.0
  * @category decoding
@@ -182,29 +123,7 @@ export const sseChannel = <E>(options?: {
   E,
   unknown,
   unknown
-> =>
-  Channel.suspend(() => {
-    let sink: Array<string> = []
-    const parser = Sse.makeParser((event) => {
-      if (event._tag === "Event") sink.push(event.data)
-    }, { maxEventSize: options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE })
-    return makeChannel<E>((text, payloads) => {
-      sink = payloads
-      let start = 0
-      let error: Sse.SseError | undefined
-      while (error === undefined && start < text.length) {
-        const newline = text.indexOf("\n", start)
-        const end = newline === -1 ? text.length : newline + 1
-        error = parser.feed(start === 0 && end === text.length ? text : text.slice(start, end))
-        start = end
-      }
-      return error === undefined ? undefined : new AiError.MalformedOutput({
-        description: `an SSE event exceeds ${error.cause.maxEventSize} characters`
-      })
-    })
-  })
-
-const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
+> => makeChannel<E>(() => Framing.makeSseFramer(options?.maxEventSize ?? Framing.DEFAULT_MAX_EVENT_SIZE))
 
 /**
  * Decodes already-framed `data:` payloads, one chunk JSON per element, into `StreamPart`s. Upstream errors

@@ -10,18 +10,16 @@
  *
  * @since 0.1.0
  */
-import * as HttpRouter from "@effect/platform/HttpRouter"
-import * as HttpServer from "@effect/platform/HttpServer"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { isObject, type JsonObject } from "@effect-responses/wire/Json"
+import * as WireReplayServer from "@effect-responses/wire/ReplayServer"
+import type * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as ChatCapture from "./ChatCapture.js"
-import { isObject, type JsonObject } from "./internal/json.js"
 
 /**
  * What the replay server was asked: the 0-based index of the recorded response it was checked against
@@ -30,10 +28,7 @@ import { isObject, type JsonObject } from "./internal/json.js"
  * @since 0.1.0
  * @category models
  */
-export interface ReplayRequest {
-  readonly index: number
-  readonly body: JsonObject
-}
+export type ReplayRequest = WireReplayServer.ReplayRequest
 
 /**
  * @since 0.1.0
@@ -53,10 +48,7 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export interface Service {
-  readonly baseUrl: string
-  readonly requests: Effect.Effect<ReadonlyArray<ReplayRequest>>
-}
+export type Service = WireReplayServer.Service
 
 /**
  * @since 0.1.0
@@ -66,21 +58,7 @@ export class ChatReplayServer
   extends Context.Tag("@effect-responses/chat-completions/ChatReplayServer")<ChatReplayServer, Service>()
 {}
 
-interface Problem {
-  readonly message: string
-  readonly param: string
-  readonly code: string
-}
-
-const jsonEqual = (a: unknown, b: unknown): boolean => {
-  if (a === b) return true
-  if (typeof a !== "string" || typeof b !== "string") return false
-  try {
-    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b))
-  } catch {
-    return false
-  }
-}
+type Problem = WireReplayServer.Problem
 
 const callOf = (call: unknown): { id: unknown; name: unknown; arguments: unknown } | undefined => {
   if (!isObject(call) || !isObject(call.function)) return undefined
@@ -109,7 +87,7 @@ const check = (capture: ChatCapture.ChatCapture, index: number, body: JsonObject
       const sent = Array.isArray(message.tool_calls) ? message.tool_calls.map(callOf) : []
       const textOk = text === "" || message.content === text
       const callsOk = calls.every((call) =>
-        sent.some((s) => s !== undefined && s.id === call.id && s.name === call.name && jsonEqual(s.arguments, call.arguments))
+        sent.some((s) => s !== undefined && s.id === call.id && s.name === call.name && WireReplayServer.argumentsEqual(s.arguments, call.arguments))
       )
       if (textOk && callsOk) at = i
     }
@@ -138,12 +116,6 @@ const check = (capture: ChatCapture.ChatCapture, index: number, body: JsonObject
   return undefined
 }
 
-const errorResponse = (status: number, problem: Problem) =>
-  HttpServerResponse.unsafeJson(
-    { error: { message: problem.message, type: "invalid_request_error", param: problem.param, code: problem.code } },
-    { status }
-  )
-
 /**
  * Starts the replay server on the `HttpServer` in context, for the life of the scope. Routes:
  * `POST /v1/chat/completions` (and `/chat/completions`): the next recorded response, as SSE (the recorded
@@ -155,50 +127,26 @@ const errorResponse = (status: number, problem: Problem) =>
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Service, never, HttpServer.HttpServer | Scope.Scope> =>
-  Effect.gen(function*() {
-    const received = yield* Ref.make<ReadonlyArray<ReplayRequest>>([])
-    const next = yield* Ref.make(0)
-    const { capture } = options
-    const respond = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const body = yield* Effect.orElseSucceed(request.json, () => undefined)
-      if (!isObject(body)) {
-        return errorResponse(400, { message: "the body must be a JSON object", param: "body", code: "invalid_json" })
-      }
-      const index = yield* Ref.get(next)
-      yield* Ref.update(received, (all) => [...all, { index, body }])
-      const response = capture.responses[index]
-      if (response === undefined) {
-        return errorResponse(400, {
-          message: `the recording ${capture.source} holds ${capture.responses.length} responses; request ${index + 1} has none`,
-          param: "messages",
-          code: "replay_exhausted"
-        })
-      }
-      const problem = check(capture, index, body) ??
+  WireReplayServer.make({
+    path: "/chat/completions",
+    source: options.capture.source,
+    responses: options.capture.responses.length,
+    param: "messages",
+    check: (request) =>
+      check(options.capture, request.index, request.body) ??
         Option.getOrUndefined(
           Option.map(
-            options.validate?.({ index, body }) ?? Option.none(),
+            options.validate?.(request) ?? Option.none(),
             (message): Problem => ({ message, param: "messages", code: "invalid_tool_message" })
           )
-        )
-      if (problem !== undefined) return errorResponse(400, problem)
-      yield* Ref.set(next, index + 1)
+        ),
+    answer: ({ body, index }) => {
+      const response = options.capture.responses[index]!
       if (body.stream === true) {
         return HttpServerResponse.text(ChatCapture.toSse(response), { contentType: "text/event-stream" })
       }
       return HttpServerResponse.unsafeJson(ChatCapture.toCompletion(response))
-    })
-    const router = HttpRouter.empty.pipe(
-      HttpRouter.post("/v1/chat/completions", respond),
-      HttpRouter.post("/chat/completions", respond),
-      HttpRouter.get("/health", HttpServerResponse.text("ok"))
-    )
-    yield* HttpServer.serveEffect(router)
-    const server = yield* HttpServer.HttpServer
-    const address = server.address
-    const host = address._tag === "TcpAddress" ? `${address.hostname}:${address.port}` : "localhost"
-    return { baseUrl: `http://${host}/v1`, requests: Ref.get(received) }
+    }
   })
 
 /**

@@ -97,6 +97,18 @@ export const ContainerFileCitation = Schema.Struct({
 })
 
 /**
+ * A path to a file the model produced, e.g. with code interpreter (`file_path`), at `index` in the text.
+ *
+ * @since 0.1.0
+ * @category annotations
+ */
+export const FilePath = Schema.Struct({
+  type: Schema.Literal("file_path"),
+  fileId: Schema.String,
+  index: Schema.optionalWith(Schema.Number, { exact: true })
+})
+
+/**
  * The open fallback: an annotation of a type this version does not model, kept verbatim in `value`.
  *
  * @since 0.1.0
@@ -113,7 +125,7 @@ export const OtherAnnotation = Schema.Struct({
  * @since 0.1.0
  * @category annotations
  */
-export const Annotation = Schema.Union(UrlCitation, FileCitation, ContainerFileCitation, OtherAnnotation)
+export const Annotation = Schema.Union(UrlCitation, FileCitation, ContainerFileCitation, FilePath, OtherAnnotation)
 
 /**
  * @since 0.1.0

@@ -6,11 +6,11 @@
  *
  * @since 0.1.0
  */
-import * as Sse from "@effect/experimental/Sse"
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as CaptureFile from "@effect-responses/wire/CaptureFile"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { AiError } from "@effect-responses/core"
 
 /**
  * A capture could not be read: the file is missing or unreadable, empty, holds malformed JSON, or holds no
@@ -28,6 +28,8 @@ export class CaptureError extends Schema.TaggedError<CaptureError>("@effect-resp
     return `${this.source}${this.line === undefined ? "" : `:${this.line}`}: ${this.description}`
   }
 }
+
+const makeError = (fields: CaptureFile.ErrorFields): CaptureError => new CaptureError(fields)
 
 /**
  * One event of a capture: its `type`, its JSON text as recorded (`data`), the parsed value, and the 1-based
@@ -65,44 +67,6 @@ export interface Capture {
   readonly responses: ReadonlyArray<CapturedResponse>
 }
 
-interface Frame {
-  readonly data: string
-  readonly line: number
-}
-
-const isSse = (text: string): boolean => {
-  const first = text.replace(/^\uFEFF/, "").trimStart()
-  return first.startsWith("event:") || first.startsWith("data:") || first.startsWith(":") ||
-    first.startsWith("id:") || first.startsWith("retry:")
-}
-
-const sseFrames = (text: string): Array<Frame> => {
-  const frames: Array<Frame> = []
-  let line = 0
-  let dataLine: number | undefined
-  const parser = Sse.makeParser((event) => {
-    if (event._tag === "Event") frames.push({ data: event.data, line: dataLine ?? line })
-    dataLine = undefined
-  })
-  for (const raw of text.split(/(?<=\n)/)) {
-    line++
-    if (dataLine === undefined && raw.startsWith("data")) dataLine = line
-    parser.feed(raw)
-  }
-  parser.feed("\n\n")
-  return frames
-}
-
-const lineFrames = (text: string): Array<Frame> => {
-  const frames: Array<Frame> = []
-  const lines = text.split("\n")
-  for (let i = 0; i < lines.length; i++) {
-    const data = lines[i]!.trim()
-    if (data !== "") frames.push({ data, line: i + 1 })
-  }
-  return frames
-}
-
 /**
  * Parses the text of a capture. `source` names it in errors.
  *
@@ -115,28 +79,19 @@ const lineFrames = (text: string): Array<Frame> => {
 export const parse = (text: string, source: string): Effect.Effect<Capture, CaptureError> =>
   Effect.suspend(() => {
     if (text.trim() === "") return Effect.fail(new CaptureError({ source, description: "the capture is empty" }))
-    const frames = isSse(text) ? sseFrames(text) : lineFrames(text)
+    const frames = CaptureFile.frames(text)
     const responses: Array<{ id: string; events: Array<CapturedEvent> }> = []
     for (const frame of frames) {
       if (frame.data === "[DONE]") continue
-      let json: unknown
-      try {
-        json = JSON.parse(frame.data)
-      } catch (e) {
-        return Effect.fail(
-          new CaptureError({
-            source,
-            line: frame.line,
-            description: `malformed JSON (${(e as Error).message}) in ${JSON.stringify(AiError.excerpt(frame.data, 80))}`
-          })
-        )
-      }
+      const parsed = CaptureFile.parseJson(frame, source, makeError)
+      if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
+      const json = parsed.right
       if (typeof json !== "object" || json === null || typeof (json as { type?: unknown }).type !== "string") {
         return Effect.fail(
           new CaptureError({
             source,
             line: frame.line,
-            description: `not an event (a JSON object with a string "type"): ${JSON.stringify(AiError.excerpt(frame.data, 80))}`
+            description: `not an event (a JSON object with a string "type"): ${CaptureFile.excerpt(frame.data)}`
           })
         )
       }
@@ -172,20 +127,7 @@ export const parse = (text: string, source: string): Effect.Effect<Capture, Capt
  * @category constructors
  */
 export const load = (path: string): Effect.Effect<Capture, CaptureError, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(path).pipe(
-      Effect.mapError((error) =>
-        new CaptureError({
-          source: path,
-          description: error._tag === "SystemError" && error.reason === "NotFound"
-            ? "no such file"
-            : `cannot read the file (${error.message})`
-        })
-      )
-    )
-    return yield* parse(text, path)
-  })
+  Effect.flatMap(CaptureFile.readText(path, makeError), (text) => parse(text, path))
 
 /**
  * The terminal event of a captured response (`response.completed`, `response.incomplete` or

@@ -10,15 +10,14 @@
  *
  * @since 0.1.0
  */
-import * as HttpRouter from "@effect/platform/HttpRouter"
-import * as HttpServer from "@effect/platform/HttpServer"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { isObject, type JsonObject } from "@effect-responses/wire/Json"
+import * as WireReplayServer from "@effect-responses/wire/ReplayServer"
+import type * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Capture from "./Capture.js"
 
@@ -29,10 +28,7 @@ import * as Capture from "./Capture.js"
  * @since 0.1.0
  * @category models
  */
-export interface ReplayRequest {
-  readonly index: number
-  readonly body: Readonly<Record<string, unknown>>
-}
+export type ReplayRequest = WireReplayServer.ReplayRequest
 
 /**
  * @since 0.1.0
@@ -55,10 +51,7 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export interface Service {
-  readonly baseUrl: string
-  readonly requests: Effect.Effect<ReadonlyArray<ReplayRequest>>
-}
+export type Service = WireReplayServer.Service
 
 /**
  * @since 0.1.0
@@ -66,27 +59,11 @@ export interface Service {
  */
 export class ReplayServer extends Context.Tag("@effect-responses/responses/ReplayServer")<ReplayServer, Service>() {}
 
-type Json = Readonly<Record<string, unknown>>
-
-const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
-
-const jsonEqual = (a: unknown, b: unknown): boolean => {
-  if (typeof a === "string" && typeof b === "string") {
-    if (a === b) return true
-    try {
-      return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b))
-    } catch {
-      return false
-    }
-  }
-  return JSON.stringify(a) === JSON.stringify(b)
-}
-
-const messageText = (item: Json): string => {
+const messageText = (item: JsonObject): string => {
   const content = item.content
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return ""
-  return content.map((c) => (isRecord(c) && typeof c.text === "string" ? c.text : "")).join("")
+  return content.map((c) => (isObject(c) && typeof c.text === "string" ? c.text : "")).join("")
 }
 
 /**
@@ -97,7 +74,7 @@ const messageText = (item: Json): string => {
 const acceptedEncryptedContent = (response: Capture.CapturedResponse, itemId: unknown): ReadonlyArray<unknown> => {
   const values: Array<unknown> = []
   for (const event of response.events) {
-    if (event.type === "response.output_item.done" && isRecord(event.json.item) && event.json.item.id === itemId) {
+    if (event.type === "response.output_item.done" && isObject(event.json.item) && event.json.item.id === itemId) {
       values.push(event.json.item.encrypted_content)
     }
   }
@@ -107,17 +84,13 @@ const acceptedEncryptedContent = (response: Capture.CapturedResponse, itemId: un
   return values
 }
 
-interface Problem {
-  readonly message: string
-  readonly param: string
-  readonly code: string
-}
+type Problem = WireReplayServer.Problem
 
 /**
  * Checks that `body` is what a stateless client must send for recorded response `index`: `store: false`,
  * the earlier responses' output items handed back in order, and one `function_call_output` per call.
  */
-const check = (capture: Capture.Capture, index: number, body: Json): Problem | undefined => {
+const check = (capture: Capture.Capture, index: number, body: JsonObject): Problem | undefined => {
   if (body.store !== false) {
     return { message: "the replay server is stateless: send \"store\": false", param: "store", code: "invalid_value" }
   }
@@ -125,9 +98,9 @@ const check = (capture: Capture.Capture, index: number, body: Json): Problem | u
   if (!Array.isArray(input)) {
     return { message: "\"input\" must be a list of input items", param: "input", code: "invalid_type" }
   }
-  const items = input.filter(isRecord)
+  const items = input.filter(isObject)
   let cursor = 0
-  const find = (start: number, predicate: (item: Json) => boolean): number => {
+  const find = (start: number, predicate: (item: JsonObject) => boolean): number => {
     for (let i = start; i < items.length; i++) if (predicate(items[i]!)) return i
     return -1
   }
@@ -147,7 +120,7 @@ const check = (capture: Capture.Capture, index: number, body: Json): Problem | u
           what = `function_call ${String(item.call_id)} (${String(item.name)} ${String(item.arguments)})`
           at = find(cursor, (i) =>
             i.type === "function_call" && i.call_id === item.call_id && i.name === item.name &&
-            jsonEqual(i.arguments, item.arguments))
+            WireReplayServer.argumentsEqual(i.arguments, item.arguments))
           if (at >= 0) {
             const outputs = items.filter((i) => i.type === "function_call_output" && i.call_id === item.call_id)
             if (outputs.length !== 1 || items.indexOf(outputs[0]!) < at) {
@@ -183,12 +156,6 @@ const check = (capture: Capture.Capture, index: number, body: Json): Problem | u
   return undefined
 }
 
-const errorResponse = (status: number, problem: Problem) =>
-  HttpServerResponse.unsafeJson(
-    { error: { message: problem.message, type: "invalid_request_error", param: problem.param, code: problem.code } },
-    { status }
-  )
-
 /**
  * Starts the replay server on the `HttpServer` in context, for the life of the scope. Routes:
  * `POST /v1/responses` (and `/responses`): the next recorded response, as SSE when the body says
@@ -199,52 +166,27 @@ const errorResponse = (status: number, problem: Problem) =>
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Service, never, HttpServer.HttpServer | Scope.Scope> =>
-  Effect.gen(function*() {
-    const received = yield* Ref.make<ReadonlyArray<ReplayRequest>>([])
-    // the index of the recorded response the next request is answered with: a rejected request uses none
-    const next = yield* Ref.make(0)
-    const { capture } = options
-    const respond = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const body = yield* Effect.orElseSucceed(request.json, () => undefined)
-      if (!isRecord(body)) {
-        return errorResponse(400, { message: "the body must be a JSON object", param: "body", code: "invalid_json" })
-      }
-      const index = yield* Ref.get(next)
-      yield* Ref.update(received, (all) => [...all, { index, body }])
-      const response = capture.responses[index]
-      if (response === undefined) {
-        return errorResponse(400, {
-          message: `the recording ${capture.source} holds ${capture.responses.length} responses; request ${index + 1} has none`,
-          param: "input",
-          code: "replay_exhausted"
-        })
-      }
-      const problem = check(capture, index, body) ??
+  WireReplayServer.make({
+    path: "/responses",
+    source: options.capture.source,
+    responses: options.capture.responses.length,
+    param: "input",
+    check: (request) =>
+      check(options.capture, request.index, request.body) ??
         Option.getOrUndefined(
           Option.map(
-            options.validate?.({ index, body }) ?? Option.none(),
+            options.validate?.(request) ?? Option.none(),
             (message): Problem => ({ message, param: "input", code: "invalid_function_call_output" })
           )
-        )
-      if (problem !== undefined) return errorResponse(400, problem)
-      yield* Ref.set(next, index + 1)
+        ),
+    answer: ({ body, index }) => {
+      const response = options.capture.responses[index]!
       if (body.stream === true) {
         return HttpServerResponse.text(Capture.toSse(response), { contentType: "text/event-stream" })
       }
       const terminal = Capture.terminalEvent(response)
       return HttpServerResponse.unsafeJson(terminal?.json.response ?? {})
-    })
-    const router = HttpRouter.empty.pipe(
-      HttpRouter.post("/v1/responses", respond),
-      HttpRouter.post("/responses", respond),
-      HttpRouter.get("/health", HttpServerResponse.text("ok"))
-    )
-    yield* HttpServer.serveEffect(router)
-    const server = yield* HttpServer.HttpServer
-    const address = server.address
-    const host = address._tag === "TcpAddress" ? `${address.hostname}:${address.port}` : "localhost"
-    return { baseUrl: `http://${host}/v1`, requests: Ref.get(received) }
+    }
   })
 
 /**

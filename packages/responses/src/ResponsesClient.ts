@@ -3,6 +3,8 @@
  * (`createStream`), over `@effect/platform`'s `HttpClient` (the application provides the platform layer,
  * e.g. `NodeHttpClient.layerUndici`).
  *
+ * - The transport (request building, status check, retries, error mapping) is `HttpTransport` of
+ *   `@effect-responses/wire`, shared with the Chat Completions client.
  * - The API key (`Redacted`) goes only into the `Authorization: Bearer` header; it never appears in an
  *   error, a log or a span (the `HttpClient` span redacts `authorization`). Without a key no
  *   `Authorization` header is sent, which suits local servers.
@@ -22,26 +24,23 @@
  * @since 0.1.0
  */
 import { AiError, type StreamPart } from "@effect-responses/core"
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpTransport from "@effect-responses/wire/HttpTransport"
+import { arrayField, isObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import type * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
-import * as Schedule from "effect/Schedule"
+import type * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import { arrayField, isObject, numberField, objectField, stringField } from "./internal/json.js"
 import * as ResponsesOutput from "./ResponsesOutput.js"
 import type * as ResponsesRequest from "./ResponsesRequest.js"
 import * as ResponsesStream from "./ResponsesStream.js"
@@ -91,58 +90,32 @@ export class ResponsesClient extends Context.Tag("@effect-responses/responses/Re
  * @since 0.1.0
  * @category models
  */
-export interface Options {
-  readonly apiKey?: Redacted.Redacted | undefined
-  readonly baseUrl?: string | undefined
-  readonly headers?: { readonly [name: string]: string } | undefined
-  readonly retry?: RetryOptions | undefined
+export interface Options extends HttpTransport.Options {
   readonly recordContent?: boolean | undefined
 }
 
 /**
  * How failed requests are retried: up to `times` retries (default 2) after the first attempt, waiting
- * `base` (default 500 ms) times 2 per retry, with jitter (each wait scaled by a random factor between 0.8
- * and 1.2), each wait at most `maxDelay` (default 8 s). When the server sends `retry-after-ms` or
- * `retry-after`, that wait is used instead, capped at `maxRetryAfter` (default 60 s). Only retryable errors
- * are retried (`AiError`'s `retryable`: 408, 409, 429 except `insufficient_quota`, 5xx, transport errors).
+ * `base` (default 500 ms) times 2 per retry, with jitter, each wait at most `maxDelay` (default 8 s); a
+ * `retry-after-ms` / `retry-after` wait is used instead, capped at `maxRetryAfter` (default 60 s). Only
+ * retryable errors are retried. The options of `HttpTransport.RetryOptions` (`@effect-responses/wire`),
+ * shared with the Chat Completions client.
  *
  * @since 0.1.0
  * @category models
  */
-export interface RetryOptions {
-  readonly times?: number | undefined
-  readonly base?: Duration.DurationInput | undefined
-  readonly maxDelay?: Duration.DurationInput | undefined
-  readonly maxRetryAfter?: Duration.DurationInput | undefined
-}
+export type RetryOptions = HttpTransport.RetryOptions
 
 /**
  * The retry schedule of `RetryOptions` (see there), fed with the error of each failed attempt; exported so
  * that a caller can use the same policy around other effects. Logs each retry at Debug level with the
- * error's message (which never holds the API key).
+ * error's message (which never holds the API key). It is `HttpTransport.retrySchedule`.
  *
  * @since 0.1.0
  * @category retries
  */
-export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unknown, AiError.AiError> => {
-  const maxDelay = Duration.decode(options.maxDelay ?? "8 seconds")
-  const maxRetryAfter = Duration.decode(options.maxRetryAfter ?? "60 seconds")
-  return Schedule.exponential(options.base ?? "500 millis", 2).pipe(
-    Schedule.jittered,
-    Schedule.intersect(Schedule.recurs(Math.max(0, options.times ?? 2))),
-    Schedule.intersect(Schedule.identity<AiError.AiError>()),
-    Schedule.whileInput((error: AiError.AiError) => error.retryable),
-    Schedule.modifyDelayEffect(([[, attempt], error], delay) => {
-      const wait = error.retryAfter === undefined
-        ? Duration.min(delay, maxDelay)
-        : Duration.min(error.retryAfter, maxRetryAfter)
-      return Effect.as(
-        Effect.logDebug(`retry ${attempt + 1} in ${Duration.format(wait)} after: ${error.message}`),
-        wait
-      )
-    })
-  )
-}
+export const retrySchedule: (options?: RetryOptions) => Schedule.Schedule<unknown, AiError.AiError> =
+  HttpTransport.retrySchedule
 
 /**
  * The default base URL, `https://api.openai.com/v1`.
@@ -150,7 +123,7 @@ export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unk
  * @since 0.1.0
  * @category constants
  */
-export const DEFAULT_BASE_URL = "https://api.openai.com/v1"
+export const DEFAULT_BASE_URL: string = HttpTransport.DEFAULT_BASE_URL
 
 // ---------------------------------------------------------------------------------------------------------
 // constructors
@@ -164,68 +137,16 @@ export const DEFAULT_BASE_URL = "https://api.openai.com/v1"
  */
 export const make = (options: Options = {}): Effect.Effect<Service, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const httpClient = yield* HttpClient.HttpClient
-    const url = `${(options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "")}/responses`
-
-    const request = (body: ResponsesRequest.RequestBody, stream: boolean) =>
-      Effect.gen(function*() {
-        let request = HttpClientRequest.post(url).pipe(
-          HttpClientRequest.setHeader("accept", stream ? "text/event-stream" : "application/json")
-        )
-        if (options.headers !== undefined) request = HttpClientRequest.setHeaders(request, options.headers)
-        if (options.apiKey !== undefined) request = HttpClientRequest.bearerToken(request, options.apiKey)
-        return yield* HttpClientRequest.bodyJson(request, { ...body, stream }).pipe(
-          Effect.mapError((error) =>
-            new AiError.InvalidPrompt({ description: `the request body cannot be encoded as JSON: ${error.reason._tag}` })
-          )
-        )
-      })
-
-    const schedule = retrySchedule(options.retry)
-    // A server that echoes the key in an error body must not put it into the error.
-    const secret = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
-    const scrub = (text: string): string => secret === "" ? text : text.split(secret).join("[redacted]")
+    const transport = yield* HttpTransport.make("/responses", options)
+    const { execute, url } = transport
     const recordContent = options.recordContent === true
     const server = serverAttributes(url)
-
-    // Sends the request and checks the status: the only place that retries, so a retry always comes before
-    // the first byte of a 2xx body (an error body is read whole before it is judged).
-    const execute = (
-      body: ResponsesRequest.RequestBody,
-      stream: boolean
-    ): Effect.Effect<HttpClientResponse.HttpClientResponse, AiError.AiError> =>
-      request(body, stream).pipe(
-        Effect.flatMap((request) =>
-          httpClient.execute(request).pipe(
-            Effect.mapError((error): AiError.AiError => transportError(error, url)),
-            Effect.flatMap((response) =>
-              response.status >= 200 && response.status < 300 ? Effect.succeed(response) : Effect.flatMap(
-                Effect.orElseSucceed(response.text, () => ""),
-                (text) => Effect.fail(httpError(response, scrub(text)))
-              )
-            ),
-            Effect.retry(schedule)
-          )
-        )
-      )
 
     const create = (body: ResponsesRequest.RequestBody): Effect.Effect<unknown, AiError.AiError> =>
       Effect.gen(function*() {
         const start = yield* Clock.currentTimeMillis
         const json = yield* execute(body, false).pipe(
-          Effect.flatMap((response) => Effect.mapError(response.text, (error) => transportError(error, url))),
-          Effect.flatMap((text) =>
-            Effect.try({
-              try: (): unknown => JSON.parse(text),
-              catch: (error) =>
-                new AiError.MalformedOutput({
-                  description: `the response body is not JSON: ${
-                    error instanceof Error ? error.message : String(error)
-                  }`,
-                  excerpt: AiError.excerpt(text)
-                })
-            })
-          ),
+          Effect.flatMap(transport.readJson),
           Effect.tapError((error) => recordFailure(body, start, error))
         )
         yield* recordResponse(body, start, responseSummary(json), recordContent ? json : undefined)
@@ -245,10 +166,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
         return Stream.unwrap(
           Effect.map(Clock.currentTimeMillis, (start) =>
             Stream.unwrap(
-              Effect.map(execute(body, true), (response) =>
-                ResponsesStream.decodeSse(
-                  Stream.mapError(response.stream, (error): AiError.AiError => transportError(error, url))
-                ))
+              Effect.map(execute(body, true), (response) => ResponsesStream.decodeSse(transport.bodyStream(response)))
             ).pipe(
               Stream.mapChunksEffect((chunk) => {
                 const seen = summaryOfParts(chunk)
@@ -309,66 +227,18 @@ export const layerConfig = (
 // errors
 // ---------------------------------------------------------------------------------------------------------
 
-const transportError = (
-  error: HttpClientError.HttpClientError,
-  url: string
-): AiError.TransportError => {
-  const cause = error.cause instanceof Error ? error.cause.message : undefined
-  const description = [error.reason, error.description ?? cause].filter((s) => s !== undefined).join(": ")
-  return new AiError.TransportError({ description, url })
-}
-
 /**
  * An `HttpError` from a non-2xx response and its body text: `description`, `errorType`, `code` and `param`
  * from OpenAI's `{"error":{"message","type","param","code"}}` (a `null` field is left out; a body of
  * another shape becomes the description, cut to 200 characters), `requestId` from `x-request-id`,
- * `retryAfter` from `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date).
+ * `retryAfter` from `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date). It is
+ * `AiError.httpErrorFromResponse` (core) over an `HttpClientResponse`.
  *
  * @since 0.1.0
  * @category errors
  */
-export const httpError = (response: HttpClientResponse.HttpClientResponse, body: string): AiError.HttpError => {
-  let error: { readonly [key: string]: unknown } | undefined
-  try {
-    const json: unknown = JSON.parse(body)
-    if (isObject(json)) error = objectField(json, "error") ?? json
-  } catch {
-    error = undefined
-  }
-  const message = error && stringField(error, "message")
-  const errorType = error && stringField(error, "type")
-  const code = error && (stringField(error, "code") ?? numberToString(numberField(error, "code")))
-  const param = error && stringField(error, "param")
-  const requestId = response.headers["x-request-id"]
-  const retryAfter = retryAfterOf(response.headers)
-  return new AiError.HttpError({
-    status: response.status,
-    description: message ?? (body.trim() === "" ? `HTTP status ${response.status}` : AiError.excerpt(body.trim())),
-    ...(errorType === undefined ? {} : { errorType }),
-    ...(code === undefined ? {} : { code }),
-    ...(param === undefined ? {} : { param }),
-    ...(requestId === undefined ? {} : { requestId }),
-    ...(retryAfter === undefined ? {} : { retryAfter })
-  })
-}
-
-const numberToString = (n: number | undefined): string | undefined => n === undefined ? undefined : String(n)
-
-const retryAfterOf = (headers: { readonly [name: string]: string | undefined }): Duration.Duration | undefined => {
-  const ms = headers["retry-after-ms"]
-  if (ms !== undefined) {
-    const value = Number.parseFloat(ms)
-    if (Number.isFinite(value) && value >= 0) return Duration.millis(value)
-  }
-  const seconds = headers["retry-after"]
-  if (seconds !== undefined) {
-    const value = Number(seconds)
-    if (seconds.trim() !== "" && Number.isFinite(value) && value >= 0) return Duration.seconds(value)
-    const date = Date.parse(seconds)
-    if (Number.isFinite(date)) return Duration.millis(Math.max(0, date - Date.now()))
-  }
-  return undefined
-}
+export const httpError = (response: HttpClientResponse.HttpClientResponse, body: string): AiError.HttpError =>
+  AiError.httpErrorFromResponse({ status: response.status, headers: response.headers, body })
 
 // ---------------------------------------------------------------------------------------------------------
 // telemetry

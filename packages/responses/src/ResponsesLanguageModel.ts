@@ -16,13 +16,13 @@
  * @since 0.1.0
  */
 import { AiError, LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
+import { isObject, objectField, stringField } from "@effect-responses/wire/Json"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
-import { isObject, objectField, stringField } from "./internal/json.js"
 import * as ResponsesClient from "./ResponsesClient.js"
 import * as ResponsesOutput from "./ResponsesOutput.js"
 import * as ResponsesRequest from "./ResponsesRequest.js"

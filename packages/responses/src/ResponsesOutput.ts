@@ -18,11 +18,11 @@
  * @since 0.1.0
  */
 import { AiError, Message, ModelResponse, Part, Usage } from "@effect-responses/core"
+import { isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { isObject, type JsonObject, numberField, objectField, stringField } from "./internal/json.js"
 import * as Provider from "./Provider.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -296,8 +296,8 @@ const fromFunctionCallItem = (item: typeof FunctionCallItem.Type): Part.ToolCall
 /**
  * One `output_text` annotation (JSON) -> a core `Annotation`: `url_citation` (`url`, `title`,
  * `start_index`, `end_index`), `file_citation` (`file_id`, `filename`, `index`) and
- * `container_file_citation` (`container_id`, `file_id`, `filename`, `start_index`, `end_index`) with
- * camelCase fields; any other annotation, or a known one lacking its required ids, as
+ * `container_file_citation` (`container_id`, `file_id`, `filename`, `start_index`, `end_index`) and
+ * `file_path` (`file_id`, `index`) with camelCase fields; any other annotation, or a known one lacking its required ids, as
  * `{type: "other", value}` holding the JSON verbatim.
  *
  * @since 0.1.0
@@ -340,6 +340,11 @@ export const annotationFromWire = (annotation: unknown): Part.Annotation => {
           ...optional("endIndex", numberField(annotation, "end_index"))
         }
       }
+      case "file_path": {
+        const fileId = stringField(annotation, "file_id")
+        if (fileId === undefined) break
+        return { type: "file_path", fileId, ...optional("index", numberField(annotation, "index")) }
+      }
     }
   }
   return { type: "other", value: annotation }
@@ -348,7 +353,14 @@ export const annotationFromWire = (annotation: unknown): Part.Annotation => {
 const optional = <K extends string, A>(key: K, value: A | undefined): { readonly [P in K]?: A } =>
   (value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: A }
 
-const shiftAnnotation = (annotation: Part.Annotation, offset: number): Part.Annotation => {
+/**
+ * The annotation moved `offset` UTF-16 code units further into the text: how an annotation of a message's
+ * second or later `output_text` content part is placed in the one `TextPart` that joins them.
+ *
+ * @since 0.1.0
+ * @category annotations
+ */
+export const shiftAnnotation = (annotation: Part.Annotation, offset: number): Part.Annotation => {
   if (offset === 0) return annotation
   switch (annotation.type) {
     case "url_citation":
@@ -359,6 +371,7 @@ const shiftAnnotation = (annotation: Part.Annotation, offset: number): Part.Anno
         ...optional("endIndex", annotation.endIndex === undefined ? undefined : annotation.endIndex + offset)
       }
     case "file_citation":
+    case "file_path":
       return {
         ...annotation,
         ...optional("index", annotation.index === undefined ? undefined : annotation.index + offset)

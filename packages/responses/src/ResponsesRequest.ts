@@ -23,11 +23,12 @@
  * @since 0.1.0
  */
 import { AiError, LanguageModel, Message, Part, Prompt } from "@effect-responses/core"
+import { isObject, type JsonObject } from "@effect-responses/wire/Json"
+import * as Media from "@effect-responses/wire/Media"
 import * as Effect from "effect/Effect"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
 import * as BuiltInTool from "./BuiltInTool.js"
-import { isObject, type JsonObject } from "./internal/json.js"
 import * as Provider from "./Provider.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -317,8 +318,6 @@ const userMessage = (
     return { type: "message", role: "user", content }
   })
 
-const dataUrl = (mediaType: string, data: string): string => `data:${mediaType};base64,${data}`
-
 /**
  * An image (`image/*`) becomes `input_image` with `image_url` (a data URL from `data`, or `url`) or
  * `file_id`, and `detail` (default `auto`, which the API requires). Any other media type becomes
@@ -329,17 +328,16 @@ const userMedia = (part: Part.MediaPart, index: number): Effect.Effect<InputItem
   if (part.mediaType.startsWith("image/")) {
     const detail = part.detail ?? "auto"
     if (part.data !== undefined) {
-      return Effect.succeed({ type: "input_image", image_url: dataUrl(part.mediaType, part.data), detail })
+      return Effect.succeed({ type: "input_image", image_url: Media.dataUrl(part.mediaType, part.data), detail })
     }
     if (part.url !== undefined) return Effect.succeed({ type: "input_image", image_url: part.url, detail })
     if (part.fileId !== undefined) return Effect.succeed({ type: "input_image", file_id: part.fileId, detail })
   } else {
     if (part.data !== undefined) {
-      const subtype = part.mediaType.split("/")[1]?.split(/[;+]/)[0] ?? ""
       return Effect.succeed({
         type: "input_file",
-        filename: part.filename ?? (subtype === "" ? "file" : `file.${subtype}`),
-        file_data: dataUrl(part.mediaType, part.data)
+        filename: part.filename ?? Media.defaultFilename(part.mediaType),
+        file_data: Media.dataUrl(part.mediaType, part.data)
       })
     }
     if (part.url !== undefined) return Effect.succeed({ type: "input_file", file_url: part.url })
@@ -482,6 +480,8 @@ export const annotationToWire = (annotation: Part.Annotation): unknown => {
         start_index: annotation.startIndex,
         end_index: annotation.endIndex
       })
+    case "file_path":
+      return withDefined({ type: "file_path", file_id: annotation.fileId, index: annotation.index })
     case "other":
       return annotation.value
   }

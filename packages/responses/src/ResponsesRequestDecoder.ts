@@ -38,11 +38,11 @@
  * @since 0.1.0
  */
 import { LanguageModel, Message, Part, Prompt } from "@effect-responses/core"
+import { isObject, type JsonObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { isObject, type JsonObject, stringField } from "./internal/json.js"
 import * as Provider from "./Provider.js"
 
 // ---------------------------------------------------------------------------------------------------------

@@ -98,13 +98,12 @@
  *
  * @since 0.1.0
  */
-import { AiError, type StreamPart } from "@effect-responses/core"
-import * as Channel from "effect/Channel"
-import * as Chunk from "effect/Chunk"
-import * as Effect from "effect/Effect"
+import type { StreamPart } from "@effect-responses/core"
+import * as Framing from "@effect-responses/wire/Framing"
+import type * as Channel from "effect/Channel"
+import type * as Chunk from "effect/Chunk"
 import * as Stream from "effect/Stream"
-import { type DecodeError as InternalDecodeError, Decoder, type LogEntry } from "./internal/decoder.js"
-import { type Framer, makeCaptureFramer, makeDataFramer, makeLineFramer, makeSseFramer } from "./internal/framing.js"
+import { type DecodeError as InternalDecodeError, Decoder } from "./internal/decoder.js"
 
 /**
  * The errors of the decoder: `MalformedOutput` (bad JSON, missing fields, an event over the size bound),
@@ -132,78 +131,11 @@ export interface DecodeOptions {
  * @since 0.1.0
  * @category constants
  */
-export const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
+export const DEFAULT_MAX_EVENT_SIZE = Framing.DEFAULT_MAX_EVENT_SIZE
 
-const runLogs = (logs: ReadonlyArray<LogEntry>): Effect.Effect<void> =>
-  Effect.forEach(
-    logs,
-    (entry) => entry.level === "Debug" ? Effect.logDebug(entry.message) : Effect.logWarning(entry.message),
-    { discard: true }
-  )
-
-type DecoderChannel<E> = Channel.Channel<
-  Chunk.Chunk<StreamPart.StreamPart>,
-  Chunk.Chunk<string>,
-  E | DecodeError,
-  E,
-  unknown,
-  unknown
->
-
-/**
- * The decoding loop shared by every entry point: the framer turns each input string into the payloads it
- * completes (with their lines when known), and every payload goes through the same event state machine. One
- * synchronous pass per chunk; the elements of a chunk are written before the error that ends it, if any.
- */
-const makeChannel = <E>(makeFramer: () => Framer): DecoderChannel<E> =>
-  Channel.suspend(() => {
-    const framer = makeFramer()
-    const decoder = new Decoder()
-    const payloads: Array<string> = []
-    const lines: Array<number> = []
-    const emit = (
-      out: Array<StreamPart.StreamPart>,
-      error: DecodeError | undefined,
-      next: DecoderChannel<E>
-    ): DecoderChannel<E> => {
-      let result: DecoderChannel<E> = error === undefined ? next : Channel.fail(error)
-      if (out.length > 0) result = Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), result)
-      const logs = decoder.takeLogs()
-      if (logs.length > 0) result = Channel.zipRight(Channel.fromEffect(runLogs(logs)), result)
-      return result
-    }
-    /** Decodes the framed payloads, then the framing error if any. */
-    const drain = (out: Array<StreamPart.StreamPart>, framing: AiError.MalformedOutput | undefined) => {
-      let error: DecodeError | undefined
-      for (let i = 0; error === undefined && i < payloads.length; i++) {
-        error = decoder.feed(payloads[i]!, out)
-        const line = lines[i]
-        if (error !== undefined && error._tag === "MalformedOutput" && line !== undefined) {
-          error = new AiError.MalformedOutput({ ...error, line })
-        }
-      }
-      payloads.length = 0
-      lines.length = 0
-      return error ?? framing
-    }
-    const loop: DecoderChannel<E> = Channel.readWithCause({
-      onInput: (input: Chunk.Chunk<string>) => {
-        const out: Array<StreamPart.StreamPart> = []
-        let error: DecodeError | undefined
-        for (const text of input) {
-          error = drain(out, framer.push(text, payloads, lines))
-          if (error !== undefined) break
-        }
-        return emit(out, error, loop)
-      },
-      onFailure: (cause) => Channel.failCause(cause),
-      onDone: () => {
-        const out: Array<StreamPart.StreamPart> = []
-        return emit(out, drain(out, framer.end(payloads, lines)) ?? decoder.end(), Channel.void)
-      }
-    })
-    return loop
-  })
+/** The decoding loop shared by every entry point (`Framing.decodeChannel`) over the event state machine. */
+const makeChannel = <E>(makeFramer: () => Framing.Framer) =>
+  Framing.decodeChannel<StreamPart.StreamPart, DecodeError, E>(makeFramer, () => new Decoder())
 
 /**
  * The decoder as a channel from chunks of `data:` payloads (one JSON event per string) to chunks of
@@ -219,17 +151,13 @@ export const channel = <E>(): Channel.Channel<
   E,
   unknown,
   unknown
-> => makeChannel<E>(makeDataFramer)
+> => makeChannel<E>(Framing.makeDataFramer)
 
 /**
  * The decoder as a channel from chunks of SSE text (split anywhere) to chunks of `StreamPart`s: framing by
- * the `@effect/experimental/Sse` parser (`Sse.makeParser`, the parser `Sse.makeChannel` runs), then the
- * event state machine, in one synchronous pass per chunk. Lines are split here, at LF, CRLF or CR, and fed
- * to the parser one whole line at a time: fed larger pieces, the parser rescans its buffer from the start
- * for every line (quadratic), and it misreads a CRLF split between two pieces. `Sse.makeChannel` itself is
- * not used: it hands events over through a mailbox (a fiber hand-off every few events, which dominated
- * decoding time) and turns an oversized event into a defect; here an event larger than `maxEventSize`
- * fails with `MalformedOutput`.
+ * `Framing.makeSseFramer` (the `@effect/experimental/Sse` parser, fed one whole line at a time; lines end at
+ * LF, CRLF or CR), then the event state machine, in one synchronous pass per chunk. An event larger than
+ * `maxEventSize` fails with `MalformedOutput`.
  *
  * @since 0.1.0
  * @category decoding
@@ -241,7 +169,7 @@ export const sseChannel = <E>(options?: DecodeOptions): Channel.Channel<
   E,
   unknown,
   unknown
-> => makeChannel<E>(() => makeSseFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE))
+> => makeChannel<E>(() => Framing.makeSseFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE))
 
 /**
  * The decoder as a channel from chunks of line-JSON text (one JSON event per line, split anywhere) to
@@ -257,7 +185,7 @@ export const linesChannel = <E>(options?: DecodeOptions): Channel.Channel<
   E,
   unknown,
   unknown
-> => makeChannel<E>(() => makeLineFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE))
+> => makeChannel<E>(() => Framing.makeLineFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE))
 
 /**
  * The decoder as a channel from chunks of capture text, raw SSE or line-JSON, told apart by the first line
@@ -273,7 +201,7 @@ export const captureChannel = <E>(options?: DecodeOptions): Channel.Channel<
   E,
   unknown,
   unknown
-> => makeChannel<E>(() => makeCaptureFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE))
+> => makeChannel<E>(() => Framing.makeCaptureFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE))
 
 /**
  * Decodes already-framed `data:` payloads, one JSON event per element (for instance the `data` of SSE

@@ -188,7 +188,8 @@ describe("ResponsesOutput", () => {
                 { type: "url_citation", url: "https://example.com", title: "Ex", start_index: 0, end_index: 5 },
                 { type: "file_citation", file_id: "file_1", filename: "a.pdf", index: 2 },
                 { type: "container_file_citation", container_id: "c", file_id: "f", filename: "x.csv", start_index: 1, end_index: 3 },
-                { type: "file_path", file_id: "file_2", index: 0 }
+                { type: "file_path", file_id: "file_2", index: 0 },
+                { type: "page_marker", page: 3 }
               ]
             }
           ]
@@ -200,7 +201,8 @@ describe("ResponsesOutput", () => {
               { type: "url_citation", url: "https://example.com", title: "Ex", startIndex: 6, endIndex: 11 },
               { type: "file_citation", fileId: "file_1", filename: "a.pdf", index: 8 },
               { type: "container_file_citation", containerId: "c", fileId: "f", filename: "x.csv", startIndex: 7, endIndex: 9 },
-              { type: "other", value: { type: "file_path", file_id: "file_2", index: 0 } }
+              { type: "file_path", fileId: "file_2", index: 6 },
+              { type: "other", value: { type: "page_marker", page: 3 } }
             ],
             attributes: { itemId: "msg_1", status: "completed", phase: "final_answer" }
           })

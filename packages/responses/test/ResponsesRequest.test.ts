@@ -458,7 +458,7 @@ describe("ResponsesRequest", () => {
                 { type: "url_citation", url: "https://example.com", title: "Ex", startIndex: 0, endIndex: 5 },
                 { type: "file_citation", fileId: "file_1", filename: "a.pdf", index: 2 },
                 { type: "container_file_citation", containerId: "cntr_1", fileId: "cfile_1", filename: "x.csv", startIndex: 1, endIndex: 3 },
-                { type: "other", value: { type: "file_path", file_id: "file_2", index: 0 } }
+                { type: "file_path", fileId: "file_2", index: 0 }
               ],
               attributes: { itemId: "msg_1", status: "completed", phase: "commentary" }
             }),

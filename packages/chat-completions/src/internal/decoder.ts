@@ -7,17 +7,15 @@
  * @internal
  */
 import { AiError, type ModelResponse, Part, StreamPart } from "@effect-responses/core"
+import type * as Framing from "@effect-responses/wire/Framing"
+import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as ChatCompletionsOutput from "../ChatCompletionsOutput.js"
-import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "./json.js"
 
 /** @internal */
 export type DecodeError = AiError.MalformedOutput | AiError.StreamErrorEvent | AiError.TruncatedStream
 
 /** @internal */
-export interface LogEntry {
-  readonly level: "Debug" | "Warning"
-  readonly message: string
-}
+export type LogEntry = Framing.LogEntry
 
 type SlotKind = "reasoning" | "text" | "refusal" | "tool_call"
 

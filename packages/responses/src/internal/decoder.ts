@@ -6,10 +6,11 @@
  * @internal
  */
 import { AiError, Part, StreamPart } from "@effect-responses/core"
+import type * as Framing from "@effect-responses/wire/Framing"
+import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as Either from "effect/Either"
 import * as Provider from "../Provider.js"
 import * as ResponsesOutput from "../ResponsesOutput.js"
-import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "./json.js"
 
 /** @internal */
 export type DecodeError =
@@ -19,10 +20,7 @@ export type DecodeError =
   | AiError.TruncatedStream
 
 /** @internal */
-export interface LogEntry {
-  readonly level: "Debug" | "Warning"
-  readonly message: string
-}
+export type LogEntry = Framing.LogEntry
 
 /** What the deltas of one output item delivered so far. */
 interface Slot {
@@ -142,32 +140,6 @@ const sniffImage = (base64: string): string | undefined =>
     : undefined
 
 const annotationKey = (annotation: Part.Annotation): string => JSON.stringify(annotation)
-
-const shift = (value: number | undefined, offset: number): { readonly value?: number } =>
-  value === undefined ? {} : { value: value + offset }
-
-/** An annotation of content part `k`, made an offset into the text of the whole message (as `ResponsesOutput`). */
-const shiftAnnotation = (annotation: Part.Annotation, offset: number): Part.Annotation => {
-  if (offset === 0) return annotation
-  switch (annotation.type) {
-    case "url_citation":
-    case "container_file_citation": {
-      const start = shift(annotation.startIndex, offset).value
-      const end = shift(annotation.endIndex, offset).value
-      return {
-        ...annotation,
-        ...(start === undefined ? {} : { startIndex: start }),
-        ...(end === undefined ? {} : { endIndex: end })
-      }
-    }
-    case "file_citation": {
-      const index = shift(annotation.index, offset).value
-      return { ...annotation, ...(index === undefined ? {} : { index }) }
-    }
-    case "other":
-      return annotation
-  }
-}
 
 /** @internal */
 export class Decoder {
@@ -495,7 +467,7 @@ export class Decoder {
     for (let index = 0; index < contentIndex && index < slot.contentLengths.length; index++) {
       offset += slot.contentLengths[index]!
     }
-    const annotation = shiftAnnotation(ResponsesOutput.annotationFromWire(raw), offset)
+    const annotation = ResponsesOutput.shiftAnnotation(ResponsesOutput.annotationFromWire(raw), offset)
     slot.annotations.add(annotationKey(annotation))
     slot.delivered = true
     out.push(

@@ -1,0 +1,124 @@
+/**
+ * Peak heap growth: each contender decodes the large input once in a fresh child process (`--expose-gc`),
+ * after one warm-up run on the recorded stream (so that one-time initialisation is not counted) and a full
+ * GC. The heap (`v8.getHeapStatistics().used_heap_size`) is sampled before every chunk the body hands over,
+ * and once more after the run while its result is still held; the peak growth is the largest sample minus
+ * the heap after the GC. Two modes, each in its own process:
+ *
+ * - `live`: a full GC before each sample, so the samples are the memory the contender holds at that point
+ *   (buffers, partial events, accumulated state): what grows with the stream.
+ * - `sampled`: no forced GC (samples also every 2 ms on the event loop): the heap as the process sees it,
+ *   garbage included. Any contender that allocates more than the young generation (16 MiB semi-spaces by
+ *   default on 64-bit Node 20) reaches about that, so this mostly tells allocation-heavy code (garbage
+ *   promoted to the old generation) from the rest.
+ *
+ * The input bytes live outside the V8 heap (in `ArrayBuffer`s), so they do not count.
+ *
+ * @since 0.1.0
+ */
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import * as v8 from "node:v8"
+import * as Contenders from "./Contenders.js"
+import * as Input from "./Input.js"
+import * as Speed from "./Speed.js"
+
+/**
+ * The heap figures of one contender, in bytes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Result {
+  readonly id: string
+  readonly name: string
+  readonly mode: Mode
+  /** Largest heap sample during the run, minus the heap before it. */
+  readonly peak: number
+  /** Heap after the run and a full GC, the final text still held, minus the heap before it. */
+  readonly retained: number
+}
+
+/**
+ * `live`: a full GC before each heap sample; `sampled`: none (see the module comment).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Mode = "live" | "sampled"
+
+const heap = (): number => v8.getHeapStatistics().used_heap_size
+
+/**
+ * The child side: measures the contender `id` on a stream generated to `bytes` bytes and prints its
+ * `Result` as one JSON line. Needs `--expose-gc`.
+ *
+ * @since 0.1.0
+ * @category child
+ */
+export const child = async (id: string, bytes: number, mode: Mode): Promise<void> => {
+  const gc = (globalThis as { readonly gc?: () => void }).gc
+  if (gc === undefined) throw new Error("the memory child needs --expose-gc")
+  const contender = (await Contenders.make([id]))[0]!
+  const input = Input.generated(bytes)
+  await Speed.runOnce(contender, Input.fixture())
+  gc()
+  gc()
+  const before = heap()
+  let peak = before
+  const sample = () => {
+    if (mode === "live") gc()
+    const used = heap()
+    if (used > peak) peak = used
+  }
+  const timer = mode === "sampled" ? setInterval(sample, 2) : undefined
+  const text = await contender.run(Contenders.body(input.chunks, sample))
+  sample()
+  clearInterval(timer)
+  if (text !== input.expectedText) {
+    throw new Speed.WrongResult(contender.name, input.name, `final text of ${text.length} characters`)
+  }
+  gc()
+  const retained = heap() - before
+  const result: Result = { id, name: contender.name, mode, peak: peak - before, retained }
+  process.stdout.write(`${JSON.stringify({ ...result, held: text.length })}\n`)
+}
+
+const CHILD = fileURLToPath(new URL("./memoryChild.ts", import.meta.url))
+
+/**
+ * The parent side: runs one fresh child process per contender, one after the other, with the flags of this
+ * process (the `tsx` loader) plus `--expose-gc`. Fails when a child fails or checks a wrong final text.
+ *
+ * @since 0.1.0
+ * @category measuring
+ */
+export const measure = async (
+  ids: ReadonlyArray<string>,
+  bytes: number,
+  modes: ReadonlyArray<Mode>
+): Promise<ReadonlyArray<Result>> => {
+  const results: Array<Result> = []
+  for (const mode of modes) for (const id of ids) {
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [...process.execArgv.filter((flag) => !flag.startsWith("--cpu-prof")), "--expose-gc", CHILD, id, String(bytes), mode],
+        { maxBuffer: 1024 * 1024 },
+        (error, stdout, stderr) => {
+          if (error !== null) reject(new Error(`memory child for ${id} failed: ${error.message}\n${stderr}`))
+          else resolve(stdout)
+        }
+      )
+    })
+    const line = stdout.trim().split("\n").at(-1) ?? ""
+    const parsed: unknown = JSON.parse(line)
+    if (
+      typeof parsed !== "object" || parsed === null || !("peak" in parsed) || typeof parsed.peak !== "number" ||
+      !("retained" in parsed) || typeof parsed.retained !== "number" || !("name" in parsed) ||
+      typeof parsed.name !== "string"
+    ) throw new Error(`memory child for ${id}: unexpected output ${line.slice(0, 200)}`)
+    results.push({ id, name: parsed.name, mode, peak: parsed.peak, retained: parsed.retained })
+  }
+  return results
+}

@@ -1,0 +1,55 @@
+/**
+ * `@effect/ai-openai` (0.41, the Effect 3 line).
+ *
+ * @since 0.1.0
+ */
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
+import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import type { Contender } from "../Contenders.js"
+import { MODEL, PROMPT, SSE_HEADERS } from "./shared.js"
+
+/**
+ * `LanguageModel.streamText` with the OpenAI layers over an `HttpClient` that answers with the body; the
+ * `text-delta` parts accumulated.
+ *
+ * @since 0.1.0
+ * @category contenders
+ */
+export const make = (): Contender => {
+  let pending: ReadableStream<Uint8Array> | undefined
+  const httpClient = HttpClient.make((request) =>
+    Effect.sync(() => {
+      const body = pending
+      pending = undefined
+      return HttpClientResponse.fromWeb(request, new Response(body ?? null, { status: 200, headers: SSE_HEADERS }))
+    })
+  )
+  const runtime = ManagedRuntime.make(
+    OpenAiLanguageModel.layer({ model: MODEL }).pipe(
+      Layer.provide(OpenAiClient.layer({ apiKey: Redacted.make("sk-bench") })),
+      Layer.provide(Layer.succeed(HttpClient.HttpClient, httpClient))
+    )
+  )
+  return {
+    id: "effect-ai",
+    name: "@effect/ai-openai 0.41 (streamText)",
+    run: (body) => {
+      pending = body
+      const texts: Array<string> = []
+      return runtime.runPromise(
+        Stream.runForEach(LanguageModel.streamText({ prompt: PROMPT }), (part) =>
+          Effect.sync(() => {
+            if (part.type === "text-delta") texts.push(part.delta)
+          }))
+      ).then(() => texts.join(""))
+    }
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * The benchmark harness (issue 8): throughput of every contender on the recorded stream and on a ~5 MB
+ * stream generated from it, peak heap growth per contender in fresh child processes, and the aggregation
+ * cost at 10k vs 100k deltas. Prints a Markdown report on stdout (progress on stderr) and exits non-zero
+ * when a contender ends with a wrong final text.
+ *
+ * ```sh
+ * npx tsx --expose-gc packages/bench/src/main.ts            # full run (a few minutes)
+ * npx tsx --expose-gc packages/bench/src/main.ts --quick    # CI: small inputs, few rounds (asserts results only)
+ * npx tsx packages/bench/src/main.ts --only=ours --no-memory --no-aggregation   # e.g. under --cpu-prof
+ * ```
+ *
+ * Options: `--quick`; `--only=id,id` (contenders: ours, ours-decode, openai, ai-sdk, effect-ai, floor);
+ * `--warmup=N`, `--iterations=N` (rounds, overriding the mode's); `--bytes=N` (size of the generated
+ * stream); `--no-memory`, `--no-aggregation`, `--no-speed`.
+ *
+ * @since 0.1.0
+ */
+import * as os from "node:os"
+import { parseArgs } from "node:util"
+import * as Aggregation from "./Aggregation.js"
+import * as Contenders from "./Contenders.js"
+import * as Input from "./Input.js"
+import * as Memory from "./Memory.js"
+import * as Speed from "./Speed.js"
+
+const { values: flags } = parseArgs({
+  options: {
+    "quick": { type: "boolean", default: false },
+    "only": { type: "string" },
+    "warmup": { type: "string" },
+    "iterations": { type: "string" },
+    "bytes": { type: "string" },
+    "no-memory": { type: "boolean", default: false },
+    "no-aggregation": { type: "boolean", default: false },
+    "no-speed": { type: "boolean", default: false }
+  }
+})
+
+const quick = flags.quick
+const ids = flags.only === undefined ? Contenders.IDS : flags.only.split(",").map((id) => id.trim())
+const bytes = flags.bytes === undefined ? (quick ? 400_000 : 5_000_000) : Number(flags.bytes)
+const rounds = (small: boolean): Speed.Options => ({
+  warmup: flags.warmup === undefined ? (quick ? 1 : small ? 5 : 2) : Number(flags.warmup),
+  iterations: flags.iterations === undefined ? (quick ? 2 : small ? 15 : 7) : Number(flags.iterations)
+})
+
+const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`)
+const print = (line = "") => process.stdout.write(`${line}\n`)
+
+const fixed = (value: number, digits: number) => value.toFixed(digits)
+const ratio = (value: number) => `${value.toFixed(value < 0.1 ? 3 : 2)}x`
+const mib = (value: number) => `${(value / 1024 / 1024).toFixed(2)} MiB`
+
+const main = async () => {
+  const gcExposed = typeof (globalThis as { readonly gc?: unknown }).gc === "function"
+  const cpus = os.cpus()
+  print(`## Run of ${new Date().toISOString()}${quick ? " (--quick: smoke run, numbers not meaningful)" : ""}`)
+  print()
+  print(`- Node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? "?"}), ` +
+    `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(", ")}`)
+  print(`- bodies delivered from memory as a \`ReadableStream\` of ${Input.CHUNK_SIZE / 1024} KiB chunks; contenders interleaved ` +
+    `(rotating order)${gcExposed ? ", full GC before each timed run" : " (run with --expose-gc to GC between runs)"}`)
+
+  const inputs = [Input.fixture(), Input.generated(bytes)]
+  const contenders = await Contenders.make(ids)
+  let failed = false
+
+  if (!flags["no-speed"]) {
+    // --quick: the recorded stream only; the memory children still generate and check a larger one.
+    for (const [index, input] of (quick ? inputs.slice(0, 1) : inputs).entries()) {
+      const options = rounds(index === 0)
+      progress(`speed: ${input.name}, ${options.warmup} warm-up + ${options.iterations} rounds of ${contenders.length}`)
+      let results: ReadonlyArray<Speed.Result>
+      try {
+        results = await Speed.measure(contenders, input, options)
+      } catch (error) {
+        failed = true
+        print()
+        print(`**FAILED** on ${input.name}: ${error instanceof Error ? error.message : String(error)}`)
+        continue
+      }
+      const ours = results.find((r) => r.contender.id === "ours")
+      const floor = results.find((r) => r.contender.id === "floor")
+      print()
+      print(`### ${input.name}: ${Input.megabytes(input.bytes.length)}, ${input.events} events, ${input.chunks.length} chunks`)
+      print()
+      print(`${options.warmup} warm-up rounds, median of ${options.iterations} rounds.`)
+      print()
+      print("| contender | median ms | MB/s | events/s | vs ours | min–max ms | best MB/s | best vs ours |")
+      print("|---|---:|---:|---:|---:|---:|---:|---:|")
+      const best = (r: Speed.Result) => input.bytes.length / 1e6 / (Math.min(...r.times) / 1000)
+      for (const r of results) {
+        print(`| ${r.contender.name} | ${fixed(r.median, 1)} | ${fixed(r.megabytesPerSecond, 2)} | ` +
+          `${Math.round(r.eventsPerSecond).toLocaleString("en-US")} | ` +
+          `${ours === undefined ? "–" : ratio(r.megabytesPerSecond / ours.megabytesPerSecond)} | ` +
+          `${fixed(Math.min(...r.times), 1)}–${fixed(Math.max(...r.times), 1)} | ${fixed(best(r), 2)} | ` +
+          `${ours === undefined ? "–" : ratio(best(r) / best(ours))} |`)
+      }
+      if (floor !== undefined) {
+        print()
+        for (const r of results.filter((r) => r.contender.id.startsWith("ours"))) {
+          print(`- ${r.contender.name} vs the floor: ${ratio(r.megabytesPerSecond / floor.megabytesPerSecond)} ` +
+            `(best: ${ratio(best(r) / best(floor))})`)
+        }
+      }
+      const openai = results.find((r) => r.contender.id === "openai")
+      const decode = results.find((r) => r.contender.id === "ours-decode")
+      if (ours !== undefined && openai !== undefined && floor !== undefined) {
+        const target = (met: boolean) => (met ? "met" : "not met")
+        print(`- targets: decode + aggregate >= 2x openai: ${target(ours.megabytesPerSecond >= 2 * openai.megabytesPerSecond)}; ` +
+          `>= 0.5x floor: ${target(ours.megabytesPerSecond >= 0.5 * floor.megabytesPerSecond)}` +
+          (decode === undefined ? "" : `; decode only >= 0.6x floor: ${target(decode.megabytesPerSecond >= 0.6 * floor.megabytesPerSecond)}`))
+      }
+    }
+  }
+
+  if (!flags["no-memory"]) {
+    progress(`memory: one child process per contender and mode on a ${Input.megabytes(bytes)} stream`)
+    try {
+      const modes: ReadonlyArray<Memory.Mode> = quick ? ["live"] : ["live", "sampled"]
+      // --quick keeps the child-process path alive with two children; the speed rounds checked every text.
+      const memoryIds = contenders.map((c) => c.id).filter((id) => !quick || id === "ours" || id === "openai")
+      const results = await Memory.measure(memoryIds, bytes, modes)
+      print()
+      print(`### Peak heap growth: generated stream of ${Input.megabytes(inputs[1]!.bytes.length)}, one fresh process per contender and mode`)
+      print()
+      print("live: full GC before each sample (memory held); sampled: no forced GC (garbage included, capped by the young generation).")
+      print()
+      print(`| contender | ${modes.map((mode) => `peak ${mode} | vs openai`).join(" | ")} | retained after GC |`)
+      print(`|---|${modes.map(() => "---:|---:").join("|")}|---:|`)
+      for (const contender of contenders.filter((c) => memoryIds.includes(c.id))) {
+        const cells = modes.map((mode) => {
+          const r = results.find((r) => r.id === contender.id && r.mode === mode)
+          const openai = results.find((r) => r.id === "openai" && r.mode === mode)
+          return r === undefined ? "– | –" : `${mib(r.peak)} | ${openai === undefined ? "–" : ratio(r.peak / openai.peak)}`
+        })
+        const live = results.find((r) => r.id === contender.id && r.mode === modes[0])
+        print(`| ${contender.name} | ${cells.join(" | ")} | ${live === undefined ? "–" : mib(live.retained)} |`)
+      }
+    } catch (error) {
+      failed = true
+      print()
+      print(`**FAILED** memory: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  if (!flags["no-aggregation"]) {
+    const [small, large, repeats] = quick ? [1_000, 10_000, 2] : [10_000, 100_000, 15]
+    progress(`aggregation: ${small} vs ${large} deltas`)
+    try {
+      const results = Aggregation.measure(small, large, repeats)
+      print()
+      print(`### Aggregation cost (MessageAggregator), ${repeats} runs each after one warm-up run`)
+      print()
+      print(`| deltas | path | ${small.toLocaleString("en-US")}: median ms | ${large.toLocaleString("en-US")}: median ms | ` +
+        `ratio of medians (linear: ${large / small}x) | ${small.toLocaleString("en-US")}: best ms | ` +
+        `${large.toLocaleString("en-US")}: best ms | ratio of bests |`)
+      print("|---|---|---:|---:|---:|---:|---:|---:|")
+      for (const r of results) {
+        print(`| ${r.kind} | ${r.path === "fold" ? "fromIterable" : "aggregate(Stream)"} | ${fixed(r.small.median, 2)} | ` +
+          `${fixed(r.large.median, 2)} | ${ratio(r.large.median / r.small.median)} | ${fixed(r.small.best, 2)} | ` +
+          `${fixed(r.large.best, 2)} | ${ratio(r.large.best / r.small.best)} |`)
+      }
+    } catch (error) {
+      failed = true
+      print()
+      print(`**FAILED** aggregation: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  if (failed) {
+    progress("FAILED: a contender did not produce the expected final text (see the report)")
+    process.exitCode = 1
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`)
+  process.exitCode = 1
+})

@@ -1,0 +1,291 @@
+/**
+ * Framing of a protocol's text input into payloads, and the channel that feeds them to a protocol decoder.
+ *
+ * A framer turns text given in pieces cut anywhere into the payloads those pieces complete: SSE `data`
+ * (through the `@effect/experimental/Sse` parser, fed one whole line at a time), line-JSON lines, or
+ * either, chosen by the first line of a capture. Lines end at LF, CRLF (also when cut between two pieces)
+ * or CR; a leading BOM is dropped. Every framer is incremental: it keeps at most one partial line between
+ * calls, bounded by `maxEventSize`.
+ *
+ * Lines are split here, not by the SSE parser: fed larger pieces, the parser rescans its buffer from the
+ * start for every line (quadratic in the size of the piece), and it misreads a CRLF split between two
+ * pieces. `Sse.makeChannel` is not used either: it hands events over through a mailbox (a fiber hand-off
+ * every few events) and turns an oversized event into a defect, where here it is a `MalformedOutput`.
+ *
+ * @since 0.1.0
+ */
+import { AiError } from "@effect-responses/core"
+import * as Sse from "@effect/experimental/Sse"
+import * as Channel from "effect/Channel"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import { LineSplitter, tooLarge } from "./internal/lineSplitter.js"
+
+/**
+ * An incremental framer. Both methods append the payloads completed so far to `payloads`, and to `lines`
+ * the 1-based line of the input where each one's data starts (left empty when lines are unknown, as for
+ * already-framed input). They return a framing error (an event over the size bound, as `MalformedOutput`
+ * naming the line), after which the framer must not be used.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Framer {
+  /** Frames the next piece of text. */
+  readonly push: (text: string, payloads: Array<string>, lines: Array<number>) => AiError.MalformedOutput | undefined
+  /** The input ended: appends what is still pending. */
+  readonly end: (payloads: Array<string>, lines: Array<number>) => AiError.MalformedOutput | undefined
+}
+
+/**
+ * The default bound on one event (SSE event data, or one line of line-JSON): 16 MiB, in UTF-16 code units.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
+
+/**
+ * The framer of already-framed input: every piece of text is one payload, lines unknown.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeDataFramer = (): Framer => ({
+  push: (text, payloads) => {
+    payloads.push(text)
+    return undefined
+  },
+  end: () => undefined
+})
+
+/**
+ * The framer of line-JSON (one payload per line that is not blank, trimmed). A line longer than
+ * `maxEventSize` UTF-16 code units fails with `MalformedOutput`. A last line without its line ending is
+ * still a payload.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeLineFramer = (maxEventSize: number): Framer => {
+  const splitter = new LineSplitter(maxEventSize)
+  let payloads: Array<string> = []
+  let lines: Array<number> = []
+  const onLine = (line: string, lineNumber: number): undefined => {
+    const data = line.trim()
+    if (data !== "") {
+      payloads.push(data)
+      lines.push(lineNumber)
+    }
+    return undefined
+  }
+  return {
+    push: (text, p, l) => {
+      payloads = p
+      lines = l
+      return splitter.push(text, onLine)
+    },
+    end: (p, l) => {
+      payloads = p
+      lines = l
+      const pending = splitter.takePending()
+      if (pending !== undefined) onLine(pending[0], pending[1])
+      return undefined
+    }
+  }
+}
+
+/**
+ * The framer of SSE text: the `data` of every event (multi-line data joined with `\n`, as the SSE rules
+ * say), with the line where the event's data starts. Comments and the `event:`, `id:` and `retry:` fields
+ * are dropped. An event larger than `maxEventSize` UTF-16 code units fails with `MalformedOutput`. At the
+ * end of the input, an event whose lines all ended is dispatched even without the blank line that should
+ * close it; a last line without its line ending was cut off and is dropped with its event.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeSseFramer = (maxEventSize: number): Framer => {
+  const splitter = new LineSplitter(maxEventSize)
+  let payloads: Array<string> = []
+  let lines: Array<number> = []
+  /** The line where the data of the event being read starts. */
+  let dataLine: number | undefined
+  /** Whether the event being read has lines (so that the end of the input may dispatch it). */
+  let pendingEvent = false
+  const parser = Sse.makeParser((event) => {
+    if (event._tag === "Event") {
+      payloads.push(event.data)
+      lines.push(dataLine ?? splitter.line)
+    }
+  }, { maxEventSize })
+  const onLine = (line: string, lineNumber: number): AiError.MalformedOutput | undefined => {
+    if (line === "") {
+      pendingEvent = false
+    } else {
+      pendingEvent = true
+      if (dataLine === undefined && line.startsWith("data")) dataLine = lineNumber
+    }
+    const error = parser.feed(`${line}\n`)
+    if (line === "") dataLine = undefined
+    return error === undefined ? undefined : tooLarge(maxEventSize, dataLine ?? lineNumber)
+  }
+  return {
+    push: (text, p, l) => {
+      payloads = p
+      lines = l
+      return splitter.push(text, onLine)
+    },
+    end: (p, l) => {
+      payloads = p
+      lines = l
+      // A last line without its line ending was cut off: dropped with its event. An event whose lines all
+      // ended is dispatched even without the blank line that should close it.
+      if (splitter.takePending() === undefined && pendingEvent) return onLine("", splitter.line + 1)
+      return undefined
+    }
+  }
+}
+
+/**
+ * Whether capture text starts as SSE (a field or a comment); anything else is read as line-JSON, so that
+ * text of neither format fails on its first line as malformed JSON.
+ */
+const startsAsSse = (first: string): boolean => /^(?::|(?:event|data|id|retry)(?::|[ \t]*(?:\r|\n|$)))/.test(first)
+
+/**
+ * The framer of a capture file's text, raw SSE or line-JSON, told apart by the first line that is not
+ * blank: an SSE field (`data`, `event`, `id`, `retry`) or comment (`:`) means SSE (`makeSseFramer`),
+ * anything else line-JSON (`makeLineFramer`). Undecided input is buffered, at most `maxEventSize`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeCaptureFramer = (maxEventSize: number): Framer => {
+  let framer: Framer | undefined
+  let head = ""
+  const choose = (first: string): Framer =>
+    startsAsSse(first) ? makeSseFramer(maxEventSize) : makeLineFramer(maxEventSize)
+  return {
+    push: (text, payloads, lines) => {
+      if (framer !== undefined) return framer.push(text, payloads, lines)
+      head += text
+      const first = head.replace(/^\uFEFF/, "").trimStart()
+      // Undecided until the first line that is not blank has ended, or is long enough to tell.
+      if (!/[\r\n]/.test(first) && first.length < 7) {
+        if (head.length > maxEventSize) return tooLarge(maxEventSize, 1)
+        return undefined
+      }
+      framer = choose(first)
+      const buffered = head
+      head = ""
+      return framer.push(buffered, payloads, lines)
+    },
+    end: (payloads, lines) => {
+      if (framer === undefined) {
+        const first = head.replace(/^\uFEFF/, "").trimStart()
+        if (first === "") return undefined
+        framer = choose(first)
+        const error = framer.push(head, payloads, lines)
+        if (error !== undefined) return error
+      }
+      return framer.end(payloads, lines)
+    }
+  }
+}
+
+/**
+ * A log line a decoder asks for: the channel runs it (`Effect.logDebug` / `Effect.logWarning`) after the
+ * elements of the chunk that produced it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LogEntry {
+  readonly level: "Debug" | "Warning"
+  readonly message: string
+}
+
+/**
+ * A synchronous protocol decoder, one payload at a time. `feed` pushes the elements a payload yields onto
+ * `out` and returns the error that ends the stream, if any; `end` does the same when the input ends;
+ * `takeLogs` hands over the log lines collected since the last call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PayloadDecoder<A, D> {
+  readonly feed: (data: string, out: Array<A>) => D | undefined
+  readonly end: (out: Array<A>) => D | undefined
+  readonly takeLogs: () => ReadonlyArray<LogEntry>
+}
+
+const runLogs = (logs: ReadonlyArray<LogEntry>): Effect.Effect<void> =>
+  Effect.forEach(
+    logs,
+    (entry) => entry.level === "Debug" ? Effect.logDebug(entry.message) : Effect.logWarning(entry.message),
+    { discard: true }
+  )
+
+/**
+ * The decoding channel: chunks of text in, chunks of decoded elements out. Each run makes its own framer
+ * and decoder; every piece of text goes through the framer, every payload it completes through the
+ * decoder, in one synchronous pass per chunk of the stream. The elements of a chunk are written before the
+ * error that ends it, and a decoder's `MalformedOutput` gets the `line` the framer knows for its payload.
+ * Errors: the decoder's (`D`), the framer's `MalformedOutput`, and the upstream's (`E`), passed through.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeChannel = <A, D extends AiError.AiError, E>(
+  makeFramer: () => Framer,
+  makeDecoder: () => PayloadDecoder<A, D>
+): Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<string>, E | D | AiError.MalformedOutput, E, unknown, unknown> =>
+  Channel.suspend(() => {
+    type Out = Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<string>, E | D | AiError.MalformedOutput, E, unknown, unknown>
+    const framer = makeFramer()
+    const decoder = makeDecoder()
+    const payloads: Array<string> = []
+    const lines: Array<number> = []
+    const emit = (out: Array<A>, error: D | AiError.MalformedOutput | undefined, next: Out): Out => {
+      let result: Out = error === undefined ? next : Channel.fail(error)
+      if (out.length > 0) result = Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), result)
+      const logs = decoder.takeLogs()
+      if (logs.length > 0) result = Channel.zipRight(Channel.fromEffect(runLogs(logs)), result)
+      return result
+    }
+    /** Decodes the framed payloads, then the framing error if any. */
+    const drain = (
+      out: Array<A>,
+      framing: AiError.MalformedOutput | undefined
+    ): D | AiError.MalformedOutput | undefined => {
+      let error: D | AiError.MalformedOutput | undefined
+      for (let i = 0; error === undefined && i < payloads.length; i++) {
+        error = decoder.feed(payloads[i]!, out)
+        const line = lines[i]
+        if (error !== undefined && error._tag === "MalformedOutput" && line !== undefined) {
+          error = new AiError.MalformedOutput({ ...error, line })
+        }
+      }
+      payloads.length = 0
+      lines.length = 0
+      return error ?? framing
+    }
+    const loop: Out = Channel.readWithCause({
+      onInput: (input: Chunk.Chunk<string>) => {
+        const out: Array<A> = []
+        let error: D | AiError.MalformedOutput | undefined
+        for (const text of input) {
+          error = drain(out, framer.push(text, payloads, lines))
+          if (error !== undefined) break
+        }
+        return emit(out, error, loop)
+      },
+      onFailure: (cause) => Channel.failCause(cause),
+      onDone: () => {
+        const out: Array<A> = []
+        return emit(out, drain(out, framer.end(payloads, lines)) ?? decoder.end(out), Channel.void)
+      }
+    })
+    return loop
+  })

@@ -1,0 +1,89 @@
+/**
+ * `Framing`: the framers give the same payloads however the text is cut, and the decoding channel feeds
+ * them to a payload decoder.
+ */
+import { AiError } from "@effect-responses/core"
+import { Framing } from "@effect-responses/wire"
+import { assert, describe, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as FastCheck from "effect/FastCheck"
+import * as Stream from "effect/Stream"
+
+const frame = (framer: Framing.Framer, pieces: ReadonlyArray<string>) => {
+  const payloads: Array<string> = []
+  const lines: Array<number> = []
+  for (const piece of pieces) {
+    const error = framer.push(piece, payloads, lines)
+    if (error !== undefined) return { payloads, lines, error }
+  }
+  return { payloads, lines, error: framer.end(payloads, lines) }
+}
+
+const SSE = "\uFEFFevent: a\r\ndata: {\"n\":1}\r\n\r\n: comment\rdata: {\"n\":2}\r\rdata: one\ndata: two\n\n"
+
+describe("Framing", () => {
+  it("an SSE framer reads CRLF, lone CR, a BOM and multi-line data, with the line each event's data starts", () => {
+    const { error, lines, payloads } = frame(Framing.makeSseFramer(1024), [SSE])
+    assert.isUndefined(error)
+    assert.deepStrictEqual(payloads, ["{\"n\":1}", "{\"n\":2}", "one\ntwo"])
+    assert.deepStrictEqual(lines, [2, 5, 7])
+  })
+
+  it.prop("any split of SSE text (a CRLF cut in two included) gives the same payloads", [
+    FastCheck.array(FastCheck.integer({ min: 0, max: SSE.length }), { maxLength: 8 })
+  ], ([cuts]) => {
+    const points = [...new Set(cuts)].sort((a, b) => a - b)
+    const pieces = [0, ...points].map((start, i) => SSE.slice(start, [...points, SSE.length][i]))
+    assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), pieces).payloads, ["{\"n\":1}", "{\"n\":2}", "one\ntwo"])
+  })
+
+  it("an SSE event whose lines all ended is dispatched at the end without its blank line; a cut-off line is not", () => {
+    assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\n"]).payloads, ["x"])
+    assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\n\ndata: y"]).payloads, ["x"])
+  })
+
+  it("an event over maxEventSize fails with MalformedOutput naming the bound and the line", () => {
+    const { error } = frame(Framing.makeSseFramer(8), ["data: 1\n\n", "data: 0123456789\n\n"])
+    assert.instanceOf(error, AiError.MalformedOutput)
+    assert.strictEqual(error?.line, 3)
+    assert.include(error?.description, "exceeds 8 characters")
+  })
+
+  it("a capture framer tells SSE from line-JSON by the first line that is not blank", () => {
+    assert.deepStrictEqual(frame(Framing.makeCaptureFramer(1024), ["\n{\"a\":1}\n", " {\"b\":2}"]).payloads, [
+      "{\"a\":1}",
+      "{\"b\":2}"
+    ])
+    assert.deepStrictEqual(frame(Framing.makeCaptureFramer(1024), ["da", "ta: {\"a\":1}\n\n"]).payloads, ["{\"a\":1}"])
+  })
+
+  it.effect("decodeChannel: elements before the error, MalformedOutput with the payload's line, logs run", () =>
+    Effect.gen(function*() {
+      const makeDecoder = (): Framing.PayloadDecoder<number, AiError.MalformedOutput> => ({
+        feed: (data, out) => {
+          const n = Number(data)
+          if (Number.isNaN(n)) return new AiError.MalformedOutput({ description: "not a number" })
+          out.push(n)
+          return undefined
+        },
+        end: () => undefined,
+        takeLogs: () => []
+      })
+      const decode = (text: string) =>
+        Stream.make(text).pipe(
+          Stream.pipeThroughChannel(Framing.decodeChannel(() => Framing.makeSseFramer(1024), makeDecoder)),
+          Stream.runCollect,
+          Effect.either
+        )
+      const ok = yield* decode("data: 1\n\ndata: 2\n\n")
+      assert.deepStrictEqual(Either.map(ok, Chunk.toReadonlyArray), Either.right([1, 2]))
+      const bad = yield* decode("data: 1\n\n\ndata: x\n\n")
+      assert.isTrue(Either.isLeft(bad))
+      if (Either.isLeft(bad)) {
+        assert.instanceOf(bad.left, AiError.MalformedOutput)
+        assert.strictEqual(bad.left.line, 4)
+      }
+    }))
+})
