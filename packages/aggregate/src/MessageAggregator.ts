@@ -15,7 +15,8 @@
  *    the same rule (what it still brings is appended, its attributes, payload and annotations taken);
  *    any other complete part replaces its slot, and so does a complete part marked `replace: true` (a
  *    snapshot that contradicts the deltas: the snapshot wins) and a complete media or unknown part (the
- *    item itself after its progress previews);
+ *    item itself after its progress previews); a `replace: true` part's attributes are still merged over
+ *    the slot's, so an attribute only the earlier updates carried (a phase) is kept;
  * 4b. partial media and unknown parts are previews (hosted-tool progress, partial images): the newest
  *    stands for the item, except that a media preview without content (a status update) keeps the image
  *    of the preview before it;
@@ -289,6 +290,10 @@ const updateSlot = (slot: Slot | undefined, update: StreamPart.PartUpdate): Slot
   const sameType = slot !== undefined && slot.last.type === part.type
   if (update.partial) {
     return merge(sameType ? slot : emptySlot(part), part, true)
+  }
+  if (update.replace === true && sameType) {
+    // the snapshot's content wins; attributes it leaves out (e.g. a phase given only at output_item.added) stay
+    return merge({ ...emptySlot(part), attributes: slot.attributes }, part, false)
   }
   if (update.replace === true || part.type === "media" || part.type === "unknown") {
     return merge(emptySlot(part), part, false)

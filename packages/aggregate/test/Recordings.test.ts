@@ -6,7 +6,7 @@
  * recording as abridged or anonymised upstream, the test names the deviation and asserts how it is handled.
  */
 import { MessageAggregator } from "@effect-responses/aggregate"
-import { AiError, type ModelResponse, type Part, type StreamPart } from "@effect-responses/core"
+import { AiError, type ModelResponse, Part, type StreamPart } from "@effect-responses/core"
 import { ResponsesOutput, ResponsesStream } from "@effect-responses/responses"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
@@ -186,8 +186,17 @@ describe("aggregating every recorded stream equals decoding its terminal respons
           assert.strictEqual(got.finishReason, want.finishReason)
           assert.strictEqual(got.incompleteReason, want.incompleteReason)
           expect(got.usage).toStrictEqual(want.usage)
+          // ContradictingSnapshot (anonymised upstream): the phase given at output_item.added is missing from the
+          // done and terminal items; the replacing snapshot keeps it, like any completing part does.
+          const wantParts = deviation?._tag === "ContradictingSnapshot"
+            ? want.message.parts.map((part, slot) =>
+              slot === deviation.outputIndex && part.type === "text"
+                ? new Part.TextPart({ ...part, attributes: { ...part.attributes, phase: "final_answer" } })
+                : part
+            )
+            : want.message.parts
           expect(got.message.parts.map((part) => comparable(part, withoutItemId))).toStrictEqual(
-            want.message.parts.map((part) => comparable(part, withoutItemId))
+            wantParts.map((part) => comparable(part, withoutItemId))
           )
           got.message.parts.forEach((part, slot) => {
             const wantPart = want.message.parts[slot]!

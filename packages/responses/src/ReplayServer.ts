@@ -185,9 +185,32 @@ export const make = (options: Options): Effect.Effect<Service, never, HttpServer
         return HttpServerResponse.text(Capture.toSse(response), { contentType: "text/event-stream" })
       }
       const terminal = Capture.terminalEvent(response)
-      return HttpServerResponse.unsafeJson(terminal?.json.response ?? {})
+      return terminal === undefined ? unfinished(response) : HttpServerResponse.unsafeJson(terminal.json.response)
     }
   })
+
+/**
+ * The non-streaming answer for a recorded response without a terminal event: the recorded `error` event as
+ * an HTTP 500 in OpenAI's error shape (flat `{code, message, param}` or nested `{error: {…}}`), or, when
+ * the recording simply stops, a 500 saying so.
+ */
+const unfinished = (response: Capture.CapturedResponse): HttpServerResponse.HttpServerResponse => {
+  const event = response.events.findLast((e) => e.type === "error")?.json
+  const error = event === undefined ? undefined : isObject(event.error) ? event.error : event
+  return HttpServerResponse.unsafeJson(
+    {
+      error: {
+        message: typeof error?.message === "string"
+          ? error.message
+          : `the recording of response ${response.id} ends without a terminal event`,
+        type: typeof error?.type === "string" && error.type !== "error" ? error.type : "server_error",
+        param: error?.param ?? null,
+        code: error?.code ?? null
+      }
+    },
+    { status: 500 }
+  )
+}
 
 /**
  * `make` as a layer.

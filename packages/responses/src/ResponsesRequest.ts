@@ -159,7 +159,9 @@ export type TextFormat =
  * - `temperature`, `topP`, `maxOutputTokens` (tokens), `reasoning`, `text` (`verbosity`, `format`),
  *   `parallelToolCalls`, `maxToolCalls`, `truncation`, `serviceTier`, `promptCacheKey`,
  *   `safetyIdentifier`, `metadata`: the `CreateResponse` fields of the same meaning (snake_case on the wire).
- * - `extraBody`: fields merged into the body last (they win over everything above).
+ * - `extraBody`: fields merged into the body last (they win over everything above), except those that would
+ *   make the call stateful or replace the mapped prompt (`store`, `previous_response_id`, `conversation`,
+ *   `input`, `stream`, `background`): naming one fails with `InvalidPrompt`.
  *
  * @since 0.1.0
  * @category models
@@ -291,11 +293,23 @@ export const fromPrompt = (
     if (options.promptCacheKey !== undefined) body.prompt_cache_key = options.promptCacheKey
     if (options.safetyIdentifier !== undefined) body.safety_identifier = options.safetyIdentifier
     if (options.metadata !== undefined) body.metadata = options.metadata
-    if (options.extraBody !== undefined) Object.assign(body, options.extraBody)
+    if (options.extraBody !== undefined) {
+      const stateful = STATEFUL_FIELDS.filter((key) => key in options.extraBody!)
+      if (stateful.length > 0) {
+        return yield* invalid(
+          `extraBody may not set ${stateful.join(", ")}: this client is stateless (every call sends the whole prompt ` +
+            "with \"store\": false)"
+        )
+      }
+      Object.assign(body, options.extraBody)
+    }
     return body as RequestBody
   })
 
 const invalid = (description: string) => Effect.fail(new AiError.InvalidPrompt({ description }))
+
+/** Body fields that would make a call stateful or replace what the prompt mapping wrote. */
+const STATEFUL_FIELDS = ["store", "previous_response_id", "conversation", "input", "stream", "background"] as const
 
 // ---------------------------------------------------------------------------------------------------------
 // user messages

@@ -111,3 +111,30 @@ describe("ReplayServer", () => {
       )
     ))
 })
+
+describe("ReplayServer, a recording that ends without a terminal event", () => {
+  // the error-event recording (vercel/ai, Apache-2.0) without its final response.failed line
+  const lines = readFixture("responses-sse/vai-openai-error-event-response-failed.chunks.txt").trim().split("\n")
+  const truncated = Effect.runSync(
+    Capture.parse(lines.filter((line) => !line.includes("\"response.failed\"")).join("\n"), "error-event")
+  )
+
+  it.effect("answers a non-streaming request with the recorded error event as a 500 in OpenAI's shape", () =>
+    Effect.gen(function*() {
+      const answer = yield* post({ model: "gpt-5-nano", store: false, input: [], stream: false })
+      assert.strictEqual(answer.status, 500)
+      const error = JSON.parse(answer.text).error
+      assert.strictEqual(error.code, "insufficient_quota")
+      assert.strictEqual(error.type, "insufficient_quota") // the nested shape of the recorded event
+      assert.include(error.message, "quota")
+    }).pipe(
+      Effect.provide(
+        Layer.mergeAll(
+          ReplayServer.layer({ capture: truncated }).pipe(
+            Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+          ),
+          NodeHttpClient.layerUndici
+        )
+      )
+    ))
+})

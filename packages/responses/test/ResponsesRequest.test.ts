@@ -218,11 +218,11 @@ describe("ResponsesRequest", () => {
           verbosity: "low",
           format: { type: "json_schema", name: "answer", schema: Schema.Struct({ value: Schema.Number }), strict: true }
         },
-        extraBody: { store: true, user: "u1" }
+        extraBody: { user: "u1", temperature: 0.3 }
       })
       assert.isUndefined(body.include)
       expect(body.tool_choice).toStrictEqual({ type: "function", name: "calculator" })
-      assert.strictEqual(body.temperature, 0.2)
+      assert.strictEqual(body.temperature, 0.3) // extraBody last
       assert.strictEqual(body.top_p, 0.9)
       assert.strictEqual(body.max_output_tokens, 256)
       expect(body.reasoning).toStrictEqual({ effort: "low", summary: "auto" })
@@ -241,8 +241,19 @@ describe("ResponsesRequest", () => {
           }
         }
       })
-      assert.strictEqual(body.store, true)
+      assert.strictEqual(body.store, false)
       assert.strictEqual(body.user, "u1")
+    }))
+
+  it.effect("extraBody cannot make the call stateful or replace the prompt", () =>
+    Effect.gen(function*() {
+      for (const key of ["store", "previous_response_id", "conversation", "input", "stream", "background"]) {
+        const error = yield* Effect.flip(
+          ResponsesRequest.fromPrompt(Prompt.user("hi"), { model: "m", extraBody: { [key]: true, user: "u1" } })
+        )
+        assert.strictEqual(error._tag, "InvalidPrompt")
+        assert.include(error.message, `extraBody may not set ${key}`)
+      }
     }))
 
   it.effect("invalid prompts fail with InvalidPrompt before any request", () =>
