@@ -1,7 +1,9 @@
 /**
  * Aggregation cost: the time `MessageAggregator` takes to fold n text deltas, and n tool call argument
  * deltas, into one message, for a small and a large n. A linear fold takes about `large / small` times as
- * long for the large n (10x for 10k vs 100k).
+ * long for the large n (10x for 10k vs 100k). The harness runs it in a fresh child process: after the
+ * throughput rounds, a heap full of their old objects makes every GC of the large run dearer and the ratio
+ * meaningless.
  *
  * @since 0.1.0
  */
@@ -76,10 +78,8 @@ const time = (
   repeats: number
 ): Timing => {
   const { elements: input, expected } = elements(kind, n)
-  const gc = (globalThis as { readonly gc?: () => void }).gc
   const times: Array<number> = []
   for (let r = 0; r < repeats + 1; r++) {
-    gc?.()
     const start = performance.now()
     const responses = path === "fold"
       ? MessageAggregator.fromIterable(input)

@@ -84,7 +84,32 @@ export const child = async (id: string, bytes: number, mode: Mode): Promise<void
   process.stdout.write(`${JSON.stringify({ ...result, held: text.length })}\n`)
 }
 
-const CHILD = fileURLToPath(new URL("./memoryChild.ts", import.meta.url))
+const CHILD = fileURLToPath(new URL("./child.ts", import.meta.url))
+
+/**
+ * Runs `child.ts` with `args` in a fresh process with the flags of this one (the `tsx` loader, not
+ * `--cpu-prof`) plus `--expose-gc`; its last line of output, parsed as JSON. Fails when the child fails.
+ *
+ * @since 0.1.0
+ * @category child
+ */
+export const runChild = (args: ReadonlyArray<string>): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [...process.execArgv.filter((flag) => !flag.startsWith("--cpu-prof")), "--expose-gc", CHILD, ...args],
+      { maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error !== null) return reject(new Error(`child ${args.join(" ")} failed: ${error.message}\n${stderr}`))
+        const line = stdout.trim().split("\n").at(-1) ?? ""
+        try {
+          resolve(JSON.parse(line))
+        } catch {
+          reject(new Error(`child ${args.join(" ")}: unexpected output ${line.slice(0, 200)}`))
+        }
+      }
+    )
+  })
 
 /**
  * The parent side: runs one fresh child process per contender, one after the other, with the flags of this
@@ -100,24 +125,12 @@ export const measure = async (
 ): Promise<ReadonlyArray<Result>> => {
   const results: Array<Result> = []
   for (const mode of modes) for (const id of ids) {
-    const stdout = await new Promise<string>((resolve, reject) => {
-      execFile(
-        process.execPath,
-        [...process.execArgv.filter((flag) => !flag.startsWith("--cpu-prof")), "--expose-gc", CHILD, id, String(bytes), mode],
-        { maxBuffer: 1024 * 1024 },
-        (error, stdout, stderr) => {
-          if (error !== null) reject(new Error(`memory child for ${id} failed: ${error.message}\n${stderr}`))
-          else resolve(stdout)
-        }
-      )
-    })
-    const line = stdout.trim().split("\n").at(-1) ?? ""
-    const parsed: unknown = JSON.parse(line)
+    const parsed = await runChild(["memory", id, String(bytes), mode])
     if (
       typeof parsed !== "object" || parsed === null || !("peak" in parsed) || typeof parsed.peak !== "number" ||
       !("retained" in parsed) || typeof parsed.retained !== "number" || !("name" in parsed) ||
       typeof parsed.name !== "string"
-    ) throw new Error(`memory child for ${id}: unexpected output ${line.slice(0, 200)}`)
+    ) throw new Error(`memory child for ${id}: unexpected output ${JSON.stringify(parsed).slice(0, 200)}`)
     results.push({ id, name: parsed.name, mode, peak: parsed.peak, retained: parsed.retained })
   }
   return results

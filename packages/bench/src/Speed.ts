@@ -1,7 +1,8 @@
 /**
  * Throughput: every contender decodes the same input, interleaved (the order rotates every round so that
- * no contender always runs right after another's garbage), after a warm-up, with a full GC before each
- * timed run when `--expose-gc` is given.
+ * no contender always runs right after another's garbage), after a warm-up. No GC is forced between runs:
+ * a full GC shrinks the young generation, and the next run then pays for growing it again (it halved the
+ * throughput of ours and of the `openai` SDK on the 5 MB stream), which no long-running process sees.
  *
  * @since 0.1.0
  */
@@ -47,8 +48,6 @@ export interface Options {
   readonly warmup: number
   readonly iterations: number
 }
-
-const gc: (() => void) | undefined = (globalThis as { readonly gc?: () => void }).gc
 
 /**
  * The median of a non-empty list.
@@ -107,7 +106,6 @@ export const measure = async (
   for (let round = 0; round < options.iterations; round++) {
     for (let k = 0; k < contenders.length; k++) {
       const index = (k + round) % contenders.length
-      gc?.()
       times[index]!.push(await runOnce(contenders[index]!, input))
     }
   }

@@ -1,12 +1,12 @@
 /**
  * The benchmark harness (issue 8): throughput of every contender on the recorded stream and on a ~5 MB
  * stream generated from it, peak heap growth per contender in fresh child processes, and the aggregation
- * cost at 10k vs 100k deltas. Prints a Markdown report on stdout (progress on stderr) and exits non-zero
+ * cost at 10k vs 100k deltas (in a child process too). Prints a Markdown report on stdout (progress on stderr) and exits non-zero
  * when a contender ends with a wrong final text.
  *
  * ```sh
- * npx tsx --expose-gc packages/bench/src/main.ts            # full run (a few minutes)
- * npx tsx --expose-gc packages/bench/src/main.ts --quick    # CI: small inputs, few rounds (asserts results only)
+ * npx tsx packages/bench/src/main.ts            # full run (a few minutes; `npm run bench`)
+ * npx tsx packages/bench/src/main.ts --quick    # CI: small inputs, few rounds (asserts results only)
  * npx tsx packages/bench/src/main.ts --only=ours --no-memory --no-aggregation   # e.g. under --cpu-prof
  * ```
  *
@@ -53,14 +53,13 @@ const ratio = (value: number) => `${value.toFixed(value < 0.1 ? 3 : 2)}x`
 const mib = (value: number) => `${(value / 1024 / 1024).toFixed(2)} MiB`
 
 const main = async () => {
-  const gcExposed = typeof (globalThis as { readonly gc?: unknown }).gc === "function"
   const cpus = os.cpus()
   print(`## Run of ${new Date().toISOString()}${quick ? " (--quick: smoke run, numbers not meaningful)" : ""}`)
   print()
   print(`- Node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? "?"}), ` +
     `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(", ")}`)
   print(`- bodies delivered from memory as a \`ReadableStream\` of ${Input.CHUNK_SIZE / 1024} KiB chunks; contenders interleaved ` +
-    `(rotating order)${gcExposed ? ", full GC before each timed run" : " (run with --expose-gc to GC between runs)"}`)
+    "(rotating order), no GC forced between runs")
 
   const inputs = [Input.fixture(), Input.generated(bytes)]
   const contenders = await Contenders.make(ids)
@@ -146,10 +145,10 @@ const main = async () => {
   }
 
   if (!flags["no-aggregation"]) {
-    const [small, large, repeats] = quick ? [1_000, 10_000, 2] : [10_000, 100_000, 15]
-    progress(`aggregation: ${small} vs ${large} deltas`)
+    const [small, large, repeats] = quick ? [1_000, 10_000, 2] : [10_000, 100_000, 41]
+    progress(`aggregation: ${small} vs ${large} deltas, in a child process`)
     try {
-      const results = Aggregation.measure(small, large, repeats)
+      const results = (await Memory.runChild(["aggregation", String(small), String(large), String(repeats)])) as ReadonlyArray<Aggregation.Result>
       print()
       print(`### Aggregation cost (MessageAggregator), ${repeats} runs each after one warm-up run`)
       print()
