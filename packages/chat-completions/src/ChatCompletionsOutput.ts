@@ -63,10 +63,22 @@ export const incompleteReasonOf = (finishReason: ModelResponse.FinishReason): st
 
 /**
  * A Chat Completions `usage` object -> `Usage`: `prompt_tokens` -> `inputTokens`,
- * `prompt_tokens_details.cached_tokens` -> `cachedInputTokens`, `completion_tokens` -> `outputTokens`,
- * `completion_tokens_details.reasoning_tokens` -> `reasoningTokens`, `total_tokens` -> `totalTokens`
- * (input + output when absent). Missing counts are 0; extra fields (xAI's `cost_in_usd_ticks`,
- * DeepSeek's `prompt_cache_hit_tokens`) are ignored. Anything but an object is `Usage.empty`.
+ * `prompt_tokens_details.cached_tokens` -> `cachedInputTokens`, `completion_tokens` (plus the reasoning
+ * tokens when the server counts them apart, see below) -> `outputTokens`,
+ * `completion_tokens_details.reasoning_tokens` -> `reasoningTokens`, and `totalTokens` = input + output.
+ * Missing counts are 0; extra fields (xAI's `cost_in_usd_ticks`, DeepSeek's `prompt_cache_hit_tokens`) are
+ * ignored. Anything but an object is `Usage.empty`.
+ *
+ * `Usage` counts the reasoning tokens as part of the output tokens (as the Responses `usage` object does).
+ * OpenAI, Azure and DeepSeek do so in `completion_tokens` too (recorded: `total_tokens` = `prompt_tokens` +
+ * `completion_tokens`, with `reasoning_tokens` <= `completion_tokens`). xAI does not: its `completion_tokens`
+ * leaves the reasoning out, and its `total_tokens` adds it (recorded in
+ * `shared/fixtures/chat-sse/vai-chat-xai-reasoning-tool-call.chunks.txt`: `prompt_tokens` 307,
+ * `completion_tokens` 26, `reasoning_tokens` 227, `total_tokens` 560 = 307 + 26 + 227). So the reasoning
+ * tokens are added to `completion_tokens` when the server's own total says they were left out
+ * (`total_tokens` = prompt + completion + reasoning, and not prompt + completion), or, without a total, when
+ * they exceed `completion_tokens` (which an inclusive count cannot). `totalTokens` is then always input +
+ * output, whatever the server's total said.
  *
  * @since 0.1.0
  * @category decoding
@@ -74,15 +86,23 @@ export const incompleteReasonOf = (finishReason: ModelResponse.FinishReason): st
 export const usageFromWire = (usage: unknown): Usage.Usage => {
   if (!isObject(usage)) return Usage.empty
   const inputTokens = numberField(usage, "prompt_tokens") ?? 0
-  const outputTokens = numberField(usage, "completion_tokens") ?? 0
+  const completionTokens = numberField(usage, "completion_tokens") ?? 0
   const promptDetails = objectField(usage, "prompt_tokens_details")
   const completionDetails = objectField(usage, "completion_tokens_details")
+  const reasoningTokens = (completionDetails && numberField(completionDetails, "reasoning_tokens")) ?? 0
+  const total = numberField(usage, "total_tokens")
+  const reasoningApart = reasoningTokens > 0 && (
+    total === undefined
+      ? reasoningTokens > completionTokens
+      : total === inputTokens + completionTokens + reasoningTokens && total !== inputTokens + completionTokens
+  )
+  const outputTokens = reasoningApart ? completionTokens + reasoningTokens : completionTokens
   return new Usage.Usage({
     inputTokens,
     cachedInputTokens: (promptDetails && numberField(promptDetails, "cached_tokens")) ?? 0,
     outputTokens,
-    reasoningTokens: (completionDetails && numberField(completionDetails, "reasoning_tokens")) ?? 0,
-    totalTokens: numberField(usage, "total_tokens") ?? inputTokens + outputTokens
+    reasoningTokens,
+    totalTokens: inputTokens + outputTokens
   })
 }
 

@@ -124,6 +124,10 @@ export type ResponseFormat =
  *   models that reject `system` (o1-mini answers 400 `unsupported_value`).
  * - `replayReasoningContent` (default `false`): send the reasoning of assistant messages back as
  *   `reasoning_content` (some DeepSeek-style backends require it on tool turns; OpenAI rejects it).
+ * - `user`, `promptCacheKey` (`prompt_cache_key`), `serviceTier` (`service_tier`: `auto`, `default`, `flex`,
+ *   `priority`…), `verbosity` (`low`, `medium`, `high`): the request fields of the same meaning, passed as
+ *   given (servers that do not know them usually ignore them; some refuse unknown fields, so they are sent
+ *   only when set).
  * - `includeUsage` (default `true`): on streamed requests, ask for the final usage chunk
  *   (`stream_options: {include_usage: true}`).
  * - `extraBody`: fields merged into the body last (they win over everything above).
@@ -146,6 +150,10 @@ export interface RequestOptions {
   readonly reasoningEffort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | undefined
   readonly systemMessageRole?: "system" | "developer" | undefined
   readonly replayReasoningContent?: boolean | undefined
+  readonly user?: string | undefined
+  readonly promptCacheKey?: string | undefined
+  readonly serviceTier?: string | undefined
+  readonly verbosity?: string | undefined
   readonly includeUsage?: boolean | undefined
   readonly extraBody?: { readonly [key: string]: unknown } | undefined
 }
@@ -216,6 +224,10 @@ export const fromPrompt = (
     if (options.seed !== undefined) body.seed = options.seed
     if (options.reasoningEffort !== undefined) body.reasoning_effort = options.reasoningEffort
     if (options.responseFormat !== undefined) body.response_format = yield* responseFormat(options.responseFormat)
+    if (options.verbosity !== undefined) body.verbosity = options.verbosity
+    if (options.user !== undefined) body.user = options.user
+    if (options.promptCacheKey !== undefined) body.prompt_cache_key = options.promptCacheKey
+    if (options.serviceTier !== undefined) body.service_tier = options.serviceTier
     if (options.extraBody !== undefined) Object.assign(body, options.extraBody)
     return body as RequestBody
   })

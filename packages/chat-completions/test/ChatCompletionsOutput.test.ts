@@ -99,6 +99,43 @@ describe("ChatCompletionsOutput.fromCompletion", () => {
     }))
 })
 
+describe("ChatCompletionsOutput.usageFromWire", () => {
+  const counts = (usage: unknown) => {
+    const u = ChatCompletionsOutput.usageFromWire(usage)
+    return [u.inputTokens, u.cachedInputTokens, u.outputTokens, u.reasoningTokens, u.totalTokens]
+  }
+  const usageChunk = (relative: string): unknown => {
+    const lines = readFixture(relative).split("\n").filter((line) => line.includes("\"usage\":{"))
+    return (JSON.parse(lines[lines.length - 1]!.replace(/^data: /, "")) as { usage: unknown }).usage
+  }
+
+  it("xAI counts reasoning apart from completion_tokens: it is added, and total = input + output", () => {
+    // recorded: prompt 307 (306 cached), completion 26, reasoning 227, total 560 = 307 + 26 + 227
+    expect(counts(usageChunk("chat-sse/vai-chat-xai-reasoning-tool-call.chunks.txt"))).toStrictEqual([307, 306, 253, 227, 560])
+  })
+
+  it("OpenAI, Azure and DeepSeek count reasoning inside completion_tokens: kept as it is", () => {
+    expect(counts(usageChunk("chat-sse/vai-chat-azure-model-router.chunks.txt"))).toStrictEqual([15, 0, 78, 64, 93])
+    expect(counts(usageChunk("chat-sse/pai-chat-deepseek-reasoning-content.sse"))).toStrictEqual([6, 0, 212, 198, 218])
+  })
+
+  it("without total_tokens: reasoning above completion_tokens is apart; the total is input + output", () => {
+    const details = (reasoning: number) => ({ reasoning_tokens: reasoning })
+    expect(counts({ prompt_tokens: 10, completion_tokens: 5, completion_tokens_details: details(20) }))
+      .toStrictEqual([10, 0, 25, 20, 35])
+    expect(counts({ prompt_tokens: 10, completion_tokens: 30, completion_tokens_details: details(20) }))
+      .toStrictEqual([10, 0, 30, 20, 40])
+  })
+
+  it("every recorded usage keeps the invariants: reasoning within output, total = input + output", () => {
+    for (const file of readdirSync(fixturePath("chat-sse"))) {
+      const usage = ChatCompletionsOutput.usageFromWire(usageChunk(`chat-sse/${file}`))
+      expect(usage.reasoningTokens, file).toBeLessThanOrEqual(usage.outputTokens)
+      expect(usage.totalTokens, file).toBe(usage.inputTokens + usage.outputTokens)
+    }
+  })
+})
+
 describe("Chat error bodies", () => {
   it("400 unsupported_value (system role on o1-mini)", () => {
     const error = AiError.httpErrorFromResponse({

@@ -141,6 +141,20 @@ describe("ChatCompletionsRequest.fromPrompt", () => {
       assert.isUndefined(legacy.max_completion_tokens)
     }))
 
+  it.effect("maps user, prompt_cache_key, service_tier and verbosity; sends none of them unless set", () =>
+    Effect.gen(function*() {
+      const body = yield* ChatCompletionsRequest.fromPrompt(Prompt.user("u"), {
+        model: "gpt-4o",
+        user: "end-user-1",
+        promptCacheKey: "cache-1",
+        serviceTier: "flex",
+        verbosity: "low"
+      })
+      expect(body).toMatchObject({ user: "end-user-1", prompt_cache_key: "cache-1", service_tier: "flex", verbosity: "low" })
+      const plain = yield* ChatCompletionsRequest.fromPrompt(Prompt.user("u"), { model: "gpt-4o" })
+      expect(Object.keys(plain).sort()).toStrictEqual(["messages", "model"])
+    }))
+
   it.effect("fails with InvalidPrompt for what Chat Completions cannot take", () =>
     Effect.gen(function*() {
       const imageById = Prompt.make([

@@ -155,7 +155,8 @@ const EXPECTED: Record<string, Expected> = {
     id: "7027d986-3c59-a37a-9a5f-50713e01c8a6",
     model: "grok-3-mini",
     finishReason: "tool_calls",
-    usage: [307, 306, 26, 227, 560],
+    // xAI counts reasoning apart from completion_tokens (26); Usage counts it in the output: 26 + 227
+    usage: [307, 306, 253, 227, 560],
     parts: [
       { type: "reasoning", text: /^First, the user is asking about the weather in San Francisco\./ },
       { type: "tool_call", callId: "call_79382389", name: "weather", arguments: "{\"location\":\"San Francisco\"}" }

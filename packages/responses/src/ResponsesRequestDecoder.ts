@@ -25,12 +25,18 @@
  *
  * What a stateless bridge cannot honour fails with a `RequestError` naming the parameter (HTTP 400 in
  * OpenAI's shape): `previous_response_id`, `conversation`, `prompt` (stored prompt templates),
- * `store: true`, `background: true`, `truncation: "auto"`, `item_reference` items, `input_file` content the
- * upstream cannot take (`inputFiles`), `custom` tools, and input items of unknown types. Unknown top-level
- * fields are ignored. Sampling and bookkeeping options (`temperature`, `top_p`, `max_output_tokens`,
- * `tool_choice`, `parallel_tool_calls`, `reasoning`, `text`, `metadata`, `prompt_cache_key`,
- * `safety_identifier`, `user`, `service_tier`, …) are accepted and kept, and echoed in `echo` whether or not
- * the upstream can use them.
+ * `store: true`, `background: true`, `truncation: "auto"`, `context_management` (server-side compaction),
+ * `moderation` (moderation runs), `top_logprobs` above 0 and `include: ["message.output_text.logprobs"]`
+ * (the part model carries no log probabilities, so they could not be returned), `item_reference` items,
+ * `input_file` content the upstream cannot take (`inputFiles`), `custom` tools, and input items of unknown
+ * types.
+ *
+ * Every other parameter of `CreateResponse` is accepted: sampling and bookkeeping options (`temperature`,
+ * `top_p`, `max_output_tokens`, `max_tool_calls`, `tool_choice`, `parallel_tool_calls`, `reasoning`, `text`,
+ * `metadata`, `prompt_cache_key`, `prompt_cache_retention`, `prompt_cache_options`, `safety_identifier`,
+ * `user`, `service_tier`, `include`, `stream_options`); those a model call can use are kept in `options`,
+ * those the Response object shows are echoed in `echo`, and `parameters` names those the request set, so that a server can tell which of them its upstream cannot
+ * use. Unknown top-level fields (client metadata) are ignored, named in `ignoredFields` and in a debug log.
  *
  * Source: the OpenAI API reference, "Create a model response" (`CreateResponse` in
  * `../shared/spec/openai-openapi.yaml`).
@@ -162,7 +168,7 @@ export type TextFormat =
  * The request's options for the model call, in this project's terms (`undefined` when not given):
  * `temperature`, `topP`, `maxOutputTokens` (tokens), `parallelToolCalls`, `reasoningEffort`,
  * `reasoningSummary`, `textFormat`, `verbosity`, `metadata`, `promptCacheKey`, `safetyIdentifier`,
- * `user`, `serviceTier`, `maxToolCalls`, `topLogprobs`, `include`.
+ * `user`, `serviceTier`, `maxToolCalls`, `topLogprobs`, `include`, `promptCacheRetention`.
  *
  * @since 0.1.0
  * @category models
@@ -184,6 +190,7 @@ export interface ModelOptions {
   readonly maxToolCalls?: number | undefined
   readonly topLogprobs?: number | undefined
   readonly include?: ReadonlyArray<string> | undefined
+  readonly promptCacheRetention?: string | undefined
 }
 
 /**
@@ -195,10 +202,14 @@ export interface ModelOptions {
  * - `namespacedTools`: flattened tool name -> its namespace and name.
  * - `droppedTools`: the `type`s of the built-in tools removed under the `drop` policy.
  * - `options`: the other options (`ModelOptions`).
+ * - `parameters`: the `CreateResponse` parameters the request set (not `null`), in `PARAMETERS` order, with
+ *   `reasoning` and `text` named by their fields (`reasoning.effort`, `reasoning.summary`, `text.format`,
+ *   `text.verbosity`).
+ * - `ignoredFields`: the top-level fields that are not `CreateResponse` parameters (ignored).
  * - `echo`: the request parameters as the Response object shows them (snake_case JSON, OpenAI's defaults
  *   where the request was silent): `instructions`, `tools`, `tool_choice`, `temperature`, `top_p`,
  *   `max_output_tokens`, `max_tool_calls`, `parallel_tool_calls`, `reasoning`, `text`, `metadata`,
- *   `prompt_cache_key`, `safety_identifier`, `user`, `service_tier`, `top_logprobs`, `truncation`, `store`,
+ *   `prompt_cache_key`, `prompt_cache_retention`, `safety_identifier`, `user`, `service_tier`, `top_logprobs`, `truncation`, `store`,
  *   `background`, `previous_response_id`.
  *
  * @since 0.1.0
@@ -213,8 +224,61 @@ export interface DecodedRequest {
   readonly namespacedTools: ReadonlyMap<string, NamespacedName>
   readonly droppedTools: ReadonlyArray<string>
   readonly options: ModelOptions
+  readonly parameters: ReadonlyArray<string>
+  readonly ignoredFields: ReadonlyArray<string>
   readonly echo: { readonly [key: string]: unknown }
 }
+
+/**
+ * The top-level parameters of `CreateResponse` (`../shared/spec/openai-openapi.yaml`); any other
+ * top-level field of a request is ignored.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const PARAMETERS: ReadonlyArray<string> = [
+  "model",
+  "input",
+  "instructions",
+  "tools",
+  "tool_choice",
+  "temperature",
+  "top_p",
+  "max_output_tokens",
+  "max_tool_calls",
+  "parallel_tool_calls",
+  "reasoning",
+  "text",
+  "metadata",
+  "prompt_cache_key",
+  "prompt_cache_retention",
+  "prompt_cache_options",
+  "safety_identifier",
+  "user",
+  "service_tier",
+  "top_logprobs",
+  "include",
+  "stream",
+  "stream_options",
+  "store",
+  "background",
+  "truncation",
+  "previous_response_id",
+  "conversation",
+  "prompt",
+  "context_management",
+  "moderation"
+]
+
+const KNOWN = new Set(PARAMETERS)
+
+/**
+ * The `include` value asking for the log probabilities of output text, which this decoder refuses.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const LOGPROBS_INCLUDE = "message.output_text.logprobs" as const
 
 /**
  * What joins a namespace and a tool name in a flattened tool name (`crm__lookup`): characters Chat
@@ -264,13 +328,18 @@ export const CreateResponse = Schema.Struct({
   service_tier: Nullable(Schema.String),
   top_logprobs: Nullable(Schema.Int),
   include: Nullable(Schema.Array(Schema.String)),
+  prompt_cache_retention: Nullable(Schema.String),
+  prompt_cache_options: Nullable(Schema.Unknown),
   stream: Nullable(Schema.Boolean),
+  stream_options: Nullable(Schema.Unknown),
   store: Nullable(Schema.Boolean),
   background: Nullable(Schema.Boolean),
   truncation: Nullable(Schema.String),
   previous_response_id: Nullable(Schema.String),
   conversation: Nullable(Schema.Unknown),
-  prompt: Nullable(Schema.Unknown)
+  prompt: Nullable(Schema.Unknown),
+  context_management: Nullable(Schema.Unknown),
+  moderation: Nullable(Schema.Unknown)
 })
 
 const FunctionToolParam = Schema.Struct({
@@ -410,6 +479,45 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
       )
     }
 
+    if (request.context_management != null) {
+      return yield* unsupportedParameter("context_management", "it compacts stored context; trim the input yourself")
+    }
+    if (request.moderation != null) {
+      return yield* unsupportedParameter("moderation", "run moderation on the input and output yourself")
+    }
+    if (request.top_logprobs != null && request.top_logprobs > 0) {
+      return yield* fail(
+        "This gateway cannot return log probabilities: 'top_logprobs' must be 0 or left out.",
+        "top_logprobs",
+        "unsupported_value"
+      )
+    }
+    const logprobsAt = (request.include ?? []).indexOf(LOGPROBS_INCLUDE)
+    if (logprobsAt >= 0) {
+      return yield* fail(
+        `This gateway cannot return log probabilities: remove '${LOGPROBS_INCLUDE}' from 'include'.`,
+        `include[${logprobsAt}]`,
+        "unsupported_value"
+      )
+    }
+
+    const parameters: Array<string> = []
+    for (const name of PARAMETERS) {
+      const value = body[name]
+      if (value === undefined || value === null) continue
+      if ((name === "reasoning" || name === "text") && isObject(value)) {
+        for (const field of name === "reasoning" ? ["effort", "summary"] : ["format", "verbosity"]) {
+          if (value[field] != null) parameters.push(`${name}.${field}`)
+        }
+      } else {
+        parameters.push(name)
+      }
+    }
+    const ignoredFields = Object.keys(body).filter((key) => !KNOWN.has(key))
+    if (ignoredFields.length > 0) {
+      yield* Effect.logDebug(`unknown top-level fields ignored: ${ignoredFields.join(", ")}`)
+    }
+
     // tools
     const tools: Array<LanguageModel.ToolDefinition> = []
     const namespacedTools = new Map<string, NamespacedName>()
@@ -544,7 +652,8 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
       serviceTier: request.service_tier ?? undefined,
       maxToolCalls: request.max_tool_calls ?? undefined,
       topLogprobs: request.top_logprobs ?? undefined,
-      include: request.include ?? undefined
+      include: request.include ?? undefined,
+      promptCacheRetention: request.prompt_cache_retention ?? undefined
     }
 
     const text: Record<string, unknown> = { format: isObject(format) ? format : { type: "text" } }
@@ -562,6 +671,7 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
       text,
       metadata: request.metadata ?? {},
       prompt_cache_key: request.prompt_cache_key ?? null,
+      prompt_cache_retention: request.prompt_cache_retention ?? null,
       safety_identifier: request.safety_identifier ?? null,
       user: request.user ?? null,
       service_tier: request.service_tier ?? "default",
@@ -581,6 +691,8 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
       namespacedTools,
       droppedTools,
       options: modelOptions,
+      parameters,
+      ignoredFields,
       echo
     } satisfies DecodedRequest
   })

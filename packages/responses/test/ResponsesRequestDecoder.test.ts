@@ -160,6 +160,10 @@ describe("ResponsesRequestDecoder", () => {
         [{ ...base, store: true }, "store", "unsupported_value"],
         [{ ...base, background: true }, "background", "unsupported_value"],
         [{ ...base, truncation: "auto" }, "truncation", "unsupported_value"],
+        [{ ...base, context_management: [{ type: "compaction" }] }, "context_management", "unsupported_parameter"],
+        [{ ...base, moderation: { model: "omni-moderation-latest" } }, "moderation", "unsupported_parameter"],
+        [{ ...base, top_logprobs: 3 }, "top_logprobs", "unsupported_value"],
+        [{ ...base, include: ["reasoning.encrypted_content", "message.output_text.logprobs"] }, "include[1]", "unsupported_value"],
         [{ model: "m", input: [{ type: "item_reference", id: "msg_1" }] }, "input[0]", "unsupported_value"],
         [
           { model: "m", input: [{ role: "user", content: [{ type: "input_file", file_url: "https://x/a.pdf" }] }] },
@@ -186,5 +190,37 @@ describe("ResponsesRequestDecoder", () => {
         { inputFiles: ["url"] }
       )
       expect(accepted.prompt.messages[0]).toMatchObject({ parts: [{ mediaType: "application/pdf", url: "https://x/a.pdf" }] })
+    }))
+
+  it.effect("unknown top-level fields are ignored with a debug log; the parameters set are named", () =>
+    Effect.gen(function*() {
+      const { logs, result } = yield* decodeWithLogs({
+        model: "m",
+        input: "hi",
+        frobnicate: 1,
+        x_client_trace: "t",
+        reasoning: { summary: "auto" },
+        text: { verbosity: "low" },
+        metadata: { a: "b" },
+        max_tool_calls: 2,
+        top_logprobs: 0,
+        include: ["reasoning.encrypted_content"],
+        stream_options: { include_obfuscation: false },
+        temperature: null
+      })
+      expect(result.ignoredFields).toEqual(["frobnicate", "x_client_trace"])
+      expect(logs).toContain("DEBUG: unknown top-level fields ignored: frobnicate, x_client_trace")
+      expect(result.parameters).toEqual([
+        "model",
+        "input",
+        "max_tool_calls",
+        "reasoning.summary",
+        "text.verbosity",
+        "metadata",
+        "top_logprobs",
+        "include",
+        "stream_options"
+      ])
+      expect(result.echo).toMatchObject({ max_tool_calls: 2, top_logprobs: 0, metadata: { a: "b" } })
     }))
 })

@@ -13,16 +13,43 @@
  * Every error body has OpenAI's shape `{"error":{"message","type","param","code"}}`:
  *
  * - 401 `invalid_api_key` when `apiKey` is set and the request lacks `Authorization: Bearer <apiKey>`;
- * - 413 `request_too_large` for a body over `maxBodyBytes` (default 16 MiB);
+ * - 413 `request_too_large` for a body over `maxBodyBytes` (default 16 MiB), by `Content-Length` or, for a
+ *   chunked body, once the bound is passed (the rest of the body is read and discarded so that the answer
+ *   reaches the client instead of a connection reset);
  * - 400 `invalid_json` for malformed JSON, naming the position (0-based offset, line, column);
  * - 400 from the decoder for what a stateless bridge cannot honour, naming the parameter;
  * - an upstream error before the first byte: the upstream's 4xx status and error, 502 for an upstream 5xx,
- *   an unreachable upstream (`upstream_unreachable`) or an unreadable answer; 400 `invalid_prompt` when the
- *   upstream protocol cannot carry the prompt (e.g. an image by file id over Chat Completions).
+ *   an unreachable upstream (`upstream_unreachable`, with the generic `UPSTREAM_UNREACHABLE` message: the
+ *   upstream's URL and the socket error go to the log only) or an unreadable answer; 400 `invalid_prompt`
+ *   when the upstream protocol cannot carry the prompt (e.g. an image by file id over Chat Completions).
  *
  * Streaming starts only once the upstream's first element arrived, so that errors before it keep their
  * HTTP status; an upstream error or disconnect later becomes `response.failed` and the stream ends. A client
- * that disconnects interrupts the response, which closes the upstream call.
+ * that disconnects interrupts the response, which closes the upstream call. A response whose upstream
+ * reported no usage has `usage: null` (see `ResponsesLifecycle`).
+ *
+ * ## Request parameters
+ *
+ * Nothing a client sends is dropped silently (DESIGN section 8): each `CreateResponse` parameter is
+ * forwarded, echoed only (accepted; the Response object shows it; one debug log line per request names
+ * those the request set), or refused with a 400 naming it. Over the Chat Completions upstream
+ * (`Upstream.chatCompletions`):
+ *
+ * | parameter | treatment |
+ * |---|---|
+ * | `model`, `input`, `instructions`, `tools`, `tool_choice`, `stream` | forwarded (any upstream) |
+ * | `temperature`, `top_p`, `max_output_tokens`, `parallel_tool_calls`, `reasoning.effort`, `text.format`, `text.verbosity`, `prompt_cache_key`, `service_tier`, `safety_identifier` / `user` | forwarded (`Upstream.FORWARDED_TO_CHAT_COMPLETIONS`; `safety_identifier`, else `user`, becomes `user`) |
+ * | `metadata`, `reasoning.summary`, `max_tool_calls`, `prompt_cache_retention`, `prompt_cache_options`, `include` (but logprobs), `top_logprobs: 0`, `stream_options`, `store: false`, `background: false`, `truncation: "disabled"`, `user` when `safety_identifier` is set too | echoed only |
+ * | `previous_response_id`, `conversation`, `prompt`, `store: true`, `background: true`, `truncation: "auto"`, `context_management`, `moderation`, `top_logprobs` > 0, `include: ["message.output_text.logprobs"]`, `item_reference` items, built-in tools under `reject` | 400 (`ResponsesRequestDecoder`) |
+ * | any other top-level field | ignored, named in a debug log line (issue 7: client metadata is ignored, not refused) |
+ *
+ * `max_tool_calls` is echoed only because it bounds calls to built-in tools ("The maximum number of total
+ * calls to built-in tools that can be processed in a response", `ResponseProperties` in the API
+ * reference), and the gateway runs none: the bound always holds; function calls are the client's to run.
+ * `reasoning.summary` has no Chat Completions field; the upstream's reasoning text is returned as the
+ * summary anyway. Log probabilities are refused rather than forwarded: the part model carries none, so the
+ * client would get `logprobs: []` whatever the upstream returned. Over `Upstream.fromLanguageModel` only
+ * the first row is forwarded; the second is echoed only.
  *
  * @since 0.1.0
  */
@@ -37,7 +64,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -127,7 +154,7 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
     case "TransportError":
       return new GatewayError({
         status: 502,
-        description: `the upstream cannot be reached: ${error.description}`,
+        description: UPSTREAM_UNREACHABLE,
         errorType: "server_error",
         param: null,
         code: "upstream_unreachable"
@@ -171,8 +198,19 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
 }
 
 /**
+ * What a client is told when the upstream could not be reached or its connection broke off
+ * (`TransportError`). The detail (the upstream's URL, the socket error) stays in the gateway's log: the
+ * upstream's address is the operator's business, not the client's.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const UPSTREAM_UNREACHABLE = "the upstream model server could not be reached"
+
+/**
  * The `response.failed` error of an `AiError` met mid-stream: `rate_limit_exceeded` for an upstream 429,
- * the upstream's own code for its error events, else `server_error`.
+ * the upstream's own code for its error events, else `server_error`; a `TransportError` gets the message
+ * `UPSTREAM_UNREACHABLE` (its detail goes to the log, see `logUpstreamError`).
  *
  * @since 0.1.0
  * @category errors
@@ -184,10 +222,22 @@ export const responseErrorOf = (error: AiError.AiError): ResponsesLifecycle.Resp
     case "StreamErrorEvent":
     case "ResponseFailed":
       return { code: error.code ?? "server_error", message: error.message }
+    case "TransportError":
+      return { code: "server_error", message: UPSTREAM_UNREACHABLE }
     default:
       return { code: "server_error", message: error.message }
   }
 }
+
+/**
+ * Logs an upstream error with its detail (a warning): what the client is not shown (`UPSTREAM_UNREACHABLE`)
+ * is kept here for the operator.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const logUpstreamError = (error: AiError.AiError): Effect.Effect<void> =>
+  Effect.logWarning(`upstream error: ${error.message}`)
 
 const invalidApiKey = new GatewayError({
   status: 401,
@@ -224,7 +274,19 @@ const tooLarge = (limit: number) =>
     code: "request_too_large"
   })
 
-/** The body as text, failing with 413 past `limit` bytes (by `content-length`, or while reading). */
+/**
+ * How many bytes past the bound a body is read and discarded before the gateway gives up on answering
+ * (64 MiB): a client that streams on without end has its connection torn down.
+ */
+const MAX_DRAIN_BYTES = 64 * 1024 * 1024
+
+/**
+ * The body as text, failing with 413 past `limit` bytes: at once by `content-length`, else (a chunked
+ * body) once the limit is passed while reading. Past the limit the rest of the body is read and discarded
+ * (up to `MAX_DRAIN_BYTES`) instead of ending the read: ending it destroys Node's request, which resets the
+ * connection before the 413 is written (curl: "Connection reset by peer"). Drained, the request is
+ * complete, so the 413 reaches the client and the connection stays usable.
+ */
 const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
   Effect.gen(function*() {
     const declared = Number(Option.getOrUndefined(Headers.get(request.headers, "content-length")) ?? "0")
@@ -233,8 +295,8 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =
     let size = 0
     yield* Stream.runForEach(request.stream, (chunk) => {
       size += chunk.length
-      if (size > limit) return Effect.fail(tooLarge(limit))
-      chunks.push(chunk)
+      if (size <= limit) chunks.push(chunk)
+      else if (size > limit + MAX_DRAIN_BYTES) return Effect.fail(tooLarge(limit))
       return Effect.void
     }).pipe(
       Effect.catchTag("RequestError", (error) =>
@@ -248,6 +310,10 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =
           })
         ))
     )
+    if (size > limit) {
+      chunks.length = 0
+      return yield* tooLarge(limit)
+    }
     const decoder = new TextDecoder()
     let text = ""
     for (const chunk of chunks) text += decoder.decode(chunk, { stream: true })
@@ -305,6 +371,7 @@ const sseBody = (
       for (const part of chunk) lifecycle.push(part, out)
       return bytes(out)
     }),
+    Stream.tapError(logUpstreamError),
     Stream.catchAll((error) =>
       Stream.suspend(() => {
         const out: Array<ResponsesLifecycle.Event> = []
@@ -361,6 +428,10 @@ export const createResponse = (
     yield* Effect.annotateCurrentSpan({ "gen_ai.request.model": decoded.model, "gen_ai.operation.name": "chat" })
     const upstream = yield* Upstream.Upstream
     const model = yield* upstream.languageModel(decoded)
+    const unused = upstream.unusedParameters(decoded)
+    if (unused.length > 0) {
+      yield* Effect.logDebug(`request parameters accepted but not used by the upstream (echoed only): ${unused.join(", ")}`)
+    }
     const lifecycleOptions: ResponsesLifecycle.Options = {
       responseId: ResponsesLifecycle.makeId("resp"),
       createdAt: Math.floor(Date.now() / 1000),
@@ -368,14 +439,18 @@ export const createResponse = (
       request: decoded
     }
     if (!decoded.stream) {
-      const response = yield* Effect.mapError(model.generate(decoded.prompt, callOptions(decoded)), fromAiError)
+      const response = yield* model.generate(decoded.prompt, callOptions(decoded)).pipe(
+        Effect.tapError(logUpstreamError),
+        Effect.mapError(fromAiError)
+      )
       return HttpServerResponse.unsafeJson(ResponsesLifecycle.fromModelResponse(lifecycleOptions, response))
     }
     const scope = yield* Scope.make()
     return yield* Effect.gen(function*() {
       const pull = yield* Scope.extend(Stream.toPull(model.stream(decoded.prompt, callOptions(decoded))), scope)
-      const first = yield* Effect.mapError(
-        pull,
+      const first = yield* pull.pipe(
+        Effect.tapError(Option.match({ onNone: () => Effect.void, onSome: logUpstreamError })),
+        Effect.mapError(
         Option.match({
           onNone: () =>
             new GatewayError({
@@ -387,7 +462,7 @@ export const createResponse = (
             }),
           onSome: fromAiError
         })
-      )
+      ))
       return HttpServerResponse.stream(sseBody(ResponsesLifecycle.make(lifecycleOptions), first, pull, scope), {
         contentType: "text/event-stream",
         headers: Headers.fromInput({ "cache-control": "no-cache" })
@@ -412,7 +487,7 @@ export const listModels = (
     const request = yield* HttpServerRequest.HttpServerRequest
     yield* authorize(request, options.apiKey)
     const upstream = yield* Upstream.Upstream
-    const answer = yield* Effect.mapError(upstream.listModels, fromAiError)
+    const answer = yield* upstream.listModels.pipe(Effect.tapError(logUpstreamError), Effect.mapError(fromAiError))
     return HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
   }).pipe(Effect.catchAll((error) => Effect.succeed(error.response)))
 
@@ -439,11 +514,66 @@ export const router = (options: Options = {}) =>
   )
 
 /**
+ * Gateway options that cannot serve: an `apiKey` that is empty (e.g. `--api-key-env VAR` with `VAR` set
+ * to `""`) or has leading or trailing white space, which no `Authorization` header can carry, so that every
+ * request would get a 401; a `maxBodyBytes` that is not a positive integer.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class GatewayOptionsError
+  extends Schema.TaggedError<GatewayOptionsError>("@effect-responses/GatewayOptionsError")("GatewayOptionsError", {
+    description: Schema.String
+  })
+{
+  override get message(): string {
+    return this.description
+  }
+}
+
+/**
+ * Checks `options` before serving (see `GatewayOptionsError`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const validateOptions = (options: Options): Effect.Effect<Options, GatewayOptionsError> => {
+  if (options.apiKey !== undefined) {
+    const key = Redacted.value(options.apiKey)
+    if (key.trim() === "") {
+      return Effect.fail(
+        new GatewayOptionsError({
+          description:
+            "the gateway's API key is empty (is the variable named by --api-key-env set to \"\"?): every request would be refused with 401; set a non-empty key, or serve without one"
+        })
+      )
+    }
+    if (key.trim() !== key) {
+      return Effect.fail(
+        new GatewayOptionsError({
+          description:
+            "the gateway's API key starts or ends with white space, which no `Authorization: Bearer` header can carry: every request would be refused with 401; remove it"
+        })
+      )
+    }
+  }
+  if (options.maxBodyBytes !== undefined && !(Number.isInteger(options.maxBodyBytes) && options.maxBodyBytes > 0)) {
+    return Effect.fail(
+      new GatewayOptionsError({ description: `maxBodyBytes must be a positive integer, not ${options.maxBodyBytes}` })
+    )
+  }
+  return Effect.succeed(options)
+}
+
+/**
  * Serves the gateway on the `HttpServer` in the context (e.g. `NodeHttpServer.layer(createServer, {port:
- * 8787, host: "127.0.0.1"})`), over the `Upstream` in the context.
+ * 8787, host: "127.0.0.1"})`), over the `Upstream` in the context. Fails with `GatewayOptionsError`, before
+ * serving anything, when the options cannot serve (`validateOptions`).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options = {}): Layer.Layer<never, never, HttpServer.HttpServer | Upstream.Upstream> =>
-  HttpServer.serve(router(options))
+export const layer = (
+  options: Options = {}
+): Layer.Layer<never, GatewayOptionsError, HttpServer.HttpServer | Upstream.Upstream> =>
+  Layer.unwrapEffect(Effect.map(validateOptions(options), (valid) => HttpServer.serve(router(valid))))

@@ -36,6 +36,13 @@
  *   `incomplete`; `fail` -> `response.failed` with `error: {code, message}`. The terminal response carries
  *   the full `output` and `usage` (`input_tokens_details.cached_tokens`,
  *   `output_tokens_details.reasoning_tokens`).
+ * - **No usage.** When the upstream reported no usage (its `ResponseFinished.usage` is all zeros, which is
+ *   what a decoder gives when none came, e.g. a Chat Completions stream without its usage chunk), `usage`
+ *   stays `null` rather than claiming zero tokens. The API reference does not require `usage` in the
+ *   Response object (`Response` in `../shared/spec/openai-openapi.yaml` lists it outside `required`), and
+ *   OpenAI itself writes `usage: null` while none is known (`response.created`, `response.in_progress` and
+ *   `response.queued` in the recordings of `shared/fixtures/responses-sse`), so `null` is the value clients
+ *   already meet (the `openai` SDK reads it as `usage?: ResponseUsage`).
  *
  * The encoder is a small mutable state machine, used by one fiber at a time; events are plain JSON objects
  * (this project produces them, so no decoding schema is involved). Source: the OpenAI API reference,
@@ -593,6 +600,14 @@ export const make = (options: Options): Encoder => {
     total_tokens: u.totalTokens
   })
 
+  /**
+   * Whether the upstream reported usage: a decoder that received none (a Chat Completions stream without
+   * its usage chunk) gives `Usage.empty`, and all-zero counts say nothing either.
+   */
+  const reported = (u: Usage.Usage): boolean =>
+    u.inputTokens !== 0 || u.outputTokens !== 0 || u.totalTokens !== 0 || u.cachedInputTokens !== 0 ||
+    u.reasoningTokens !== 0
+
   const closeAll = (itemStatus: string, out: Array<Event>) => {
     if (active !== undefined) close(active, itemStatus, out)
     for (;;) {
@@ -615,7 +630,7 @@ export const make = (options: Options): Encoder => {
       return
     }
     closeAll(incomplete ? "incomplete" : "completed", out)
-    usage = usageToWire(finished.usage)
+    usage = reported(finished.usage) ? usageToWire(finished.usage) : null
     terminated = true
     if (incomplete) {
       status = "incomplete"

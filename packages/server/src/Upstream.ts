@@ -1,17 +1,29 @@
 /**
- * What the gateway forwards to: the `LanguageModel` to call for each decoded request, and the answer to
- * `GET /v1/models`.
+ * What the gateway forwards to: the `LanguageModel` to call for each decoded request, the request
+ * parameters that upstream does not use, and the answer to `GET /v1/models`.
  *
  * - `fromLanguageModel`: any core `LanguageModel` in the context (a `ResponsesLanguageModel`, a fake, …).
- *   Only the prompt, the tools and the tool choice reach it (the `LanguageModel` interface takes nothing
- *   else per call); the other request options are accepted and echoed.
+ *   Only the prompt (`input`, `instructions`), the tools and the tool choice reach it (the `LanguageModel`
+ *   interface takes nothing else per call); the other request parameters are accepted and echoed only.
  * - `chatCompletions` (the default of `effect-responses serve`): a Chat Completions backend (vLLM,
- *   llama.cpp, Ollama, DeepSeek, OpenAI…) at `baseUrl`, called with the request's own `model`,
- *   `temperature`, `top_p`, `max_output_tokens` (as `max_completion_tokens`, or `max_tokens` by
- *   `maxTokensParameter`), `parallel_tool_calls`, `reasoning.effort` (as `reasoning_effort`) and `text.format`
- *   (as `response_format`). `metadata`, `prompt_cache_key`, `safety_identifier`, `user`, `service_tier` and
- *   `text.verbosity` are not forwarded: many backends refuse fields they do not know. `GET /v1/models` is
- *   passed through to `{baseUrl}/models`.
+ *   llama.cpp, Ollama, DeepSeek, OpenAI…) at `baseUrl`, called with the request's own parameters where Chat
+ *   Completions has a field for them (`FORWARDED_TO_CHAT_COMPLETIONS`, see `chatRequestOptions`); the
+ *   others are accepted and echoed only. `GET /v1/models` is passed through to `{baseUrl}/models`.
+ *
+ * | Responses parameter | Chat Completions field |
+ * |---|---|
+ * | `model`, `input` + `instructions`, `tools`, `tool_choice`, `stream` | `model`, `messages`, `tools`, `tool_choice`, `stream` |
+ * | `temperature`, `top_p` | the same |
+ * | `max_output_tokens` | `max_completion_tokens` (or `max_tokens` by `maxTokensParameter`) |
+ * | `parallel_tool_calls` | the same (sent with tools only) |
+ * | `reasoning.effort` | `reasoning_effort` |
+ * | `text.format` | `response_format` |
+ * | `text.verbosity` | `verbosity` |
+ * | `safety_identifier`, else `user` | `user` (the field Chat Completions servers have long known; `safety_identifier` replaces `user` in the API reference, so it wins when both are set) |
+ * | `prompt_cache_key` | `prompt_cache_key` |
+ * | `service_tier` | `service_tier` |
+ *
+ * Each is sent only when the request set it, so a backend never sees a field its client did not ask for.
  *
  * @since 0.1.0
  */
@@ -47,6 +59,11 @@ export interface Service {
   readonly languageModel: (
     request: ResponsesRequestDecoder.DecodedRequest
   ) => Effect.Effect<LanguageModel.Service>
+  /**
+   * The parameters the request set (`DecodedRequest.parameters`) that this upstream does not use: accepted
+   * and echoed only.
+   */
+  readonly unusedParameters: (request: ResponsesRequestDecoder.DecodedRequest) => ReadonlyArray<string>
   /** The answer to `GET /v1/models`; fails with `TransportError` when the upstream cannot be reached. */
   readonly listModels: Effect.Effect<RawAnswer, AiError.TransportError>
 }
@@ -76,6 +93,56 @@ export const modelList = (models: ReadonlyArray<string>): RawAnswer => ({
 })
 
 /**
+ * The request parameters every upstream uses: the prompt, the tools and the tool choice, the model name
+ * and whether to stream.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const FORWARDED_TO_ANY: ReadonlyArray<string> = ["model", "input", "instructions", "tools", "tool_choice", "stream"]
+
+/**
+ * The request parameters (as `DecodedRequest.parameters` names them) a Chat Completions upstream uses (see
+ * the module doc for the fields they become); `user` only when `safety_identifier` is not set too.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const FORWARDED_TO_CHAT_COMPLETIONS: ReadonlyArray<string> = [
+  ...FORWARDED_TO_ANY,
+  "temperature",
+  "top_p",
+  "max_output_tokens",
+  "parallel_tool_calls",
+  "reasoning.effort",
+  "text.format",
+  "text.verbosity",
+  "safety_identifier",
+  "user",
+  "prompt_cache_key",
+  "service_tier"
+]
+
+/**
+ * The parameters of `request` outside `forwarded`, in request order.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const unusedParameters = (
+  request: Pick<ResponsesRequestDecoder.DecodedRequest, "parameters">,
+  forwarded: ReadonlyArray<string>
+): ReadonlyArray<string> => request.parameters.filter((name) => !forwarded.includes(name))
+
+const chatUnused = (request: ResponsesRequestDecoder.DecodedRequest): ReadonlyArray<string> => {
+  const unused = unusedParameters(request, FORWARDED_TO_CHAT_COMPLETIONS)
+  // `user` goes upstream only when `safety_identifier` does not take its place
+  return request.parameters.includes("safety_identifier") && request.parameters.includes("user")
+    ? request.parameters.filter((name) => name === "user" || unused.includes(name))
+    : unused
+}
+
+/**
  * The upstream made of the `LanguageModel` in the context: every request goes to it (its model is the
  * one the layer was built with). `GET /v1/models` lists `models` (default none).
  *
@@ -90,6 +157,7 @@ export const fromLanguageModel = (
     Effect.map(LanguageModel.LanguageModel, (model) =>
       Upstream.of({
         languageModel: () => Effect.succeed(model),
+        unusedParameters: (request) => unusedParameters(request, FORWARDED_TO_ANY),
         listModels: Effect.succeed(modelList(options.models ?? []))
       }))
   )
@@ -124,6 +192,7 @@ export const chatRequestOptions = (
 ): ChatCompletionsRequest.RequestOptions => {
   const options = request.options
   const format = options.textFormat
+  const user = options.safetyIdentifier ?? options.user
   return {
     ...defaults,
     model: request.model,
@@ -132,7 +201,11 @@ export const chatRequestOptions = (
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     ...(options.parallelToolCalls === undefined ? {} : { parallelToolCalls: options.parallelToolCalls }),
     ...(options.reasoningEffort === undefined ? {} : { reasoningEffort: options.reasoningEffort }),
-    ...(format === undefined || format.type === "text" ? {} : { responseFormat: format })
+    ...(format === undefined || format.type === "text" ? {} : { responseFormat: format }),
+    ...(options.verbosity === undefined ? {} : { verbosity: options.verbosity }),
+    ...(user === undefined ? {} : { user }),
+    ...(options.promptCacheKey === undefined ? {} : { promptCacheKey: options.promptCacheKey }),
+    ...(options.serviceTier === undefined ? {} : { serviceTier: options.serviceTier })
   }
 }
 
@@ -174,6 +247,7 @@ export const chatCompletions = (
           ChatCompletionsLanguageModel.make(chatRequestOptions(request, options.requestOptions)).pipe(
             Effect.provideService(ChatCompletionsClient.ChatCompletionsClient, client)
           ),
+        unusedParameters: chatUnused,
         listModels
       })
     })

@@ -166,6 +166,58 @@ describe("the gateway over the Chat Completions model (loopback replay upstream)
         expect(result.finalOutput).toBe("The capital of the UK is London.")
       })))
 
+  it.effect("parameters with a Chat Completions field are forwarded; echo-only and unknown ones are not", () =>
+    withChatGateway([TEXT], (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, {
+          model: "gpt-4o-mini",
+          input: "hi",
+          safety_identifier: "hashed-user",
+          user: "legacy-user",
+          prompt_cache_key: "cache-1",
+          service_tier: "flex",
+          text: { verbosity: "low" },
+          metadata: { trace: "t1" },
+          max_tool_calls: 2,
+          frobnicate: 1
+        })
+        expect(answer.status, answer.text).toBe(200)
+        expect(JSON.parse(answer.text)).toMatchObject({
+          user: "legacy-user",
+          safety_identifier: "hashed-user",
+          prompt_cache_key: "cache-1",
+          service_tier: "flex",
+          metadata: { trace: "t1" },
+          max_tool_calls: 2
+        })
+        const requests = yield* Effect.flatMap(ChatReplayServer.ChatReplayServer, (replay) => replay.requests)
+        const body = requests[0]!.body as Record<string, unknown>
+        expect(body).toMatchObject({ user: "hashed-user", prompt_cache_key: "cache-1", service_tier: "flex", verbosity: "low" })
+        for (const field of ["metadata", "max_tool_calls", "frobnicate", "safety_identifier"]) expect(body).not.toHaveProperty(field)
+      })).pipe(
+        Effect.zipRight(withChatGateway([TEXT], (url) =>
+          Effect.gen(function*() {
+            const legacy = yield* post(`${url}/responses`, { model: "gpt-4o-mini", input: "hi", user: "legacy-user" })
+            expect(legacy.status).toBe(200)
+            const requests = yield* Effect.flatMap(ChatReplayServer.ChatReplayServer, (replay) => replay.requests)
+            expect((requests[0]!.body as Record<string, unknown>).user).toBe("legacy-user")
+          })))
+      ))
+
+  it.effect("xAI usage through the gateway: reasoning inside output_tokens, total = input + output", () =>
+    withChatGateway(["chat-sse/vai-chat-xai-reasoning-tool-call.chunks.txt"], (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "grok-3-mini", input: "hi", stream: true })
+        const response = checkLifecycle(parseSse(answer.text))
+        expect(response.usage).toEqual({
+          input_tokens: 307,
+          input_tokens_details: { cached_tokens: 306 },
+          output_tokens: 253,
+          output_tokens_details: { reasoning_tokens: 227 },
+          total_tokens: 560
+        })
+      })))
+
   it.effect("ResponsesLanguageModel through the gateway gives the ModelResponse the chat model gives directly", () =>
     Effect.gen(function*() {
       // only ids differ (resp_/msg_/fc_ against the upstream's), and reasoning_content arrives as a summary

@@ -12,13 +12,13 @@ import {
   StreamPart,
   Usage
 } from "@effect-responses/core"
-import { Upstream } from "@effect-responses/server"
+import { Gateway, Upstream } from "@effect-responses/server"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { checkLifecycle, parseSse, post, scriptedModel, withGateway } from "./utils.js"
+import { captureLogs, checkLifecycle, loopback, parseSse, post, postChunked, scriptedModel, withGateway } from "./utils.js"
 
 const id = "chatcmpl-1"
 const started = new StreamPart.ResponseStarted({ responseId: id, model: "upstream-model-2025" })
@@ -287,6 +287,37 @@ describe("Gateway (scripted upstream)", () => {
       expect(answer.status).toBe(413)
     }))
 
+  it.effect("a chunked body over the 16 MiB default -> 413 in OpenAI's shape, not a connection reset", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({})
+      const mib = new Uint8Array(1024 * 1024).fill(0x78)
+      function* body() {
+        yield "{\"model\":\"m\",\"input\":\""
+        for (let i = 0; i < 17; i++) yield mib
+        yield "\"}"
+      }
+      const answer = yield* withGateway(upstreamOf(model.layer), {}, (url) => postChunked(`${url}/responses`, body()))
+      expect(answer.status).toBe(413)
+      expect(JSON.parse(answer.text)).toEqual({
+        error: {
+          message: expect.stringContaining("16777216 bytes"),
+          type: "invalid_request_error",
+          param: null,
+          code: "request_too_large"
+        }
+      })
+      expect(model.calls).toHaveLength(0)
+    }))
+
+  it.effect("a chunked body within the bound is read whole", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({ stream: [started, finished("stop")] })
+      const answer = yield* withGateway(upstreamOf(model.layer), { maxBodyBytes: 1024 }, (url) =>
+        postChunked(`${url}/responses`, ["{\"model\":\"m\",", "\"input\":\"hi\",", "\"stream\":true}"]))
+      expect(answer.status).toBe(200)
+      checkLifecycle(parseSse(answer.text))
+    }))
+
   it.effect("what a stateless bridge cannot honour: 400 naming the parameter", () =>
     Effect.gen(function*() {
       const model = scriptedModel({})
@@ -307,5 +338,91 @@ describe("Gateway (scripted upstream)", () => {
           }
           expect(model.calls).toHaveLength(0)
         }))
+    }))
+
+  it.effect("an unreachable upstream: the client gets a generic message, the log keeps the URL and the cause", () =>
+    Effect.gen(function*() {
+      const url = "http://127.0.0.1:40007/v1/chat/completions"
+      const refused = new AiError.TransportError({ description: "Transport: connect ECONNREFUSED 127.0.0.1:40007", url })
+      const midStream = scriptedModel({
+        stream: Stream.concat(Stream.make(started, delta(0, new Part.TextPart({ text: "partial" }))), Stream.fail(refused))
+      })
+      const captured = captureLogs()
+      const failed = yield* withGateway(upstreamOf(midStream.layer), {}, (base) => post(`${base}/responses`, streamBody())).pipe(
+        Effect.provide(captured.layer)
+      )
+      const response = checkLifecycle(parseSse(failed.text))
+      expect(response.error).toEqual({ code: "server_error", message: "the upstream model server could not be reached" })
+      expect(failed.text).not.toContain("127.0.0.1")
+      expect(captured.logs.some((line) => line.startsWith("WARN") && line.includes(url) && line.includes("ECONNREFUSED"))).toBe(true)
+
+      const before = Layer.succeed(
+        LanguageModel.LanguageModel,
+        LanguageModel.LanguageModel.of({ generate: () => Effect.fail(refused), stream: () => Stream.fail(refused) })
+      )
+      for (const stream of [true, false]) {
+        const answer = yield* withGateway(upstreamOf(before), {}, (base) => post(`${base}/responses`, streamBody({ stream })))
+        expect(answer.status).toBe(502)
+        expect(JSON.parse(answer.text).error).toEqual({
+          message: "the upstream model server could not be reached",
+          type: "server_error",
+          param: null,
+          code: "upstream_unreachable"
+        })
+      }
+    }))
+
+  it.effect("no usage from the upstream -> usage null, not zeros (streamed and whole)", () =>
+    Effect.gen(function*() {
+      const none = new StreamPart.ResponseFinished({ responseId: id, status: "completed", finishReason: "stop", usage: Usage.empty })
+      const model = scriptedModel({
+        stream: [started, delta(0, new Part.TextPart({ text: "Hi" })), none],
+        generate: new ModelResponse.ModelResponse({
+          id,
+          model: "upstream-model-2025",
+          status: "completed",
+          finishReason: "stop",
+          usage: Usage.empty,
+          message: new Message.AssistantMessage({ parts: [new Part.TextPart({ text: "Hi" })] })
+        })
+      })
+      yield* withGateway(upstreamOf(model.layer), {}, (url) =>
+        Effect.gen(function*() {
+          const streamed = checkLifecycle(parseSse((yield* post(`${url}/responses`, streamBody())).text))
+          expect(streamed.status).toBe("completed")
+          expect(streamed.usage).toBeNull()
+          const whole = JSON.parse((yield* post(`${url}/responses`, { model: "m", input: "hi" })).text)
+          expect(whole.status).toBe("completed")
+          expect(whole.usage).toBeNull()
+        }))
+    }))
+
+  it.effect("accepted parameters the upstream cannot use: one debug line per request naming them", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({ stream: [started, finished("stop")] })
+      const captured = captureLogs()
+      const answer = yield* withGateway(upstreamOf(model.layer), {}, (url) =>
+        post(`${url}/responses`, streamBody({ temperature: 0.5, metadata: { a: "b" }, max_tool_calls: 3, frobnicate: 1 }))).pipe(
+          Effect.provide(captured.layer)
+        )
+      expect(answer.status).toBe(200)
+      checkLifecycle(parseSse(answer.text))
+      const unused = captured.logs.filter((line) => line.includes("not used by the upstream"))
+      expect(unused).toEqual([
+        "DEBUG: request parameters accepted but not used by the upstream (echoed only): temperature, max_tool_calls, metadata"
+      ])
+      expect(captured.logs).toContain("DEBUG: unknown top-level fields ignored: frobnicate")
+    }))
+
+  it.effect("an empty API key fails at startup instead of answering 401 to everything", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({})
+      for (const key of ["", "  ", " sekret"]) {
+        const error = yield* Layer.launch(
+          Gateway.layer({ apiKey: Redacted.make(key) }).pipe(Layer.provide(upstreamOf(model.layer)), Layer.provide(loopback))
+        ).pipe(Effect.flip)
+        expect(error._tag).toBe("GatewayOptionsError")
+        expect(error.message).toContain("API key")
+      }
     }))
 })

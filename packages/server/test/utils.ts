@@ -9,9 +9,11 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Stream from "effect/Stream"
 import { readFileSync } from "node:fs"
-import { createServer } from "node:http"
+import { createServer, request as httpRequest } from "node:http"
 import { fileURLToPath } from "node:url"
 
 /** The absolute path of a file under `shared/fixtures` (read in place; see `SOURCES.md` there). */
@@ -249,3 +251,52 @@ export const post = (url: string, body: unknown, headers: Record<string, string>
     })
     return { status: response.status, headers: response.headers, text: await response.text() }
   })
+
+/**
+ * POSTs `chunks` to `url` with `Transfer-Encoding: chunked` (no `Content-Length`) through `node:http`, and
+ * reads the whole answer. A connection reset before the answer arrived fails the effect with its error.
+ */
+export const postChunked = (url: string, chunks: Iterable<Uint8Array | string>) =>
+  Effect.tryPromise({
+    try: () =>
+      new Promise<{ readonly status: number; readonly text: string }>((resolve, reject) => {
+        const request = httpRequest(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", "transfer-encoding": "chunked" }
+        }, (response) => {
+          const body: Array<Buffer> = []
+          response.on("data", (chunk: Buffer) => body.push(chunk))
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(body).toString("utf8") }))
+          response.on("error", reject)
+        })
+        request.on("error", reject)
+        const iterator = chunks[Symbol.iterator]()
+        const writeMore = (): void => {
+          for (;;) {
+            const next = iterator.next()
+            if (next.done === true) {
+              request.end()
+              return
+            }
+            if (!request.write(next.value)) {
+              request.once("drain", writeMore)
+              return
+            }
+          }
+        }
+        writeMore()
+      }),
+    catch: (error) => error
+  })
+
+/**
+ * A logger layer that records every line from debug up (`"<LEVEL>: <message>"`) into `logs`; provide it
+ * outside the gateway's layers so that the server's fibers inherit it.
+ */
+export const captureLogs = () => {
+  const logs: Array<string> = []
+  const logger = Logger.make(({ logLevel, message }) => {
+    logs.push(`${logLevel.label}: ${Array.isArray(message) ? message.join(" ") : String(message)}`)
+  })
+  return { logs, layer: Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(LogLevel.Debug)) }
+}
