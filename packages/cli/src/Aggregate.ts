@@ -1,14 +1,18 @@
 /**
- * `effect-responses aggregate FILE|-`: a recorded Responses stream (raw SSE, or line-JSON: one JSON event
- * per line) -> a JSON array of `ModelResponse`s (the JSON encoding of `core`), one per response in the
+ * `effect-responses aggregate FILE|- [--protocol responses|chat-completions]`: a recorded Responses stream
+ * (raw SSE, or line-JSON: one JSON event per line) -> a JSON array of `ModelResponse`s (the JSON encoding of `core`), one per response in the
  * capture, in order. A non-streaming Response JSON body (`POST /v1/responses` with `stream: false`, as in
  * `shared/fixtures/responses-json/`) is accepted too and gives the same array shape, with one element.
+ * With `--protocol chat-completions` the input is a recorded Chat Completions stream (raw SSE, or one
+ * `chat.completion.chunk` per line) or a `chat.completion` JSON body, folded the same way.
  *
- * Streams are read as bytes and folded incrementally (`ResponsesStream.decodeCapture` into
- * `MessageAggregator.sink`): memory grows with the text of the responses, not with the size of the capture
- * (deltas, SSE framing and repeated snapshots are not kept). A JSON body is one document and is read whole.
- * The input is a JSON body when its first line starts with `{` but is not an event (a JSON object with a
- * string `type`).
+ * Streams are read as bytes and folded incrementally (the protocol's decoder into `MessageAggregator.sink`):
+ * memory grows with the text of the responses, not with the size of the capture (deltas, SSE framing and
+ * repeated snapshots are not kept); one event over `maxEventSize` fails with `an event exceeds N
+ * characters`. A JSON body is one document and is read whole, up to the same bound. What the input is
+ * shows in a bounded prefix (`internal/sniff.ts`): the top-level keys of its first JSON object (a string
+ * `"type"` is an event of a line-JSON capture; `"object": "response"` or an `"error"` key a body), or an SSE
+ * field; a capture or body of the other protocol fails with the `--protocol` to pass.
  *
  * Nothing is printed unless the whole input aggregates: a bad capture (malformed JSON, no terminal event,
  * an `error` event, `response.failed`, an HTTP error body) fails with one line naming the input and, when
@@ -17,6 +21,7 @@
  * @since 0.1.0
  */
 import { MessageAggregator } from "@effect-responses/aggregate"
+import { ChatCompletionsOutput } from "@effect-responses/chat-completions"
 import { ModelResponse } from "@effect-responses/core"
 import { Capture, ResponsesOutput, ResponsesStream } from "@effect-responses/responses"
 import * as Args from "@effect/cli/Args"
@@ -25,44 +30,17 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
-import { readInput, sourceName, toCaptureError } from "./internal/captureInput.js"
+import * as Decode from "./Decode.js"
+import * as CaptureInput from "./internal/captureInput.js"
+import * as Sniff from "./internal/sniff.js"
+import type * as Protocol from "./Protocol.js"
 
-/** How much of the input is read to tell a JSON body from a stream: up to the end of its first non-blank line. */
-interface Head {
-  readonly text: string
-  readonly complete: boolean
-}
-
-const HEAD_LIMIT = 1024 * 1024
-
-const headSink: Sink.Sink<Head, string, string> = Sink.fold(
-  { text: "", complete: false } as Head,
-  (head) => !head.complete,
-  (head, text: string) => {
-    const next = head.text + text
-    // Complete at the end of the first line that is not blank.
-    const complete = next.replace(/^\uFEFF/, "").trimStart().includes("\n") || next.length > HEAD_LIMIT
-    return { text: next, complete }
-  }
-)
-
-/** Whether the first line of `head` starts a JSON body rather than a stream of events. */
-const isJsonBody = (head: string): boolean => {
-  const text = head.replace(/^\uFEFF/, "").trimStart()
-  if (!text.startsWith("{")) return false
-  const newline = text.indexOf("\n")
-  const firstLine = newline === -1 ? text : text.slice(0, newline)
-  try {
-    const json: unknown = JSON.parse(firstLine)
-    return !(typeof json === "object" && json !== null && typeof (json as { type?: unknown }).type === "string")
-  } catch {
-    return true
-  }
-}
-
-const fromBody = (source: string, text: string): Effect.Effect<ReadonlyArray<ModelResponse.ModelResponse>, Capture.CaptureError> =>
+const fromBody = (
+  source: string,
+  text: string,
+  protocol: Protocol.Protocol
+): Effect.Effect<ReadonlyArray<ModelResponse.ModelResponse>, Capture.CaptureError> =>
   Effect.suspend(() => {
     let json: unknown
     try {
@@ -76,12 +54,22 @@ const fromBody = (source: string, text: string): Effect.Effect<ReadonlyArray<Mod
       )
     }
     const error = typeof json === "object" && json !== null ? (json as { error?: unknown }).error : undefined
-    if (typeof error === "object" && error !== null && !("output" in (json as object))) {
+    if (
+      typeof error === "object" && error !== null && !("output" in (json as object)) && !("choices" in (json as object))
+    ) {
       const message = (error as { message?: unknown }).message
       return Effect.fail(
         new Capture.CaptureError({
           source,
           description: `an error body, not a response: ${typeof message === "string" ? message : JSON.stringify(error)}`
+        })
+      )
+    }
+    if (protocol === "chat-completions") {
+      return ChatCompletionsOutput.fromCompletion(json).pipe(
+        Effect.mapBoth({
+          onFailure: (error) => new Capture.CaptureError({ source, description: error.message }),
+          onSuccess: (response) => [response]
         })
       )
     }
@@ -92,6 +80,15 @@ const fromBody = (source: string, text: string): Effect.Effect<ReadonlyArray<Mod
   })
 
 /**
+ * What `responses` takes: the `protocol` of the input (default `responses`) and the bound on one event or
+ * body (`maxEventSize`, UTF-16 code units, default 16 MiB).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AggregateOptions = Decode.DecodeOptions
+
+/**
  * The responses of the capture or JSON body at `input` (a path, or `-` for standard input). Fails with
  * `Capture.CaptureError` (one line: the input, the line when known, what is wrong).
  *
@@ -100,26 +97,30 @@ const fromBody = (source: string, text: string): Effect.Effect<ReadonlyArray<Mod
  */
 export const responses = (
   input: string,
-  options?: ResponsesStream.DecodeOptions
+  options: AggregateOptions = {}
 ): Effect.Effect<ReadonlyArray<ModelResponse.ModelResponse>, Capture.CaptureError, FileSystem.FileSystem> => {
-  const source = sourceName(input)
+  const source = CaptureInput.sourceName(input)
+  const protocol = options.protocol ?? "responses"
+  const maxSize = options.maxEventSize ?? ResponsesStream.DEFAULT_MAX_EVENT_SIZE
   return Effect.scoped(Effect.gen(function*() {
-    const [head, rest] = yield* Stream.peel(Stream.decodeText(readInput(input)), headSink)
-    if (head.text.replace(/^\uFEFF/, "").trim() === "") {
-      // Nothing but whitespace so far: either an empty input or a stream; the decoder tells.
-      if (!head.complete) return yield* new Capture.CaptureError({ source, description: "the capture is empty" })
+    const { kind, text } = yield* CaptureInput.open(input)
+    const fail = (description: string) => Effect.fail(new Capture.CaptureError({ source, description }))
+    if (kind._tag === "Empty") return yield* fail("the capture is empty")
+    const hint = Sniff.protocolHint(kind, protocol)
+    if (hint !== undefined) return yield* fail(hint)
+    if (kind._tag === "Body") {
+      const parts: Array<string> = []
+      let size = 0
+      yield* Stream.runForEachWhile(text, (piece) =>
+        Effect.sync(() => {
+          parts.push(piece)
+          size += piece.length
+          return size <= maxSize
+        }))
+      if (size > maxSize) return yield* fail(`the JSON body exceeds ${maxSize} characters`)
+      return yield* fromBody(source, parts.join(""), protocol)
     }
-    if (isJsonBody(head.text)) {
-      const text = yield* Stream.runFold(rest, [head.text], (parts, text) => {
-        parts.push(text)
-        return parts
-      })
-      return yield* fromBody(source, text.join(""))
-    }
-    return yield* ResponsesStream.decodeCaptureText(Stream.concat(Stream.make(head.text), rest), options).pipe(
-      Stream.run(MessageAggregator.sink),
-      Effect.mapError((error) => error._tag === "CaptureError" ? error : toCaptureError(source, error))
-    )
+    return yield* CaptureInput.decodeText(text, protocol, source, options).pipe(Stream.run(MessageAggregator.sink))
   }))
 }
 
@@ -135,14 +136,13 @@ export const command = Command.make(
   "aggregate",
   {
     input: Args.text({ name: "FILE" }).pipe(
-      Args.withDescription(
-        "a captured Responses stream (raw SSE or line-JSON) or a Response JSON body, or - for standard input"
-      )
-    )
+      Args.withDescription("a captured stream (raw SSE or line-JSON) or a JSON body, or - for standard input")
+    ),
+    protocol: Decode.protocolOption
   },
-  ({ input }) =>
-    Effect.flatMap(responses(input), (result) =>
+  ({ input, protocol }) =>
+    Effect.flatMap(responses(input, { protocol }), (result) =>
       Effect.sync(() => {
         process.stdout.write(`${JSON.stringify(encodeResponses(result), null, 2)}\n`)
       }))
-).pipe(Command.withDescription("print the ModelResponses of a captured Responses stream as a JSON array"))
+).pipe(Command.withDescription("print the ModelResponses of a captured stream or JSON body as a JSON array"))

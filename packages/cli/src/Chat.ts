@@ -13,6 +13,10 @@
  * - else: the embedded default, the replay of the recorded session of `Demo.recordingPath`, which checks
  *   that every calculator result sent back is right.
  *
+ * A `--replay FILE` of the other protocol fails with the `--protocol` to pass (`ChatSetupError`); a replay
+ * that runs out while the conversation goes on fails with `ReplayEnded` (the responses it held, the tools
+ * the model asked for) rather than the replay server's HTTP 400.
+ *
  * @since 0.1.0
  */
 import { ChatCapture, ChatReplayServer } from "@effect-responses/chat-completions"
@@ -35,6 +39,8 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createServer } from "node:http"
 import * as Demo from "./Demo.js"
+import * as CaptureInput from "./internal/captureInput.js"
+import * as Sniff from "./internal/sniff.js"
 import * as Protocol from "./Protocol.js"
 import * as Render from "./Render.js"
 
@@ -49,6 +55,30 @@ export class ChatSetupError extends Schema.TaggedError<ChatSetupError>()("ChatSe
 }) {
   override get message(): string {
     return this.description
+  }
+}
+
+/**
+ * A replayed recording has no more responses while the conversation goes on: the model of the last
+ * recorded response asked for tools (`tools`) whose results this chat sends back, and the recording holds
+ * no answer to them (the replay server's `replay_exhausted`). Typical of a capture recorded with other
+ * tools than the demo calculator.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ReplayEnded extends Schema.TaggedError<ReplayEnded>()("ReplayEnded", {
+  source: Schema.String,
+  responses: Schema.Number,
+  tools: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    const held = `${this.responses} ${this.responses === 1 ? "response" : "responses"}`
+    const asked = this.tools.length === 0
+      ? ""
+      : ` after the model asked for ${this.tools.length === 1 ? "the tool" : "the tools"} ${this.tools.join(", ")}` +
+        ` (this chat has only the ${Demo.Calculator.name} tool)`
+    return `the recording ${this.source} has no more responses: it holds ${held}, and the conversation went on${asked}`
   }
 }
 
@@ -78,9 +108,24 @@ export const resolveTarget = (
 ) =>
   Effect.gen(function*() {
     if (Option.isSome(replay)) {
+      const path = replay.value
+      // A capture of the other protocol does not parse: say which --protocol to pass instead.
+      const withHint = <A, E>(
+        load: Effect.Effect<A, E, FileSystem.FileSystem>
+      ): Effect.Effect<A, E | ChatSetupError, FileSystem.FileSystem> =>
+        Effect.catchAll(load, (error) =>
+          Effect.flatMap(
+            Effect.scoped(Effect.map(CaptureInput.open(path), (opened) => Sniff.protocolHint(opened.kind, protocol))).pipe(
+              Effect.orElseSucceed(() => undefined)
+            ),
+            (hint): Effect.Effect<never, E | ChatSetupError> =>
+              hint === undefined
+                ? Effect.fail(error)
+                : Effect.fail(new ChatSetupError({ description: `${path}: ${hint}` }))
+          ))
       return protocol === "chat-completions"
-        ? { _tag: "ChatReplay", capture: yield* ChatCapture.load(replay.value) } as const
-        : { _tag: "Replay", capture: yield* Capture.load(replay.value), embedded: false } as const
+        ? { _tag: "ChatReplay", capture: yield* withHint(ChatCapture.load(path)) } as const
+        : { _tag: "Replay", capture: yield* withHint(Capture.load(path)), embedded: false } as const
     }
     const apiKey = yield* Config.option(Config.redacted("OPENAI_API_KEY"))
     if (Option.isSome(apiKey) && Redacted.value(apiKey.value) !== "") {
@@ -198,12 +243,27 @@ export const run = (options: {
 
     const renderer = Render.make(options.style)
     let finalText = ""
+    // the tools the last response asked for, to explain a replay that runs out
+    let tools: Array<string> = []
     yield* ToolLoop.stream(Prompt.user(options.prompt), { toolkit: Demo.CalculatorToolkit, maxSteps: 10 }).pipe(
       Stream.runForEach((event) => {
         if (event.type === "loop_finished") finalText = event.finalText
+        if (event.type === "response_started") tools = []
+        if (event.type === "part" && event.part.type === "tool_call" && !event.partial && !tools.includes(event.part.name)) {
+          tools.push(event.part.name)
+        }
         const text = renderer.render(event)
         return text === "" ? Effect.void : options.write(text)
       }),
+      Effect.catchIf(
+        (error) => error._tag === "HttpError" && error.code === "replay_exhausted" && target._tag !== "Live",
+        () =>
+          new ReplayEnded({
+            source: target._tag === "Live" ? "" : target.capture.source,
+            responses: target._tag === "Live" ? 0 : target.capture.responses.length,
+            tools
+          })
+      ),
       Effect.ensuring(Effect.suspend(() => {
         const text = renderer.end()
         return text === "" ? Effect.void : options.write(text)

@@ -1,7 +1,17 @@
 /**
  * Terminal rendering of a tool loop as it streams: the reasoning summary as it arrives, each tool call with
- * its arguments, each local tool result, the final answer, then one line of usage. Every character of the
- * stream is written once (deltas as they come, then only what the completing part adds).
+ * its arguments, each local tool result, the final answer (`commentary:` for a message of phase
+ * `commentary`), a note when a response stopped early (output token limit, content filter), then one line
+ * of usage.
+ *
+ * Every output item gets its own line (or lines, for a reasoning summary). The item being written is shown
+ * as its deltas arrive; deltas of other items that arrive meanwhile (parallel tool calls whose argument
+ * fragments interleave) are kept, per output index, and each such item is written whole, in order of first
+ * appearance, once the line before it ends. Each character is written once, except when a part with
+ * `replace: true` contradicts what was already shown for its item: a terminal cannot take back what it
+ * printed, so the item is written again in full on a new line labelled `(corrected)` (`answer
+ * (corrected): …`). A replacement of an item not shown yet, or equal to what was shown, shows nothing
+ * more.
  *
  * @since 0.1.0
  */
@@ -50,72 +60,208 @@ export const plain: Style = { dim: (s) => s, bold: (s) => s, cyan: (s) => s, red
  */
 export interface Renderer {
   readonly render: (event: ToolLoop.Event) => string
-  /** What ends an unfinished line, when the stream stops in the middle of one (e.g. on a failure). */
+  /**
+   * What ends an unfinished line and writes what is still held back, when the stream stops in the middle
+   * (e.g. on a failure).
+   */
   readonly end: () => string
 }
 
+/** The state of one output item ("responseId/outputIndex"). */
+interface Slot {
+  readonly kind: "reasoning" | "tool_call" | "text" | "refusal" | "note"
+  name: string
+  phase: string | undefined
+  /** The rendered content so far (without the header). */
+  content: string
+  /** The header, once it has been written (it no longer changes then). */
+  header: string | undefined
+  corrected: boolean
+  /** How many characters of header + content have been written. */
+  printed: number
+  /** What the content is made of, to compare a replacement with. */
+  summary: Array<string>
+  text: string
+  summaryIndex: number
+  done: boolean
+}
+
+const INDENT = "\n           "
+
 /**
- * A renderer with its own state (which output item is being written).
+ * A renderer with its own state (which output item is being written, what other items hold back).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (style: Style): Renderer => {
-  // the output item being written ("responseId/outputIndex"), and the reasoning summary entry within it
-  let current: string | undefined
-  let summaryIndex = 0
-  let lineOpen = false
+  const slots = new Map<string, Slot>()
+  // the output item whose line is open (written as its deltas arrive)
+  let live: string | undefined
 
-  const open = (key: string, header: string): string => {
-    if (current === key) return ""
-    const prefix = lineOpen ? "\n" : ""
-    current = key
-    summaryIndex = 0
-    lineOpen = true
-    return `${prefix}${header}`
+  const headerOf = (slot: Slot): string => {
+    const corrected = slot.corrected ? " (corrected)" : ""
+    switch (slot.kind) {
+      case "reasoning":
+        return style.dim(`reasoning${corrected}: `)
+      case "tool_call":
+        return `${style.cyan(`tool call${corrected}:`)} ${style.bold(slot.name)} `
+      case "text":
+        return style.bold(`${slot.phase === "commentary" ? "commentary" : "answer"}${corrected}: `)
+      case "refusal":
+        return style.red(`refusal${corrected}: `)
+      case "note":
+        return ""
+    }
   }
+  // A tool call is shown even with no arguments; other items only once they have content.
+  const visible = (slot: Slot): boolean => slot.kind === "tool_call" || slot.content !== ""
+  const body = (slot: Slot): string => visible(slot) ? (slot.header ?? headerOf(slot)) + slot.content : ""
+  const write = (slot: Slot): string => {
+    if (!visible(slot)) return ""
+    slot.header ??= headerOf(slot)
+    const text = body(slot)
+    const out = text.slice(slot.printed)
+    slot.printed = text.length
+    return out
+  }
+
+  /** Writes held-back items in order: whole lines for complete ones, up to the first incomplete one. */
+  const flush = (): string => {
+    let out = ""
+    for (const [key, slot] of slots) {
+      if (live !== undefined) break
+      if (!visible(slot)) {
+        if (slot.done) slots.delete(key)
+        continue
+      }
+      out += write(slot)
+      if (slot.done) {
+        out += "\n"
+        slots.delete(key)
+      } else {
+        live = key
+      }
+    }
+    return out
+  }
+
+  /** Ends the open line and writes everything held back, complete or not. */
   const close = (): string => {
-    current = undefined
-    if (!lineOpen) return ""
-    lineOpen = false
-    return "\n"
+    let out = ""
+    for (const slot of slots.values()) {
+      const text = write(slot)
+      if (text !== "" || slot.printed > 0) out += `${text}\n`
+    }
+    slots.clear()
+    live = undefined
+    return out
   }
 
-  const part = (update: StreamPart.PartUpdate): string => {
-    const key = `${update.responseId}/${update.outputIndex}`
-    const p = update.part
+  const append = (slot: Slot, p: StreamPart.PartUpdate["part"]): void => {
+    if (p.attributes.phase !== undefined) slot.phase = p.attributes.phase
     switch (p.type) {
       case "reasoning": {
-        let out = ""
         p.summary.forEach((entry, i) => {
+          slot.summary[i] = (slot.summary[i] ?? "") + entry
           if (entry === "") return
-          if (current !== key) out += open(key, style.dim("reasoning: "))
-          else if (i > summaryIndex) out += style.dim("\n           ")
-          summaryIndex = Math.max(summaryIndex, i)
-          out += style.dim(entry.replace(/\n+/g, " "))
+          if (slot.content !== "" && i > slot.summaryIndex) slot.content += style.dim(INDENT)
+          slot.summaryIndex = Math.max(slot.summaryIndex, i)
+          slot.content += style.dim(entry.replace(/\n+/g, " "))
         })
         if (p.text !== undefined && p.text !== "") {
-          out += open(key, style.dim("reasoning: ")) + style.dim(p.text)
+          slot.text += p.text
+          slot.content += style.dim(p.text)
         }
-        return update.partial ? out : out + (current === key ? close() : "")
+        return
       }
-      case "tool_call": {
-        const out = open(key, `${style.cyan("tool call:")} ${style.bold(p.name)} `) + p.arguments
-        return update.partial ? out : out + close()
-      }
-      case "text": {
-        const out = p.text === "" && current !== key ? "" : open(key, style.bold("answer: ")) + p.text
-        return update.partial ? out : out + (current === key ? close() : "")
-      }
-      case "refusal": {
-        const out = open(key, style.red("refusal: ")) + p.text
-        return update.partial ? out : out + close()
-      }
+      case "tool_call":
+        if (p.name !== "") slot.name = p.name
+        slot.text += p.arguments
+        slot.content += p.arguments
+        return
+      case "text":
+      case "refusal":
+        slot.text += p.text
+        slot.content += p.text
+        return
       case "media":
-        return update.partial ? "" : `${close()}${style.dim(`[${p.mediaType}${p.url === undefined ? "" : ` ${p.url}`}]`)}\n`
+        slot.content = style.dim(`[${p.mediaType}${p.url === undefined ? "" : ` ${p.url}`}]`)
+        return
       case "unknown":
-        return update.partial ? "" : `${close()}${style.dim(`[${p.kind}]`)}\n`
+        slot.content = style.dim(`[${p.kind}]`)
+        return
     }
+  }
+
+  const newSlot = (p: StreamPart.PartUpdate["part"]): Slot => ({
+    kind: p.type === "media" || p.type === "unknown" ? "note" : p.type,
+    name: p.type === "tool_call" ? p.name : "",
+    phase: undefined,
+    content: "",
+    header: undefined,
+    corrected: false,
+    printed: 0,
+    summary: [],
+    text: "",
+    summaryIndex: 0,
+    done: false
+  })
+
+  const part = (update: StreamPart.PartUpdate): string => {
+    const p = update.part
+    // media and unknown items are shown once complete (their deltas are previews and progress)
+    if ((p.type === "media" || p.type === "unknown") && update.partial) return ""
+    const key = `${update.responseId}/${update.outputIndex}`
+    let slot = slots.get(key)
+    let out = ""
+    if (slot === undefined || slot.kind !== newSlot(p).kind) {
+      slot = newSlot(p)
+      slots.set(key, slot)
+    } else if (update.replace === true) {
+      const fresh = newSlot(p)
+      append(fresh, p)
+      const same = fresh.text === slot.text && fresh.summary.join("\u0000") === slot.summary.join("\u0000") &&
+        fresh.name === slot.name
+      if (!same) {
+        if (slot.printed > 0) {
+          // shown already and contradicted: end its line, and write the replacement whole on a new one
+          if (live === key) {
+            out += "\n"
+            live = undefined
+          }
+          fresh.corrected = true
+        }
+        fresh.phase ??= slot.phase
+        // in place: the item keeps its position among the held-back ones
+        Object.assign(slot, fresh)
+      }
+      slot.done = true
+      return out + (live === key ? finish(key, slot) : flush())
+    }
+    const phase = slot.phase
+    append(slot, p)
+    if (!update.partial) {
+      slot.done = true
+      // the phase came with the completing part only, after the line was labelled `answer:`
+      if (slot.kind === "text" && slot.header !== undefined && phase !== "commentary" && slot.phase === "commentary") {
+        slot.content += style.dim(" (commentary)")
+      }
+    }
+    // nothing open: held-back items before this one are written first, then this one (its line stays open
+    // until it is complete); another item open: this one is held back
+    if (live === undefined) return out + flush()
+    return live === key ? out + finish(key, slot) : out
+  }
+
+  /** Writes what the live item has new, and ends its line when it is complete. */
+  const finish = (key: string, slot: Slot): string => {
+    let out = write(slot)
+    if (!slot.done) return out
+    if (slot.printed > 0) out += "\n"
+    slots.delete(key)
+    live = undefined
+    return out + flush()
   }
 
   return {
@@ -128,16 +274,27 @@ export const make = (style: Style): Renderer => {
           const label = r.isError ? style.red("tool error:") : style.cyan("tool result:")
           return `${close()}${label} ${style.bold(r.name)} -> ${r.output}\n`
         }
+        case "response_finished": {
+          const out = close()
+          switch (event.finishReason) {
+            case "length":
+              return `${out}${style.dim("(stopped: output token limit)")}\n`
+            case "content_filter":
+              return `${out}${style.dim("(stopped: content filter)")}\n`
+            default:
+              return out
+          }
+        }
         case "loop_finished": {
           const u = event.usage
+          const steps = `${event.steps} ${event.steps === 1 ? "step" : "steps"}`
           return `${close()}${
             style.dim(
-              `usage: input ${u.inputTokens} (cached ${u.cachedInputTokens}), output ${u.outputTokens} (reasoning ${u.reasoningTokens}) tokens; ${event.steps} steps`
+              `usage: input ${u.inputTokens} (cached ${u.cachedInputTokens}), output ${u.outputTokens} (reasoning ${u.reasoningTokens}) tokens; ${steps}`
             )
           }\n`
         }
         case "response_started":
-        case "response_finished":
           return ""
       }
     },

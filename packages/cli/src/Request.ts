@@ -1,5 +1,6 @@
 /**
- * `effect-responses request FILE|- [--model M] [--stream]`: a `Prompt` in the JSON encoding of `core`
+ * `effect-responses request FILE|- [--model M] [--stream]` (options before or after the file; see
+ * `Cli.normalizeArgs` for `-`): a `Prompt` in the JSON encoding of `core`
  * (`{"messages":[…]}`) -> the body of the Responses request it becomes (`ResponsesRequest.fromPrompt`),
  * pretty-printed on standard output. Nothing is sent.
  *

@@ -31,7 +31,8 @@ import * as Schema from "effect/Schema"
 import { createServer } from "node:http"
 
 /**
- * The gateway cannot start: the upstream is not an http(s) URL, or a named environment variable is unset.
+ * The gateway cannot start: the upstream is not an http(s) URL, a named environment variable is unset, or
+ * the address cannot be listened on (in use, no permission: the message names `host:port` and the code).
  *
  * @since 0.1.0
  * @category errors
@@ -72,7 +73,8 @@ const secretFrom = (variable: Option.Option<string>, flag: string) =>
 
 /**
  * The gateway as a layer: on `NodeHttpServer` at `host:port`, over the Chat Completions upstream, printing
- * the listening line once the port is bound. Fails with `ServeSetupError` (see the module doc).
+ * the listening line once the port is bound. Fails with `ServeSetupError` (see the module doc), also when
+ * `host:port` cannot be listened on (`EADDRINUSE`, `EACCES`, …).
  *
  * @since 0.1.0
  * @category layers
@@ -103,10 +105,28 @@ export const layer = (options: ServeOptions) =>
       return Layer.mergeAll(Gateway.layer({ apiKey, builtinTools: options.builtinTools }), announce).pipe(
         Layer.provide(Upstream.chatCompletions({ baseUrl: options.upstream, apiKey: upstreamKey })),
         Layer.provide(NodeHttpClient.layerUndici),
-        Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
+        Layer.provide(
+          NodeHttpServer.layer(createServer, { port: options.port, host: options.host }).pipe(
+            Layer.mapError((error) => listenError(options, error.cause))
+          )
+        )
       )
     })
   )
+
+/** The listen failure (`ServeError`, whose message is empty) as one line naming the address. */
+const listenError = (options: ServeOptions, cause: unknown): ServeSetupError => {
+  const where = `${options.host.includes(":") ? `[${options.host}]` : options.host}:${options.port}`
+  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined
+  const description = code === "EADDRINUSE"
+    ? `cannot listen on ${where}: the address is already in use (EADDRINUSE); pass another --port`
+    : code === "EACCES"
+    ? `cannot listen on ${where}: permission denied (EACCES); pass a port above 1023`
+    : code === "EADDRNOTAVAIL"
+    ? `cannot listen on ${where}: no such local address (EADDRNOTAVAIL); check --host`
+    : `cannot listen on ${where}: ${cause instanceof Error ? cause.message : String(cause)}`
+  return new ServeSetupError({ description })
+}
 
 /**
  * The `serve` command.

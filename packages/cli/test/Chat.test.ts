@@ -24,6 +24,21 @@ const chat = (target: Chat.Target, requestsOut: Option.Option<string> = Option.n
     return { finalText, out }
   })
 
+/** A chat that fails: what it wrote, and the error. */
+const chatFailing = (target: Chat.Target) =>
+  Effect.gen(function*() {
+    let out = ""
+    const error = yield* Chat.run({
+      prompt: Demo.defaultPrompt,
+      target,
+      model: Option.none(),
+      requestsOut: Option.none(),
+      write: (text) => Effect.sync(() => void (out += text)),
+      style: Render.plain
+    }).pipe(Effect.flip)
+    return { error, out }
+  })
+
 describe("effect-responses chat", () => {
   it.scoped("the embedded default streams the recorded session to the terminal and writes the requests", () =>
     Effect.gen(function*() {
@@ -81,7 +96,7 @@ describe("effect-responses chat", () => {
       const { finalText, out } = yield* chat(target)
       assert.isAbove(finalText.length, 0)
       assert.include(out, `answer: ${finalText}`)
-      assert.match(out, /; 1 steps\n$/)
+      assert.match(out, /; 1 step\n$/)
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.effect("says what it needs when there is no recording and no API key", () =>
@@ -102,5 +117,43 @@ describe("effect-responses chat", () => {
       )
       assert.strictEqual(target._tag, "Live")
       assert.strictEqual(target._tag === "Live" && target.baseUrl, "http://127.0.0.1:1/v1")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("a replayed snapshot that contradicts the deltas: the answer is written again, marked corrected", () =>
+    Effect.gen(function*() {
+      const target = yield* Chat.resolveTarget(
+        Option.some(fixturePath("responses-sse/vai-azure-gpt54-multi-summary-encrypted.chunks.txt"))
+      )
+      const { out } = yield* chat(target)
+      assert.include(out, "\nanswer: X\nanswer (corrected): Anonymized assistant response text.\n")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("chat-completions: parallel calls get one line each; a recording that runs out says so plainly", () =>
+    Effect.gen(function*() {
+      const target = yield* Chat.resolveTarget(
+        Option.some(fixturePath("chat-sse/opy-chat-gpt4o-parallel-tool-calls.sse")),
+        Demo.recordingPath,
+        "chat-completions"
+      )
+      const { error, out } = yield* chatFailing(target)
+      assert.deepStrictEqual(out.split("\n").filter((line) => line.startsWith("tool call:")), [
+        "tool call: GetWeatherArgs {\"city\": \"Edinburgh\", \"country\": \"GB\", \"units\": \"c\"}",
+        "tool call: get_stock_price {\"ticker\": \"AAPL\", \"exchange\": \"NASDAQ\"}"
+      ])
+      assert.strictEqual(error._tag, "ReplayEnded")
+      assert.strictEqual(
+        error.message,
+        `the recording ${
+          fixturePath("chat-sse/opy-chat-gpt4o-parallel-tool-calls.sse")
+        } has no more responses: it holds 1 response, and the conversation went on after the model asked for the ` +
+          "tools GetWeatherArgs, get_stock_price (this chat has only the calculator tool)"
+      )
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("--replay of a capture of the other protocol names the --protocol to pass", () =>
+    Effect.gen(function*() {
+      const path = fixturePath("chat-sse/vai-chat-openai-text-usage.chunks.txt")
+      const error = yield* Effect.flip(Chat.resolveTarget(Option.some(path)))
+      assert.strictEqual(error.message, `${path}: this looks like a Chat Completions capture: pass --protocol chat-completions`)
     }).pipe(Effect.provide(NodeContext.layer)))
 })

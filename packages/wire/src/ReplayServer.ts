@@ -135,7 +135,9 @@ export const make = (options: Options): Effect.Effect<Service, never, HttpServer
       yield* Ref.update(received, (all) => [...all, replayRequest])
       if (index >= options.responses) {
         return errorResponse(400, {
-          message: `the recording ${options.source} holds ${options.responses} responses; request ${index + 1} has none`,
+          message: `the recording ${options.source} holds ${options.responses} ${
+            options.responses === 1 ? "response" : "responses"
+          }; request ${index + 1} has none`,
           param: options.param,
           code: "replay_exhausted"
         })

@@ -40,7 +40,7 @@ describe("ReplayServer", () => {
       assert.strictEqual(exhausted.status, 400)
       assert.deepStrictEqual(exhausted.json, {
         error: {
-          message: "the recording rec.sse holds 1 responses; request 2 has none",
+          message: "the recording rec.sse holds 1 response; request 2 has none",
           type: "invalid_request_error",
           param: "input",
           code: "replay_exhausted"

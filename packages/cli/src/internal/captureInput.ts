@@ -1,14 +1,21 @@
 /**
- * What the `decode` and `aggregate` verbs share: reading a capture (a file or standard input) as a byte
- * stream, and turning decoder errors into one-line `CaptureError`s naming the input and the line.
+ * What the `decode` and `aggregate` verbs (and `chat --replay`) share: reading a capture (a file or standard
+ * input) as a byte stream, telling what it is from a bounded prefix (`sniff.ts`), decoding it with the
+ * decoder of its protocol, and turning decoder errors into one-line `CaptureError`s naming the input and
+ * the line.
  *
  * @internal
  */
-import { Capture, type ResponsesStream } from "@effect-responses/responses"
+import { ChatCompletionsStream } from "@effect-responses/chat-completions"
+import { AiError, type StreamPart } from "@effect-responses/core"
+import { Capture, ResponsesStream } from "@effect-responses/responses"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
+import * as Sniff from "./sniff.js"
 
 /** The name of standard input in error messages. */
 const STDIN = "<stdin>"
@@ -42,9 +49,142 @@ const fileStream = (path: string): Stream.Stream<Uint8Array, Capture.CaptureErro
     )))
 
 /** A decoder error as a one-line `CaptureError` naming the input and, when known, the line. @internal */
-export const toCaptureError = (source: string, error: ResponsesStream.DecodeError): Capture.CaptureError =>
+export const toCaptureError = (
+  source: string,
+  error: ResponsesStream.DecodeError | ChatCompletionsStream.DecodeError
+): Capture.CaptureError =>
   new Capture.CaptureError({
     source,
     ...(error._tag === "MalformedOutput" && error.line !== undefined ? { line: error.line } : {}),
     description: error.message
   })
+
+/** @internal */
+export interface Opened {
+  /** What the input is, from its first characters. */
+  readonly kind: Sniff.Kind
+  /** The whole text of the input, the sniffed prefix included. */
+  readonly text: Stream.Stream<string, Capture.CaptureError>
+}
+
+interface Head {
+  readonly text: string
+  readonly kind: Sniff.Kind | undefined
+}
+
+const headSink: Sink.Sink<Head, string, string> = Sink.fold(
+  { text: "", kind: undefined } as Head,
+  (head) => head.kind === undefined,
+  (head, piece: string) => {
+    const text = head.text + piece
+    return { text, kind: Sniff.classify(text, false) }
+  }
+)
+
+/**
+ * Opens `input` (a path, or `-`): reads text until its kind shows (at most `Sniff.PREFIX_LIMIT` characters
+ * beyond the piece that completes it) and gives the kind with the whole text. @internal
+ */
+export const open = (
+  input: string
+): Effect.Effect<Opened, Capture.CaptureError, FileSystem.FileSystem | Scope.Scope> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const [head, rest] = yield* Stream.peel(Stream.decodeText(readInput(input)), headSink)
+    const kind = head.kind ?? Sniff.classify(head.text, true)!
+    return {
+      kind,
+      text: Stream.concat(Stream.make(head.text), rest).pipe(Stream.provideService(FileSystem.FileSystem, fs))
+    }
+  })
+
+/**
+ * Line-JSON chat captures through the chat SSE decoder: line `k` of the input becomes `data: <line>` on
+ * line `2k - 1` and a blank line on `2k`, so that the decoder's lines map back (`ceil(line / 2)`). No line
+ * is held whole: the text streams through.
+ */
+const linesToSse = <E, R>(text: Stream.Stream<string, E, R>): Stream.Stream<string, E, R> =>
+  Stream.suspend(() => {
+    let lineStart = true
+    let skipLF = false
+    const convert = (piece: string): string => {
+      let out = ""
+      let from = 0
+      const endings = /[\r\n]/g
+      for (let match = endings.exec(piece); match !== null; match = endings.exec(piece)) {
+        const at = match.index
+        const ending = piece[at]
+        if (ending === "\n" && skipLF && at === from) {
+          // the LF of a CRLF (possibly cut between two pieces): the line has ended already
+          skipLF = false
+          from = at + 1
+          continue
+        }
+        if (at > from) {
+          if (lineStart) out += "data: "
+          out += piece.slice(from, at)
+        }
+        // every line, blank or not, takes two lines of SSE
+        out += "\n\n"
+        lineStart = true
+        skipLF = ending === "\r"
+        from = at + 1
+      }
+      if (from < piece.length) {
+        if (lineStart) out += "data: "
+        out += piece.slice(from)
+        lineStart = false
+        skipLF = false
+      }
+      return out
+    }
+    return text.pipe(
+      Stream.map(convert),
+      Stream.concat(Stream.suspend(() => Stream.make(lineStart ? "" : "\n\n"))),
+      Stream.filter((piece) => piece !== "")
+    )
+  })
+
+const sseSink: Sink.Sink<{ readonly text: string; readonly sse: boolean | undefined }, string, string> = Sink.fold(
+  { text: "", sse: undefined as boolean | undefined },
+  (head) => head.sse === undefined,
+  (head, piece: string) => {
+    const text = head.text + piece
+    return { text, sse: Sniff.startsAsSse(text, false) }
+  }
+)
+
+/** @internal */
+export interface DecodeOptions {
+  readonly maxEventSize?: number | undefined
+}
+
+/**
+ * The `StreamPart`s of a capture's text (raw SSE or line-JSON) of `protocol`, with decoder errors as
+ * `CaptureError`s naming `source`. @internal
+ */
+export const decodeText = (
+  text: Stream.Stream<string, Capture.CaptureError>,
+  protocol: Sniff.Protocol,
+  source: string,
+  options?: DecodeOptions
+): Stream.Stream<StreamPart.StreamPart, Capture.CaptureError> => {
+  if (protocol === "responses") {
+    return ResponsesStream.decodeCaptureText(text, options).pipe(
+      Stream.mapError((error) => error._tag === "CaptureError" ? error : toCaptureError(source, error))
+    )
+  }
+  return Stream.unwrapScoped(Effect.map(Stream.peel(text, sseSink), ([head, rest]) => {
+    const whole = Stream.concat(Stream.make(head.text), rest)
+    const sse = head.sse ?? Sniff.startsAsSse(head.text, true)
+    const channel = ChatCompletionsStream.sseChannel<Capture.CaptureError>(options)
+    const decoded = Stream.pipeThroughChannel(sse ? whole : linesToSse(whole), channel)
+    return decoded.pipe(
+      Stream.mapError((error): Capture.CaptureError => {
+        if (error._tag === "CaptureError") return error
+        if (sse || error._tag !== "MalformedOutput" || error.line === undefined) return toCaptureError(source, error)
+        return toCaptureError(source, new AiError.MalformedOutput({ ...error, line: Math.ceil(error.line / 2) }))
+      })
+    )
+  }))
+}
