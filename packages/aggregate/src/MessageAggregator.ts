@@ -25,7 +25,8 @@
  *
  * The fold is pure and persistent: `step` never changes the state it is given, so a state may be kept,
  * shared or stepped twice (`Stream.scan` gives valid snapshots). It is linear in the number of deltas:
- * text arrives as chunks in a persistent list and is joined once, in `done`.
+ * text arrives as chunks in a persistent list, every 64 deltas compacted into one chunk, and is joined in
+ * `done`.
  *
  * @since 0.1.0
  */
@@ -80,14 +81,37 @@ export interface Settled<E> {
 // internal representation
 // ---------------------------------------------------------------------------------------------------------
 
-/** Text chunks, newest first: appending is O(1) and never touches older states. */
+/**
+ * Text chunks, newest first: appending is O(1) and never touches older states. `fresh` counts the newest
+ * chunks that are deltas as received (not compacted yet).
+ */
 interface Chunks {
   readonly head: string
   readonly tail: Chunks | undefined
+  readonly fresh: number
 }
 
-const appendChunk = (chunks: Chunks | undefined, text: string): Chunks | undefined =>
-  text.length === 0 ? chunks : { head: text, tail: chunks }
+/**
+ * Every `COMPACT_AFTER` deltas, the newest ones are joined into one chunk: a list node and a string header
+ * per delta cost several times the few characters of a delta, and the held memory then stays about the
+ * size of the text (peak live heap of the 5 MB benchmark stream: packages/bench/RESULTS.md, run of 2026-11-29 19:25).
+ * Each delta is copied once more, so appending stays linear.
+ */
+const COMPACT_AFTER = 64
+
+const appendChunk = (chunks: Chunks | undefined, text: string): Chunks | undefined => {
+  if (text.length === 0) return chunks
+  const fresh = chunks === undefined ? 1 : chunks.fresh + 1
+  if (fresh < COMPACT_AFTER || chunks === undefined) return { head: text, tail: chunks, fresh }
+  const parts = new Array<string>(fresh)
+  parts[fresh - 1] = text
+  let rest: Chunks | undefined = chunks
+  for (let i = fresh - 2; i >= 0 && rest !== undefined; i--) {
+    parts[i] = rest.head
+    rest = rest.tail
+  }
+  return { head: parts.join(""), tail: rest, fresh: 0 }
+}
 
 const joinChunks = (chunks: Chunks | undefined): string => {
   if (chunks === undefined) return ""

@@ -7,7 +7,7 @@
  * Three inputs, all decoded incrementally (constant memory in the length of the stream, bounded by the size
  * of one event):
  *
- * - **SSE** (`decodeSse`, `decodeSseText`, `sseChannel`): framed by the `@effect/experimental/Sse` parser.
+ * - **SSE** (`decodeSse`, `decodeSseText`, `sseChannel`): framed by `eventsource-parser`, fed line by line.
  *   Lines end at LF, CRLF or a lone CR (also when a chunk ends between `\r` and `\n`); a leading BOM is
  *   dropped; `event:` + `data:` frames and data-only frames are read alike (the JSON `type` is
  *   authoritative, the `event:` name is ignored); multi-line `data:` fields are joined with `\n`;
@@ -137,6 +137,19 @@ export const DEFAULT_MAX_EVENT_SIZE = Framing.DEFAULT_MAX_EVENT_SIZE
 const makeChannel = <E>(makeFramer: () => Framing.Framer) =>
   Framing.decodeChannel<StreamPart.StreamPart, DecodeError, E>(makeFramer, () => new Decoder())
 
+/** The same from bytes, UTF-8 decoded in the same pass (`Framing.decodeBytesChannel`). */
+const makeBytesChannel = <E>(makeFramer: () => Framing.Framer) =>
+  Framing.decodeBytesChannel<StreamPart.StreamPart, DecodeError, E>(makeFramer, () => new Decoder())
+
+const sseFramer = (options: DecodeOptions | undefined) => () =>
+  Framing.makeSseFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE)
+
+const lineFramer = (options: DecodeOptions | undefined) => () =>
+  Framing.makeLineFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE)
+
+const captureFramer = (options: DecodeOptions | undefined) => () =>
+  Framing.makeCaptureFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE)
+
 /**
  * The decoder as a channel from chunks of `data:` payloads (one JSON event per string) to chunks of
  * `StreamPart`s. Each run of the channel has its own state.
@@ -155,7 +168,7 @@ export const channel = <E>(): Channel.Channel<
 
 /**
  * The decoder as a channel from chunks of SSE text (split anywhere) to chunks of `StreamPart`s: framing by
- * `Framing.makeSseFramer` (the `@effect/experimental/Sse` parser, fed one whole line at a time; lines end at
+ * `Framing.makeSseFramer` (`eventsource-parser`, fed one whole line at a time; lines end at
  * LF, CRLF or CR), then the event state machine, in one synchronous pass per chunk. An event larger than
  * `maxEventSize` fails with `MalformedOutput`.
  *
@@ -169,7 +182,7 @@ export const sseChannel = <E>(options?: DecodeOptions): Channel.Channel<
   E,
   unknown,
   unknown
-> => makeChannel<E>(() => Framing.makeSseFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE))
+> => makeChannel<E>(sseFramer(options))
 
 /**
  * The decoder as a channel from chunks of line-JSON text (one JSON event per line, split anywhere) to
@@ -185,7 +198,7 @@ export const linesChannel = <E>(options?: DecodeOptions): Channel.Channel<
   E,
   unknown,
   unknown
-> => makeChannel<E>(() => Framing.makeLineFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE))
+> => makeChannel<E>(lineFramer(options))
 
 /**
  * The decoder as a channel from chunks of capture text, raw SSE or line-JSON, told apart by the first line
@@ -201,7 +214,7 @@ export const captureChannel = <E>(options?: DecodeOptions): Channel.Channel<
   E,
   unknown,
   unknown
-> => makeChannel<E>(() => Framing.makeCaptureFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE))
+> => makeChannel<E>(captureFramer(options))
 
 /**
  * Decodes already-framed `data:` payloads, one JSON event per element (for instance the `data` of SSE
@@ -226,7 +239,8 @@ export const decodeSseText = <E, R>(
 ): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> => Stream.pipeThroughChannel(text, sseChannel<E>(options))
 
 /**
- * Decodes an SSE HTTP body (bytes, split anywhere, even inside a UTF-8 sequence) into `StreamPart`s.
+ * Decodes an SSE HTTP body (bytes, split anywhere, even inside a UTF-8 sequence) into `StreamPart`s: UTF-8
+ * decoding, framing and the event state machine in one pass per chunk of bytes.
  *
  * @since 0.1.0
  * @category decoding
@@ -234,7 +248,8 @@ export const decodeSseText = <E, R>(
 export const decodeSse = <E, R>(
   body: Stream.Stream<Uint8Array, E, R>,
   options?: DecodeOptions
-): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> => decodeSseText(Stream.decodeText(body), options)
+): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> =>
+  Stream.pipeThroughChannel(body, makeBytesChannel<E>(sseFramer(options)))
 
 /**
  * Decodes line-JSON text (one JSON event per line, split anywhere) into `StreamPart`s (see `linesChannel`).
@@ -257,7 +272,8 @@ export const decodeLinesText = <E, R>(
 export const decodeLines = <E, R>(
   bytes: Stream.Stream<Uint8Array, E, R>,
   options?: DecodeOptions
-): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> => decodeLinesText(Stream.decodeText(bytes), options)
+): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> =>
+  Stream.pipeThroughChannel(bytes, makeBytesChannel<E>(lineFramer(options)))
 
 /**
  * Decodes capture text, raw SSE or line-JSON (see `captureChannel`), into `StreamPart`s.
@@ -281,4 +297,5 @@ export const decodeCaptureText = <E, R>(
 export const decodeCapture = <E, R>(
   bytes: Stream.Stream<Uint8Array, E, R>,
   options?: DecodeOptions
-): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> => decodeCaptureText(Stream.decodeText(bytes), options)
+): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> =>
+  Stream.pipeThroughChannel(bytes, makeBytesChannel<E>(captureFramer(options)))

@@ -2,23 +2,25 @@
  * Framing of a protocol's text input into payloads, and the channel that feeds them to a protocol decoder.
  *
  * A framer turns text given in pieces cut anywhere into the payloads those pieces complete: SSE `data`
- * (through the `@effect/experimental/Sse` parser, fed one whole line at a time), line-JSON lines, or
+ * (through `eventsource-parser`, fed one whole line at a time), line-JSON lines, or
  * either, chosen by the first line of a capture. Lines end at LF, CRLF (also when cut between two pieces)
  * or CR; a leading BOM is dropped. Every framer is incremental: it keeps at most one partial line between
  * calls, bounded by `maxEventSize`.
  *
- * Lines are split here, not by the SSE parser: fed larger pieces, the parser rescans its buffer from the
- * start for every line (quadratic in the size of the piece), and it misreads a CRLF split between two
- * pieces. `Sse.makeChannel` is not used either: it hands events over through a mailbox (a fiber hand-off
- * every few events) and turns an oversized event into a defect, where here it is a `MalformedOutput`.
+ * Lines are split here, not by the SSE parser, because errors name the line where an event's data starts
+ * and the parser does not count lines. `eventsource-parser` replaced `@effect/experimental/Sse` here (both
+ * are allowed by DESIGN section 5): `Sse`'s parser rescans every line character by character, and framing
+ * the 5 MB benchmark stream took about 41 ms with it against about 12 ms with `eventsource-parser`
+ * (packages/bench/RESULTS.md, run of 2026-11-29 19:25).
  *
  * @since 0.1.0
  */
 import { AiError } from "@effect-responses/core"
-import * as Sse from "@effect/experimental/Sse"
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
+import { createParser } from "eventsource-parser"
 import { LineSplitter, tooLarge } from "./internal/lineSplitter.js"
 
 /**
@@ -102,6 +104,9 @@ export const makeLineFramer = (maxEventSize: number): Framer => {
  * end of the input, an event whose lines all ended is dispatched even without the blank line that should
  * close it; a last line without its line ending was cut off and is dropped with its event.
  *
+ * The fields are read by `eventsource-parser`, fed one whole line at a time (ended by `\n`, whatever its
+ * line ending was), so that it takes its fast path and never buffers a partial line.
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -113,22 +118,29 @@ export const makeSseFramer = (maxEventSize: number): Framer => {
   let dataLine: number | undefined
   /** Whether the event being read has lines (so that the end of the input may dispatch it). */
   let pendingEvent = false
-  const parser = Sse.makeParser((event) => {
-    if (event._tag === "Event") {
+  /** Set by the parser when the data of the event being read grows over `maxEventSize`. */
+  let tooBig = false
+  const parser = createParser({
+    onEvent: (event) => {
       payloads.push(event.data)
       lines.push(dataLine ?? splitter.line)
-    }
-  }, { maxEventSize })
-  const onLine = (line: string, lineNumber: number): AiError.MalformedOutput | undefined => {
+    },
+    onError: (error) => {
+      if (error.type === "max-buffer-size-exceeded") tooBig = true
+    },
+    maxBufferSize: maxEventSize
+  })
+  const onLine = (line: string, lineNumber: number, withLF = `${line}\n`): AiError.MalformedOutput | undefined => {
     if (line === "") {
       pendingEvent = false
     } else {
       pendingEvent = true
       if (dataLine === undefined && line.startsWith("data")) dataLine = lineNumber
     }
-    const error = parser.feed(`${line}\n`)
+    parser.feed(withLF)
+    if (tooBig) return tooLarge(maxEventSize, dataLine ?? lineNumber)
     if (line === "") dataLine = undefined
-    return error === undefined ? undefined : tooLarge(maxEventSize, dataLine ?? lineNumber)
+    return undefined
   }
   return {
     push: (text, p, l) => {
@@ -241,51 +253,85 @@ export const decodeChannel = <A, D extends AiError.AiError, E>(
   makeFramer: () => Framer,
   makeDecoder: () => PayloadDecoder<A, D>
 ): Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<string>, E | D | AiError.MalformedOutput, E, unknown, unknown> =>
+  Channel.suspend(() => loop<string, A, D, E>(identity, undefined, makeFramer(), makeDecoder()))
+
+/**
+ * `decodeChannel` from chunks of bytes (UTF-8, split anywhere, even inside a character): the bytes are
+ * decoded to text in the same pass as the framing and the decoding, with one `TextDecoder` per run (a
+ * leading BOM is dropped, as `Stream.decodeText` does). One stage instead of two: on the 5 MB benchmark
+ * stream this saves a channel hand-off per chunk (packages/bench/RESULTS.md, run of 2026-11-29 19:25).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeBytesChannel = <A, D extends AiError.AiError, E>(
+  makeFramer: () => Framer,
+  makeDecoder: () => PayloadDecoder<A, D>
+): Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<Uint8Array>, E | D | AiError.MalformedOutput, E, unknown, unknown> =>
   Channel.suspend(() => {
-    type Out = Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<string>, E | D | AiError.MalformedOutput, E, unknown, unknown>
-    const framer = makeFramer()
-    const decoder = makeDecoder()
-    const payloads: Array<string> = []
-    const lines: Array<number> = []
-    const emit = (out: Array<A>, error: D | AiError.MalformedOutput | undefined, next: Out): Out => {
-      let result: Out = error === undefined ? next : Channel.fail(error)
-      if (out.length > 0) result = Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), result)
-      const logs = decoder.takeLogs()
-      if (logs.length > 0) result = Channel.zipRight(Channel.fromEffect(runLogs(logs)), result)
-      return result
-    }
-    /** Decodes the framed payloads, then the framing error if any. */
-    const drain = (
-      out: Array<A>,
-      framing: AiError.MalformedOutput | undefined
-    ): D | AiError.MalformedOutput | undefined => {
-      let error: D | AiError.MalformedOutput | undefined
-      for (let i = 0; error === undefined && i < payloads.length; i++) {
-        error = decoder.feed(payloads[i]!, out)
-        const line = lines[i]
-        if (error !== undefined && error._tag === "MalformedOutput" && line !== undefined) {
-          error = new AiError.MalformedOutput({ ...error, line })
-        }
-      }
-      payloads.length = 0
-      lines.length = 0
-      return error ?? framing
-    }
-    const loop: Out = Channel.readWithCause({
-      onInput: (input: Chunk.Chunk<string>) => {
-        const out: Array<A> = []
-        let error: D | AiError.MalformedOutput | undefined
-        for (const text of input) {
-          error = drain(out, framer.push(text, payloads, lines))
-          if (error !== undefined) break
-        }
-        return emit(out, error, loop)
-      },
-      onFailure: (cause) => Channel.failCause(cause),
-      onDone: () => {
-        const out: Array<A> = []
-        return emit(out, drain(out, framer.end(payloads, lines)) ?? decoder.end(out), Channel.void)
-      }
-    })
-    return loop
+    const utf8 = new TextDecoder()
+    return loop<Uint8Array, A, D, E>(
+      (bytes) => utf8.decode(bytes, { stream: true }),
+      () => utf8.decode(),
+      makeFramer(),
+      makeDecoder()
+    )
   })
+
+/**
+ * The loop of `decodeChannel` and `decodeBytesChannel`: `text` turns a piece of input into text, `flush`
+ * gives the text still held when the input ends.
+ */
+const loop = <I, A, D extends AiError.AiError, E>(
+  text: (piece: I) => string,
+  flush: (() => string) | undefined,
+  framer: Framer,
+  decoder: PayloadDecoder<A, D>
+): Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<I>, E | D | AiError.MalformedOutput, E, unknown, unknown> => {
+  type Out = Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<I>, E | D | AiError.MalformedOutput, E, unknown, unknown>
+  const payloads: Array<string> = []
+  const lines: Array<number> = []
+  const emit = (out: Array<A>, error: D | AiError.MalformedOutput | undefined, next: Out): Out => {
+    let result: Out = error === undefined ? next : Channel.fail(error)
+    if (out.length > 0) result = Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), result)
+    const logs = decoder.takeLogs()
+    if (logs.length > 0) result = Channel.zipRight(Channel.fromEffect(runLogs(logs)), result)
+    return result
+  }
+  /** Decodes the framed payloads, then the framing error if any. */
+  const drain = (
+    out: Array<A>,
+    framing: AiError.MalformedOutput | undefined
+  ): D | AiError.MalformedOutput | undefined => {
+    let error: D | AiError.MalformedOutput | undefined
+    for (let i = 0; error === undefined && i < payloads.length; i++) {
+      error = decoder.feed(payloads[i]!, out)
+      const line = lines[i]
+      if (error !== undefined && error._tag === "MalformedOutput" && line !== undefined) {
+        error = new AiError.MalformedOutput({ ...error, line })
+      }
+    }
+    payloads.length = 0
+    lines.length = 0
+    return error ?? framing
+  }
+  const read: Out = Channel.readWithCause({
+    onInput: (input: Chunk.Chunk<I>) => {
+      const out: Array<A> = []
+      let error: D | AiError.MalformedOutput | undefined
+      for (const piece of input) {
+        error = drain(out, framer.push(text(piece), payloads, lines))
+        if (error !== undefined) break
+      }
+      return emit(out, error, read)
+    },
+    onFailure: (cause) => Channel.failCause(cause),
+    onDone: () => {
+      const out: Array<A> = []
+      const rest = flush === undefined ? "" : flush()
+      const error = rest === "" ? undefined : drain(out, framer.push(rest, payloads, lines))
+      return emit(out, error ?? drain(out, framer.end(payloads, lines)) ?? decoder.end(out), Channel.void)
+    }
+  })
+  return read
+}

@@ -6,6 +6,7 @@
  * @internal
  */
 import { AiError, Part, StreamPart } from "@effect-responses/core"
+import * as FastParts from "@effect-responses/core/internal/fastParts"
 import type * as Framing from "@effect-responses/wire/Framing"
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as Either from "effect/Either"
@@ -32,18 +33,41 @@ interface Slot {
   delivered: boolean
   /** Media type of an image generation call, once known (`output_format`, or sniffed from a partial image). */
   mediaType: string | undefined
-  readonly text: Array<string>
+  readonly text: Delivered
   /** Length (UTF-16 code units) of the text delivered per `content_index`, to shift annotations. */
   readonly contentLengths: Array<number>
   /** Keys (JSON) of the annotations delivered by `output_text.annotation.added`. */
   readonly annotations: Set<string>
-  readonly refusal: Array<string>
-  readonly summary: Array<Array<string>>
-  readonly reasoningText: Array<string>
-  readonly args: Array<string>
+  readonly refusal: Delivered
+  readonly summary: Array<Delivered>
+  readonly reasoningText: Delivered
+  readonly args: Delivered
 }
 
 const EMPTY: ReadonlyArray<never> = []
+
+/**
+ * Every `COMPACT_AFTER` deltas of one text, the newest are joined into one piece: a string header per delta
+ * costs several times its few characters, and held memory then stays about the size of the text (peak live
+ * heap of the 5 MB benchmark stream: packages/bench/RESULTS.md, run of 2026-11-29 19:25). Each delta is copied once.
+ */
+const COMPACT_AFTER = 64
+
+/** The text the deltas of one field delivered, in pieces, kept to empty the completing part. */
+class Delivered {
+  readonly pieces: Array<string> = []
+  private fresh = 0
+
+  push(delta: string): void {
+    this.pieces.push(delta)
+    if (++this.fresh === COMPACT_AFTER) {
+      this.pieces.push(this.pieces.splice(-COMPACT_AFTER).join(""))
+      this.fresh = 0
+    }
+  }
+}
+
+const NOTHING_DELIVERED = new Delivered()
 
 const makeSlot = (itemType: string, attributes: Part.Attributes, callId = "", name = ""): Slot => ({
   itemType,
@@ -52,13 +76,13 @@ const makeSlot = (itemType: string, attributes: Part.Attributes, callId = "", na
   name,
   delivered: false,
   mediaType: undefined,
-  text: [],
+  text: new Delivered(),
   contentLengths: [],
   annotations: new Set(),
-  refusal: [],
+  refusal: new Delivered(),
   summary: [],
-  reasoningText: [],
-  args: []
+  reasoningText: new Delivered(),
+  args: new Delivered()
 })
 
 /**
@@ -405,27 +429,22 @@ export class Decoder {
           while (slot.contentLengths.length <= contentIndex) slot.contentLengths.push(0)
           slot.contentLengths[contentIndex] += delta.length
         }
-        part = new Part.TextPart({ text: delta, annotations: EMPTY, attributes: slot.attributes }, true)
+        part = FastParts.textDelta(delta, slot.attributes)
         break
       }
       case "refusal": {
         slot.refusal.push(delta)
-        part = new Part.RefusalPart({ text: delta, attributes: slot.attributes }, true)
+        part = FastParts.refusalPart(delta, slot.attributes)
         break
       }
       case "args": {
         slot.args.push(delta)
-        part = new Part.ToolCallPart({
-          callId: slot.callId,
-          name: slot.name,
-          arguments: delta,
-          attributes: slot.attributes
-        }, true)
+        part = FastParts.toolCallPart(slot.callId, slot.name, delta, slot.attributes)
         break
       }
       case "reasoningText": {
         slot.reasoningText.push(delta)
-        part = new Part.ReasoningPart({ summary: EMPTY, text: delta, attributes: slot.attributes }, true)
+        part = FastParts.reasoningTextPart(delta, slot.attributes)
         break
       }
       case "summary": {
@@ -433,15 +452,16 @@ export class Decoder {
         if (!Number.isInteger(summaryIndex) || summaryIndex < 0) {
           return this.malformed(type, data, "summary_index is not a non-negative integer")
         }
-        while (slot.summary.length <= summaryIndex) slot.summary.push([])
+        while (slot.summary.length <= summaryIndex) slot.summary.push(new Delivered())
         slot.summary[summaryIndex].push(delta)
         const summary = new Array<string>(summaryIndex + 1).fill("")
         summary[summaryIndex] = delta
-        part = new Part.ReasoningPart({ summary, attributes: slot.attributes }, true)
+        part = FastParts.reasoningSummaryPart(summary, slot.attributes)
         break
       }
     }
-    out.push(new StreamPart.PartUpdate({ responseId: this.responseId, outputIndex, partial: true, part }, true))
+    // The hot path: one part and one update per delta, built without the class constructors (FastParts).
+    out.push(FastParts.partUpdate(this.responseId, outputIndex, true, part))
     return undefined
   }
 
@@ -596,13 +616,14 @@ export class Decoder {
 }
 
 /** `snapshot` minus the `delivered` prefix, or `undefined` when `snapshot` does not start with it. */
-const remainder = (snapshot: string, delivered: ReadonlyArray<string>): string | undefined => {
-  if (delivered.length === 0) return snapshot
-  const prefix = delivered.length === 1 ? delivered[0] : delivered.join("")
+const remainder = (snapshot: string, delivered: Delivered): string | undefined => {
+  const pieces = delivered.pieces
+  if (pieces.length === 0) return snapshot
+  const prefix = pieces.length === 1 ? pieces[0]! : pieces.join("")
   return snapshot.startsWith(prefix) ? snapshot.slice(prefix.length) : undefined
 }
 
-const isEmpty = (chunks: ReadonlyArray<string>): boolean => chunks.every((chunk) => chunk === "")
+const isEmpty = (delivered: Delivered): boolean => delivered.pieces.every((piece) => piece === "")
 
 /**
  * The annotations of the snapshot that `annotation.added` did not deliver, or `undefined` when a delivered
@@ -666,7 +687,7 @@ const emptied = (part: Part.AssistantPart, slot: Slot): Part.AssistantPart | und
       }
       const summary: Array<string> = []
       for (let index = 0; index < part.summary.length; index++) {
-        const rest = remainder(part.summary[index], slot.summary[index] ?? EMPTY)
+        const rest = remainder(part.summary[index], slot.summary[index] ?? NOTHING_DELIVERED)
         if (rest === undefined) return undefined
         summary.push(rest)
       }

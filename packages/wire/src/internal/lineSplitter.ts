@@ -28,10 +28,13 @@ export class LineSplitter {
 
   constructor(readonly maxLength: number) {}
 
-  /** Calls `onLine` for every line `text` completes; stops at the first error. */
+  /**
+   * Calls `onLine` for every line `text` completes; stops at the first error. `withLF` is the line followed
+   * by `\n`: a slice of `text` when the line ended there with LF (no copy), else the line joined with `\n`.
+   */
   push(
     text: string,
-    onLine: (line: string, lineNumber: number) => AiError.MalformedOutput | undefined
+    onLine: (line: string, lineNumber: number, withLF: string) => AiError.MalformedOutput | undefined
   ): AiError.MalformedOutput | undefined {
     let start = 0
     if (this.first && text.length > 0) {
@@ -52,11 +55,14 @@ export class LineSplitter {
       if (end === -1) break
       const segment = text.slice(start, end)
       let line = segment
+      let withLF: string | undefined
       if (this.pending.length > 0) {
         this.pending.push(segment)
         line = this.pending.join("")
         this.pending = []
         this.pendingLength = 0
+      } else if (text.charCodeAt(end) === LF) {
+        withLF = text.slice(start, end + 1)
       }
       this.line++
       if (line.length > this.maxLength) return tooLarge(this.maxLength, this.line)
@@ -68,7 +74,7 @@ export class LineSplitter {
           this.skipLF = true
         }
       }
-      const error = onLine(line, this.line)
+      const error = onLine(line, this.line, withLF ?? `${line}\n`)
       if (error !== undefined) return error
     }
     if (start < length) {

@@ -1,0 +1,68 @@
+/**
+ * The hot-path constructors of `internal/fastParts` build the same instances as the class constructors.
+ */
+import { Part, StreamPart } from "@effect-responses/core"
+import * as FastParts from "@effect-responses/core/internal/fastParts"
+import { assert, describe, it } from "@effect/vitest"
+import * as Equal from "effect/Equal"
+import * as Utils from "effect/Utils"
+
+const attributes: Part.Attributes = { itemId: "msg_1", status: "in_progress", phase: "final_answer" }
+const annotation: Part.Annotation = { type: "url_citation", url: "https://example.com", startIndex: 0, endIndex: 3 }
+
+/**
+ * `made` is `new Class(props)`, validated, so its arrays and attributes are copies: compared structurally
+ * (`structuralRegion`), as `Equal.equals` compares plain arrays and objects by reference otherwise.
+ */
+const same = <A extends object>(fast: A, made: A, Class: Function) => {
+  assert.isTrue(fast instanceof Class)
+  assert.isTrue(Utils.structuralRegion(() => Equal.equals(fast, made)))
+  assert.isTrue(Utils.structuralRegion(() => Equal.equals(made, fast)))
+  assert.strictEqual(JSON.stringify(fast), JSON.stringify(made))
+  assert.deepStrictEqual(Object.keys(fast), Object.keys(made))
+}
+
+describe("internal/fastParts", () => {
+  it("each constructor equals the class constructor: Equal.equals, instanceof, JSON encoding", () => {
+    const delta = FastParts.textDelta("hi", attributes)
+    assert.deepStrictEqual(delta.annotations, [])
+    same(delta, new Part.TextPart({ text: "hi", annotations: delta.annotations, attributes }), Part.TextPart)
+    const annotations = [annotation]
+    same(
+      FastParts.textPart("", annotations, attributes),
+      new Part.TextPart({ text: "", annotations, attributes }),
+      Part.TextPart
+    )
+    same(FastParts.refusalPart("no", {}), new Part.RefusalPart({ text: "no", attributes: {} }), Part.RefusalPart)
+    const summary = ["", "step"]
+    same(
+      FastParts.reasoningSummaryPart(summary, attributes),
+      new Part.ReasoningPart({ summary, attributes }),
+      Part.ReasoningPart
+    )
+    const thinking = FastParts.reasoningTextPart("think", attributes)
+    assert.deepStrictEqual(thinking.summary, [])
+    same(
+      thinking,
+      new Part.ReasoningPart({ summary: thinking.summary, text: "think", attributes }),
+      Part.ReasoningPart
+    )
+    same(
+      FastParts.toolCallPart("call_1", "f", "{\"a\"", attributes),
+      new Part.ToolCallPart({ callId: "call_1", name: "f", arguments: "{\"a\"", attributes }),
+      Part.ToolCallPart
+    )
+    const part = FastParts.textDelta("hi", attributes)
+    const update = FastParts.partUpdate("resp_1", 2, true, part)
+    const made = new StreamPart.PartUpdate({ responseId: "resp_1", outputIndex: 2, partial: true, part })
+    same(update, made, StreamPart.PartUpdate)
+    assert.deepStrictEqual(StreamPart.encode(update), StreamPart.encode(made))
+    assert.deepStrictEqual(StreamPart.encode(update), {
+      type: "part",
+      responseId: "resp_1",
+      outputIndex: 2,
+      partial: true,
+      part: { type: "text", text: "hi", annotations: [], attributes }
+    })
+  })
+})
