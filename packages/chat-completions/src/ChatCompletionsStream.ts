@@ -126,6 +126,38 @@ export const sseChannel = <E>(options?: {
 > => makeChannel<E>(() => Framing.makeSseFramer(options?.maxEventSize ?? Framing.DEFAULT_MAX_EVENT_SIZE))
 
 /**
+ * The decoder as a channel from chunks of capture text, raw SSE or line-JSON (one chunk JSON per line, as in
+ * vercel/ai's `*.chunks.txt` recordings), told apart by the first line that is not blank: an SSE field or
+ * comment means SSE, anything else line-JSON (`Framing.makeCaptureFramer` of `@effect-responses/wire`).
+ * Errors name the line of the input.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const captureChannel = <E>(options?: {
+  readonly maxEventSize?: number | undefined
+}): Channel.Channel<
+  Chunk.Chunk<StreamPart.StreamPart>,
+  Chunk.Chunk<string>,
+  E | DecodeError,
+  E,
+  unknown,
+  unknown
+> => makeChannel<E>(() => Framing.makeCaptureFramer(options?.maxEventSize ?? Framing.DEFAULT_MAX_EVENT_SIZE))
+
+/**
+ * Decodes capture text, raw SSE or line-JSON (see `captureChannel`), into `StreamPart`s.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeCaptureText = <E, R>(
+  text: Stream.Stream<string, E, R>,
+  options?: { readonly maxEventSize?: number | undefined }
+): Stream.Stream<StreamPart.StreamPart, E | DecodeError, R> =>
+  Stream.pipeThroughChannel(text, captureChannel<E>(options))
+
+/**
  * Decodes already-framed `data:` payloads, one chunk JSON per element, into `StreamPart`s. Upstream errors
  * pass through unchanged.
  *

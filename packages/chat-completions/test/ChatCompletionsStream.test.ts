@@ -395,3 +395,32 @@ describe("ChatCompletionsStream", () => {
       }))
   })
 })
+
+describe("ChatCompletionsStream.decodeCaptureText", () => {
+  it.effect("reads a line-JSON capture (vercel/ai) and a raw SSE one (pydantic-ai) like the data path", () =>
+    Effect.gen(function*() {
+      for (const relative of ["chat-sse/vai-chat-xai-reasoning-tool-call.chunks.txt", "chat-sse/pai-chat-gpt4omini-text-usage.sse"]) {
+        const text = readFixture(relative)
+        const viaCapture = yield* Stream.runCollect(
+          ChatCompletionsStream.decodeCaptureText(Stream.make(text.slice(0, 7), text.slice(7, 500), text.slice(500)))
+        )
+        const payloads = relative.endsWith(".sse")
+          ? text.split("\n").filter((l) => l.startsWith("data: ") && l !== "data: [DONE]").map((l) => l.slice(6))
+          : text.split("\n").filter((l) => l.trim() !== "")
+        const viaData = yield* Stream.runCollect(ChatCompletionsStream.decodeData(Stream.fromIterable(payloads)))
+        expect(Chunk.toReadonlyArray(viaCapture).map((e) => StreamPart.encode(e))).toStrictEqual(
+          Chunk.toReadonlyArray(viaData).map((e) => StreamPart.encode(e))
+        )
+        assert.isAbove(viaCapture.length, 3)
+      }
+    }))
+
+  it.effect("names the line of malformed JSON in a line-JSON capture", () =>
+    Effect.gen(function*() {
+      const lines = readFixture("chat-sse/vai-chat-azure-model-router.chunks.txt").split("\n")
+      lines[2] = "{\"id\": "
+      const error = yield* Effect.flip(Stream.runDrain(ChatCompletionsStream.decodeCaptureText(Stream.make(lines.join("\n")))))
+      assert.strictEqual(error._tag, "MalformedOutput")
+      assert.strictEqual(error._tag === "MalformedOutput" && error.line, 3)
+    }))
+})

@@ -7,7 +7,7 @@
  * @internal
  */
 import { ChatCompletionsStream } from "@effect-responses/chat-completions"
-import { AiError, type StreamPart } from "@effect-responses/core"
+import type { StreamPart } from "@effect-responses/core"
 import { Capture, ResponsesStream } from "@effect-responses/responses"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeStream from "@effect/platform-node/NodeStream"
@@ -98,62 +98,6 @@ export const open = (
     }
   })
 
-/**
- * Line-JSON chat captures through the chat SSE decoder: line `k` of the input becomes `data: <line>` on
- * line `2k - 1` and a blank line on `2k`, so that the decoder's lines map back (`ceil(line / 2)`). No line
- * is held whole: the text streams through.
- */
-const linesToSse = <E, R>(text: Stream.Stream<string, E, R>): Stream.Stream<string, E, R> =>
-  Stream.suspend(() => {
-    let lineStart = true
-    let skipLF = false
-    const convert = (piece: string): string => {
-      let out = ""
-      let from = 0
-      const endings = /[\r\n]/g
-      for (let match = endings.exec(piece); match !== null; match = endings.exec(piece)) {
-        const at = match.index
-        const ending = piece[at]
-        if (ending === "\n" && skipLF && at === from) {
-          // the LF of a CRLF (possibly cut between two pieces): the line has ended already
-          skipLF = false
-          from = at + 1
-          continue
-        }
-        if (at > from) {
-          if (lineStart) out += "data: "
-          out += piece.slice(from, at)
-        }
-        // every line, blank or not, takes two lines of SSE
-        out += "\n\n"
-        lineStart = true
-        skipLF = ending === "\r"
-        from = at + 1
-      }
-      if (from < piece.length) {
-        if (lineStart) out += "data: "
-        out += piece.slice(from)
-        lineStart = false
-        skipLF = false
-      }
-      return out
-    }
-    return text.pipe(
-      Stream.map(convert),
-      Stream.concat(Stream.suspend(() => Stream.make(lineStart ? "" : "\n\n"))),
-      Stream.filter((piece) => piece !== "")
-    )
-  })
-
-const sseSink: Sink.Sink<{ readonly text: string; readonly sse: boolean | undefined }, string, string> = Sink.fold(
-  { text: "", sse: undefined as boolean | undefined },
-  (head) => head.sse === undefined,
-  (head, piece: string) => {
-    const text = head.text + piece
-    return { text, sse: Sniff.startsAsSse(text, false) }
-  }
-)
-
 /** @internal */
 export interface DecodeOptions {
   readonly maxEventSize?: number | undefined
@@ -169,22 +113,10 @@ export const decodeText = (
   source: string,
   options?: DecodeOptions
 ): Stream.Stream<StreamPart.StreamPart, Capture.CaptureError> => {
-  if (protocol === "responses") {
-    return ResponsesStream.decodeCaptureText(text, options).pipe(
-      Stream.mapError((error) => error._tag === "CaptureError" ? error : toCaptureError(source, error))
-    )
-  }
-  return Stream.unwrapScoped(Effect.map(Stream.peel(text, sseSink), ([head, rest]) => {
-    const whole = Stream.concat(Stream.make(head.text), rest)
-    const sse = head.sse ?? Sniff.startsAsSse(head.text, true)
-    const channel = ChatCompletionsStream.sseChannel<Capture.CaptureError>(options)
-    const decoded = Stream.pipeThroughChannel(sse ? whole : linesToSse(whole), channel)
-    return decoded.pipe(
-      Stream.mapError((error): Capture.CaptureError => {
-        if (error._tag === "CaptureError") return error
-        if (sse || error._tag !== "MalformedOutput" || error.line === undefined) return toCaptureError(source, error)
-        return toCaptureError(source, new AiError.MalformedOutput({ ...error, line: Math.ceil(error.line / 2) }))
-      })
-    )
-  }))
+  const decoded = protocol === "responses"
+    ? ResponsesStream.decodeCaptureText(text, options)
+    : ChatCompletionsStream.decodeCaptureText(text, options)
+  return decoded.pipe(
+    Stream.mapError((error) => error._tag === "CaptureError" ? error : toCaptureError(source, error))
+  )
 }
