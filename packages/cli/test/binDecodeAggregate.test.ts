@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { fixturePath } from "./fixtures.js"
 
@@ -35,4 +37,26 @@ describe("effect-responses decode / aggregate (the executable)", { timeout: 60_0
     const printed = result.stdout.split("\n").filter((line) => line !== "")
     expect(printed.map((line) => (JSON.parse(line) as { type: string }).type)[0]).toBe("response_started")
   })
+
+  it("decode streams: a 50 MB capture goes through a process whose heap is capped at 64 MB", () => {
+    // the Azure text recording (vercel/ai, Apache-2.0) repeated: 10,000 consecutive responses, ~50 MB
+    const recording = readFileSync(fixturePath("responses-sse/vai-azure-text.chunks.txt"), "utf8").trim() + "\n"
+    const copies = Math.ceil(50_000_000 / recording.length)
+    const dir = mkdtempSync(join(tmpdir(), "effect-responses-big-"))
+    const input = join(dir, "big.chunks.txt")
+    writeFileSync(input, recording.repeat(copies))
+    const output = openSync(join(dir, "out.jsonl"), "w")
+    const result = spawnSync(process.execPath, ["--max-old-space-size=64", bin, "decode", input], {
+      stdio: ["ignore", output, "pipe"],
+      encoding: "utf8",
+      timeout: 120_000
+    })
+    closeSync(output)
+    expect(result.stderr).toBe("")
+    expect(result.status).toBe(0)
+    expect(statSync(input).size).toBeGreaterThan(50_000_000)
+    const lines = readFileSync(join(dir, "out.jsonl"), "utf8").trimEnd().split("\n")
+    rmSync(dir, { recursive: true, force: true })
+    expect(lines.filter((line) => line.startsWith("{\"type\":\"response_finished\"")).length).toBe(copies)
+  }, 150_000)
 })
