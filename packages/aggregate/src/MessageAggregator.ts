@@ -325,37 +325,44 @@ const updateSlot = (slot: Slot | undefined, update: StreamPart.PartUpdate): Slot
   return merge(sameType && slot.open ? slot : emptySlot(part), part, false)
 }
 
+/*
+ * `partOf` and `responseOf` construct with validation off (`true`): every field comes from parts that are
+ * already instances, and validating a class whose fields hold other `Schema.Class` instances builds a new
+ * schema class per call in Effect 3 (`Schema.declare` of the class's type side). On the recorded 194 KB
+ * benchmark stream that validation was about a third of the aggregator's cost, and its allocations
+ * outlived young-generation collections (packages/bench/RESULTS.md, run of 2026-11-29 20:40).
+ */
 const partOf = (slot: Slot): Part.AssistantPart => {
   const last = slot.last
   switch (last.type) {
     case "text":
-      return new Part.TextPart({ text: joinChunks(slot.text), annotations: slot.annotations, attributes: slot.attributes })
+      return new Part.TextPart({ text: joinChunks(slot.text), annotations: slot.annotations, attributes: slot.attributes }, true)
     case "refusal":
-      return new Part.RefusalPart({ text: joinChunks(slot.text), attributes: slot.attributes })
+      return new Part.RefusalPart({ text: joinChunks(slot.text), attributes: slot.attributes }, true)
     case "reasoning":
       return new Part.ReasoningPart({
         summary: slot.summary.map(joinChunks),
         ...(slot.hasText ? { text: joinChunks(slot.text) } : {}),
         ...(slot.payload === undefined ? {} : { payload: slot.payload }),
         attributes: slot.attributes
-      })
+      }, true)
     case "tool_call":
       return new Part.ToolCallPart({
         callId: slot.callId,
         name: slot.name,
         arguments: joinChunks(slot.text),
         attributes: slot.attributes
-      })
+      }, true)
     case "media":
-      return last.attributes === slot.attributes ? last : new Part.MediaPart({ ...last, attributes: slot.attributes })
+      return last.attributes === slot.attributes ? last : new Part.MediaPart({ ...last, attributes: slot.attributes }, true)
     case "unknown":
-      return last.attributes === slot.attributes ? last : new Part.UnknownPart({ ...last, attributes: slot.attributes })
+      return last.attributes === slot.attributes ? last : new Part.UnknownPart({ ...last, attributes: slot.attributes }, true)
   }
 }
 
 const responseOf = (response: ResponseState): ModelResponse.ModelResponse => {
   const slots = Array.from(HashMap.entries(response.slots)).sort(([a], [b]) => a - b)
-  const message = new Message.AssistantMessage({ parts: slots.map(([, slot]) => partOf(slot)) })
+  const message = new Message.AssistantMessage({ parts: slots.map(([, slot]) => partOf(slot)) }, true)
   const finished = response.finished
   return new ModelResponse.ModelResponse({
     id: response.id,
@@ -365,7 +372,7 @@ const responseOf = (response: ResponseState): ModelResponse.ModelResponse => {
     ...(finished?.incompleteReason === undefined ? {} : { incompleteReason: finished.incompleteReason }),
     usage: finished?.usage ?? Usage.empty,
     message
-  })
+  }, true)
 }
 
 // ---------------------------------------------------------------------------------------------------------
