@@ -31,24 +31,56 @@ describe("Framing", () => {
     assert.deepStrictEqual(lines, [2, 5, 7])
   })
 
-  it.prop("any split of SSE text (a CRLF cut in two included) gives the same payloads", [
+  it.prop("any split of SSE text (a CRLF cut in two included) gives the same payloads and lines", [
     FastCheck.array(FastCheck.integer({ min: 0, max: SSE.length }), { maxLength: 8 })
   ], ([cuts]) => {
     const points = [...new Set(cuts)].sort((a, b) => a - b)
     const pieces = [0, ...points].map((start, i) => SSE.slice(start, [...points, SSE.length][i]))
-    assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), pieces).payloads, ["{\"n\":1}", "{\"n\":2}", "one\ntwo"])
+    const { lines, payloads } = frame(Framing.makeSseFramer(1024), pieces)
+    assert.deepStrictEqual(payloads, ["{\"n\":1}", "{\"n\":2}", "one\ntwo"])
+    assert.deepStrictEqual(lines, [2, 5, 7])
+  })
+
+  it.prop("the line of an event's data is the one its `data` field starts on, however the text is cut", [
+    FastCheck.array(FastCheck.integer({ min: 0, max: 64 }), { maxLength: 6 })
+  ], ([cuts]) => {
+    // `database:` and `dat` are other fields; an event without data is not dispatched; `data` alone is data
+    const text = "id: 1\ndatabase: x\ndata: a\n\nevent: e\n\n: c\r\ndat\r\ndata\n\ndata:b\rdata: c\r\r"
+    const points = [...new Set(cuts.filter((cut) => cut < text.length))].sort((a, b) => a - b)
+    const pieces = [0, ...points].map((start, i) => text.slice(start, [...points, text.length][i]))
+    const { lines, payloads } = frame(Framing.makeSseFramer(1024), pieces)
+    assert.deepStrictEqual(payloads, ["a", "", "b\nc"])
+    assert.deepStrictEqual(lines, [3, 9, 11])
   })
 
   it("an SSE event whose lines all ended is dispatched at the end without its blank line; a cut-off line is not", () => {
     assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\n"]).payloads, ["x"])
     assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\n\ndata: y"]).payloads, ["x"])
+    // the input ends with a CR: the line has ended (the event is dispatched), whether or not it was blank
+    assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\r"]), { payloads: ["x"], lines: [1], error: undefined })
+    assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\r", "\r"]), {
+      payloads: ["x"],
+      lines: [1],
+      error: undefined
+    })
   })
 
   it("an event over maxEventSize fails with MalformedOutput naming the bound and the line", () => {
-    const { error } = frame(Framing.makeSseFramer(8), ["data: 1\n\n", "data: 0123456789\n\n"])
+    const { error, payloads } = frame(Framing.makeSseFramer(8), ["data: 1\n\n", "data: 0123456789\n\n"])
     assert.instanceOf(error, AiError.MalformedOutput)
     assert.strictEqual(error?.line, 3)
     assert.include(error?.description, "exceeds 8 characters")
+    assert.deepStrictEqual(payloads, ["1"])
+    // in one piece: the events before the long line still come first
+    const whole = frame(Framing.makeSseFramer(8), ["data: 1\n\ndata: 0123456789\n\n"])
+    assert.deepStrictEqual([whole.payloads, whole.error?.line], [["1"], 3])
+    // multi-line data over the bound ("123456\n123456" is 13), each line within it, in one piece or many
+    const lines = ["data: 1\n\n", "event: e\n", "data: 123456\n", "data:123456\n\n"]
+    for (const pieces of [[lines.join("")], lines]) {
+      const multi = frame(Framing.makeSseFramer(12), pieces)
+      assert.deepStrictEqual([multi.payloads, multi.error?.line], [["1"], 4])
+    }
+    assert.deepStrictEqual(frame(Framing.makeSseFramer(13), lines).payloads, ["1", "123456\n123456"])
   })
 
   it("a capture framer tells SSE from line-JSON by the first line that is not blank", () => {
