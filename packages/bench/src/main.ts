@@ -1,7 +1,8 @@
 /**
  * The benchmark harness (issue 8): throughput of every contender on the recorded stream and on a ~5 MB
  * stream generated from it, peak heap growth per contender in fresh child processes, and the aggregation
- * cost at 10k vs 100k deltas (in a child process too). Prints a Markdown report on stdout (progress on stderr) and exits non-zero
+ * cost at 10k vs 100k deltas (in a child process too), and the gateway's events per second and added latency
+ * per event against its upstream alone (loopback servers in this process). Prints a Markdown report on stdout (progress on stderr) and exits non-zero
  * when a contender ends with a wrong final text.
  *
  * ```sh
@@ -12,7 +13,8 @@
  *
  * Options: `--quick`; `--only=id,id` (contenders: ours, ours-decode, openai, ai-sdk, effect-ai, floor);
  * `--warmup=N`, `--iterations=N` (rounds, overriding the mode's); `--bytes=N` (size of the generated
- * stream); `--no-memory`, `--no-aggregation`, `--no-speed`.
+ * stream); `--no-memory`, `--no-aggregation`, `--no-speed`, `--no-gateway` (the gateway section; `--quick` shrinks it
+ * too).
  *
  * @since 0.1.0
  */
@@ -20,6 +22,7 @@ import * as os from "node:os"
 import { parseArgs } from "node:util"
 import * as Aggregation from "./Aggregation.js"
 import * as Contenders from "./Contenders.js"
+import * as Gateway from "./Gateway.js"
 import * as Input from "./Input.js"
 import * as Memory from "./Memory.js"
 import * as Speed from "./Speed.js"
@@ -33,7 +36,8 @@ const { values: flags } = parseArgs({
     "bytes": { type: "string" },
     "no-memory": { type: "boolean", default: false },
     "no-aggregation": { type: "boolean", default: false },
-    "no-speed": { type: "boolean", default: false }
+    "no-speed": { type: "boolean", default: false },
+    "no-gateway": { type: "boolean", default: false }
   }
 })
 
@@ -168,8 +172,53 @@ const main = async () => {
     }
   }
 
+  if (!flags["no-gateway"]) {
+    try {
+      const { paced, throughput: t } = await Gateway.measure(Gateway.defaults(quick), progress)
+      const integer = (value: number) => Math.round(value).toLocaleString("en-US")
+      const micros = (value: number) => `${value.toFixed(1)} µs`
+      print()
+      print("### Gateway (Chat Completions upstream and gateway on loopback, in this process)")
+      print()
+      print(`Throughput: the recorded gpt-4.1-nano Chat stream's content deltas repeated to ${integer(t.deltas)} ` +
+        `(${Input.megabytes(t.upstreamBytes)} of Chat SSE; ${Input.megabytes(t.gatewayBytes)} of Responses SSE through ` +
+        `the gateway), whole body read with \`fetch\`; ${t.warmup} warm-up + ${t.iterations} interleaved rounds, median.`)
+      print()
+      print("| path | median ms | min–max ms | events | events/s |")
+      print("|---|---:|---:|---:|---:|")
+      for (const [name, r] of [
+        ["upstream alone: `POST /v1/chat/completions`", t.upstream],
+        ["through the gateway: `POST /v1/responses` (stream)", t.gateway]
+      ] as const) {
+        print(`| ${name} | ${fixed(r.median, 1)} | ${fixed(Math.min(...r.times), 1)}–${fixed(Math.max(...r.times), 1)} | ` +
+          `${integer(r.events)} | ${integer(r.eventsPerSecond)} |`)
+      }
+      print()
+      print(`- time added per event: ${micros(t.addedMicrosPerEvent)} ((gateway median − upstream median) / ` +
+        `${integer(t.gateway.events)} gateway events)`)
+      print()
+      print(`Paced: ${paced.rounds} stream(s) of ${paced.deltas} content deltas per path, one write every ${paced.intervalMs} ms, ` +
+        "each delta carrying its send time; latency = receive time − send time of each text delta, read incrementally.")
+      print()
+      print("| path | text deltas | median µs | p90 µs | max µs |")
+      print("|---|---:|---:|---:|---:|")
+      for (const [name, r] of [
+        ["upstream alone (`choices[0].delta.content`)", paced.upstream],
+        ["through the gateway (`response.output_text.delta`)", paced.gateway]
+      ] as const) {
+        print(`| ${name} | ${integer(r.events)} | ${fixed(r.median, 1)} | ${fixed(r.p90, 1)} | ${fixed(r.max, 1)} |`)
+      }
+      print()
+      print(`- latency added per event by the gateway: ${micros(paced.addedMicros)} (difference of medians)`)
+    } catch (error) {
+      failed = true
+      print()
+      print(`**FAILED** gateway: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
   if (failed) {
-    progress("FAILED: a contender did not produce the expected final text (see the report)")
+    progress("FAILED: a contender did not produce the expected final text, or a section failed (see the report)")
     process.exitCode = 1
   }
 }
