@@ -194,6 +194,36 @@ describe("MessageAggregator", () => {
     })
   })
 
+  it("a run of deltas folded at once gives what stepping one delta at a time gives", () => {
+    const reasoning = (summary: ReadonlyArray<string>, more: Partial<Part.ReasoningPart> = {}) =>
+      new Part.ReasoningPart({ summary, ...more })
+    const a1: Part.Annotation = { type: "url_citation", url: "https://a.example", startIndex: 0, endIndex: 1 }
+    const elements = [
+      started(),
+      update(0, true, reasoning(["Think"], { attributes: { itemId: "rs_1" } })),
+      update(0, true, reasoning(["", "Again"], { text: "raw" })),
+      update(0, true, reasoning(["ing"], { payload: payload("enc"), attributes: { status: "in_progress" } })),
+      update(1, true, text("a", { itemId: "msg_1", phase: "commentary" })),
+      update(1, true, text("b", { status: "in_progress" }, [a1])),
+      update(1, true, text("c", {}, [a1])),
+      update(2, true, new Part.ToolCallPart({ callId: "", name: "", arguments: "{\"a\"" })),
+      update(2, true, new Part.ToolCallPart({ callId: "call_9", name: "calc", arguments: ":1}" })),
+      update(2, true, new Part.ToolCallPart({ callId: "", name: "", arguments: "", attributes: { status: "done" } })),
+      update(3, true, new Part.RefusalPart({ text: "no" })),
+      update(3, true, new Part.RefusalPart({ text: "pe", attributes: { itemId: "msg_2" } }))
+    ]
+    let state = MessageAggregator.empty
+    for (const element of elements) state = MessageAggregator.step(state, element)
+    const stepped = MessageAggregator.done(state)
+    expect(encodeParts(single(elements))).toStrictEqual(encodeParts(stepped[0]!))
+    expect(encodeParts(stepped[0]!)).toStrictEqual([
+      { type: "reasoning", summary: ["Thinking", "Again"], text: "raw", payload: { provider: "openai.responses", kind: "encrypted_content", data: "enc" }, attributes: { itemId: "rs_1", status: "in_progress" } },
+      { type: "text", text: "abc", annotations: [a1], attributes: { itemId: "msg_1", phase: "commentary", status: "in_progress" } },
+      { type: "tool_call", callId: "call_9", name: "calc", arguments: "{\"a\":1}", attributes: { status: "done" } },
+      { type: "refusal", text: "nope", attributes: { itemId: "msg_2" } }
+    ])
+  })
+
   it("takes the annotations of the completing part, each once", () => {
     const a1: Part.Annotation = { type: "url_citation", url: "https://a.example", startIndex: 0, endIndex: 2 }
     const a2: Part.Annotation = { type: "url_citation", url: "https://b.example", startIndex: 3, endIndex: 5 }

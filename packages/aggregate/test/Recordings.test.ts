@@ -139,6 +139,23 @@ describe("aggregating every recorded stream equals decoding its terminal respons
     assert.isAtLeast(recordings.length, 26)
   })
 
+  it.effect("folding in chunks of any size equals stepping one element at a time, on every recording", () =>
+    Effect.gen(function*() {
+      for (const name of recordings) {
+        const { elements } = yield* decode(name)
+        let state = MessageAggregator.empty
+        for (const element of elements) state = MessageAggregator.step(state, element)
+        const reference = JSON.stringify(MessageAggregator.done(state))
+        assert.strictEqual(JSON.stringify(MessageAggregator.fromIterable(elements)), reference, name)
+        for (const size of [1, 2, 7, 64]) {
+          const chunked = yield* MessageAggregator.aggregate(Stream.fromIterable(elements).pipe(Stream.rechunk(size)))
+          assert.strictEqual(JSON.stringify(chunked), reference, `${name}, chunks of ${size}`)
+          const settled = yield* MessageAggregator.aggregateSettled(Stream.fromIterable(elements).pipe(Stream.rechunk(size)))
+          assert.strictEqual(JSON.stringify(settled.responses), reference, `${name}, settled, chunks of ${size}`)
+        }
+      }
+    }))
+
   for (const name of recordings) {
     const deviation = deviations[name]
     const title = deviation === undefined ? name : `${name} (deviation: ${deviation._tag})`
