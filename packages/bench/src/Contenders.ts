@@ -40,8 +40,46 @@ export const body = (chunks: ReadonlyArray<Uint8Array>, onPull?: () => void): Re
 }
 
 /**
- * The floor: a bare loop over the body that splits SSE frames at blank lines, `JSON.parse`s each `data:`
- * line and appends the text deltas. No validation, no parts, no events other than text deltas kept.
+ * The bare loop of the floors: splits SSE frames at blank lines, `JSON.parse`s each `data:` line and keeps
+ * the text deltas. `push` takes the next chunk of bytes, `end` returns the text.
+ *
+ * @since 0.1.0
+ * @category contenders
+ */
+export const bareLoop = () => {
+  const decoder = new TextDecoder()
+  const texts: Array<string> = []
+  let buffer = ""
+  const frame = (text: string) => {
+    const at = text.indexOf("data: ")
+    if (at === -1) return
+    const end = text.indexOf("\n", at)
+    const event: unknown = JSON.parse(text.slice(at + 6, end === -1 ? undefined : end))
+    if (
+      typeof event === "object" && event !== null && "type" in event && event.type === "response.output_text.delta" &&
+      "delta" in event && typeof event.delta === "string"
+    ) texts.push(event.delta)
+  }
+  return {
+    push: (bytes: Uint8Array): void => {
+      buffer += decoder.decode(bytes, { stream: true })
+      let start = 0
+      for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n", start)) {
+        frame(buffer.slice(start, end))
+        start = end + 2
+      }
+      buffer = buffer.slice(start)
+    },
+    end: (): string => {
+      if (buffer.trim() !== "") frame(buffer)
+      return texts.join("")
+    }
+  }
+}
+
+/**
+ * The floor: the bare loop over the body's reader. No validation, no parts, no events other than text
+ * deltas kept.
  *
  * @since 0.1.0
  * @category contenders
@@ -51,32 +89,13 @@ export const floor: Contender = {
   name: "floor (split + JSON.parse)",
   run: async (body) => {
     const reader = body.getReader()
-    const decoder = new TextDecoder()
-    const texts: Array<string> = []
-    let buffer = ""
-    const frame = (text: string) => {
-      const at = text.indexOf("data: ")
-      if (at === -1) return
-      const end = text.indexOf("\n", at)
-      const event: unknown = JSON.parse(text.slice(at + 6, end === -1 ? undefined : end))
-      if (
-        typeof event === "object" && event !== null && "type" in event && event.type === "response.output_text.delta" &&
-        "delta" in event && typeof event.delta === "string"
-      ) texts.push(event.delta)
-    }
+    const loop = bareLoop()
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
-      buffer += decoder.decode(value, { stream: true })
-      let start = 0
-      for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n", start)) {
-        frame(buffer.slice(start, end))
-        start = end + 2
-      }
-      buffer = buffer.slice(start)
+      loop.push(value)
     }
-    if (buffer.trim() !== "") frame(buffer)
-    return texts.join("")
+    return loop.end()
   }
 }
 
@@ -86,7 +105,7 @@ export const floor: Contender = {
  * @since 0.1.0
  * @category contenders
  */
-export const IDS: ReadonlyArray<string> = ["ours", "ours-decode", "openai", "ai-sdk", "effect-ai", "floor"]
+export const IDS: ReadonlyArray<string> = ["ours", "ours-decode", "openai", "ai-sdk", "effect-ai", "floor", "effect-floor"]
 
 /**
  * Builds the contenders whose ids are in `ids` (every one by default), in the order of `IDS`. Each library
@@ -103,7 +122,8 @@ export const make = async (ids: ReadonlyArray<string> = IDS): Promise<ReadonlyAr
     "openai": () => import("./contenders/openai.js").then((openai) => openai.make()),
     "ai-sdk": () => import("./contenders/aiSdk.js").then((aiSdk) => aiSdk.make()),
     "effect-ai": () => import("./contenders/effectAi.js").then((effectAi) => effectAi.make()),
-    "floor": () => Promise.resolve(floor)
+    "floor": () => Promise.resolve(floor),
+    "effect-floor": () => import("./contenders/ours.js").then((ours) => ours.effectFloor)
   }
   for (const id of ids) if (!(id in builders)) throw new Error(`unknown contender ${id}; known: ${IDS.join(", ")}`)
   const contenders: Array<Contender> = []

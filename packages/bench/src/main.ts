@@ -11,7 +11,7 @@
  * npx tsx packages/bench/src/main.ts --only=ours --no-memory --no-aggregation   # e.g. under --cpu-prof
  * ```
  *
- * Options: `--quick`; `--only=id,id` (contenders: ours, ours-decode, openai, ai-sdk, effect-ai, floor);
+ * Options: `--quick`; `--only=id,id` (contenders: ours, ours-decode, openai, ai-sdk, effect-ai, floor, effect-floor);
  * `--warmup=N`, `--iterations=N` (rounds, overriding the mode's); `--bytes=N` (size of the generated
  * stream); `--no-memory`, `--no-aggregation`, `--no-speed`, `--no-gateway` (the gateway section; `--quick` shrinks it
  * too).
@@ -100,11 +100,13 @@ const main = async () => {
           `${fixed(Math.min(...r.times), 1)}–${fixed(Math.max(...r.times), 1)} | ${fixed(best(r), 2)} | ` +
           `${ours === undefined ? "–" : ratio(best(r) / best(ours))} |`)
       }
-      if (floor !== undefined) {
-        print()
-        for (const r of results.filter((r) => r.contender.id.startsWith("ours"))) {
-          print(`- ${r.contender.name} vs the floor: ${ratio(r.megabytesPerSecond / floor.megabytesPerSecond)} ` +
-            `(best: ${ratio(best(r) / best(floor))})`)
+      const effectFloor = results.find((r) => r.contender.id === "effect-floor")
+      print()
+      for (const [base, label] of [[floor, "the floor"], [effectFloor, "the Effect floor"]] as const) {
+        if (base === undefined) continue
+        for (const r of results.filter((r) => r.contender.id.startsWith("ours") || (r.contender.id === "effect-floor" && base === floor))) {
+          print(`- ${r.contender.name} vs ${label}: ${ratio(r.megabytesPerSecond / base.megabytesPerSecond)} ` +
+            `(best: ${ratio(best(r) / best(base))})`)
         }
       }
       const openai = results.find((r) => r.contender.id === "openai")

@@ -7,7 +7,8 @@ import { MessageAggregator } from "@effect-responses/aggregate"
 import { ResponsesStream } from "@effect-responses/responses"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import type { Contender } from "../Contenders.js"
+import * as Chunk from "effect/Chunk"
+import { bareLoop, type Contender } from "../Contenders.js"
 
 const bytes = (body: ReadableStream<Uint8Array>): Stream.Stream<Uint8Array, unknown> =>
   Stream.fromReadableStream({ evaluate: () => body, onError: (error) => error })
@@ -51,4 +52,26 @@ export const decodeOnly: Contender = {
         }))
     ).then(() => texts.join(""))
   }
+}
+
+/**
+ * The Effect floor: the floor's bare loop (split, `JSON.parse`, text deltas kept) run inside an Effect
+ * `Stream` built the way ours is (`Stream.fromReadableStream`, one `Stream.mapChunks` stage, `runDrain`).
+ * What any decoder on Effect streams pays before doing its own work: its ratio to the floor is the cost of
+ * the stream itself, and ours is compared with it too.
+ *
+ * @since 0.1.0
+ * @category contenders
+ */
+export const effectFloor: Contender = {
+  id: "effect-floor",
+  name: "Effect floor (the floor's loop in a Stream)",
+  run: (body) =>
+    Effect.suspend(() => {
+      const loop = bareLoop()
+      return Stream.runDrain(Stream.mapChunks(bytes(body), (chunk) => {
+        for (const piece of chunk) loop.push(piece)
+        return Chunk.empty<never>()
+      })).pipe(Effect.map(() => loop.end()))
+    }).pipe(Effect.runPromise)
 }
