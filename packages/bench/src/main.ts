@@ -126,9 +126,11 @@ const main = async () => {
       const modes: ReadonlyArray<Memory.Mode> = quick ? ["live"] : ["live", "sampled"]
       // --quick keeps the child-process path alive with two children; the speed rounds checked every text.
       const memoryIds = contenders.map((c) => c.id).filter((id) => !quick || id === "ours" || id === "openai")
-      const results = await Memory.measure(memoryIds, bytes, modes)
+      const repeats = quick ? 1 : 3
+      const results = await Memory.measure(memoryIds, bytes, modes, repeats)
       print()
-      print(`### Peak heap growth: generated stream of ${Input.megabytes(inputs[1]!.bytes.length)}, one fresh process per contender and mode`)
+      print(`### Peak heap growth: generated stream of ${Input.megabytes(inputs[1]!.bytes.length)}, one fresh process per contender and mode` +
+        (repeats > 1 ? `, median of ${repeats} processes` : ""))
       print()
       print("live: full GC before each sample (memory held); sampled: no forced GC (garbage included, capped by the young generation).")
       print()
