@@ -370,7 +370,7 @@ const mergeDeltaInto = (slot: MutableSlot, part: Part.AssistantPart): boolean =>
  * already instances, and validating a class whose fields hold other `Schema.Class` instances builds a new
  * schema class per call in Effect 3 (`Schema.declare` of the class's type side). On the recorded 194 KB
  * benchmark stream that validation was about a third of the aggregator's cost, and its allocations
- * outlived young-generation collections (packages/bench/RESULTS.md, run of 2026-11-29 20:40).
+ * outlived young-generation collections (packages/bench/RESULTS.md, section of 2026-11-29 20:28).
  */
 const partOf = (slot: Slot): Part.AssistantPart => {
   const last = slot.last
@@ -484,7 +484,7 @@ export const step = (self: State, element: StreamPart.StreamPart): State => {
  * for it: the states in between are never seen outside, so the result is the one `step` gives, and the
  * states given to or returned by the public functions are still never changed. On the recorded 194 KB
  * benchmark stream this takes the fold's allocations from about 240 KiB to about 90 KiB per run (sampled
- * with the inspector's heap profiler, packages/bench/RESULTS.md, run of 2026-11-29 21:00): a state, a
+ * with the inspector's heap profiler, packages/bench/RESULTS.md, section of 2026-11-29 20:28): a state, a
  * hot-slot record and a slot per delta are no longer made, nor an iterator result per element.
  */
 const stepAll = (self: State, elements: ReadonlyArray<StreamPart.StreamPart>): State => {

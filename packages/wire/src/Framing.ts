@@ -112,8 +112,8 @@ export const makeLineFramer = (maxEventSize: number): Framer => {
  * pass over the piece that copies nothing (`indexOf` and `charCodeAt` only) counts its lines and notes, for
  * every event it closes, the line where the event's data starts: the line numbers of errors. Feeding the
  * parser whole pieces instead of one line at a time took the framing of the recorded 194 KB benchmark
- * stream from about 0.34 ms to about 0.2 ms and removed a copy of every line (packages/bench/RESULTS.md, run of
- * 2026-11-29 21:00).
+ * stream from about 0.25 ms to about 0.18 ms and removed a copy of every line (packages/bench/RESULTS.md, section of
+ * 2026-11-29 20:28).
  *
  * @since 0.1.0
  * @category constructors
