@@ -376,7 +376,10 @@ const partOf = (slot: Slot): Part.AssistantPart => {
   const last = slot.last
   switch (last.type) {
     case "text":
-      return new Part.TextPart({ text: joinChunks(slot.text), annotations: slot.annotations, attributes: slot.attributes }, true)
+      return new Part.TextPart(
+        { text: joinChunks(slot.text), annotations: slot.annotations, attributes: slot.attributes },
+        true
+      )
     case "refusal":
       return new Part.RefusalPart({ text: joinChunks(slot.text), attributes: slot.attributes }, true)
     case "reasoning":
@@ -394,9 +397,13 @@ const partOf = (slot: Slot): Part.AssistantPart => {
         attributes: slot.attributes
       }, true)
     case "media":
-      return last.attributes === slot.attributes ? last : new Part.MediaPart({ ...last, attributes: slot.attributes }, true)
+      return last.attributes === slot.attributes
+        ? last
+        : new Part.MediaPart({ ...last, attributes: slot.attributes }, true)
     case "unknown":
-      return last.attributes === slot.attributes ? last : new Part.UnknownPart({ ...last, attributes: slot.attributes }, true)
+      return last.attributes === slot.attributes
+        ? last
+        : new Part.UnknownPart({ ...last, attributes: slot.attributes }, true)
   }
 }
 
@@ -537,7 +544,10 @@ export const fromIterable = (elements: Iterable<StreamPart.StreamPart>): Readonl
  * @category sinks
  */
 export const sink: Sink.Sink<ReadonlyArray<ModelResponse.ModelResponse>, StreamPart.StreamPart> = Sink.map(
-  Sink.foldLeftChunks(empty, (state, chunk: Chunk.Chunk<StreamPart.StreamPart>) => stepAll(state, Chunk.toReadonlyArray(chunk))),
+  Sink.foldLeftChunks(
+    empty,
+    (state, chunk: Chunk.Chunk<StreamPart.StreamPart>) => stepAll(state, Chunk.toReadonlyArray(chunk))
+  ),
   done
 )
 

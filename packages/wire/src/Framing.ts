@@ -3,15 +3,14 @@
  *
  * A framer turns text given in pieces cut anywhere into the payloads those pieces complete: SSE `data`
  * (through `eventsource-parser`, fed whole pieces), line-JSON lines, or either, chosen by the first line
- * of a capture. Lines end at LF, CRLF (also when cut between two pieces)
- * or CR; a leading BOM is dropped. Every framer is incremental: it keeps at most one partial line between
- * calls, bounded by `maxEventSize`.
+ * of a capture. Lines end at LF, CRLF (also when cut between two pieces) or CR; a leading BOM is dropped.
+ * Every framer is incremental: it keeps at most one partial line between calls, bounded by `maxEventSize`.
  *
  * Lines are also counted here, by a pass that copies nothing, because errors name the line where an
- * event's data starts and the parser does not count lines. `eventsource-parser` replaced `@effect/experimental/Sse` here (both
- * are allowed by DESIGN section 5): `Sse`'s parser rescans every line character by character, and framing
- * the 5 MB benchmark stream took about 41 ms with it against about 12 ms with `eventsource-parser`
- * (packages/bench/RESULTS.md, run of 2026-11-29 19:25).
+ * event's data starts and the parser does not count lines. `eventsource-parser` replaced
+ * `@effect/experimental/Sse` here (both are allowed by DESIGN section 5): `Sse`'s parser rescans every line
+ * character by character, and framing the 5 MB benchmark stream took about 41 ms with it against about
+ * 12 ms with `eventsource-parser` (packages/bench/RESULTS.md, run of 2026-11-29 19:25).
  *
  * @since 0.1.0
  */
@@ -112,8 +111,8 @@ export const makeLineFramer = (maxEventSize: number): Framer => {
  * pass over the piece that copies nothing (`indexOf` and `charCodeAt` only) counts its lines and notes, for
  * every event it closes, the line where the event's data starts: the line numbers of errors. Feeding the
  * parser whole pieces instead of one line at a time took the framing of the recorded 194 KB benchmark
- * stream from about 0.25 ms to about 0.18 ms and removed a copy of every line (packages/bench/RESULTS.md, section of
- * 2026-11-29 20:28).
+ * stream from about 0.25 ms to about 0.18 ms and removed a copy of every line (packages/bench/RESULTS.md,
+ * section of 2026-11-29 20:28).
  *
  * @since 0.1.0
  * @category constructors
