@@ -201,24 +201,34 @@ export const makeSseFramer = (maxEventSize: number): Framer => {
   }
 
   /**
-   * Where the first line of the piece being scanned ended, when the parser holds the start of that line
-   * from earlier pieces; else 0.
+   * Feeds `text[from, to)` to the parser, the CRs that end it as LFs. A lone CR and LF end a line alike, and
+   * the scan skips a LF starting the next piece when a CR ended this one (CRLF cut in two); but the parser,
+   * given a CR last, would hold it waiting for a LF, and with a cut-off line after it at the end of the input
+   * it would hold it for ever, with the event it closes.
    */
-  let firstLineEnd = 0
+  const feed = (text: string, from: number, to: number): void => {
+    let end = to
+    while (end > from && text.charCodeAt(end - 1) === CR) end--
+    if (end > from) parser.feed(from === 0 && end === text.length ? text : text.slice(from, end))
+    for (let k = end; k < to; k++) parser.feed("\n")
+  }
 
   /**
-   * Counts the lines of a piece (LF, CRLF also cut between two pieces, lone CR). On a line over the bound,
-   * the parser still gets the text before that line, so that the events before it are delivered first.
+   * Counts the lines of a piece (LF, CRLF also cut between two pieces, lone CR) and feeds it to the parser.
+   * The parser joins a line it holds with the piece it gets: it is given the end of that line alone, so
+   * that the rest of the piece is not copied (that copy was the whole input once more on the 194 KB
+   * benchmark stream). On a line over the bound, the parser still gets the text before that line, so that
+   * the events before it are delivered first.
    */
   const scan = (text: string): AiError.MalformedOutput | undefined => {
     const length = text.length
-    const held = partialLength > 0 || afterCR
-    firstLineEnd = 0
+    const held = partialLength > 0
     let i = 0
     if (afterCR) {
       afterCR = false
       if (length > 0 && text.charCodeAt(0) === LF) i = 1
     }
+    let fed = i
     let nextLF = text.indexOf("\n", i)
     let nextCR = text.indexOf("\r", i)
     for (;;) {
@@ -228,7 +238,7 @@ export const makeSseFramer = (maxEventSize: number): Framer => {
       if (end === -1) break
       const error = endLine(text, i, end)
       if (error !== undefined) {
-        parser.feed(text.slice(0, i))
+        feed(text, fed, i)
         return error
       }
       i = end + 1
@@ -239,16 +249,20 @@ export const makeSseFramer = (maxEventSize: number): Framer => {
           afterCR = true
         }
       }
-      if (held && firstLineEnd === 0) firstLineEnd = i
+      if (held && fed === 0 && i < length) {
+        feed(text, fed, i)
+        fed = i
+      }
     }
     if (i < length) {
       if (partialLength < 6) head += text.slice(i, i + 6 - partialLength)
       partialLength += length - i
       if (partialLength > maxEventSize) {
-        parser.feed(text.slice(0, i))
+        feed(text, fed, i)
         return tooLarge(maxEventSize, line + 1)
       }
     }
+    feed(text, fed, length)
     return undefined
   }
 
@@ -260,28 +274,16 @@ export const makeSseFramer = (maxEventSize: number): Framer => {
         first = false
         if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
       }
-      const error = scan(text)
-      if (error !== undefined) return error
-      if (firstLineEnd > 0 && firstLineEnd < text.length) {
-        // The parser joins what it holds with the piece it gets: give it the end of its line alone, so that
-        // the rest of the piece is not copied (the whole input once more, on the 194 KB benchmark stream).
-        parser.feed(text.slice(0, firstLineEnd))
-        parser.feed(text.slice(firstLineEnd))
-      } else {
-        parser.feed(text)
-      }
-      return undefined
+      return scan(text)
     },
     end: (p, l) => {
       payloads = p
       lines = l
       // A last line without its line ending was cut off: dropped with its event. An event whose lines all
-      // ended is dispatched even without the blank line that should close it (the parser also still holds
-      // a line ended by a CR at the very end, waiting for a LF).
-      if (partialLength > 0) return undefined
-      if (pendingEvent && dataLine !== 0) closed.push(dataLine)
-      const rest = (afterCR ? "\n" : "") + (pendingEvent ? "\n" : "")
-      if (rest !== "") parser.feed(rest)
+      // ended is dispatched even without the blank line that should close it.
+      if (partialLength > 0 || !pendingEvent) return undefined
+      if (dataLine !== 0) closed.push(dataLine)
+      parser.feed("\n")
       return undefined
     }
   }

@@ -53,6 +53,52 @@ describe("Framing", () => {
     assert.deepStrictEqual(lines, [3, 9, 11])
   })
 
+  it.prop("SSE text of any lines, endings and cuts frames as a line-by-line reading of the SSE rules does", [
+    FastCheck.array(
+      FastCheck.tuple(
+        FastCheck.oneof(
+          FastCheck.constantFrom("", "data: x", "data:y", "data", "data: ", "event: e", "id: 1", ": c", "dat", "datax: 1"),
+          FastCheck.string({ maxLength: 6 }).filter((line) => !/[\r\n]/.test(line))
+        ),
+        FastCheck.constantFrom("\n", "\r\n", "\r")
+      ),
+      { maxLength: 14 }
+    ),
+    FastCheck.string({ maxLength: 8 }).filter((line) => !/[\r\n]/.test(line)),
+    FastCheck.array(FastCheck.nat(120), { maxLength: 6 })
+  ], ([lines, cutOff, cuts]) => {
+    const text = lines.map(([line, ending]) => line + ending).join("") + cutOff
+    // the reference: whole lines, `data` fields joined with LF, an event dispatched by a blank line or by the
+    // end of the input once its lines all ended; a cut-off last line is dropped with its event
+    const expected: Array<string> = []
+    const starts: Array<number> = []
+    let data: Array<string> = []
+    let start = 0
+    const dispatch = () => {
+      if (data.length > 0) {
+        expected.push(data.join("\n"))
+        starts.push(start)
+      }
+      data = []
+    }
+    const read = text.split(/\r\n|\r|\n/) // the last entry: what follows the last line ending
+    read.slice(0, -1).forEach((line, index) => {
+      if (line === "") return dispatch()
+      const field = /^data(?::|$)/.exec(line)
+      if (field !== null) {
+        if (data.length === 0) start = index + 1
+        data.push(line.slice(5).replace(/^ /, ""))
+      }
+    })
+    if (read.at(-1) === "") dispatch()
+    const points = [...new Set(cuts.filter((cut) => cut < text.length))].sort((a, b) => a - b)
+    const pieces = [0, ...points].map((from, i) => text.slice(from, [...points, text.length][i]))
+    const framed = frame(Framing.makeSseFramer(1024), pieces)
+    assert.isUndefined(framed.error)
+    assert.deepStrictEqual(framed.payloads, expected)
+    assert.deepStrictEqual(framed.lines, starts)
+  })
+
   it("an SSE event whose lines all ended is dispatched at the end without its blank line; a cut-off line is not", () => {
     assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\n"]).payloads, ["x"])
     assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\n\ndata: y"]).payloads, ["x"])
@@ -63,6 +109,9 @@ describe("Framing", () => {
       lines: [1],
       error: undefined
     })
+    assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\r\r"]).payloads, ["x"])
+    // a blank line ended by a CR at the end of a piece, then a line cut off: the event before is delivered
+    assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\n\r", "data: cut"]).payloads, ["x"])
   })
 
   it("an event over maxEventSize fails with MalformedOutput naming the bound and the line", () => {
