@@ -223,8 +223,8 @@ export const fromCompletion = (json: unknown): Effect.Effect<ModelResponse.Model
         finishReason,
         ...(incompleteReason === undefined ? {} : { incompleteReason }),
         usage: usageFromWire(json.usage),
-        message: new Message.AssistantMessage({ parts })
-      })
+        message: new Message.AssistantMessage({ parts }, true)
+      }, true)
     )
   })
 

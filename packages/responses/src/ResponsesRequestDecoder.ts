@@ -724,8 +724,9 @@ const decodeInput = (
     let results: Array<Part.ToolResultPart> | undefined
     const callNames = new Map<string, string>()
     const flush = () => {
-      if (assistant !== undefined) messages.push(new Message.AssistantMessage({ parts: assistant }))
-      if (results !== undefined) messages.push(new Message.ToolMessage({ results }))
+      // `true`: the parts are instances made here; validating them again costs ~0.1 ms per message in Effect 3
+      if (assistant !== undefined) messages.push(new Message.AssistantMessage({ parts: assistant }, true))
+      if (results !== undefined) messages.push(new Message.ToolMessage({ results }, true))
       assistant = undefined
       results = undefined
     }
@@ -753,7 +754,7 @@ const decodeInput = (
             messages.push(new Message.SystemMessage({ content: yield* systemText(message.content, index) }))
           } else if (message.role === "user") {
             flush()
-            messages.push(new Message.UserMessage({ parts: yield* userParts(message.content, index, inputFiles) }))
+            messages.push(new Message.UserMessage({ parts: yield* userParts(message.content, index, inputFiles) }, true))
           } else {
             const part = yield* assistantPart(message, index)
             assistantParts().push(part)

@@ -173,7 +173,7 @@ const pending = (
   return Effect.succeed(calls)
 }
 
-const toolMessage = (results: ReadonlyArray<Part.ToolResultPart>) => new Message.ToolMessage({ results })
+const toolMessage = (results: ReadonlyArray<Part.ToolResultPart>) => new Message.ToolMessage({ results }, true)
 
 // ---------------------------------------------------------------------------------------------------------
 // generate
