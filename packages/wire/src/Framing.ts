@@ -148,6 +148,10 @@ export const makeSseFramer = (maxEventSize: number): Framer => {
       }
     }
   })
+  // The parser drops `ï»¿` (a UTF-8 BOM read as Latin-1) from the start of the first text it is fed, which
+  // would make the payloads depend on where the input is cut; a first blank line, which dispatches nothing,
+  // makes it read all input alike (the BOM meant here is U+FEFF, which `push` drops).
+  parser.feed("\n")
 
   /**
    * The length of the value of the line `text[from, to)` (after the `head` of earlier pieces) when it is a
@@ -200,33 +204,29 @@ export const makeSseFramer = (maxEventSize: number): Framer => {
     return undefined
   }
 
-  /**
-   * Feeds `text[from, to)` to the parser, the CRs that end it as LFs. A lone CR and LF end a line alike, and
-   * the scan skips a LF starting the next piece when a CR ended this one (CRLF cut in two); but the parser,
-   * given a CR last, would hold it waiting for a LF, and with a cut-off line after it at the end of the input
-   * it would hold it for ever, with the event it closes.
-   */
+  /** Feeds `text[from, to)` (no CR in it) to the parser. */
   const feed = (text: string, from: number, to: number): void => {
-    let end = to
-    while (end > from && text.charCodeAt(end - 1) === CR) end--
-    if (end > from) parser.feed(from === 0 && end === text.length ? text : text.slice(from, end))
-    for (let k = end; k < to; k++) parser.feed("\n")
+    if (to > from) parser.feed(from === 0 && to === text.length ? text : text.slice(from, to))
   }
 
   /**
    * Counts the lines of a piece (LF, CRLF also cut between two pieces, lone CR) and feeds it to the parser.
-   * The parser joins a line it holds with the piece it gets: it is given the end of that line alone, so
-   * that the rest of the piece is not copied (that copy was the whole input once more on the 194 KB
-   * benchmark stream). On a line over the bound, the parser still gets the text before that line, so that
-   * the events before it are delivered first.
+   *
+   * The parser never gets a CR: a line ended by CR or CRLF goes to it as the line and a LF. Given a CR, it
+   * would hold one that ends a piece waiting for a LF (for ever at the end of the input, with the event it
+   * closes), and it reads any piece holding a CR on a path that searches for the next CR from every line
+   * (quadratic in the piece). The parser also joins a line it holds with the piece it gets: it is given the
+   * end of that line alone, so that the rest of the piece is not copied (that copy was the whole input once
+   * more on the 194 KB benchmark stream). On a line over the bound, the parser still gets the text before
+   * that line, so that the events before it are delivered first.
    */
   const scan = (text: string): AiError.MalformedOutput | undefined => {
     const length = text.length
-    const held = partialLength > 0
+    let split = partialLength > 0
     let i = 0
     if (afterCR) {
       afterCR = false
-      if (length > 0 && text.charCodeAt(0) === LF) i = 1
+      if (text.charCodeAt(0) === LF) i = 1
     }
     let fed = i
     let nextLF = text.indexOf("\n", i)
@@ -248,11 +248,13 @@ export const makeSseFramer = (maxEventSize: number): Framer => {
         } else {
           afterCR = true
         }
-      }
-      if (held && fed === 0 && i < length) {
+        parser.feed(fed < end ? `${text.slice(fed, end)}\n` : "\n")
+        fed = i
+      } else if (split) {
         feed(text, fed, i)
         fed = i
       }
+      split = false
     }
     if (i < length) {
       if (partialLength < 6) head += text.slice(i, i + 6 - partialLength)
@@ -270,7 +272,9 @@ export const makeSseFramer = (maxEventSize: number): Framer => {
     push: (text, p, l) => {
       payloads = p
       lines = l
-      if (first && text.length > 0) {
+      // an empty piece changes nothing (a CR ending the piece before may still pair with a LF after it)
+      if (text.length === 0) return undefined
+      if (first) {
         first = false
         if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
       }

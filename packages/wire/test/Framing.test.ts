@@ -112,6 +112,16 @@ describe("Framing", () => {
     assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\r\r"]).payloads, ["x"])
     // a blank line ended by a CR at the end of a piece, then a line cut off: the event before is delivered
     assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\n\r", "data: cut"]).payloads, ["x"])
+    // an empty piece between a CR and a LF: still one line ending (CRLF)
+    assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: a\r", "", "\ndata: b\n\n"]), {
+      payloads: ["a\nb"],
+      lines: [1],
+      error: undefined
+    })
+    // `ï»¿` (a BOM read as Latin-1) is no BOM: `ï»¿data` is an unknown field, wherever the input is cut
+    for (const pieces of [["ï»¿data: a\n\ndata: b\n\n"], ["ï", "»¿data: a\n\ndata: b\n\n"]]) {
+      assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), pieces), { payloads: ["b"], lines: [3], error: undefined })
+    }
   })
 
   it("an event over maxEventSize fails with MalformedOutput naming the bound and the line", () => {
