@@ -1,5 +1,5 @@
 import { MessageAggregator } from "@effect-responses/aggregate"
-import { ModelResponse, Part, StreamPart, Usage } from "@effect-responses/core"
+import { Message, ModelResponse, Part, StreamPart, Usage } from "@effect-responses/core"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
@@ -222,6 +222,22 @@ describe("MessageAggregator", () => {
       { type: "tool_call", callId: "call_9", name: "calc", arguments: "{\"a\":1}", attributes: { status: "done" } },
       { type: "refusal", text: "nope", attributes: { itemId: "msg_2" } }
     ])
+  })
+
+  it("lists the tag first in the parts and message it builds, as validated construction does", () => {
+    const response = single([
+      started(),
+      update(0, true, text("a")),
+      update(1, true, call("{}")),
+      update(2, true, new Part.ReasoningPart({ summary: ["s"] })),
+      update(3, true, new Part.RefusalPart({ text: "no" })),
+      finished()
+    ])
+    assert.strictEqual(Object.keys(response.message)[0], "role")
+    expect(response.message.parts.map((part) => Object.keys(part)[0])).toStrictEqual(["type", "type", "type", "type"])
+    expect(JSON.stringify(response.message)).toStrictEqual(
+      JSON.stringify(new Message.AssistantMessage({ parts: response.message.parts }))
+    )
   })
 
   it("takes the annotations of the completing part, each once", () => {

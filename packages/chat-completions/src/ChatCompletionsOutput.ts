@@ -223,7 +223,7 @@ export const fromCompletion = (json: unknown): Effect.Effect<ModelResponse.Model
         finishReason,
         ...(incompleteReason === undefined ? {} : { incompleteReason }),
         usage: usageFromWire(json.usage),
-        message: new Message.AssistantMessage({ parts }, true)
+        message: new Message.AssistantMessage({ role: "assistant", parts }, true)
       }, true)
     )
   })

@@ -55,7 +55,7 @@ export const system = (content: string): Prompt => make([new Message.SystemMessa
  * @category constructors
  */
 export const userMessage = (text: string): Message.UserMessage =>
-  new Message.UserMessage({ parts: [new Part.TextPart({ text })] }, true)
+  new Message.UserMessage({ role: "user", parts: [new Part.TextPart({ text })] }, true)
 
 /**
  * The prompt with `messages` appended, in order.

@@ -518,7 +518,7 @@ export const decodeResponse = (
       finishReason: finishReasonOf(status, incompleteReason, hasFunctionCall(response.output)),
       ...(incompleteReason === undefined ? {} : { incompleteReason }),
       usage: usageFromWire(response.usage),
-      message: new Message.AssistantMessage({ parts }, true)
+      message: new Message.AssistantMessage({ role: "assistant", parts }, true)
     }, true)
   )
 }

@@ -725,8 +725,8 @@ const decodeInput = (
     const callNames = new Map<string, string>()
     const flush = () => {
       // `true`: the parts are instances made here; validating them again costs ~0.1 ms per message in Effect 3
-      if (assistant !== undefined) messages.push(new Message.AssistantMessage({ parts: assistant }, true))
-      if (results !== undefined) messages.push(new Message.ToolMessage({ results }, true))
+      if (assistant !== undefined) messages.push(new Message.AssistantMessage({ role: "assistant", parts: assistant }, true))
+      if (results !== undefined) messages.push(new Message.ToolMessage({ role: "tool", results }, true))
       assistant = undefined
       results = undefined
     }
@@ -754,7 +754,9 @@ const decodeInput = (
             messages.push(new Message.SystemMessage({ content: yield* systemText(message.content, index) }))
           } else if (message.role === "user") {
             flush()
-            messages.push(new Message.UserMessage({ parts: yield* userParts(message.content, index, inputFiles) }, true))
+            messages.push(
+              new Message.UserMessage({ role: "user", parts: yield* userParts(message.content, index, inputFiles) }, true)
+            )
           } else {
             const part = yield* assistantPart(message, index)
             assistantParts().push(part)

@@ -173,7 +173,7 @@ const pending = (
   return Effect.succeed(calls)
 }
 
-const toolMessage = (results: ReadonlyArray<Part.ToolResultPart>) => new Message.ToolMessage({ results }, true)
+const toolMessage = (results: ReadonlyArray<Part.ToolResultPart>) => new Message.ToolMessage({ role: "tool", results }, true)
 
 // ---------------------------------------------------------------------------------------------------------
 // generate
