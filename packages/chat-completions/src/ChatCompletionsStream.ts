@@ -4,9 +4,9 @@
  * loop and every consumer work unchanged.
  *
  * SSE framing comes from `Framing.makeSseFramer` of `@effect-responses/wire` (`eventsource-parser`); every
- * `data:` payload is one
- * `chat.completion.chunk` (or `[DONE]`, or an error object). Payloads are decoded one chunk of the stream at
- * a time, each by direct field reads (no Schema union trials); only the fields used are checked.
+ * `data:` payload is one `chat.completion.chunk` (or `[DONE]`, or an error object). Payloads are decoded one
+ * chunk of the stream at a time, each by direct field reads (no Schema union trials); only the fields used
+ * are checked.
  *
  * ## What each chunk yields
  *
