@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url"
 
 /** The absolute path of a file under `shared/fixtures`. */
 export const fixturePath = (relative: string): string =>
-  fileURLToPath(new URL(`../../../../shared/fixtures/${relative}`, import.meta.url))
+  fileURLToPath(new URL(`../../../fixtures/${relative}`, import.meta.url))
 
 /** The file names of every recorded Responses stream, sorted. */
 export const recordings: ReadonlyArray<string> = readdirSync(fixturePath("responses-sse")).sort()

@@ -38,7 +38,7 @@ import { median } from "./Speed.js"
  * @category constants
  */
 export const FIXTURE_URL = new URL(
-  "../../../../shared/fixtures/chat-sse/vai-chat-openai-text-usage.chunks.txt",
+  "../../../fixtures/chat-sse/vai-chat-openai-text-usage.chunks.txt",
   import.meta.url
 )
 

@@ -39,7 +39,7 @@ export const CHUNK_SIZE = 16 * 1024
  * @category constants
  */
 export const FIXTURE_URL = new URL(
-  "../../../../shared/fixtures/responses-sse/pai-o3mini-reasoning-summary-deltas.sse",
+  "../../../fixtures/responses-sse/pai-o3mini-reasoning-summary-deltas.sse",
   import.meta.url
 )
 

@@ -142,7 +142,7 @@ export const resolveTarget = (
     if (!(yield* Effect.orElseSucceed(fs.exists(recording), () => false))) {
       return yield* new ChatSetupError({
         description:
-          `no recording to replay: ${recording} is missing (the shared/ folder is not beside this checkout). ` +
+          `no recording to replay: ${recording} is missing (the package was installed without its demo/ folder). ` +
           "Pass --replay FILE (a recorded Responses stream) or set OPENAI_API_KEY to talk to the live API."
       })
     }

@@ -1,7 +1,7 @@
 /**
  * The embedded demo of `effect-responses chat`: a `calculator` tool implemented for real, and the recorded
  * `gpt-5.1-codex-max` session it replays when no `OPENAI_API_KEY` is set
- * (`shared/fixtures/responses-sse/vai-openai-reasoning-encrypted-multistep.chunks.txt`, from vercel/ai,
+ * (`demo/vai-openai-reasoning-encrypted-multistep.chunks.txt` in this package, recorded by vercel/ai,
  * Apache-2.0: four consecutive responses computing (12 + 7) * 3 * 10 one calculator call at a time).
  *
  * @since 0.1.0
@@ -98,14 +98,15 @@ export const CalculatorToolkitLive = CalculatorToolkit.toLayer({
 export const defaultPrompt = "What is (12 + 7) * 3 * 10? Use the calculator for each step."
 
 /**
- * Where the recording of the demo lives: `shared/fixtures` beside the checkout.
+ * Where the recording of the demo lives: `demo/` inside this package (shipped with it; an unchanged copy of
+ * vercel/ai's `openai-reasoning-encrypted-content.1.chunks.txt`, Apache-2.0, licence text beside it).
  *
  * @since 0.1.0
  * @category constants
  */
 export const recordingPath: string = fileURLToPath(
   new URL(
-    "../../../../shared/fixtures/responses-sse/vai-openai-reasoning-encrypted-multistep.chunks.txt",
+    "../demo/vai-openai-reasoning-encrypted-multistep.chunks.txt",
     import.meta.url
   )
 )

@@ -6,4 +6,4 @@ import { fileURLToPath } from "node:url"
 
 /** The absolute path of a file under `shared/fixtures`. */
 export const fixturePath = (relative: string): string =>
-  fileURLToPath(new URL(`../../../../shared/fixtures/${relative}`, import.meta.url))
+  fileURLToPath(new URL(`../../../fixtures/${relative}`, import.meta.url))

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url"
 
 /** The absolute path of a file under `shared/fixtures`, e.g. `fixturePath("responses-sse/x.sse")`. */
 export const fixturePath = (relative: string): string =>
-  fileURLToPath(new URL(`../../../../shared/fixtures/${relative}`, import.meta.url))
+  fileURLToPath(new URL(`../../../fixtures/${relative}`, import.meta.url))
 
 /** The text of a file under `shared/fixtures`. */
 export const readFixture = (relative: string): string => readFileSync(fixturePath(relative), "utf8")

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as YAML from "yaml"
 
-const specPath = fileURLToPath(new URL("../../../../shared/spec/openai-openapi.yaml", import.meta.url))
+const specPath = fileURLToPath(new URL("../../../fixtures/spec/openai-openapi.yaml", import.meta.url))
 
 const toAnyOf = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(toAnyOf)
