@@ -37,3 +37,8 @@ export * as StreamPart from "./StreamPart.js"
  * @since 0.1.0
  */
 export * as Usage from "./Usage.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as UnsafePart from "./UnsafePart.js"

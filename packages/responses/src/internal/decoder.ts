@@ -5,8 +5,7 @@
  *
  * @internal
  */
-import { AiError, Part, StreamPart } from "@effect-responses/core"
-import * as FastParts from "@effect-responses/core/internal/fastParts"
+import { AiError, Part, StreamPart, UnsafePart } from "@effect-responses/core"
 import type * as Framing from "@effect-responses/wire/Framing"
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as Either from "effect/Either"
@@ -429,22 +428,22 @@ export class Decoder {
           while (slot.contentLengths.length <= contentIndex) slot.contentLengths.push(0)
           slot.contentLengths[contentIndex] += delta.length
         }
-        part = FastParts.textDelta(delta, slot.attributes)
+        part = UnsafePart.textDelta(delta, slot.attributes)
         break
       }
       case "refusal": {
         slot.refusal.push(delta)
-        part = FastParts.refusalPart(delta, slot.attributes)
+        part = UnsafePart.refusalPart(delta, slot.attributes)
         break
       }
       case "args": {
         slot.args.push(delta)
-        part = FastParts.toolCallPart(slot.callId, slot.name, delta, slot.attributes)
+        part = UnsafePart.toolCallPart(slot.callId, slot.name, delta, slot.attributes)
         break
       }
       case "reasoningText": {
         slot.reasoningText.push(delta)
-        part = FastParts.reasoningTextPart(delta, slot.attributes)
+        part = UnsafePart.reasoningTextPart(delta, slot.attributes)
         break
       }
       case "summary": {
@@ -456,12 +455,12 @@ export class Decoder {
         slot.summary[summaryIndex].push(delta)
         const summary = new Array<string>(summaryIndex + 1).fill("")
         summary[summaryIndex] = delta
-        part = FastParts.reasoningSummaryPart(summary, slot.attributes)
+        part = UnsafePart.reasoningSummaryPart(summary, slot.attributes)
         break
       }
     }
     // The hot path: one part and one update per delta, built without the class constructors (FastParts).
-    out.push(FastParts.partUpdate(this.responseId, outputIndex, true, part))
+    out.push(UnsafePart.partUpdate(this.responseId, outputIndex, true, part))
     return undefined
   }
 

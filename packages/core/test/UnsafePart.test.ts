@@ -1,8 +1,7 @@
 /**
- * The hot-path constructors of `internal/fastParts` build the same instances as the class constructors.
+ * The unvalidated constructors of `UnsafePart` build the same instances as the class constructors.
  */
-import { Part, StreamPart } from "@effect-responses/core"
-import * as FastParts from "@effect-responses/core/internal/fastParts"
+import { Part, StreamPart, UnsafePart } from "@effect-responses/core"
 import { assert, describe, it } from "@effect/vitest"
 import * as Equal from "effect/Equal"
 import * as Utils from "effect/Utils"
@@ -22,25 +21,25 @@ const same = <A extends object>(fast: A, made: A, Class: Function) => {
   assert.deepStrictEqual(Object.keys(fast), Object.keys(made))
 }
 
-describe("internal/fastParts", () => {
+describe("UnsafePart", () => {
   it("each constructor equals the class constructor: Equal.equals, instanceof, JSON encoding", () => {
-    const delta = FastParts.textDelta("hi", attributes)
+    const delta = UnsafePart.textDelta("hi", attributes)
     assert.deepStrictEqual(delta.annotations, [])
     same(delta, new Part.TextPart({ text: "hi", annotations: delta.annotations, attributes }), Part.TextPart)
     const annotations = [annotation]
     same(
-      FastParts.textPart("", annotations, attributes),
+      UnsafePart.textPart("", annotations, attributes),
       new Part.TextPart({ text: "", annotations, attributes }),
       Part.TextPart
     )
-    same(FastParts.refusalPart("no", {}), new Part.RefusalPart({ text: "no", attributes: {} }), Part.RefusalPart)
+    same(UnsafePart.refusalPart("no", {}), new Part.RefusalPart({ text: "no", attributes: {} }), Part.RefusalPart)
     const summary = ["", "step"]
     same(
-      FastParts.reasoningSummaryPart(summary, attributes),
+      UnsafePart.reasoningSummaryPart(summary, attributes),
       new Part.ReasoningPart({ summary, attributes }),
       Part.ReasoningPart
     )
-    const thinking = FastParts.reasoningTextPart("think", attributes)
+    const thinking = UnsafePart.reasoningTextPart("think", attributes)
     assert.deepStrictEqual(thinking.summary, [])
     same(
       thinking,
@@ -48,12 +47,12 @@ describe("internal/fastParts", () => {
       Part.ReasoningPart
     )
     same(
-      FastParts.toolCallPart("call_1", "f", "{\"a\"", attributes),
+      UnsafePart.toolCallPart("call_1", "f", "{\"a\"", attributes),
       new Part.ToolCallPart({ callId: "call_1", name: "f", arguments: "{\"a\"", attributes }),
       Part.ToolCallPart
     )
-    const part = FastParts.textDelta("hi", attributes)
-    const update = FastParts.partUpdate("resp_1", 2, true, part)
+    const part = UnsafePart.textDelta("hi", attributes)
+    const update = UnsafePart.partUpdate("resp_1", 2, true, part)
     const made = new StreamPart.PartUpdate({ responseId: "resp_1", outputIndex: 2, partial: true, part })
     same(update, made, StreamPart.PartUpdate)
     assert.deepStrictEqual(StreamPart.encode(update), StreamPart.encode(made))

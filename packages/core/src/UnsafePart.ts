@@ -1,17 +1,21 @@
 /**
- * Constructors of the part classes for the streaming hot path, where every delta builds a part and a
- * `PartUpdate`. `new X(props, true)` skips validation but still copies its props twice and walks the
- * class fields for defaults (about 16 % of the decoder's time on the 5 MB benchmark stream); these build
- * the same instance directly: an object with the class's prototype and the same own properties, in the
- * order of the class fields, as `new X(props)` gives them. `test/fastParts.test.ts` holds them equal to
- * `new X(props)` (`Equal.equals`, `instanceof`, JSON encoding, key order).
+ * Unvalidated constructors of the part classes, for decoders on a streaming hot path where every delta
+ * builds a part and a `PartUpdate` (in the spirit of `@effect/ai`'s `Response.makePart`).
  *
- * The caller gives every field already valid: nothing is checked.
+ * `new X(props, true)` skips validation but still copies its props twice and walks the class fields for
+ * defaults (about 16 % of a decoder's time on a 5 MB stream); these build the same instance directly: an
+ * object with the class's prototype and the same own properties, in the order of the class fields, as
+ * `new X(props)` gives them, so `Equal.equals`, `instanceof`, the Schema encoding and `JSON.stringify` (key
+ * order included) cannot tell them apart.
  *
- * @internal
+ * Unsafe: nothing is checked. The caller gives every field already valid (a `Part.Attributes` value, a
+ * non-negative integer output index, ...); an invalid value gives an instance that fails later, when encoded.
+ * Use the classes' own constructors (`new Part.TextPart({ ... })`) everywhere else.
+ *
+ * @since 0.2.0
  */
-import * as Part from "../Part.js"
-import * as StreamPart from "../StreamPart.js"
+import * as Part from "./Part.js"
+import * as StreamPart from "./StreamPart.js"
 
 const noAnnotations: ReadonlyArray<Part.Annotation> = []
 const noSummary: ReadonlyArray<string> = []
@@ -26,7 +30,8 @@ const instance = <A>(Class: { readonly prototype: A }): { -readonly [K in keyof 
 /**
  * `new Part.TextPart({ text, annotations, attributes }, true)`.
  *
- * @internal
+ * @since 0.2.0
+ * @category constructors
  */
 export const textPart = (
   text: string,
@@ -44,7 +49,8 @@ export const textPart = (
 /**
  * `new Part.TextPart({ text, annotations: [], attributes }, true)`.
  *
- * @internal
+ * @since 0.2.0
+ * @category constructors
  */
 export const textDelta = (text: string, attributes: Part.Attributes): Part.TextPart =>
   textPart(text, noAnnotations, attributes)
@@ -52,7 +58,8 @@ export const textDelta = (text: string, attributes: Part.Attributes): Part.TextP
 /**
  * `new Part.RefusalPart({ text, attributes }, true)`.
  *
- * @internal
+ * @since 0.2.0
+ * @category constructors
  */
 export const refusalPart = (text: string, attributes: Part.Attributes): Part.RefusalPart => {
   const part = instance(Part.RefusalPart)
@@ -65,7 +72,8 @@ export const refusalPart = (text: string, attributes: Part.Attributes): Part.Ref
 /**
  * `new Part.ReasoningPart({ summary, attributes }, true)`, the delta of a reasoning summary.
  *
- * @internal
+ * @since 0.2.0
+ * @category constructors
  */
 export const reasoningSummaryPart = (
   summary: ReadonlyArray<string>,
@@ -81,7 +89,8 @@ export const reasoningSummaryPart = (
 /**
  * `new Part.ReasoningPart({ summary: [], text, attributes }, true)`, the delta of raw reasoning text.
  *
- * @internal
+ * @since 0.2.0
+ * @category constructors
  */
 export const reasoningTextPart = (text: string, attributes: Part.Attributes): Part.ReasoningPart => {
   const part = instance(Part.ReasoningPart)
@@ -95,7 +104,8 @@ export const reasoningTextPart = (text: string, attributes: Part.Attributes): Pa
 /**
  * `new Part.ToolCallPart({ callId, name, arguments, attributes }, true)`.
  *
- * @internal
+ * @since 0.2.0
+ * @category constructors
  */
 export const toolCallPart = (
   callId: string,
@@ -115,7 +125,8 @@ export const toolCallPart = (
 /**
  * `new StreamPart.PartUpdate({ responseId, outputIndex, partial, part }, true)` (no `replace`).
  *
- * @internal
+ * @since 0.2.0
+ * @category constructors
  */
 export const partUpdate = (
   responseId: string,
