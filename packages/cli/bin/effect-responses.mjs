@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// The packages ship TypeScript sources; tsx compiles them on the fly (no build step before `npm start`).
-import { register } from "tsx/esm/api"
-
-register()
-await import("../src/bin.ts")
+// The compiled CLI, bundled into one file at build time (`npm run build`; a published package ships it).
+import "../dist/effect-responses.mjs"

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// Bundles the compiled CLI (dist/bin.js, written by `tsc -b`) and what it imports into one ESM file,
+// dist/effect-responses.mjs, which bin/effect-responses.mjs runs. Node then reads one file instead of
+// about a thousand modules at start-up (effect, @effect/cli, @effect/platform-node, undici): the process
+// starts in about a third of the time. The library modules of this package (dist/*.js) stay unbundled and
+// import `effect` as a peer dependency; only the executable carries its own copy.
+// The licences of everything bundled are written to dist/THIRD_PARTY_LICENSES.md.
+import * as esbuild from "esbuild"
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = dirname(fileURLToPath(import.meta.url))
+const root = join(here, "..")
+
+const result = await esbuild.build({
+  entryPoints: [join(root, "dist/bin.js")],
+  outfile: join(root, "dist/effect-responses.mjs"),
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  metafile: true,
+  logLevel: "warning",
+  // CommonJS dependencies (undici's) call `require`, which an ES module does not have.
+  banner: { js: "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);" }
+})
+
+// One entry per bundled npm package: name, version, licence and licence text.
+const packages = new Map()
+for (const input of Object.keys(result.metafile.inputs)) {
+  const at = input.lastIndexOf("node_modules/")
+  if (at < 0) continue
+  const rest = input.slice(at + "node_modules/".length).split("/")
+  const name = rest[0].startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0]
+  const dir = join(process.cwd(), input.slice(0, at + "node_modules/".length), name)
+  if (packages.has(dir)) continue
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
+  const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)(\.md|\.txt)?$/i.test(f))
+  packages.set(dir, {
+    name: manifest.name,
+    version: manifest.version,
+    license: manifest.license ?? "see text",
+    text: file !== undefined && existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8").trim() : ""
+  })
+}
+const sorted = [...packages.values()].sort((a, b) => a.name.localeCompare(b.name))
+writeFileSync(
+  join(root, "dist/THIRD_PARTY_LICENSES.md"),
+  "# Third-party licences\n\n`dist/effect-responses.mjs` bundles these packages:\n\n" +
+    sorted.map((p) => `## ${p.name} ${p.version} (${p.license})\n\n${p.text}\n`).join("\n")
+)

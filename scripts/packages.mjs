@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// Keeps the published packages' manifests and build configs in step with their sources:
+// `exports` (one entry per public module in src/, `./internal/*` sealed), `files`, `sideEffects`,
+// `repository`, `license`, the internal dependency versions, and each package's `tsconfig.build.json`
+// (a composite project referencing the packages it imports).
+//
+//   node scripts/packages.mjs          rewrite what is out of step
+//   node scripts/packages.mjs --check  exit 1 and name each file that is out of step (CI runs this)
+import { readdirSync, readFileSync, writeFileSync, existsSync } from "node:fs"
+import { join } from "node:path"
+
+const root = new URL("..", import.meta.url).pathname
+const check = process.argv.includes("--check")
+const rootManifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
+const dirs = rootManifest.workspaces.map((w) => w.slice("packages/".length))
+const manifests = new Map(dirs.map((d) => [d, JSON.parse(readFileSync(join(root, "packages", d, "package.json"), "utf8"))]))
+const published = dirs.filter((d) => manifests.get(d).private !== true)
+const version = manifests.get("core").version
+const stale = []
+
+const write = (file, text) => {
+  const current = existsSync(file) ? readFileSync(file, "utf8") : undefined
+  if (current === text) return
+  if (check) stale.push(file.slice(root.length))
+  else writeFileSync(file, text)
+}
+
+const entry = (module) => ({
+  types: `./dist/${module}.d.ts`,
+  import: `./dist/${module}.js`,
+  default: `./dist/${module}.js`
+})
+
+for (const dir of published) {
+  const manifest = manifests.get(dir)
+  const src = join(root, "packages", dir, "src")
+  const modules = readdirSync(src)
+    .filter((f) => f.endsWith(".ts") && f !== "index.ts" && f !== "bin.ts")
+    .map((f) => f.slice(0, -3))
+    .sort()
+  const exports = { "./package.json": "./package.json", ".": entry("index") }
+  for (const module of modules) exports[`./${module}`] = entry(module)
+  exports["./internal/*"] = null
+  const internal = new Set()
+  for (const field of ["dependencies", "devDependencies"]) {
+    for (const name of Object.keys(manifest[field] ?? {})) {
+      if (name.startsWith("@effect-responses/")) {
+        manifest[field][name] = version
+        if (field === "dependencies") internal.add(name.slice("@effect-responses/".length))
+      }
+    }
+  }
+  manifest.version = version
+  manifest.license = "MIT"
+  manifest.repository = {
+    type: "git",
+    url: "git+https://github.com/effect-responses/effect-responses.git",
+    directory: `packages/${dir}`
+  }
+  manifest.sideEffects = []
+  manifest.files = ["dist", "src", ...(manifest.files ?? []).filter((f) => f !== "dist" && f !== "src")]
+  manifest.exports = exports
+  delete manifest.main
+  delete manifest.types
+  const ordered = {}
+  for (const key of ["name", "version", "description", "license", "repository", "type", "sideEffects", "files", "bin", "exports", "scripts", "engines", "peerDependencies", "dependencies", "devDependencies"]) {
+    if (key in manifest) ordered[key] = manifest[key]
+  }
+  for (const key of Object.keys(manifest)) if (!(key in ordered)) ordered[key] = manifest[key]
+  write(join(root, "packages", dir, "package.json"), JSON.stringify(ordered, null, 2) + "\n")
+
+  const tsconfig = {
+    extends: "../../tsconfig.build.base.json",
+    compilerOptions: { rootDir: "src", outDir: "dist", tsBuildInfoFile: "build/tsconfig.build.tsbuildinfo" },
+    include: ["src"],
+    references: [...internal].sort().map((d) => ({ path: `../${d}/tsconfig.build.json` }))
+  }
+  write(join(root, "packages", dir, "tsconfig.build.json"), JSON.stringify(tsconfig, null, 2) + "\n")
+}
+
+const build = { files: [], references: published.map((d) => ({ path: `packages/${d}/tsconfig.build.json` })) }
+write(join(root, "tsconfig.build.json"), JSON.stringify(build, null, 2) + "\n")
+
+if (stale.length > 0) {
+  console.error(`out of step with the sources (run node scripts/packages.mjs): ${stale.join(", ")}`)
+  process.exit(1)
+}
