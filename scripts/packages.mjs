@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Keeps the published packages' manifests and build configs in step with their sources:
 // `exports` (one entry per public module in src/, `./internal/*` sealed), `files`, `sideEffects`,
-// `repository`, `license`, the internal dependency versions, and each package's `tsconfig.build.json`
+// `repository`, `license` (and a copy of the root LICENSE, which npm ships), the internal dependency versions, and each package's `tsconfig.build.json`
 // (a composite project referencing the packages it imports).
 //
 //   node scripts/packages.mjs          rewrite what is out of step
@@ -68,6 +68,7 @@ for (const dir of published) {
   }
   for (const key of Object.keys(manifest)) if (!(key in ordered)) ordered[key] = manifest[key]
   write(join(root, "packages", dir, "package.json"), JSON.stringify(ordered, null, 2) + "\n")
+  write(join(root, "packages", dir, "LICENSE"), readFileSync(join(root, "LICENSE"), "utf8"))
 
   const tsconfig = {
     extends: "../../tsconfig.build.base.json",

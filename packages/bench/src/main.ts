@@ -14,7 +14,7 @@
  * Options: `--quick`; `--only=id,id` (contenders: ours, ours-decode, openai, ai-sdk, effect-ai, floor, effect-floor);
  * `--warmup=N`, `--iterations=N` (rounds, overriding the mode's); `--bytes=N` (size of the generated
  * stream); `--no-memory`, `--no-aggregation`, `--no-speed`, `--no-gateway` (the gateway section; `--quick` shrinks it
- * too).
+ * too), `--no-startup` (the built CLI's `--version` time and the idle gateway's RSS).
  *
  * @since 0.1.0
  */
@@ -26,6 +26,7 @@ import * as Gateway from "./Gateway.js"
 import * as Input from "./Input.js"
 import * as Memory from "./Memory.js"
 import * as Speed from "./Speed.js"
+import * as Startup from "./Startup.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -37,7 +38,8 @@ const { values: flags } = parseArgs({
     "no-memory": { type: "boolean", default: false },
     "no-aggregation": { type: "boolean", default: false },
     "no-speed": { type: "boolean", default: false },
-    "no-gateway": { type: "boolean", default: false }
+    "no-gateway": { type: "boolean", default: false },
+    "no-startup": { type: "boolean", default: false }
   }
 })
 
@@ -218,6 +220,27 @@ const main = async () => {
       failed = true
       print()
       print(`**FAILED** gateway: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  if (!flags["no-startup"]) {
+    const [warmup, runs] = quick ? [1, 3] : [2, 11]
+    progress(`start-up: ${runs} effect-responses --version processes, then an idle gateway`)
+    try {
+      const times = [...Startup.versionTimes(warmup, runs)].sort((a, b) => a - b)
+      const rss = await Startup.gatewayIdleRss()
+      const median = times[Math.floor(times.length / 2)]!
+      print()
+      print("### Start-up of the built CLI (whole processes)")
+      print()
+      print(`- \`effect-responses --version\`: median ${fixed(median, 0)} ms of ${runs} runs after ${warmup} warm-up ` +
+        `(min–max ${fixed(times[0]!, 0)}–${fixed(times[times.length - 1]!, 0)} ms); target < 500 ms: ${median < 500 ? "met" : "not met"}`)
+      print(`- idle gateway (\`effect-responses serve\`, before any request): RSS ${mib(rss)}; target < 100 MiB: ` +
+        `${rss < 100 * 1024 * 1024 ? "met" : "not met"}`)
+    } catch (error) {
+      failed = true
+      print()
+      print(`**FAILED** start-up: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
 

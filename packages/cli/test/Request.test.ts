@@ -88,7 +88,7 @@ const run = (args: ReadonlyArray<string>, input?: string) => {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
-// A spawned process compiles the sources with tsx on start: allow for a slow machine.
+// A spawned process starts Node and the bundled CLI: allow for a slow, loaded machine.
 describe("effect-responses request (the executable)", { timeout: 60_000 }, () => {
   it("request - prints the pretty-printed body and exits 0", () => {
     const result = run(["request", "-"], JSON.stringify(prompt))

@@ -20,7 +20,7 @@ const run = (...args: ReadonlyArray<string>) => {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
-// Each run starts Node and compiles the sources (tsx): seconds on a loaded 2-core machine, not milliseconds.
+// Each run starts Node and the bundled CLI: allow for a slow, loaded 2-core machine.
 describe("effect-responses (the executable)", { timeout: 60_000 }, () => {
   it("chat --replay FILE streams the capture to a final answer and exits 0", () => {
     const result = run("chat", "--replay", fixturePath("responses-sse/vai-openai-reasoning-encrypted-multistep.chunks.txt"))

@@ -17,7 +17,7 @@ const run = (args: ReadonlyArray<string>, input?: string) => {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
-// A spawned process compiles the sources with tsx on start: allow for a slow machine.
+// A spawned process starts Node and the bundled CLI: allow for a slow, loaded machine.
 describe("effect-responses decode / aggregate (the executable)", { timeout: 60_000 }, () => {
   it("aggregate FILE prints a JSON array with one ModelResponse per response and exits 0", () => {
     const result = run(["aggregate", fixturePath("responses-sse/vai-openai-shell-call.chunks.txt")])
