@@ -105,7 +105,7 @@ export const floor: Contender = {
  * @since 0.1.0
  * @category contenders
  */
-export const IDS: ReadonlyArray<string> = ["ours", "ours-decode", "openai", "ai-sdk", "effect-ai", "floor", "effect-floor"]
+export const IDS: ReadonlyArray<string> = ["ours", "ours-decode", "ours-client", "openai", "ai-sdk", "effect-ai", "floor", "effect-floor"]
 
 /**
  * Builds the contenders whose ids are in `ids` (every one by default), in the order of `IDS`. Each library
@@ -119,6 +119,7 @@ export const make = async (ids: ReadonlyArray<string> = IDS): Promise<ReadonlyAr
   const builders: { readonly [id: string]: () => Promise<Contender> } = {
     "ours": () => import("./contenders/ours.js").then((ours) => ours.aggregate),
     "ours-decode": () => import("./contenders/ours.js").then((ours) => ours.decodeOnly),
+    "ours-client": () => import("./contenders/ours.js").then((ours) => ours.client()),
     "openai": () => import("./contenders/openai.js").then((openai) => openai.make()),
     "ai-sdk": () => import("./contenders/aiSdk.js").then((aiSdk) => aiSdk.make()),
     "effect-ai": () => import("./contenders/effectAi.js").then((effectAi) => effectAi.make()),

@@ -11,7 +11,7 @@
  * npx tsx packages/bench/src/main.ts --only=ours --no-memory --no-aggregation   # e.g. under --cpu-prof
  * ```
  *
- * Options: `--quick`; `--only=id,id` (contenders: ours, ours-decode, openai, ai-sdk, effect-ai, floor, effect-floor);
+ * Options: `--quick`; `--only=id,id` (contenders: ours, ours-decode, ours-client, openai, ai-sdk, effect-ai, floor, effect-floor);
  * `--warmup=N`, `--iterations=N` (rounds, overriding the mode's); `--bytes=N` (size of the generated
  * stream); `--no-memory`, `--no-aggregation`, `--no-speed`, `--no-gateway` (the gateway section; `--quick` shrinks it
  * too), `--no-startup` (the built CLI's `--version` time and the idle gateway's RSS).
@@ -118,6 +118,14 @@ const main = async () => {
         print(`- targets: decode + aggregate >= 2x openai: ${target(ours.megabytesPerSecond >= 2 * openai.megabytesPerSecond)}; ` +
           `>= 0.5x floor: ${target(ours.megabytesPerSecond >= 0.5 * floor.megabytesPerSecond)}` +
           (decode === undefined ? "" : `; decode only >= 0.6x floor: ${target(decode.megabytesPerSecond >= 0.6 * floor.megabytesPerSecond)}`))
+      }
+      const client = results.find((r) => r.contender.id === "ours-client")
+      if (client !== undefined && openai !== undefined && floor !== undefined) {
+        const target = (met: boolean) => (met ? "met" : "not met")
+        print(`- client path (LanguageModel.stream + aggregate): ${ratio(client.megabytesPerSecond / openai.megabytesPerSecond)} openai ` +
+          `(target 2x: ${target(client.megabytesPerSecond >= 2 * openai.megabytesPerSecond)}), ` +
+          `${ratio(client.megabytesPerSecond / floor.megabytesPerSecond)} floor (target 0.5x: ` +
+          `${target(client.megabytesPerSecond >= 0.5 * floor.megabytesPerSecond)})`)
       }
     }
   }

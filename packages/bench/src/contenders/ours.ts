@@ -1,14 +1,22 @@
 /**
- * Our contenders: decode + aggregate through the public API, and decode only.
+ * Our contenders: decode + aggregate through the public API, decode only, and the whole client path
+ * (`LanguageModel.stream` over an `HttpClient`).
  *
  * @since 0.1.0
  */
 import { MessageAggregator } from "@effect-responses/aggregate"
-import { ResponsesStream } from "@effect-responses/responses"
+import { LanguageModel, Prompt } from "@effect-responses/core"
+import { ResponsesClient, ResponsesLanguageModel, ResponsesStream } from "@effect-responses/responses"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Chunk from "effect/Chunk"
 import { bareLoop, type Contender } from "../Contenders.js"
+import { fakeFetch, MODEL, PROMPT } from "./shared.js"
 
 const bytes = (body: ReadableStream<Uint8Array>): Stream.Stream<Uint8Array, unknown> =>
   Stream.fromReadableStream({ evaluate: () => body, onError: (error) => error })
@@ -74,4 +82,39 @@ export const effectFloor: Contender = {
         return Chunk.empty<never>()
       })).pipe(Effect.map(() => loop.end()))
     }).pipe(Effect.runPromise)
+}
+
+/**
+ * Ours on the whole client path a user calls: `LanguageModel.stream` of `ResponsesLanguageModel` through
+ * `ResponsesClient` and an `HttpClient` whose answer is the body as a web `Response` (as `FetchHttpClient`
+ * gives it), then `MessageAggregator.aggregate`; the text of the last response. The layers are built once,
+ * as an app builds them at its start, and each run is one call through that runtime (request encoding,
+ * retry wrapper, span and metrics included). The same path as the `openai` contender's.
+ *
+ * @since 0.2.0
+ * @category contenders
+ */
+export const client = async (): Promise<Contender> => {
+  const fake = fakeFetch()
+  const http = HttpClient.make((request) =>
+    Effect.promise(() => fake.fetch()).pipe(Effect.map((response) => HttpClientResponse.fromWeb(request, response)))
+  )
+  const runtime = ManagedRuntime.make(
+    ResponsesLanguageModel.layer({ model: MODEL }).pipe(
+      Layer.provide(ResponsesClient.layer({ apiKey: Redacted.make("sk-bench"), baseUrl: "http://bench.invalid/v1" })),
+      Layer.provide(Layer.succeed(HttpClient.HttpClient, http))
+    )
+  )
+  const call = LanguageModel.LanguageModel.pipe(
+    Effect.flatMap((model) => MessageAggregator.aggregate(model.stream(Prompt.user(PROMPT))))
+  )
+  await runtime.runPromise(Effect.void)
+  return {
+    id: "ours-client",
+    name: "effect-responses (LanguageModel.stream, client path)",
+    run: (body) => {
+      fake.next(body)
+      return runtime.runPromise(call).then((responses) => responses.at(-1)?.text ?? "")
+    }
+  }
 }
