@@ -51,13 +51,6 @@ export * as ResponsesOutput from "./ResponsesOutput.js"
 export * as ResponsesRequest from "./ResponsesRequest.js"
 
 /**
- * `CreateResponse` request body -> `Prompt` plus options (the decoding side, for servers).
- *
- * @since 0.1.0
- */
-export * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
-
-/**
  * The streaming decoder: SSE bytes / data payloads -> `StreamPart`s.
  *
  * @since 0.1.0

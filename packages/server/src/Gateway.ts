@@ -54,7 +54,7 @@
  * @since 0.1.0
  */
 import { AiError, type LanguageModel, StreamPart } from "@effect-responses/core"
-import { ResponsesRequestDecoder } from "@effect-responses/responses"
+import * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
 import * as Headers from "@effect/platform/Headers"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"

@@ -51,7 +51,7 @@
  * @since 0.1.0
  */
 import type { ModelResponse, Part, StreamPart, Usage } from "@effect-responses/core"
-import type { ResponsesRequestDecoder } from "@effect-responses/responses"
+import type * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
 import { ResponsesRequest } from "@effect-responses/responses"
 
 // ---------------------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@
 import { AiError, LanguageModel } from "@effect-responses/core"
 import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
 import type { ChatCompletionsRequest } from "@effect-responses/chat-completions"
-import type { ResponsesRequestDecoder } from "@effect-responses/responses"
+import type * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Context from "effect/Context"

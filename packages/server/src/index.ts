@@ -6,6 +6,13 @@
 export * as Gateway from "./Gateway.js"
 
 /**
+ * The decoding side of the Responses protocol: a `CreateResponse` request body -> `Prompt` plus options.
+ *
+ * @since 0.1.0
+ */
+export * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
+
+/**
  * `StreamPart`s -> the Responses streaming lifecycle and the Response object.
  *
  * @since 0.1.0

@@ -39,17 +39,17 @@
  * use. Unknown top-level fields (client metadata) are ignored, named in `ignoredFields` and in a debug log.
  *
  * Source: the OpenAI API reference, "Create a model response" (`CreateResponse` in
- * `../shared/spec/openai-openapi.yaml`).
+ * its OpenAPI description).
  *
  * @since 0.1.0
  */
 import { LanguageModel, Message, Part, Prompt } from "@effect-responses/core"
+import { Provider } from "@effect-responses/responses"
 import { isObject, type JsonObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as Provider from "./Provider.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // errors
@@ -230,7 +230,7 @@ export interface DecodedRequest {
 }
 
 /**
- * The top-level parameters of `CreateResponse` (`../shared/spec/openai-openapi.yaml`); any other
+ * The top-level parameters of `CreateResponse` (the API reference's OpenAPI description); any other
  * top-level field of a request is ignored.
  *
  * @since 0.1.0

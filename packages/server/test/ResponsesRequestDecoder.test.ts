@@ -2,7 +2,7 @@
  * `CreateResponse` request body -> `Prompt` plus options (the decoding side of the protocol).
  */
 import { Message, Part, Prompt } from "@effect-responses/core"
-import { ResponsesRequestDecoder } from "@effect-responses/responses"
+import { ResponsesRequestDecoder } from "@effect-responses/server"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
