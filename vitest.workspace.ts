@@ -14,8 +14,8 @@ const alias = [
   { find: /^@effect-responses\/([^/]+)\/(.+)$/, replacement: `${packages}$1/src/$2.ts` }
 ]
 
-export default defineWorkspace(
-  workspaces.map((root) => ({
+export default defineWorkspace([
+  ...workspaces.map((root) => ({
     resolve: { alias },
     test: {
       name: `@effect-responses/${root.slice("packages/".length)}`,
@@ -23,5 +23,11 @@ export default defineWorkspace(
       testTimeout: 30_000,
       hookTimeout: 30_000
     }
-  }))
-)
+  })),
+  // The README's examples (`examples/*.ts`, each run in this one process by `examples/test/`) and the
+  // example test of an app (`examples/app.test.ts`).
+  {
+    resolve: { alias },
+    test: { name: "examples", root: "examples", testTimeout: 30_000, hookTimeout: 30_000 }
+  }
+])
