@@ -173,6 +173,29 @@ export const generated = (targetBytes: number): Input => {
 }
 
 /**
+ * The fixed cost of a call: the recorded stream's `response.created`, `response.in_progress` and
+ * `response.completed` events only, the completed response's `output` emptied (a response without output
+ * items; the final text is empty). What a contender pays per call whatever the length of the answer.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const empty = (): Input => {
+  const events = parseEvents(readFileSync(FIXTURE_URL, "utf8")).flatMap((event): Array<JsonEvent> => {
+    switch (event["type"]) {
+      case "response.created":
+      case "response.in_progress":
+        return [event]
+      case "response.completed":
+        return [{ ...event, response: { ...(event["response"] as JsonEvent), output: [] } }]
+      default:
+        return []
+    }
+  }).map((event, sequence) => ({ ...event, sequence_number: sequence }))
+  return make("empty stream (no output items: the fixed cost per call)", serialize(events), events)
+}
+
+/**
  * Formats a byte count in MB (10^6 bytes), for the report.
  *
  * @since 0.1.0

@@ -19,6 +19,12 @@ export interface Result {
   readonly contender: Contenders.Contender
   readonly times: ReadonlyArray<number>
   readonly median: number
+  /**
+   * The CPU time of this process (user + system, every thread: GC helpers included) during each run, in
+   * milliseconds. On a loaded machine the wall times include the waits for a core; the CPU times do not.
+   */
+  readonly cpuTimes: ReadonlyArray<number>
+  readonly cpuMedian: number
   /** Median throughput: input bytes (10^6) per second. */
   readonly megabytesPerSecond: number
   /** Median throughput: SSE events per second. */
@@ -62,14 +68,26 @@ export const median = (values: ReadonlyArray<number>): number => {
 }
 
 /**
+ * The time of one run, in milliseconds: `wall` (elapsed) and `cpu` (this process's user + system time).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Time {
+  readonly wall: number
+  readonly cpu: number
+}
+
+/**
  * Runs a contender once on the input and checks its final text; the time taken, in milliseconds. Fails
  * with `WrongResult`.
  *
  * @since 0.1.0
  * @category measuring
  */
-export const runOnce = async (contender: Contenders.Contender, input: Input.Input): Promise<number> => {
+export const runOnce = async (contender: Contenders.Contender, input: Input.Input): Promise<Time> => {
   const body = Contenders.body(input.chunks)
+  const cpu = process.cpuUsage()
   const start = performance.now()
   let text: string
   try {
@@ -78,6 +96,7 @@ export const runOnce = async (contender: Contenders.Contender, input: Input.Inpu
     throw new WrongResult(contender.name, input.name, `failed: ${error instanceof Error ? error.stack : String(error)}`)
   }
   const time = performance.now() - start
+  const { system, user } = process.cpuUsage(cpu)
   if (text !== input.expectedText) {
     throw new WrongResult(
       contender.name,
@@ -85,7 +104,7 @@ export const runOnce = async (contender: Contenders.Contender, input: Input.Inpu
       `final text of ${text.length} characters, expected ${input.expectedText.length}: ${JSON.stringify(text.slice(0, 60))}`
     )
   }
-  return time
+  return { wall: time, cpu: (user + system) / 1000 }
 }
 
 /**
@@ -102,7 +121,7 @@ export const measure = async (
   for (let round = 0; round < options.warmup; round++) {
     for (const contender of contenders) await runOnce(contender, input)
   }
-  const times = contenders.map((): Array<number> => [])
+  const times = contenders.map((): Array<Time> => [])
   for (let round = 0; round < options.iterations; round++) {
     for (let k = 0; k < contenders.length; k++) {
       const index = (k + round) % contenders.length
@@ -110,11 +129,14 @@ export const measure = async (
     }
   }
   return contenders.map((contender, index) => {
-    const m = median(times[index]!)
+    const m = median(times[index]!.map((time) => time.wall))
+    const cpuTimes = times[index]!.map((time) => time.cpu)
     return {
       contender,
-      times: times[index]!,
+      times: times[index]!.map((time) => time.wall),
       median: m,
+      cpuTimes,
+      cpuMedian: median(cpuTimes),
       megabytesPerSecond: input.bytes.length / 1e6 / (m / 1000),
       eventsPerSecond: input.events / (m / 1000)
     }

@@ -1,5 +1,6 @@
 /**
- * The benchmark harness (issue 8): throughput of every contender on the recorded stream and on a ~5 MB
+ * The benchmark harness: throughput (wall and CPU time) of every contender on an empty stream (the fixed
+ * cost per call, reported beside the cost per MB), on the recorded stream and on a ~5 MB
  * stream generated from it, peak heap growth per contender in fresh child processes, and the aggregation
  * cost at 10k vs 100k deltas (in a child process too), and the gateway's events per second and added latency
  * per event against its upstream alone (loopback servers in this process). Prints a Markdown report on stdout (progress on stderr) and exits non-zero
@@ -51,8 +52,19 @@ const rounds = (small: boolean): Speed.Options => ({
   iterations: flags.iterations === undefined ? (quick ? 2 : small ? 15 : 7) : Number(flags.iterations)
 })
 
+// The empty stream takes a few milliseconds a run: more rounds for the same time.
+const emptyRounds: Speed.Options = quick ? rounds(true) : {
+  warmup: flags.warmup === undefined ? 20 : Number(flags.warmup),
+  iterations: flags.iterations === undefined ? 41 : Number(flags.iterations)
+}
+
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`)
 const print = (line = "") => process.stdout.write(`${line}\n`)
+
+/** The client-path contenders, the peer each is held against, and the line's label. */
+const ClientPaths = [
+  ["ours-client", "openai", "client path (ResponsesLanguageModel.stream + aggregate)"]
+] as const
 
 const fixed = (value: number, digits: number) => value.toFixed(digits)
 const ratio = (value: number) => `${value.toFixed(value < 0.1 ? 3 : 2)}x`
@@ -68,13 +80,16 @@ const main = async () => {
     "(rotating order), no GC forced between runs")
 
   const inputs = [Input.fixture(), Input.generated(bytes)]
+  const empty = Input.empty()
   const contenders = await Contenders.make(ids)
   let failed = false
 
   if (!flags["no-speed"]) {
     // --quick: the recorded stream only; the memory children still generate and check a larger one.
-    for (const [index, input] of (quick ? inputs.slice(0, 1) : inputs).entries()) {
-      const options = rounds(index === 0)
+    const speedInputs = quick ? [empty, inputs[0]!] : [empty, ...inputs]
+    const measured: Array<{ readonly input: Input.Input; readonly results: ReadonlyArray<Speed.Result> }> = []
+    for (const input of speedInputs) {
+      const options = input === empty ? emptyRounds : rounds(input !== inputs[1])
       progress(`speed: ${input.name}, ${options.warmup} warm-up + ${options.iterations} rounds of ${contenders.length}`)
       let results: ReadonlyArray<Speed.Result>
       try {
@@ -85,47 +100,72 @@ const main = async () => {
         print(`**FAILED** on ${input.name}: ${error instanceof Error ? error.message : String(error)}`)
         continue
       }
+      measured.push({ input, results })
       const ours = results.find((r) => r.contender.id === "ours")
       const floor = results.find((r) => r.contender.id === "floor")
       print()
       print(`### ${input.name}: ${Input.megabytes(input.bytes.length)}, ${input.events} events, ${input.chunks.length} chunks`)
       print()
-      print(`${options.warmup} warm-up rounds, median of ${options.iterations} rounds.`)
+      print(`${options.warmup} warm-up rounds, median of ${options.iterations} rounds. CPU ms: this process's user + system ` +
+        "time during the run (all threads), which the waits for a core on a loaded machine do not inflate.")
       print()
-      print("| contender | median ms | MB/s | events/s | vs ours | min–max ms | best MB/s | best vs ours |")
-      print("|---|---:|---:|---:|---:|---:|---:|---:|")
+      print("| contender | median ms | median CPU ms | MB/s | events/s | vs ours | CPU vs ours | min–max ms | best MB/s | best vs ours |")
+      print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
       const best = (r: Speed.Result) => input.bytes.length / 1e6 / (Math.min(...r.times) / 1000)
       for (const r of results) {
-        print(`| ${r.contender.name} | ${fixed(r.median, 1)} | ${fixed(r.megabytesPerSecond, 2)} | ` +
+        print(`| ${r.contender.name} | ${fixed(r.median, 1)} | ${fixed(r.cpuMedian, 1)} | ${fixed(r.megabytesPerSecond, 2)} | ` +
           `${Math.round(r.eventsPerSecond).toLocaleString("en-US")} | ` +
           `${ours === undefined ? "–" : ratio(r.megabytesPerSecond / ours.megabytesPerSecond)} | ` +
+          `${ours === undefined ? "–" : ratio(ours.cpuMedian / r.cpuMedian)} | ` +
           `${fixed(Math.min(...r.times), 1)}–${fixed(Math.max(...r.times), 1)} | ${fixed(best(r), 2)} | ` +
           `${ours === undefined ? "–" : ratio(best(r) / best(ours))} |`)
       }
+      if (input === empty) continue
       const effectFloor = results.find((r) => r.contender.id === "effect-floor")
       print()
       for (const [base, label] of [[floor, "the floor"], [effectFloor, "the Effect floor"]] as const) {
         if (base === undefined) continue
         for (const r of results.filter((r) => r.contender.id.startsWith("ours") || (r.contender.id === "effect-floor" && base === floor))) {
           print(`- ${r.contender.name} vs ${label}: ${ratio(r.megabytesPerSecond / base.megabytesPerSecond)} ` +
-            `(best: ${ratio(best(r) / best(base))})`)
+            `(best: ${ratio(best(r) / best(base))}; CPU: ${ratio(base.cpuMedian / r.cpuMedian)})`)
         }
       }
       const openai = results.find((r) => r.contender.id === "openai")
       const decode = results.find((r) => r.contender.id === "ours-decode")
+      const target = (met: boolean) => (met ? "met" : "not met")
       if (ours !== undefined && openai !== undefined && floor !== undefined) {
-        const target = (met: boolean) => (met ? "met" : "not met")
         print(`- targets: decode + aggregate >= 2x openai: ${target(ours.megabytesPerSecond >= 2 * openai.megabytesPerSecond)}; ` +
           `>= 0.5x floor: ${target(ours.megabytesPerSecond >= 0.5 * floor.megabytesPerSecond)}` +
           (decode === undefined ? "" : `; decode only >= 0.6x floor: ${target(decode.megabytesPerSecond >= 0.6 * floor.megabytesPerSecond)}`))
       }
-      const client = results.find((r) => r.contender.id === "ours-client")
-      if (client !== undefined && openai !== undefined && floor !== undefined) {
-        const target = (met: boolean) => (met ? "met" : "not met")
-        print(`- client path (LanguageModel.stream + aggregate): ${ratio(client.megabytesPerSecond / openai.megabytesPerSecond)} openai ` +
-          `(target 2x: ${target(client.megabytesPerSecond >= 2 * openai.megabytesPerSecond)}), ` +
-          `${ratio(client.megabytesPerSecond / floor.megabytesPerSecond)} floor (target 0.5x: ` +
-          `${target(client.megabytesPerSecond >= 0.5 * floor.megabytesPerSecond)})`)
+      for (const [clientId, peerId, label] of ClientPaths) {
+        const client = results.find((r) => r.contender.id === clientId)
+        const peer = results.find((r) => r.contender.id === peerId)
+        if (client === undefined || peer === undefined) continue
+        const wall = client.megabytesPerSecond / peer.megabytesPerSecond
+        const cpu = peer.cpuMedian / client.cpuMedian
+        print(`- ${label}: ${ratio(wall)} ${peerId} (CPU: ${ratio(cpu)}; target 2x: ${target(wall >= 2)}, CPU ${target(cpu >= 2)})` +
+          (floor === undefined ? "" : `, ${ratio(client.megabytesPerSecond / floor.megabytesPerSecond)} floor (CPU: ` +
+            `${ratio(floor.cpuMedian / client.cpuMedian)}; target 0.5x: ${target(client.megabytesPerSecond >= 0.5 * floor.megabytesPerSecond)}, ` +
+            `CPU ${target(floor.cpuMedian / client.cpuMedian >= 0.5)})`))
+      }
+    }
+    const fixedCost = measured.find((m) => m.input === empty)
+    const large = measured.find((m) => m.input === inputs[1]) ?? measured.find((m) => m.input === inputs[0])
+    if (fixedCost !== undefined && large !== undefined) {
+      const megabytes = (large.input.bytes.length - empty.bytes.length) / 1e6
+      print()
+      print(`### Fixed cost per call and cost per MB (${large.input.name})`)
+      print()
+      print("Fixed: the median on the empty stream. Per MB: (median on the larger stream − fixed) / its MB.")
+      print()
+      print("| contender | fixed ms | fixed CPU ms | ms per MB | CPU ms per MB |")
+      print("|---|---:|---:|---:|---:|")
+      for (const r of fixedCost.results) {
+        const l = large.results.find((l) => l.contender.id === r.contender.id)
+        if (l === undefined) continue
+        print(`| ${r.contender.name} | ${fixed(r.median, 2)} | ${fixed(r.cpuMedian, 2)} | ` +
+          `${fixed((l.median - r.median) / megabytes, 2)} | ${fixed((l.cpuMedian - r.cpuMedian) / megabytes, 2)} |`)
       }
     }
   }

@@ -21,6 +21,7 @@ interface CallFrame {
 interface ProfileNode {
   readonly id: number
   readonly callFrame: CallFrame
+  readonly children?: ReadonlyArray<number>
 }
 
 interface Profile {
@@ -78,5 +79,23 @@ for (const [name, time] of [...areas].sort((a, b) => b[1] - a[1]).slice(0, 15)) 
 }
 process.stdout.write(`\ntop ${top} functions by self time:\n`)
 for (const [name, time] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+  process.stdout.write(`${percent(time)}  ${name}\n`)
+}
+
+// Total time: a sample counts for every distinct function on its stack (once, however deep it recurses).
+const parent = new Map<number, number>()
+for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
+const totals = new Map<string, number>()
+for (const [id, time] of selfTime) {
+  const seen = new Set<string>()
+  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+    const frame = byId.get(at)?.callFrame
+    if (frame === undefined || frame.url === "") continue
+    seen.add(`${frame.functionName || "(anonymous)"}  ${where(frame)}`)
+  }
+  for (const key of seen) totals.set(key, (totals.get(key) ?? 0) + time)
+}
+process.stdout.write(`\ntop ${top} functions by total time (self + callees):\n`)
+for (const [name, time] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, top)) {
   process.stdout.write(`${percent(time)}  ${name}\n`)
 }
