@@ -43,11 +43,12 @@
  * | `response.reasoning_text.delta` | delta `ReasoningPart {summary: [], text: delta}` |
  * | `response.function_call_arguments.delta` | delta `ToolCallPart {callId, name, arguments: delta}` (call id and name from the added item) |
  * | hosted-tool progress: `response.{web_search_call,file_search_call,code_interpreter_call,mcp_call,mcp_list_tools}.{in_progress,searching,interpreting,completed,failed}` | delta `UnknownPart {kind: item type, item: the event verbatim, attributes.status: the announced status}` |
+ * | progress without an `output_index`, `response.compaction.*` and other progress events outside the catalogue | nothing; debug log, never fatal (the item itself arrives with `output_item.done` or the terminal snapshot) |
  * | tool input deltas: `response.code_interpreter_call_code.delta`, `response.mcp_call_arguments.delta`, `response.custom_tool_call_input.delta`, `response.shell_call_command.{added,delta}`, `response.shell_call_output_content.delta`, `response.apply_patch_call_operation_diff.delta` | delta `UnknownPart {kind: item type, item: the event verbatim}` (the `delta` fields concatenate to the item's code / input / arguments) |
  * | `response.image_generation_call.{in_progress,generating,completed}` | delta `MediaPart {mediaType}` without content, with the status |
  * | `response.image_generation_call.partial_image` | delta `MediaPart {mediaType, data: partial_image_b64}`: a preview |
  * | `response.output_item.done` | the completing part or the complete part (below) |
- * | `response.completed`, `response.incomplete` | `ResponseFinished {status, finishReason, incompleteReason?, usage}`; incomplete -> `length` for `max_output_tokens`, `content_filter` for `content_filter`, the API's reason kept |
+ * | `response.completed`, `response.incomplete` | the parts the snapshot adds (see "The terminal snapshot"), then `ResponseFinished {status, finishReason, incompleteReason?, usage}`; incomplete -> `length` for `max_output_tokens`, `content_filter` for `content_filter`, `other` for any other reason (an open set: `max_messages` and newer values are kept as sent, never an error) |
  * | `response.failed` | the stream fails with `AiError.ResponseFailed` |
  * | `error` (flat `{code, message, param}` or nested `{error: {…}}`) | the stream fails with `AiError.StreamErrorEvent` |
  * | `*.done` snapshots, `content_part.*`, `reasoning_summary_part.*` | nothing: `response.output_item.done` brings their content again |
@@ -83,7 +84,19 @@
  *    delivered, or is of another type), a warning is logged and the WHOLE snapshot is sent with
  *    `partial: false, replace: true`: the snapshot wins, and the fold replaces the slot instead of appending.
  *
- * The fold (DESIGN section 4, `MessageAggregator`) therefore gives the done items, and a UI that
+ * 6. **Terminal snapshot** — slots are keyed by output index, never by item id (compatible servers rotate
+ *    item ids between events); an event for an index no `output_item.added` announced starts the slot (debug
+ *    log). At `response.completed` / `response.incomplete`, the snapshot's `response.output` is reconciled
+ *    with what the stream delivered, before `ResponseFinished`. Each snapshot item is matched to an output
+ *    index of the stream by item id, else by position when the item types agree, else to the next unmatched
+ *    index of the same item type. An item the stream never announced is sent complete (at its snapshot
+ *    position, or after the last index the stream used when that one is taken); an item left open (deltas,
+ *    no `output_item.done`) gets its completing part from the snapshot, as in 3 and 5; an item completed
+ *    without any content gets the snapshot's part whole with `replace: true`. Nothing already delivered is
+ *    sent again, so OpenAI's streams, whose snapshot repeats the done items, get no extra part. A function
+ *    call only in the snapshot makes the finish reason `tool_calls`.
+ *
+ * The fold (`MessageAggregator`) therefore gives the done items, and a UI that
  * concatenates the text it receives (honouring `replace`) shows every character exactly once.
  *
  * ## Errors

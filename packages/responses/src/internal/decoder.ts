@@ -164,6 +164,18 @@ const sniffImage = (base64: string): string | undefined =>
 
 const annotationKey = (annotation: Part.Annotation): string => JSON.stringify(annotation)
 
+/**
+ * What the stream delivered for an output item that `response.output_item.done` completed: kept (small)
+ * until the terminal event, to reconcile the response snapshot with the stream.
+ */
+interface Closed {
+  readonly itemType: string
+  /** The item ids the stream gave the item (`output_item.added`, `.done`; they differ when a server rotates ids). */
+  readonly ids: ReadonlyArray<string>
+  /** Whether any text, arguments, summary, reasoning text, payload or annotation reached the caller. */
+  readonly hasContent: boolean
+}
+
 /** @internal */
 export class Decoder {
   /** 0-based position of the current payload among all payloads fed. */
@@ -172,6 +184,7 @@ export class Decoder {
   private open = false
   private sawFunctionCall = false
   private readonly slots = new Map<number, Slot>()
+  private readonly closed = new Map<number, Closed>()
   private logs: Array<LogEntry> = []
 
   /** Logs collected since the last call. */
@@ -315,6 +328,7 @@ export class Decoder {
     this.open = true
     this.sawFunctionCall = false
     this.slots.clear()
+    this.closed.clear()
     out.push(new StreamPart.ResponseStarted({ responseId: id, model: stringField(response, "model") ?? "" }, true))
     return undefined
   }
@@ -333,6 +347,10 @@ export class Decoder {
     const status = stringField(response, "status") ?? (type === "response.completed" ? "completed" : "incomplete")
     const incompleteReason = ResponsesOutput.incompleteReasonFromWire(response.incomplete_details)
     const output = arrayField(response, "output")
+    if (output !== undefined && output.length > 0) {
+      const error = this.reconcile(output, type, data, out)
+      if (error !== undefined) return error
+    }
     const hasFunctionCall = this.sawFunctionCall || (output !== undefined && ResponsesOutput.hasFunctionCall(output))
     out.push(
       new StreamPart.ResponseFinished({
@@ -345,7 +363,142 @@ export class Decoder {
     )
     this.open = false
     this.slots.clear()
+    this.closed.clear()
     return undefined
+  }
+
+  /**
+   * Reconciles the terminal snapshot (`response.output` of `response.completed` / `response.incomplete`)
+   * with what the stream delivered. Each snapshot item is matched to an output index the stream used: by
+   * item id first, then by position when the item types agree, then to the next unmatched index of the same
+   * item type (servers that rotate item ids); then
+   *
+   * - an item the stream never announced is sent complete, at its position in the snapshot (or after the
+   *   last index the stream used, when that position is taken);
+   * - an item still open (deltas, no `output_item.done`) is completed from the snapshot, as
+   *   `output_item.done` would have completed it;
+   * - an item completed without any content (e.g. a message whose `output_item.done` had no text) gets the
+   *   snapshot's content, sent whole with `replace: true`;
+   * - anything else is left alone: nothing already delivered is sent again.
+   */
+  private reconcile(
+    output: ReadonlyArray<unknown>,
+    type: string,
+    data: string,
+    out: Array<StreamPart.StreamPart>
+  ): DecodeError | undefined {
+    const count = output.length
+    const target = new Array<number | undefined>(count)
+    const used = new Set<number>()
+    const typeAt = (index: number): string | undefined =>
+      this.slots.get(index)?.itemType ?? this.closed.get(index)?.itemType
+    // 1. by item id
+    const byId = new Map<string, number>()
+    for (const [index, slot] of this.slots) {
+      if (slot.attributes.itemId !== undefined) byId.set(slot.attributes.itemId, index)
+    }
+    for (const [index, closed] of this.closed) for (const id of closed.ids) byId.set(id, index)
+    for (let position = 0; position < count; position++) {
+      const item = output[position]
+      const id = isObject(item) ? stringField(item, "id") : undefined
+      const index = id === undefined ? undefined : byId.get(id)
+      if (index !== undefined && !used.has(index)) {
+        target[position] = index
+        used.add(index)
+      }
+    }
+    // 2. by position, 3. by order among the unmatched indices of the same item type
+    const itemTypeOf = (position: number): string | undefined => {
+      const item = output[position]
+      return isObject(item) && typeof item.type === "string" ? item.type : undefined
+    }
+    for (let position = 0; position < count; position++) {
+      if (target[position] !== undefined) continue
+      const itemType = itemTypeOf(position)
+      if (itemType !== undefined && !used.has(position) && typeAt(position) === itemType) {
+        target[position] = position
+        used.add(position)
+      }
+    }
+    const known = [...this.slots.keys(), ...this.closed.keys()].sort((a, b) => a - b)
+    for (let position = 0; position < count; position++) {
+      if (target[position] !== undefined) continue
+      const itemType = itemTypeOf(position)
+      const index = known.find((index) => !used.has(index) && typeAt(index) === itemType)
+      if (itemType !== undefined && index !== undefined) {
+        target[position] = index
+        used.add(index)
+      }
+    }
+    let next = known.length === 0 ? 0 : known[known.length - 1]! + 1
+    for (let position = 0; position < count; position++) {
+      const item = output[position]
+      const index = target[position]
+      if (index === undefined) {
+        const decoded = this.decodeSnapshotItem(item, position, type, data)
+        if (Either.isLeft(decoded)) return decoded.left
+        const at = typeAt(position) === undefined && !used.has(position) ? position : next++
+        used.add(at)
+        if (decoded.right.type === "tool_call") this.sawFunctionCall = true
+        this.logs.push({
+          level: "Debug",
+          message: `output item ${at} of response ${this.responseId}: only in the ${type} snapshot; sent complete`
+        })
+        out.push(
+          new StreamPart.PartUpdate({ responseId: this.responseId!, outputIndex: at, partial: false, part: decoded.right }, true)
+        )
+        continue
+      }
+      if (this.slots.has(index)) {
+        this.logs.push({
+          level: "Debug",
+          message: `output item ${index} of response ${this.responseId}: no response.output_item.done; ` +
+            `completed from the ${type} snapshot`
+        })
+        const error = this.complete(index, item, type, data, out)
+        if (error !== undefined) return error
+        continue
+      }
+      const closed = this.closed.get(index)
+      if (closed !== undefined && !closed.hasContent) {
+        const decoded = this.decodeSnapshotItem(item, position, type, data)
+        if (Either.isLeft(decoded)) return decoded.left
+        const part = decoded.right
+        if (!hasContent(part)) continue
+        if (part.type === "tool_call") this.sawFunctionCall = true
+        this.logs.push({
+          level: "Debug",
+          message: `output item ${index} of response ${this.responseId}: content only in the ${type} snapshot`
+        })
+        out.push(
+          new StreamPart.PartUpdate({ responseId: this.responseId!, outputIndex: index, partial: false, replace: true, part }, true)
+        )
+      }
+    }
+    for (const index of this.slots.keys()) {
+      if (!used.has(index)) {
+        this.logs.push({
+          level: "Debug",
+          message: `output item ${index} of response ${this.responseId}: not in the ${type} snapshot; left as streamed`
+        })
+      }
+    }
+    return undefined
+  }
+
+  private decodeSnapshotItem(
+    item: unknown,
+    position: number,
+    type: string,
+    data: string
+  ): Either.Either<Part.AssistantPart, AiError.MalformedOutput> {
+    return Either.mapLeft(ResponsesOutput.decodeOutputItem(item), (error) =>
+      new AiError.MalformedOutput({
+        description: `response.output[${position}]: ${error.description}`,
+        eventType: type,
+        position: this.position,
+        excerpt: AiError.excerpt(data)
+      }))
   }
 
   private failed(event: JsonObject): DecodeError {
@@ -399,6 +552,13 @@ export class Decoder {
       const itemId = stringField(event, "item_id")
       slot = makeSlot(itemType, itemId === undefined ? {} : { itemId })
       this.slots.set(outputIndex, slot)
+      if (!this.closed.has(outputIndex)) {
+        this.logs.push({
+          level: "Debug",
+          message: `output item ${outputIndex} of response ${this.responseId}: an event for an output index never ` +
+            `announced by response.output_item.added (position ${this.position}) starts the slot`
+        })
+      }
     }
     return slot
   }
@@ -546,9 +706,10 @@ export class Decoder {
     status: string | undefined
   ): DecodeError | undefined {
     const outputIndex = numberField(event, "output_index")
-    if (outputIndex === undefined) return this.malformed(type, data, "missing output_index")
-    if (status === undefined && typeof event.delta !== "string" && type !== "response.shell_call_command.added") {
-      return this.malformed(type, data, "missing a string delta")
+    if (outputIndex === undefined) {
+      // Progress is informative only: the item itself arrives with output_item.done or the terminal snapshot.
+      this.logs.push({ level: "Debug", message: `skipped ${type} without output_index at position ${this.position}` })
+      return undefined
     }
     if (!this.open || this.responseId === undefined) return this.outside(type, data)
     const slot = this.slotOf(event, outputIndex, kind)
@@ -574,9 +735,24 @@ export class Decoder {
     out: Array<StreamPart.StreamPart>
   ): DecodeError | undefined {
     const outputIndex = numberField(event, "output_index")
-    const item = event.item
     if (outputIndex === undefined) return this.malformed(type, data, "missing output_index")
     if (!this.open || this.responseId === undefined) return this.outside(type, data)
+    return this.complete(outputIndex, event.item, type, data, out)
+  }
+
+  /**
+   * Completes the item at `outputIndex` with its final JSON `item` (from `response.output_item.done`, or
+   * from the terminal snapshot when the stream never sent that event): the complete part when nothing was
+   * delivered, else the completing part, or the replacing snapshot when it contradicts the deltas.
+   */
+  private complete(
+    outputIndex: number,
+    item: unknown,
+    type: string,
+    data: string,
+    out: Array<StreamPart.StreamPart>
+  ): DecodeError | undefined {
+    const responseId = this.responseId!
     const decoded = ResponsesOutput.decodeOutputItem(item)
     if (Either.isLeft(decoded)) {
       return new AiError.MalformedOutput({
@@ -590,29 +766,59 @@ export class Decoder {
     if (part.type === "tool_call") this.sawFunctionCall = true
     const slot = this.slots.get(outputIndex)
     this.slots.delete(outputIndex)
+    const ids: Array<string> = []
+    if (slot?.attributes.itemId !== undefined) ids.push(slot.attributes.itemId)
+    if (part.attributes.itemId !== undefined && part.attributes.itemId !== slot?.attributes.itemId) {
+      ids.push(part.attributes.itemId)
+    }
+    const itemType = isObject(item) && typeof item.type === "string" ? item.type : part.type
+    this.closed.set(outputIndex, {
+      itemType,
+      ids,
+      hasContent: hasContent(part) || (slot !== undefined && slot.delivered && hasDelivered(slot))
+    })
     if (slot === undefined || !slot.delivered) {
-      out.push(new StreamPart.PartUpdate({ responseId: this.responseId, outputIndex, partial: false, part }, true))
+      out.push(new StreamPart.PartUpdate({ responseId, outputIndex, partial: false, part }, true))
       return undefined
     }
     const completing = emptied(part, slot)
     if (completing === undefined) {
       this.logs.push({
         level: "Warning",
-        message: `output item ${outputIndex} of response ${this.responseId}: the ${part.type} part of ` +
-          `response.output_item.done (position ${this.position}) contradicts what its deltas delivered; ` +
+        message: `output item ${outputIndex} of response ${responseId}: the ${part.type} part of ` +
+          `${type} (position ${this.position}) contradicts what its deltas delivered; ` +
           `the snapshot wins and replaces the slot`
       })
-      out.push(
-        new StreamPart.PartUpdate({ responseId: this.responseId, outputIndex, partial: false, replace: true, part }, true)
-      )
+      out.push(new StreamPart.PartUpdate({ responseId, outputIndex, partial: false, replace: true, part }, true))
       return undefined
     }
-    out.push(
-      new StreamPart.PartUpdate({ responseId: this.responseId, outputIndex, partial: false, part: completing }, true)
-    )
+    out.push(new StreamPart.PartUpdate({ responseId, outputIndex, partial: false, part: completing }, true))
     return undefined
   }
 }
+
+/** Whether a part carries content a caller reads: text, arguments, summary, reasoning text, a payload, media or an item. */
+const hasContent = (part: Part.AssistantPart): boolean => {
+  switch (part.type) {
+    case "text":
+      return part.text !== "" || part.annotations.length > 0
+    case "refusal":
+      return part.text !== ""
+    case "tool_call":
+      return part.arguments !== ""
+    case "reasoning":
+      return part.summary.some((entry) => entry !== "") || (part.text !== undefined && part.text !== "") ||
+        part.payload !== undefined
+    case "media":
+    case "unknown":
+      return true
+  }
+}
+
+/** Whether the deltas of a slot delivered anything but empty strings. */
+const hasDelivered = (slot: Slot): boolean =>
+  slot.annotations.size > 0 || !isEmpty(slot.text) || !isEmpty(slot.refusal) || !isEmpty(slot.args) ||
+  !isEmpty(slot.reasoningText) || !slot.summary.every(isEmpty)
 
 /** `snapshot` minus the `delivered` prefix, or `undefined` when `snapshot` does not start with it. */
 const remainder = (snapshot: string, delivered: Delivered): string | undefined => {

@@ -1,0 +1,51 @@
+/**
+ * The aggregator on the hand-written captures of compatible servers (`packages/responses/test/captures`,
+ * invented ids): items only in the terminal snapshot, content only there, items left open, rotating item
+ * ids. Decoding and folding each gives what the non-streaming mapping makes of the terminal response.
+ */
+import { MessageAggregator } from "@effect-responses/aggregate"
+import { ResponsesOutput, ResponsesStream } from "@effect-responses/responses"
+import { assert, describe, expect, it } from "@effect/vitest"
+import { readdirSync, readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+
+const folder = fileURLToPath(new URL("../../responses/test/captures/", import.meta.url))
+
+const payloads = (name: string): ReadonlyArray<string> =>
+  readFileSync(`${folder}${name}`, "utf8").split("\n").filter((line) => line.trim() !== "")
+
+/** Captures with a terminal event (the others are truncated on purpose). */
+const captures = readdirSync(folder).filter((name) =>
+  payloads(name).some((line) => /"type":"response\.(completed|incomplete)"/.test(line))
+)
+
+/** A part's JSON without its item id (ids rotate in some captures; the stream keeps those of the deltas). */
+const withoutItemId = (part: unknown): unknown => {
+  const json = JSON.parse(JSON.stringify(part)) as { attributes?: { itemId?: string } }
+  if (json.attributes !== undefined) delete json.attributes.itemId
+  return json
+}
+
+describe("aggregating hand-written captures of compatible servers equals their terminal response", () => {
+  it("covers the captures", () => {
+    assert.isAtLeast(captures.length, 6)
+  })
+  for (const name of captures) {
+    it.effect(name, () =>
+      Effect.gen(function*() {
+        const events = payloads(name)
+        const [aggregated] = yield* MessageAggregator.aggregate(
+          ResponsesStream.decodeLinesText(Stream.make(events.join("\n")))
+        )
+        const terminal = events.map((line) => JSON.parse(line) as { type: string; response: unknown }).find((event) =>
+          event.type === "response.completed" || event.type === "response.incomplete"
+        )!
+        const expected = yield* ResponsesOutput.fromResponse(terminal.response)
+        expect(aggregated!.message.parts.map(withoutItemId)).toStrictEqual(expected.message.parts.map(withoutItemId))
+        assert.strictEqual(aggregated!.finishReason, expected.finishReason)
+        assert.strictEqual(aggregated!.incompleteReason, expected.incompleteReason)
+      }))
+  }
+})
