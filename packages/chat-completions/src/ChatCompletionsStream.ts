@@ -22,7 +22,7 @@
  * | `finish_reason` of choice 0 | the completing part of every output index, in index order |
  * | `usage` (the `choices: []` chunk of `stream_options.include_usage`, or any chunk carrying it) | nothing yet: kept, the last one wins |
  * | `[DONE]`, or the end of the input after a finish reason | `ResponseFinished {status, finishReason, incompleteReason?, usage}` |
- * | `{"error": {…}}` | the stream fails with `AiError.StreamErrorEvent` |
+ * | `{"error": {…}}`, also beside `choices: []` or a `finish_reason: "error"` choice inside an HTTP 200 stream (OpenRouter) | the stream fails with `AiError.StreamErrorEvent` carrying the provider's `code` (numbers as text) and `message`, after the parts of the chunks before it (and of the same chunk's delta) |
  * | a chunk with choices only for `index` > 0 (`n` > 1) | nothing (debug log once): only choice 0 is decoded |
  *
  * ## Output indices
@@ -35,8 +35,10 @@
  * ## Tool calls
  *
  * A tool call's `id` and `function.name` come in its first fragment, the `arguments` in pieces after it
- * (OpenAI), or all three in one chunk (xAI, many open-model servers). Deltas carry the call id and name
- * known so far. A call without an `id` gets `call_<index>` until a real one arrives; a fragment with a new
+ * (OpenAI), or all three in one chunk (xAI, many open-model servers). Some servers split the name across
+ * fragments (`edit_ex`, then `isting_file`), others repeat it whole in every fragment: fragments are
+ * joined, a repeated name is kept once, and a fragment that starts with the name known so far (a growing
+ * name) replaces it. Deltas carry the call id and name known so far; the completing part the final name. A call without an `id` gets `call_<index>` until a real one arrives; a fragment with a new
  * `id` under an index already used starts a new call (servers that number every call 0).
  *
  * ## Delta and completing parts (the contract with `MessageAggregator`)

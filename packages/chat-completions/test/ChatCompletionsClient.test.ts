@@ -15,6 +15,8 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import { readFixture, TOOL_CALL_SSE } from "./fixtures.js"
 
 const API_KEY = "sk-test-secret-0123456789"
@@ -51,6 +53,18 @@ const model = (http: Layer.Layer<HttpClient.HttpClient>, options: ChatCompletion
 const sse = { "content-type": "text/event-stream" }
 
 describe("ChatCompletionsLanguageModel over ChatCompletionsClient", () => {
+  it.effect("an error inside an HTTP 200 stream fails the call with the provider's code and message", () =>
+    Effect.gen(function*() {
+      const body = readFileSync(fileURLToPath(new URL("./captures/error-in-200-stream.sse", import.meta.url)), "utf8")
+      const fake = fakeHttp(() => ({ body, headers: sse }))
+      const result = yield* Effect.flatMap(LanguageModel.LanguageModel, (lm) =>
+        Stream.runCollect(lm.stream(Prompt.user("Hi")))).pipe(Effect.provide(model(fake.layer)), Effect.flip)
+      assert.instanceOf(result, AiError.StreamErrorEvent)
+      assert.strictEqual(result.code, "502")
+      assert.include(result.description, "upstream connection reset")
+    }))
+
+
   it.effect("stream posts to /chat/completions with stream and stream_options.include_usage, bearer key", () =>
     Effect.gen(function*() {
       const fake = fakeHttp(() => ({ body: readFixture(TOOL_CALL_SSE), headers: sse }))

@@ -11,7 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Stream from "effect/Stream"
-import { readdirSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import { bytes, fixturePath, readFixture, splitAt, TOOL_CALL_SSE } from "./fixtures.js"
 
 const settled = <A, E>(stream: Stream.Stream<A, E>) =>
@@ -338,7 +339,7 @@ describe("ChatCompletionsStream", () => {
       Effect.gen(function*() {
         const { elements, error } = yield* run([
           chunk({ tool_calls: [{ index: 0, function: { name: "a", arguments: "{}" } }] }),
-          chunk({ tool_calls: [{ index: 0, id: "call_x", function: { name: "b", arguments: "{\"n\":1}" } }] }),
+          chunk({ tool_calls: [{ index: 0, id: "call_x", function: { name: "a", arguments: "{\"n\":1}" } }] }),
           chunk({ tool_calls: [{ index: 0, id: "call_y", function: { name: "c", arguments: "{}" } }] }, "stop")
         ])
         assert.isUndefined(error)
@@ -394,6 +395,58 @@ describe("ChatCompletionsStream", () => {
         ]])
       }))
   })
+})
+
+/** A hand-written capture (`test/captures/`, invented ids) decoded from its SSE bytes. */
+const decodeHandWritten = (name: string) =>
+  settled(ChatCompletionsStream.decodeSse(Stream.make(
+    new Uint8Array(readFileSync(fileURLToPath(new URL(`./captures/${name}`, import.meta.url))))
+  )))
+
+describe("ChatCompletionsStream on streams as compatible servers send them (hand-written captures)", () => {
+  it.effect("a tool call name split across chunks is joined (edit_ex + isting_file)", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("tool-name-split.sse")
+      assert.isUndefined(error)
+      const [response] = MessageAggregator.fromIterable(elements)
+      expect(response!.message.toolCalls.map((call) => [call.callId, call.name, call.arguments])).toStrictEqual([
+        ["call_split_1", "edit_existing_file", "{\"path\":\"a.ts\",\"edit\":\"x\"}"]
+      ])
+      assert.strictEqual(response!.finishReason, "tool_calls")
+      // the completing part carries the whole name
+      const completing = elements.filter((e): e is StreamPart.PartUpdate => e.type === "part" && !e.partial)
+      assert.strictEqual((completing[0]!.part as Part.ToolCallPart).name, "edit_existing_file")
+    }))
+
+  it.effect("a tool call name repeated whole in every chunk is not doubled", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("tool-name-repeated.sse")
+      assert.isUndefined(error)
+      const [response] = MessageAggregator.fromIterable(elements)
+      expect(response!.message.toolCalls.map((call) => [call.callId, call.name, call.arguments])).toStrictEqual([
+        ["call_rep_1", "get_weather", "{\"city\":\"Paris\"}"]
+      ])
+    }))
+
+  it.effect("an error chunk with choices: [] inside an HTTP 200 stream fails after the text that arrived", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("error-in-200-stream.sse")
+      assert.instanceOf(error, AiError.StreamErrorEvent)
+      assert.strictEqual(error.code, "502")
+      assert.strictEqual(error.description, "Provider returned error: upstream connection reset")
+      const settledResponses = MessageAggregator.fromIterable(elements)
+      assert.strictEqual(settledResponses[0]!.text, "The first half")
+      assert.isFalse(elements.some((element) => element.type === "response_finished"))
+    }))
+
+  it.effect("an error object beside a finish_reason \"error\" choice fails the stream with its code and message", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("error-finish-reason-error.sse")
+      assert.instanceOf(error, AiError.StreamErrorEvent)
+      assert.strictEqual(error.code, "server_error")
+      assert.strictEqual(error.description, "The model stopped: internal error")
+      assert.strictEqual(MessageAggregator.fromIterable(elements)[0]!.text, "Partial answer")
+    }))
 })
 
 describe("ChatCompletionsStream.decodeCaptureText", () => {

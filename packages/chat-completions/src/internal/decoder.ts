@@ -33,6 +33,15 @@ interface Slot {
 const EMPTY: ReadonlyArray<never> = []
 const IN_PROGRESS: Part.Attributes = { status: "in_progress" }
 
+/**
+ * The name of a tool call after a `function.name` fragment: servers send it whole in the first fragment
+ * (OpenAI), repeated whole in every fragment, growing (each fragment the name so far), or split in pieces
+ * (`edit_ex` + `isting_file`). A repeat is kept once, a longer name that starts with the known one replaces
+ * it, anything else is appended.
+ */
+const joinName = (known: string, fragment: string): string =>
+  fragment.startsWith(known) ? fragment : known + fragment
+
 /** @internal */
 export class Decoder {
   /** 0-based position of the current payload among all payloads fed. */
@@ -96,7 +105,7 @@ export class Decoder {
       this.finish(out, "a new response")
     }
     if (!this.open) {
-      if (choice === undefined && id === "") {
+      if (choice === undefined && id === "" && (chunk.error === undefined || chunk.error === null)) {
         // Azure's first chunk: empty id and model, `choices: []`, `prompt_filter_results`.
         this.logs.push({ level: "Debug", message: `skipped a chunk with no id and no choice at position ${position}` })
         return undefined
@@ -105,12 +114,16 @@ export class Decoder {
     }
     const usage = chunk.usage
     if (isObject(usage)) this.usage = usage
-    if (choice === undefined) return undefined
-    const delta = objectField(choice, "delta")
+    const delta = choice === undefined ? undefined : objectField(choice, "delta")
     if (delta !== undefined) {
       const error = this.delta(delta, data, out)
       if (error !== undefined) return error
     }
+    // An error inside an HTTP 200 stream (OpenRouter: `choices: []` or a `finish_reason: "error"` choice,
+    // with an `error` object): the stream fails after the parts that arrived.
+    const streamError = chunk.error
+    if (streamError !== undefined && streamError !== null) return this.errorChunk(streamError)
+    if (choice === undefined) return undefined
     const finishReason = choice.finish_reason
     if (finishReason !== null && finishReason !== undefined && this.finishReason === undefined) {
       this.complete(ChatCompletionsOutput.finishReasonFromWire(finishReason), out)
@@ -254,7 +267,7 @@ export class Decoder {
         slot.callId = id
         slot.syntheticId = false
       }
-      if (name !== "" && slot.name === "") slot.name = name
+      if (name !== "") slot.name = joinName(slot.name, name)
     }
     const text = typeof args === "string" ? args : ""
     if (fresh || text !== "") {
