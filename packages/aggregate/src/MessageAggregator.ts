@@ -1,5 +1,5 @@
 /**
- * The fold of a model stream into whole responses (DESIGN section 4): `StreamPart`s in, one `ModelResponse`
+ * The fold of a model stream into whole responses: `StreamPart`s in, one `ModelResponse`
  * per response of the stream out, each holding the assistant message its part updates describe.
  *
  * Rules:

@@ -1,11 +1,11 @@
 /**
- * The gateway's cost (issue 8: "events per second through it and the latency it adds per event against the
- * upstream alone"), measured in the harness process: a loopback Chat Completions upstream (`node:http`) and
+ * The gateway's cost (events per second through it, and the latency it adds per event against the
+ * upstream alone), measured in the harness process: a loopback Chat Completions upstream (`node:http`) and
  * the gateway (`Gateway.layer()` over `Upstream.chatCompletions`, `NodeHttpClient.layerUndici`, on a
  * loopback `NodeHttpServer`), both started once per `measure` and closed at its end.
  *
  * - Throughput: a long upstream stream (the content deltas of the recorded 303-chunk gpt-4.1-nano Chat
- *   stream of vercel/ai, Apache-2.0, see `shared/fixtures/SOURCES.md`, repeated to `deltas`) read whole
+ *   stream of vercel/ai, Apache-2.0, see `fixtures/SOURCES.md`, repeated to `deltas`) read whole
  *   from the upstream directly and through the gateway as Responses SSE, interleaved after a warm-up.
  * - Paced latency: an upstream that writes one content delta at a time, `intervalMs` apart, each delta
  *   carrying its send time (`performance.now()`, the clock shared by server and client in this process);
@@ -32,7 +32,7 @@ import { median } from "./Speed.js"
 
 /**
  * The recorded Chat Completions stream whose chunks build the upstream bodies (vercel/ai, Apache-2.0: see
- * `shared/fixtures/SOURCES.md`), one JSON chunk per line, resolved relative to this file.
+ * `fixtures/SOURCES.md`), one JSON chunk per line, resolved relative to this file.
  *
  * @since 0.1.0
  * @category constants

@@ -1,6 +1,6 @@
 /**
- * The inputs of the benchmark: the recorded o3-mini reasoning stream (`shared/fixtures`, read in place, never
- * copied) and a larger stream generated in memory from its deltas, both cut into 16 KiB chunks.
+ * The inputs of the benchmark: the recorded o3-mini reasoning stream (`fixtures/responses-sse/`, read in
+ * place) and a larger stream generated in memory from its deltas, both cut into 16 KiB chunks.
  *
  * @since 0.1.0
  */
@@ -32,8 +32,8 @@ export interface Input {
 export const CHUNK_SIZE = 16 * 1024
 
 /**
- * The recorded stream (pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`), resolved relative to this file:
- * `shared/` lies beside the checkout.
+ * The recorded stream (pydantic-ai, MIT: see `fixtures/SOURCES.md`), resolved relative to this file in the
+ * repository's `fixtures/`.
  *
  * @since 0.1.0
  * @category constants

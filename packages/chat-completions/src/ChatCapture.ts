@@ -1,7 +1,7 @@
 /**
  * Recorded Chat Completions streams ("chat captures") read from a file: raw SSE as it came off the wire
  * (`data:` frames, `data: [DONE]`), or line-JSON, one `chat.completion.chunk` per line, as in vercel/ai's
- * `*.chunks.txt` recordings (see `shared/fixtures/SOURCES.md`). A capture may hold several consecutive
+ * `*.chunks.txt` recordings. A capture may hold several consecutive
  * responses: one ends at `[DONE]`, or where a chunk with a choice follows a chunk carrying a finish reason
  * (the rule `ChatCompletionsStream` follows). Chunks before the first response's id (Azure's
  * `prompt_filter_results` chunk) belong to the response after them.

@@ -13,7 +13,7 @@
  *   `{"error":{"message","type","param","code"}}` by the shared `AiError.httpErrorFromResponse`, with the
  *   `x-request-id` header as `requestId` and `retry-after-ms` / `retry-after` as `retryAfter`.
  * - A request that gets no answer, or a body that breaks off, fails with `AiError.TransportError`.
- * - Retries (DESIGN section 5, `RetryOptions`, the same rules as the Responses client): a retryable error
+ * - Retries (`RetryOptions`, the same rules as `ResponsesClient`): a retryable error
  *   (`HttpError` 408 / 409 / 429 / 5xx except `insufficient_quota`, `TransportError`) is retried with
  *   exponential backoff and jitter, or after the `retryAfter` the server asked for (capped). Only before the
  *   first byte of the body: a stream that breaks off later is not re-sent.

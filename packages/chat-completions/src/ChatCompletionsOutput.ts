@@ -73,7 +73,7 @@ export const incompleteReasonOf = (finishReason: ModelResponse.FinishReason): st
  * OpenAI, Azure and DeepSeek do so in `completion_tokens` too (recorded: `total_tokens` = `prompt_tokens` +
  * `completion_tokens`, with `reasoning_tokens` <= `completion_tokens`). xAI does not: its `completion_tokens`
  * leaves the reasoning out, and its `total_tokens` adds it (recorded in
- * `shared/fixtures/chat-sse/vai-chat-xai-reasoning-tool-call.chunks.txt`: `prompt_tokens` 307,
+ * the vercel/ai recording `vai-chat-xai-reasoning-tool-call.chunks.txt`: `prompt_tokens` 307,
  * `completion_tokens` 26, `reasoning_tokens` 227, `total_tokens` 560 = 307 + 26 + 227). So the reasoning
  * tokens are added to `completion_tokens` when the server's own total says they were left out
  * (`total_tokens` = prompt + completion + reasoning, and not prompt + completion), or, without a total, when

@@ -18,8 +18,8 @@
  * An assistant message with neither content, refusal nor tool calls left is not sent (debug log). `stream`
  * and `stream_options` are left to the caller (`ChatCompletionsLanguageModel` sets them).
  *
- * Source: the OpenAI API reference, "Create chat completion" (`../shared/spec/openai-openapi.yaml`,
- * `CreateChatCompletionRequest`).
+ * Source: the OpenAI API reference, "Create chat completion" (the OpenAPI
+ * description's `CreateChatCompletionRequest`).
  *
  * @since 0.1.0
  */

@@ -1,8 +1,8 @@
 /**
  * `effect-responses aggregate FILE|- [--protocol responses|chat-completions]`: a recorded Responses stream
  * (raw SSE, or line-JSON: one JSON event per line) -> a JSON array of `ModelResponse`s (the JSON encoding of `core`), one per response in the
- * capture, in order. A non-streaming Response JSON body (`POST /v1/responses` with `stream: false`, as in
- * `shared/fixtures/responses-json/`) is accepted too and gives the same array shape, with one element.
+ * capture, in order. A non-streaming Response JSON body (`POST /v1/responses` with `stream: false`, e.g. the
+ * recorded `pai-gpt4o-text.json`) is accepted too and gives the same array shape, with one element.
  * With `--protocol chat-completions` the input is a recorded Chat Completions stream (raw SSE, or one
  * `chat.completion.chunk` per line) or a `chat.completion` JSON body, folded the same way.
  *

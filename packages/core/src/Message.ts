@@ -1,7 +1,7 @@
 /**
  * The four kinds of message a conversation holds, told apart by `role`:
  * `{"role":"system","content":"…"}`, `{"role":"user","parts":[…]}`, `{"role":"assistant","parts":[…]}` and
- * `{"role":"tool","results":[…]}` (DESIGN section 3).
+ * `{"role":"tool","results":[…]}` (an example of each: the README's "Formats", "Prompt JSON").
  *
  * @since 0.1.0
  */

@@ -4,7 +4,7 @@
  *
  * Every part is a `Schema.Class` whose JSON encoding carries a `type` field (`text`, `refusal`,
  * `reasoning`, `tool_call`, `media`, `unknown`, `tool_result`). That encoding is public: the CLI prints it
- * and tests read it (DESIGN section 3).
+ * and tests read it (see the README's "Formats").
  *
  * @since 0.1.0
  */

@@ -1,5 +1,5 @@
 /**
- * The elements of a model stream (DESIGN section 3, "Streaming parts"). Every element carries the
+ * The elements of a model stream (examples: the README's "Formats", "StreamPart lines"). Every element carries the
  * `responseId`; part updates carry the `outputIndex` of their output item and a `partial` flag:
  *
  * - a delta (`partial: true`) holds only the new text, summary text or arguments;

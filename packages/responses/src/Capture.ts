@@ -1,7 +1,7 @@
 /**
  * Recorded Responses streams ("captures") read from a file: raw SSE as it came off the wire
  * (`event:` + `data:` frames, data-only frames, `:` comments, `[DONE]`), or line-JSON, one event per line, as
- * in vercel/ai's `*.chunks.txt` recordings (see `shared/fixtures/SOURCES.md`). A capture may hold several
+ * in vercel/ai's `*.chunks.txt` recordings. A capture may hold several
  * consecutive responses; each starts at its `response.created` event.
  *
  * @since 0.1.0

@@ -1,6 +1,6 @@
 /**
  * `Prompt` -> the body of a Responses `POST /v1/responses` request (`CreateResponse`), as a plain JSON
- * object (DESIGN section 5).
+ * object (source: the OpenAI API reference, "Create a model response", `CreateResponse`).
  *
  * | prompt element | Responses input |
  * |---|---|

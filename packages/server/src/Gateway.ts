@@ -1,7 +1,7 @@
 /**
  * The gateway: a stateless `POST /v1/responses` server in front of any `LanguageModel` (the `Upstream` in
  * the context; `effect-responses serve` uses a Chat Completions backend), on `@effect/platform`'s
- * `HttpRouter` (DESIGN section 8).
+ * `HttpRouter`.
  *
  * | route | answer |
  * |---|---|
@@ -30,7 +30,7 @@
  *
  * ## Request parameters
  *
- * Nothing a client sends is dropped silently (DESIGN section 8): each `CreateResponse` parameter is
+ * Nothing a client sends is dropped silently: each `CreateResponse` parameter is
  * forwarded, echoed only (accepted; the Response object shows it; one debug log line per request names
  * those the request set), or refused with a 400 naming it. Over the Chat Completions upstream
  * (`Upstream.chatCompletions`):
@@ -41,7 +41,7 @@
  * | `temperature`, `top_p`, `max_output_tokens`, `parallel_tool_calls`, `reasoning.effort`, `text.format`, `text.verbosity`, `prompt_cache_key`, `service_tier`, `safety_identifier` / `user` | forwarded (`Upstream.FORWARDED_TO_CHAT_COMPLETIONS`; `safety_identifier`, else `user`, becomes `user`) |
  * | `metadata`, `reasoning.summary`, `max_tool_calls`, `prompt_cache_retention`, `prompt_cache_options`, `include` (but logprobs), `top_logprobs: 0`, `stream_options`, `store: false`, `background: false`, `truncation: "disabled"`, `user` when `safety_identifier` is set too | echoed only |
  * | `previous_response_id`, `conversation`, `prompt`, `store: true`, `background: true`, `truncation: "auto"`, `context_management`, `moderation`, `top_logprobs` > 0, `include: ["message.output_text.logprobs"]`, `item_reference` items, built-in tools under `reject` | 400 (`ResponsesRequestDecoder`) |
- * | any other top-level field | ignored, named in a debug log line (issue 7: client metadata is ignored, not refused) |
+ * | any other top-level field | ignored, named in a debug log line (client metadata: ignored, not refused) |
  *
  * `max_tool_calls` is echoed only because it bounds calls to built-in tools ("The maximum number of total
  * calls to built-in tools that can be processed in a response", `ResponseProperties` in the API

@@ -1,6 +1,6 @@
 /**
  * The encoding side of the Responses protocol: `StreamPart`s of any `LanguageModel` -> the official
- * Responses streaming lifecycle (DESIGN section 8), and the Response object it ends with.
+ * Responses streaming lifecycle (the API reference's "Streaming events" of responses), and the Response object it ends with.
  *
  * ```
  * response.created, response.in_progress,
@@ -39,9 +39,9 @@
  * - **No usage.** When the upstream reported no usage (its `ResponseFinished.usage` is all zeros, which is
  *   what a decoder gives when none came, e.g. a Chat Completions stream without its usage chunk), `usage`
  *   stays `null` rather than claiming zero tokens. The API reference does not require `usage` in the
- *   Response object (`Response` in `../shared/spec/openai-openapi.yaml` lists it outside `required`), and
+ *   Response object (the OpenAPI description's `Response` lists it outside `required`), and
  *   OpenAI itself writes `usage: null` while none is known (`response.created`, `response.in_progress` and
- *   `response.queued` in the recordings of `shared/fixtures/responses-sse`), so `null` is the value clients
+ *   `response.queued` in the recorded Responses streams, e.g. `pai-gpt4o-background-queued-stream.sse`), so `null` is the value clients
  *   already meet (the `openai` SDK reads it as `usage?: ResponseUsage`).
  *
  * The encoder is a small mutable state machine, used by one fiber at a time; events are plain JSON objects

@@ -1,6 +1,6 @@
 /**
  * The tool loop: call the model with the toolkit's tools, run the local function calls it asks for, hand
- * the results back, and repeat until a response asks for none (DESIGN section 6).
+ * the results back, and repeat until a response asks for none.
  *
  * Each step appends to the transcript the assistant message whole (every part in output order, reasoning
  * with its encrypted payload, built-in tool items verbatim), so replaying it gives back the items the

@@ -8,7 +8,7 @@
  *
  * Lines are also counted here, by a pass that copies nothing, because errors name the line where an
  * event's data starts and the parser does not count lines. `eventsource-parser` replaced
- * `@effect/experimental/Sse` here (both are allowed by DESIGN section 5): `Sse`'s parser rescans every line
+ * `@effect/experimental/Sse` here: `Sse`'s parser rescans every line
  * character by character, and framing the 5 MB benchmark stream took about 41 ms with it against about
  * 12 ms with `eventsource-parser` (packages/bench/RESULTS.md, run of 2026-11-29 19:25).
  *
