@@ -2,7 +2,8 @@
 // Keeps the published packages' manifests and build configs in step with their sources:
 // `exports` (one entry per public module in src/, `./internal/*` sealed), `files`, `sideEffects`,
 // `repository`, `license` (and a copy of the root LICENSE, which npm ships), the internal dependency versions, and each package's `tsconfig.build.json`
-// (a composite project referencing the packages it imports).
+// (a composite project referencing the packages it imports); and `.changeset/config.json`, whose one fixed group
+// is every published package (they share one version while 0.x).
 //
 //   node scripts/packages.mjs          rewrite what is out of step
 //   node scripts/packages.mjs --check  exit 1 and name each file that is out of step (CI runs this)
@@ -58,7 +59,8 @@ for (const dir of published) {
     directory: `packages/${dir}`
   }
   manifest.sideEffects = []
-  manifest.files = ["dist", "src", ...(manifest.files ?? []).filter((f) => f !== "dist" && f !== "src")]
+  const own = ["dist", "src", "README.md", "CHANGELOG.md"]
+  manifest.files = [...own, ...(manifest.files ?? []).filter((f) => !own.includes(f))]
   manifest.exports = exports
   delete manifest.main
   delete manifest.types
@@ -78,6 +80,20 @@ for (const dir of published) {
   }
   write(join(root, "packages", dir, "tsconfig.build.json"), JSON.stringify(tsconfig, null, 2) + "\n")
 }
+
+const changesets = {
+  $schema: "https://unpkg.com/@changesets/config@3.1.4/schema.json",
+  changelog: "@changesets/cli/changelog",
+  commit: false,
+  fixed: [published.map((d) => manifests.get(d).name)],
+  linked: [],
+  access: "public",
+  baseBranch: "main",
+  updateInternalDependencies: "patch",
+  ignore: [],
+  privatePackages: { version: false, tag: false }
+}
+write(join(root, ".changeset", "config.json"), JSON.stringify(changesets, null, 2) + "\n")
 
 const build = { files: [], references: published.map((d) => ({ path: `packages/${d}/tsconfig.build.json` })) }
 write(join(root, "tsconfig.build.json"), JSON.stringify(build, null, 2) + "\n")
