@@ -14,12 +14,18 @@ const alias = [
   { find: /^@effect-responses\/([^/]+)\/(.+)$/, replacement: `${packages}$1/src/$2.ts` }
 ]
 
+// Tests that spawn the built CLI (`packages/cli/test/spawned/`) are a project of their own: one forked
+// worker at a time (each test starts Node processes; several at once on 2 cores made vitest's worker RPC
+// time out on a loaded machine), with 90 s per test.
+const spawned = "packages/cli/test/spawned/**/*.test.ts"
+
 export default defineWorkspace([
   ...workspaces.map((root) => ({
     resolve: { alias },
     test: {
       name: `@effect-responses/${root.slice("packages/".length)}`,
       root,
+      exclude: ["**/node_modules/**", "**/dist/**", "test/spawned/**"],
       testTimeout: 30_000,
       hookTimeout: 30_000
     }
@@ -29,5 +35,18 @@ export default defineWorkspace([
   {
     resolve: { alias },
     test: { name: "examples", root: "examples", testTimeout: 30_000, hookTimeout: 30_000 }
+  },
+  {
+    resolve: { alias },
+    test: {
+      name: "@effect-responses/cli:spawned",
+      root: "packages/cli",
+      include: [spawned.slice("packages/cli/".length)],
+      pool: "forks",
+      poolOptions: { forks: { maxForks: 1, minForks: 1 } },
+      fileParallelism: false,
+      testTimeout: 90_000,
+      hookTimeout: 90_000
+    }
   }
 ])

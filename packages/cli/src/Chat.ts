@@ -30,8 +30,10 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -39,6 +41,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createServer } from "node:http"
 import * as Demo from "./Demo.js"
+import { useColour } from "./internal/args.js"
 import * as CaptureInput from "./internal/captureInput.js"
 import * as Sniff from "./internal/sniff.js"
 import * as Protocol from "./Protocol.js"
@@ -91,12 +94,14 @@ export class ReplayEnded extends Schema.TaggedError<ReplayEnded>()("ReplayEnded"
 export type Target =
   | { readonly _tag: "Replay"; readonly capture: Capture.Capture; readonly embedded: boolean }
   | { readonly _tag: "ChatReplay"; readonly capture: ChatCapture.ChatCapture }
-  | { readonly _tag: "Live"; readonly apiKey: Redacted.Redacted; readonly baseUrl: string }
+  | { readonly _tag: "Live"; readonly apiKey: Redacted.Redacted | undefined; readonly baseUrl: string }
 
 /**
- * Decides where `chat` sends its requests (see the module doc). Fails with `CaptureError` (or
- * `ChatCaptureError` for `chat-completions`) for a capture that cannot be read, `ChatSetupError` when there is
- * nothing to replay and no key.
+ * Decides where `chat` sends its requests (see the module doc): `--replay FILE`, else with `demo` the
+ * embedded recording, else the live API when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set (a server at
+ * `OPENAI_BASE_URL` without a key gets no `Authorization` header), else the embedded recording. Fails with
+ * `CaptureError` (or `ChatCaptureError` for `chat-completions`) for a capture that cannot be read,
+ * `ChatSetupError` when there is nothing to replay and no server, or both `replay` and `demo` are given.
  *
  * @since 0.1.0
  * @category constructors
@@ -104,9 +109,15 @@ export type Target =
 export const resolveTarget = (
   replay: Option.Option<string>,
   recording: string = Demo.recordingPath,
-  protocol: Protocol.Protocol = "responses"
+  protocol: Protocol.Protocol = "responses",
+  demo: boolean = false
 ) =>
   Effect.gen(function*() {
+    if (demo && Option.isSome(replay)) {
+      return yield* new ChatSetupError({
+        description: "--demo replays the embedded recording and --replay FILE another one: pass one of them"
+      })
+    }
     if (Option.isSome(replay)) {
       const path = replay.value
       // A capture of the other protocol does not parse: say which --protocol to pass instead.
@@ -127,15 +138,31 @@ export const resolveTarget = (
         ? { _tag: "ChatReplay", capture: yield* withHint(ChatCapture.load(path)) } as const
         : { _tag: "Replay", capture: yield* withHint(Capture.load(path)), embedded: false } as const
     }
-    const apiKey = yield* Config.option(Config.redacted("OPENAI_API_KEY"))
-    if (Option.isSome(apiKey) && Redacted.value(apiKey.value) !== "") {
-      const baseUrl = yield* Config.string("OPENAI_BASE_URL").pipe(Config.withDefault(ResponsesClient.DEFAULT_BASE_URL))
-      return { _tag: "Live", apiKey: apiKey.value, baseUrl } as const
+    if (protocol === "chat-completions" && demo) {
+      return yield* new ChatSetupError({
+        description: "there is no embedded Chat Completions recording: pass --replay FILE (a recorded Chat " +
+          "Completions stream), or drop --demo and set OPENAI_API_KEY or OPENAI_BASE_URL to ask a model."
+      })
+    }
+    if (!demo) {
+      const apiKey = yield* Config.option(Config.redacted("OPENAI_API_KEY")).pipe(
+        Effect.map(Option.filter((key) => Redacted.value(key) !== ""))
+      )
+      const baseUrl = yield* Config.option(Config.string("OPENAI_BASE_URL")).pipe(
+        Effect.map(Option.filter((url) => url.trim() !== ""))
+      )
+      if (Option.isSome(apiKey) || Option.isSome(baseUrl)) {
+        return {
+          _tag: "Live",
+          apiKey: Option.getOrUndefined(apiKey),
+          baseUrl: Option.getOrElse(baseUrl, () => ResponsesClient.DEFAULT_BASE_URL)
+        } as const
+      }
     }
     if (protocol === "chat-completions") {
       return yield* new ChatSetupError({
         description: "there is no embedded Chat Completions recording: pass --replay FILE (a recorded Chat " +
-          "Completions stream) or set OPENAI_API_KEY to talk to the live API."
+          "Completions stream) or set OPENAI_API_KEY or OPENAI_BASE_URL to ask a model."
       })
     }
     const fs = yield* FileSystem.FileSystem
@@ -143,7 +170,7 @@ export const resolveTarget = (
       return yield* new ChatSetupError({
         description:
           `no recording to replay: ${recording} is missing (the package was installed without its demo/ folder). ` +
-          "Pass --replay FILE (a recorded Responses stream) or set OPENAI_API_KEY to talk to the live API."
+          "Pass --replay FILE (a recorded Responses stream) or set OPENAI_API_KEY or OPENAI_BASE_URL to ask a model."
       })
     }
     return { _tag: "Replay", capture: yield* Capture.load(recording), embedded: true } as const
@@ -152,6 +179,77 @@ export const resolveTarget = (
 const modelOf = (capture: Capture.Capture): string => {
   const created = capture.responses[0]?.events[0]?.json.response as { model?: unknown } | undefined
   return typeof created?.model === "string" ? created.model : "recorded"
+}
+
+const ASK_A_MODEL = "to ask a model, set OPENAI_API_KEY (the OpenAI API) or OPENAI_BASE_URL (any /v1 server, " +
+  "e.g. a local one or effect-responses serve; no key needed)"
+
+/**
+ * The model a replay answers as: the `model` of the recording's first response, `recorded` when none shows.
+ *
+ * @since 0.1.0
+ * @category replay
+ */
+export const recordedModel = (target: Target): string | undefined =>
+  target._tag === "Replay"
+    ? modelOf(target.capture)
+    : target._tag === "ChatReplay"
+    ? ChatCapture.modelOf(target.capture.responses[0]!) || "recorded"
+    : undefined
+
+/**
+ * A replay plays what was recorded, whatever it is asked: it refuses a `prompt` other than the recorded one
+ * (the embedded recording's is `Demo.defaultPrompt`; a `--replay FILE` capture holds no question, so any
+ * prompt is refused) and a `model` other than the recorded one, with `ChatSetupError` saying how to ask a
+ * model instead. A live target takes anything.
+ *
+ * @since 0.1.0
+ * @category replay
+ */
+export const checkReplay = (
+  target: Target,
+  prompt: Option.Option<string>,
+  model: Option.Option<string>
+): Effect.Effect<void, ChatSetupError> => {
+  if (target._tag === "Live") return Effect.void
+  const embedded = target._tag === "Replay" && target.embedded
+  const what = embedded ? "the embedded demo recording" : `the recording ${target.capture.source}`
+  if (Option.isSome(prompt) && !(embedded && prompt.value.trim() === Demo.defaultPrompt)) {
+    return Effect.fail(
+      new ChatSetupError({
+        description: embedded
+          ? `${what} answers only its recorded question ("${Demo.defaultPrompt}"), not "${prompt.value}": ${ASK_A_MODEL}`
+          : `${what} answers only its recorded question, whatever PROMPT says: drop PROMPT to replay it, or ${ASK_A_MODEL}`
+      })
+    )
+  }
+  const recorded = recordedModel(target) ?? "recorded"
+  if (Option.isSome(model) && !(recorded === model.value || recorded.startsWith(`${model.value}-`))) {
+    return Effect.fail(
+      new ChatSetupError({
+        description: `${what} was made with ${recorded}, and a replay cannot change it (--model ${model.value}): ${ASK_A_MODEL}`
+      })
+    )
+  }
+  return Effect.void
+}
+
+/**
+ * The one line `chat` writes on standard error before a replay, so that nobody takes it for a live answer:
+ * what is replayed, and why when nothing asked for it (`implicit`: no `--demo`, no key, no server).
+ *
+ * @since 0.1.0
+ * @category replay
+ */
+export const replayNotice = (target: Target, implicit: boolean): string | undefined => {
+  if (target._tag === "Live") return undefined
+  const responses = target.capture.responses.length
+  const held = `${responses} recorded ${responses === 1 ? "response" : "responses"} of ${recordedModel(target)}`
+  const embedded = target._tag === "Replay" && target.embedded
+  const what = embedded ? `the demo recording (${held})` : `${target.capture.source} (${held})`
+  return implicit
+    ? `effect-responses: no OPENAI_API_KEY or OPENAI_BASE_URL: replaying ${what}; nothing is sent to a model (--demo says so explicitly)\n`
+    : `effect-responses: replaying ${what}; nothing is sent to a model\n`
 }
 
 /**
@@ -176,7 +274,16 @@ const recordingHttpClient = (path: string) =>
   ).pipe(Layer.provide(NodeHttpClient.layerUndici))
 
 /**
- * Runs one chat: the tool loop over the target, rendered to `write`. Returns the final text.
+ * What ends the partial line of an interrupted chat (Ctrl-C): a half answer never looks complete.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const INTERRUPTED = "[interrupted]"
+
+/**
+ * Runs one chat: the tool loop over the target, rendered to `write`. Returns the final text. When
+ * interrupted, the HTTP request in flight is aborted and the open line ends with `INTERRUPTED`.
  *
  * @since 0.1.0
  * @category constructors
@@ -212,14 +319,7 @@ export const run = (options: {
       )
     const model = Option.getOrElse(
       options.model,
-      () =>
-        target._tag === "Replay"
-          ? modelOf(target.capture)
-          : target._tag === "ChatReplay"
-          ? ChatCapture.modelOf(target.capture.responses[0]!) || "recorded"
-          : protocol === "chat-completions"
-          ? "gpt-4o-mini"
-          : "gpt-5.1"
+      () => recordedModel(target) ?? (protocol === "chat-completions" ? "gpt-4o-mini" : "gpt-5.1")
     )
     const languageModel = protocol === "responses"
       ? ResponsesLanguageModel.layer({
@@ -264,10 +364,11 @@ export const run = (options: {
             tools
           })
       ),
-      Effect.ensuring(Effect.suspend(() => {
-        const text = renderer.end()
+      Effect.onExit((exit) => {
+        const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+        const text = renderer.end(interrupted ? INTERRUPTED : undefined)
         return text === "" ? Effect.void : options.write(text)
-      })),
+      }),
       Effect.provide(Demo.CalculatorToolkitLive),
       Effect.provide(languageModel)
     )
@@ -284,34 +385,55 @@ export const command = Command.make(
   "chat",
   {
     prompt: Args.text({ name: "PROMPT" }).pipe(
-      Args.withDescription(`what to ask (default: "${Demo.defaultPrompt}")`),
-      Args.optional
+      Args.withDescription(
+        `what to ask; several words are joined with spaces (default: "${Demo.defaultPrompt}")`
+      ),
+      Args.repeated
+    ),
+    demo: Options.boolean("demo").pipe(
+      Options.withDescription("replay the embedded demo recording (a calculator session answering 570); nothing is sent")
     ),
     replay: Options.text("replay").pipe(
-      Options.withDescription("replay a capture of consecutive responses (raw SSE or line-JSON) on a loopback server"),
+      Options.withPseudoName("FILE"),
+      Options.withDescription(
+        "replay a capture of consecutive responses (raw SSE or line-JSON) on a loopback server; nothing is sent"
+      ),
       Options.optional
     ),
-    model: Options.text("model").pipe(Options.withDescription("the model to ask"), Options.optional),
+    model: Options.text("model").pipe(
+      Options.withPseudoName("MODEL"),
+      Options.withDescription(
+        "the model to ask (default: gpt-5.1, gpt-4o-mini with chat-completions; a replay's recorded model)"
+      ),
+      Options.optional
+    ),
     requestsOut: Options.text("requests-out").pipe(
+      Options.withPseudoName("FILE"),
       Options.withDescription("write every request body sent, as JSON Lines, to this file"),
       Options.optional
     ),
     protocol: Options.choice("protocol", ["responses", "chat-completions"]).pipe(
-      Options.withDescription("the wire protocol: responses (POST /v1/responses) or chat-completions"),
-      Options.withDefault("responses" as const)
+      Options.withDescription(
+        "the wire protocol: responses (POST /v1/responses) or chat-completions (default: OPENAI_PROTOCOL, else responses)"
+      ),
+      Options.withFallbackConfig(Protocol.protocolConfig)
     )
   },
-  ({ model, prompt, protocol, replay, requestsOut }) =>
+  ({ demo, model, prompt, protocol, replay, requestsOut }) =>
     Effect.gen(function*() {
-      const target = yield* resolveTarget(replay, Demo.recordingPath, protocol)
+      const question = prompt.length === 0 ? Option.none() : Option.some(prompt.join(" "))
+      const target = yield* resolveTarget(replay, Demo.recordingPath, protocol, demo)
+      yield* checkReplay(target, question, model)
+      const notice = replayNotice(target, !demo && Option.isNone(replay))
+      if (notice !== undefined) yield* Effect.sync(() => void process.stderr.write(notice))
       const write = (text: string) => Effect.sync(() => void process.stdout.write(text))
       yield* run({
-        prompt: Option.getOrElse(prompt, () => Demo.defaultPrompt),
+        prompt: Option.getOrElse(question, () => Demo.defaultPrompt),
         target,
         model,
         requestsOut,
         write,
-        style: process.stdout.isTTY ? Render.ansi : Render.plain,
+        style: useColour(process.stdout) ? Render.ansi : Render.plain,
         protocol
       })
     })

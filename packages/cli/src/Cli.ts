@@ -14,10 +14,13 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Aggregate from "./Aggregate.js"
+import * as Args from "./internal/args.js"
 import * as Chat from "./Chat.js"
 import * as Decode from "./Decode.js"
 import * as Request from "./Request.js"
 import * as Serve from "./Serve.js"
+
+const DESCRIPTION = "a typed, streaming, Effect-native toolkit for OpenAI's Responses API"
 
 /**
  * The root command and its verbs.
@@ -26,60 +29,128 @@ import * as Serve from "./Serve.js"
  * @category commands
  */
 export const command = Command.make("effect-responses").pipe(
-  Command.withDescription("a typed, streaming, Effect-native toolkit for OpenAI's Responses API"),
+  Command.withDescription(DESCRIPTION),
   Command.withSubcommands([Chat.command, Decode.command, Aggregate.command, Serve.command, Request.command])
 )
 
 /**
- * The options that take no value: a lone `-` after one of them is the standard-input argument, not its
- * value.
- */
-const FLAGS = new Set(["--stream", "--help", "-h", "--version", "--wizard"])
-
-/**
- * `argv` with a lone `-` (standard input, the positional argument of `decode`, `aggregate` and `request`)
- * moved after the options, where `@effect/cli` reads it: its parser stops matching options at an argument
- * starting with `-`, so `request - --stream` would leave `--stream` unknown. A `-` right after an option
- * that takes a value (`--model -`) is that value and stays; nothing after `--` moves.
+ * The version of the command line.
  *
  * @since 0.1.0
- * @category running
+ * @category constants
  */
-export const normalizeArgs = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const end = argv.indexOf("--")
-  const options = end === -1 ? argv : argv.slice(0, end)
-  const rest = end === -1 ? [] : argv.slice(end)
-  const moved: Array<string> = []
-  const kept: Array<string> = []
-  options.forEach((arg, i) => {
-    const previous = i === 0 ? undefined : options[i - 1]!
-    const isValue = previous !== undefined && previous.startsWith("-") && previous !== "-" &&
-      !previous.includes("=") && !FLAGS.has(previous)
-    if (arg === "-" && i >= 2 && !isValue) moved.push(arg)
-    else kept.push(arg)
-  })
-  return [...kept, ...moved, ...rest]
+export const VERSION = "0.1.0"
+
+/**
+ * What the help of each verb shows beyond its options: the environment variables it reads and examples.
+ */
+const helpExtras: Record<string, Args.HelpExtra> = {
+  chat: {
+    environment: [
+      ["OPENAI_API_KEY", "the API key: chat asks the live API (OPENAI_BASE_URL, or https://api.openai.com/v1)"],
+      ["OPENAI_BASE_URL", "the server to ask, e.g. http://localhost:8787/v1 or a local model; without OPENAI_API_KEY no key is sent"],
+      ["OPENAI_PROTOCOL", "responses or chat-completions, when --protocol is not given"],
+      ["NO_COLOR", "when set, no colours even on a terminal"]
+    ],
+    notes: [
+      "Without --demo or --replay, chat asks the server of OPENAI_BASE_URL, or the live API with OPENAI_API_KEY;",
+      "with neither set it replays the recorded demo session and says so on stderr. A replay answers its",
+      "recorded question only: a different PROMPT or --model is refused."
+    ],
+    examples: [
+      "effect-responses chat --demo",
+      "OPENAI_API_KEY=sk-... effect-responses chat what is 17 times 23",
+      "OPENAI_BASE_URL=http://localhost:8787/v1 effect-responses chat --model llama3.2 \"12 + 7?\"",
+      "effect-responses chat --replay fixtures/responses-sse/vai-openai-reasoning-encrypted-multistep.chunks.txt"
+    ]
+  },
+  decode: {
+    examples: [
+      "effect-responses decode fixtures/responses-sse/vai-openai-shell-call.chunks.txt",
+      "curl -sN ... https://api.openai.com/v1/responses | effect-responses decode -",
+      "effect-responses decode --protocol chat-completions fixtures/chat-sse/opy-chat-gpt4o-parallel-tool-calls.sse"
+    ]
+  },
+  aggregate: {
+    examples: [
+      "effect-responses aggregate fixtures/responses-sse/vai-openai-shell-call.chunks.txt",
+      "effect-responses aggregate - < response.json"
+    ]
+  },
+  serve: {
+    examples: [
+      "effect-responses serve --upstream http://localhost:11434/v1",
+      "OLLAMA_KEY=... effect-responses serve --upstream https://example.com/v1 --upstream-key-env OLLAMA_KEY --port 9000"
+    ]
+  },
+  request: {
+    examples: [
+      "echo '{\"messages\":[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"text\":\"hi\"}]}]}' | effect-responses request - --stream"
+    ]
+  }
+}
+
+const verbs = [Chat.command, Decode.command, Aggregate.command, Serve.command, Request.command]
+
+// The verbs as the front end reads them from their `@effect/cli` commands (options, arguments, defaults),
+// with their help's extra sections.
+const specs: ReadonlyArray<Args.VerbSpec> = verbs.map((verb) => {
+  const spec = Args.verbSpec(verb as Command.Command<string, never, unknown, unknown>)
+  const extra = helpExtras[spec.name] ?? {}
+  return { ...spec, environment: extra.environment ?? [], examples: extra.examples ?? [], notes: extra.notes ?? [] }
+})
+
+const rootExtra: Args.HelpExtra = {
+  environment: [
+    ["OPENAI_API_KEY", "chat: the API key of the live API"],
+    ["OPENAI_BASE_URL", "chat: the server to ask (a key is optional then)"],
+    ["OPENAI_PROTOCOL", "chat: responses or chat-completions"],
+    ["NO_COLOR", "no colours, even on a terminal"]
+  ],
+  examples: [
+    "effect-responses chat --demo",
+    "effect-responses aggregate fixtures/responses-sse/vai-openai-shell-call.chunks.txt",
+    "effect-responses serve --upstream http://localhost:11434/v1"
+  ],
+  notes: [
+    "Exit status: 0 done (also when the reader of stdout goes away, e.g. | head), 1 failed, 2 bad command",
+    "line, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."
+  ]
 }
 
 /**
- * Runs the command line on `argv` (as `process.argv`: node and the script first).
+ * The help of the whole command (`verb` undefined) or of one verb; plain text unless `colour`.
  *
  * @since 0.1.0
  * @category running
  */
-export const run = (argv: ReadonlyArray<string>) =>
-  Command.run(command, { name: "effect-responses", version: "0.1.0" })(normalizeArgs(argv))
+export const help = (verb: string | undefined, colour = false): string => {
+  const spec = specs.find((s) => s.name === verb)
+  return spec === undefined
+    ? Args.rootHelp(specs, DESCRIPTION, VERSION, rootExtra, colour)
+    : Args.verbHelp(spec, colour)
+}
+
+/**
+ * Runs the command line on `argv` (as `process.argv`: node and the script first), as already put in
+ * canonical order by the front end (`main`).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = (argv: ReadonlyArray<string>) => Command.run(command, { name: "effect-responses", version: VERSION })(argv)
 
 /**
  * The logger of the command line: one line per entry on standard error,
- * `effect-responses: warning: <message>`, warnings and above (debug and info hidden). `write` defaults to
- * `process.stderr`.
+ * `effect-responses: warning: <message>`, `level` and above (default: warnings; debug and info hidden).
+ * `write` defaults to `process.stderr`.
  *
  * @since 0.1.0
  * @category logging
  */
 export const logger = (
-  write: (text: string) => void = (text) => void process.stderr.write(text)
+  write: (text: string) => void = (text) => void process.stderr.write(text),
+  level: LogLevel.LogLevel = LogLevel.Warning
 ): Layer.Layer<never> =>
   Layer.merge(
     Logger.replace(
@@ -91,7 +162,7 @@ export const logger = (
         write(`effect-responses: ${logLevel._tag.toLowerCase()}: ${text}\n`)
       })
     ),
-    Logger.minimumLogLevel(LogLevel.Warning)
+    Logger.minimumLogLevel(level)
   )
 
 const describe = (error: unknown, depth: number): string => {
@@ -116,23 +187,77 @@ export const errorMessage = (cause: Cause.Cause<unknown>): string => {
   return text === "" ? "failed" : text
 }
 
+const LEVELS: Record<Args.LogLevelName, LogLevel.LogLevel> = {
+  all: LogLevel.All,
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  fatal: LogLevel.Fatal,
+  none: LogLevel.None
+}
+
 /**
- * The command line as the executable runs it: `run` with the standard-error `logger`; a failure is one
- * line on standard error, `effect-responses: <message>`, and exit status 1 (an invalid command line is
- * reported by `@effect/cli` itself).
+ * The exit status of a command line that cannot be run (an unknown option or command, a missing or
+ * invalid value): 2, as getopt-based tools use.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const USAGE_ERROR = 2
+
+/**
+ * The command line as the executable runs it.
+ *
+ * - The front end reads `argv` against each verb's options first: an argument starting with `-` that is
+ *   not an option of the verb fails as an unknown option, with the verb's usage; options come in any order
+ *   around the positional arguments; `--log-level LEVEL` and `--help` are read anywhere. A bad command line
+ *   is two lines on standard error (`effect-responses: <what is wrong>`, `usage: …`) and exit status 2.
+ * - `--help` prints plain text (bold headers only on a terminal, and not with `NO_COLOR`).
+ * - `--wizard` asks questions on the terminal: without one it fails at once.
+ * - The verb runs with the standard-error `logger`; a failure is one line on standard error,
+ *   `effect-responses: <message>`, and exit status 1.
  *
  * @since 0.1.0
  * @category running
  */
 export const main = (argv: ReadonlyArray<string>) =>
-  run(argv).pipe(
-    Effect.catchAllCause((cause) =>
-      Effect.sync(() => {
-        process.exitCode = 1
-        const failure = Cause.failureOption(cause)
-        if (failure._tag === "Some" && ValidationError.isValidationError(failure.value)) return
-        process.stderr.write(`effect-responses: ${errorMessage(cause)}\n`)
-      })
-    ),
-    Effect.provide(logger())
-  )
+  Effect.suspend(() => {
+    const parsed = Args.parse(argv, specs)
+    switch (parsed._tag) {
+      case "Help":
+        return Effect.sync(() => {
+          process.stdout.write(help(parsed.verb?.name, Args.useColour(process.stdout)))
+        })
+      case "UsageError":
+        return Effect.sync(() => {
+          process.exitCode = USAGE_ERROR
+          const usage = parsed.verb === undefined ? "effect-responses COMMAND [options]" : Args.usageLine(parsed.verb)
+          const more = parsed.verb === undefined ? "effect-responses --help" : `effect-responses ${parsed.verb.name} --help`
+          const who = parsed.verb === undefined ? "effect-responses" : `effect-responses ${parsed.verb.name}`
+          process.stderr.write(`${who}: ${parsed.message}\nusage: ${usage}\n(more: ${more})\n`)
+        })
+      case "Run": {
+        if (parsed.argv.includes("--wizard") && (process.stdin.isTTY !== true || process.stdout.isTTY !== true)) {
+          return Effect.sync(() => {
+            process.exitCode = USAGE_ERROR
+            process.stderr.write(
+              "effect-responses: --wizard asks its questions on a terminal, and standard input or output is not one\n"
+            )
+          })
+        }
+        return run(parsed.argv).pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.sync(() => {
+              process.exitCode = 1
+              const failure = Cause.failureOption(cause)
+              if (failure._tag === "Some" && ValidationError.isValidationError(failure.value)) return
+              process.stderr.write(`effect-responses: ${errorMessage(cause)}\n`)
+            })
+          ),
+          Effect.provide(logger(undefined, LEVELS[parsed.logLevel ?? "warning"]))
+        )
+      }
+    }
+  })

@@ -62,9 +62,10 @@ export interface Renderer {
   readonly render: (event: ToolLoop.Event) => string
   /**
    * What ends an unfinished line and writes what is still held back, when the stream stops in the middle
-   * (e.g. on a failure).
+   * (e.g. on a failure). With a `marker` (e.g. `[interrupted]`), the open line ends with it, or, when no
+   * line is open, it gets a line of its own: a half answer never looks complete.
    */
-  readonly end: () => string
+  readonly end: (marker?: string) => string
 }
 
 /** The state of one output item ("responseId/outputIndex"). */
@@ -146,13 +147,21 @@ export const make = (style: Style): Renderer => {
     return out
   }
 
-  /** Ends the open line and writes everything held back, complete or not. */
-  const close = (): string => {
+  /** Ends the open line and writes everything held back, complete or not; `marker` ends the open line. */
+  const close = (marker?: string): string => {
     let out = ""
-    for (const slot of slots.values()) {
+    let marked = marker === undefined
+    for (const [key, slot] of slots) {
       const text = write(slot)
-      if (text !== "" || slot.printed > 0) out += `${text}\n`
+      if (text === "" && slot.printed === 0) continue
+      out += text
+      if (!marked && key === live) {
+        out += ` ${style.dim(marker!)}`
+        marked = true
+      }
+      out += "\n"
     }
+    if (!marked) out += `${style.dim(marker!)}\n`
     slots.clear()
     live = undefined
     return out
@@ -298,6 +307,6 @@ export const make = (style: Style): Renderer => {
           return ""
       }
     },
-    end: close
+    end: (marker) => close(marker)
   }
 }

@@ -3,7 +3,7 @@
  * error line.
  */
 import { Cli } from "@effect-responses/cli"
-import { assert, describe, expect, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -64,18 +64,31 @@ describe("effect-responses (in process)", () => {
       assert.strictEqual(body.stream, true)
     }))
 
-  it("normalizeArgs moves a lone - after the options, but not the value of an option", () => {
-    expect(Cli.normalizeArgs(["node", "bin", "request", "-", "--stream", "--model", "x"])).toStrictEqual(
-      ["node", "bin", "request", "--stream", "--model", "x", "-"]
-    )
-    expect(Cli.normalizeArgs(["node", "bin", "decode", "--protocol", "chat-completions", "-"])).toStrictEqual(
-      ["node", "bin", "decode", "--protocol", "chat-completions", "-"]
-    )
-    expect(Cli.normalizeArgs(["node", "bin", "chat", "--model", "-", "hi"])).toStrictEqual(
-      ["node", "bin", "chat", "--model", "-", "hi"]
-    )
-    expect(Cli.normalizeArgs(["node", "bin", "chat", "--", "-", "--x"])).toStrictEqual(["node", "bin", "chat", "--", "-", "--x"])
-  })
+  it.effect("every verb's options are read from its @effect/cli command: the help lists each with its default", () =>
+    Effect.sync(() => {
+      const serve = Cli.help("serve")
+      assert.include(serve, "  --port N ")
+      assert.include(serve, "(default: 8787)")
+      assert.include(serve, "(default: 127.0.0.1)")
+      assert.include(serve, "(default: drop)")
+      assert.include(serve, "--upstream URL")
+      assert.include(Cli.help("chat"), "[PROMPT...]")
+      assert.include(Cli.help("chat"), "  --demo ")
+      assert.include(Cli.help("request"), "(default: gpt-5.1)")
+      assert.notInclude(Cli.help(undefined) + Cli.help("chat"), "A user-defined piece of text")
+      assert.notMatch(Cli.help("chat"), /\x1b\[/)
+      assert.match(Cli.help("chat", true), /\x1b\[1mUsage:/)
+    }))
+
+  it.effect("chat takes a prompt of several words, and a word starting with - after --", () =>
+    Effect.gen(function*() {
+      const result = yield* main(["chat", "--demo", "--model", "gpt-4o"])
+      assert.strictEqual(result.status, 1)
+      assert.include(result.stderr, "cannot change it (--model gpt-4o)")
+      const words = yield* main(["chat", "--demo", "--", "what", "is", "-5", "--x"])
+      assert.strictEqual(words.status, 1)
+      assert.include(words.stderr, `not "what is -5 --x"`)
+    }))
 
   it("the error line is never empty: an error without a message shows its tag, reason and cause", () => {
     class ServeError extends Error {

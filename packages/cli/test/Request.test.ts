@@ -1,15 +1,10 @@
 /**
- * The `request` verb: a Prompt (JSON) -> the Responses request body, in process, and run as a user runs
- * it (two spawned processes).
+ * The `request` verb: a Prompt (JSON) -> the Responses request body, in process (run as a user runs it
+ * in `spawned/request.test.ts`).
  */
 import { Request } from "@effect-responses/cli"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { spawnSync } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 
 const prompt = {
   messages: [
@@ -80,29 +75,4 @@ describe("request", () => {
       )
       assert.strictEqual(invalid.message, "p.json: invalid prompt: user message 0 has no parts")
     }))
-})
-
-const bin = fileURLToPath(new URL("../bin/effect-responses.mjs", import.meta.url))
-const run = (args: ReadonlyArray<string>, input?: string) => {
-  const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", input, timeout: 60_000 })
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr }
-}
-
-// A spawned process starts Node and the bundled CLI: allow for a slow, loaded machine.
-describe("effect-responses request (the executable)", { timeout: 60_000 }, () => {
-  it("request - prints the pretty-printed body and exits 0", () => {
-    const result = run(["request", "-"], JSON.stringify(prompt))
-    expect(result.stderr).toBe("")
-    expect(result.status).toBe(0)
-    expect(result.stdout).toBe(`${JSON.stringify(expectedBody, null, 2)}\n`)
-  })
-
-  it("request FILE with a bad field: one line naming the file and the field's path, exit 1", () => {
-    const file = join(mkdtempSync(join(tmpdir(), "effect-responses-request-")), "prompt.json")
-    writeFileSync(file, JSON.stringify({ messages: [{ role: "user", parts: [{ type: "text" }] }] }))
-    const result = run(["request", file])
-    expect(result.status).toBe(1)
-    expect(result.stdout).toBe("")
-    expect(result.stderr).toBe(`effect-responses: ${file}: not a prompt: messages[0].parts[0].text: is missing\n`)
-  })
 })

@@ -3,34 +3,28 @@
  * tests: each spawns a process).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { fixturePath } from "./fixtures.js"
+import { fixturePath } from "../fixtures.js"
+import * as Cli from "./run.js"
 
-const bin = fileURLToPath(new URL("../bin/effect-responses.mjs", import.meta.url))
+const run = (args: ReadonlyArray<string>, input?: string) => Cli.run(args, input === undefined ? {} : { input })
 
-const run = (args: ReadonlyArray<string>, input?: string) => {
-  const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", input, timeout: 60_000 })
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr }
-}
-
-// A spawned process starts Node and the bundled CLI: allow for a slow, loaded machine.
-describe("effect-responses decode / aggregate (the executable)", { timeout: 60_000 }, () => {
-  it("aggregate FILE prints a JSON array with one ModelResponse per response and exits 0", () => {
-    const result = run(["aggregate", fixturePath("responses-sse/vai-openai-shell-call.chunks.txt")])
+describe("effect-responses decode / aggregate (the executable)", () => {
+  it("aggregate FILE prints a JSON array with one ModelResponse per response and exits 0", async () => {
+    const result = await run(["aggregate", fixturePath("responses-sse/vai-openai-shell-call.chunks.txt")])
     expect(result.stderr).toBe("")
     expect(result.status).toBe(0)
     const responses = JSON.parse(result.stdout) as Array<{ id: string; status: string; message: { parts: Array<unknown> } }>
     expect(responses.map((r) => r.status)).toStrictEqual(["completed", "completed"])
   })
 
-  it("decode - with malformed JSON: whole lines before it, one error line naming <stdin> and the line, exit 1", () => {
+  it("decode - with malformed JSON: whole lines before it, one error line naming <stdin> and the line, exit 1", async () => {
     const lines = readFileSync(fixturePath("responses-sse/vai-azure-text.chunks.txt"), "utf8").split("\n")
     lines[5] = "{\"type\": \"response.output_text.delta\", \"delta\": "
-    const result = run(["decode", "-"], lines.join("\n"))
+    const result = await run(["decode", "-"], lines.join("\n"))
     expect(result.status).toBe(1)
     expect(result.stderr).toMatch(/^effect-responses: <stdin>:6: malformed output .*\n$/)
     expect(result.stderr.split("\n")).toHaveLength(2)
@@ -38,7 +32,7 @@ describe("effect-responses decode / aggregate (the executable)", { timeout: 60_0
     expect(printed.map((line) => (JSON.parse(line) as { type: string }).type)[0]).toBe("response_started")
   })
 
-  it("decode streams: a 50 MB capture goes through a process whose heap is capped at 64 MB", () => {
+  it("decode streams: a 50 MB capture goes through a process whose heap is capped at 64 MB", async () => {
     // the Azure text recording (vercel/ai, Apache-2.0) repeated: 10,000 consecutive responses, ~50 MB
     const recording = readFileSync(fixturePath("responses-sse/vai-azure-text.chunks.txt"), "utf8").trim() + "\n"
     const copies = Math.ceil(50_000_000 / recording.length)
@@ -46,17 +40,21 @@ describe("effect-responses decode / aggregate (the executable)", { timeout: 60_0
     const input = join(dir, "big.chunks.txt")
     writeFileSync(input, recording.repeat(copies))
     const output = openSync(join(dir, "out.jsonl"), "w")
-    const result = spawnSync(process.execPath, ["--max-old-space-size=64", bin, "decode", input], {
+    const child = spawn(process.execPath, ["--max-old-space-size=64", Cli.bin, "decode", input], {
       stdio: ["ignore", output, "pipe"],
-      encoding: "utf8",
-      timeout: 120_000
+      env: Cli.environment()
     })
+    let stderr = ""
+    child.stderr!.setEncoding("utf8").on("data", (data: string) => {
+      stderr += data
+    })
+    const status = await new Promise<number | null>((resolve) => child.on("close", resolve))
     closeSync(output)
-    expect(result.stderr).toBe("")
-    expect(result.status).toBe(0)
+    expect(stderr).toBe("")
+    expect(status).toBe(0)
     expect(statSync(input).size).toBeGreaterThan(50_000_000)
     const lines = readFileSync(join(dir, "out.jsonl"), "utf8").trimEnd().split("\n")
     rmSync(dir, { recursive: true, force: true })
     expect(lines.filter((line) => line.startsWith("{\"type\":\"response_finished\"")).length).toBe(copies)
-  }, 150_000)
+  }, 180_000)
 })

@@ -4,9 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
-
-const bin = fileURLToPath(new URL("../bin/effect-responses.mjs", import.meta.url))
+import { bin } from "./run.js"
 
 describe("effect-responses serve (the executable)", () => {
   it("listens on a loopback port, answers /health, and answers 401 without the key", async () => {

@@ -1,0 +1,149 @@
+/**
+ * The `effect-responses` executable, run as a user runs it: one line per error on stderr, a non-zero exit,
+ * and nothing on stdout that looks like success.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { createServer, type IncomingMessage, type Server } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fixturePath } from "../fixtures.js"
+import * as Cli from "./run.js"
+
+const dir = mkdtempSync(join(tmpdir(), "effect-responses-bin-"))
+
+const run = (...args: ReadonlyArray<string>) => Cli.run(args)
+
+describe("effect-responses chat (the executable)", () => {
+  it("chat --replay FILE streams the capture to a final answer, says on stderr that it replays, exits 0", async () => {
+    const file = fixturePath("responses-sse/vai-openai-reasoning-encrypted-multistep.chunks.txt")
+    const result = await run("chat", "--replay", file)
+    expect(result.stderr).toBe(
+      `effect-responses: replaying ${file} (4 recorded responses of gpt-5.1-codex-max); nothing is sent to a model\n`
+    )
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain("answer: The final result is **570**.")
+  })
+
+  it("a capture that does not exist: one line naming the file, exit 1", async () => {
+    const file = join(dir, "missing.sse")
+    const result = await run("chat", "--replay", file)
+    expect(result.status).toBe(1)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toBe(`effect-responses: ${file}: no such file\n`)
+  })
+
+  it("an empty capture: one line naming the file, exit 1", async () => {
+    const file = join(dir, "empty.chunks.txt")
+    writeFileSync(file, "")
+    const result = await run("chat", "--replay", file)
+    expect(result.status).toBe(1)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toBe(`effect-responses: ${file}: the capture is empty\n`)
+  })
+
+  it("a capture with malformed JSON: one line naming the file and the line, exit 1, nothing half-printed", async () => {
+    const lines = readFileSync(
+      fixturePath("responses-sse/vai-openai-reasoning-encrypted-multistep.chunks.txt"),
+      "utf8"
+    ).split("\n")
+    lines[60] = "{\"type\": \"response.function_call_arguments.delta\", \"delta\": "
+    const file = join(dir, "broken.chunks.txt")
+    writeFileSync(file, lines.join("\n"))
+    const result = await run("chat", "--replay", file)
+    expect(result.status).toBe(1)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toMatch(new RegExp(`^effect-responses: ${file}:61: malformed JSON .*\\n$`))
+    expect(result.stderr.split("\n")).toHaveLength(2)
+  })
+
+  it("--demo replays the embedded recording to 570 and says so on stderr in one line", async () => {
+    const result = await run("chat", "--demo")
+    expect(result.status).toBe(0)
+    expect(result.stdout).toMatch(/^answer: The final result is \*\*570\*\*\.$/m)
+    expect(result.stderr).toBe(
+      "effect-responses: replaying the demo recording (4 recorded responses of gpt-5.1-codex-max); nothing is sent to a model\n"
+    )
+  })
+
+  it("without a key or server, a prompt or model other than the recording's is refused with the hint, exit 1", async () => {
+    const prompt = await run("chat", "What is the capital of France?")
+    expect(prompt.status).toBe(1)
+    expect(prompt.stdout).toBe("")
+    expect(prompt.stderr).toBe(
+      "effect-responses: the embedded demo recording answers only its recorded question (\"What is (12 + 7) * 3 * 10? " +
+        "Use the calculator for each step.\"), not \"What is the capital of France?\": to ask a model, set " +
+        "OPENAI_API_KEY (the OpenAI API) or OPENAI_BASE_URL (any /v1 server, e.g. a local one or effect-responses " +
+        "serve; no key needed)\n"
+    )
+    const model = await run("chat", "--model", "gpt-4o")
+    expect(model.status).toBe(1)
+    expect(model.stderr).toMatch(/^effect-responses: the embedded demo recording was made with gpt-5\.1-codex-max, and a replay cannot change it \(--model gpt-4o\): to ask a model, set OPENAI_API_KEY .*\n$/)
+  })
+})
+
+/**
+ * A local server answering `POST /v1/responses` with the first events of a recorded stream (the Azure text
+ * recording, vercel/ai, Apache-2.0) up to its first text delta, then holding the stream open: the chat is
+ * mid-answer when the test signals it.
+ */
+const holdingServer = async () => {
+  const events = readFileSync(fixturePath("responses-sse/vai-azure-text.chunks.txt"), "utf8").split("\n")
+  const upToDelta = events.slice(0, events.findIndex((line) => line.includes("response.output_text.delta")) + 1)
+  const requests: Array<{ readonly headers: IncomingMessage["headers"]; readonly body: string }> = []
+  let closed = 0
+  const server: Server = createServer((req, res) => {
+    let body = ""
+    req.setEncoding("utf8").on("data", (data: string) => {
+      body += data
+    })
+    req.on("end", () => {
+      requests.push({ headers: req.headers, body })
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      for (const line of upToDelta) res.write(`data: ${line}\n\n`)
+    })
+    res.on("close", () => {
+      closed++
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as { port: number }).port
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    closed: () => closed,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
+}
+
+describe("effect-responses chat, live, interrupted (the executable)", () => {
+  for (const [signal, status] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+    it(`OPENAI_BASE_URL without a key asks that server; ${signal} mid-answer: the line ends [interrupted], the request is aborted, exit ${status}`, async () => {
+      const server = await holdingServer()
+      try {
+        const running = Cli.start(["chat", "What", "is", "the", "capital", "of", "France?"], {
+          env: { OPENAI_BASE_URL: server.baseUrl }
+        })
+        await running.waitFor(/answer: \S/)
+        running.child.kill(signal)
+        const result = await running.done
+        expect(result.status).toBe(status)
+        expect(result.stderr).toBe("")
+        expect(result.stdout).toBe("answer: Hello [interrupted]\n")
+        expect(server.requests).toHaveLength(1)
+        expect(server.requests[0]!.headers.authorization).toBeUndefined()
+        expect(JSON.parse(server.requests[0]!.body)).toMatchObject({
+          stream: true,
+          input: [{ role: "user", content: [{ type: "input_text", text: "What is the capital of France?" }] }]
+        })
+        expect(server.closed()).toBe(1)
+      } finally {
+        await server.close()
+      }
+    })
+  }
+})

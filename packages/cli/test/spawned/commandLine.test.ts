@@ -1,0 +1,78 @@
+/**
+ * The command line as a person meets it, through the built executable: typos are named as unknown options
+ * with the verb's usage, a prompt may be several words, `--log-level` goes anywhere, `--help` reads well in
+ * a pipe, `--wizard` without a terminal fails at once.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { fixturePath } from "../fixtures.js"
+import * as Cli from "./run.js"
+
+const ESC = "\x1b["
+
+describe("effect-responses command line (the executable)", () => {
+  it("an unknown option is named with the verb's usage, exit 2, nothing sent and nothing printed", async () => {
+    const chat = await Cli.run(["chat", "--frobnicate"])
+    expect(chat.status).toBe(2)
+    expect(chat.stdout).toBe("")
+    expect(chat.stderr.split("\n")[0]).toBe("effect-responses chat: unknown option --frobnicate")
+    expect(chat.stderr).toContain("\nusage: effect-responses chat [PROMPT...] [--demo] [--replay FILE]")
+
+    const decode = await Cli.run(["decode", "--frobnicate", fixturePath("responses-sse/vai-azure-text.chunks.txt")])
+    expect(decode.status).toBe(2)
+    expect(decode.stdout).toBe("")
+    expect(decode.stderr.split("\n").slice(0, 2)).toStrictEqual([
+      "effect-responses decode: unknown option --frobnicate",
+      "usage: effect-responses decode FILE [--protocol responses|chat-completions]"
+    ])
+  })
+
+  it("a prompt of several words is one prompt (refused by the demo replay, which answers its own question)", async () => {
+    const result = await Cli.run(["chat", "what", "is", "2", "plus", "2"])
+    expect(result.status).toBe(1)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toContain(`not "what is 2 plus 2": to ask a model, set OPENAI_API_KEY`)
+    expect(result.stderr.split("\n")).toHaveLength(2)
+  })
+
+  it("--log-level is read after the verb's own options and arguments too", async () => {
+    const file = fixturePath("responses-sse/vai-azure-gpt54-multi-summary-encrypted.chunks.txt")
+    const quiet = await Cli.run(["aggregate", "--protocol", "responses", file, "--log-level", "error"])
+    expect(quiet.status).toBe(0)
+    expect(quiet.stderr).toBe("")
+    const loud = await Cli.run(["aggregate", file, "--protocol", "responses"])
+    expect(loud.stderr).toMatch(/^effect-responses: warning: /)
+  })
+
+  it("--help of every verb, piped: plain text with defaults, environment and examples; NO_COLOR is honoured", async () => {
+    for (const verb of ["chat", "decode", "aggregate", "serve", "request"]) {
+      const result = await Cli.run([verb, "--help"], { env: { NO_COLOR: "1" } })
+      expect(result.status).toBe(0)
+      expect(result.stderr).toBe("")
+      expect(result.stdout).not.toContain(ESC)
+      expect(result.stdout).not.toContain("A user-defined piece of text")
+      expect(result.stdout).toMatch(new RegExp(`^effect-responses ${verb}: `))
+      expect(result.stdout).toContain(`Usage:\n  effect-responses ${verb} `)
+      expect(result.stdout).toContain("Examples:\n  ")
+      expect(result.stdout).toContain("--log-level LEVEL")
+    }
+    const serve = await Cli.run(["serve", "--help"])
+    expect(serve.stdout).toMatch(/--port N +the port to listen on \(default: 8787\)/)
+    expect(serve.stdout).toMatch(/--host HOST +the address to listen on \(default: 127\.0\.0\.1\)/)
+    expect(serve.stdout).toMatch(/\(default: drop\)/)
+    const chat = await Cli.run(["chat", "--model", "x", "--help"])
+    expect(chat.stdout).toContain("Environment:\n  OPENAI_API_KEY")
+    expect(chat.stdout).toContain("OPENAI_BASE_URL")
+    expect(chat.stdout).toContain("OPENAI_PROTOCOL")
+    const root = await Cli.run(["--help"])
+    expect(root.stdout).not.toContain(ESC)
+    expect(root.stdout).toContain("Commands:\n  chat ")
+  })
+
+  it("--wizard without a terminal fails at once, exit 2", async () => {
+    const result = await Cli.run(["--wizard"])
+    expect(result.status).toBe(2)
+    expect(result.stderr).toBe(
+      "effect-responses: --wizard asks its questions on a terminal, and standard input or output is not one\n"
+    )
+  })
+})
