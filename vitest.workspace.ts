@@ -15,7 +15,7 @@ const alias = [
 ]
 
 // Tests that spawn the built CLI (`packages/cli/test/spawned/`) are a project of their own: one forked
-// worker at a time (each test starts Node processes; several at once on 2 cores made vitest's worker RPC
+// worker, one file at a time (each test starts Node processes; several at once on 2 cores made vitest's worker RPC
 // time out on a loaded machine), with 90 s per test.
 const spawned = "packages/cli/test/spawned/**/*.test.ts"
 
@@ -43,8 +43,7 @@ export default defineWorkspace([
       root: "packages/cli",
       include: [spawned.slice("packages/cli/".length)],
       pool: "forks",
-      poolOptions: { forks: { maxForks: 1, minForks: 1 } },
-      fileParallelism: false,
+      poolOptions: { forks: { singleFork: true } },
       testTimeout: 90_000,
       hookTimeout: 90_000
     }
