@@ -1,6 +1,7 @@
 /**
  * `effect-responses serve --upstream URL [--port 8787] [--host 127.0.0.1] [--upstream-key-env VAR]
- * [--api-key-env VAR] [--builtin-tools drop|reject]`: the gateway, a stateless `POST /v1/responses` server
+ * [--api-key-env VAR] [--builtin-tools drop|reject] [--upstream-headers-timeout 300]
+ * [--upstream-idle-timeout 180] [--upstream-retries 0] [--max-input-items 20000]`: the gateway, a stateless `POST /v1/responses` server
  * in front of the Chat Completions backend at `--upstream` (e.g. `http://localhost:11434/v1` for Ollama,
  * `http://localhost:8000/v1` for vLLM). Point a Responses client at `http://HOST:PORT/v1`.
  *
@@ -9,6 +10,15 @@
  * - `--api-key-env VAR`: clients must send `Authorization: Bearer <value of VAR>`; others get a 401.
  * - `--builtin-tools`: `drop` (default) removes built-in tools (`web_search`, …) with a warning, `reject`
  *   answers 400.
+ * - `--upstream-headers-timeout SECONDS` (default 300): the longest wait for the upstream's response
+ *   headers (a non-streaming upstream call must answer within it); `--upstream-idle-timeout SECONDS`
+ *   (default 180): the longest silence between two chunks of the upstream's body. When one passes, the
+ *   upstream request is aborted and the client gets a 504 `upstream_timeout` (before the first byte) or
+ *   `response.failed` with `upstream_timeout` (after it).
+ * - `--upstream-retries N` (default 0): the gateway's own retries of a failed upstream call before the
+ *   first byte. 0 by default because the client's SDK retries already, and the upstream's `retry-after`
+ *   and request id are passed on to it.
+ * - `--max-input-items N` (default 20000): more input items get a 400 `array_above_max_length`.
  *
  * Once listening it prints one line, `effect-responses: serving http://HOST:PORT/v1 -> UPSTREAM`, and runs
  * until interrupted (Ctrl-C).
@@ -23,6 +33,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -58,6 +69,14 @@ export interface ServeOptions {
   readonly upstreamKeyEnv: Option.Option<string>
   readonly apiKeyEnv: Option.Option<string>
   readonly builtinTools: "drop" | "reject"
+  /** seconds; default 300 */
+  readonly upstreamHeadersTimeout?: number | undefined
+  /** seconds; default 180 */
+  readonly upstreamIdleTimeout?: number | undefined
+  /** default 0 */
+  readonly upstreamRetries?: number | undefined
+  /** default 20,000 */
+  readonly maxInputItems?: number | undefined
 }
 
 const secretFrom = (variable: Option.Option<string>, flag: string) =>
@@ -93,6 +112,22 @@ export const layer = (options: ServeOptions) =>
           description: `--upstream ${options.upstream}: not an http(s) URL (e.g. http://localhost:11434/v1)`
         })
       }
+      const headersTimeout = options.upstreamHeadersTimeout ?? 300
+      const idleTimeout = options.upstreamIdleTimeout ?? 180
+      const retries = options.upstreamRetries ?? 0
+      const maxInputItems = options.maxInputItems ?? 20_000
+      for (
+        const [flag, value, min] of [
+          ["--upstream-headers-timeout", headersTimeout, 1],
+          ["--upstream-idle-timeout", idleTimeout, 1],
+          ["--upstream-retries", retries, 0],
+          ["--max-input-items", maxInputItems, 1]
+        ] as const
+      ) {
+        if (!Number.isInteger(value) || value < min) {
+          return yield* new ServeSetupError({ description: `${flag} ${value}: must be an integer of at least ${min}` })
+        }
+      }
       const upstreamKey = yield* secretFrom(options.upstreamKeyEnv, "--upstream-key-env")
       const apiKey = yield* secretFrom(options.apiKeyEnv, "--api-key-env")
       const announce = Layer.effectDiscard(
@@ -102,8 +137,15 @@ export const layer = (options: ServeOptions) =>
           return Console.log(`effect-responses: serving ${where} -> ${options.upstream}`)
         })
       )
-      return Layer.mergeAll(Gateway.layer({ apiKey, builtinTools: options.builtinTools }), announce).pipe(
-        Layer.provide(Upstream.chatCompletions({ baseUrl: options.upstream, apiKey: upstreamKey })),
+      const gateway = Gateway.layer({ apiKey, builtinTools: options.builtinTools, maxInputItems })
+      return Layer.mergeAll(gateway, announce).pipe(
+        Layer.provide(Upstream.chatCompletions({
+          baseUrl: options.upstream,
+          apiKey: upstreamKey,
+          headersTimeout: Duration.seconds(headersTimeout),
+          idleTimeout: Duration.seconds(idleTimeout),
+          retry: { times: retries }
+        })),
         Layer.provide(NodeHttpClient.layerUndici),
         Layer.provide(
           NodeHttpServer.layer(createServer, { port: options.port, host: options.host }).pipe(
@@ -153,6 +195,22 @@ export const command = Command.make(
     builtinTools: Options.choice("builtin-tools", ["drop", "reject"]).pipe(
       Options.withDescription("what to do with built-in tools (web_search, file_search, …): drop them, or reject the request"),
       Options.withDefault("drop" as const)
+    ),
+    upstreamHeadersTimeout: Options.integer("upstream-headers-timeout").pipe(
+      Options.withDescription("seconds to wait for the upstream's response headers before answering 504"),
+      Options.withDefault(300)
+    ),
+    upstreamIdleTimeout: Options.integer("upstream-idle-timeout").pipe(
+      Options.withDescription("seconds of upstream silence (between two chunks of its body) before giving up"),
+      Options.withDefault(180)
+    ),
+    upstreamRetries: Options.integer("upstream-retries").pipe(
+      Options.withDescription("the gateway's own retries of a failed upstream call (0: the client's SDK retries)"),
+      Options.withDefault(0)
+    ),
+    maxInputItems: Options.integer("max-input-items").pipe(
+      Options.withDescription("the most input items a request may hold (more: 400)"),
+      Options.withDefault(20_000)
     )
   },
   (options) => Layer.launch(layer(options))

@@ -49,7 +49,8 @@ export class HttpError extends Schema.TaggedError<HttpError>("@effect-responses/
 
 /**
  * The request never got an HTTP answer, or the body broke off: connection refused, reset, DNS, timeout.
- * Always retryable.
+ * `timeout` says which bound of the transport passed, when one did: `headers` (no response headers in
+ * time) or `idle` (the body went silent for too long between two chunks). Always retryable.
  *
  * @since 0.1.0
  * @category errors
@@ -57,7 +58,8 @@ export class HttpError extends Schema.TaggedError<HttpError>("@effect-responses/
 export class TransportError
   extends Schema.TaggedError<TransportError>("@effect-responses/TransportError")("TransportError", {
     description: Schema.String,
-    url: optional(Schema.String)
+    url: optional(Schema.String),
+    timeout: optional(Schema.Literal("headers", "idle"))
   })
 {
   /**

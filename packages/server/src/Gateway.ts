@@ -17,16 +17,30 @@
  *   chunked body, once the bound is passed (the rest of the body is read and discarded so that the answer
  *   reaches the client instead of a connection reset);
  * - 400 `invalid_json` for malformed JSON, naming the position (0-based offset, line, column);
+ * - 400 `nesting_too_deep` for JSON nested deeper than `maxJsonDepth` (default 64) objects and arrays,
+ *   checked on the text before it is parsed;
+ * - 400 `array_above_max_length` (param `input`) for more than `maxInputItems` input items (default
+ *   20,000);
  * - 400 from the decoder for what a stateless bridge cannot honour, naming the parameter;
  * - an upstream error before the first byte: the upstream's 4xx status and error, 502 for an upstream 5xx,
  *   an unreachable upstream (`upstream_unreachable`, with the generic `UPSTREAM_UNREACHABLE` message: the
- *   upstream's URL and the socket error go to the log only) or an unreadable answer; 400 `invalid_prompt`
- *   when the upstream protocol cannot carry the prompt (e.g. an image by file id over Chat Completions).
+ *   upstream's URL and the socket error go to the log only) or an unreadable answer; 504
+ *   `upstream_timeout` when the upstream's headers timeout or idle timeout passed (`TransportError.timeout`,
+ *   see `Upstream.ChatCompletionsOptions`); 400 `invalid_prompt` when the upstream protocol cannot carry the
+ *   prompt (e.g. an image by file id over Chat Completions). An upstream HTTP error passes its
+ *   `retry-after` / `retry-after-ms` and `x-request-id` on as headers of the answer;
+ * - 500 `server_error` for a defect in the gateway itself (logged at error level with its cause), never a
+ *   hung or empty answer.
+ *
+ * Every message is capped (`MAX_MESSAGE_CHARS`, with how much was cut): an upstream that answers a 100 MB
+ * error reaches neither the client nor the log whole (the transport reads 64 KiB of it in the first place).
  *
  * Streaming starts only once the upstream's first element arrived, so that errors before it keep their
- * HTTP status; an upstream error or disconnect later becomes `response.failed` and the stream ends. A client
- * that disconnects interrupts the response, which closes the upstream call. A response whose upstream
- * reported no usage has `usage: null` (see `ResponsesLifecycle`).
+ * HTTP status; an upstream error, timeout or disconnect later becomes `response.failed` (`responseErrorOf`)
+ * and the stream ends. A client that disconnects interrupts the response, which aborts the upstream
+ * request. A response whose upstream reported no usage has `usage: null` (see `ResponsesLifecycle`).
+ * Events are serialized one at a time as the socket takes them (small ones grouped), so that the terminal
+ * events of a large answer, which each repeat its text, are never all held at once.
  *
  * ## Request parameters
  *
@@ -60,7 +74,9 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -71,6 +87,7 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { lineAndColumn, syntaxErrorPosition } from "./internal/jsonPosition.js"
+import { capMessage, depthExceededAt } from "./internal/limits.js"
 import * as ResponsesLifecycle from "./ResponsesLifecycle.js"
 import * as Upstream from "./Upstream.js"
 
@@ -84,7 +101,10 @@ import * as Upstream from "./Upstream.js"
  * - `apiKey`: the bearer token clients must send (none: no check);
  * - `builtinTools`: `drop` (default) or `reject` built-in tools (see `ResponsesRequestDecoder`);
  * - `inputFiles`: how the upstream takes `input_file` content (default `["data", "id"]`);
- * - `maxBodyBytes`: the request body bound in bytes (default `MAX_BODY_BYTES`, 16 MiB).
+ * - `maxBodyBytes`: the request body bound in bytes (default `MAX_BODY_BYTES`, 16 MiB);
+ * - `maxInputItems`: the bound on input items (default `ResponsesRequestDecoder.MAX_INPUT_ITEMS`, 20,000);
+ * - `maxJsonDepth`: the bound on the nesting of objects and arrays in the body (default `MAX_JSON_DEPTH`,
+ *   64).
  *
  * @since 0.1.0
  * @category models
@@ -94,7 +114,18 @@ export interface Options {
   readonly builtinTools?: ResponsesRequestDecoder.BuiltinToolsPolicy | undefined
   readonly inputFiles?: ReadonlyArray<ResponsesRequestDecoder.FileInput> | undefined
   readonly maxBodyBytes?: number | undefined
+  readonly maxInputItems?: number | undefined
+  readonly maxJsonDepth?: number | undefined
 }
+
+/**
+ * The default bound on JSON nesting: 64 levels of objects and arrays (a request's deepest legitimate
+ * values, tool parameter schemas, rarely pass 15).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_JSON_DEPTH = 64
 
 /**
  * The default request body bound: 16 MiB.
@@ -106,7 +137,8 @@ export const MAX_BODY_BYTES = 16 * 1024 * 1024
 
 /**
  * An error the gateway answers with: HTTP `status` and OpenAI's `{"error":{"message","type","param",
- * "code"}}` (`description`, `errorType`, `param`, `code`).
+ * "code"}}` (`description`, `errorType`, `param`, `code`), plus response `headers` (e.g. the upstream's
+ * `retry-after` and `x-request-id`).
  *
  * @since 0.1.0
  * @category errors
@@ -116,7 +148,8 @@ export class GatewayError extends Schema.TaggedError<GatewayError>("@effect-resp
   description: Schema.String,
   errorType: Schema.String,
   param: Schema.NullOr(Schema.String),
-  code: Schema.NullOr(Schema.String)
+  code: Schema.NullOr(Schema.String),
+  headers: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { exact: true })
 }) {
   override get message(): string {
     return `HTTP ${this.status}: ${this.description}`
@@ -129,8 +162,8 @@ export class GatewayError extends Schema.TaggedError<GatewayError>("@effect-resp
    */
   get response(): HttpServerResponse.HttpServerResponse {
     return HttpServerResponse.unsafeJson(
-      { error: { message: this.description, type: this.errorType, param: this.param, code: this.code } },
-      { status: this.status }
+      { error: { message: capMessage(this.description), type: this.errorType, param: this.param, code: this.code } },
+      this.headers === undefined ? { status: this.status } : { status: this.status, headers: Headers.fromInput(this.headers) }
     )
   }
 }
@@ -143,15 +176,27 @@ export class GatewayError extends Schema.TaggedError<GatewayError>("@effect-resp
  */
 export const fromAiError = (error: AiError.AiError): GatewayError => {
   switch (error._tag) {
-    case "HttpError":
+    case "HttpError": {
+      const headers = passedOnHeaders(error)
       return new GatewayError({
         status: error.status >= 500 ? 502 : error.status,
-        description: error.status >= 500 ? `the upstream failed: ${error.description}` : error.description,
+        description: capMessage(error.status >= 500 ? `the upstream failed: ${error.description}` : error.description),
         errorType: error.errorType ?? (error.status >= 500 ? "server_error" : "invalid_request_error"),
         param: error.param ?? null,
-        code: error.code ?? (error.status >= 500 ? "upstream_error" : null)
+        code: error.code ?? (error.status >= 500 ? "upstream_error" : null),
+        ...(headers === undefined ? {} : { headers })
       })
+    }
     case "TransportError":
+      if (error.timeout !== undefined) {
+        return new GatewayError({
+          status: 504,
+          description: upstreamTimeoutMessage(error.timeout),
+          errorType: "server_error",
+          param: null,
+          code: "upstream_timeout"
+        })
+      }
       return new GatewayError({
         status: 502,
         description: UPSTREAM_UNREACHABLE,
@@ -181,7 +226,7 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
     case "TruncatedStream":
       return new GatewayError({
         status: 502,
-        description: `the upstream failed: ${error.message}`,
+        description: capMessage(`the upstream failed: ${error.message}`),
         errorType: "server_error",
         param: null,
         code: ("code" in error ? error.code : undefined) ?? "upstream_error"
@@ -190,7 +235,7 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
   // errors added to `AiError` later (e.g. structured output checks): the upstream's answer was unusable
   return new GatewayError({
     status: 502,
-    description: `the upstream failed: ${(error as { readonly message?: unknown }).message ?? "unknown error"}`,
+    description: capMessage(`the upstream failed: ${String((error as { readonly message?: unknown }).message ?? "unknown error")}`),
     errorType: "server_error",
     param: null,
     code: "upstream_error"
@@ -208,9 +253,44 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
 export const UPSTREAM_UNREACHABLE = "the upstream model server could not be reached"
 
 /**
+ * What a client is told when the upstream's connection broke off after the response began streaming (a
+ * `TransportError` mid-stream); the detail goes to the log.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const UPSTREAM_DISCONNECTED = "the upstream model server's connection broke off before the response was complete"
+
+/**
+ * The message of an upstream timeout: `headers` (no response headers within the headers timeout) or `idle`
+ * (the upstream went silent for longer than the idle timeout).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const upstreamTimeoutMessage = (kind: "headers" | "idle"): string =>
+  kind === "headers"
+    ? "the upstream model server sent no response within the gateway's headers timeout"
+    : "the upstream model server went silent for longer than the gateway's idle timeout"
+
+/** The headers of an upstream HTTP error passed on to the client: `retry-after(-ms)`, `x-request-id`. */
+const passedOnHeaders = (error: AiError.HttpError): Record<string, string> | undefined => {
+  const headers: Record<string, string> = {}
+  if (error.retryAfter !== undefined) {
+    const millis = Math.max(0, Math.round(Duration.toMillis(error.retryAfter)))
+    headers["retry-after-ms"] = String(millis)
+    headers["retry-after"] = String(Math.ceil(millis / 1000))
+  }
+  if (error.requestId !== undefined) headers["x-request-id"] = capMessage(error.requestId, 200)
+  return Object.keys(headers).length === 0 ? undefined : headers
+}
+
+/**
  * The `response.failed` error of an `AiError` met mid-stream: `rate_limit_exceeded` for an upstream 429,
- * the upstream's own code for its error events, else `server_error`; a `TransportError` gets the message
- * `UPSTREAM_UNREACHABLE` (its detail goes to the log, see `logUpstreamError`).
+ * the upstream's own code for its error events, `upstream_timeout` (`upstreamTimeoutMessage`) when a
+ * timeout of the transport passed, `upstream_disconnected` (`UPSTREAM_DISCONNECTED`) for a connection that
+ * broke off, else `server_error`. Messages are capped (`MAX_MESSAGE_CHARS`); the detail of a transport
+ * error goes to the log only (see `logUpstreamError`).
  *
  * @since 0.1.0
  * @category errors
@@ -218,26 +298,37 @@ export const UPSTREAM_UNREACHABLE = "the upstream model server could not be reac
 export const responseErrorOf = (error: AiError.AiError): ResponsesLifecycle.ResponseError => {
   switch (error._tag) {
     case "HttpError":
-      return { code: error.status === 429 ? "rate_limit_exceeded" : "server_error", message: error.message }
+      return { code: error.status === 429 ? "rate_limit_exceeded" : "server_error", message: capMessage(error.message) }
     case "StreamErrorEvent":
     case "ResponseFailed":
-      return { code: error.code ?? "server_error", message: error.message }
+      return { code: error.code ?? "server_error", message: capMessage(error.message) }
     case "TransportError":
-      return { code: "server_error", message: UPSTREAM_UNREACHABLE }
+      return error.timeout === undefined
+        ? { code: "upstream_disconnected", message: UPSTREAM_DISCONNECTED }
+        : { code: "upstream_timeout", message: upstreamTimeoutMessage(error.timeout) }
     default:
-      return { code: "server_error", message: error.message }
+      return { code: "server_error", message: capMessage(error.message) }
   }
 }
 
 /**
- * Logs an upstream error with its detail (a warning): what the client is not shown (`UPSTREAM_UNREACHABLE`)
- * is kept here for the operator.
+ * Logs an upstream error with its detail (a warning, capped at `MAX_MESSAGE_CHARS`): what the client is
+ * not shown (`UPSTREAM_UNREACHABLE`) is kept here for the operator.
  *
  * @since 0.1.0
  * @category errors
  */
 export const logUpstreamError = (error: AiError.AiError): Effect.Effect<void> =>
-  Effect.logWarning(`upstream error: ${error.message}`)
+  Effect.logWarning(`upstream error: ${capMessage(error.message)}`)
+
+/**
+ * The longest message the gateway puts into an answer or a log line (2,000 characters); longer ones are
+ * cut, saying how much was cut.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_MESSAGE_CHARS = 2000
 
 const invalidApiKey = new GatewayError({
   status: 401,
@@ -347,10 +438,46 @@ export const parseJson = (text: string): Either.Either<unknown, GatewayError> =>
 
 const encoder = new TextEncoder()
 
+/** Frames up to this many characters are grouped into one chunk of bytes; larger ones go alone. */
+const GROUP_CHARS = 64 * 1024
+
+/** The event types that may repeat a whole item's content (and so be large). */
+const isWhole = (event: ResponsesLifecycle.Event): boolean =>
+  event.type.endsWith(".done") || event.type === "response.completed" || event.type === "response.incomplete" ||
+  event.type === "response.failed"
+
+/** The SSE bytes of `events`, serialized one frame at a time as they are pulled (small frames grouped). */
+function* frames(events: ReadonlyArray<ResponsesLifecycle.Event>): Generator<Uint8Array> {
+  let buffer = ""
+  for (const event of events) {
+    const frame = ResponsesLifecycle.toSse([event])
+    if (buffer !== "" && buffer.length + frame.length > GROUP_CHARS) {
+      yield encoder.encode(buffer)
+      buffer = ""
+    }
+    if (frame.length > GROUP_CHARS) yield encoder.encode(frame)
+    else buffer += frame
+  }
+  if (buffer !== "") yield encoder.encode(buffer)
+}
+
+/**
+ * The bytes of one batch of events: at once when it holds deltas only (the hot path), else lazily, one
+ * frame per pull, so that the events that repeat a large answer are serialized and written one by one.
+ */
+const encodeBatch = (events: ReadonlyArray<ResponsesLifecycle.Event>): Stream.Stream<Uint8Array> =>
+  events.length === 0
+    ? Stream.empty
+    : events.some(isWhole)
+    ? Stream.fromIteratorSucceed(frames(events), 1)
+    : Stream.succeed(encoder.encode(ResponsesLifecycle.toSse(events)))
+
 /**
  * The SSE body of a streamed response: the upstream's first chunk already pulled (so errors before it
- * kept their HTTP status), then the rest, each chunk of elements encoded into one chunk of bytes. Ends
- * after the terminal event; closing it closes `scope`, which holds the upstream call.
+ * kept their HTTP status), then the rest, each chunk of elements encoded as one batch (`encodeBatch`).
+ * Ends after the terminal event; an upstream error becomes `response.failed` (`responseErrorOf`), a defect
+ * in the gateway a logged `response.failed` with `server_error`. Closing it closes `scope`, which holds the
+ * upstream call (so a client that disconnects aborts the upstream request).
  */
 const sseBody = (
   lifecycle: ResponsesLifecycle.Encoder,
@@ -358,38 +485,65 @@ const sseBody = (
   pull: Effect.Effect<Chunk.Chunk<StreamPart.StreamPart>, Option.Option<AiError.AiError>>,
   scope: Scope.CloseableScope
 ): Stream.Stream<Uint8Array> => {
-  const bytes = (events: ReadonlyArray<ResponsesLifecycle.Event>): Chunk.Chunk<Uint8Array> =>
-    events.length === 0 ? Chunk.empty() : Chunk.of(encoder.encode(ResponsesLifecycle.toSse(events)))
   const head: Array<ResponsesLifecycle.Event> = []
   let model: string | undefined
   for (const part of first) if (part.type === "response_started") model = part.model
   lifecycle.start(head, model)
   for (const part of first) lifecycle.push(part, head)
+  const after = (write: (out: Array<ResponsesLifecycle.Event>) => void) =>
+    Stream.suspend(() => {
+      const out: Array<ResponsesLifecycle.Event> = []
+      write(out)
+      return encodeBatch(out)
+    })
   const rest = lifecycle.terminated() ? Stream.empty : Stream.repeatEffectChunkOption(pull).pipe(
     Stream.mapChunks((chunk) => {
       const out: Array<ResponsesLifecycle.Event> = []
       for (const part of chunk) lifecycle.push(part, out)
-      return bytes(out)
+      return Chunk.of(out)
     }),
+    Stream.flatMap(encodeBatch),
     Stream.tapError(logUpstreamError),
-    Stream.catchAll((error) =>
-      Stream.suspend(() => {
-        const out: Array<ResponsesLifecycle.Event> = []
-        lifecycle.fail(responseErrorOf(error), out)
-        return Stream.fromChunk(bytes(out))
-      })
+    Stream.catchAll((error) => after((out) => lifecycle.fail(responseErrorOf(error), out))),
+    Stream.concat(after((out) => lifecycle.end(out))),
+    Stream.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Stream.failCause(cause)
+        : Stream.unwrap(Effect.as(
+          logDefect(cause),
+          after((out) => lifecycle.fail({ code: "server_error", message: "the gateway failed while streaming the response" }, out))
+        ))
     ),
-    Stream.concat(Stream.suspend(() => {
-      const out: Array<ResponsesLifecycle.Event> = []
-      lifecycle.end(out)
-      return Stream.fromChunk(bytes(out))
-    })),
     Stream.takeUntil(() => lifecycle.terminated())
   )
-  return Stream.concat(Stream.fromChunk(bytes(head)), rest).pipe(
+  return Stream.concat(encodeBatch(head), rest).pipe(
     Stream.ensuring(Scope.close(scope, Exit.void))
   )
 }
+
+/** Logs a defect of the gateway at error level, its message capped (`MAX_MESSAGE_CHARS`). */
+const logDefect = (cause: Cause.Cause<unknown>): Effect.Effect<void> => {
+  const squashed = Cause.squash(cause)
+  const text = squashed instanceof Error ? squashed.stack ?? squashed.message : String(squashed)
+  return Effect.logError(`gateway defect: ${capMessage(text)}`)
+}
+
+const internalError = new GatewayError({
+  status: 500,
+  description: "The gateway failed while handling your request; the failure is logged.",
+  errorType: "server_error",
+  param: null,
+  code: "server_error"
+})
+
+const tooDeep = (limit: number, offset: number) =>
+  new GatewayError({
+    status: 400,
+    description: `The JSON body of your request is nested more than ${limit} levels deep (at position ${offset}).`,
+    errorType: "invalid_request_error",
+    param: null,
+    code: "nesting_too_deep"
+  })
 
 const callOptions = (request: ResponsesRequestDecoder.DecodedRequest): LanguageModel.CallOptions => ({
   ...(request.tools.length === 0 ? {} : { tools: request.tools }),
@@ -410,10 +564,14 @@ export const createResponse = (
     const request = yield* HttpServerRequest.HttpServerRequest
     yield* authorize(request, options.apiKey)
     const text = yield* readBody(request, options.maxBodyBytes ?? MAX_BODY_BYTES)
+    const maxDepth = options.maxJsonDepth ?? MAX_JSON_DEPTH
+    const deepAt = yield* depthExceededAt(text, maxDepth)
+    if (deepAt >= 0) return yield* tooDeep(maxDepth, deepAt)
     const json = yield* parseJson(text)
     const decoded = yield* ResponsesRequestDecoder.decode(json, {
       builtinTools: options.builtinTools,
-      inputFiles: options.inputFiles
+      inputFiles: options.inputFiles,
+      maxInputItems: options.maxInputItems
     }).pipe(
       Effect.mapError((error) =>
         new GatewayError({
@@ -470,6 +628,9 @@ export const createResponse = (
     }).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Scope.close(scope, exit)))
   }).pipe(
     Effect.catchAll((error) => Effect.succeed(error.response)),
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.as(logDefect(cause), internalError.response)
+    ),
     Effect.withSpan("Gateway.createResponse")
   )
 
@@ -516,7 +677,8 @@ export const router = (options: Options = {}) =>
 /**
  * Gateway options that cannot serve: an `apiKey` that is empty (e.g. `--api-key-env VAR` with `VAR` set
  * to `""`) or has leading or trailing white space, which no `Authorization` header can carry, so that every
- * request would get a 401; a `maxBodyBytes` that is not a positive integer.
+ * request would get a 401; a `maxBodyBytes`, `maxInputItems` or `maxJsonDepth` that is not a positive
+ * integer.
  *
  * @since 0.1.0
  * @category errors
@@ -557,10 +719,11 @@ export const validateOptions = (options: Options): Effect.Effect<Options, Gatewa
       )
     }
   }
-  if (options.maxBodyBytes !== undefined && !(Number.isInteger(options.maxBodyBytes) && options.maxBodyBytes > 0)) {
-    return Effect.fail(
-      new GatewayOptionsError({ description: `maxBodyBytes must be a positive integer, not ${options.maxBodyBytes}` })
-    )
+  for (const name of ["maxBodyBytes", "maxInputItems", "maxJsonDepth"] as const) {
+    const value = options[name]
+    if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
+      return Effect.fail(new GatewayOptionsError({ description: `${name} must be a positive integer, not ${value}` }))
+    }
   }
   return Effect.succeed(options)
 }

@@ -28,6 +28,9 @@
  * - **Reasoning.** Summary texts become summary parts; raw reasoning text (`ReasoningPart.text`, e.g. a
  *   Chat Completions `reasoning_content`) becomes summary part 0. `encrypted_content` is kept when the
  *   upstream sent one.
+ * - **Empty arguments.** A function call whose upstream sent no arguments (`""`) gets `"{}"` (one
+ *   `function_call_arguments.delta` and the `.done`), which clients parse as JSON: `""` makes the official
+ *   SDK's `finalResponse()` throw.
  * - **Namespaces.** A function call whose name is a flattened namespace tool
  *   (`ResponsesRequestDecoder.DecodedRequest.namespacedTools`) is written with its `namespace` and name.
  * - **Terminal event.** `ResponseFinished` with status `completed` -> `response.completed`; status
@@ -140,6 +143,8 @@ interface Slot {
   phase: string | undefined
   /** text, refusal or arguments: every chunk received */
   chunks: Array<string>
+  /** text, refusal or arguments joined, once the item is closed (so that it is joined once) */
+  joined: string | undefined
   /** how many of `chunks` were written as deltas */
   written: number
   /** reasoning: the chunks of each summary part */
@@ -232,6 +237,7 @@ export const make = (options: Options): Encoder => {
         status: undefined,
         phase: undefined,
         chunks: [],
+        joined: undefined,
         written: 0,
         summaries: [],
         summaryOpen: -1,
@@ -254,6 +260,9 @@ export const make = (options: Options): Encoder => {
     return original === undefined ? { name: slot.name } : { namespace: original.namespace, name: original.name }
   }
 
+  /** The whole text, refusal or arguments of a slot (joined once when closed). */
+  const textOf = (slot: Slot): string => slot.joined ?? slot.chunks.join("")
+
   const contentPart = (slot: Slot, text: string): Record<string, unknown> =>
     slot.kind === "refusal"
       ? { type: "refusal", refusal: text }
@@ -270,7 +279,7 @@ export const make = (options: Options): Encoder => {
       case "refusal": {
         const message: Record<string, unknown> = { id: slot.itemId, type: "message", status: itemStatus, role: "assistant" }
         if (slot.phase !== undefined) message.phase = slot.phase
-        message.content = complete ? [contentPart(slot, slot.chunks.join(""))] : []
+        message.content = complete ? [contentPart(slot, textOf(slot))] : []
         return message
       }
       case "reasoning": {
@@ -287,7 +296,7 @@ export const make = (options: Options): Encoder => {
           id: slot.itemId,
           type: "function_call",
           status: itemStatus,
-          arguments: complete ? slot.chunks.join("") : "",
+          arguments: complete ? textOf(slot) : "",
           call_id: slot.callId,
           ...functionName(slot)
         }
@@ -399,14 +408,21 @@ export const make = (options: Options): Encoder => {
   }
 
   const close = (slot: Slot, itemStatus: string, out: Array<Event>) => {
+    // a call without arguments gets `{}`, which every client parses as JSON (`""` makes strict ones throw)
+    if (slot.kind === "function_call" && slot.chunks.length === 0) slot.chunks.push("{}")
     flush(slot, out)
     slot.closed = true
+    if (slot.kind !== "reasoning" && slot.kind !== "verbatim") {
+      slot.joined = slot.chunks.join("")
+      slot.chunks = []
+      slot.written = 0
+    }
     if (active === slot) active = undefined
     const finalStatus = itemStatus === "incomplete" ? "incomplete" : slot.status ?? "completed"
     switch (slot.kind) {
       case "message":
       case "refusal": {
-        const text = slot.chunks.join("")
+        const text = textOf(slot)
         const part = contentPart(slot, text)
         if (slot.kind === "message") {
           emit(out, "response.output_text.done", {
@@ -440,7 +456,7 @@ export const make = (options: Options): Encoder => {
           item_id: slot.itemId,
           output_index: slot.outputIndex,
           ...functionName(slot),
-          arguments: slot.chunks.join("")
+          arguments: textOf(slot)
         })
         break
       case "verbatim":

@@ -50,6 +50,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { capMessage, makeBudget, yieldToIo } from "./internal/limits.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // errors
@@ -125,7 +126,8 @@ export type FileInput = "data" | "url" | "id"
 
 /**
  * The decoder's settings. `builtinTools` defaults to `"drop"`; `inputFiles` (default `["data", "id"]`,
- * what Chat Completions takes) lists the ways an `input_file` may be given.
+ * what Chat Completions takes) lists the ways an `input_file` may be given; `maxInputItems` (default
+ * `MAX_INPUT_ITEMS`) bounds the number of input items.
  *
  * @since 0.1.0
  * @category models
@@ -133,7 +135,18 @@ export type FileInput = "data" | "url" | "id"
 export interface Options {
   readonly builtinTools?: BuiltinToolsPolicy | undefined
   readonly inputFiles?: ReadonlyArray<FileInput> | undefined
+  readonly maxInputItems?: number | undefined
 }
+
+/**
+ * The default bound on the number of input items of one request: 20,000. Decoding costs some
+ * microseconds per item, so the bound keeps one request's decoding within a fraction of a second (and the
+ * decoder yields to other requests every few milliseconds meanwhile).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_INPUT_ITEMS = 20_000
 
 /**
  * The original name of a flattened namespace tool.
@@ -424,7 +437,7 @@ const decodeAt = <A, I>(
   return fail(
     missing
       ? `Missing required parameter: '${param ?? "body"}'.`
-      : `Invalid value for '${param ?? "body"}': ${issue?.message ?? "does not match its schema"}`,
+      : `Invalid value for '${param ?? "body"}': ${capMessage(issue?.message ?? "does not match its schema", 300)}`,
     param,
     missing ? "missing_required_parameter" : "invalid_type"
   )
@@ -630,6 +643,14 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
       messages.push(new Message.SystemMessage({ content: request.instructions }))
     }
     const input = request.input
+    const maxItems = options.maxInputItems ?? MAX_INPUT_ITEMS
+    if (Array.isArray(input) && input.length > maxItems) {
+      return yield* fail(
+        `Invalid 'input': array too long. Expected an array with maximum length ${maxItems}, but got an array with length ${input.length} instead.`,
+        "input",
+        "array_above_max_length"
+      )
+    }
     if (typeof input === "string") {
       messages.push(Prompt.userMessage(input))
     } else if (input != null) {
@@ -723,6 +744,7 @@ const decodeInput = (
     let assistant: Array<Part.AssistantPart> | undefined
     let results: Array<Part.ToolResultPart> | undefined
     const callNames = new Map<string, string>()
+    const budget = makeBudget()
     const flush = () => {
       // `true`: the parts are instances made here; validating them again costs ~0.1 ms per message in Effect 3
       if (assistant !== undefined) messages.push(new Message.AssistantMessage({ role: "assistant", parts: assistant }, true))
@@ -741,6 +763,7 @@ const decodeInput = (
     }
 
     for (let index = 0; index < input.length; index++) {
+      if (budget.tick()) yield* yieldToIo
       const item = input[index]
       if (!isObject(item)) {
         return yield* fail("Each input item must be a JSON object.", `input[${index}]`, "invalid_type")

@@ -34,9 +34,11 @@ import type * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
+import { readBounded } from "./internal/limits.js"
 
 /**
  * The body of an answer passed through as it came: HTTP `status`, `contentType` and the body text.
@@ -64,7 +66,10 @@ export interface Service {
    * and echoed only.
    */
   readonly unusedParameters: (request: ResponsesRequestDecoder.DecodedRequest) => ReadonlyArray<string>
-  /** The answer to `GET /v1/models`; fails with `TransportError` when the upstream cannot be reached. */
+  /**
+   * The answer to `GET /v1/models`; fails with `TransportError` when the upstream cannot be reached (or,
+   * for `chatCompletions`, does not answer within its timeouts).
+   */
   readonly listModels: Effect.Effect<RawAnswer, AiError.TransportError>
 }
 
@@ -163,11 +168,25 @@ export const fromLanguageModel = (
   )
 
 /**
- * The settings of a Chat Completions upstream: `baseUrl` (with `/v1`, without `/chat/completions`),
- * `apiKey` (sent as a bearer token; none for local servers), `retry` (the client's retries before the
- * first byte, `ChatCompletionsClient.RetryOptions`; `{ times: 0 }` turns them off), and `requestOptions`: fixed request options merged under each request's own
- * (e.g. `maxTokensParameter: "max_tokens"` for older servers, `replayReasoningContent: true` for
- * DeepSeek-style backends that want `reasoning_content` back, `extraBody`).
+ * The settings of a Chat Completions upstream:
+ *
+ * - `baseUrl` (with `/v1`, without `/chat/completions`);
+ * - `apiKey` (sent as a bearer token; none for local servers);
+ * - `retry`: the gateway's own retries before the first byte (`ChatCompletionsClient.RetryOptions`),
+ *   default `{ times: 0 }`: the error (with the upstream's `retry-after` and request id) goes back to the
+ *   client, whose SDK retries itself; retrying here too multiplies the attempts (an SDK's 3 attempts times
+ *   the gateway's 3 make 9 upstream calls for one failing request);
+ * - `headersTimeout`: the longest wait for the upstream's response headers (default `HEADERS_TIMEOUT`,
+ *   300 s; a non-streaming upstream that sends its headers with the whole answer must answer within it);
+ * - `idleTimeout`: the longest silence between two chunks of the upstream's body (default
+ *   `IDLE_TIMEOUT`, 180 s);
+ * - `requestOptions`: fixed request options merged under each request's own (e.g. `maxTokensParameter:
+ *   "max_tokens"` for older servers, `replayReasoningContent: true` for DeepSeek-style backends that want
+ *   `reasoning_content` back, `extraBody`).
+ *
+ * A timeout aborts the upstream request and fails with a `TransportError` whose `timeout` says which: the
+ * gateway answers 504 `upstream_timeout` before the first byte, `response.failed` with `upstream_timeout`
+ * after it.
  *
  * @since 0.1.0
  * @category models
@@ -176,8 +195,27 @@ export interface ChatCompletionsOptions {
   readonly baseUrl: string
   readonly apiKey?: Redacted.Redacted | undefined
   readonly retry?: ChatCompletionsClient.RetryOptions | undefined
+  readonly headersTimeout?: Duration.DurationInput | undefined
+  readonly idleTimeout?: Duration.DurationInput | undefined
   readonly requestOptions?: Partial<ChatCompletionsRequest.RequestOptions> | undefined
 }
+
+/**
+ * The default headers timeout of a Chat Completions upstream: 300 seconds.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const HEADERS_TIMEOUT: Duration.Duration = Duration.seconds(300)
+
+/**
+ * The default idle timeout of a Chat Completions upstream (the longest silence between two chunks of its
+ * body): 180 seconds.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const IDLE_TIMEOUT: Duration.Duration = Duration.seconds(180)
 
 /**
  * The Chat Completions request options of one decoded request (see the module doc for what is
@@ -209,6 +247,9 @@ export const chatRequestOptions = (
   }
 }
 
+/** The bound on the upstream's model list (`GET /v1/models`): 4 MiB. */
+const MAX_MODELS_BYTES = 4 * 1024 * 1024
+
 /**
  * The upstream over a Chat Completions backend (see the module doc), on the `HttpClient` in the context.
  *
@@ -225,23 +266,35 @@ export const chatCompletions = (
       const client = yield* ChatCompletionsClient.make({
         baseUrl: options.baseUrl,
         apiKey: options.apiKey,
-        retry: options.retry
+        retry: options.retry ?? { times: 0 },
+        headersTimeout: options.headersTimeout ?? HEADERS_TIMEOUT,
+        idleTimeout: options.idleTimeout ?? IDLE_TIMEOUT
       })
       const modelsUrl = `${options.baseUrl.replace(/\/+$/, "")}/models`
       const listModels = Effect.gen(function*() {
         let request = HttpClientRequest.get(modelsUrl)
         if (options.apiKey !== undefined) request = HttpClientRequest.bearerToken(request, options.apiKey)
-        const response = yield* httpClient.execute(request)
-        const body = yield* response.text
+        const response = yield* httpClient.execute(request).pipe(
+          Effect.mapError((error) => new AiError.TransportError({ description: error.message, url: modelsUrl })),
+          Effect.timeoutFail({
+            duration: options.headersTimeout ?? HEADERS_TIMEOUT,
+            onTimeout: () =>
+              new AiError.TransportError({ description: "no response headers in time", url: modelsUrl, timeout: "headers" })
+          })
+        )
+        const body = yield* readBounded(response.stream, MAX_MODELS_BYTES).pipe(
+          Effect.mapError((error) => new AiError.TransportError({ description: error.message, url: modelsUrl })),
+          Effect.timeoutFail({
+            duration: options.idleTimeout ?? IDLE_TIMEOUT,
+            onTimeout: () => new AiError.TransportError({ description: "the model list did not arrive in time", url: modelsUrl, timeout: "idle" })
+          })
+        )
         return {
           status: response.status,
           contentType: response.headers["content-type"] ?? "application/json",
           body
         }
-      }).pipe(
-        Effect.scoped,
-        Effect.mapError((error) => new AiError.TransportError({ description: error.message, url: modelsUrl }))
-      )
+      }).pipe(Effect.scoped)
       return Upstream.of({
         languageModel: (request) =>
           ChatCompletionsLanguageModel.make(chatRequestOptions(request, options.requestOptions)).pipe(

@@ -124,7 +124,7 @@ describe("Gateway (scripted upstream)", () => {
       expect(answer.status).toBe(200)
       const response = checkLifecycle(parseSse(answer.text))
       expect(response.status).toBe("failed")
-      expect(response.error).toMatchObject({ code: "server_error" })
+      expect(response.error).toMatchObject({ code: "upstream_disconnected" })
     }))
 
   it.effect("an upstream error before the first byte -> its HTTP status in OpenAI's shape; 5xx -> 502", () =>
@@ -340,7 +340,7 @@ describe("Gateway (scripted upstream)", () => {
         }))
     }))
 
-  it.effect("an unreachable upstream: the client gets a generic message, the log keeps the URL and the cause", () =>
+  it.effect("an unreachable / disconnected upstream: the client gets a generic message, the log keeps the URL and the cause", () =>
     Effect.gen(function*() {
       const url = "http://127.0.0.1:40007/v1/chat/completions"
       const refused = new AiError.TransportError({ description: "Transport: connect ECONNREFUSED 127.0.0.1:40007", url })
@@ -352,7 +352,7 @@ describe("Gateway (scripted upstream)", () => {
         Effect.provide(captured.layer)
       )
       const response = checkLifecycle(parseSse(failed.text))
-      expect(response.error).toEqual({ code: "server_error", message: "the upstream model server could not be reached" })
+      expect(response.error).toEqual({ code: "upstream_disconnected", message: Gateway.UPSTREAM_DISCONNECTED })
       expect(failed.text).not.toContain("127.0.0.1")
       expect(captured.logs.some((line) => line.startsWith("WARN") && line.includes(url) && line.includes("ECONNREFUSED"))).toBe(true)
 

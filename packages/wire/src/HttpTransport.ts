@@ -9,8 +9,15 @@
  *   sent, which suits local servers.
  * - A non-2xx answer fails with `AiError.HttpError`, read from OpenAI's error body
  *   `{"error":{"message","type","param","code"}}` by `AiError.httpErrorFromResponse`, with the
- *   `x-request-id` header as `requestId` and `retry-after-ms` / `retry-after` as `retryAfter`.
+ *   `x-request-id` header as `requestId` and `retry-after-ms` / `retry-after` as `retryAfter`. Only the
+ *   first `MAX_ERROR_BODY_BYTES` of an error body are read: a server that answers a 100 MB error costs
+ *   64 KiB.
  * - A request that gets no answer, or a body that breaks off, fails with `AiError.TransportError`.
+ * - Timeouts (`Options.headersTimeout`, `Options.idleTimeout`, none by default): no response headers in
+ *   time, or a body silent for too long between two chunks, fail with a `TransportError` whose `timeout`
+ *   says which (`headers` / `idle`), and abort the request.
+ * - A streamed request answered 2xx with a body that is plainly not an event stream (`content-type`
+ *   `text/html`, or JSON) fails with `AiError.MalformedOutput` naming the content type, with an excerpt.
  * - Retries (`RetryOptions`, `retrySchedule`): only retryable errors, and only before the first byte of a
  *   2xx body: a stream that breaks off after its first byte is never sent again.
  * - Interrupting the fiber aborts the HTTP request.
@@ -52,8 +59,10 @@ export interface RetryOptions {
 /**
  * The transport's settings: `apiKey` (optional: none means no `Authorization` header), `baseUrl` (default
  * `DEFAULT_BASE_URL`, without the endpoint path; trailing slashes are dropped), extra `headers` sent with
- * every request (e.g. `OpenAI-Organization`, Azure's `api-key`) and `retry` (see `RetryOptions`;
- * `{ times: 0 }` turns retries off).
+ * every request (e.g. `OpenAI-Organization`, Azure's `api-key`), `retry` (see `RetryOptions`;
+ * `{ times: 0 }` turns retries off), `headersTimeout` (the longest wait for the response headers of one
+ * attempt; none by default) and `idleTimeout` (the longest silence between two chunks of a response body,
+ * streamed or not; none by default).
  *
  * @since 0.1.0
  * @category models
@@ -63,6 +72,8 @@ export interface Options {
   readonly baseUrl?: string | undefined
   readonly headers?: { readonly [name: string]: string } | undefined
   readonly retry?: RetryOptions | undefined
+  readonly headersTimeout?: Duration.DurationInput | undefined
+  readonly idleTimeout?: Duration.DurationInput | undefined
 }
 
 /**
@@ -102,6 +113,46 @@ export interface HttpTransport {
  * @category constants
  */
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+/**
+ * How much of a non-2xx answer's body is read (64 KiB): enough for any error object, and a bound on what a
+ * misbehaving server can make its client hold.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024
+
+/**
+ * Up to `max` bytes of `stream` as text (UTF-8), with `…` appended when the body was longer; the rest of
+ * the body is not read (ending the stream releases the connection). An error while reading ends the text
+ * where it broke off.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const readBounded = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: number): Effect.Effect<string, never, R> =>
+  Effect.suspend(() => {
+    const decoder = new TextDecoder()
+    let text = ""
+    let size = 0
+    let cut = false
+    return Stream.runForEachWhile(stream, (chunk) =>
+      Effect.sync(() => {
+        const room = max - size
+        if (chunk.length > room) {
+          text += decoder.decode(chunk.subarray(0, room), { stream: true })
+          cut = true
+        } else {
+          text += decoder.decode(chunk, { stream: true })
+        }
+        size += Math.min(chunk.length, room)
+        return !cut
+      })).pipe(
+        Effect.ignore,
+        Effect.map(() => text + decoder.decode() + (cut ? "…" : ""))
+      )
+  })
 
 // ---------------------------------------------------------------------------------------------------------
 // constructors
@@ -152,6 +203,27 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
   Effect.map(HttpClient.HttpClient, (httpClient) => {
     const url = endpointUrl(options.baseUrl, path)
     const schedule = retrySchedule(options.retry)
+    const headersTimeout = options.headersTimeout === undefined ? undefined : Duration.decode(options.headersTimeout)
+    const idleTimeout = options.idleTimeout === undefined ? undefined : Duration.decode(options.idleTimeout)
+    const timeoutError = (kind: "headers" | "idle", after: Duration.Duration) =>
+      new AiError.TransportError({
+        description: kind === "headers"
+          ? `no response headers within ${Duration.format(after)} (the headers timeout)`
+          : `the response body was silent for ${Duration.format(after)} (the idle timeout)`,
+        url,
+        timeout: kind
+      })
+    const withIdleTimeout = <E>(stream: Stream.Stream<Uint8Array, E>): Stream.Stream<Uint8Array, E | AiError.TransportError> =>
+      idleTimeout === undefined ? stream : Stream.timeoutFail(stream, () => timeoutError("idle", idleTimeout), idleTimeout)
+    const send = (request: HttpClientRequest.HttpClientRequest) => {
+      const sent = httpClient.execute(request).pipe(
+        Effect.mapError((error): AiError.AiError => transportError(error, url))
+      )
+      return headersTimeout === undefined ? sent : Effect.timeoutFail(sent, {
+        duration: headersTimeout,
+        onTimeout: () => timeoutError("headers", headersTimeout)
+      })
+    }
     // A server that echoes the key in an error body must not put it into the error.
     const secret = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
     const scrub = (text: string): string => secret === "" ? text : text.split(secret).join("[redacted]")
@@ -176,22 +248,33 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
       stream: boolean
     ): Effect.Effect<HttpClientResponse.HttpClientResponse, AiError.AiError> =>
       Effect.flatMap(request(body, stream), (request) =>
-        httpClient.execute(request).pipe(
-          Effect.mapError((error): AiError.AiError => transportError(error, url)),
-          Effect.flatMap((response) =>
-            response.status >= 200 && response.status < 300 ? Effect.succeed(response) : Effect.flatMap(
-              Effect.orElseSucceed(response.text, () => ""),
+        send(request).pipe(
+          Effect.flatMap((response): Effect.Effect<HttpClientResponse.HttpClientResponse, AiError.AiError> => {
+            if (response.status >= 200 && response.status < 300) {
+              const type = response.headers["content-type"] ?? ""
+              if (!stream || !notAnEventStream(type)) return Effect.succeed(response)
+              return Effect.flatMap(readBounded(withIdleTimeout(response.stream), 200), (text) =>
+                Effect.fail(
+                  new AiError.MalformedOutput({
+                    description:
+                      `the server answered HTTP ${response.status} with content-type ${type} instead of an event stream`,
+                    excerpt: AiError.excerpt(scrub(text))
+                  })
+                ))
+            }
+            return Effect.flatMap(
+              readBounded(withIdleTimeout(response.stream), MAX_ERROR_BODY_BYTES),
               (text) =>
                 Effect.fail(
                   AiError.httpErrorFromResponse({ status: response.status, headers: response.headers, body: scrub(text) })
                 )
             )
-          ),
+          }),
           Effect.retry(schedule)
         ))
 
     const readJson = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<unknown, AiError.AiError> =>
-      Effect.mapError(response.text, (error): AiError.AiError => transportError(error, url)).pipe(
+      readText(response).pipe(
         Effect.flatMap((text) =>
           Effect.try({
             try: (): unknown => JSON.parse(text),
@@ -207,10 +290,28 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const bodyStream = (
       response: HttpClientResponse.HttpClientResponse
     ): Stream.Stream<Uint8Array, AiError.TransportError> =>
-      Stream.mapError(response.stream, (error) => transportError(error, url))
+      withIdleTimeout(Stream.mapError(response.stream, (error) => transportError(error, url)))
+
+    const readText = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string, AiError.AiError> =>
+      idleTimeout === undefined
+        ? Effect.mapError(response.text, (error): AiError.AiError => transportError(error, url))
+        : Effect.suspend(() => {
+          const decoder = new TextDecoder()
+          let text = ""
+          return Stream.runForEach(bodyStream(response), (chunk) =>
+            Effect.sync(() => {
+              text += decoder.decode(chunk, { stream: true })
+            })).pipe(Effect.map(() => text + decoder.decode()))
+        })
 
     return { url, execute, readJson, bodyStream }
   })
+
+/** Whether a 2xx answer to a streamed request is plainly something else: an HTML page, or JSON. */
+const notAnEventStream = (contentType: string): boolean => {
+  const type = contentType.split(";")[0]!.trim().toLowerCase()
+  return type === "text/html" || type === "application/json" || type.endsWith("+json")
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // errors

@@ -1,0 +1,210 @@
+/**
+ * Faults and bad input, each reproduced on real loopback HTTP: the gateway in front of a scripted Chat
+ * Completions upstream (`scriptedUpstream.ts`) that stalls, breaks off, floods or answers the wrong thing,
+ * and requests that are too deep or too long. Every streamed body passes `checkLifecycle`. Tests that
+ * wait on a timeout or a retry run on the live clock (`it.live`), with timeouts of 400 ms.
+ */
+import { LanguageModel, Part, StreamPart } from "@effect-responses/core"
+import { Gateway, Upstream } from "@effect-responses/server"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import OpenAI from "openai"
+import { finishChunks, sse, textChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { captureLogs, checkLifecycle, parseSse, post, withGateway } from "./utils.js"
+
+const fast = { headersTimeout: "400 millis", idleTimeout: "400 millis" } as const
+
+describe("Gateway faults (scripted loopback upstream)", () => {
+  it.live("an upstream that never sends headers: 504 upstream_timeout (streamed and whole), the upstream request aborted", () =>
+    withScriptedGateway([() => {}], { upstream: fast }, (url, received) =>
+      Effect.gen(function*() {
+        for (const stream of [true, false]) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream })
+          expect(answer.status).toBe(504)
+          expect(JSON.parse(answer.text).error).toEqual({
+            message: Gateway.upstreamTimeoutMessage("headers"),
+            type: "server_error",
+            param: null,
+            code: "upstream_timeout"
+          })
+        }
+        expect(received).toHaveLength(2)
+        yield* Effect.promise(() => Promise.all(received.map((r) => r.closed)))
+      })))
+
+  it.live("an upstream that stalls mid-stream: response.failed upstream_timeout after the text so far, upstream aborted", () =>
+    withScriptedGateway([(_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      response.write(textChunk("Hel"))
+      response.write(textChunk("lo"))
+    }], { upstream: fast }, (url, received) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        expect(answer.status).toBe(200)
+        const response = checkLifecycle(parseSse(answer.text))
+        expect(response.status).toBe("failed")
+        expect(response.error).toEqual({ code: "upstream_timeout", message: Gateway.upstreamTimeoutMessage("idle") })
+        expect(response.output).toMatchObject([{ type: "message", status: "incomplete", content: [{ text: "Hello" }] }])
+        yield* Effect.promise(() => received[0]!.closed)
+      })))
+
+  it.live("a non-streaming upstream whose body stalls after its headers: 504 upstream_timeout", () =>
+    withScriptedGateway([(_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" })
+      response.write("{\"id\":\"chatcmpl-w\",")
+    }], { upstream: fast }, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(answer.status).toBe(504)
+        expect(JSON.parse(answer.text).error.code).toBe("upstream_timeout")
+      })))
+
+  it.effect("a connection that breaks off mid-stream: response.failed upstream_disconnected, worded as such", () =>
+    withScriptedGateway([(_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      response.write(textChunk("partial"), () => setTimeout(() => response.socket?.destroy(), 50))
+    }], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        const response = checkLifecycle(parseSse(answer.text))
+        expect(response.error).toEqual({ code: "upstream_disconnected", message: Gateway.UPSTREAM_DISCONNECTED })
+        expect(answer.text).not.toContain("could not be reached")
+      })))
+
+  it.effect("a 200 text/html answer to a stream: 502 naming the content type, not a truncated stream", () =>
+    withScriptedGateway([(_request, response) => {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      response.end("<html><body>Sign in</body></html>")
+    }], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        expect(answer.status).toBe(502)
+        const error = JSON.parse(answer.text).error
+        expect(error.message).toContain("content-type text/html")
+        expect(error.message).not.toContain("truncated")
+      })))
+
+  it.effect("a 429: status, retry-after(-ms) and the request id passed on; the gateway does not retry (1 attempt)", () =>
+    withScriptedGateway([(_request, response) => {
+      response.writeHead(429, { "content-type": "application/json", "retry-after": "7", "x-request-id": "req_upstream_1" })
+      response.end(JSON.stringify({ error: { message: "Rate limit reached", type: "requests", param: null, code: "rate_limit_exceeded" } }))
+    }], {}, (url, received) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        expect(answer.status).toBe(429)
+        expect(answer.headers.get("retry-after")).toBe("7")
+        expect(answer.headers.get("retry-after-ms")).toBe("7000")
+        expect(answer.headers.get("x-request-id")).toBe("req_upstream_1")
+        expect(JSON.parse(answer.text).error).toMatchObject({ code: "rate_limit_exceeded", message: "Rate limit reached" })
+        expect(received).toHaveLength(1)
+        // the official SDK sees the request id on its error
+        const error = yield* Effect.promise(() =>
+          new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 }).responses.create({ model: "m", input: "hi" }).catch((e) => e)
+        )
+        expect(error).toBeInstanceOf(OpenAI.RateLimitError)
+        expect((error as InstanceType<typeof OpenAI.RateLimitError>).requestID).toBe("req_upstream_1")
+      })))
+
+  it.live("--upstream-retries: retries when asked (2 retries -> 3 attempts)", () =>
+    withScriptedGateway([(_request, response) => {
+      response.writeHead(503, { "content-type": "application/json", "retry-after-ms": "10" })
+      response.end(JSON.stringify({ error: { message: "overloaded" } }))
+    }], { upstream: { retry: { times: 2 } } }, (url, received) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(answer.status).toBe(502)
+        expect(received).toHaveLength(3)
+      })))
+
+  it.effect("a 10 MB upstream error message: read up to a bound, capped in the answer and in the log", () =>
+    Effect.gen(function*() {
+      const captured = captureLogs()
+      const huge = "x".repeat(10 * 1024 * 1024)
+      yield* withScriptedGateway([(_request, response) => {
+        response.writeHead(500, { "content-type": "application/json" })
+        response.end(JSON.stringify({ error: { message: huge, type: "server_error" } }))
+      }], {}, (url) =>
+        Effect.gen(function*() {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+          expect(answer.status).toBe(502)
+          // the transport read 64 KiB of the body, which is no longer JSON, so its excerpt is the message
+          expect(answer.text.length).toBeLessThan(Gateway.MAX_MESSAGE_CHARS + 500)
+          expect(JSON.parse(answer.text).error.message).toMatch(/^the upstream failed: \{"error":\{"message":"x+…/)
+        })).pipe(Effect.provide(captured.layer))
+      const warnings = captured.logs.filter((line) => line.includes("upstream error"))
+      expect(warnings.length).toBeGreaterThan(0)
+      for (const line of captured.logs) expect(line.length).toBeLessThan(Gateway.MAX_MESSAGE_CHARS + 500)
+    }))
+
+  it.effect("deep nesting: 400 nesting_too_deep at 10,000 and at 100 levels, without echoing the value", () =>
+    withScriptedGateway([sse(textChunk("ok"), finishChunks())], {}, (url) =>
+      Effect.gen(function*() {
+        for (const levels of [10_000, 100]) {
+          const metadata = `${"{\"a\":".repeat(levels)}1${"}".repeat(levels)}`
+          const answer = yield* post(`${url}/responses`, `{"model":"m","input":"hi","metadata":${metadata}}`)
+          expect(answer.status).toBe(400)
+          const error = JSON.parse(answer.text).error
+          expect(error).toMatchObject({ type: "invalid_request_error", code: "nesting_too_deep", param: null })
+          expect(answer.text.length).toBeLessThan(500)
+        }
+        // a wrong value within the depth bound: a 400 whose message does not echo the whole value
+        const wide = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, { deep: [i] }]))
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", metadata: wide })
+        expect(answer.status).toBe(400)
+        expect(answer.text.length).toBeLessThan(1000)
+      })))
+
+  it.effect("more input items than the bound: 400 array_above_max_length naming input", () =>
+    withScriptedGateway([sse(textChunk("ok"), finishChunks())], {}, (url) =>
+      Effect.gen(function*() {
+        const items = Array.from({ length: 20_001 }, () => ({ role: "user", content: "x" }))
+        const answer = yield* post(`${url}/responses`, { model: "m", input: items })
+        expect(answer.status).toBe(400)
+        expect(JSON.parse(answer.text).error).toMatchObject({ param: "input", code: "array_above_max_length" })
+      })))
+
+  it.live("a large legal request does not hold up /health: it is answered while the items are decoded", () =>
+    withScriptedGateway([sse(textChunk("ok"), finishChunks())], { gateway: { maxInputItems: 50_000 } }, (url, received) =>
+      Effect.promise(async () => {
+        const items = Array.from({ length: 50_000 }, (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: `item ${i}` }))
+        const order: Array<string> = []
+        const big = post(`${url}/responses`, { model: "m", input: items, stream: true }).pipe(Effect.runPromise).then(() =>
+          order.push("big")
+        )
+        // once the big body is sent, ask for /health until the upstream sees the big request
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        const health = await fetch(`${url.replace(/\/v1$/, "")}/health`)
+        expect(health.status).toBe(200)
+        order.push(received.length === 0 ? "health before the upstream call" : "health after the upstream call")
+        await big
+        expect(order[0]).toBe("health before the upstream call")
+      })))
+
+  it.effect("a defect in the handler: a logged 500 in OpenAI's shape; mid-stream: a logged response.failed", () =>
+    Effect.gen(function*() {
+      const captured = captureLogs()
+      const started = new StreamPart.ResponseStarted({ responseId: "r", model: "m" })
+      const text = new StreamPart.PartUpdate({ responseId: "r", outputIndex: 0, partial: true, part: new Part.TextPart({ text: "a" }) })
+      const broken = Layer.succeed(
+        LanguageModel.LanguageModel,
+        LanguageModel.LanguageModel.of({
+          generate: () => Effect.die(new Error("boom in generate")),
+          stream: () => Stream.concat(Stream.make(started, text), Stream.die(new Error("boom mid-stream")))
+        })
+      )
+      const upstream = Upstream.fromLanguageModel().pipe(Layer.provide(broken))
+      yield* withGateway(upstream, {}, (url) =>
+        Effect.gen(function*() {
+          const whole = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+          expect(whole.status).toBe(500)
+          expect(JSON.parse(whole.text).error).toMatchObject({ type: "server_error", code: "server_error" })
+          const streamed = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+          const response = checkLifecycle(parseSse(streamed.text))
+          expect(response.error).toMatchObject({ code: "server_error" })
+        })).pipe(Effect.provide(captured.layer))
+      expect(captured.logs.some((line) => line.startsWith("ERROR") && line.includes("boom in generate"))).toBe(true)
+      expect(captured.logs.some((line) => line.startsWith("ERROR") && line.includes("boom mid-stream"))).toBe(true)
+    }))
+})
