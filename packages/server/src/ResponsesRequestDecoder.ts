@@ -43,7 +43,7 @@
  *
  * @since 0.1.0
  */
-import { LanguageModel, Message, Part, Prompt } from "@effect-responses/core"
+import { LanguageModel, Message, Part, Prompt, ResponseFormat } from "@effect-responses/core"
 import { Provider } from "@effect-responses/responses"
 import { isObject, type JsonObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
@@ -160,24 +160,6 @@ export interface NamespacedName {
 }
 
 /**
- * The output text format (`text.format`): free text, any JSON object, or JSON matching the JSON Schema
- * `schema`.
- *
- * @since 0.1.0
- * @category models
- */
-export type TextFormat =
-  | { readonly type: "text" }
-  | { readonly type: "json_object" }
-  | {
-    readonly type: "json_schema"
-    readonly name: string
-    readonly schema: { readonly [key: string]: unknown }
-    readonly description?: string | undefined
-    readonly strict?: boolean | undefined
-  }
-
-/**
  * The request's options for the model call, in this project's terms (`undefined` when not given):
  * `temperature`, `topP`, `maxOutputTokens` (tokens), `parallelToolCalls`, `reasoningEffort`,
  * `reasoningSummary`, `textFormat`, `verbosity`, `metadata`, `promptCacheKey`, `safetyIdentifier`,
@@ -193,7 +175,7 @@ export interface ModelOptions {
   readonly parallelToolCalls?: boolean | undefined
   readonly reasoningEffort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | undefined
   readonly reasoningSummary?: string | undefined
-  readonly textFormat?: TextFormat | undefined
+  readonly textFormat?: ResponseFormat.ResponseFormat | undefined
   readonly verbosity?: string | undefined
   readonly metadata?: { readonly [key: string]: string } | undefined
   readonly promptCacheKey?: string | undefined
@@ -617,21 +599,23 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
     }
 
     // text format
-    let textFormat: TextFormat | undefined
+    let textFormat: ResponseFormat.ResponseFormat | undefined
     const format = request.text?.format
     if (format != null) {
       const type = isObject(format) ? stringField(format, "type") : undefined
-      if (type === "text" || type === "json_object") {
-        textFormat = { type }
+      if (type === "text") {
+        textFormat = ResponseFormat.text
+      } else if (type === "json_object") {
+        textFormat = ResponseFormat.json()
       } else if (type === "json_schema") {
         const decoded = yield* decodeAt(JsonSchemaFormat, format, ["text", "format"])
-        textFormat = {
-          type: "json_schema",
+        // `strict` defaults to false on the wire (API reference, `text.format`), not to ResponseFormat's
+        // "strict when the schema allows".
+        textFormat = ResponseFormat.json(decoded.schema, {
           name: decoded.name,
-          schema: decoded.schema,
-          ...(decoded.description == null ? {} : { description: decoded.description }),
-          ...(decoded.strict == null ? {} : { strict: decoded.strict })
-        }
+          description: decoded.description ?? undefined,
+          strict: decoded.strict ?? false
+        })
       } else {
         return yield* fail("Invalid value for 'text.format.type'.", "text.format.type", "invalid_value")
       }

@@ -141,7 +141,7 @@ describe("ResponsesRequestDecoder", () => {
         maxOutputTokens: 100,
         parallelToolCalls: false,
         reasoningEffort: "high",
-        textFormat: { type: "json_schema", name: "answer", schema: { type: "object" }, strict: true },
+        textFormat: { type: "json", name: "answer", schema: { type: "object" }, strict: true },
         metadata: { a: "b" },
         promptCacheKey: "k",
         safetyIdentifier: "s",

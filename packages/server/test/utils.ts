@@ -2,7 +2,7 @@
  * Test helpers: an SSE reader, the event-order checker every streamed body in these tests passes, a
  * scripted `LanguageModel`, and the gateway started on a loopback port.
  */
-import { type AiError, LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
+import { LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
 import { Gateway, Upstream } from "@effect-responses/server"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -190,12 +190,12 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
 }
 
 const isParts = (
-  u: ReadonlyArray<StreamPart.StreamPart> | Stream.Stream<StreamPart.StreamPart, AiError.AiError>
+  u: ReadonlyArray<StreamPart.StreamPart> | Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError>
 ): u is ReadonlyArray<StreamPart.StreamPart> => Array.isArray(u)
 
 /** A `LanguageModel` that answers every call with the given elements / response, and records the calls. */
 export const scriptedModel = (script: {
-  readonly stream?: ReadonlyArray<StreamPart.StreamPart> | Stream.Stream<StreamPart.StreamPart, AiError.AiError> | undefined
+  readonly stream?: ReadonlyArray<StreamPart.StreamPart> | Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> | undefined
   readonly generate?: ModelResponse.ModelResponse | undefined
 }) => {
   const calls: Array<{ readonly prompt: Prompt.Prompt; readonly options: LanguageModel.CallOptions | undefined }> = []

@@ -241,7 +241,7 @@ export interface Fake {
  */
 export const fakeModel = (script: {
   readonly responses?: ReadonlyArray<ModelResponse.ModelResponse>
-  readonly streams?: ReadonlyArray<Stream.Stream<StreamPart.StreamPart, AiError.AiError>>
+  readonly streams?: ReadonlyArray<Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError>>
 }): Fake => {
   const calls: Array<RecordedCall> = []
   const exhausted = (n: number) => new AiError.InvalidPrompt({ description: `the fake model has no answer for call ${n}` })
