@@ -1,6 +1,6 @@
 /**
  * The `LanguageModel` layer over a fake `HttpClient` answering with recorded bodies (vercel/ai,
- * Apache-2.0; pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`).
+ * Apache-2.0; pydantic-ai, MIT: see `fixtures/SOURCES.md`).
  */
 import { AiError, LanguageModel, Prompt } from "@effect-responses/core"
 import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"

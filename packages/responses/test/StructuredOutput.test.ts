@@ -1,6 +1,6 @@
 /**
  * Structured output over a fake `HttpClient` answering with the recorded gpt-4o json_schema response
- * (pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`).
+ * (pydantic-ai, MIT: see `fixtures/SOURCES.md`).
  */
 import { AiError, Message, ModelResponse, Part, Prompt, StructuredOutput, Usage } from "@effect-responses/core"
 import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"

@@ -16,11 +16,11 @@ import { readFileSync } from "node:fs"
 import { createServer, request as httpRequest } from "node:http"
 import { fileURLToPath } from "node:url"
 
-/** The absolute path of a file under `shared/fixtures` (read in place; see `SOURCES.md` there). */
+/** The absolute path of a file under `fixtures` (read in place; see `SOURCES.md` there). */
 export const fixturePath = (relative: string): string =>
   fileURLToPath(new URL(`../../../fixtures/${relative}`, import.meta.url))
 
-/** The text of a file under `shared/fixtures`. */
+/** The text of a file under `fixtures`. */
 export const readFixture = (relative: string): string => readFileSync(fixturePath(relative), "utf8")
 
 /** One SSE frame: its `event:` name and its parsed `data:` payload. */
