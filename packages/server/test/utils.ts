@@ -49,7 +49,7 @@ const TERMINAL = new Set(["response.completed", "response.incomplete", "response
  * the payload `type`; `sequence_number` from 0 rising by one; `response.created` then
  * `response.in_progress` first; items appended at output indices 0, 1, 2… each closed before the next
  * opens; every item event names the open item; text, refusal, argument and summary deltas add up to their
- * `.done`; `logprobs: []` on text events; `name` on `function_call_arguments.done`; exactly one terminal
+ * `.done` (custom tool input deltas too); `logprobs: []` on text events; `name` on `function_call_arguments.done`; exactly one terminal
  * event, last, whose `output` equals the done items and whose status matches it. Returns the terminal
  * response.
  */
@@ -133,6 +133,15 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
         expect(data.arguments, "argument deltas add up to .done").toBe(text.join(""))
         expect(data.name, "name on function_call_arguments.done").toBe(open!.name)
         break
+      case "response.custom_tool_call_input.delta":
+        itemEvent(data, data.type)
+        expect(open!.type).toBe("custom_tool_call")
+        text.push(data.delta as string)
+        break
+      case "response.custom_tool_call_input.done":
+        itemEvent(data, data.type)
+        expect(data.input, "input deltas add up to .done").toBe(text.join(""))
+        break
       case "response.reasoning_summary_part.added":
         itemEvent(data, data.type)
         expect(open!.type).toBe("reasoning")
@@ -169,6 +178,8 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
           expect(content.type === "output_text" ? content.text : content.refusal).toBe(text.join(""))
         } else if (item.type === "function_call") {
           expect(item.arguments).toBe(text.join(""))
+        } else if (item.type === "custom_tool_call") {
+          expect(item.input).toBe(text.join(""))
         } else if (item.type === "reasoning") {
           expect((item.summary as ReadonlyArray<Json>).map((s) => s.text)).toEqual(summaries)
         }
