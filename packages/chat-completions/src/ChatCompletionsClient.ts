@@ -13,6 +13,11 @@
  *   `{"error":{"message","type","param","code"}}` by the shared `AiError.httpErrorFromResponse`, with the
  *   `x-request-id` header as `requestId` and `retry-after-ms` / `retry-after` as `retryAfter`.
  * - A request that gets no answer, or a body that breaks off, fails with `AiError.TransportError`.
+ * - No call waits forever: no response headers within `headersTimeout` (default 10 minutes, per attempt)
+ *   fails with a retryable `AiError.TransportError` whose `timeout` is `"headers"`; a body silent longer than
+ *   `idleTimeout` between two chunks (default 5 minutes) with one whose `timeout` is `"idle"`, never sent
+ *   again after the first byte of a 2xx body; both abort the request; `false` turns each off. Error bodies
+ *   are read up to 64 KiB.
  * - Retries (`RetryOptions`, the same rules as `ResponsesClient`): a retryable error
  *   (`HttpError` 408 / 409 / 429 / 5xx except `insufficient_quota`, `TransportError`) is retried with
  *   exponential backoff and jitter, or after the `retryAfter` the server asked for (capped). Only before the
@@ -21,7 +26,7 @@
  *
  * @since 0.1.0
  */
-import type { AiError, LanguageModel, StreamPart } from "@effect-responses/core"
+import type { AiError, StreamPart } from "@effect-responses/core"
 import * as HttpTransport from "@effect-responses/wire/HttpTransport"
 import { isObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import type * as HttpClient from "@effect/platform/HttpClient"
@@ -42,17 +47,6 @@ import type * as ChatCompletionsRequest from "./ChatCompletionsRequest.js"
 // ---------------------------------------------------------------------------------------------------------
 
 /**
- * What `create` can fail with: `HttpError`, `TransportError`, `InvalidPrompt` (a body that cannot be
- * encoded as JSON) and `MalformedOutput` (a 2xx body that is not JSON).
- *
- * @since 0.2.0
- * @category models
- */
-export type CreateError = HttpTransport.ExecuteError | AiError.MalformedOutput
-
-/**
- * The client service: one `POST` of a request body, answered whole (`create`) or streamed (`createStream`).
- *
  * @since 0.1.0
  * @category models
  */
@@ -62,7 +56,7 @@ export interface Service {
    * JSON (decode it with `ChatCompletionsOutput.fromCompletion`). Fails with `HttpError`, `TransportError`,
    * `MalformedOutput` (a 2xx body that is not JSON) or `InvalidPrompt` (a body that cannot be encoded).
    */
-  readonly create: (body: ChatCompletionsRequest.RequestBody) => Effect.Effect<unknown, CreateError>
+  readonly create: (body: ChatCompletionsRequest.RequestBody) => Effect.Effect<unknown, AiError.AiError>
   /**
    * `POST {baseUrl}/chat/completions` with `body` and `stream: true`; the SSE body decoded by
    * `ChatCompletionsStream.decodeSse`. Fails like `create` before the first element, then with the
@@ -70,7 +64,7 @@ export interface Service {
    */
   readonly createStream: (
     body: ChatCompletionsRequest.RequestBody
-  ) => Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError>
+  ) => Stream.Stream<StreamPart.StreamPart, AiError.AiError>
 }
 
 /**
@@ -91,7 +85,9 @@ export class ChatCompletionsClient extends Context.Tag("@effect-responses/chat-c
  * - `baseUrl` (default `https://api.openai.com/v1`, without the `/chat/completions` path; e.g.
  *   `http://localhost:11434/v1` for Ollama, `http://localhost:8000/v1` for vLLM);
  * - `headers` sent with every request (e.g. `OpenAI-Organization`, Azure's `api-key`);
- * - `retry`: see `RetryOptions` (`{ times: 0 }` turns retries off).
+ * - `retry`: see `RetryOptions` (`{ times: 0 }` turns retries off);
+ * - `headersTimeout` (time to response headers, per attempt; default 10 minutes) and `idleTimeout` (longest
+ *   silence between two body chunks; default 5 minutes), each `false` for none: see `HttpTransport.Options`.
  *
  * @since 0.1.0
  * @category models
@@ -141,7 +137,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
   Effect.gen(function*() {
     const transport = yield* HttpTransport.make("/chat/completions", options)
 
-    const create = (body: ChatCompletionsRequest.RequestBody): Effect.Effect<unknown, CreateError> =>
+    const create = (body: ChatCompletionsRequest.RequestBody): Effect.Effect<unknown, AiError.AiError> =>
       transport.execute(body, false).pipe(
         Effect.flatMap(transport.readJson),
         Effect.tap((json) => annotateResponse(json)),
@@ -150,7 +146,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
 
     const createStream = (
       body: ChatCompletionsRequest.RequestBody
-    ): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
+    ): Stream.Stream<StreamPart.StreamPart, AiError.AiError> =>
       Stream.unwrap(
         Effect.map(transport.execute(body, true), (response) =>
           ChatCompletionsStream.decodeSse(transport.bodyStream(response)))

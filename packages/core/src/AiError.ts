@@ -364,6 +364,15 @@ export const isAiError = Schema.is(AiError)
 export const excerpt = (text: string, max = 200): string => text.length <= max ? text : `${text.slice(0, max)}…`
 
 /**
+ * The longest server-provided message an error keeps (characters; longer ones are cut with an ellipsis):
+ * 2,000.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_MESSAGE = 2000
+
+/**
  * The wait an HTTP response asks for before a retry: `retry-after-ms` (milliseconds) or `retry-after`
  * (seconds, or an HTTP date, measured from now). `headers` are lower-cased header names, as
  * `@effect/platform`'s `Headers` hold them. `undefined` when neither header is present and valid.
@@ -400,9 +409,9 @@ const stringOf = (o: { readonly [key: string]: unknown }, key: string): string |
 /**
  * An `HttpError` from a non-2xx HTTP answer, for any OpenAI-compatible endpoint (`/responses`,
  * `/chat/completions`): `description`, `errorType`, `code` and `param` from OpenAI's error body
- * `{"error":{"message","type","param","code"}}` (a bare `{"message",…}` object is read the same way; a
- * `null` field is left out; a numeric `code` becomes its decimal text; a body of another shape becomes the
- * description, cut to 200 characters), `requestId` from `x-request-id`, `retryAfter` from `retry-after-ms` /
+ * `{"error":{"message","type","param","code"}}` (a bare `{"message",…}` object is read the same way; the
+ * message cut to `MAX_MESSAGE` characters; a `null` field is left out; a numeric `code` becomes its decimal
+ * text; a body of another shape becomes the description, cut to 200 characters), `requestId` from `x-request-id`, `retryAfter` from `retry-after-ms` /
  * `retry-after` (see `retryAfterFromHeaders`). `headers` are lower-cased header names. Pure: no I/O.
  *
  * @since 0.1.0
@@ -434,7 +443,9 @@ export const httpErrorFromResponse = (response: {
   const retryAfter = retryAfterFromHeaders(headers)
   return new HttpError({
     status,
-    description: message ?? (body.trim() === "" ? `HTTP status ${status}` : excerpt(body.trim())),
+    description: message === undefined
+      ? (body.trim() === "" ? `HTTP status ${status}` : excerpt(body.trim()))
+      : excerpt(message, MAX_MESSAGE),
     ...(errorType === undefined ? {} : { errorType }),
     ...(code === undefined ? {} : { code }),
     ...(param === undefined ? {} : { param }),

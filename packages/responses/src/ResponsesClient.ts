@@ -12,6 +12,11 @@
  *   `{"error":{"message","type","param","code"}}`, with the `x-request-id` header as `requestId` and
  *   `retry-after-ms` / `retry-after` as `retryAfter`.
  * - A request that gets no answer, or a body that breaks off, fails with `AiError.TransportError`.
+ * - No call waits forever: no response headers within `headersTimeout` (default 10 minutes, per attempt)
+ *   fails with a retryable `AiError.TransportError` whose `timeout` is `"headers"`; a body silent longer than
+ *   `idleTimeout` between two chunks (default 5 minutes) with one whose `timeout` is `"idle"`, never sent
+ *   again after the first byte of a 2xx body; both abort the request; `false` turns each off. Error bodies
+ *   are read up to 64 KiB.
  * - Retries (`RetryOptions`): exponential backoff with jitter, a bounded number of times, only for
  *   retryable errors (408, 409, 429 rate limits, 5xx, connection failures; never `insufficient_quota` or
  *   another 4xx), waiting what `retry-after-ms` / `retry-after` ask (capped), and only before the first byte
@@ -23,7 +28,7 @@
  *
  * @since 0.1.0
  */
-import { AiError, type LanguageModel, type StreamPart } from "@effect-responses/core"
+import { AiError, type StreamPart } from "@effect-responses/core"
 import * as HttpTransport from "@effect-responses/wire/HttpTransport"
 import { arrayField, isObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import type * as HttpClient from "@effect/platform/HttpClient"
@@ -50,17 +55,6 @@ import * as ResponsesStream from "./ResponsesStream.js"
 // ---------------------------------------------------------------------------------------------------------
 
 /**
- * What `create` can fail with: `HttpError`, `TransportError`, `InvalidPrompt` (a body that cannot be
- * encoded as JSON) and `MalformedOutput` (a 2xx body that is not JSON).
- *
- * @since 0.2.0
- * @category models
- */
-export type CreateError = HttpTransport.ExecuteError | AiError.MalformedOutput
-
-/**
- * The client service: one `POST` of a request body, answered whole (`create`) or streamed (`createStream`).
- *
  * @since 0.1.0
  * @category models
  */
@@ -70,13 +64,13 @@ export interface Service {
    * with `ResponsesOutput.fromResponse`). Fails with `HttpError`, `TransportError`, `MalformedOutput` (a
    * 2xx body that is not JSON) or `InvalidPrompt` (a body that cannot be encoded as JSON).
    */
-  readonly create: (body: ResponsesRequest.RequestBody) => Effect.Effect<unknown, CreateError>
+  readonly create: (body: ResponsesRequest.RequestBody) => Effect.Effect<unknown, AiError.AiError>
   /**
    * `POST {baseUrl}/responses` with `body` and `stream: true`; the SSE body decoded by
    * `ResponsesStream.decodeSse`. Fails like `create` before the first element, then with the decoder's
    * errors or a `TransportError` when the body breaks off.
    */
-  readonly createStream: (body: ResponsesRequest.RequestBody) => Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError>
+  readonly createStream: (body: ResponsesRequest.RequestBody) => Stream.Stream<StreamPart.StreamPart, AiError.AiError>
 }
 
 /**
@@ -94,7 +88,8 @@ export class ResponsesClient extends Context.Tag("@effect-responses/responses/Re
  * The client's settings: `apiKey` (optional: none means no `Authorization` header), `baseUrl` (default
  * `https://api.openai.com/v1`, without the `/responses` path), extra `headers` sent with every request
  * (e.g. `OpenAI-Organization`, `OpenAI-Project`), `retry` (see `RetryOptions`; `{ times: 0 }` turns retries
- * off) and `recordContent` (default `false`: put the instructions, input items and output items into the
+ * off), `headersTimeout` (time to response headers, per attempt; default 10 minutes), `idleTimeout`
+ * (longest silence between two body chunks; default 5 minutes), each `false` for none, and `recordContent` (default `false`: put the instructions, input items and output items into the
  * span as `gen_ai.system_instructions`, `gen_ai.input.messages`, `gen_ai.output.messages`; they may hold
  * personal data).
  *
@@ -153,7 +148,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
     const recordContent = options.recordContent === true
     const server = serverAttributes(url)
 
-    const create = (body: ResponsesRequest.RequestBody): Effect.Effect<unknown, CreateError> =>
+    const create = (body: ResponsesRequest.RequestBody): Effect.Effect<unknown, AiError.AiError> =>
       Effect.gen(function*() {
         const start = yield* Clock.currentTimeMillis
         const json = yield* execute(body, false).pipe(
@@ -169,7 +164,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
         })
       )
 
-    const createStream = (body: ResponsesRequest.RequestBody): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
+    const createStream = (body: ResponsesRequest.RequestBody): Stream.Stream<StreamPart.StreamPart, AiError.AiError> =>
       Stream.suspend(() => {
         // What the elements said so far, for the span and the metrics when the stream ends.
         let summary: ResponseSummary = {}

@@ -145,9 +145,8 @@ const isStream = (u: unknown): u is Stream.Stream<unknown, unknown, unknown> => 
 
 /**
  * The request options of one call: the layer's `options` with the call's `tools` merged over them by name
- * (a call tool replaces a layer tool of the same name; the others are kept, layer tools first), the
- * call's `toolChoice` replacing the layer's when given, and the call's `responseFormat` replacing
- * `text.format` when given (`text.verbosity` is kept).
+ * (a call tool replaces a layer tool of the same name; the others are kept, layer tools first) and the
+ * call's `toolChoice` replacing the layer's when given.
  *
  * @since 0.1.0
  * @category combinators
@@ -160,8 +159,7 @@ export const mergeCallOptions = (
   return {
     ...options,
     tools: mergeTools(options.tools, call.tools),
-    toolChoice: call.toolChoice ?? options.toolChoice,
-    ...(call.responseFormat === undefined ? {} : { text: { ...options.text, format: call.responseFormat } })
+    toolChoice: call.toolChoice ?? options.toolChoice
   }
 }
 
@@ -193,7 +191,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
     const generate = (
       prompt: Prompt.Prompt,
       call?: LanguageModel.CallOptions
-    ): Effect.Effect<ModelResponse.ModelResponse, LanguageModel.ModelError> =>
+    ): Effect.Effect<ModelResponse.ModelResponse, AiError.AiError> =>
       requestBody(prompt, call).pipe(
         Effect.flatMap((body) => client.create({ ...body, stream: false })),
         Effect.flatMap((json) =>
@@ -205,7 +203,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
     const stream = (
       prompt: Prompt.Prompt,
       call?: LanguageModel.CallOptions
-    ): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
+    ): Stream.Stream<StreamPart.StreamPart, AiError.AiError> =>
       requestBody(prompt, call).pipe(
         Effect.map((body) => client.createStream({ ...body, stream: true })),
         Stream.unwrap

@@ -1,6 +1,6 @@
 /**
  * `ResponsesClient` errors, retries and cancellation: every recorded error body (pydantic-ai, MIT;
- * vercel/ai, Apache-2.0: see `fixtures/SOURCES.md`) becomes a typed `HttpError`; retries run on the
+ * vercel/ai, Apache-2.0: see `shared/fixtures/SOURCES.md`) becomes a typed `HttpError`; retries run on the
  * `TestClock` (no real sleeps); interrupting the caller closes the connection of a loopback server.
  */
 import { AiError } from "@effect-responses/core"
@@ -60,9 +60,15 @@ const scripted = (answers: ReadonlyArray<Answer>) => {
   return { count: () => count, layer: Layer.succeed(HttpClient.HttpClient, client) }
 }
 
+/**
+ * Timeouts off: these tests watch the `TestClock`'s pending sleeps to see the retry waits, and a timeout
+ * timer is a sleep too (the timeouts have their own tests in the wire package).
+ */
+const NO_TIMEOUTS = { headersTimeout: false, idleTimeout: false } as const
+
 const create = (http: Layer.Layer<HttpClient.HttpClient>, options: ResponsesClient.Options = {}) =>
   Effect.flatMap(ResponsesClient.ResponsesClient, (client) => client.create(requestBody)).pipe(
-    Effect.provide(ResponsesClient.layer(options).pipe(Layer.provide(http)))
+    Effect.provide(ResponsesClient.layer({ ...NO_TIMEOUTS, ...options }).pipe(Layer.provide(http)))
   )
 
 /** Lets the forked call run until it sleeps (or ends). */
@@ -200,6 +206,35 @@ describe("ResponsesClient retries", () => {
       assert.strictEqual(off.count(), 1)
     }))
 
+  it.effect("a stream that stalls mid-body fails with an idle timeout after the parts that arrived, not sent again", () =>
+    Effect.gen(function*() {
+      const head = new TextEncoder().encode(sseText(payloadsOf(MULTISTEP).slice(94, 100)))
+      let pulls = 0
+      const http = scripted([{
+        headers: { "content-type": "text/event-stream" },
+        body: new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (pulls++ === 0) controller.enqueue(head)
+            else return new Promise<void>(() => {})
+          }
+        })
+      }, {}])
+      const received: Array<unknown> = []
+      const fiber = yield* Effect.flatMap(ResponsesClient.ResponsesClient, (client) =>
+        Stream.runForEach(client.createStream(requestBody), (part) => Effect.sync(() => received.push(part)))).pipe(
+          Effect.provide(ResponsesClient.layer({ idleTimeout: "1 minute" }).pipe(Layer.provide(http.layer))),
+          Effect.flip,
+          Effect.fork
+        )
+      yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 50)))
+      yield* TestClock.adjust("1 minute")
+      const error = yield* Fiber.join(fiber)
+      assert.instanceOf(error, AiError.TransportError)
+      assert.strictEqual(error.timeout, "idle")
+      assert.isAbove(received.length, 0)
+      assert.strictEqual(http.count(), 1)
+    }))
+
   it.effect("a stream that breaks off after its first byte is not sent again", () =>
     Effect.gen(function*() {
       const head = new TextEncoder().encode(sseText(payloadsOf(MULTISTEP).slice(94, 100)))
@@ -215,7 +250,7 @@ describe("ResponsesClient retries", () => {
       }, {}])
       const error = yield* Effect.flatMap(ResponsesClient.ResponsesClient, (client) =>
         Stream.runDrain(client.createStream(requestBody))).pipe(
-          Effect.provide(ResponsesClient.layer().pipe(Layer.provide(http.layer))),
+          Effect.provide(ResponsesClient.layer(NO_TIMEOUTS).pipe(Layer.provide(http.layer))),
           Effect.flip
         )
       assert.instanceOf(error, AiError.TransportError)

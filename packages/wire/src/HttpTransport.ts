@@ -5,17 +5,19 @@
  * decoders and telemetry on top.
  *
  * - The API key (`Redacted`) goes only into the `Authorization: Bearer` header, and is cut out of any
- *   error body that echoes it; it never appears in an error. Without a key no `Authorization` header is
- *   sent, which suits local servers.
+ *   error body that echoes it (a key of at least `MIN_SECRET_LENGTH` characters: see `scrubSecret`); it
+ *   never appears in an error. Without a key no `Authorization` header is sent, which suits local servers.
  * - A non-2xx answer fails with `AiError.HttpError`, read from OpenAI's error body
  *   `{"error":{"message","type","param","code"}}` by `AiError.httpErrorFromResponse`, with the
  *   `x-request-id` header as `requestId` and `retry-after-ms` / `retry-after` as `retryAfter`. Only the
  *   first `MAX_ERROR_BODY_BYTES` of an error body are read: a server that answers a 100 MB error costs
  *   64 KiB.
  * - A request that gets no answer, or a body that breaks off, fails with `AiError.TransportError`.
- * - Timeouts (`Options.headersTimeout`, `Options.idleTimeout`, none by default): no response headers in
- *   time, or a body silent for too long between two chunks, fail with a `TransportError` whose `timeout`
- *   says which (`headers` / `idle`), and abort the request.
+ * - No call waits forever (`Options.headersTimeout`, default 10 minutes; `Options.idleTimeout`, default 5
+ *   minutes; `false` turns each off): no response headers in time, or a body silent for too long between
+ *   two chunks, fail with a `TransportError` whose `timeout` says which (`headers` / `idle`), and abort the
+ *   request. A headers timeout is retried like any transport error; an idle timeout after the first byte
+ *   of a 2xx body is never sent again.
  * - A streamed request answered 2xx with a body that is plainly not an event stream (`content-type`
  *   `text/html`, or JSON) fails with `AiError.MalformedOutput` naming the content type, with an excerpt.
  * - Retries (`RetryOptions`, `retrySchedule`): only retryable errors, and only before the first byte of a
@@ -61,8 +63,9 @@ export interface RetryOptions {
  * `DEFAULT_BASE_URL`, without the endpoint path; trailing slashes are dropped), extra `headers` sent with
  * every request (e.g. `OpenAI-Organization`, Azure's `api-key`), `retry` (see `RetryOptions`;
  * `{ times: 0 }` turns retries off), `headersTimeout` (the longest wait for the response headers of one
- * attempt; none by default) and `idleTimeout` (the longest silence between two chunks of a response body,
- * streamed or not; none by default).
+ * attempt; default `DEFAULT_HEADERS_TIMEOUT`, 10 minutes; `false` for none) and `idleTimeout` (the longest
+ * silence between two chunks of a response body, streamed or not; default `DEFAULT_IDLE_TIMEOUT`, 5
+ * minutes; `false` for none).
  *
  * @since 0.1.0
  * @category models
@@ -72,19 +75,59 @@ export interface Options {
   readonly baseUrl?: string | undefined
   readonly headers?: { readonly [name: string]: string } | undefined
   readonly retry?: RetryOptions | undefined
-  readonly headersTimeout?: Duration.DurationInput | undefined
-  readonly idleTimeout?: Duration.DurationInput | undefined
+  readonly headersTimeout?: Duration.DurationInput | false | undefined
+  readonly idleTimeout?: Duration.DurationInput | false | undefined
 }
 
 /**
- * What sending a request can fail with: `HttpError` (a non-2xx status), `TransportError` (no answer, or a
- * timeout), `InvalidPrompt` (a body that cannot be encoded as JSON), `MalformedOutput` (a streamed request
- * answered 2xx with another content type than an event stream).
+ * The default headers timeout (the longest wait for response headers, per attempt): 10 minutes, as the
+ * official OpenAI SDKs use; a non-streaming call answers only once the whole response is generated, which
+ * a reasoning model may take minutes to do.
  *
- * @since 0.2.0
- * @category models
+ * @since 0.1.0
+ * @category constants
  */
-export type ExecuteError = AiError.HttpError | AiError.TransportError | AiError.InvalidPrompt | AiError.MalformedOutput
+export const DEFAULT_HEADERS_TIMEOUT: Duration.Duration = Duration.minutes(10)
+
+/**
+ * The default idle timeout (the longest silence between two chunks of a response body): 5 minutes. A
+ * stream sends events (or keep-alive comments) far more often; a silence that long is a stalled
+ * connection.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const DEFAULT_IDLE_TIMEOUT: Duration.Duration = Duration.minutes(5)
+
+/**
+ * The shortest API key cut out of error text (characters): 8. A shorter key (a local server's
+ * `OPENAI_API_KEY=x`) is no secret, and cutting it out would mangle every message that holds its letters
+ * ("upstream exploded" would become "upstream e[redacted]ploded").
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MIN_SECRET_LENGTH = 8
+
+/**
+ * `text` with every occurrence of `secret` replaced by `[redacted]` when `secret` is at least
+ * `MIN_SECRET_LENGTH` characters long; else `text` unchanged.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const scrubSecret = (text: string, secret: string): string =>
+  secret.length < MIN_SECRET_LENGTH ? text : text.split(secret).join("[redacted]")
+
+/** A timeout option: `false` or an infinite duration for none, `undefined` for the default. */
+const timeoutOf = (
+  input: Duration.DurationInput | false | undefined,
+  fallback: Duration.Duration
+): Duration.Duration | undefined => {
+  if (input === false) return undefined
+  const duration = input === undefined ? fallback : Duration.decode(input)
+  return Duration.isFinite(duration) ? duration : undefined
+}
 
 /**
  * A transport bound to one endpoint.
@@ -98,21 +141,18 @@ export interface HttpTransport {
   /**
    * `POST {url}` with `{ ...body, stream }` as JSON and `accept: text/event-stream` (streamed) or
    * `application/json`; succeeds with a 2xx response whose body is not read yet. Fails with `HttpError`
-   * (a non-2xx status, its body read whole), `TransportError` (no answer), `InvalidPrompt` (a body that
-   * cannot be encoded as JSON) or `MalformedOutput` (a streamed request answered without an event stream),
-   * after the retries `RetryOptions` allow (`ExecuteError`).
+   * (a non-2xx status, its body read whole), `TransportError` (no answer) or `InvalidPrompt` (a body that
+   * cannot be encoded as JSON), after the retries `RetryOptions` allow.
    */
   readonly execute: (
     body: object,
     stream: boolean
-  ) => Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError>
+  ) => Effect.Effect<HttpClientResponse.HttpClientResponse, AiError.AiError>
   /**
    * The whole body of a response as JSON. Fails with `TransportError` when the body breaks off, or
    * `MalformedOutput` (with an excerpt of the text) when it is not JSON.
    */
-  readonly readJson: (
-    response: HttpClientResponse.HttpClientResponse
-  ) => Effect.Effect<unknown, AiError.TransportError | AiError.MalformedOutput>
+  readonly readJson: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, AiError.AiError>
   /** The body of a response as bytes, a break-off failing with `TransportError`. */
   readonly bodyStream: (
     response: HttpClientResponse.HttpClientResponse
@@ -216,8 +256,8 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
   Effect.map(HttpClient.HttpClient, (httpClient) => {
     const url = endpointUrl(options.baseUrl, path)
     const schedule = retrySchedule(options.retry)
-    const headersTimeout = options.headersTimeout === undefined ? undefined : Duration.decode(options.headersTimeout)
-    const idleTimeout = options.idleTimeout === undefined ? undefined : Duration.decode(options.idleTimeout)
+    const headersTimeout = timeoutOf(options.headersTimeout, DEFAULT_HEADERS_TIMEOUT)
+    const idleTimeout = timeoutOf(options.idleTimeout, DEFAULT_IDLE_TIMEOUT)
     const timeoutError = (kind: "headers" | "idle", after: Duration.Duration) =>
       new AiError.TransportError({
         description: kind === "headers"
@@ -230,7 +270,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
       idleTimeout === undefined ? stream : Stream.timeoutFail(stream, () => timeoutError("idle", idleTimeout), idleTimeout)
     const send = (request: HttpClientRequest.HttpClientRequest) => {
       const sent = httpClient.execute(request).pipe(
-        Effect.mapError((error) => transportError(error, url))
+        Effect.mapError((error): AiError.AiError => transportError(error, url))
       )
       return headersTimeout === undefined ? sent : Effect.timeoutFail(sent, {
         duration: headersTimeout,
@@ -239,7 +279,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     }
     // A server that echoes the key in an error body must not put it into the error.
     const secret = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
-    const scrub = (text: string): string => secret === "" ? text : text.split(secret).join("[redacted]")
+    const scrub = (text: string): string => scrubSecret(text, secret)
 
     const request = (body: object, stream: boolean) => {
       let request = HttpClientRequest.post(url).pipe(
@@ -259,10 +299,10 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const execute = (
       body: object,
       stream: boolean
-    ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError> =>
+    ): Effect.Effect<HttpClientResponse.HttpClientResponse, AiError.AiError> =>
       Effect.flatMap(request(body, stream), (request) =>
         send(request).pipe(
-          Effect.flatMap((response): Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError> => {
+          Effect.flatMap((response): Effect.Effect<HttpClientResponse.HttpClientResponse, AiError.AiError> => {
             if (response.status >= 200 && response.status < 300) {
               const type = response.headers["content-type"] ?? ""
               if (!stream || !notAnEventStream(type)) return Effect.succeed(response)
@@ -286,9 +326,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
           Effect.retry(schedule)
         ))
 
-    const readJson = (
-      response: HttpClientResponse.HttpClientResponse
-    ): Effect.Effect<unknown, AiError.TransportError | AiError.MalformedOutput> =>
+    const readJson = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<unknown, AiError.AiError> =>
       readText(response).pipe(
         Effect.flatMap((text) =>
           Effect.try({
@@ -307,9 +345,9 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     ): Stream.Stream<Uint8Array, AiError.TransportError> =>
       withIdleTimeout(Stream.mapError(response.stream, (error) => transportError(error, url)))
 
-    const readText = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string, AiError.TransportError> =>
+    const readText = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string, AiError.AiError> =>
       idleTimeout === undefined
-        ? Effect.mapError(response.text, (error) => transportError(error, url))
+        ? Effect.mapError(response.text, (error): AiError.AiError => transportError(error, url))
         : Effect.suspend(() => {
           const decoder = new TextDecoder()
           let text = ""

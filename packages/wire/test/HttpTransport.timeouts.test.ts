@@ -1,0 +1,217 @@
+/**
+ * No call waits forever, no error body is read whole, and the API key is cut out of errors only when it is
+ * long enough to be a secret: `HttpTransport` against fake `HttpClient`s that never answer, stall mid-body
+ * or send an endless error body. Time is the `TestClock`'s.
+ */
+import { AiError } from "@effect-responses/core"
+import { HttpTransport } from "@effect-responses/wire"
+import { assert, describe, it } from "@effect/vitest"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+
+/** A client that never answers; counts attempts and the attempts that were aborted (interrupted). */
+const silentServer = () => {
+  const state = { attempts: 0, aborted: 0 }
+  const client = HttpClient.make(() =>
+    Effect.suspend(() => {
+      state.attempts++
+      return Effect.never
+    }).pipe(Effect.onInterrupt(() => Effect.sync(() => state.aborted++)))
+  )
+  return { state, client }
+}
+
+/** A client answering `status` with a body that sends `first` and then `rest` chunks (forever when `rest` is `Infinity`), or stalls. */
+const streamingServer = (options: {
+  readonly status: number
+  readonly first: Uint8Array
+  readonly rest?: number
+  readonly chunk?: Uint8Array
+}) => {
+  const state = { pulledBytes: 0, cancelled: false }
+  const client = HttpClient.make((request) =>
+    Effect.sync(() => {
+      let sent = 0
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(options.first)
+          state.pulledBytes += options.first.length
+        },
+        pull(controller) {
+          if (options.rest === undefined || sent >= options.rest) return new Promise<void>(() => {})
+          sent++
+          controller.enqueue(options.chunk!)
+          state.pulledBytes += options.chunk!.length
+          return undefined
+        },
+        cancel() {
+          state.cancelled = true
+        }
+      })
+      return HttpClientResponse.fromWeb(request, new Response(body, { status: options.status }))
+    })
+  )
+  return { state, client }
+}
+
+/** Lets real asynchronous work (a web stream's reads) happen while the test clock stands still. */
+const realPause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 30)))
+
+const transportOver = (client: HttpClient.HttpClient, options: HttpTransport.Options = {}) =>
+  HttpTransport.make("/responses", { retry: { times: 0 }, ...options }).pipe(
+    Effect.provideService(HttpClient.HttpClient, client)
+  )
+
+describe("HttpTransport timeouts", () => {
+  it.effect("a server that never sends headers fails with a retryable headers timeout after 10 minutes, aborting the request", () =>
+    Effect.gen(function*() {
+      const server = silentServer()
+      const transport = yield* transportOver(server.client)
+      const fiber = yield* Effect.fork(transport.execute({ model: "m" }, true))
+      yield* TestClock.adjust("9 minutes")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+      yield* TestClock.adjust("1 minute")
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      assert.instanceOf(error, AiError.TransportError)
+      assert.strictEqual(error.timeout, "headers")
+      assert.isTrue(error.retryable)
+      assert.include(error.message, "10m")
+      assert.include(error.message, "https://api.openai.com/v1/responses")
+      assert.strictEqual(server.state.aborted, 1)
+    }))
+
+  it.effect("the request timeout is per attempt, and retried as the retry options say", () =>
+    Effect.gen(function*() {
+      const server = silentServer()
+      const transport = yield* transportOver(server.client, {
+        headersTimeout: "30 seconds",
+        retry: { times: 2, base: "1 second" }
+      })
+      const fiber = yield* Effect.fork(transport.execute({ model: "m" }, false))
+      for (let i = 0; i < 20; i++) yield* TestClock.adjust("10 seconds")
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      assert.instanceOf(error, AiError.TransportError)
+      assert.strictEqual(error.timeout, "headers")
+      assert.strictEqual(server.state.attempts, 3)
+      assert.strictEqual(server.state.aborted, 3)
+    }))
+
+  it.effect("headersTimeout: false waits as long as it takes", () =>
+    Effect.gen(function*() {
+      const server = silentServer()
+      const transport = yield* transportOver(server.client, { headersTimeout: false })
+      const fiber = yield* Effect.fork(transport.execute({ model: "m" }, true))
+      yield* TestClock.adjust("3 hours")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+      yield* Fiber.interrupt(fiber)
+      assert.strictEqual(server.state.aborted, 1)
+    }))
+
+  it.effect("a body that stalls fails with an idle timeout after the bytes that arrived, cancelling the body", () =>
+    Effect.gen(function*() {
+      const server = streamingServer({ status: 200, first: new TextEncoder().encode("data: {}\n\n") })
+      const transport = yield* transportOver(server.client, { idleTimeout: "30 seconds" })
+      const response = yield* transport.execute({ model: "m" }, true)
+      const received: Array<Uint8Array> = []
+      const fiber = yield* Effect.fork(
+        Stream.runForEach(transport.bodyStream(response), (chunk) => Effect.sync(() => received.push(chunk)))
+      )
+      yield* realPause
+      assert.strictEqual(received.length, 1)
+      yield* TestClock.adjust("29 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+      yield* TestClock.adjust("1 second")
+      const exit = yield* Fiber.await(fiber)
+      assert.isTrue(Exit.isFailure(exit))
+      const error = yield* Effect.flip(exit)
+      assert.instanceOf(error, AiError.TransportError)
+      assert.strictEqual(error.timeout, "idle")
+      yield* realPause
+      assert.isTrue(server.state.cancelled)
+    }))
+
+  it.effect("readJson of a body that stalls fails with the idle timeout too (default 5 minutes)", () =>
+    Effect.gen(function*() {
+      const server = streamingServer({ status: 200, first: new TextEncoder().encode("{\"id\":") })
+      const transport = yield* transportOver(server.client)
+      const response = yield* transport.execute({ model: "m" }, false)
+      const fiber = yield* Effect.fork(transport.readJson(response))
+      yield* realPause
+      yield* TestClock.adjust("5 minutes")
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      assert.instanceOf(error, AiError.TransportError)
+      assert.strictEqual(error.timeout, "idle")
+    }))
+})
+
+describe("HttpTransport error bodies", () => {
+  it.effect("an endless error body is read up to 64 KiB, not whole, and its message capped", () =>
+    Effect.gen(function*() {
+      const chunk = new TextEncoder().encode("x".repeat(16 * 1024))
+      const server = streamingServer({
+        status: 500,
+        first: new TextEncoder().encode("{\"error\":{\"message\":\""),
+        rest: 6400, // 100 MiB if read whole
+        chunk
+      })
+      const transport = yield* transportOver(server.client)
+      const error = yield* Effect.flip(transport.execute({ model: "m" }, false))
+      assert.instanceOf(error, AiError.HttpError)
+      assert.strictEqual(error.status, 500)
+      assert.isAtMost(error.description.length, 201)
+      assert.isBelow(server.state.pulledBytes, 256 * 1024)
+      yield* realPause
+      assert.isTrue(server.state.cancelled)
+    }))
+
+  it.effect("a long JSON error message is capped at MAX_MESSAGE characters", () =>
+    Effect.gen(function*() {
+      const message = "m".repeat(50_000)
+      const client = HttpClient.make((request) =>
+        Effect.succeed(
+          HttpClientResponse.fromWeb(request, new Response(JSON.stringify({ error: { message } }), { status: 400 }))
+        )
+      )
+      const transport = yield* transportOver(client)
+      const error = yield* Effect.flip(transport.execute({ model: "m" }, false))
+      assert.instanceOf(error, AiError.HttpError)
+      assert.strictEqual(error.description.length, AiError.MAX_MESSAGE + 1)
+      assert.isTrue(error.description.endsWith("…"))
+    }))
+})
+
+describe("HttpTransport redaction", () => {
+  const answering = (message: string) =>
+    HttpClient.make((request) =>
+      Effect.succeed(HttpClientResponse.fromWeb(request, new Response(JSON.stringify({ error: { message } }), { status: 500 })))
+    )
+
+  it.effect("a short key (a local server's OPENAI_API_KEY=x) is no secret: messages stay whole", () =>
+    Effect.gen(function*() {
+      const transport = yield* transportOver(answering("upstream exploded"), { apiKey: Redacted.make("x") })
+      const error = yield* Effect.flip(transport.execute({ model: "m" }, false))
+      assert.instanceOf(error, AiError.HttpError)
+      assert.strictEqual(error.description, "upstream exploded")
+    }))
+
+  it.effect("a real key echoed by the server is cut out", () =>
+    Effect.gen(function*() {
+      const key = "sk-proj-abcdefghijklmnop0123456789"
+      const transport = yield* transportOver(answering(`key ${key} rejected`), { apiKey: Redacted.make(key) })
+      const error = yield* Effect.flip(transport.execute({ model: "m" }, false))
+      assert.instanceOf(error, AiError.HttpError)
+      assert.strictEqual(error.description, "key [redacted] rejected")
+    }))
+
+  it("scrubSecret leaves text alone for keys shorter than MIN_SECRET_LENGTH", () => {
+    assert.strictEqual(HttpTransport.scrubSecret("upstream exploded", "x"), "upstream exploded")
+    assert.strictEqual(HttpTransport.scrubSecret("a 12345678 b", "12345678"), "a [redacted] b")
+  })
+})
