@@ -1,9 +1,10 @@
-// Structured output: the model is asked for JSON matching an Effect Schema (`text.format` json_schema, strict
-// when the Schema allows) and the answer is decoded with the same Schema. Runs offline: every request is
-// answered by a recorded gpt-4o response body (an HttpClient stand-in); for the API, provide
+// Structured output over any LanguageModel: the model is asked for JSON matching an Effect Schema (the call's
+// ResponseFormat: `text.format` over Responses, `response_format` over Chat Completions; strict when the Schema
+// allows) and the answer is decoded with the same Schema. Runs offline: every request is answered by a
+// recorded gpt-4o response body (an HttpClient stand-in); for the API, provide
 // `ResponsesClient.layerConfig()` and `NodeHttpClient.layerUndici` instead of `Recorded`.
-import { Prompt } from "@effect-responses/core"
-import { ResponsesClient, ResponsesLanguageModel, StructuredOutput } from "@effect-responses/responses"
+import { Prompt, StructuredOutput } from "@effect-responses/core"
+import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
 import { FileSystem, HttpClient, HttpClientResponse } from "@effect/platform"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Schema } from "effect"

@@ -42,6 +42,25 @@ const blocks = (markdown: string): ReadonlyArray<Block> => {
   return found
 }
 
+describe("package READMEs", () => {
+  const published = readdirSync(new URL("packages/", root)).filter((dir) =>
+    JSON.parse(readFileSync(new URL(`packages/${dir}/package.json`, root), "utf8")).private !== true
+  )
+  for (const dir of published) {
+    it(`packages/${dir}: a README with the install line, an example and the link to the main README, shipped`, () => {
+      const manifest = JSON.parse(readFileSync(new URL(`packages/${dir}/package.json`, root), "utf8"))
+      const readme = readFileSync(new URL(`packages/${dir}/README.md`, root), "utf8")
+      expect(readme.startsWith(`# ${manifest.name}\n`)).toBe(true)
+      const install = /^npm install (?:-g )?(.*?)(?:\s+#.*)?$/m.exec(readme)?.[1]?.split(/\s+/) ?? []
+      expect(install).toContain(manifest.name)
+      for (const peer of Object.keys(manifest.peerDependencies ?? {})) expect(install, `peer ${peer}`).toContain(peer)
+      expect(blocks(readme)).toHaveLength(1)
+      expect(readme).toContain("https://github.com/effect-responses/effect-responses#readme")
+      expect(manifest.files).toContain("README.md")
+    })
+  }
+})
+
 describe("README TypeScript blocks", () => {
   for (const readme of readmes) {
     it(`${readme}: every block is an example file, as written`, () => {

@@ -1,5 +1,5 @@
 /**
- * The aggregator proven on every recorded Responses stream (`shared/fixtures/responses-sse`, vercel/ai
+ * The aggregator proven on every recorded Responses stream (`fixtures/responses-sse`, vercel/ai
  * Apache-2.0 and pydantic-ai MIT, see `SOURCES.md`): decoding the recording with `ResponsesStream` and
  * folding it with `MessageAggregator` gives, response by response, what the non-streaming mapping
  * (`ResponsesOutput.fromResponse`) makes of the terminal event's `response`. Where `SOURCES.md` lists a

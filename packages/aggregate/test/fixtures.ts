@@ -1,12 +1,12 @@
 /**
- * The recorded Responses streams of `shared/fixtures/responses-sse`, read in place (never copied): `shared/`
- * lies beside the checkout. Sources and licenses (vercel/ai, Apache-2.0; pydantic-ai, MIT) are in
- * `shared/fixtures/SOURCES.md`.
+ * The recorded Responses streams of `fixtures/responses-sse`, read in place (the repository's unchanged copy,
+ * see `fixtures/README.md`). Sources and licenses (vercel/ai, Apache-2.0; pydantic-ai, MIT) are in
+ * `fixtures/SOURCES.md`.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
-/** The absolute path of a file under `shared/fixtures`. */
+/** The absolute path of a file under `fixtures`. */
 export const fixturePath = (relative: string): string =>
   fileURLToPath(new URL(`../../../fixtures/${relative}`, import.meta.url))
 

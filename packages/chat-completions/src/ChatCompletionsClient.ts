@@ -26,7 +26,7 @@
  *
  * @since 0.1.0
  */
-import type { AiError, StreamPart } from "@effect-responses/core"
+import type { AiError, LanguageModel, StreamPart } from "@effect-responses/core"
 import * as HttpTransport from "@effect-responses/wire/HttpTransport"
 import { isObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import type * as HttpClient from "@effect/platform/HttpClient"
@@ -47,6 +47,17 @@ import type * as ChatCompletionsRequest from "./ChatCompletionsRequest.js"
 // ---------------------------------------------------------------------------------------------------------
 
 /**
+ * What `create` can fail with: `HttpError`, `TransportError`, `InvalidPrompt` (a body that cannot be
+ * encoded as JSON) and `MalformedOutput` (a 2xx body that is not JSON).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type CreateError = HttpTransport.ExecuteError | AiError.MalformedOutput
+
+/**
+ * The client service: one `POST` of a request body, answered whole (`create`) or streamed (`createStream`).
+ *
  * @since 0.1.0
  * @category models
  */
@@ -56,7 +67,7 @@ export interface Service {
    * JSON (decode it with `ChatCompletionsOutput.fromCompletion`). Fails with `HttpError`, `TransportError`,
    * `MalformedOutput` (a 2xx body that is not JSON) or `InvalidPrompt` (a body that cannot be encoded).
    */
-  readonly create: (body: ChatCompletionsRequest.RequestBody) => Effect.Effect<unknown, AiError.AiError>
+  readonly create: (body: ChatCompletionsRequest.RequestBody) => Effect.Effect<unknown, CreateError>
   /**
    * `POST {baseUrl}/chat/completions` with `body` and `stream: true`; the SSE body decoded by
    * `ChatCompletionsStream.decodeSse`. Fails like `create` before the first element, then with the
@@ -64,7 +75,7 @@ export interface Service {
    */
   readonly createStream: (
     body: ChatCompletionsRequest.RequestBody
-  ) => Stream.Stream<StreamPart.StreamPart, AiError.AiError>
+  ) => Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError>
 }
 
 /**
@@ -137,7 +148,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
   Effect.gen(function*() {
     const transport = yield* HttpTransport.make("/chat/completions", options)
 
-    const create = (body: ChatCompletionsRequest.RequestBody): Effect.Effect<unknown, AiError.AiError> =>
+    const create = (body: ChatCompletionsRequest.RequestBody): Effect.Effect<unknown, CreateError> =>
       transport.execute(body, false).pipe(
         Effect.flatMap(transport.readJson),
         Effect.tap((json) => annotateResponse(json)),
@@ -146,7 +157,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
 
     const createStream = (
       body: ChatCompletionsRequest.RequestBody
-    ): Stream.Stream<StreamPart.StreamPart, AiError.AiError> =>
+    ): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
       Stream.unwrap(
         Effect.map(transport.execute(body, true), (response) =>
           ChatCompletionsStream.decodeSse(transport.bodyStream(response)))

@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { type AiError, LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
+import { LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
@@ -34,8 +34,9 @@ export type Options = ChatCompletionsRequest.RequestOptions
 
 /**
  * The request options of one call: the layer's `options` with the call's `tools` merged over them by name
- * (a call tool replaces a layer tool of the same name; the others are kept, layer tools first) and the
- * call's `toolChoice` replacing the layer's when given.
+ * (a call tool replaces a layer tool of the same name; the others are kept, layer tools first), the
+ * call's `toolChoice` replacing the layer's when given, and the call's `responseFormat` replacing the
+ * layer's (sent as `response_format`).
  *
  * @since 0.1.0
  * @category combinators
@@ -50,7 +51,12 @@ export const mergeCallOptions = (
     const names = new Set(call.tools.map((tool) => tool.name))
     tools = [...(options.tools ?? []).filter((tool) => !names.has(tool.name)), ...call.tools]
   }
-  return { ...options, tools, toolChoice: call.toolChoice ?? options.toolChoice }
+  return {
+    ...options,
+    tools,
+    toolChoice: call.toolChoice ?? options.toolChoice,
+    responseFormat: call.responseFormat ?? options.responseFormat
+  }
 }
 
 /**
@@ -76,7 +82,7 @@ export const make = (
     const generate = (
       prompt: Prompt.Prompt,
       call?: LanguageModel.CallOptions
-    ): Effect.Effect<ModelResponse.ModelResponse, AiError.AiError> =>
+    ): Effect.Effect<ModelResponse.ModelResponse, LanguageModel.ModelError> =>
       ChatCompletionsRequest.fromPrompt(prompt, mergeCallOptions(options, call)).pipe(
         Effect.flatMap((body) => client.create({ ...body, stream: false })),
         Effect.flatMap(ChatCompletionsOutput.fromCompletion)
@@ -85,7 +91,7 @@ export const make = (
     const stream = (
       prompt: Prompt.Prompt,
       call?: LanguageModel.CallOptions
-    ): Stream.Stream<StreamPart.StreamPart, AiError.AiError> =>
+    ): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
       ChatCompletionsRequest.fromPrompt(prompt, mergeCallOptions(options, call)).pipe(
         Effect.map((body) =>
           client.createStream(

@@ -23,11 +23,9 @@
  *
  * @since 0.1.0
  */
-import { AiError, type LanguageModel, type Message, type Part, type Prompt } from "@effect-responses/core"
+import { AiError, type LanguageModel, type Message, type Part, type Prompt, ResponseFormat } from "@effect-responses/core"
 import * as Media from "@effect-responses/wire/Media"
 import * as Effect from "effect/Effect"
-import * as JSONSchema from "effect/JSONSchema"
-import * as Schema from "effect/Schema"
 
 // ---------------------------------------------------------------------------------------------------------
 // models
@@ -91,32 +89,16 @@ export interface RequestBody {
 }
 
 /**
- * The `response_format` of the request: free text, any JSON object, or JSON matching a schema. A
- * `json_schema` format takes an Effect `Schema` (converted with `JSONSchema.make`) or a JSON Schema object;
- * on the wire it becomes `{type:"json_schema", json_schema:{name, schema, description?, strict?}}`.
- *
- * @since 0.1.0
- * @category models
- */
-export type ResponseFormat =
-  | { readonly type: "text" }
-  | { readonly type: "json_object" }
-  | {
-    readonly type: "json_schema"
-    readonly name: string
-    readonly schema: Schema.Schema.AnyNoContext | { readonly [key: string]: unknown }
-    readonly description?: string | undefined
-    readonly strict?: boolean | undefined
-  }
-
-/**
  * The options of a request. `model` is required; every other field is sent only when set.
  *
  * - `tools` / `toolChoice`: local function tools and the tool choice (`{tool}` -> `{type:"function",
  *   function:{name}}`; the tool must be in `tools`).
  * - `temperature`, `topP` (`top_p`), `seed`, `stop` (up to 4 sequences), `parallelToolCalls`
- *   (`parallel_tool_calls`, sent only with tools), `reasoningEffort` (`reasoning_effort`), `responseFormat`
- *   (`response_format`): the request fields of the same meaning.
+ *   (`parallel_tool_calls`, sent only with tools), `reasoningEffort` (`reasoning_effort`): the request fields
+ *   of the same meaning.
+ * - `responseFormat`: core's `ResponseFormat`, sent as `response_format` (`{type:"text"}`,
+ *   `{type:"json_object"}`, or `{type:"json_schema", json_schema:{name, schema, description?, strict}}`,
+ *   resolved by `ResponseFormat.resolve`).
  * - `maxOutputTokens` (tokens): sent as `max_completion_tokens`, or as `max_tokens` when
  *   `maxTokensParameter` says so (older servers and some open-model servers only know `max_tokens`; OpenAI's
  *   reasoning models reject it).
@@ -145,7 +127,7 @@ export interface RequestOptions {
   readonly maxTokensParameter?: "max_completion_tokens" | "max_tokens" | undefined
   readonly stop?: string | ReadonlyArray<string> | undefined
   readonly seed?: number | undefined
-  readonly responseFormat?: ResponseFormat | undefined
+  readonly responseFormat?: ResponseFormat.ResponseFormat | undefined
   readonly parallelToolCalls?: boolean | undefined
   readonly reasoningEffort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | undefined
   readonly systemMessageRole?: "system" | "developer" | undefined
@@ -168,8 +150,8 @@ export interface RequestOptions {
  * Fails with `AiError.InvalidPrompt` when: `model` is empty; a user message has no parts; a user media part
  * cannot be sent over Chat Completions (an image given only by `fileId`, a file given only by `url`, audio
  * without `data` or in another format, or none of `data`, `url`, `fileId`); a tool result has an empty call
- * id; `toolChoice` names a tool that is not in `tools`; a `json_schema` format cannot be converted to JSON
- * Schema.
+ * id; `toolChoice` names a tool that is not in `tools`; the response format cannot be resolved
+ * (`ResponseFormat.resolve`).
  *
  * @since 0.1.0
  * @category constructors
@@ -389,20 +371,9 @@ const toolChoice = (
   return Effect.succeed({ type: "function", function: { name: choice.tool } })
 }
 
-const responseFormat = (format: ResponseFormat): Effect.Effect<unknown, AiError.InvalidPrompt> => {
-  if (format.type !== "json_schema") return Effect.succeed({ type: format.type })
-  return Effect.try({
-    try: () => (Schema.isSchema(format.schema) ? JSONSchema.make(format.schema) : format.schema),
-    catch: (error) =>
-      new AiError.InvalidPrompt({
-        description: `the json_schema format ${format.name} cannot be converted to JSON Schema: ${String(error)}`
-      })
-  }).pipe(
-    Effect.map((schema) => {
-      const jsonSchema: Record<string, unknown> = { name: format.name, schema }
-      if (format.description !== undefined) jsonSchema.description = format.description
-      if (format.strict !== undefined) jsonSchema.strict = format.strict
-      return { type: "json_schema", json_schema: jsonSchema }
-    })
-  )
-}
+const responseFormat = (format: ResponseFormat.ResponseFormat): Effect.Effect<unknown, AiError.InvalidPrompt> =>
+  Effect.map(ResponseFormat.resolve(format), (resolved) => {
+    if (resolved.type !== "json_schema") return resolved
+    const { type, ...jsonSchema } = resolved
+    return { type, json_schema: jsonSchema }
+  })

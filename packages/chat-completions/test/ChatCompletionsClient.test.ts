@@ -1,6 +1,6 @@
 /**
  * `ChatCompletionsClient` and `ChatCompletionsLanguageModel` against a fake `HttpClient` that records
- * requests and answers with recorded bodies (pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`).
+ * requests and answers with recorded bodies (pydantic-ai, MIT: see `fixtures/SOURCES.md`).
  */
 import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
 import { AiError, LanguageModel, Prompt } from "@effect-responses/core"

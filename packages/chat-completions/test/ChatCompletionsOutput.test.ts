@@ -1,6 +1,6 @@
 /**
- * `chat.completion` bodies and Chat error bodies from `shared/fixtures/chat-json` (pydantic-ai, MIT;
- * vercel/ai, Apache-2.0: see `shared/fixtures/SOURCES.md`).
+ * `chat.completion` bodies and Chat error bodies from `fixtures/chat-json` (pydantic-ai, MIT;
+ * vercel/ai, Apache-2.0: see `fixtures/SOURCES.md`).
  */
 import { ChatCompletionsOutput } from "@effect-responses/chat-completions"
 import { AiError } from "@effect-responses/core"

@@ -104,7 +104,7 @@ describe("ChatCompletionsRequest.fromPrompt", () => {
         toolChoice: { tool: "get_weather" },
         parallelToolCalls: false,
         responseFormat: {
-          type: "json_schema",
+          type: "json",
           name: "city",
           strict: true,
           schema: Schema.Struct({ city: Schema.String })

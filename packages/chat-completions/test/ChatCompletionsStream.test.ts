@@ -1,6 +1,6 @@
 /**
- * The streaming decoder against every recorded Chat Completions stream in `shared/fixtures/chat-sse`
- * (openai-python and vercel/ai, Apache-2.0; pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`).
+ * The streaming decoder against every recorded Chat Completions stream in `fixtures/chat-sse`
+ * (openai-python and vercel/ai, Apache-2.0; pydantic-ai, MIT: see `fixtures/SOURCES.md`).
  */
 import { MessageAggregator } from "@effect-responses/aggregate"
 import { ChatCapture, ChatCompletionsOutput, ChatCompletionsStream } from "@effect-responses/chat-completions"

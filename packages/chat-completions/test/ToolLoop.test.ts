@@ -2,7 +2,7 @@
  * The tool loop, unchanged, over Chat Completions end to end over real HTTP: `ToolLoop` ->
  * `ChatCompletionsLanguageModel` -> `ChatCompletionsClient` -> undici -> a loopback `ChatReplayServer`
  * replaying the recorded gpt-4o-mini `get_capital` call and its follow-up answer (pydantic-ai, MIT: see
- * `shared/fixtures/SOURCES.md`).
+ * `fixtures/SOURCES.md`).
  */
 import { ChatCapture, ChatCompletionsClient, ChatCompletionsLanguageModel, ChatReplayServer } from "@effect-responses/chat-completions"
 import { Prompt } from "@effect-responses/core"

@@ -1,15 +1,15 @@
 /**
- * Paths and contents of the recorded payloads in `shared/fixtures`, read in place (never copied): `shared/`
- * lies beside the checkout (see `shared/fixtures/SOURCES.md` for sources and licenses).
+ * Paths and contents of the recorded payloads in `fixtures`, read in place (the repository's unchanged copy;
+ * see `fixtures/SOURCES.md` for sources and licenses).
  */
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
-/** The absolute path of a file under `shared/fixtures`, e.g. `fixturePath("chat-sse/x.sse")`. */
+/** The absolute path of a file under `fixtures`, e.g. `fixturePath("chat-sse/x.sse")`. */
 export const fixturePath = (relative: string): string =>
   fileURLToPath(new URL(`../../../fixtures/${relative}`, import.meta.url))
 
-/** The text of a file under `shared/fixtures`. */
+/** The text of a file under `fixtures`. */
 export const readFixture = (relative: string): string => readFileSync(fixturePath(relative), "utf8")
 
 /** UTF-8 bytes of a string. */

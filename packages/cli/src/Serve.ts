@@ -25,6 +25,7 @@
  *
  * @since 0.1.0
  */
+import type { AiError } from "@effect-responses/core"
 import { Gateway, Upstream } from "@effect-responses/server"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -32,6 +33,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Config from "effect/Config"
+import * as Context from "effect/Context"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -39,6 +41,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { createServer } from "node:http"
 
 /**
@@ -137,15 +140,21 @@ export const layer = (options: ServeOptions) =>
           return Console.log(`effect-responses: serving ${where} -> ${options.upstream}`)
         })
       )
-      const gateway = Gateway.layer({ apiKey, builtinTools: options.builtinTools, maxInputItems })
-      return Layer.mergeAll(gateway, announce).pipe(
-        Layer.provide(Upstream.chatCompletions({
-          baseUrl: options.upstream,
-          apiKey: upstreamKey,
-          headersTimeout: Duration.seconds(headersTimeout),
-          idleTimeout: Duration.seconds(idleTimeout),
-          retry: { times: retries }
-        })),
+      // everything is checked before the port is bound, and the line is printed once the gateway serves
+      const gatewayOptions = yield* Gateway.validateOptions({ apiKey, builtinTools: options.builtinTools, maxInputItems })
+      const gateway = Gateway.layer(gatewayOptions)
+      return Layer.flatMap(gateway, () => announce).pipe(
+        Layer.provide(Layer.map(
+          Upstream.chatCompletions({
+            baseUrl: options.upstream,
+            apiKey: upstreamKey,
+            headersTimeout: Duration.seconds(headersTimeout),
+            idleTimeout: Duration.seconds(idleTimeout),
+            retry: { times: retries }
+          }),
+          (context) =>
+            Context.add(context, Upstream.Upstream, hintOn404(Context.get(context, Upstream.Upstream), options.upstream))
+        )),
         Layer.provide(NodeHttpClient.layerUndici),
         Layer.provide(
           NodeHttpServer.layer(createServer, { port: options.port, host: options.host }).pipe(
@@ -155,6 +164,29 @@ export const layer = (options: ServeOptions) =>
       )
     })
   )
+
+/**
+ * The upstream with a warning logged when it answers 404: the URL tried, and, when `--upstream` has no
+ * `/v1`, the hint that it usually needs one (Ollama, vLLM and others serve `…/v1/chat/completions`).
+ */
+const hintOn404 = (upstream: Upstream.Service, base: string): Upstream.Service => {
+  const url = `${base.replace(/\/+$/, "")}/chat/completions`
+  const hint = /\/v\d+[a-z]*(\/|$)/.test(new URL(base).pathname)
+    ? "check --upstream"
+    : `--upstream has no /v1: try ${base.replace(/\/+$/, "")}/v1`
+  const warn = (error: AiError.AiError) =>
+    error._tag === "HttpError" && error.status === 404
+      ? Effect.logWarning(`the upstream answered 404 to POST ${url}: ${hint}`)
+      : Effect.void
+  return {
+    ...upstream,
+    languageModel: (request) =>
+      Effect.map(upstream.languageModel(request), (model) => ({
+        generate: (prompt, options) => Effect.tapError(model.generate(prompt, options), warn),
+        stream: (prompt, options) => Stream.tapError(model.stream(prompt, options), warn)
+      }))
+  }
+}
 
 /** The listen failure (`ServeError`, whose message is empty) as one line naming the address. */
 const listenError = (options: ServeOptions, cause: unknown): ServeSetupError => {

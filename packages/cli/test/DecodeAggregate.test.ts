@@ -1,5 +1,5 @@
 /**
- * The `decode` and `aggregate` verbs, in process, on the recorded payloads of `shared/fixtures` (vercel/ai
+ * The `decode` and `aggregate` verbs, in process, on the recorded payloads of `fixtures` (vercel/ai
  * Apache-2.0, pydantic-ai MIT: see `SOURCES.md`).
  */
 import { Aggregate, Decode } from "@effect-responses/cli"

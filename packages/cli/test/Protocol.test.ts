@@ -1,6 +1,6 @@
 /**
  * The protocol switch and `chat --protocol chat-completions` over a loopback chat replay of the recorded
- * gpt-4o-mini `get_capital` call and its answer (pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`).
+ * gpt-4o-mini `get_capital` call and its answer (pydantic-ai, MIT: see `fixtures/SOURCES.md`).
  */
 import { Chat, Demo, Protocol, Render } from "@effect-responses/cli"
 import { LanguageModel, Prompt } from "@effect-responses/core"

@@ -5,12 +5,13 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type * as Stream from "effect/Stream"
+import * as Stream from "effect/Stream"
 import type * as AiError from "./AiError.js"
 import type * as ModelResponse from "./ModelResponse.js"
 import type * as Prompt from "./Prompt.js"
+import type * as ResponseFormat from "./ResponseFormat.js"
 import type * as StreamPart from "./StreamPart.js"
 
 /**
@@ -36,7 +37,9 @@ export class ToolDefinition extends Schema.Class<ToolDefinition>("ToolDefinition
 export type ToolChoice = "auto" | "none" | "required" | { readonly tool: string }
 
 /**
- * What a call adds to the prompt: the local function tools offered to the model and the tool choice.
+ * What a call adds to the prompt: the local function tools offered to the model, the tool choice, and the
+ * format of the answer (`ResponseFormat`: free text, or JSON matching a schema). A layer that cannot send
+ * the response format fails the call with `AiError.InvalidPrompt`; none drops it.
  *
  * @since 0.1.0
  * @category models
@@ -44,27 +47,40 @@ export type ToolChoice = "auto" | "none" | "required" | { readonly tool: string 
 export interface CallOptions {
   readonly tools?: ReadonlyArray<ToolDefinition> | undefined
   readonly toolChoice?: ToolChoice | undefined
+  readonly responseFormat?: ResponseFormat.ResponseFormat | undefined
 }
 
 /**
+ * What a model call can fail with: every `AiError` except those raised around a call, never by one
+ * (`ToolError` from running a local tool, `StructuredOutputError` from decoding the answer).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ModelError = Exclude<AiError.AiError, AiError.ToolError | AiError.StructuredOutputError>
+
+/**
+ * The service: `generate` and `stream`, each one model call with the whole prompt.
+ *
  * @since 0.1.0
  * @category models
  */
 export interface Service {
   /**
-   * One model call, waited for whole. Fails with an `AiError`.
+   * One model call, waited for whole. Fails with a `ModelError`.
    */
   readonly generate: (
     prompt: Prompt.Prompt,
     options?: CallOptions
-  ) => Effect.Effect<ModelResponse.ModelResponse, AiError.AiError>
+  ) => Effect.Effect<ModelResponse.ModelResponse, ModelError>
   /**
-   * One model call, streamed as `StreamPart`s; a failure arrives after the elements that came before it.
+   * One model call, streamed as `StreamPart`s; a failure (a `ModelError`) arrives after the elements that
+   * came before it.
    */
   readonly stream: (
     prompt: Prompt.Prompt,
     options?: CallOptions
-  ) => Stream.Stream<StreamPart.StreamPart, AiError.AiError>
+  ) => Stream.Stream<StreamPart.StreamPart, ModelError>
 }
 
 /**
@@ -74,3 +90,41 @@ export interface Service {
  * @category tags
  */
 export class LanguageModel extends Context.Tag("@effect-responses/core/LanguageModel")<LanguageModel, Service>() {}
+
+/**
+ * One model call, waited for whole, with the `LanguageModel` of the context (`service.generate`).
+ *
+ * ```ts
+ * const response = yield* LanguageModel.generate(Prompt.make("Say hello"))
+ * console.log(response.text)
+ * ```
+ *
+ * Fails with a `ModelError`: whatever the layer's protocol, transport and decoder can fail with.
+ *
+ * @since 0.2.0
+ * @category accessors
+ */
+export const generate = (
+  prompt: Prompt.Prompt,
+  options?: CallOptions
+): Effect.Effect<ModelResponse.ModelResponse, ModelError, LanguageModel> =>
+  Effect.flatMap(LanguageModel, (model) => model.generate(prompt, options))
+
+/**
+ * One model call, streamed as `StreamPart`s, with the `LanguageModel` of the context (`service.stream`).
+ * Fold the parts with `MessageAggregator` (package `@effect-responses/aggregate`) to get `ModelResponse`s.
+ *
+ * ```ts
+ * LanguageModel.stream(Prompt.make("Say hello")).pipe(Stream.runForEach((part) => Console.log(part.type)))
+ * ```
+ *
+ * Fails with a `ModelError`, after the elements that came before it.
+ *
+ * @since 0.2.0
+ * @category accessors
+ */
+export const stream = (
+  prompt: Prompt.Prompt,
+  options?: CallOptions
+): Stream.Stream<StreamPart.StreamPart, ModelError, LanguageModel> =>
+  Stream.unwrap(Effect.map(LanguageModel, (model) => model.stream(prompt, options)))

@@ -4,11 +4,14 @@
  *
  * @since 0.1.0
  */
+import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import * as Message from "./Message.js"
 import * as Part from "./Part.js"
 
 /**
+ * The conversation: `messages` in order (system, user, assistant, tool).
+ *
  * @since 0.1.0
  * @category models
  */
@@ -17,12 +20,34 @@ export class Prompt extends Schema.Class<Prompt>("Prompt")({
 }) {}
 
 /**
- * A prompt from a list of messages.
+ * What a prompt can be made from: a string (one user message holding it as text), one message, a list of
+ * messages, or a prompt (taken as it is).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Input = string | Message.Message | ReadonlyArray<Message.Message> | Prompt
+
+/**
+ * A prompt from a string (one user message), a message, a list of messages, or a prompt (returned as it
+ * is).
+ *
+ * ```ts
+ * Prompt.make("What is the capital of France?")
+ * Prompt.make([new Message.SystemMessage({ content: "Be brief." }), Prompt.userMessage("Hi")])
+ * ```
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (messages: ReadonlyArray<Message.Message>): Prompt => new Prompt({ messages })
+export const make = (input: Input): Prompt => {
+  if (typeof input === "string") return new Prompt({ messages: [userMessage(input)] }, true)
+  if (input instanceof Prompt) return input
+  if (isArray(input)) return new Prompt({ messages: input })
+  return new Prompt({ messages: [input] })
+}
+
+const isArray = (input: Input): input is ReadonlyArray<Message.Message> => Array.isArray(input)
 
 /**
  * The empty prompt.
@@ -58,21 +83,32 @@ export const userMessage = (text: string): Message.UserMessage =>
   new Message.UserMessage({ role: "user", parts: [new Part.TextPart({ text })] }, true)
 
 /**
- * The prompt with `messages` appended, in order.
+ * The prompt with the messages of `input` appended, in order (`input` as `make` takes it: a string is one
+ * user message). Data-first or data-last:
+ *
+ * ```ts
+ * Prompt.append(prompt, response.message)
+ * prompt.pipe(Prompt.append("And in Italy?"))
+ * ```
  *
  * @since 0.1.0
  * @category combinators
  */
-export const append = (self: Prompt, ...messages: ReadonlyArray<Message.Message>): Prompt =>
-  make([...self.messages, ...messages])
+export const append: {
+  (input: Input): (self: Prompt) => Prompt
+  (self: Prompt, input: Input): Prompt
+} = dual(2, (self: Prompt, input: Input): Prompt => new Prompt({ messages: [...self.messages, ...make(input).messages] }))
 
 /**
- * The messages of `self` followed by those of `that`.
+ * The messages of `self` followed by those of `that`. Data-first or data-last.
  *
  * @since 0.1.0
  * @category combinators
  */
-export const concat = (self: Prompt, that: Prompt): Prompt => make([...self.messages, ...that.messages])
+export const concat: {
+  (that: Prompt): (self: Prompt) => Prompt
+  (self: Prompt, that: Prompt): Prompt
+} = dual(2, (self: Prompt, that: Prompt): Prompt => new Prompt({ messages: [...self.messages, ...that.messages] }))
 
 /**
  * Decodes a prompt from its JSON value (the public encoding above). Fails with a `ParseError` naming the

@@ -29,6 +29,11 @@ export * as Part from "./Part.js"
 export * as Prompt from "./Prompt.js"
 
 /**
+ * @since 0.2.0
+ */
+export * as ResponseFormat from "./ResponseFormat.js"
+
+/**
  * @since 0.1.0
  */
 export * as StreamPart from "./StreamPart.js"
@@ -42,3 +47,8 @@ export * as Usage from "./Usage.js"
  * @since 0.2.0
  */
 export * as UnsafePart from "./UnsafePart.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as StructuredOutput from "./StructuredOutput.js"

@@ -1,5 +1,5 @@
 /**
- * Decoding speed of the recorded 194 KB o3-mini stream (pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`)
+ * Decoding speed of the recorded 194 KB o3-mini stream (pydantic-ai, MIT: see `fixtures/SOURCES.md`)
  * against a bare split-and-`JSON.parse` loop (DESIGN section 5).
  */
 import { ResponsesStream } from "@effect-responses/responses"

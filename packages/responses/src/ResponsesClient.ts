@@ -28,7 +28,7 @@
  *
  * @since 0.1.0
  */
-import { AiError, type StreamPart } from "@effect-responses/core"
+import { AiError, type LanguageModel, type StreamPart } from "@effect-responses/core"
 import * as HttpTransport from "@effect-responses/wire/HttpTransport"
 import { arrayField, isObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import type * as HttpClient from "@effect/platform/HttpClient"
@@ -55,6 +55,17 @@ import * as ResponsesStream from "./ResponsesStream.js"
 // ---------------------------------------------------------------------------------------------------------
 
 /**
+ * What `create` can fail with: `HttpError`, `TransportError`, `InvalidPrompt` (a body that cannot be
+ * encoded as JSON) and `MalformedOutput` (a 2xx body that is not JSON).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type CreateError = HttpTransport.ExecuteError | AiError.MalformedOutput
+
+/**
+ * The client service: one `POST` of a request body, answered whole (`create`) or streamed (`createStream`).
+ *
  * @since 0.1.0
  * @category models
  */
@@ -64,13 +75,13 @@ export interface Service {
    * with `ResponsesOutput.fromResponse`). Fails with `HttpError`, `TransportError`, `MalformedOutput` (a
    * 2xx body that is not JSON) or `InvalidPrompt` (a body that cannot be encoded as JSON).
    */
-  readonly create: (body: ResponsesRequest.RequestBody) => Effect.Effect<unknown, AiError.AiError>
+  readonly create: (body: ResponsesRequest.RequestBody) => Effect.Effect<unknown, CreateError>
   /**
    * `POST {baseUrl}/responses` with `body` and `stream: true`; the SSE body decoded by
    * `ResponsesStream.decodeSse`. Fails like `create` before the first element, then with the decoder's
    * errors or a `TransportError` when the body breaks off.
    */
-  readonly createStream: (body: ResponsesRequest.RequestBody) => Stream.Stream<StreamPart.StreamPart, AiError.AiError>
+  readonly createStream: (body: ResponsesRequest.RequestBody) => Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError>
 }
 
 /**
@@ -148,7 +159,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
     const recordContent = options.recordContent === true
     const server = serverAttributes(url)
 
-    const create = (body: ResponsesRequest.RequestBody): Effect.Effect<unknown, AiError.AiError> =>
+    const create = (body: ResponsesRequest.RequestBody): Effect.Effect<unknown, CreateError> =>
       Effect.gen(function*() {
         const start = yield* Clock.currentTimeMillis
         const json = yield* execute(body, false).pipe(
@@ -164,7 +175,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
         })
       )
 
-    const createStream = (body: ResponsesRequest.RequestBody): Stream.Stream<StreamPart.StreamPart, AiError.AiError> =>
+    const createStream = (body: ResponsesRequest.RequestBody): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
       Stream.suspend(() => {
         // What the elements said so far, for the span and the metrics when the stream ends.
         let summary: ResponseSummary = {}

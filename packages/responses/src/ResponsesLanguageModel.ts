@@ -145,8 +145,9 @@ const isStream = (u: unknown): u is Stream.Stream<unknown, unknown, unknown> => 
 
 /**
  * The request options of one call: the layer's `options` with the call's `tools` merged over them by name
- * (a call tool replaces a layer tool of the same name; the others are kept, layer tools first) and the
- * call's `toolChoice` replacing the layer's when given.
+ * (a call tool replaces a layer tool of the same name; the others are kept, layer tools first), the
+ * call's `toolChoice` replacing the layer's when given, and the call's `responseFormat` replacing
+ * `text.format` when given (`text.verbosity` is kept).
  *
  * @since 0.1.0
  * @category combinators
@@ -159,7 +160,8 @@ export const mergeCallOptions = (
   return {
     ...options,
     tools: mergeTools(options.tools, call.tools),
-    toolChoice: call.toolChoice ?? options.toolChoice
+    toolChoice: call.toolChoice ?? options.toolChoice,
+    ...(call.responseFormat === undefined ? {} : { text: { ...options.text, format: call.responseFormat } })
   }
 }
 
@@ -191,7 +193,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
     const generate = (
       prompt: Prompt.Prompt,
       call?: LanguageModel.CallOptions
-    ): Effect.Effect<ModelResponse.ModelResponse, AiError.AiError> =>
+    ): Effect.Effect<ModelResponse.ModelResponse, LanguageModel.ModelError> =>
       requestBody(prompt, call).pipe(
         Effect.flatMap((body) => client.create({ ...body, stream: false })),
         Effect.flatMap((json) =>
@@ -203,7 +205,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
     const stream = (
       prompt: Prompt.Prompt,
       call?: LanguageModel.CallOptions
-    ): Stream.Stream<StreamPart.StreamPart, AiError.AiError> =>
+    ): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
       requestBody(prompt, call).pipe(
         Effect.map((body) => client.createStream({ ...body, stream: true })),
         Stream.unwrap

@@ -17,17 +17,15 @@
  * The body always has `store: false` (the client is stateless) and, unless `includeEncryptedReasoning` is
  * `false`, `include: ["reasoning.encrypted_content"]`, so that reasoning can be handed back on the next
  * call. `stream` is left to the caller (`ResponsesClient` sets it). Built-in tools (`BuiltInTool`) are sent
- * in `tools` after the function tools; a `json_schema` text format made from an Effect `Schema` is strict
- * when OpenAI's structured-output subset of JSON Schema can express it (`strictIncompatibility`).
+ * in `tools` after the function tools; the text format is core's `ResponseFormat` (a JSON format made from an
+ * Effect `Schema` is strict when OpenAI's structured-output subset of JSON Schema can express it).
  *
  * @since 0.1.0
  */
-import { AiError, LanguageModel, Message, Part, Prompt } from "@effect-responses/core"
+import { AiError, LanguageModel, Message, Part, Prompt, ResponseFormat } from "@effect-responses/core"
 import { isObject, type JsonObject } from "@effect-responses/wire/Json"
 import * as Media from "@effect-responses/wire/Media"
 import * as Effect from "effect/Effect"
-import * as JSONSchema from "effect/JSONSchema"
-import * as Schema from "effect/Schema"
 import * as BuiltInTool from "./BuiltInTool.js"
 import * as Provider from "./Provider.js"
 
@@ -125,27 +123,6 @@ export interface ReasoningOptions {
 }
 
 /**
- * The output text format (`text.format`): free text, any JSON object, or JSON matching a schema. A
- * `json_schema` format takes an Effect `Schema` (converted with `JSONSchema.make`, `$schema` left out) or a
- * JSON Schema object, and a `name` of at most 64 letters, digits, `_` or `-`. `strict` left out means: strict
- * when the schema fits OpenAI's strict subset (`strictIncompatibility`), else not; `strict: true` with a
- * schema that does not fit is an `InvalidPrompt`.
- *
- * @since 0.1.0
- * @category models
- */
-export type TextFormat =
-  | { readonly type: "text" }
-  | { readonly type: "json_object" }
-  | {
-    readonly type: "json_schema"
-    readonly name: string
-    readonly schema: Schema.Schema.All | { readonly [key: string]: unknown }
-    readonly description?: string | undefined
-    readonly strict?: boolean | undefined
-  }
-
-/**
  * The options of a request. `model` is required; every other field is sent only when set.
  *
  * - `tools` / `toolChoice`: local function tools (`{type:"function", name, description, parameters,
@@ -156,7 +133,8 @@ export type TextFormat =
  *   stateless client does not have, and is an `InvalidPrompt`.
  * - `includeEncryptedReasoning` (default `true`): ask for `reasoning.encrypted_content`; turn it off for
  *   servers that reject the `include` field.
- * - `temperature`, `topP`, `maxOutputTokens` (tokens), `reasoning`, `text` (`verbosity`, `format`),
+ * - `temperature`, `topP`, `maxOutputTokens` (tokens), `reasoning`, `text` (`verbosity`, `format`: core's
+ *   `ResponseFormat`, resolved by `ResponseFormat.resolve`),
  *   `parallelToolCalls`, `maxToolCalls`, `truncation`, `serviceTier`, `promptCacheKey`,
  *   `safetyIdentifier`, `metadata`: the `CreateResponse` fields of the same meaning (snake_case on the wire).
  * - `extraBody`: fields merged into the body last (they win over everything above), except those that would
@@ -178,7 +156,7 @@ export interface RequestOptions {
   readonly reasoning?: ReasoningOptions | undefined
   readonly text?: {
     readonly verbosity?: "low" | "medium" | "high" | undefined
-    readonly format?: TextFormat | undefined
+    readonly format?: ResponseFormat.ResponseFormat | undefined
   } | undefined
   readonly parallelToolCalls?: boolean | undefined
   readonly maxToolCalls?: number | undefined
@@ -210,8 +188,9 @@ export const INCLUDE_ENCRYPTED_REASONING = "reasoning.encrypted_content" as cons
  * Fails with `AiError.InvalidPrompt` when: `model` is empty; a user message has no parts; a user media
  * part has neither `data`, `url` nor `fileId`; a tool result has an empty call id; `toolChoice` names a
  * tool that is not in `tools`; `truncation` is `"auto"`; a built-in tool cannot be sent yet
- * (`BuiltInTool.unsupportedReason`: an MCP tool that needs approvals); a `json_schema` format has a bad name,
- * cannot be converted to JSON Schema, or asks for `strict: true` with a schema the strict mode cannot take.
+ * (`BuiltInTool.unsupportedReason`: an MCP tool that needs approvals); the text format cannot be resolved
+ * (`ResponseFormat.resolve`: a bad name, a schema JSON Schema cannot express, `strict: true` with a schema
+ * the strict mode cannot take).
  *
  * @since 0.1.0
  * @category constructors
@@ -277,7 +256,7 @@ export const fromPrompt = (
     if (options.text !== undefined) {
       const text: Record<string, unknown> = {}
       if (options.text.verbosity !== undefined) text.verbosity = options.text.verbosity
-      if (options.text.format !== undefined) text.format = yield* textFormat(options.text.format)
+      if (options.text.format !== undefined) text.format = yield* ResponseFormat.resolve(options.text.format)
       body.text = text
     }
     if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls
@@ -551,148 +530,4 @@ const toolChoice = (
   }
   if (allowed.length === 0) return invalid("the allowed tools of the tool choice are empty")
   return Effect.succeed({ type: "allowed_tools", mode: choice.mode ?? "auto", tools: allowed })
-}
-
-const FORMAT_NAME = /^[a-zA-Z0-9_-]{1,64}$/
-
-const textFormat = (format: TextFormat): Effect.Effect<unknown, AiError.InvalidPrompt> =>
-  Effect.gen(function*() {
-    if (format.type !== "json_schema") return { type: format.type }
-    if (!FORMAT_NAME.test(format.name)) {
-      return yield* invalid(
-        `the json_schema format name ${JSON.stringify(format.name)} must be 1 to 64 letters, digits, _ or -`
-      )
-    }
-    const schema = yield* Effect.try({
-      try: () => Schema.isSchema(format.schema) ? jsonSchemaOf(format.schema) : format.schema,
-      catch: (error) =>
-        new AiError.InvalidPrompt({
-          description: `the json_schema format ${format.name} cannot be converted to JSON Schema: ${
-            error instanceof Error ? error.message : String(error)
-          }`
-        })
-    })
-    const incompatibility = strictIncompatibility(schema)
-    if (format.strict === true && incompatibility !== undefined) {
-      return yield* invalid(`the json_schema format ${format.name} cannot be strict: ${incompatibility}`)
-    }
-    return withDefined({
-      type: "json_schema",
-      name: format.name,
-      schema,
-      description: format.description,
-      strict: format.strict ?? incompatibility === undefined
-    })
-  })
-
-/**
- * The JSON Schema of an Effect `Schema` as `text.format.schema` wants it: `JSONSchema.make` without the
- * `$schema` keyword, and with a root `$ref` into `$defs` (a `Schema.Class`) inlined, since the root must be
- * an object schema. Throws what `JSONSchema.make` throws for a schema JSON Schema cannot express.
- *
- * @since 0.1.0
- * @category formats
- */
-export const jsonSchemaOf = <A, I, R>(schema: Schema.Schema<A, I, R>): { readonly [key: string]: unknown } => {
-  const made: unknown = JSONSchema.make(schema)
-  if (!isObject(made)) return {}
-  const { $schema: _, ...document } = made
-  const ref = document.$ref
-  const defs = document.$defs
-  if (typeof ref === "string" && ref.startsWith("#/$defs/") && isObject(defs)) {
-    const name = ref.slice("#/$defs/".length)
-    const root = defs[name]
-    // Inline the root only when nothing else refers to it (a recursive root keeps its $ref).
-    const rest = { ...defs }
-    delete rest[name]
-    if (isObject(root) && !JSON.stringify([root, rest]).includes(JSON.stringify(ref))) {
-      const { $ref: __, $defs: ___, ...others } = document
-      return Object.keys(rest).length === 0 ? { ...others, ...root } : { ...others, ...root, $defs: rest }
-    }
-  }
-  return document
-}
-
-// The keywords of OpenAI's strict structured-output subset of JSON Schema (API guide "Structured
-// Outputs", supported schemas); any other keyword makes a schema non-strict.
-const STRICT_KEYWORDS = new Set([
-  "type",
-  "properties",
-  "required",
-  "additionalProperties",
-  "items",
-  "enum",
-  "const",
-  "anyOf",
-  "$ref",
-  "$defs",
-  "definitions",
-  "title",
-  "description",
-  "pattern",
-  "format",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "minItems",
-  "maxItems"
-])
-
-/**
- * Why a JSON Schema cannot be used with `strict: true` (OpenAI's structured-output subset), or `undefined`
- * when it can: the root must be an object schema; every object schema must list all its `properties` in
- * `required` and have `additionalProperties: false`; `items` must be one schema; only the keywords of the
- * subset may appear (type, properties, required, additionalProperties, items, enum, const, anyOf, $ref,
- * $defs, title, description, pattern, format, numeric bounds, minItems, maxItems). The reason names the
- * JSON path of the first offending schema. Source: OpenAI API guide "Structured Outputs".
- *
- * @since 0.1.0
- * @category formats
- */
-export const strictIncompatibility = (schema: unknown): string | undefined => {
-  if (!isObject(schema) || schema.type !== "object") return "the root is not an object schema"
-  return strictIssue(schema, "$")
-}
-
-const strictIssue = (schema: unknown, path: string): string | undefined => {
-  if (typeof schema === "boolean") return `${path} is a boolean schema`
-  if (!isObject(schema)) return `${path} is not a schema`
-  for (const key of Object.keys(schema)) {
-    if (!STRICT_KEYWORDS.has(key)) return `${path} uses ${key}`
-  }
-  const types = Array.isArray(schema.type) ? schema.type : [schema.type]
-  if (types.includes("object") || schema.properties !== undefined) {
-    const properties = isObject(schema.properties) ? schema.properties : {}
-    if (schema.additionalProperties !== false) return `${path} does not set additionalProperties: false`
-    const required = Array.isArray(schema.required) ? schema.required : []
-    for (const key of Object.keys(properties)) {
-      if (!required.includes(key)) return `${path}.${key} is optional (strict mode needs every property required)`
-      const issue = strictIssue(properties[key], `${path}.${key}`)
-      if (issue !== undefined) return issue
-    }
-  }
-  if (schema.items !== undefined) {
-    if (Array.isArray(schema.items)) return `${path} is a tuple (items is a list)`
-    const issue = strictIssue(schema.items, `${path}[]`)
-    if (issue !== undefined) return issue
-  }
-  if (schema.anyOf !== undefined) {
-    if (!Array.isArray(schema.anyOf)) return `${path}.anyOf is not a list`
-    for (let index = 0; index < schema.anyOf.length; index++) {
-      const issue = strictIssue(schema.anyOf[index], `${path}.anyOf[${index}]`)
-      if (issue !== undefined) return issue
-    }
-  }
-  for (const defsKey of ["$defs", "definitions"] as const) {
-    const defs = schema[defsKey]
-    if (defs === undefined) continue
-    if (!isObject(defs)) return `${path}.${defsKey} is not an object`
-    for (const [name, def] of Object.entries(defs)) {
-      const issue = strictIssue(def, `${path}.${defsKey}.${name}`)
-      if (issue !== undefined) return issue
-    }
-  }
-  return undefined
 }

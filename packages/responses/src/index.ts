@@ -57,9 +57,3 @@ export * as ResponsesRequest from "./ResponsesRequest.js"
  */
 export * as ResponsesStream from "./ResponsesStream.js"
 
-/**
- * Structured output: `text.format` from an Effect `Schema`, and the final text decoded with it.
- *
- * @since 0.1.0
- */
-export * as StructuredOutput from "./StructuredOutput.js"

@@ -1,6 +1,6 @@
 /**
  * `ResponsesClient` errors, retries and cancellation: every recorded error body (pydantic-ai, MIT;
- * vercel/ai, Apache-2.0: see `shared/fixtures/SOURCES.md`) becomes a typed `HttpError`; retries run on the
+ * vercel/ai, Apache-2.0: see `fixtures/SOURCES.md`) becomes a typed `HttpError`; retries run on the
  * `TestClock` (no real sleeps); interrupting the caller closes the connection of a loopback server.
  */
 import { AiError } from "@effect-responses/core"

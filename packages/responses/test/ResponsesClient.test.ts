@@ -1,6 +1,6 @@
 /**
  * `ResponsesClient` against a fake `HttpClient` that records requests and answers with recorded bodies
- * (vercel/ai, Apache-2.0; pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`).
+ * (vercel/ai, Apache-2.0; pydantic-ai, MIT: see `fixtures/SOURCES.md`).
  */
 import { AiError, type StreamPart } from "@effect-responses/core"
 import { type ResponsesRequest, ResponsesClient } from "@effect-responses/responses"

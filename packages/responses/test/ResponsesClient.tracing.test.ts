@@ -2,7 +2,7 @@
  * Tracing and secrets: one span per model call with the OpenTelemetry GenAI attributes, the token-usage
  * and duration metrics, message content only when asked for, and the API key in none of errors, logs or
  * span attributes. Bodies are recorded fixtures (pydantic-ai, MIT; vercel/ai, Apache-2.0: see
- * `shared/fixtures/SOURCES.md`).
+ * `fixtures/SOURCES.md`).
  */
 import { LanguageModel, Prompt } from "@effect-responses/core"
 import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"

@@ -1,6 +1,6 @@
 /**
  * The `LanguageModel` layer over a fake `HttpClient` answering with recorded bodies (vercel/ai,
- * Apache-2.0; pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`).
+ * Apache-2.0; pydantic-ai, MIT: see `fixtures/SOURCES.md`).
  */
 import { AiError, LanguageModel, Prompt } from "@effect-responses/core"
 import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
@@ -140,7 +140,7 @@ describe("ResponsesLanguageModel", () => {
       {
         temperature: undefined,
         reasoning: { effort: "high" },
-        text: { format: { type: "json_object" } },
+        text: { format: { type: "json" } },
         metadata: { b: "2" },
         extraBody: { top_logprobs: 1 },
         tools: [tool("b"), tool("c")],
@@ -151,7 +151,7 @@ describe("ResponsesLanguageModel", () => {
       model: "m",
       temperature: 0,
       reasoning: { effort: "high", summary: "auto" },
-      text: { verbosity: "low", format: { type: "json_object" } },
+      text: { verbosity: "low", format: { type: "json" } },
       metadata: { a: "1", b: "2" },
       extraBody: { user: "u", top_logprobs: 1 },
       tools: [tool("a"), tool("b"), tool("c")],

@@ -1,6 +1,6 @@
 /**
- * Every recorded response body in `shared/fixtures/responses-json/` (pydantic-ai, MIT; vercel/ai,
- * Apache-2.0: see `shared/fixtures/SOURCES.md`) decodes to one part per output item, and replaying the
+ * Every recorded response body in `fixtures/responses-json/` (pydantic-ai, MIT; vercel/ai,
+ * Apache-2.0: see `fixtures/SOURCES.md`) decodes to one part per output item, and replaying the
  * decoded message gives back the items the server sent.
  */
 import { Message, Part, Prompt } from "@effect-responses/core"

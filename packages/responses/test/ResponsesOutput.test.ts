@@ -1,6 +1,6 @@
 /**
  * Output items and whole responses -> the part model, on recorded bodies (pydantic-ai, MIT; vercel/ai,
- * Apache-2.0: see `shared/fixtures/SOURCES.md`).
+ * Apache-2.0: see `fixtures/SOURCES.md`).
  */
 import { AiError, Part } from "@effect-responses/core"
 import { ResponsesOutput } from "@effect-responses/responses"

@@ -1,7 +1,7 @@
 /**
  * `Prompt` -> Responses request body.
  */
-import { AiError, LanguageModel, Message, Part, Prompt } from "@effect-responses/core"
+import { AiError, LanguageModel, Message, Part, Prompt, ResponseFormat } from "@effect-responses/core"
 import { BuiltInTool, ResponsesOutput, ResponsesRequest } from "@effect-responses/responses"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -216,7 +216,7 @@ describe("ResponsesRequest", () => {
         parallelToolCalls: false,
         text: {
           verbosity: "low",
-          format: { type: "json_schema", name: "answer", schema: Schema.Struct({ value: Schema.Number }), strict: true }
+          format: { type: "json", name: "answer", schema: Schema.Struct({ value: Schema.Number }), strict: true }
         },
         extraBody: { user: "u1", temperature: 0.3 }
       })
@@ -397,7 +397,7 @@ describe("ResponsesRequest", () => {
       Effect.map(
         ResponsesRequest.fromPrompt(Prompt.user("hi"), {
           model: "m",
-          text: { format: { type: "json_schema", name: "answer", schema, ...(strict === undefined ? {} : { strict }) } }
+          text: { format: { type: "json", name: "answer", schema, ...(strict === undefined ? {} : { strict }) } }
         }),
         (body) => (body.text as { readonly format: Record<string, unknown> }).format
       )
@@ -424,17 +424,17 @@ describe("ResponsesRequest", () => {
         const error = yield* Effect.flip(format(optional, true))
         assert.include(error.description, "$.b is optional")
         assert.strictEqual(
-          ResponsesRequest.strictIncompatibility({ type: "object", properties: {}, additionalProperties: false }),
+          ResponseFormat.strictIncompatibility({ type: "object", properties: {}, additionalProperties: false }),
           undefined
         )
-        assert.include(ResponsesRequest.strictIncompatibility({ type: "array", items: {} })!, "root")
+        assert.include(ResponseFormat.strictIncompatibility({ type: "array", items: {} })!, "root")
       }))
 
     it.effect("a bad format name is an InvalidPrompt", () =>
       Effect.gen(function*() {
         const error = yield* Effect.flip(ResponsesRequest.fromPrompt(Prompt.user("hi"), {
           model: "m",
-          text: { format: { type: "json_schema", name: "my answer", schema: Schema.Struct({}) } }
+          text: { format: { type: "json", name: "my answer", schema: Schema.Struct({}) } }
         }))
         assert.include(error.description, "\"my answer\"")
       }))
@@ -498,7 +498,7 @@ describe("ResponsesRequest", () => {
         topP: 0.9,
         maxOutputTokens: 1024,
         reasoning: { effort: "low", summary: "auto" },
-        text: { verbosity: "low", format: { type: "json_schema", name: "answer", schema: Schema.Struct({ value: Schema.Number }) } },
+        text: { verbosity: "low", format: { type: "json", name: "answer", schema: Schema.Struct({ value: Schema.Number }) } },
         parallelToolCalls: true,
         maxToolCalls: 5,
         truncation: "disabled",

@@ -1,6 +1,6 @@
 /**
  * The streaming decoder against recorded streams (vercel/ai, Apache-2.0; pydantic-ai, MIT: see
- * `shared/fixtures/SOURCES.md`).
+ * `fixtures/SOURCES.md`).
  */
 import { AiError, Part, StreamPart } from "@effect-responses/core"
 import { ResponsesOutput, ResponsesStream } from "@effect-responses/responses"

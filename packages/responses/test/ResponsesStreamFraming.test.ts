@@ -1,7 +1,7 @@
 /**
  * `ResponsesStream` framing and the event catalogue: SSE edge cases (CRLF, CR, BOM, multi-line data,
  * comments, `[DONE]`, the size bound, a stream cut off), the byte-split invariant on every recorded stream
- * (`shared/fixtures/responses-sse`, vercel/ai Apache-2.0 and pydantic-ai MIT, see `SOURCES.md`), and the
+ * (`fixtures/responses-sse`, vercel/ai Apache-2.0 and pydantic-ai MIT, see `SOURCES.md`), and the
  * events beyond text: hosted-tool progress, tool input deltas, partial images, annotations, refusals, audio.
  */
 import { AiError, type Part, StreamPart } from "@effect-responses/core"

@@ -1,9 +1,9 @@
 /**
  * Structured output over a fake `HttpClient` answering with the recorded gpt-4o json_schema response
- * (pydantic-ai, MIT: see `shared/fixtures/SOURCES.md`).
+ * (pydantic-ai, MIT: see `fixtures/SOURCES.md`).
  */
-import { AiError, Message, ModelResponse, Part, Prompt, Usage } from "@effect-responses/core"
-import { ResponsesClient, ResponsesLanguageModel, StructuredOutput } from "@effect-responses/responses"
+import { AiError, Message, ModelResponse, Part, Prompt, StructuredOutput, Usage } from "@effect-responses/core"
+import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"

@@ -1,5 +1,5 @@
 /**
- * A validator for the OpenAI OpenAPI description (`shared/spec/openai-openapi.yaml`, read in place), built
+ * A validator for the OpenAI OpenAPI description (`fixtures/spec/openai-openapi.yaml`, read in place), built
  * once per test file that imports it: the YAML is 3 MB and takes about two seconds to parse and compile.
  *
  * The description uses `oneOf` for unions whose branches overlap (an input message matches both

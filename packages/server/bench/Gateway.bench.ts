@@ -1,6 +1,6 @@
 /**
  * The gateway's cost per event, side by side in one run: a long upstream stream (the 303-chunk recorded
- * gpt-4.1-nano Chat stream of vercel/ai, Apache-2.0, see `shared/fixtures/SOURCES.md`, with its content
+ * gpt-4.1-nano Chat stream of vercel/ai, Apache-2.0, see `fixtures/SOURCES.md`, with its content
  * deltas repeated to 5,000) read from a loopback Chat Completions server directly, and read through the
  * gateway as Responses SSE (about one event per upstream delta). Events per second through the gateway =
  * events / mean time of the gateway row; latency added per event = (gateway mean - upstream mean) / events.

@@ -11,6 +11,7 @@
  *   reasoning: per summary part: reasoning_summary_part.added, reasoning_summary_text.delta*,
  *              reasoning_summary_text.done, reasoning_summary_part.done
  *   function:  function_call_arguments.delta*, function_call_arguments.done (with `name`)
+ *   custom:    custom_tool_call_input.delta*, custom_tool_call_input.done
  *   response.output_item.done
  * then exactly one of response.completed / response.incomplete / response.failed
  * ```
@@ -31,8 +32,15 @@
  * - **Empty arguments.** A function call whose upstream sent no arguments (`""`) gets `"{}"` (one
  *   `function_call_arguments.delta` and the `.done`), which clients parse as JSON: `""` makes the official
  *   SDK's `finalResponse()` throw.
- * - **Namespaces.** A function call whose name is a flattened namespace tool
- *   (`ResponsesRequestDecoder.DecodedRequest.namespacedTools`) is written with its `namespace` and name.
+ * - **Custom tools.** A call of a function that stands for a custom tool
+ *   (`ResponsesRequestDecoder.DecodedRequest.customTools`, presented upstream with one string parameter
+ *   `input`) is written as a `custom_tool_call` item (`ctc_…`) with its `input`: the `input` string is
+ *   decoded from the arguments' JSON as they stream and written as `response.custom_tool_call_input.delta`
+ *   events, then `response.custom_tool_call_input.done` with the whole input (an upstream that wrote the
+ *   input bare, not as JSON, gets it whole at the end).
+ * - **Namespaces.** A function or custom tool call whose name is a flattened namespace tool
+ *   (`ResponsesRequestDecoder.DecodedRequest.namespacedTools`: the flattened `crm__lookup`, the dotted
+ *   `crm.lookup`, or an unambiguous bare `lookup`) is written with its `namespace` and name.
  * - **Terminal event.** `ResponseFinished` with status `completed` -> `response.completed`; status
  *   `incomplete` or finish reason `length` / `content_filter` -> `response.incomplete` with
  *   `incomplete_details.reason` (`max_output_tokens` / `content_filter`), open items closed as
@@ -56,6 +64,7 @@
 import type { ModelResponse, Part, StreamPart, Usage } from "@effect-responses/core"
 import type * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
 import { ResponsesRequest } from "@effect-responses/responses"
+import * as CustomInput from "./internal/customInput.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // models
@@ -114,7 +123,9 @@ export interface Options {
   readonly responseId: string
   readonly createdAt: number
   readonly model: string
-  readonly request: Pick<ResponsesRequestDecoder.DecodedRequest, "echo" | "namespacedTools">
+  readonly request:
+    & Pick<ResponsesRequestDecoder.DecodedRequest, "echo" | "namespacedTools">
+    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools">>
 }
 
 /**
@@ -129,7 +140,9 @@ export const makeId = (prefix: string): string => `${prefix}_${globalThis.crypto
 // the encoder
 // ---------------------------------------------------------------------------------------------------------
 
-type Kind = "message" | "refusal" | "reasoning" | "function_call" | "verbatim"
+type Kind = "message" | "refusal" | "reasoning" | "function_call" | "custom_tool_call" | "verbatim"
+
+const isCall = (kind: Kind): boolean => kind === "function_call" || kind === "custom_tool_call"
 
 interface Slot {
   readonly upstreamIndex: number
@@ -158,6 +171,9 @@ interface Slot {
   name: string
   encryptedContent: string | undefined
   verbatim: unknown
+  /** custom tool call: the reader of its input, and the input written as deltas so far */
+  customReader: ReturnType<typeof CustomInput.make> | undefined
+  customWritten: string
 }
 
 /**
@@ -229,7 +245,7 @@ export const make = (options: Options): Encoder => {
       slot = {
         upstreamIndex: index,
         kind,
-        itemId: makeId(kind === "reasoning" ? "rs" : kind === "function_call" ? "fc" : "msg"),
+        itemId: makeId(kind === "reasoning" ? "rs" : kind === "function_call" ? "fc" : kind === "custom_tool_call" ? "ctc" : "msg"),
         outputIndex: -1,
         opened: false,
         closed: false,
@@ -246,7 +262,9 @@ export const make = (options: Options): Encoder => {
         callId: "",
         name: "",
         encryptedContent: undefined,
-        verbatim: undefined
+        verbatim: undefined,
+        customReader: undefined,
+        customWritten: ""
       }
       slots.set(index, slot)
     }
@@ -300,6 +318,15 @@ export const make = (options: Options): Encoder => {
           call_id: slot.callId,
           ...functionName(slot)
         }
+      case "custom_tool_call":
+        return {
+          id: slot.itemId,
+          type: "custom_tool_call",
+          status: itemStatus,
+          call_id: slot.callId,
+          input: complete ? textOf(slot) : "",
+          ...functionName(slot)
+        }
       case "verbatim":
         return slot.verbatim
     }
@@ -345,6 +372,17 @@ export const make = (options: Options): Encoder => {
       return
     }
     if (slot.written >= slot.chunks.length || slot.kind === "verbatim") return
+    if (slot.kind === "custom_tool_call") {
+      const reader = slot.customReader ??= CustomInput.make()
+      let decoded = ""
+      for (let index = slot.written; index < slot.chunks.length; index++) decoded += reader.feed(slot.chunks[index]!)
+      slot.written = slot.chunks.length
+      if (decoded !== "") {
+        slot.customWritten += decoded
+        emit(out, "response.custom_tool_call_input.delta", { item_id: slot.itemId, output_index: slot.outputIndex, delta: decoded })
+      }
+      return
+    }
     const delta = slot.chunks.length - slot.written === 1
       ? slot.chunks[slot.written]!
       : slot.chunks.slice(slot.written).join("")
@@ -412,7 +450,21 @@ export const make = (options: Options): Encoder => {
     if (slot.kind === "function_call" && slot.chunks.length === 0) slot.chunks.push("{}")
     flush(slot, out)
     slot.closed = true
-    if (slot.kind !== "reasoning" && slot.kind !== "verbatim") {
+    if (slot.kind === "custom_tool_call") {
+      const input = CustomInput.finish(slot.chunks.join(""))
+      // what the incremental reader could not decode (an input written bare, not as JSON) comes now
+      if (input.startsWith(slot.customWritten) && input.length > slot.customWritten.length) {
+        emit(out, "response.custom_tool_call_input.delta", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          delta: input.slice(slot.customWritten.length)
+        })
+      }
+      slot.joined = input
+      slot.chunks = []
+      slot.written = 0
+      slot.customReader = undefined
+    } else if (slot.kind !== "reasoning" && slot.kind !== "verbatim") {
       slot.joined = slot.chunks.join("")
       slot.chunks = []
       slot.written = 0
@@ -457,6 +509,13 @@ export const make = (options: Options): Encoder => {
           output_index: slot.outputIndex,
           ...functionName(slot),
           arguments: textOf(slot)
+        })
+        break
+      case "custom_tool_call":
+        emit(out, "response.custom_tool_call_input.done", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          input: textOf(slot)
         })
         break
       case "verbatim":
@@ -557,8 +616,22 @@ export const make = (options: Options): Encoder => {
     }
   }
 
+  /** The flattened name of a call's tool (a dotted or bare namespaced name resolved). */
+  const flatName = (name: string): string => {
+    const original = options.request.namespacedTools.get(name)
+    return original === undefined ? name : `${original.namespace}__${original.name}`
+  }
+
   const onPart = (update: StreamPart.PartUpdate, out: Array<Event>) => {
-    const kind = kindOf(update.part)
+    let kind = kindOf(update.part)
+    if (
+      kind === "function_call" && update.part.type === "tool_call" && options.request.customTools !== undefined &&
+      options.request.customTools.size > 0
+    ) {
+      const existing = slots.get(update.outputIndex)
+      const name = update.part.name !== "" ? update.part.name : existing?.name ?? ""
+      if (existing?.kind === "custom_tool_call" || options.request.customTools.has(flatName(name))) kind = "custom_tool_call"
+    }
     if (kind === undefined) return
     const existing = slots.get(update.outputIndex)
     if (existing !== undefined && existing.closed) {
@@ -585,7 +658,7 @@ export const make = (options: Options): Encoder => {
       } else {
         flush(slot, out)
       }
-    } else if (update.partial && active.kind !== "function_call") {
+    } else if (update.partial && !isCall(active.kind)) {
       // text, refusal and reasoning are written one after the other by Chat Completions: a delta of another
       // item means the open one is over, so it closes now and the new one streams live
       close(active, "completed", out)

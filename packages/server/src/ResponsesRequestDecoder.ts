@@ -10,26 +10,38 @@
  * | `user` message: `input_text` / `input_image` / `input_file` | a `UserMessage`: `TextPart` / `MediaPart` (image `url` or base64 `data` of a data URL, `detail`) / `MediaPart` (file data, or file id) |
  * | `assistant` message: `output_text` / `refusal` content (or a string) | `TextPart` / `RefusalPart` with `{itemId, status, phase}` |
  * | `reasoning` item | `ReasoningPart` (`summary` texts, `reasoning_text` content as `text`, `encrypted_content` as payload); an item with only `encrypted_content` is dropped (debug log) |
- * | `function_call` | `ToolCallPart` (a `namespace` call gets its flattened name, see below) |
- * | `function_call_output` (string, or a content array of `input_text`) | a `ToolResultPart` in a `ToolMessage` |
+ * | `function_call` | `ToolCallPart` (a `namespace` call gets its flattened name, see below; `""` arguments become `"{}"`) |
+ * | `custom_tool_call` | `ToolCallPart` with arguments `{"input": <its input>}` |
+ * | `function_call_output`, `custom_tool_call_output` (string, or a content array of `input_text`) | a `ToolResultPart` in a `ToolMessage` |
+ * | `additional_tools` | nothing in the prompt: its tools join the tool list |
+ * | `tool_search_call` (client-run) | `ToolCallPart` of a function named `tool_search` (`TOOL_SEARCH`) with the search's arguments |
+ * | `tool_search_output` | its tools join the tool list; a `ToolResultPart` naming the tools it loaded |
+ * | `item_reference` to a reasoning item (`rs_…`) | nothing (debug log): no upstream here reads stored reasoning |
  *
- * Consecutive assistant items (messages, reasoning, function calls) form one `AssistantMessage`;
- * consecutive `function_call_output`s one `ToolMessage`.
+ * Consecutive assistant items (reasoning, function calls, one message) form one `AssistantMessage`; an
+ * assistant message after another starts a new one, so that Chat Completions does not join their texts
+ * (`"ok"`, `"again"` stay two assistant messages, not `"okagain"`). Consecutive tool outputs form one
+ * `ToolMessage`.
  *
  * Tools: `function` tools become `ToolDefinition`s (`strict` defaults to `false`: open-model backends
- * rarely enforce schemas); a `namespace` group is flattened into its function tools named
- * `<namespace>__<name>` (`NAMESPACE_SEPARATOR`), and `namespacedTools` maps each flattened name back, so a
- * server can write the call with its `namespace`. Built-in tools (`web_search`, `file_search`, …) and the
- * items they produced follow `builtinTools`: `"drop"` (default) removes them with a warning log,
- * `"reject"` fails.
+ * rarely enforce schemas). A `custom` (freeform) tool becomes a function with one string parameter,
+ * `input`, its description carrying the input format (a grammar's syntax and definition go into the text,
+ * not the JSON schema, which cannot hold them); `customTools` names them. A `namespace` group is flattened
+ * into its function and custom tools named `<namespace>__<name>` (`NAMESPACE_SEPARATOR`), and
+ * `namespacedTools` maps the flattened, dotted and unambiguous bare names back, so a server can write the
+ * call with its `namespace`; a bare name declared in two namespaces is not mapped (a warning names it) and
+ * a call by it goes to the client as it came. Tools with `defer_loading` are presented like the others and
+ * the `tool_search` tool is left out: a Chat Completions upstream has no tool search, so it is shown every
+ * tool the client may call. Built-in tools (`web_search`, `file_search`, …) and the items they produced
+ * follow `builtinTools`: `"drop"` (default) removes them with a warning log, `"reject"` fails.
  *
  * What a stateless bridge cannot honour fails with a `RequestError` naming the parameter (HTTP 400 in
  * OpenAI's shape): `previous_response_id`, `conversation`, `prompt` (stored prompt templates),
  * `store: true`, `background: true`, `truncation: "auto"`, `context_management` (server-side compaction),
  * `moderation` (moderation runs), `top_logprobs` above 0 and `include: ["message.output_text.logprobs"]`
- * (the part model carries no log probabilities, so they could not be returned), `item_reference` items,
- * `input_file` content the upstream cannot take (`inputFiles`), `custom` tools, and input items of unknown
- * types.
+ * (the part model carries no log probabilities, so they could not be returned),
+ * `input_file` content the upstream cannot take (`inputFiles`), `item_reference` items to anything but
+ * reasoning (the gateway stores no items: the error names the id), and input items of unknown types.
  *
  * Every other parameter of `CreateResponse` is accepted: sampling and bookkeeping options (`temperature`,
  * `top_p`, `max_output_tokens`, `max_tool_calls`, `tool_choice`, `parallel_tool_calls`, `reasoning`, `text`,
@@ -43,7 +55,7 @@
  *
  * @since 0.1.0
  */
-import { LanguageModel, Message, Part, Prompt } from "@effect-responses/core"
+import { LanguageModel, Message, Part, Prompt, ResponseFormat } from "@effect-responses/core"
 import { Provider } from "@effect-responses/responses"
 import { isObject, type JsonObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
@@ -160,24 +172,6 @@ export interface NamespacedName {
 }
 
 /**
- * The output text format (`text.format`): free text, any JSON object, or JSON matching the JSON Schema
- * `schema`.
- *
- * @since 0.1.0
- * @category models
- */
-export type TextFormat =
-  | { readonly type: "text" }
-  | { readonly type: "json_object" }
-  | {
-    readonly type: "json_schema"
-    readonly name: string
-    readonly schema: { readonly [key: string]: unknown }
-    readonly description?: string | undefined
-    readonly strict?: boolean | undefined
-  }
-
-/**
  * The request's options for the model call, in this project's terms (`undefined` when not given):
  * `temperature`, `topP`, `maxOutputTokens` (tokens), `parallelToolCalls`, `reasoningEffort`,
  * `reasoningSummary`, `textFormat`, `verbosity`, `metadata`, `promptCacheKey`, `safetyIdentifier`,
@@ -193,7 +187,7 @@ export interface ModelOptions {
   readonly parallelToolCalls?: boolean | undefined
   readonly reasoningEffort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | undefined
   readonly reasoningSummary?: string | undefined
-  readonly textFormat?: TextFormat | undefined
+  readonly textFormat?: ResponseFormat.ResponseFormat | undefined
   readonly verbosity?: string | undefined
   readonly metadata?: { readonly [key: string]: string } | undefined
   readonly promptCacheKey?: string | undefined
@@ -212,7 +206,11 @@ export interface ModelOptions {
  * - `model`: the requested model name; `stream`: whether the client wants SSE.
  * - `prompt`: the conversation; `tools` / `toolChoice`: the function tools (namespaces flattened) and the
  *   tool choice, as `LanguageModel.CallOptions` takes them.
- * - `namespacedTools`: flattened tool name -> its namespace and name.
+ * - `namespacedTools`: the names a call of a namespaced tool may come back under -> its namespace and
+ *   name: the flattened name (`crm__lookup`), the dotted one (`crm.lookup`), and the bare one (`lookup`)
+ *   when exactly one namespace declares it and no top-level tool has it.
+ * - `customTools`: the (flattened) names of the custom tools, presented upstream as functions of one
+ *   string parameter `input`; a call of one is written back as a `custom_tool_call`.
  * - `droppedTools`: the `type`s of the built-in tools removed under the `drop` policy.
  * - `options`: the other options (`ModelOptions`).
  * - `parameters`: the `CreateResponse` parameters the request set (not `null`), in `PARAMETERS` order, with
@@ -235,6 +233,7 @@ export interface DecodedRequest {
   readonly tools: ReadonlyArray<LanguageModel.ToolDefinition>
   readonly toolChoice: LanguageModel.ToolChoice | undefined
   readonly namespacedTools: ReadonlyMap<string, NamespacedName>
+  readonly customTools: ReadonlySet<string>
   readonly droppedTools: ReadonlyArray<string>
   readonly options: ModelOptions
   readonly parameters: ReadonlyArray<string>
@@ -361,6 +360,41 @@ const FunctionToolParam = Schema.Struct({
   description: Nullable(Schema.String),
   parameters: Nullable(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   strict: Nullable(Schema.Boolean)
+})
+
+const CustomToolParam = Schema.Struct({
+  type: Schema.Literal("custom"),
+  name: Schema.String,
+  description: Nullable(Schema.String),
+  format: Nullable(Schema.Struct({
+    type: Schema.String,
+    syntax: Nullable(Schema.String),
+    definition: Nullable(Schema.String)
+  }))
+})
+
+const CustomToolCallInput = Schema.Struct({
+  call_id: Schema.String,
+  name: Schema.String,
+  namespace: Nullable(Schema.String),
+  input: Schema.String,
+  id: Nullable(Schema.String)
+})
+
+const ToolsItem = Schema.Struct({
+  tools: Schema.Array(Schema.Unknown)
+})
+
+const ToolSearchCallInput = Schema.Struct({
+  call_id: Nullable(Schema.String),
+  id: Nullable(Schema.String),
+  arguments: Schema.optional(Schema.Unknown)
+})
+
+const ToolSearchOutputInput = Schema.Struct({
+  call_id: Nullable(Schema.String),
+  id: Nullable(Schema.String),
+  tools: Schema.Array(Schema.Unknown)
 })
 
 const NamespaceToolParam = Schema.Struct({
@@ -532,74 +566,39 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
     }
 
     // tools
-    const tools: Array<LanguageModel.ToolDefinition> = []
-    const namespacedTools = new Map<string, NamespacedName>()
-    const droppedTools: Array<string> = []
+    const toolSet = makeToolSet()
     const rawTools = request.tools ?? []
-    for (let index = 0; index < rawTools.length; index++) {
-      const tool = rawTools[index]
-      const type = isObject(tool) ? stringField(tool, "type") : undefined
-      if (type === "function") {
-        tools.push(functionTool(yield* decodeAt(FunctionToolParam, tool, ["tools", index])))
-      } else if (type === "namespace") {
-        const group = yield* decodeAt(NamespaceToolParam, tool, ["tools", index])
-        for (let inner = 0; inner < group.tools.length; inner++) {
-          const innerTool = group.tools[inner]
-          const innerType = isObject(innerTool) ? stringField(innerTool, "type") : undefined
-          if (innerType !== "function") {
-            return yield* fail(
-              `Unsupported tool type in namespace ${group.name}: ${String(innerType)}. This gateway supports function tools only.`,
-              `tools[${index}].tools[${inner}].type`,
-              "unsupported_value"
-            )
-          }
-          const fn = yield* decodeAt(FunctionToolParam, innerTool, ["tools", index, "tools", inner])
-          const flat = `${group.name}${NAMESPACE_SEPARATOR}${fn.name}`
-          namespacedTools.set(flat, { namespace: group.name, name: fn.name })
-          tools.push(functionTool({ ...fn, name: flat }))
-        }
-      } else if (type === "custom") {
-        return yield* fail(
-          "Custom (freeform) tools are not supported by this gateway: declare a function tool instead.",
-          `tools[${index}].type`,
-          "unsupported_value"
-        )
-      } else if (type !== undefined) {
-        if (policy === "reject") {
-          return yield* fail(
-            `The built-in tool ${type} is not available through this gateway.`,
-            `tools[${index}]`,
-            "unsupported_value"
-          )
-        }
-        droppedTools.push(type)
-        yield* Effect.logWarning(`built-in tool ${type} (tools[${index}]) dropped: the upstream cannot run it`)
-      } else {
-        return yield* fail("Each tool must be an object with a string 'type'.", `tools[${index}].type`, "invalid_type")
-      }
-    }
+    yield* decodeTools(rawTools, ["tools"], policy, toolSet)
+    const tools = toolSet.tools
+    const declared = tools.length
 
     // tool choice
     let toolChoice: LanguageModel.ToolChoice | undefined
-    let offered = tools
+    let offered: ReadonlyArray<LanguageModel.ToolDefinition> = tools
     const choice = request.tool_choice
     if (choice === "auto" || choice === "none" || choice === "required") {
       toolChoice = choice
     } else if (isObject(choice)) {
       const type = stringField(choice, "type")
-      if (type === "function") {
+      if (type === "function" || type === "custom") {
         const name = stringField(choice, "name")
         if (name === undefined) return yield* fail("Missing required parameter: 'tool_choice.name'.", "tool_choice.name", "missing_required_parameter")
-        if (!tools.some((tool) => tool.name === name)) {
+        const namespace = stringField(choice, "namespace")
+        const flat = namespace === undefined ? name : `${namespace}${NAMESPACE_SEPARATOR}${name}`
+        if (!tools.some((tool) => tool.name === flat)) {
           return yield* fail(`Tool choice '${name}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")
         }
-        toolChoice = { tool: name }
+        toolChoice = { tool: flat }
       } else if (type === "allowed_tools") {
         const mode = stringField(choice, "mode")
         const allowed = Array.isArray(choice.tools) ? choice.tools : []
         const names = new Set<string>()
         for (const entry of allowed) {
-          if (isObject(entry) && entry.type === "function" && typeof entry.name === "string") names.add(entry.name)
+          if (isObject(entry) && (entry.type === "function" || entry.type === "custom") && typeof entry.name === "string") {
+            names.add(typeof entry.namespace === "string" ? `${entry.namespace}${NAMESPACE_SEPARATOR}${entry.name}` : entry.name)
+          } else if (isObject(entry) && entry.type === "namespace" && typeof entry.name === "string") {
+            for (const tool of tools) if (tool.name.startsWith(`${entry.name}${NAMESPACE_SEPARATOR}`)) names.add(tool.name)
+          }
         }
         offered = tools.filter((tool) => names.has(tool.name))
         toolChoice = mode === "required" ? "required" : "auto"
@@ -617,21 +616,23 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
     }
 
     // text format
-    let textFormat: TextFormat | undefined
+    let textFormat: ResponseFormat.ResponseFormat | undefined
     const format = request.text?.format
     if (format != null) {
       const type = isObject(format) ? stringField(format, "type") : undefined
-      if (type === "text" || type === "json_object") {
-        textFormat = { type }
+      if (type === "text") {
+        textFormat = ResponseFormat.text
+      } else if (type === "json_object") {
+        textFormat = ResponseFormat.json()
       } else if (type === "json_schema") {
         const decoded = yield* decodeAt(JsonSchemaFormat, format, ["text", "format"])
-        textFormat = {
-          type: "json_schema",
+        // `strict` defaults to false on the wire (API reference, `text.format`), not to ResponseFormat's
+        // "strict when the schema allows".
+        textFormat = ResponseFormat.json(decoded.schema, {
           name: decoded.name,
-          schema: decoded.schema,
-          ...(decoded.description == null ? {} : { description: decoded.description }),
-          ...(decoded.strict == null ? {} : { strict: decoded.strict })
-        }
+          description: decoded.description ?? undefined,
+          strict: decoded.strict ?? false
+        })
       } else {
         return yield* fail("Invalid value for 'text.format.type'.", "text.format.type", "invalid_value")
       }
@@ -654,8 +655,11 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
     if (typeof input === "string") {
       messages.push(Prompt.userMessage(input))
     } else if (input != null) {
-      yield* decodeInput(input, namespacedTools, policy, options.inputFiles ?? ["data", "id"], messages)
+      yield* decodeInput(input, toolSet, policy, options.inputFiles ?? ["data", "id"], messages)
     }
+    // tools injected by `additional_tools` / `tool_search_output` items joined the list while decoding
+    offered = offered === tools ? toolSet.tools.slice() : offered.concat(toolSet.tools.slice(declared))
+    yield* logAmbiguousNames(toolSet)
 
     const modelOptions: ModelOptions = {
       temperature: request.temperature ?? undefined,
@@ -709,13 +713,161 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
       prompt: Prompt.make(messages),
       tools: offered,
       toolChoice,
-      namespacedTools,
-      droppedTools,
+      namespacedTools: toolSet.names,
+      customTools: toolSet.custom,
+      droppedTools: toolSet.dropped,
       options: modelOptions,
       parameters,
       ignoredFields,
       echo
     } satisfies DecodedRequest
+  })
+
+/**
+ * The tools of a request as they are collected: the definitions for the upstream, the name map back to
+ * namespaces (flattened, dotted and unambiguous bare names), the custom tools, the dropped built-in tool
+ * types, and the bare names declared in more than one namespace.
+ */
+interface ToolSet {
+  readonly tools: Array<LanguageModel.ToolDefinition>
+  readonly names: Map<string, NamespacedName>
+  readonly custom: Set<string>
+  readonly dropped: Array<string>
+  /** bare name -> the namespaces declaring it */
+  readonly bare: Map<string, Array<string>>
+  readonly topLevel: Set<string>
+}
+
+const makeToolSet = (): ToolSet => ({
+  tools: [],
+  names: new Map(),
+  custom: new Set(),
+  dropped: [],
+  bare: new Map(),
+  topLevel: new Set()
+})
+
+/** Adds one function or custom tool (of `namespace`, if any) to `set`, unless a tool of that name is there. */
+const addTool = (set: ToolSet, definition: LanguageModel.ToolDefinition, custom: boolean, namespace?: string) => {
+  if (set.tools.some((tool) => tool.name === definition.name)) return
+  set.tools.push(definition)
+  if (custom) set.custom.add(definition.name)
+  if (namespace === undefined) {
+    set.topLevel.add(definition.name)
+    return
+  }
+  const name = definition.name.slice(namespace.length + NAMESPACE_SEPARATOR.length)
+  const original = { namespace, name }
+  set.names.set(definition.name, original)
+  set.names.set(`${namespace}.${name}`, original)
+  const namespaces = set.bare.get(name) ?? []
+  namespaces.push(namespace)
+  set.bare.set(name, namespaces)
+}
+
+/**
+ * Resolves the bare-name aliases once every tool is known: a bare name declared in exactly one namespace,
+ * and not also a top-level tool, maps back to it; one declared in several is left unmapped (a warning
+ * names them), so that a call by that bare name goes to the client as it came, without a namespace.
+ */
+const logAmbiguousNames = (set: ToolSet): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    for (const [name, namespaces] of set.bare) {
+      if (set.topLevel.has(name) || set.names.has(name)) continue
+      if (namespaces.length === 1) {
+        set.names.set(name, { namespace: namespaces[0]!, name })
+      } else {
+        yield* Effect.logWarning(
+          `tool name ${name} is declared in namespaces ${namespaces.join(", ")}: a call by the bare name ${name} cannot be mapped back to one of them (the upstream sees ${
+            namespaces.map((namespace) => `${namespace}${NAMESPACE_SEPARATOR}${name}`).join(", ")
+          })`
+        )
+      }
+    }
+  })
+
+/**
+ * The definition a custom (freeform) tool is presented with: a function with one string parameter,
+ * `input`, whose description carries the tool's input format (a grammar's syntax and definition, or
+ * free text), since a Chat Completions function cannot take a grammar.
+ */
+const customTool = (tool: typeof CustomToolParam.Type, name: string): LanguageModel.ToolDefinition => {
+  const format = tool.format
+  let note = "Free-form text."
+  if (format != null && format.type === "grammar") {
+    note = `Text in the language of this ${format.syntax ?? ""} grammar (write the raw text, not JSON):\n${format.definition ?? ""}`
+  }
+  return new LanguageModel.ToolDefinition({
+    name,
+    description: `${tool.description == null ? "" : `${tool.description}\n\n`}Call it with the whole input as the string parameter \`input\`.`,
+    parameters: {
+      type: "object",
+      properties: { input: { type: "string", description: `The tool's input. ${note}` } },
+      required: ["input"],
+      additionalProperties: false
+    },
+    strict: false
+  })
+}
+
+/**
+ * Decodes a list of tools (`tools`, or the `tools` of an `additional_tools` / `tool_search_output` item)
+ * at `at` into `set`: function and custom tools (also inside `namespace` groups, flattened), `defer_loading`
+ * ones presented like the others (the upstream has no tool search, so it sees every tool the client may
+ * call), `tool_search` left out (the client's search is not needed when every tool is presented), built-in
+ * tools dropped or refused by `policy`.
+ */
+const decodeTools = (
+  rawTools: ReadonlyArray<unknown>,
+  at: ReadonlyArray<PropertyKey>,
+  policy: BuiltinToolsPolicy,
+  set: ToolSet
+): Effect.Effect<void, RequestError> =>
+  Effect.gen(function*() {
+    const where = (index: number, ...rest: ReadonlyArray<PropertyKey>) => formatParam([...at, index, ...rest])
+    for (let index = 0; index < rawTools.length; index++) {
+      const tool = rawTools[index]
+      const type = isObject(tool) ? stringField(tool, "type") : undefined
+      if (type === "function") {
+        addTool(set, functionTool(yield* decodeAt(FunctionToolParam, tool, [...at, index])), false)
+      } else if (type === "custom") {
+        const custom = yield* decodeAt(CustomToolParam, tool, [...at, index])
+        addTool(set, customTool(custom, custom.name), true)
+      } else if (type === "namespace") {
+        const group = yield* decodeAt(NamespaceToolParam, tool, [...at, index])
+        for (let inner = 0; inner < group.tools.length; inner++) {
+          const innerTool = group.tools[inner]
+          const innerType = isObject(innerTool) ? stringField(innerTool, "type") : undefined
+          const path = [...at, index, "tools", inner]
+          const flat = (name: string) => `${group.name}${NAMESPACE_SEPARATOR}${name}`
+          if (innerType === "function") {
+            const fn = yield* decodeAt(FunctionToolParam, innerTool, path)
+            addTool(set, functionTool({ ...fn, name: flat(fn.name) }), false, group.name)
+          } else if (innerType === "custom") {
+            const custom = yield* decodeAt(CustomToolParam, innerTool, path)
+            addTool(set, customTool(custom, flat(custom.name)), true, group.name)
+          } else {
+            return yield* fail(
+              `Unsupported tool type in namespace ${group.name}: ${String(innerType)}. This gateway supports function and custom tools there.`,
+              where(index, "tools", inner, "type"),
+              "unsupported_value"
+            )
+          }
+        }
+      } else if (type === "tool_search") {
+        yield* Effect.logDebug(
+          `${where(index)}: tool_search not sent upstream: every tool, deferred or not, is presented to the upstream`
+        )
+      } else if (type !== undefined) {
+        if (policy === "reject") {
+          return yield* fail(`The built-in tool ${type} is not available through this gateway.`, where(index), "unsupported_value")
+        }
+        set.dropped.push(type)
+        yield* Effect.logWarning(`built-in tool ${type} (${where(index)}) dropped: the upstream cannot run it`)
+      } else {
+        return yield* fail("Each tool must be an object with a string 'type'.", where(index, "type"), "invalid_type")
+      }
+    }
   })
 
 const unsupportedParameter = (param: string, hint: string) =>
@@ -731,11 +883,20 @@ const functionTool = (tool: typeof FunctionToolParam.Type): LanguageModel.ToolDe
 
 /** Item types built-in tools produce (`web_search_call`, `computer_call_output`, `mcp_call`, …). */
 const isBuiltinItem = (type: string): boolean =>
-  type.endsWith("_call") || type.endsWith("_call_output") || type.startsWith("mcp_") || type === "tool_search_output"
+  type.endsWith("_call") || type.endsWith("_call_output") || type.startsWith("mcp_")
+
+/**
+ * The function name a client-run tool search (`tool_search_call` / `tool_search_output` input items) is
+ * shown to the upstream under.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const TOOL_SEARCH = "tool_search" as const
 
 const decodeInput = (
   input: ReadonlyArray<unknown>,
-  namespacedTools: ReadonlyMap<string, NamespacedName>,
+  toolSet: ToolSet,
   policy: BuiltinToolsPolicy,
   inputFiles: ReadonlyArray<FileInput>,
   messages: Array<Message.Message>
@@ -759,7 +920,16 @@ const decodeInput = (
     const flatName = (name: string, namespace: string | null | undefined): string => {
       if (namespace == null || namespace === "") return name
       const flat = `${namespace}${NAMESPACE_SEPARATOR}${name}`
-      return namespacedTools.has(flat) || !namespacedTools.has(name) ? flat : name
+      return toolSet.names.has(flat) || !toolSet.names.has(name) ? flat : name
+    }
+    const toolResult = (callId: string, output: string) => {
+      if (assistant !== undefined) flush()
+      results ??= []
+      results.push(new Part.ToolResultPart({ callId, name: callNames.get(callId) ?? "", output }))
+    }
+    const toolCall = (callId: string, name: string, args: string, attrs: Part.Attributes) => {
+      callNames.set(callId, name)
+      assistantParts().push(new Part.ToolCallPart({ callId, name, arguments: args, attributes: attrs }))
     }
 
     for (let index = 0; index < input.length; index++) {
@@ -782,6 +952,8 @@ const decodeInput = (
             )
           } else {
             const part = yield* assistantPart(message, index)
+            // two assistant messages in a row stay two messages (Chat Completions would join their texts)
+            if (assistant?.some((p) => p.type === "text" || p.type === "refusal")) flush()
             assistantParts().push(part)
           }
           break
@@ -819,35 +991,57 @@ const decodeInput = (
         }
         case "function_call": {
           const call = yield* decodeAt(FunctionCallInput, item, ["input", index])
-          const name = flatName(call.name, call.namespace)
-          callNames.set(call.call_id, name)
-          assistantParts().push(
-            new Part.ToolCallPart({
-              callId: call.call_id,
-              name,
-              arguments: call.arguments ?? "",
-              attributes: attributes(call)
-            })
-          )
+          toolCall(call.call_id, flatName(call.name, call.namespace), call.arguments || "{}", attributes(call))
           break
         }
-        case "function_call_output": {
+        case "custom_tool_call": {
+          // presented upstream as a function with one string parameter, `input` (see `decodeTools`)
+          const call = yield* decodeAt(CustomToolCallInput, item, ["input", index])
+          toolCall(call.call_id, flatName(call.name, call.namespace), JSON.stringify({ input: call.input }), attributes(call))
+          break
+        }
+        case "function_call_output":
+        case "custom_tool_call_output": {
           const output = yield* decodeAt(FunctionCallOutputInput, item, ["input", index])
-          if (assistant !== undefined) flush()
-          results ??= []
-          results.push(
-            new Part.ToolResultPart({
-              callId: output.call_id,
-              name: callNames.get(output.call_id) ?? "",
-              output: typeof output.output === "string" ? output.output : yield* outputText(output.output, index)
-            })
-          )
+          toolResult(output.call_id, typeof output.output === "string" ? output.output : yield* outputText(output.output, index))
+          break
+        }
+        case "additional_tools": {
+          const added = yield* decodeAt(ToolsItem, item, ["input", index])
+          yield* decodeTools(added.tools, ["input", index, "tools"], policy, toolSet)
+          break
+        }
+        case "tool_search_call": {
+          // the client ran a tool search: the upstream reads it as a call of a `tool_search` function
+          const call = yield* decodeAt(ToolSearchCallInput, item, ["input", index])
+          const callId = call.call_id ?? call.id ?? `tool_search_${index}`
+          const args = call.arguments === undefined ? "{}" : typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)
+          toolCall(callId, TOOL_SEARCH, args, attributes({ id: call.id }))
+          break
+        }
+        case "tool_search_output": {
+          // its tools join the tool list; the upstream reads the names it loaded as the search's result
+          const output = yield* decodeAt(ToolSearchOutputInput, item, ["input", index])
+          const before = toolSet.tools.length
+          yield* decodeTools(output.tools, ["input", index, "tools"], policy, toolSet)
+          const loaded = toolSet.tools.slice(before).map((tool) => tool.name)
+          const callId = output.call_id ?? output.id ?? `tool_search_${index}`
+          if (!callNames.has(callId)) toolCall(callId, TOOL_SEARCH, "{}", {})
+          toolResult(callId, loaded.length === 0 ? "No tools loaded." : `Tools loaded: ${loaded.join(", ")}.`)
           break
         }
         case "item_reference": {
+          const id = stringField(item, "id")
+          if (id !== undefined && id.startsWith("rs_")) {
+            // reasoning is never sent upstream as encrypted content, so a reference to it carries nothing
+            yield* Effect.logDebug(`input[${index}]: item_reference to reasoning item ${id} dropped: no upstream here reads stored reasoning`)
+            break
+          }
           return yield* fail(
-            "This gateway is stateless and cannot resolve 'item_reference' items: send the item itself.",
-            `input[${index}]`,
+            `This gateway does not store responses and cannot resolve the item_reference to ${
+              id === undefined ? "an item without an id" : `'${capMessage(id, 100)}'`
+            }: send the item itself.`,
+            `input[${index}].id`,
             "unsupported_value"
           )
         }

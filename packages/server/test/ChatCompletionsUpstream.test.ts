@@ -1,6 +1,6 @@
 /**
  * Proof with real clients: the gateway over the Chat Completions model, against a loopback Chat
- * Completions server replaying recordings of `shared/fixtures/chat-sse/` (openai-python, Apache-2.0;
+ * Completions server replaying recordings of `fixtures/chat-sse/` (openai-python, Apache-2.0;
  * pydantic-ai, MIT: see `SOURCES.md`). Clients: the official `openai` SDK, `@openai/agents`, this project's
  * `ResponsesLanguageModel`, and raw `fetch` (every streamed body passes `checkLifecycle`).
  */

@@ -327,7 +327,7 @@ describe("Gateway (scripted upstream)", () => {
             [{ previous_response_id: "resp_1" }, "previous_response_id"],
             [{ store: true }, "store"],
             [{ tools: [{ type: "web_search" }] }, "tools[0]"],
-            [{ input: [{ type: "item_reference", id: "msg_1" }] }, "input[0]"]
+            [{ input: [{ type: "item_reference", id: "msg_1" }] }, "input[0].id"]
           ]
           for (const [extra, param] of cases) {
             const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", ...extra })

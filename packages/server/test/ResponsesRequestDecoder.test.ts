@@ -141,7 +141,7 @@ describe("ResponsesRequestDecoder", () => {
         maxOutputTokens: 100,
         parallelToolCalls: false,
         reasoningEffort: "high",
-        textFormat: { type: "json_schema", name: "answer", schema: { type: "object" }, strict: true },
+        textFormat: { type: "json", name: "answer", schema: { type: "object" }, strict: true },
         metadata: { a: "b" },
         promptCacheKey: "k",
         safetyIdentifier: "s",
@@ -164,7 +164,7 @@ describe("ResponsesRequestDecoder", () => {
         [{ ...base, moderation: { model: "omni-moderation-latest" } }, "moderation", "unsupported_parameter"],
         [{ ...base, top_logprobs: 3 }, "top_logprobs", "unsupported_value"],
         [{ ...base, include: ["reasoning.encrypted_content", "message.output_text.logprobs"] }, "include[1]", "unsupported_value"],
-        [{ model: "m", input: [{ type: "item_reference", id: "msg_1" }] }, "input[0]", "unsupported_value"],
+        [{ model: "m", input: [{ type: "item_reference", id: "msg_1" }] }, "input[0].id", "unsupported_value"],
         [
           { model: "m", input: [{ role: "user", content: [{ type: "input_file", file_url: "https://x/a.pdf" }] }] },
           "input[0].content[0].file_url",

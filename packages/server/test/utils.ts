@@ -2,7 +2,7 @@
  * Test helpers: an SSE reader, the event-order checker every streamed body in these tests passes, a
  * scripted `LanguageModel`, and the gateway started on a loopback port.
  */
-import { type AiError, LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
+import { LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
 import { Gateway, Upstream } from "@effect-responses/server"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -16,11 +16,11 @@ import { readFileSync } from "node:fs"
 import { createServer, request as httpRequest } from "node:http"
 import { fileURLToPath } from "node:url"
 
-/** The absolute path of a file under `shared/fixtures` (read in place; see `SOURCES.md` there). */
+/** The absolute path of a file under `fixtures` (read in place; see `SOURCES.md` there). */
 export const fixturePath = (relative: string): string =>
   fileURLToPath(new URL(`../../../fixtures/${relative}`, import.meta.url))
 
-/** The text of a file under `shared/fixtures`. */
+/** The text of a file under `fixtures`. */
 export const readFixture = (relative: string): string => readFileSync(fixturePath(relative), "utf8")
 
 /** One SSE frame: its `event:` name and its parsed `data:` payload. */
@@ -49,7 +49,7 @@ const TERMINAL = new Set(["response.completed", "response.incomplete", "response
  * the payload `type`; `sequence_number` from 0 rising by one; `response.created` then
  * `response.in_progress` first; items appended at output indices 0, 1, 2… each closed before the next
  * opens; every item event names the open item; text, refusal, argument and summary deltas add up to their
- * `.done`; `logprobs: []` on text events; `name` on `function_call_arguments.done`; exactly one terminal
+ * `.done` (custom tool input deltas too); `logprobs: []` on text events; `name` on `function_call_arguments.done`; exactly one terminal
  * event, last, whose `output` equals the done items and whose status matches it. Returns the terminal
  * response.
  */
@@ -133,6 +133,15 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
         expect(data.arguments, "argument deltas add up to .done").toBe(text.join(""))
         expect(data.name, "name on function_call_arguments.done").toBe(open!.name)
         break
+      case "response.custom_tool_call_input.delta":
+        itemEvent(data, data.type)
+        expect(open!.type).toBe("custom_tool_call")
+        text.push(data.delta as string)
+        break
+      case "response.custom_tool_call_input.done":
+        itemEvent(data, data.type)
+        expect(data.input, "input deltas add up to .done").toBe(text.join(""))
+        break
       case "response.reasoning_summary_part.added":
         itemEvent(data, data.type)
         expect(open!.type).toBe("reasoning")
@@ -169,6 +178,8 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
           expect(content.type === "output_text" ? content.text : content.refusal).toBe(text.join(""))
         } else if (item.type === "function_call") {
           expect(item.arguments).toBe(text.join(""))
+        } else if (item.type === "custom_tool_call") {
+          expect(item.input).toBe(text.join(""))
         } else if (item.type === "reasoning") {
           expect((item.summary as ReadonlyArray<Json>).map((s) => s.text)).toEqual(summaries)
         }
@@ -190,12 +201,12 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
 }
 
 const isParts = (
-  u: ReadonlyArray<StreamPart.StreamPart> | Stream.Stream<StreamPart.StreamPart, AiError.AiError>
+  u: ReadonlyArray<StreamPart.StreamPart> | Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError>
 ): u is ReadonlyArray<StreamPart.StreamPart> => Array.isArray(u)
 
 /** A `LanguageModel` that answers every call with the given elements / response, and records the calls. */
 export const scriptedModel = (script: {
-  readonly stream?: ReadonlyArray<StreamPart.StreamPart> | Stream.Stream<StreamPart.StreamPart, AiError.AiError> | undefined
+  readonly stream?: ReadonlyArray<StreamPart.StreamPart> | Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> | undefined
   readonly generate?: ModelResponse.ModelResponse | undefined
 }) => {
   const calls: Array<{ readonly prompt: Prompt.Prompt; readonly options: LanguageModel.CallOptions | undefined }> = []

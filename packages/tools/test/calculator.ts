@@ -2,7 +2,7 @@
  * A scripted calculator session and a fake `LanguageModel` that plays it and records what it was asked.
  *
  * The session mirrors the real recording
- * `../shared/fixtures/responses-sse/vai-openai-reasoning-encrypted-multistep.chunks.txt` (gpt-5.1-codex-max,
+ * `fixtures/responses-sse/vai-openai-reasoning-encrypted-multistep.chunks.txt` (gpt-5.1-codex-max,
  * "(12 + 7) * 3 * 10" with a calculator tool): the same response ids, item ids, call ids, arguments, text,
  * and usage. Encrypted contents are shortened stand-ins; like the recording, the reasoning item's content
  * at `output_item.added` differs from the one at `output_item.done`.
@@ -241,7 +241,7 @@ export interface Fake {
  */
 export const fakeModel = (script: {
   readonly responses?: ReadonlyArray<ModelResponse.ModelResponse>
-  readonly streams?: ReadonlyArray<Stream.Stream<StreamPart.StreamPart, AiError.AiError>>
+  readonly streams?: ReadonlyArray<Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError>>
 }): Fake => {
   const calls: Array<RecordedCall> = []
   const exhausted = (n: number) => new AiError.InvalidPrompt({ description: `the fake model has no answer for call ${n}` })

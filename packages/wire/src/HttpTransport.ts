@@ -130,6 +130,16 @@ const timeoutOf = (
 }
 
 /**
+ * What sending a request can fail with: `HttpError` (a non-2xx status), `TransportError` (no answer, or a
+ * timeout), `InvalidPrompt` (a body that cannot be encoded as JSON), `MalformedOutput` (a streamed request
+ * answered 2xx with another content type than an event stream).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ExecuteError = AiError.HttpError | AiError.TransportError | AiError.InvalidPrompt | AiError.MalformedOutput
+
+/**
  * A transport bound to one endpoint.
  *
  * @since 0.1.0
@@ -141,18 +151,21 @@ export interface HttpTransport {
   /**
    * `POST {url}` with `{ ...body, stream }` as JSON and `accept: text/event-stream` (streamed) or
    * `application/json`; succeeds with a 2xx response whose body is not read yet. Fails with `HttpError`
-   * (a non-2xx status, its body read whole), `TransportError` (no answer) or `InvalidPrompt` (a body that
-   * cannot be encoded as JSON), after the retries `RetryOptions` allow.
+   * (a non-2xx status, its body read whole), `TransportError` (no answer), `InvalidPrompt` (a body that
+   * cannot be encoded as JSON) or `MalformedOutput` (a streamed request answered without an event stream),
+   * after the retries `RetryOptions` allow (`ExecuteError`).
    */
   readonly execute: (
     body: object,
     stream: boolean
-  ) => Effect.Effect<HttpClientResponse.HttpClientResponse, AiError.AiError>
+  ) => Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError>
   /**
    * The whole body of a response as JSON. Fails with `TransportError` when the body breaks off, or
    * `MalformedOutput` (with an excerpt of the text) when it is not JSON.
    */
-  readonly readJson: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, AiError.AiError>
+  readonly readJson: (
+    response: HttpClientResponse.HttpClientResponse
+  ) => Effect.Effect<unknown, AiError.TransportError | AiError.MalformedOutput>
   /** The body of a response as bytes, a break-off failing with `TransportError`. */
   readonly bodyStream: (
     response: HttpClientResponse.HttpClientResponse
@@ -270,7 +283,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
       idleTimeout === undefined ? stream : Stream.timeoutFail(stream, () => timeoutError("idle", idleTimeout), idleTimeout)
     const send = (request: HttpClientRequest.HttpClientRequest) => {
       const sent = httpClient.execute(request).pipe(
-        Effect.mapError((error): AiError.AiError => transportError(error, url))
+        Effect.mapError((error) => transportError(error, url))
       )
       return headersTimeout === undefined ? sent : Effect.timeoutFail(sent, {
         duration: headersTimeout,
@@ -299,10 +312,10 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const execute = (
       body: object,
       stream: boolean
-    ): Effect.Effect<HttpClientResponse.HttpClientResponse, AiError.AiError> =>
+    ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError> =>
       Effect.flatMap(request(body, stream), (request) =>
         send(request).pipe(
-          Effect.flatMap((response): Effect.Effect<HttpClientResponse.HttpClientResponse, AiError.AiError> => {
+          Effect.flatMap((response): Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError> => {
             if (response.status >= 200 && response.status < 300) {
               const type = response.headers["content-type"] ?? ""
               if (!stream || !notAnEventStream(type)) return Effect.succeed(response)
@@ -326,7 +339,9 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
           Effect.retry(schedule)
         ))
 
-    const readJson = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<unknown, AiError.AiError> =>
+    const readJson = (
+      response: HttpClientResponse.HttpClientResponse
+    ): Effect.Effect<unknown, AiError.TransportError | AiError.MalformedOutput> =>
       readText(response).pipe(
         Effect.flatMap((text) =>
           Effect.try({
@@ -345,9 +360,9 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     ): Stream.Stream<Uint8Array, AiError.TransportError> =>
       withIdleTimeout(Stream.mapError(response.stream, (error) => transportError(error, url)))
 
-    const readText = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string, AiError.AiError> =>
+    const readText = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string, AiError.TransportError> =>
       idleTimeout === undefined
-        ? Effect.mapError(response.text, (error): AiError.AiError => transportError(error, url))
+        ? Effect.mapError(response.text, (error) => transportError(error, url))
         : Effect.suspend(() => {
           const decoder = new TextDecoder()
           let text = ""

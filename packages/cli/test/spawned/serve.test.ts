@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
+import { createServer } from "node:http"
+import * as Cli from "./run.js"
 import { bin } from "./run.js"
 
 describe("effect-responses serve (the executable)", () => {
@@ -42,4 +44,46 @@ describe("effect-responses serve (the executable)", () => {
       child.kill("SIGTERM")
     }
   }, 60_000)
+
+  it("an --api-key-env variable set to \"\": one error line, exit 1, and no \"serving\" line (checked before binding)", async () => {
+    const result = await Cli.run(["serve", "--upstream", "http://127.0.0.1:9/v1", "--port", "0", "--api-key-env", "EMPTY_KEY"], {
+      env: { EMPTY_KEY: "" }
+    })
+    expect(result.status).toBe(1)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toMatch(/^effect-responses: the gateway's API key is empty .*\n$/)
+  })
+
+  it("an --upstream without /v1 that answers 404: the URL tried and the hint are logged; SIGTERM ends it with 143", async () => {
+    const tried: Array<string> = []
+    const upstream = createServer((req, res) => {
+      tried.push(`${req.method} ${req.url}`)
+      req.resume()
+      res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found")
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve))
+    const base = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`
+    const running = Cli.start(["serve", "--upstream", base, "--port", "0"])
+    try {
+      await running.waitFor(/serving (http:\/\/\S+)\/v1/)
+      const gateway = /serving (http:\/\/\S+\/v1)/.exec(running.output().stdout)![1]!
+      const answer = await fetch(`${gateway}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", input: "hi", stream: false })
+      })
+      expect(answer.status).toBe(404)
+      expect(tried).toStrictEqual(["POST /chat/completions"])
+      running.child.kill("SIGTERM")
+      const result = await running.done
+      expect(result.status).toBe(143)
+      expect(result.stderr).toContain(
+        `effect-responses: warning: the upstream answered 404 to POST ${base}/chat/completions: --upstream has no /v1: try ${base}/v1\n`
+      )
+    } finally {
+      running.child.kill("SIGKILL")
+      upstream.closeAllConnections()
+      upstream.close()
+    }
+  })
 })

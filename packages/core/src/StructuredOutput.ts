@@ -1,23 +1,27 @@
 /**
- * Structured output: ask the model for JSON matching an Effect `Schema` (`text.format` of type
- * `json_schema`, made with `JSONSchema.make`, strict when the schema fits OpenAI's strict subset) and decode
- * the final text with the same `Schema`.
+ * Structured output over any `LanguageModel`: ask the model for JSON matching an Effect `Schema` (the
+ * call's `responseFormat`, `ResponseFormat.json`: Responses `text.format`, Chat Completions
+ * `response_format`, strict when the schema fits OpenAI's strict subset) and decode the final text with the
+ * same `Schema`.
  *
  * ```ts
  * const Answer = Schema.Struct({ city: Schema.String, population: Schema.Number })
- * const { value } = yield* StructuredOutput.generate(Prompt.user("The largest city of France?"), Answer)
+ * const { value } = yield* StructuredOutput.generate(Prompt.make("The largest city of France?"), Answer)
  * ```
  *
- * Source: OpenAI API guide "Structured Outputs" (Responses: `text.format`).
+ * Source: OpenAI API guide "Structured Outputs".
  *
  * @since 0.1.0
  */
-import { AiError, LanguageModel, type ModelResponse, type Part, type Prompt } from "@effect-responses/core"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as ResponsesLanguageModel from "./ResponsesLanguageModel.js"
-import type * as ResponsesRequest from "./ResponsesRequest.js"
+import * as AiError from "./AiError.js"
+import * as LanguageModel from "./LanguageModel.js"
+import type * as ModelResponse from "./ModelResponse.js"
+import type * as Part from "./Part.js"
+import type * as Prompt from "./Prompt.js"
+import * as ResponseFormat from "./ResponseFormat.js"
 
 /**
  * How the format is named and described to the model: `name` (1 to 64 letters, digits, `_` or `-`;
@@ -45,8 +49,8 @@ export interface Result<A> {
 }
 
 /**
- * The `text.format` of `schema`: `{type: "json_schema", name, schema, description?, strict?}` (the JSON
- * Schema is made when the request body is built, by `ResponsesRequest.fromPrompt`).
+ * The response format of `schema`: `ResponseFormat.json(schema, options)` with the name defaulted to
+ * `"output"` (the JSON Schema is made when the request body is built, by `ResponseFormat.resolve`).
  *
  * @since 0.1.0
  * @category constructors
@@ -54,13 +58,7 @@ export interface Result<A> {
 export const format = <A, I, R>(
   schema: Schema.Schema<A, I, R>,
   options: FormatOptions = {}
-): ResponsesRequest.TextFormat => ({
-  type: "json_schema",
-  name: options.name ?? "output",
-  schema,
-  ...(options.description === undefined ? {} : { description: options.description }),
-  ...(options.strict === undefined ? {} : { strict: options.strict })
-})
+): ResponseFormat.Json => ResponseFormat.json(schema, { ...options, name: options.name ?? "output" })
 
 /**
  * Decodes the final text of `response` with `schema` (the text is parsed as JSON first). The final text is
@@ -109,13 +107,12 @@ export const decode = <A, I, R>(
   })
 
 /**
- * One model call (`LanguageModel.generate`) that asks for JSON matching `schema` and decodes it. The
- * `text.format` is set with `ResponsesLanguageModel.withOptions` (the layer's `text.verbosity` is kept), so
- * the `LanguageModel` must be the Responses one for the format to reach the model. `call` passes tools and
- * the tool choice through.
+ * One model call (`LanguageModel.generate`) that asks for JSON matching `schema` (the call's
+ * `responseFormat`, which any `LanguageModel` layer sends or refuses with `InvalidPrompt`, never drops) and
+ * decodes it. `call` passes tools and the tool choice through; its own `responseFormat` is replaced.
  *
- * Fails with the call's `AiError`s, `InvalidPrompt` for a schema that cannot be sent, and
- * `StructuredOutputError` as `decode` does.
+ * Fails with the call's errors (`LanguageModel.ModelError`, among them `InvalidPrompt` for a schema that
+ * cannot be sent) and `StructuredOutputError` as `decode` does.
  *
  * @since 0.1.0
  * @category generation
@@ -124,12 +121,10 @@ export const generate = <A, I, R>(
   prompt: Prompt.Prompt,
   schema: Schema.Schema<A, I, R>,
   options: FormatOptions & { readonly call?: LanguageModel.CallOptions | undefined } = {}
-): Effect.Effect<Result<A>, AiError.AiError, LanguageModel.LanguageModel | R> =>
+): Effect.Effect<Result<A>, LanguageModel.ModelError | AiError.StructuredOutputError, LanguageModel.LanguageModel | R> =>
   Effect.gen(function*() {
     const model = yield* LanguageModel.LanguageModel
-    const response = yield* model.generate(prompt, options.call).pipe(
-      ResponsesLanguageModel.withOptions({ text: { format: format(schema, options) } })
-    )
+    const response = yield* model.generate(prompt, { ...options.call, responseFormat: format(schema, options) })
     const value = yield* decode(response, schema)
     return { value, response }
   }).pipe(Effect.withSpan("StructuredOutput.generate"))

@@ -1,0 +1,256 @@
+/**
+ * Requests real coding agents send, through the gateway to a scripted loopback Chat Completions upstream:
+ * custom (freeform) tools with a grammar, namespaced tools called by any of their names, a client-run tool
+ * search with deferred tools, `additional_tools`, built-in tools, an AI SDK `item_reference` to reasoning,
+ * two assistant messages in a row, empty arguments. Checked on the raw SSE (`checkLifecycle`), with the
+ * official `openai` SDK (`finalResponse()`, which checks item ids per output index), and on the request
+ * the upstream received. Request shapes follow the API reference (`CreateResponse`, `CustomToolParam`,
+ * `AdditionalToolsItemParam`, `ToolSearchCall`, `ToolSearchOutput`); ids are invented.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import OpenAI from "openai"
+import { completion, finishChunks, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { captureLogs, checkLifecycle, parseSse, post } from "./utils.js"
+
+type Json = { readonly [key: string]: any }
+
+const APPLY_PATCH_GRAMMAR = `start: begin_patch hunk+ end_patch
+begin_patch: "*** Begin Patch" LF
+end_patch: "*** End Patch" LF?
+hunk: add_hunk
+add_hunk: "*** Add File: " filename LF add_line+
+filename: /(.+)/
+add_line: "+" /(.*)/ LF -> line
+%import common.LF`
+
+/** A request shaped like a coding agent's (Codex-style tools, an AI SDK-style reasoning reference). */
+const agentRequest = (stream: boolean) => ({
+  model: "gpt-5-codex",
+  instructions: "You are a coding agent.",
+  stream,
+  store: false,
+  include: ["reasoning.encrypted_content"],
+  parallel_tool_calls: false,
+  tools: [
+    {
+      type: "custom",
+      name: "apply_patch",
+      description: "Use the `apply_patch` tool to edit files.",
+      format: { type: "grammar", syntax: "lark", definition: APPLY_PATCH_GRAMMAR }
+    },
+    {
+      type: "function",
+      name: "shell",
+      description: "Runs a shell command.",
+      parameters: { type: "object", properties: { command: { type: "array", items: { type: "string" } } }, required: ["command"] },
+      strict: false
+    },
+    {
+      type: "namespace",
+      name: "crm",
+      description: "The CRM.",
+      tools: [
+        { type: "function", name: "lookup", parameters: { type: "object", properties: { id: { type: "string" } } } },
+        { type: "function", name: "archive", defer_loading: true, parameters: { type: "object", properties: {} } }
+      ]
+    },
+    { type: "tool_search", execution: "client", description: "Search the deferred tools." },
+    { type: "web_search" }
+  ],
+  input: [
+    { type: "message", role: "user", content: [{ type: "input_text", text: "Add a.txt" }] },
+    { type: "item_reference", id: "rs_0123456789abcdef" },
+    { type: "message", role: "assistant", content: [{ type: "output_text", text: "ok" }] },
+    { type: "message", role: "assistant", content: [{ type: "output_text", text: "again" }] },
+    { type: "custom_tool_call", call_id: "call_patch_1", name: "apply_patch", input: "*** Begin Patch\n*** End Patch\n" },
+    { type: "custom_tool_call_output", call_id: "call_patch_1", output: "Done!" },
+    {
+      type: "additional_tools",
+      role: "developer",
+      tools: [{ type: "function", name: "read_file", parameters: { type: "object", properties: { path: { type: "string" } } } }]
+    },
+    { type: "tool_search_call", id: "tsc_1", call_id: "call_search_1", execution: "client", arguments: { query: "billing" }, status: "completed" },
+    {
+      type: "tool_search_output",
+      id: "tso_1",
+      call_id: "call_search_1",
+      execution: "client",
+      status: "completed",
+      tools: [{ type: "function", name: "refund", defer_loading: true, parameters: { type: "object", properties: {} } }]
+    },
+    { type: "function_call", call_id: "call_shell_1", name: "shell", arguments: "" },
+    { type: "function_call_output", call_id: "call_shell_1", output: "a.txt" }
+  ]
+})
+
+/** The arguments of an apply_patch call, split so that fragments cut an escape (`\n`) and a `\u00e9`. */
+const PATCH_INPUT = "*** Begin Patch\n*** Add File: caf\u00e9.txt\n+h\"i\n*** End Patch\n"
+const patchFragments = (): ReadonlyArray<string> => {
+  const json = JSON.stringify({ input: PATCH_INPUT }).replace("\u00e9", "\\u00e9")
+  const cuts = [3, 11, json.indexOf("\\n") + 1, json.indexOf("\\u00e9") + 3, json.length - 4]
+  const out: Array<string> = []
+  let from = 0
+  for (const cut of cuts) {
+    out.push(json.slice(from, cut))
+    from = cut
+  }
+  out.push(json.slice(from))
+  return out
+}
+
+const patchStream = () =>
+  sse(
+    toolChunk({ id: "call_p", name: "apply_patch", arguments: "" }),
+    ...patchFragments().map((fragment) => toolChunk({ arguments: fragment })),
+    finishChunks("tool_calls")
+  )
+
+describe("a coding agent's request through the gateway", () => {
+  it.effect("what the upstream receives: every tool the client may call, custom ones as one-string functions, the items as context", () =>
+    withScriptedGateway([patchStream()], {}, (url, received) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, agentRequest(true))
+        expect(answer.status).toBe(200)
+        checkLifecycle(parseSse(answer.text))
+        const body = received[0]!.body as Json
+        const tools = body.tools.map((tool: Json) => tool.function.name)
+        expect(tools).toEqual(["apply_patch", "shell", "crm__lookup", "crm__archive", "read_file", "refund"])
+        const patch = body.tools[0].function
+        expect(patch.parameters).toEqual({
+          type: "object",
+          properties: { input: { type: "string", description: expect.stringContaining("lark grammar") } },
+          required: ["input"],
+          additionalProperties: false
+        })
+        expect(patch.parameters.properties.input.description).toContain("*** Begin Patch")
+        expect(patch.description).toContain("Use the `apply_patch` tool")
+        const messages = body.messages as ReadonlyArray<Json>
+        expect(messages.map((message) => message.role)).toEqual([
+          "system",
+          "user",
+          "assistant",
+          "assistant",
+          "tool",
+          "assistant",
+          "tool",
+          "assistant",
+          "tool"
+        ])
+        // two assistant messages in a row stay apart
+        expect(messages[2]!.content).toBe("ok")
+        expect(messages[3]!.content).toBe("again")
+        // the custom tool call as a call of the function standing for it
+        expect(messages[3]!.tool_calls[0]).toMatchObject({
+          id: "call_patch_1",
+          function: { name: "apply_patch", arguments: JSON.stringify({ input: "*** Begin Patch\n*** End Patch\n" }) }
+        })
+        expect(messages[4]).toMatchObject({ role: "tool", tool_call_id: "call_patch_1", content: "Done!" })
+        // the client's tool search as a call and its result
+        expect(messages[5]!.tool_calls[0]).toMatchObject({
+          id: "call_search_1",
+          function: { name: "tool_search", arguments: "{\"query\":\"billing\"}" }
+        })
+        expect(messages[6]).toMatchObject({ tool_call_id: "call_search_1", content: "Tools loaded: refund." })
+        // empty arguments go upstream as {}
+        expect(messages[7]!.tool_calls[0].function).toEqual({ name: "shell", arguments: "{}" })
+      })))
+
+  it.effect("an apply_patch call streams back as custom_tool_call_input deltas (escapes split across fragments)", () =>
+    withScriptedGateway([patchStream()], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, agentRequest(true))
+        const frames = parseSse(answer.text)
+        const response = checkLifecycle(frames)
+        expect(response.status).toBe("completed")
+        const item = (response.output as ReadonlyArray<Json>)[0]!
+        expect(item).toMatchObject({ type: "custom_tool_call", call_id: "call_p", name: "apply_patch", input: PATCH_INPUT })
+        expect(item.id).toMatch(/^ctc_/)
+        const deltas = frames.filter((frame) => frame.data.type === "response.custom_tool_call_input.delta")
+        expect(deltas.length).toBeGreaterThan(2)
+        expect(frames.some((frame) => frame.data.type.startsWith("response.function_call"))).toBe(false)
+      })))
+
+  it.effect("openai SDK: stream() + finalResponse() and create() (non-streaming) both give the custom_tool_call", () =>
+    withScriptedGateway([
+      patchStream(),
+      completion({
+        content: null,
+        tool_calls: [{ id: "call_w", type: "function", function: { name: "apply_patch", arguments: JSON.stringify({ input: PATCH_INPUT }) } }]
+      }, "tool_calls")
+    ], {}, (url) =>
+      Effect.promise(async () => {
+        const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
+        const stream = client.responses.stream(agentRequest(true) as never)
+        const final = await stream.finalResponse()
+        expect(final.output[0]).toMatchObject({ type: "custom_tool_call", name: "apply_patch", input: PATCH_INPUT })
+        const whole = await client.responses.create(agentRequest(false) as never)
+        expect((whole as Json).output[0]).toMatchObject({ type: "custom_tool_call", call_id: "call_w", input: PATCH_INPUT })
+      })))
+
+  it.effect("namespaced calls by flattened, dotted and bare name come back with their namespace; an ambiguous bare name does not", () => {
+    const captured = captureLogs()
+    return withScriptedGateway([
+      sse(
+        toolChunk({ index: 0, id: "call_1", name: "crm__lookup", arguments: "{}" }),
+        toolChunk({ index: 1, id: "call_2", name: "crm.lookup", arguments: "{}" }),
+        toolChunk({ index: 2, id: "call_3", name: "lookup", arguments: "{}" }),
+        toolChunk({ index: 3, id: "call_4", name: "find", arguments: "{}" }),
+        finishChunks("tool_calls")
+      )
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, {
+          model: "m",
+          input: "hi",
+          stream: true,
+          tools: [
+            { type: "namespace", name: "crm", tools: [{ type: "function", name: "lookup" }, { type: "function", name: "find" }] },
+            { type: "namespace", name: "erp", tools: [{ type: "function", name: "find" }] }
+          ]
+        })
+        const output = checkLifecycle(parseSse(answer.text)).output as ReadonlyArray<Json>
+        expect(output.map((item) => [item.namespace, item.name])).toEqual([
+          ["crm", "lookup"],
+          ["crm", "lookup"],
+          ["crm", "lookup"],
+          [undefined, "find"]
+        ])
+        expect(captured.logs.some((line) => line.startsWith("WARN") && line.includes("find") && line.includes("crm, erp"))).toBe(true)
+      })).pipe(Effect.provide(captured.layer))
+  })
+
+  it.effect("an upstream call with empty arguments reaches the client as {} (the SDK's finalResponse parses it)", () =>
+    withScriptedGateway([
+      sse(toolChunk({ id: "call_e", name: "shell", arguments: "" }), finishChunks("tool_calls"))
+    ], {}, (url) =>
+      Effect.promise(async () => {
+        const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
+        const tools = [{ type: "function" as const, name: "shell", parameters: { type: "object", properties: {} }, strict: false }]
+        const stream = client.responses.stream({ model: "m", input: "hi", tools })
+        const final = await stream.finalResponse()
+        expect(final.output[0]).toMatchObject({ type: "function_call", name: "shell", arguments: "{}" })
+      })))
+
+  it.effect("item_reference: to reasoning dropped with a debug line; to anything else a 400 naming the parameter and the id", () => {
+    const captured = captureLogs()
+    return withScriptedGateway([sse(textChunk("fine"), finishChunks())], {}, (url) =>
+      Effect.gen(function*() {
+        const ok = yield* post(`${url}/responses`, {
+          model: "m",
+          stream: true,
+          input: [{ role: "user", content: "hi" }, { type: "item_reference", id: "rs_abc" }]
+        })
+        expect(ok.status).toBe(200)
+        expect(captured.logs.some((line) => line.startsWith("DEBUG") && line.includes("rs_abc"))).toBe(true)
+        const refused = yield* post(`${url}/responses`, {
+          model: "m",
+          input: [{ role: "user", content: "hi" }, { type: "item_reference", id: "msg_abc" }]
+        })
+        expect(refused.status).toBe(400)
+        const error = JSON.parse(refused.text).error
+        expect(error).toMatchObject({ param: "input[1].id", code: "unsupported_value" })
+        expect(error.message).toContain("msg_abc")
+      })).pipe(Effect.provide(captured.layer))
+  })
+})
