@@ -39,6 +39,22 @@ export const body = (chunks: ReadonlyArray<Uint8Array>, onPull?: () => void): Re
   }, { highWaterMark: 0 })
 }
 
+/** The text of a Responses `response.output_text.delta` event. */
+const responsesText = (event: unknown): string | undefined =>
+  typeof event === "object" && event !== null && "type" in event && event.type === "response.output_text.delta" &&
+    "delta" in event && typeof event.delta === "string" ? event.delta : undefined
+
+/** The `choices[0].delta.content` of a Chat Completions chunk. */
+const chatText = (chunk: unknown): string | undefined => {
+  if (typeof chunk !== "object" || chunk === null || !("choices" in chunk) || !Array.isArray(chunk.choices)) return undefined
+  const choice: unknown = chunk.choices[0]
+  if (typeof choice !== "object" || choice === null || !("delta" in choice)) return undefined
+  const delta: unknown = choice.delta
+  return typeof delta === "object" && delta !== null && "content" in delta && typeof delta.content === "string"
+    ? delta.content
+    : undefined
+}
+
 /**
  * The bare loop of the floors: splits SSE frames at blank lines, `JSON.parse`s each `data:` line and keeps
  * the text deltas. `push` takes the next chunk of bytes, `end` returns the text.
@@ -46,19 +62,18 @@ export const body = (chunks: ReadonlyArray<Uint8Array>, onPull?: () => void): Re
  * @since 0.1.0
  * @category contenders
  */
-export const bareLoop = () => {
+export const bareLoop = (pick: (event: unknown) => string | undefined = responsesText) => {
   const decoder = new TextDecoder()
   const texts: Array<string> = []
   let buffer = ""
-  const frame = (text: string) => {
+  const frame = (text: string): void => {
     const at = text.indexOf("data: ")
     if (at === -1) return
     const end = text.indexOf("\n", at)
-    const event: unknown = JSON.parse(text.slice(at + 6, end === -1 ? undefined : end))
-    if (
-      typeof event === "object" && event !== null && "type" in event && event.type === "response.output_text.delta" &&
-      "delta" in event && typeof event.delta === "string"
-    ) texts.push(event.delta)
+    const data = text.slice(at + 6, end === -1 ? undefined : end)
+    if (data === "[DONE]") return
+    const delta = pick(JSON.parse(data))
+    if (delta !== undefined) texts.push(delta)
   }
   return {
     push: (bytes: Uint8Array): void => {
@@ -87,16 +102,29 @@ export const bareLoop = () => {
 export const floor: Contender = {
   id: "floor",
   name: "floor (split + JSON.parse)",
-  run: async (body) => {
-    const reader = body.getReader()
-    const loop = bareLoop()
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      loop.push(value)
-    }
-    return loop.end()
+  run: (body) => runLoop(body, bareLoop())
+}
+
+/**
+ * The floor of the Chat Completions streams: the same loop keeping `choices[0].delta.content`.
+ *
+ * @since 0.2.0
+ * @category contenders
+ */
+export const chatFloor: Contender = {
+  id: "chat-floor",
+  name: "floor (split + JSON.parse)",
+  run: (body) => runLoop(body, bareLoop(chatText))
+}
+
+const runLoop = async (body: ReadableStream<Uint8Array>, loop: ReturnType<typeof bareLoop>): Promise<string> => {
+  const reader = body.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    loop.push(value)
   }
+  return loop.end()
 }
 
 /**
@@ -106,6 +134,14 @@ export const floor: Contender = {
  * @category contenders
  */
 export const IDS: ReadonlyArray<string> = ["ours", "ours-decode", "ours-client", "openai", "ai-sdk", "effect-ai", "floor", "effect-floor"]
+
+/**
+ * The ids of the contenders on the Chat Completions streams, ours first.
+ *
+ * @since 0.2.0
+ * @category contenders
+ */
+export const CHAT_IDS: ReadonlyArray<string> = ["ours-chat-client", "openai-chat", "chat-floor"]
 
 /**
  * Builds the contenders whose ids are in `ids` (every one by default), in the order of `IDS`. Each library
@@ -124,10 +160,14 @@ export const make = async (ids: ReadonlyArray<string> = IDS): Promise<ReadonlyAr
     "ai-sdk": () => import("./contenders/aiSdk.js").then((aiSdk) => aiSdk.make()),
     "effect-ai": () => import("./contenders/effectAi.js").then((effectAi) => effectAi.make()),
     "floor": () => Promise.resolve(floor),
-    "effect-floor": () => import("./contenders/ours.js").then((ours) => ours.effectFloor)
+    "effect-floor": () => import("./contenders/ours.js").then((ours) => ours.effectFloor),
+    "ours-chat-client": () => import("./contenders/ours.js").then((ours) => ours.chatClient()),
+    "openai-chat": () => import("./contenders/openai.js").then((openai) => openai.makeChat()),
+    "chat-floor": () => Promise.resolve(chatFloor)
   }
-  for (const id of ids) if (!(id in builders)) throw new Error(`unknown contender ${id}; known: ${IDS.join(", ")}`)
+  const known = [...IDS, ...CHAT_IDS]
+  for (const id of ids) if (!(id in builders)) throw new Error(`unknown contender ${id}; known: ${known.join(", ")}`)
   const contenders: Array<Contender> = []
-  for (const id of IDS) if (ids.includes(id)) contenders.push(await builders[id]!())
+  for (const id of known) if (ids.includes(id)) contenders.push(await builders[id]!())
   return contenders
 }

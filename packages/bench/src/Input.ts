@@ -196,6 +196,61 @@ export const empty = (): Input => {
 }
 
 /**
+ * The recorded Chat Completions stream of the chat contenders (vercel/ai, Apache-2.0: see
+ * `fixtures/SOURCES.md`): a gpt-4.1-nano answer of 300 tokens, one JSON chunk per line (302 chunks, 98 KB).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const CHAT_FIXTURE_URL = new URL("../../../fixtures/chat-sse/vai-chat-openai-text-usage.chunks.txt", import.meta.url)
+
+const chatChunks = (): Array<JsonEvent> =>
+  readFileSync(CHAT_FIXTURE_URL, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as JsonEvent)
+
+/** The `content` of a chunk's first choice's delta, if any. */
+const chatContent = (chunk: JsonEvent): string | undefined => {
+  const choices = chunk["choices"]
+  if (!Array.isArray(choices) || choices.length === 0) return undefined
+  const delta = (choices[0] as JsonEvent)["delta"] as JsonEvent | undefined
+  const content = delta?.["content"]
+  return typeof content === "string" ? content : undefined
+}
+
+const makeChat = (name: string, chunks: ReadonlyArray<JsonEvent>): Input => {
+  const text = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("") + "data: [DONE]\n\n"
+  const bytes = new TextEncoder().encode(text)
+  const expectedText = chunks.map((chunk) => chatContent(chunk) ?? "").join("")
+  return { name, bytes, chunks: chunk(bytes), events: chunks.length + 1, expectedText }
+}
+
+/**
+ * The recorded Chat Completions stream as an SSE body (`data: {chunk}` frames, then `data: [DONE]`); the
+ * expected text is the concatenation of the content deltas.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const chat = (): Input => makeChat("recorded gpt-4.1-nano Chat stream", chatChunks())
+
+/**
+ * About `targetBytes` of Chat Completions SSE: the recorded stream's content deltas played `n` times
+ * between its first chunk and its closing chunks (finish reason, usage).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const chatGenerated = (targetBytes: number): Input => {
+  const chunks = chatChunks()
+  const first = chunks.findIndex((chunk) => chatContent(chunk) !== undefined && chatContent(chunk) !== "")
+  const last = chunks.findLastIndex((chunk) => chatContent(chunk) !== undefined && chatContent(chunk) !== "")
+  const deltas = chunks.slice(first, last + 1)
+  const size = (list: ReadonlyArray<JsonEvent>) => list.reduce((sum, chunk) => sum + JSON.stringify(chunk).length + 8, 0)
+  const repeat = Math.max(1, Math.round((targetBytes - size(chunks)) / size(deltas)) + 1)
+  const out = [...chunks.slice(0, first), ...Array.from({ length: repeat }, () => deltas).flat(), ...chunks.slice(last + 1)]
+  return makeChat(`generated Chat stream (content deltas x${repeat})`, out)
+}
+
+/**
  * Formats a byte count in MB (10^6 bytes), for the report.
  *
  * @since 0.1.0

@@ -45,7 +45,9 @@ const { values: flags } = parseArgs({
 })
 
 const quick = flags.quick
-const ids = flags.only === undefined ? Contenders.IDS : flags.only.split(",").map((id) => id.trim())
+const only = flags.only?.split(",").map((id) => id.trim())
+const ids = only ?? Contenders.IDS
+const chatIds = only === undefined ? Contenders.CHAT_IDS : only.filter((id) => Contenders.CHAT_IDS.includes(id))
 const bytes = flags.bytes === undefined ? (quick ? 400_000 : 5_000_000) : Number(flags.bytes)
 const rounds = (small: boolean): Speed.Options => ({
   warmup: flags.warmup === undefined ? (quick ? 1 : small ? 5 : 2) : Number(flags.warmup),
@@ -58,17 +60,116 @@ const emptyRounds: Speed.Options = quick ? rounds(true) : {
   iterations: flags.iterations === undefined ? 41 : Number(flags.iterations)
 }
 
+/** The rounds of an input: `large` (the generated stream) gets fewer. */
+const optionsOf = (input: Input.Input, large: Input.Input | undefined): Speed.Options =>
+  input.events <= 3 ? emptyRounds : rounds(input !== large)
+
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`)
 const print = (line = "") => process.stdout.write(`${line}\n`)
 
 /** The client-path contenders, the peer each is held against, and the line's label. */
 const ClientPaths = [
-  ["ours-client", "openai", "client path (ResponsesLanguageModel.stream + aggregate)"]
+  ["ours-client", "openai", "client path (ResponsesLanguageModel.stream + aggregate)"],
+  ["ours-chat-client", "openai-chat", "Chat Completions client path (ChatCompletionsLanguageModel.stream + aggregate)"]
 ] as const
 
 const fixed = (value: number, digits: number) => value.toFixed(digits)
 const ratio = (value: number) => `${value.toFixed(value < 0.1 ? 3 : 2)}x`
 const mib = (value: number) => `${(value / 1024 / 1024).toFixed(2)} MiB`
+
+/**
+ * The speed section of one family of contenders: a table per input, the ratios to the floors and the target
+ * lines, then (with `empty`) the fixed cost per call and the cost per MB of the last input. False when a
+ * contender failed or ended with a wrong text.
+ */
+const speed = async (
+  contenders: ReadonlyArray<Contenders.Contender>,
+  runs: ReadonlyArray<{ readonly input: Input.Input; readonly options: Speed.Options }>,
+  empty: Input.Input | undefined
+): Promise<boolean> => {
+  let ok = true
+  const measured: Array<{ readonly input: Input.Input; readonly results: ReadonlyArray<Speed.Result> }> = []
+  for (const { input, options } of runs) {
+    progress(`speed: ${input.name}, ${options.warmup} warm-up + ${options.iterations} rounds of ${contenders.length}`)
+    let results: ReadonlyArray<Speed.Result>
+    try {
+      results = await Speed.measure(contenders, input, options)
+    } catch (error) {
+      ok = false
+      print()
+      print(`**FAILED** on ${input.name}: ${error instanceof Error ? error.message : String(error)}`)
+      continue
+    }
+    measured.push({ input, results })
+    const ours = results.find((r) => r.contender.id === "ours")
+    const floor = results.find((r) => r.contender.id === "floor" || r.contender.id === "chat-floor")
+    print()
+    print(`### ${input.name}: ${Input.megabytes(input.bytes.length)}, ${input.events} events, ${input.chunks.length} chunks`)
+    print()
+    print(`${options.warmup} warm-up rounds, median of ${options.iterations} rounds. CPU ms: this process's user + system ` +
+      "time during the run (all threads), which the waits for a core on a loaded machine do not inflate.")
+    print()
+    print("| contender | median ms | median CPU ms | MB/s | events/s | vs ours | CPU vs ours | min–max ms | best MB/s | best vs ours |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    const best = (r: Speed.Result) => input.bytes.length / 1e6 / (Math.min(...r.times) / 1000)
+    for (const r of results) {
+      print(`| ${r.contender.name} | ${fixed(r.median, 1)} | ${fixed(r.cpuMedian, 1)} | ${fixed(r.megabytesPerSecond, 2)} | ` +
+        `${Math.round(r.eventsPerSecond).toLocaleString("en-US")} | ` +
+        `${ours === undefined ? "–" : ratio(r.megabytesPerSecond / ours.megabytesPerSecond)} | ` +
+        `${ours === undefined ? "–" : ratio(ours.cpuMedian / r.cpuMedian)} | ` +
+        `${fixed(Math.min(...r.times), 1)}–${fixed(Math.max(...r.times), 1)} | ${fixed(best(r), 2)} | ` +
+        `${ours === undefined ? "–" : ratio(best(r) / best(ours))} |`)
+    }
+    if (input === empty) continue
+    const effectFloor = results.find((r) => r.contender.id === "effect-floor")
+    print()
+    for (const [base, label] of [[floor, "the floor"], [effectFloor, "the Effect floor"]] as const) {
+      if (base === undefined) continue
+      for (const r of results.filter((r) => r.contender.id.startsWith("ours") || (r.contender.id === "effect-floor" && base === floor))) {
+        print(`- ${r.contender.name} vs ${label}: ${ratio(r.megabytesPerSecond / base.megabytesPerSecond)} ` +
+          `(best: ${ratio(best(r) / best(base))}; CPU: ${ratio(base.cpuMedian / r.cpuMedian)})`)
+      }
+    }
+    const openai = results.find((r) => r.contender.id === "openai")
+    const decode = results.find((r) => r.contender.id === "ours-decode")
+    const target = (met: boolean) => (met ? "met" : "not met")
+    if (ours !== undefined && openai !== undefined && floor !== undefined) {
+      print(`- targets: decode + aggregate >= 2x openai: ${target(ours.megabytesPerSecond >= 2 * openai.megabytesPerSecond)}; ` +
+        `>= 0.5x floor: ${target(ours.megabytesPerSecond >= 0.5 * floor.megabytesPerSecond)}` +
+        (decode === undefined ? "" : `; decode only >= 0.6x floor: ${target(decode.megabytesPerSecond >= 0.6 * floor.megabytesPerSecond)}`))
+    }
+    for (const [clientId, peerId, label] of ClientPaths) {
+      const client = results.find((r) => r.contender.id === clientId)
+      const peer = results.find((r) => r.contender.id === peerId)
+      if (client === undefined || peer === undefined) continue
+      const wall = client.megabytesPerSecond / peer.megabytesPerSecond
+      const cpu = peer.cpuMedian / client.cpuMedian
+      print(`- ${label}: ${ratio(wall)} ${peerId} (CPU: ${ratio(cpu)}; target 2x: ${target(wall >= 2)}, CPU ${target(cpu >= 2)})` +
+        (floor === undefined ? "" : `, ${ratio(client.megabytesPerSecond / floor.megabytesPerSecond)} floor (CPU: ` +
+          `${ratio(floor.cpuMedian / client.cpuMedian)}; target 0.5x: ${target(client.megabytesPerSecond >= 0.5 * floor.megabytesPerSecond)}, ` +
+          `CPU ${target(floor.cpuMedian / client.cpuMedian >= 0.5)})`))
+    }
+  }
+  const fixedCost = measured.find((m) => m.input === empty)
+  const large = measured.findLast((m) => m.input !== empty)
+  if (empty !== undefined && fixedCost !== undefined && large !== undefined) {
+    const megabytes = (large.input.bytes.length - empty.bytes.length) / 1e6
+    print()
+    print(`### Fixed cost per call and cost per MB (${large.input.name})`)
+    print()
+    print("Fixed: the median on the empty stream. Per MB: (median on the larger stream − fixed) / its MB.")
+    print()
+    print("| contender | fixed ms | fixed CPU ms | ms per MB | CPU ms per MB |")
+    print("|---|---:|---:|---:|---:|")
+    for (const r of fixedCost.results) {
+      const l = large.results.find((l) => l.contender.id === r.contender.id)
+      if (l === undefined) continue
+      print(`| ${r.contender.name} | ${fixed(r.median, 2)} | ${fixed(r.cpuMedian, 2)} | ` +
+        `${fixed((l.median - r.median) / megabytes, 2)} | ${fixed((l.cpuMedian - r.cpuMedian) / megabytes, 2)} |`)
+    }
+  }
+  return ok
+}
 
 const main = async () => {
   const cpus = os.cpus()
@@ -81,91 +182,23 @@ const main = async () => {
 
   const inputs = [Input.fixture(), Input.generated(bytes)]
   const empty = Input.empty()
-  const contenders = await Contenders.make(ids)
+  const contenders = await Contenders.make(ids.filter((id) => Contenders.IDS.includes(id)))
+  const chatContenders = await Contenders.make(chatIds)
   let failed = false
 
   if (!flags["no-speed"]) {
-    // --quick: the recorded stream only; the memory children still generate and check a larger one.
-    const speedInputs = quick ? [empty, inputs[0]!] : [empty, ...inputs]
-    const measured: Array<{ readonly input: Input.Input; readonly results: ReadonlyArray<Speed.Result> }> = []
-    for (const input of speedInputs) {
-      const options = input === empty ? emptyRounds : rounds(input !== inputs[1])
-      progress(`speed: ${input.name}, ${options.warmup} warm-up + ${options.iterations} rounds of ${contenders.length}`)
-      let results: ReadonlyArray<Speed.Result>
-      try {
-        results = await Speed.measure(contenders, input, options)
-      } catch (error) {
-        failed = true
-        print()
-        print(`**FAILED** on ${input.name}: ${error instanceof Error ? error.message : String(error)}`)
-        continue
-      }
-      measured.push({ input, results })
-      const ours = results.find((r) => r.contender.id === "ours")
-      const floor = results.find((r) => r.contender.id === "floor")
-      print()
-      print(`### ${input.name}: ${Input.megabytes(input.bytes.length)}, ${input.events} events, ${input.chunks.length} chunks`)
-      print()
-      print(`${options.warmup} warm-up rounds, median of ${options.iterations} rounds. CPU ms: this process's user + system ` +
-        "time during the run (all threads), which the waits for a core on a loaded machine do not inflate.")
-      print()
-      print("| contender | median ms | median CPU ms | MB/s | events/s | vs ours | CPU vs ours | min–max ms | best MB/s | best vs ours |")
-      print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-      const best = (r: Speed.Result) => input.bytes.length / 1e6 / (Math.min(...r.times) / 1000)
-      for (const r of results) {
-        print(`| ${r.contender.name} | ${fixed(r.median, 1)} | ${fixed(r.cpuMedian, 1)} | ${fixed(r.megabytesPerSecond, 2)} | ` +
-          `${Math.round(r.eventsPerSecond).toLocaleString("en-US")} | ` +
-          `${ours === undefined ? "–" : ratio(r.megabytesPerSecond / ours.megabytesPerSecond)} | ` +
-          `${ours === undefined ? "–" : ratio(ours.cpuMedian / r.cpuMedian)} | ` +
-          `${fixed(Math.min(...r.times), 1)}–${fixed(Math.max(...r.times), 1)} | ${fixed(best(r), 2)} | ` +
-          `${ours === undefined ? "–" : ratio(best(r) / best(ours))} |`)
-      }
-      if (input === empty) continue
-      const effectFloor = results.find((r) => r.contender.id === "effect-floor")
-      print()
-      for (const [base, label] of [[floor, "the floor"], [effectFloor, "the Effect floor"]] as const) {
-        if (base === undefined) continue
-        for (const r of results.filter((r) => r.contender.id.startsWith("ours") || (r.contender.id === "effect-floor" && base === floor))) {
-          print(`- ${r.contender.name} vs ${label}: ${ratio(r.megabytesPerSecond / base.megabytesPerSecond)} ` +
-            `(best: ${ratio(best(r) / best(base))}; CPU: ${ratio(base.cpuMedian / r.cpuMedian)})`)
-        }
-      }
-      const openai = results.find((r) => r.contender.id === "openai")
-      const decode = results.find((r) => r.contender.id === "ours-decode")
-      const target = (met: boolean) => (met ? "met" : "not met")
-      if (ours !== undefined && openai !== undefined && floor !== undefined) {
-        print(`- targets: decode + aggregate >= 2x openai: ${target(ours.megabytesPerSecond >= 2 * openai.megabytesPerSecond)}; ` +
-          `>= 0.5x floor: ${target(ours.megabytesPerSecond >= 0.5 * floor.megabytesPerSecond)}` +
-          (decode === undefined ? "" : `; decode only >= 0.6x floor: ${target(decode.megabytesPerSecond >= 0.6 * floor.megabytesPerSecond)}`))
-      }
-      for (const [clientId, peerId, label] of ClientPaths) {
-        const client = results.find((r) => r.contender.id === clientId)
-        const peer = results.find((r) => r.contender.id === peerId)
-        if (client === undefined || peer === undefined) continue
-        const wall = client.megabytesPerSecond / peer.megabytesPerSecond
-        const cpu = peer.cpuMedian / client.cpuMedian
-        print(`- ${label}: ${ratio(wall)} ${peerId} (CPU: ${ratio(cpu)}; target 2x: ${target(wall >= 2)}, CPU ${target(cpu >= 2)})` +
-          (floor === undefined ? "" : `, ${ratio(client.megabytesPerSecond / floor.megabytesPerSecond)} floor (CPU: ` +
-            `${ratio(floor.cpuMedian / client.cpuMedian)}; target 0.5x: ${target(client.megabytesPerSecond >= 0.5 * floor.megabytesPerSecond)}, ` +
-            `CPU ${target(floor.cpuMedian / client.cpuMedian >= 0.5)})`))
-      }
+    // --quick: the recorded streams only; the memory children still generate and check a larger one.
+    const responses = [empty, ...(quick ? inputs.slice(0, 1) : inputs)]
+    if (contenders.length > 0) {
+      if (!await speed(contenders, responses.map((input) => ({ input, options: optionsOf(input, inputs[1]!) })), empty)) failed = true
     }
-    const fixedCost = measured.find((m) => m.input === empty)
-    const large = measured.find((m) => m.input === inputs[1]) ?? measured.find((m) => m.input === inputs[0])
-    if (fixedCost !== undefined && large !== undefined) {
-      const megabytes = (large.input.bytes.length - empty.bytes.length) / 1e6
+    if (chatContenders.length > 0) {
+      const chat = Input.chat()
+      const chatInputs = quick ? [chat] : [chat, Input.chatGenerated(Math.min(bytes, 1_000_000))]
       print()
-      print(`### Fixed cost per call and cost per MB (${large.input.name})`)
-      print()
-      print("Fixed: the median on the empty stream. Per MB: (median on the larger stream − fixed) / its MB.")
-      print()
-      print("| contender | fixed ms | fixed CPU ms | ms per MB | CPU ms per MB |")
-      print("|---|---:|---:|---:|---:|")
-      for (const r of fixedCost.results) {
-        const l = large.results.find((l) => l.contender.id === r.contender.id)
-        if (l === undefined) continue
-        print(`| ${r.contender.name} | ${fixed(r.median, 2)} | ${fixed(r.cpuMedian, 2)} | ` +
-          `${fixed((l.median - r.median) / megabytes, 2)} | ${fixed((l.cpuMedian - r.cpuMedian) / megabytes, 2)} |`)
+      print("## Chat Completions client path")
+      if (!await speed(chatContenders, chatInputs.map((input) => ({ input, options: optionsOf(input, chatInputs[1]) })), undefined)) {
+        failed = true
       }
     }
   }

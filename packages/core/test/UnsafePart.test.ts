@@ -1,8 +1,9 @@
 /**
  * The unvalidated constructors of `UnsafePart` build the same instances as the class constructors.
  */
-import { Part, StreamPart, UnsafePart } from "@effect-responses/core"
+import { Message, Part, Prompt, StreamPart, UnsafePart } from "@effect-responses/core"
 import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import * as Equal from "effect/Equal"
 import * as Utils from "effect/Utils"
 
@@ -63,5 +64,17 @@ describe("UnsafePart", () => {
       partial: true,
       part: { type: "text", text: "hi", annotations: [], attributes }
     })
+  })
+
+  it("Prompt.user, built without validation, equals the validated construction", () => {
+    const fast = Prompt.user("How do I cross the street?")
+    const made = Prompt.make([
+      new Message.UserMessage({ role: "user", parts: [new Part.TextPart({ text: "How do I cross the street?" })] })
+    ])
+    same(fast, made, Prompt.Prompt)
+    const [fastMessage, madeMessage] = [fast.messages[0] as Message.UserMessage, made.messages[0] as Message.UserMessage]
+    same(fastMessage, madeMessage, Message.UserMessage)
+    same(fastMessage.parts[0]!, madeMessage.parts[0]!, Part.TextPart)
+    assert.deepStrictEqual(Prompt.encode(fast).pipe(Effect.runSync), Prompt.encode(made).pipe(Effect.runSync))
   })
 })

@@ -34,11 +34,13 @@ import { arrayField, isObject, numberField, objectField, stringField } from "@ef
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import type * as Chunk from "effect/Chunk"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
@@ -175,32 +177,34 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
         })
       )
 
+    // Few stream stages: each one costs a channel per call (the fixed cost of a short answer). The summary
+    // of what the elements said is kept for the span and the metrics; one finalizer sees how it ended.
     const createStream = (body: ResponsesRequest.RequestBody): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
-      Stream.suspend(() => {
-        // What the elements said so far, for the span and the metrics when the stream ends.
+      Stream.unwrap(Effect.map(Clock.currentTimeMillis, (start) => {
         let summary: ResponseSummary = {}
         let finished = false
         return Stream.unwrap(
-          Effect.map(Clock.currentTimeMillis, (start) =>
-            Stream.unwrap(
-              Effect.map(execute(body, true), (response) => ResponsesStream.decodeSse(transport.bodyStream(response)))
-            ).pipe(
-              Stream.mapChunksEffect((chunk) => {
-                const seen = summaryOfParts(chunk)
-                if (seen === undefined) return Effect.succeed(chunk)
-                summary = { ...summary, ...seen }
-                if (seen.finishReason === undefined) return Effect.as(annotate(summary), chunk)
-                finished = true
-                return Effect.as(recordResponse(body, start, summary, undefined), chunk)
-              }),
-              Stream.tapError((error) => recordFailure(body, start, error)),
-              Stream.ensuring(Effect.suspend(() => finished ? Effect.void : annotate(summary)))
-            ))
+          Effect.map(execute(body, true), (response) => ResponsesStream.decodeSse(transport.bodyStream(response)))
+        ).pipe(
+          Stream.mapChunksEffect((chunk) => {
+            const seen = summaryOfParts(chunk)
+            if (seen === undefined) return Effect.succeed(chunk)
+            summary = { ...summary, ...seen }
+            if (seen.finishReason === undefined) return Effect.as(annotate(summary), chunk)
+            finished = true
+            return Effect.as(recordResponse(body, start, summary, undefined), chunk)
+          }),
+          Stream.ensuringWith((exit) => {
+            const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+            const recorded = Option.isSome(failure) ? recordFailure(body, start, failure.value) : Effect.void
+            return finished ? recorded : Effect.zipRight(recorded, annotate(summary))
+          })
         )
-      }).pipe(
+      })).pipe(
         Stream.withSpan(spanName(body), {
           kind: "client",
-          attributes: { ...requestAttributes(body, recordContent), ...server }
+          attributes: { ...requestAttributes(body, recordContent), ...server },
+          captureStackTrace: false
         })
       )
 

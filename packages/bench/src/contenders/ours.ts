@@ -6,6 +6,7 @@
  */
 import { MessageAggregator } from "@effect-responses/aggregate"
 import { LanguageModel, Prompt } from "@effect-responses/core"
+import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
 import { ResponsesClient, ResponsesLanguageModel, ResponsesStream } from "@effect-responses/responses"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
@@ -16,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Chunk from "effect/Chunk"
 import { bareLoop, type Contender } from "../Contenders.js"
-import { fakeFetch, MODEL, PROMPT } from "./shared.js"
+import { CHAT_MODEL, fakeFetch, MODEL, PROMPT } from "./shared.js"
 
 const bytes = (body: ReadableStream<Uint8Array>): Stream.Stream<Uint8Array, unknown> =>
   Stream.fromReadableStream({ evaluate: () => body, onError: (error) => error })
@@ -94,24 +95,53 @@ export const effectFloor: Contender = {
  * @since 0.2.0
  * @category contenders
  */
-export const client = async (): Promise<Contender> => {
+export const client = (): Promise<Contender> =>
+  clientPath(
+    "ours-client",
+    "effect-responses (LanguageModel.stream, client path)",
+    (http) =>
+      ResponsesLanguageModel.layer({ model: MODEL }).pipe(
+        Layer.provide(ResponsesClient.layer({ apiKey: Redacted.make("sk-bench"), baseUrl: "http://bench.invalid/v1" })),
+        Layer.provide(http)
+      )
+  )
+
+/**
+ * Ours on the Chat Completions client path: `LanguageModel.stream` of `ChatCompletionsLanguageModel`
+ * through `ChatCompletionsClient` and the same `HttpClient`, then `MessageAggregator.aggregate`. The peer is
+ * the `openai` SDK's `chat.completions.stream`.
+ *
+ * @since 0.2.0
+ * @category contenders
+ */
+export const chatClient = (): Promise<Contender> =>
+  clientPath(
+    "ours-chat-client",
+    "effect-responses (Chat Completions LanguageModel.stream, client path)",
+    (http) =>
+      ChatCompletionsLanguageModel.layer({ model: CHAT_MODEL }).pipe(
+        Layer.provide(ChatCompletionsClient.layer({ apiKey: Redacted.make("sk-bench"), baseUrl: "http://bench.invalid/v1" })),
+        Layer.provide(http)
+      )
+  )
+
+const clientPath = async (
+  id: string,
+  name: string,
+  model: (http: Layer.Layer<HttpClient.HttpClient>) => Layer.Layer<LanguageModel.LanguageModel>
+): Promise<Contender> => {
   const fake = fakeFetch()
   const http = HttpClient.make((request) =>
     Effect.promise(() => fake.fetch()).pipe(Effect.map((response) => HttpClientResponse.fromWeb(request, response)))
   )
-  const runtime = ManagedRuntime.make(
-    ResponsesLanguageModel.layer({ model: MODEL }).pipe(
-      Layer.provide(ResponsesClient.layer({ apiKey: Redacted.make("sk-bench"), baseUrl: "http://bench.invalid/v1" })),
-      Layer.provide(Layer.succeed(HttpClient.HttpClient, http))
-    )
-  )
+  const runtime = ManagedRuntime.make(model(Layer.succeed(HttpClient.HttpClient, http)))
   const call = LanguageModel.LanguageModel.pipe(
     Effect.flatMap((model) => MessageAggregator.aggregate(model.stream(Prompt.user(PROMPT))))
   )
   await runtime.runPromise(Effect.void)
   return {
-    id: "ours-client",
-    name: "effect-responses (LanguageModel.stream, client path)",
+    id,
+    name,
     run: (body) => {
       fake.next(body)
       return runtime.runPromise(call).then((responses) => responses.at(-1)?.text ?? "")

@@ -30,6 +30,14 @@ export const PROMPT = "How do I cross the street?"
 export const MODEL = "o3-mini"
 
 /**
+ * The model of the recorded Chat Completions stream.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const CHAT_MODEL = "gpt-4.1-nano"
+
+/**
  * A `fetch` that answers the next request with the body given to `next`, once (a second request without a
  * new body rejects).
  *
