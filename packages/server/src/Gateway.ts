@@ -32,6 +32,9 @@
  * - 500 `server_error` for a defect in the gateway itself (logged at error level with its cause), never a
  *   hung or empty answer.
  *
+ * Each request gets one access log line at info level once its answer was written (`accessLog`: method,
+ * path, status, model, whether it streamed, duration, upstream attempts; no bodies, no keys).
+ *
  * Every message is capped (`MAX_MESSAGE_CHARS`, with how much was cut): an upstream that answers a 100 MB
  * error reaches neither the client nor the log whole (the transport reads 64 KiB of it in the first place).
  *
@@ -80,6 +83,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -104,7 +109,8 @@ import * as Upstream from "./Upstream.js"
  * - `maxBodyBytes`: the request body bound in bytes (default `MAX_BODY_BYTES`, 16 MiB);
  * - `maxInputItems`: the bound on input items (default `ResponsesRequestDecoder.MAX_INPUT_ITEMS`, 20,000);
  * - `maxJsonDepth`: the bound on the nesting of objects and arrays in the body (default `MAX_JSON_DEPTH`,
- *   64).
+ *   64);
+ * - `accessLog`: one info line per request (default `true`, see `accessLog`).
  *
  * @since 0.1.0
  * @category models
@@ -116,6 +122,7 @@ export interface Options {
   readonly maxBodyBytes?: number | undefined
   readonly maxInputItems?: number | undefined
   readonly maxJsonDepth?: number | undefined
+  readonly accessLog?: boolean | undefined
 }
 
 /**
@@ -584,6 +591,11 @@ export const createResponse = (
       )
     )
     yield* Effect.annotateCurrentSpan({ "gen_ai.request.model": decoded.model, "gen_ai.operation.name": "chat" })
+    const record = yield* FiberRef.get(Upstream.currentCallRecord)
+    if (record !== undefined) {
+      record.model = decoded.model
+      record.streamed = decoded.stream
+    }
     const upstream = yield* Upstream.Upstream
     const model = yield* upstream.languageModel(decoded)
     const unused = upstream.unusedParameters(decoded)
@@ -675,6 +687,34 @@ export const router = (options: Options = {}) =>
   )
 
 /**
+ * The access log middleware: one info line per request once its answer was written (for a stream, when
+ * it ended), `access: METHOD PATH STATUS model=… stream=… duration=…ms upstream_attempts=…`;
+ * `model` and `stream` for `POST /v1/responses` once the body was decoded, `upstream_attempts` when the
+ * upstream counts them (`Upstream.CallRecord`), `-` where unknown. No bodies, no headers, no keys.
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const accessLog = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const record: Upstream.CallRecord = { model: undefined, streamed: undefined, attempts: undefined }
+    const start = performance.now()
+    const line = (status: number | string) =>
+      `access: ${request.method} ${capMessage(request.url, 200)} ${status} model=${
+        record.model === undefined ? "-" : JSON.stringify(capMessage(record.model, 100))
+      } stream=${record.streamed ?? "-"} duration=${Math.round(performance.now() - start)}ms upstream_attempts=${
+        record.attempts ?? "-"
+      }`
+    const response = yield* Effect.locally(app, Upstream.currentCallRecord, record).pipe(
+      Effect.tapErrorCause(() => Effect.logInfo(line("failed")))
+    )
+    // the platform writes the answer (a stream to its end) inside `app`, so it is complete here
+    yield* Effect.logInfo(line(response.status))
+    return response
+  })
+
+/**
  * Gateway options that cannot serve: an `apiKey` that is empty (e.g. `--api-key-env VAR` with `VAR` set
  * to `""`) or has leading or trailing white space, which no `Authorization` header can carry, so that every
  * request would get a 401; a `maxBodyBytes`, `maxInputItems` or `maxJsonDepth` that is not a positive
@@ -739,4 +779,7 @@ export const validateOptions = (options: Options): Effect.Effect<Options, Gatewa
 export const layer = (
   options: Options = {}
 ): Layer.Layer<never, GatewayOptionsError, HttpServer.HttpServer | Upstream.Upstream> =>
-  Layer.unwrapEffect(Effect.map(validateOptions(options), (valid) => HttpServer.serve(router(valid))))
+  Layer.unwrapEffect(
+    Effect.map(validateOptions(options), (valid) =>
+      valid.accessLog === false ? HttpServer.serve(router(valid)) : HttpServer.serve(router(valid), accessLog))
+  )

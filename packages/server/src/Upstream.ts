@@ -36,6 +36,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import { readBounded } from "./internal/limits.js"
@@ -72,6 +73,31 @@ export interface Service {
    */
   readonly listModels: Effect.Effect<RawAnswer, AiError.TransportError>
 }
+
+/**
+ * What the gateway's access log learns about one request while it is handled: the requested `model`,
+ * whether it `streamed`, and how many HTTP requests went `attempts` to the upstream (counted by
+ * `chatCompletions`, retries included; `undefined` for an upstream that does not count them).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallRecord {
+  model: string | undefined
+  streamed: boolean | undefined
+  attempts: number | undefined
+}
+
+/**
+ * The `CallRecord` of the request being handled (set by the gateway around each request; `undefined`
+ * outside one).
+ *
+ * @since 0.1.0
+ * @category references
+ */
+export const currentCallRecord: FiberRef.FiberRef<CallRecord | undefined> = FiberRef.unsafeMake<CallRecord | undefined>(
+  undefined
+)
 
 /**
  * The service tag.
@@ -263,13 +289,18 @@ export const chatCompletions = (
     Upstream,
     Effect.gen(function*() {
       const httpClient = yield* HttpClient.HttpClient
+      // every HTTP request to the upstream (retries included) counts in the request's `CallRecord`
+      const counting = HttpClient.tapRequest(httpClient, () =>
+        Effect.map(FiberRef.get(currentCallRecord), (record) => {
+          if (record !== undefined) record.attempts = (record.attempts ?? 0) + 1
+        }))
       const client = yield* ChatCompletionsClient.make({
         baseUrl: options.baseUrl,
         apiKey: options.apiKey,
         retry: options.retry ?? { times: 0 },
         headersTimeout: options.headersTimeout ?? HEADERS_TIMEOUT,
         idleTimeout: options.idleTimeout ?? IDLE_TIMEOUT
-      })
+      }).pipe(Effect.provideService(HttpClient.HttpClient, counting))
       const modelsUrl = `${options.baseUrl.replace(/\/+$/, "")}/models`
       const listModels = Effect.gen(function*() {
         let request = HttpClientRequest.get(modelsUrl)

@@ -182,6 +182,33 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(order[0]).toBe("health before the upstream call")
       })))
 
+  it.live("the access log: one info line per request, a stream's once it ended, with model, attempts, no body", () => {
+    const captured = captureLogs()
+    return withScriptedGateway([
+      (_request, response) => {
+        response.writeHead(503, { "content-type": "application/json", "retry-after-ms": "5" })
+        response.end(JSON.stringify({ error: { message: "overloaded" } }))
+      },
+      sse(textChunk("secret answer"), finishChunks())
+    ], { upstream: { retry: { times: 1 } } }, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "gpt-x", input: "secret question", stream: true })
+        expect(answer.status).toBe(200)
+        yield* Effect.promise(() => fetch(`${url.replace(/\/v1$/, "")}/health`))
+      })).pipe(
+        Effect.provide(captured.layer),
+        Effect.andThen(() => {
+          const access = captured.logs.filter((line) => line.includes("access: "))
+          expect(access, captured.logs.join("\n")).toHaveLength(2)
+          expect(access[0]).toMatch(
+            /^INFO: access: POST \/v1\/responses 200 model="gpt-x" stream=true duration=\d+ms upstream_attempts=2$/
+          )
+          expect(access[1]).toMatch(/^INFO: access: GET \/health 200 model=- stream=- duration=\d+ms upstream_attempts=-$/)
+          expect(captured.logs.join("\n")).not.toContain("secret")
+        })
+      )
+  })
+
   it.effect("a defect in the handler: a logged 500 in OpenAI's shape; mid-stream: a logged response.failed", () =>
     Effect.gen(function*() {
       const captured = captureLogs()
