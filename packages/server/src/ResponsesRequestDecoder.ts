@@ -57,11 +57,14 @@
  */
 import { LanguageModel, Message, Part, Prompt, ResponseFormat } from "@effect-responses/core"
 import { Provider } from "@effect-responses/responses"
-import { isObject, type JsonObject, stringField } from "@effect-responses/wire/Json"
+import { isObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Common from "./internal/decoder/common.js"
+import { decodeAt, fail, Nullable } from "./internal/decoder/common.js"
+import { assistantPart, attributes, MessageInput, outputText, systemText, userParts } from "./internal/decoder/content.js"
+import * as Tools from "./internal/decoder/tools.js"
+import { decodeTools, logAmbiguousNames, makeToolSet, type ToolSet } from "./internal/decoder/tools.js"
 import { capMessage, makeBudget, yieldToIo } from "./internal/limits.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -73,47 +76,35 @@ import { capMessage, makeBudget, yieldToIo } from "./internal/limits.js"
  * `param` names the offending request parameter as OpenAI does (`store`, `input[2].content[0].file_url`,
  * `tools[1]`), `null` when the whole body is at fault; `code` is OpenAI's error code
  * (`unsupported_parameter`, `unsupported_value`, `invalid_type`, `missing_required_parameter`,
- * `invalid_value`). A server answers it with HTTP 400 and `body`.
+ * `invalid_value`, `array_above_max_length`). A server answers it with HTTP 400 and its `body`
+ * (`ErrorBody`).
  *
  * @since 0.1.0
  * @category errors
  */
-export class RequestError extends Schema.TaggedError<RequestError>("@effect-responses/RequestError")("RequestError", {
-  description: Schema.String,
-  param: Schema.NullOr(Schema.String),
-  code: Schema.String
-}) {
-  override get message(): string {
-    return this.description
-  }
-
-  /**
-   * The error in OpenAI's shape: `{"error":{"message","type":"invalid_request_error","param","code"}}`.
-   *
-   * @since 0.1.0
-   */
-  get body(): ErrorBody {
-    return { error: { message: this.description, type: "invalid_request_error", param: this.param, code: this.code } }
-  }
-}
+export const RequestError = Common.RequestError
 
 /**
- * OpenAI's error body.
+ * @since 0.1.0
+ * @category errors
+ */
+export type RequestError = Common.RequestError
+
+/**
+ * OpenAI's error body: `{"error":{"message","type","param","code"}}`.
  *
  * @since 0.1.0
  * @category models
  */
-export interface ErrorBody {
-  readonly error: {
-    readonly message: string
-    readonly type: string
-    readonly param: string | null
-    readonly code: string | null
-  }
-}
+export type ErrorBody = Common.ErrorBody
 
-const fail = (description: string, param: string | null, code: string) =>
-  Effect.fail(new RequestError({ description, param, code }))
+/**
+ * A request parameter path as OpenAI writes it: `input[2].content[0].type`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const formatParam: (path: ReadonlyArray<PropertyKey>) => string | null = Common.formatParam
 
 // ---------------------------------------------------------------------------------------------------------
 // models
@@ -299,13 +290,11 @@ export const LOGPROBS_INCLUDE = "message.output_text.logprobs" as const
  * @since 0.1.0
  * @category constants
  */
-export const NAMESPACE_SEPARATOR = "__" as const
+export const NAMESPACE_SEPARATOR: typeof Tools.NAMESPACE_SEPARATOR = Tools.NAMESPACE_SEPARATOR
 
 // ---------------------------------------------------------------------------------------------------------
 // schemas
 // ---------------------------------------------------------------------------------------------------------
-
-const Nullable = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
 
 /**
  * The top-level fields of a `CreateResponse` body this decoder reads (lenient: other fields are ignored).
@@ -354,25 +343,6 @@ export const CreateResponse = Schema.Struct({
   moderation: Nullable(Schema.Unknown)
 })
 
-const FunctionToolParam = Schema.Struct({
-  type: Schema.Literal("function"),
-  name: Schema.String,
-  description: Nullable(Schema.String),
-  parameters: Nullable(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  strict: Nullable(Schema.Boolean)
-})
-
-const CustomToolParam = Schema.Struct({
-  type: Schema.Literal("custom"),
-  name: Schema.String,
-  description: Nullable(Schema.String),
-  format: Nullable(Schema.Struct({
-    type: Schema.String,
-    syntax: Nullable(Schema.String),
-    definition: Nullable(Schema.String)
-  }))
-})
-
 const CustomToolCallInput = Schema.Struct({
   call_id: Schema.String,
   name: Schema.String,
@@ -394,13 +364,6 @@ const ToolSearchCallInput = Schema.Struct({
 const ToolSearchOutputInput = Schema.Struct({
   call_id: Nullable(Schema.String),
   id: Nullable(Schema.String),
-  tools: Schema.Array(Schema.Unknown)
-})
-
-const NamespaceToolParam = Schema.Struct({
-  type: Schema.Literal("namespace"),
-  name: Schema.String,
-  description: Nullable(Schema.String),
   tools: Schema.Array(Schema.Unknown)
 })
 
@@ -433,49 +396,6 @@ const ReasoningInput = Schema.Struct({
   summary: Nullable(Schema.Array(Schema.Struct({ text: Schema.String }))),
   content: Nullable(Schema.Array(Schema.Struct({ type: Schema.String, text: Nullable(Schema.String) })))
 })
-
-const MessageInput = Schema.Struct({
-  role: Schema.Literal("user", "assistant", "system", "developer"),
-  content: Schema.Union(Schema.String, Schema.Array(Schema.Unknown)),
-  id: Nullable(Schema.String),
-  status: Nullable(Schema.String),
-  phase: Nullable(Schema.String)
-})
-
-/**
- * A request parameter path as OpenAI writes it: `input[2].content[0].type`.
- *
- * @since 0.1.0
- * @category errors
- */
-export const formatParam = (path: ReadonlyArray<PropertyKey>): string | null => {
-  let out = ""
-  for (const segment of path) {
-    if (typeof segment === "number") out += `[${segment}]`
-    else out += out === "" ? String(segment) : `.${String(segment)}`
-  }
-  return out === "" ? null : out
-}
-
-const decodeAt = <A, I>(
-  schema: Schema.Schema<A, I, never>,
-  value: unknown,
-  at: ReadonlyArray<PropertyKey>
-): Effect.Effect<A, RequestError> => {
-  const decoded = Schema.decodeUnknownEither(schema)(value)
-  if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
-  const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
-  const path = [...at, ...(issue?.path ?? [])]
-  const param = formatParam(path)
-  const missing = issue?._tag === "Missing"
-  return fail(
-    missing
-      ? `Missing required parameter: '${param ?? "body"}'.`
-      : `Invalid value for '${param ?? "body"}': ${capMessage(issue?.message ?? "does not match its schema", 300)}`,
-    param,
-    missing ? "missing_required_parameter" : "invalid_type"
-  )
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // decoding
@@ -723,163 +643,8 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
     } satisfies DecodedRequest
   })
 
-/**
- * The tools of a request as they are collected: the definitions for the upstream, the name map back to
- * namespaces (flattened, dotted and unambiguous bare names), the custom tools, the dropped built-in tool
- * types, and the bare names declared in more than one namespace.
- */
-interface ToolSet {
-  readonly tools: Array<LanguageModel.ToolDefinition>
-  readonly names: Map<string, NamespacedName>
-  readonly custom: Set<string>
-  readonly dropped: Array<string>
-  /** bare name -> the namespaces declaring it */
-  readonly bare: Map<string, Array<string>>
-  readonly topLevel: Set<string>
-}
-
-const makeToolSet = (): ToolSet => ({
-  tools: [],
-  names: new Map(),
-  custom: new Set(),
-  dropped: [],
-  bare: new Map(),
-  topLevel: new Set()
-})
-
-/** Adds one function or custom tool (of `namespace`, if any) to `set`, unless a tool of that name is there. */
-const addTool = (set: ToolSet, definition: LanguageModel.ToolDefinition, custom: boolean, namespace?: string) => {
-  if (set.tools.some((tool) => tool.name === definition.name)) return
-  set.tools.push(definition)
-  if (custom) set.custom.add(definition.name)
-  if (namespace === undefined) {
-    set.topLevel.add(definition.name)
-    return
-  }
-  const name = definition.name.slice(namespace.length + NAMESPACE_SEPARATOR.length)
-  const original = { namespace, name }
-  set.names.set(definition.name, original)
-  set.names.set(`${namespace}.${name}`, original)
-  const namespaces = set.bare.get(name) ?? []
-  namespaces.push(namespace)
-  set.bare.set(name, namespaces)
-}
-
-/**
- * Resolves the bare-name aliases once every tool is known: a bare name declared in exactly one namespace,
- * and not also a top-level tool, maps back to it; one declared in several is left unmapped (a warning
- * names them), so that a call by that bare name goes to the client as it came, without a namespace.
- */
-const logAmbiguousNames = (set: ToolSet): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    for (const [name, namespaces] of set.bare) {
-      if (set.topLevel.has(name) || set.names.has(name)) continue
-      if (namespaces.length === 1) {
-        set.names.set(name, { namespace: namespaces[0]!, name })
-      } else {
-        yield* Effect.logWarning(
-          `tool name ${name} is declared in namespaces ${namespaces.join(", ")}: a call by the bare name ${name} cannot be mapped back to one of them (the upstream sees ${
-            namespaces.map((namespace) => `${namespace}${NAMESPACE_SEPARATOR}${name}`).join(", ")
-          })`
-        )
-      }
-    }
-  })
-
-/**
- * The definition a custom (freeform) tool is presented with: a function with one string parameter,
- * `input`, whose description carries the tool's input format (a grammar's syntax and definition, or
- * free text), since a Chat Completions function cannot take a grammar.
- */
-const customTool = (tool: typeof CustomToolParam.Type, name: string): LanguageModel.ToolDefinition => {
-  const format = tool.format
-  let note = "Free-form text."
-  if (format != null && format.type === "grammar") {
-    note = `Text in the language of this ${format.syntax ?? ""} grammar (write the raw text, not JSON):\n${format.definition ?? ""}`
-  }
-  return new LanguageModel.ToolDefinition({
-    name,
-    description: `${tool.description == null ? "" : `${tool.description}\n\n`}Call it with the whole input as the string parameter \`input\`.`,
-    parameters: {
-      type: "object",
-      properties: { input: { type: "string", description: `The tool's input. ${note}` } },
-      required: ["input"],
-      additionalProperties: false
-    },
-    strict: false
-  })
-}
-
-/**
- * Decodes a list of tools (`tools`, or the `tools` of an `additional_tools` / `tool_search_output` item)
- * at `at` into `set`: function and custom tools (also inside `namespace` groups, flattened), `defer_loading`
- * ones presented like the others (the upstream has no tool search, so it sees every tool the client may
- * call), `tool_search` left out (the client's search is not needed when every tool is presented), built-in
- * tools dropped or refused by `policy`.
- */
-const decodeTools = (
-  rawTools: ReadonlyArray<unknown>,
-  at: ReadonlyArray<PropertyKey>,
-  policy: BuiltinToolsPolicy,
-  set: ToolSet
-): Effect.Effect<void, RequestError> =>
-  Effect.gen(function*() {
-    const where = (index: number, ...rest: ReadonlyArray<PropertyKey>) => formatParam([...at, index, ...rest])
-    for (let index = 0; index < rawTools.length; index++) {
-      const tool = rawTools[index]
-      const type = isObject(tool) ? stringField(tool, "type") : undefined
-      if (type === "function") {
-        addTool(set, functionTool(yield* decodeAt(FunctionToolParam, tool, [...at, index])), false)
-      } else if (type === "custom") {
-        const custom = yield* decodeAt(CustomToolParam, tool, [...at, index])
-        addTool(set, customTool(custom, custom.name), true)
-      } else if (type === "namespace") {
-        const group = yield* decodeAt(NamespaceToolParam, tool, [...at, index])
-        for (let inner = 0; inner < group.tools.length; inner++) {
-          const innerTool = group.tools[inner]
-          const innerType = isObject(innerTool) ? stringField(innerTool, "type") : undefined
-          const path = [...at, index, "tools", inner]
-          const flat = (name: string) => `${group.name}${NAMESPACE_SEPARATOR}${name}`
-          if (innerType === "function") {
-            const fn = yield* decodeAt(FunctionToolParam, innerTool, path)
-            addTool(set, functionTool({ ...fn, name: flat(fn.name) }), false, group.name)
-          } else if (innerType === "custom") {
-            const custom = yield* decodeAt(CustomToolParam, innerTool, path)
-            addTool(set, customTool(custom, flat(custom.name)), true, group.name)
-          } else {
-            return yield* fail(
-              `Unsupported tool type in namespace ${group.name}: ${String(innerType)}. This gateway supports function and custom tools there.`,
-              where(index, "tools", inner, "type"),
-              "unsupported_value"
-            )
-          }
-        }
-      } else if (type === "tool_search") {
-        yield* Effect.logDebug(
-          `${where(index)}: tool_search not sent upstream: every tool, deferred or not, is presented to the upstream`
-        )
-      } else if (type !== undefined) {
-        if (policy === "reject") {
-          return yield* fail(`The built-in tool ${type} is not available through this gateway.`, where(index), "unsupported_value")
-        }
-        set.dropped.push(type)
-        yield* Effect.logWarning(`built-in tool ${type} (${where(index)}) dropped: the upstream cannot run it`)
-      } else {
-        return yield* fail("Each tool must be an object with a string 'type'.", where(index, "type"), "invalid_type")
-      }
-    }
-  })
-
 const unsupportedParameter = (param: string, hint: string) =>
   fail(`This gateway is stateless and does not support '${param}': ${hint}.`, param, "unsupported_parameter")
-
-const functionTool = (tool: typeof FunctionToolParam.Type): LanguageModel.ToolDefinition =>
-  new LanguageModel.ToolDefinition({
-    name: tool.name,
-    ...(tool.description == null ? {} : { description: tool.description }),
-    parameters: tool.parameters ?? { type: "object", properties: {} },
-    strict: tool.strict ?? false
-  })
 
 /** Item types built-in tools produce (`web_search_call`, `computer_call_output`, `mcp_call`, …). */
 const isBuiltinItem = (type: string): boolean =>
@@ -1066,207 +831,4 @@ const decodeInput = (
       }
     }
     flush()
-  })
-
-interface ItemAttributes {
-  readonly id?: string | null | undefined
-  readonly status?: string | null | undefined
-  readonly phase?: string | null | undefined
-}
-
-const attributes = (item: ItemAttributes): Part.Attributes => {
-  const out: { itemId?: string; status?: string; phase?: string } = {}
-  if (typeof item.id === "string") out.itemId = item.id
-  if (typeof item.status === "string") out.status = item.status
-  if (typeof item.phase === "string") out.phase = item.phase
-  return out
-}
-
-const contentPart = (content: ReadonlyArray<unknown>, index: number, at: number) => {
-  const part = content[at]
-  return isObject(part) && typeof part.type === "string"
-    ? Effect.succeed(part as JsonObject & { readonly type: string })
-    : fail("Each content part must be an object with a string 'type'.", `input[${index}].content[${at}]`, "invalid_type")
-}
-
-const textOf = (part: JsonObject, index: number, at: number): Effect.Effect<string, RequestError> =>
-  typeof part.text === "string"
-    ? Effect.succeed(part.text)
-    : fail("Missing required parameter: 'text'.", `input[${index}].content[${at}].text`, "missing_required_parameter")
-
-const systemText = (content: string | ReadonlyArray<unknown>, index: number): Effect.Effect<string, RequestError> =>
-  Effect.gen(function*() {
-    if (typeof content === "string") return content
-    const texts: Array<string> = []
-    for (let at = 0; at < content.length; at++) {
-      const part = yield* contentPart(content, index, at)
-      if (part.type !== "input_text" && part.type !== "text") {
-        return yield* fail(
-          `Invalid content type ${part.type} in a system or developer message: only input_text is allowed.`,
-          `input[${index}].content[${at}].type`,
-          "invalid_value"
-        )
-      }
-      texts.push(yield* textOf(part, index, at))
-    }
-    return texts.join("\n")
-  })
-
-const DATA_URL = /^data:([^;,]+)?((?:;[^;,]*)*?);base64,(.*)$/s
-
-const parseDataUrl = (url: string): { readonly mediaType: string | undefined; readonly data: string } | undefined => {
-  const match = DATA_URL.exec(url)
-  return match === null ? undefined : { mediaType: match[1], data: match[3] ?? "" }
-}
-
-const IMAGE_TYPES: { readonly [extension: string]: string } = {
-  png: "image/png",
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  gif: "image/gif",
-  webp: "image/webp"
-}
-
-/** The media type of an image given by URL, from its extension; `image/*` when it says nothing. */
-const imageTypeOfUrl = (url: string): string => {
-  const path = url.split(/[?#]/)[0] ?? ""
-  const extension = path.slice(path.lastIndexOf(".") + 1).toLowerCase()
-  return IMAGE_TYPES[extension] ?? "image/*"
-}
-
-const fileTypeOfName = (filename: string | undefined): string =>
-  filename !== undefined && filename.toLowerCase().endsWith(".pdf") ? "application/pdf" : "application/octet-stream"
-
-const userParts = (
-  content: string | ReadonlyArray<unknown>,
-  index: number,
-  inputFiles: ReadonlyArray<FileInput>
-): Effect.Effect<ReadonlyArray<Part.UserPart>, RequestError> =>
-  Effect.gen(function*() {
-    if (typeof content === "string") return [new Part.TextPart({ text: content })]
-    const parts: Array<Part.UserPart> = []
-    for (let at = 0; at < content.length; at++) {
-      const part = yield* contentPart(content, index, at)
-      const where = `input[${index}].content[${at}]`
-      switch (part.type) {
-        case "input_text": {
-          parts.push(new Part.TextPart({ text: yield* textOf(part, index, at) }))
-          break
-        }
-        case "input_image": {
-          const detail = stringField(part, "detail")
-          const url = stringField(part, "image_url")
-          const fileId = stringField(part, "file_id")
-          const common = detail === undefined ? {} : { detail }
-          if (url !== undefined) {
-            const inline = parseDataUrl(url)
-            parts.push(
-              inline === undefined
-                ? new Part.MediaPart({ mediaType: imageTypeOfUrl(url), url, ...common })
-                : new Part.MediaPart({ mediaType: inline.mediaType ?? "image/png", data: inline.data, ...common })
-            )
-          } else if (fileId !== undefined) {
-            parts.push(new Part.MediaPart({ mediaType: "image/*", fileId, ...common }))
-          } else {
-            return yield* fail("An input_image needs 'image_url' or 'file_id'.", `${where}.image_url`, "missing_required_parameter")
-          }
-          break
-        }
-        case "input_file": {
-          const filename = stringField(part, "filename")
-          const fileData = stringField(part, "file_data")
-          const fileUrl = stringField(part, "file_url")
-          const fileId = stringField(part, "file_id")
-          const named = filename === undefined ? {} : { filename }
-          if (fileData !== undefined) {
-            if (!inputFiles.includes("data")) return yield* unsupportedFile(`${where}.file_data`, "inline file_data")
-            const inline = parseDataUrl(fileData)
-            parts.push(
-              new Part.MediaPart({
-                mediaType: inline?.mediaType ?? fileTypeOfName(filename),
-                data: inline?.data ?? fileData,
-                ...named
-              })
-            )
-          } else if (fileUrl !== undefined) {
-            if (!inputFiles.includes("url")) return yield* unsupportedFile(`${where}.file_url`, "a file_url")
-            parts.push(new Part.MediaPart({ mediaType: fileTypeOfName(filename ?? fileUrl), url: fileUrl, ...named }))
-          } else if (fileId !== undefined) {
-            if (!inputFiles.includes("id")) return yield* unsupportedFile(`${where}.file_id`, "a file_id")
-            parts.push(new Part.MediaPart({ mediaType: fileTypeOfName(filename), fileId, ...named }))
-          } else {
-            return yield* fail(
-              "An input_file needs 'file_data', 'file_url' or 'file_id'.",
-              `${where}.file_data`,
-              "missing_required_parameter"
-            )
-          }
-          break
-        }
-        default:
-          return yield* fail(
-            `Unsupported content type in a user message: ${part.type}.`,
-            `${where}.type`,
-            "unsupported_value"
-          )
-      }
-    }
-    return parts
-  })
-
-const unsupportedFile = (param: string, what: string) =>
-  fail(`The upstream of this gateway cannot take an input_file given as ${what}.`, param, "unsupported_value")
-
-const assistantPart = (
-  message: typeof MessageInput.Type,
-  index: number
-): Effect.Effect<Part.AssistantPart, RequestError> =>
-  Effect.gen(function*() {
-    const attrs = attributes(message)
-    if (typeof message.content === "string") return new Part.TextPart({ text: message.content, attributes: attrs })
-    const texts: Array<string> = []
-    const refusals: Array<string> = []
-    for (let at = 0; at < message.content.length; at++) {
-      const part = yield* contentPart(message.content, index, at)
-      switch (part.type) {
-        case "output_text":
-        case "input_text":
-          texts.push(yield* textOf(part, index, at))
-          break
-        case "refusal": {
-          const refusal = stringField(part, "refusal")
-          if (refusal === undefined) {
-            return yield* fail("Missing required parameter: 'refusal'.", `input[${index}].content[${at}].refusal`, "missing_required_parameter")
-          }
-          refusals.push(refusal)
-          break
-        }
-        default:
-          return yield* fail(
-            `Unsupported content type in an assistant message: ${part.type}.`,
-            `input[${index}].content[${at}].type`,
-            "unsupported_value"
-          )
-      }
-    }
-    return texts.length === 0 && refusals.length > 0
-      ? new Part.RefusalPart({ text: refusals.join(""), attributes: attrs })
-      : new Part.TextPart({ text: texts.join(""), attributes: attrs })
-  })
-
-const outputText = (output: ReadonlyArray<unknown>, index: number): Effect.Effect<string, RequestError> =>
-  Effect.gen(function*() {
-    const texts: Array<string> = []
-    for (let at = 0; at < output.length; at++) {
-      const part = output[at]
-      if (!isObject(part) || (part.type !== "input_text" && part.type !== "output_text") || typeof part.text !== "string") {
-        return yield* fail(
-          "The upstream of this gateway takes function call outputs as text only (input_text content).",
-          `input[${index}].output[${at}]`,
-          "unsupported_value"
-        )
-      }
-      texts.push(part.text)
-    }
-    return texts.join("")
   })

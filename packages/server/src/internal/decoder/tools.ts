@@ -1,0 +1,197 @@
+/**
+ * The tools of a request (`tools`, and the tools that `additional_tools` and `tool_search_output` input
+ * items bring): function and custom tools, namespaces flattened, built-in tools dropped or refused, the
+ * names a call may come back under.
+ *
+ * @internal
+ */
+import { LanguageModel } from "@effect-responses/core"
+import { isObject, stringField } from "@effect-responses/wire/Json"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { BuiltinToolsPolicy, NamespacedName } from "../../ResponsesRequestDecoder.js"
+import { decodeAt, fail, formatParam, Nullable, type RequestError } from "./common.js"
+
+/** What joins a namespace and a tool name in a flattened tool name (`crm__lookup`). */
+export const NAMESPACE_SEPARATOR = "__" as const
+
+const FunctionToolParam = Schema.Struct({
+  type: Schema.Literal("function"),
+  name: Schema.String,
+  description: Nullable(Schema.String),
+  parameters: Nullable(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  strict: Nullable(Schema.Boolean)
+})
+
+const CustomToolParam = Schema.Struct({
+  type: Schema.Literal("custom"),
+  name: Schema.String,
+  description: Nullable(Schema.String),
+  format: Nullable(Schema.Struct({
+    type: Schema.String,
+    syntax: Nullable(Schema.String),
+    definition: Nullable(Schema.String)
+  }))
+})
+
+const NamespaceToolParam = Schema.Struct({
+  type: Schema.Literal("namespace"),
+  name: Schema.String,
+  description: Nullable(Schema.String),
+  tools: Schema.Array(Schema.Unknown)
+})
+
+/**
+ * The tools of a request as they are collected: the definitions for the upstream, the name map back to
+ * namespaces (flattened, dotted and unambiguous bare names), the custom tools, the dropped built-in tool
+ * types, and the bare names declared in more than one namespace.
+ */
+export interface ToolSet {
+  readonly tools: Array<LanguageModel.ToolDefinition>
+  readonly names: Map<string, NamespacedName>
+  readonly custom: Set<string>
+  readonly dropped: Array<string>
+  /** bare name -> the namespaces declaring it */
+  readonly bare: Map<string, Array<string>>
+  readonly topLevel: Set<string>
+}
+
+export const makeToolSet = (): ToolSet => ({
+  tools: [],
+  names: new Map(),
+  custom: new Set(),
+  dropped: [],
+  bare: new Map(),
+  topLevel: new Set()
+})
+
+/** Adds one function or custom tool (of `namespace`, if any) to `set`, unless a tool of that name is there. */
+const addTool = (set: ToolSet, definition: LanguageModel.ToolDefinition, custom: boolean, namespace?: string) => {
+  if (set.tools.some((tool) => tool.name === definition.name)) return
+  set.tools.push(definition)
+  if (custom) set.custom.add(definition.name)
+  if (namespace === undefined) {
+    set.topLevel.add(definition.name)
+    return
+  }
+  const name = definition.name.slice(namespace.length + NAMESPACE_SEPARATOR.length)
+  const original = { namespace, name }
+  set.names.set(definition.name, original)
+  set.names.set(`${namespace}.${name}`, original)
+  const namespaces = set.bare.get(name) ?? []
+  namespaces.push(namespace)
+  set.bare.set(name, namespaces)
+}
+
+/**
+ * Resolves the bare-name aliases once every tool is known: a bare name declared in exactly one namespace,
+ * and not also a top-level tool, maps back to it; one declared in several is left unmapped (a warning
+ * names them), so that a call by that bare name goes to the client as it came, without a namespace.
+ */
+export const logAmbiguousNames = (set: ToolSet): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    for (const [name, namespaces] of set.bare) {
+      if (set.topLevel.has(name) || set.names.has(name)) continue
+      if (namespaces.length === 1) {
+        set.names.set(name, { namespace: namespaces[0]!, name })
+      } else {
+        yield* Effect.logWarning(
+          `tool name ${name} is declared in namespaces ${namespaces.join(", ")}: a call by the bare name ${name} cannot be mapped back to one of them (the upstream sees ${
+            namespaces.map((namespace) => `${namespace}${NAMESPACE_SEPARATOR}${name}`).join(", ")
+          })`
+        )
+      }
+    }
+  })
+
+/**
+ * The definition a custom (freeform) tool is presented with: a function with one string parameter,
+ * `input`, whose description carries the tool's input format (a grammar's syntax and definition, or
+ * free text), since a Chat Completions function cannot take a grammar.
+ */
+const customTool = (tool: typeof CustomToolParam.Type, name: string): LanguageModel.ToolDefinition => {
+  const format = tool.format
+  let note = "Free-form text."
+  if (format != null && format.type === "grammar") {
+    note = `Text in the language of this ${format.syntax ?? ""} grammar (write the raw text, not JSON):\n${format.definition ?? ""}`
+  }
+  return new LanguageModel.ToolDefinition({
+    name,
+    description: `${tool.description == null ? "" : `${tool.description}\n\n`}Call it with the whole input as the string parameter \`input\`.`,
+    parameters: {
+      type: "object",
+      properties: { input: { type: "string", description: `The tool's input. ${note}` } },
+      required: ["input"],
+      additionalProperties: false
+    },
+    strict: false
+  })
+}
+
+/**
+ * Decodes a list of tools (`tools`, or the `tools` of an `additional_tools` / `tool_search_output` item)
+ * at `at` into `set`: function and custom tools (also inside `namespace` groups, flattened), `defer_loading`
+ * ones presented like the others (the upstream has no tool search, so it sees every tool the client may
+ * call), `tool_search` left out (the client's search is not needed when every tool is presented), built-in
+ * tools dropped or refused by `policy`.
+ */
+export const decodeTools = (
+  rawTools: ReadonlyArray<unknown>,
+  at: ReadonlyArray<PropertyKey>,
+  policy: BuiltinToolsPolicy,
+  set: ToolSet
+): Effect.Effect<void, RequestError> =>
+  Effect.gen(function*() {
+    const where = (index: number, ...rest: ReadonlyArray<PropertyKey>) => formatParam([...at, index, ...rest])
+    for (let index = 0; index < rawTools.length; index++) {
+      const tool = rawTools[index]
+      const type = isObject(tool) ? stringField(tool, "type") : undefined
+      if (type === "function") {
+        addTool(set, functionTool(yield* decodeAt(FunctionToolParam, tool, [...at, index])), false)
+      } else if (type === "custom") {
+        const custom = yield* decodeAt(CustomToolParam, tool, [...at, index])
+        addTool(set, customTool(custom, custom.name), true)
+      } else if (type === "namespace") {
+        const group = yield* decodeAt(NamespaceToolParam, tool, [...at, index])
+        for (let inner = 0; inner < group.tools.length; inner++) {
+          const innerTool = group.tools[inner]
+          const innerType = isObject(innerTool) ? stringField(innerTool, "type") : undefined
+          const path = [...at, index, "tools", inner]
+          const flat = (name: string) => `${group.name}${NAMESPACE_SEPARATOR}${name}`
+          if (innerType === "function") {
+            const fn = yield* decodeAt(FunctionToolParam, innerTool, path)
+            addTool(set, functionTool({ ...fn, name: flat(fn.name) }), false, group.name)
+          } else if (innerType === "custom") {
+            const custom = yield* decodeAt(CustomToolParam, innerTool, path)
+            addTool(set, customTool(custom, flat(custom.name)), true, group.name)
+          } else {
+            return yield* fail(
+              `Unsupported tool type in namespace ${group.name}: ${String(innerType)}. This gateway supports function and custom tools there.`,
+              where(index, "tools", inner, "type"),
+              "unsupported_value"
+            )
+          }
+        }
+      } else if (type === "tool_search") {
+        yield* Effect.logDebug(
+          `${where(index)}: tool_search not sent upstream: every tool, deferred or not, is presented to the upstream`
+        )
+      } else if (type !== undefined) {
+        if (policy === "reject") {
+          return yield* fail(`The built-in tool ${type} is not available through this gateway.`, where(index), "unsupported_value")
+        }
+        set.dropped.push(type)
+        yield* Effect.logWarning(`built-in tool ${type} (${where(index)}) dropped: the upstream cannot run it`)
+      } else {
+        return yield* fail("Each tool must be an object with a string 'type'.", where(index, "type"), "invalid_type")
+      }
+    }
+  })
+
+const functionTool = (tool: typeof FunctionToolParam.Type): LanguageModel.ToolDefinition =>
+  new LanguageModel.ToolDefinition({
+    name: tool.name,
+    ...(tool.description == null ? {} : { description: tool.description }),
+    parameters: tool.parameters ?? { type: "object", properties: {} },
+    strict: tool.strict ?? false
+  })
