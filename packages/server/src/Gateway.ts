@@ -57,8 +57,14 @@
  * | `model`, `input`, `instructions`, `tools`, `tool_choice`, `stream` | forwarded (any upstream) |
  * | `temperature`, `top_p`, `max_output_tokens`, `parallel_tool_calls`, `reasoning.effort`, `text.format`, `text.verbosity`, `prompt_cache_key`, `service_tier`, `safety_identifier` / `user` | forwarded (`Upstream.FORWARDED_TO_CHAT_COMPLETIONS`; `safety_identifier`, else `user`, becomes `user`) |
  * | `metadata`, `reasoning.summary`, `max_tool_calls`, `prompt_cache_retention`, `prompt_cache_options`, `include` (but logprobs), `top_logprobs: 0`, `stream_options`, `store: false`, `background: false`, `truncation: "disabled"`, `user` when `safety_identifier` is set too | echoed only |
- * | `previous_response_id`, `conversation`, `prompt`, `store: true`, `background: true`, `truncation: "auto"`, `context_management`, `moderation`, `top_logprobs` > 0, `include: ["message.output_text.logprobs"]`, `item_reference` items, built-in tools under `reject` | 400 (`ResponsesRequestDecoder`) |
+ * | `previous_response_id`, `conversation`, `prompt`, `store: true`, `background: true`, `truncation: "auto"`, `context_management`, `moderation`, `top_logprobs` > 0, `include: ["message.output_text.logprobs"]`, `item_reference` items to anything but reasoning, built-in tools under `reject` | 400 (`ResponsesRequestDecoder`) |
  * | any other top-level field | ignored, named in a debug log line (client metadata: ignored, not refused) |
+ *
+ * Tools: function tools are forwarded; custom (freeform) tools as functions of one string parameter, their
+ * calls written back as `custom_tool_call` items; namespaced tools flattened (`crm__lookup`), their calls
+ * written back with their `namespace`; `additional_tools` and `tool_search_output` items add to the tool
+ * list; `defer_loading` tools are presented like the others (see `ResponsesRequestDecoder` and
+ * `ResponsesLifecycle`).
  *
  * `max_tool_calls` is echoed only because it bounds calls to built-in tools ("The maximum number of total
  * calls to built-in tools that can be processed in a response", `ResponseProperties` in the API

@@ -61,10 +61,23 @@
  *
  * @since 0.1.0
  */
-import type { ModelResponse, Part, StreamPart, Usage } from "@effect-responses/core"
-import type * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
-import { ResponsesRequest } from "@effect-responses/responses"
+import type { ModelResponse, StreamPart } from "@effect-responses/core"
 import * as CustomInput from "./internal/customInput.js"
+import {
+  absorb,
+  carriesContent,
+  contentPart,
+  isCall,
+  itemJson,
+  type Kind,
+  kindOf,
+  newSlot,
+  reported,
+  type Slot,
+  textOf,
+  usageToWire
+} from "./internal/lifecycle/items.js"
+import type * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // models
@@ -140,42 +153,6 @@ export const makeId = (prefix: string): string => `${prefix}_${globalThis.crypto
 // the encoder
 // ---------------------------------------------------------------------------------------------------------
 
-type Kind = "message" | "refusal" | "reasoning" | "function_call" | "custom_tool_call" | "verbatim"
-
-const isCall = (kind: Kind): boolean => kind === "function_call" || kind === "custom_tool_call"
-
-interface Slot {
-  readonly upstreamIndex: number
-  kind: Kind
-  itemId: string
-  outputIndex: number
-  opened: boolean
-  closed: boolean
-  completing: boolean
-  status: string | undefined
-  phase: string | undefined
-  /** text, refusal or arguments: every chunk received */
-  chunks: Array<string>
-  /** text, refusal or arguments joined, once the item is closed (so that it is joined once) */
-  joined: string | undefined
-  /** how many of `chunks` were written as deltas */
-  written: number
-  /** reasoning: the chunks of each summary part */
-  summaries: Array<Array<string>>
-  /** reasoning: the summary part being written, -1 before the first */
-  summaryOpen: number
-  /** reasoning: how many chunks of the open summary part were written */
-  summaryWritten: number
-  annotations: ReadonlyArray<Part.Annotation>
-  callId: string
-  name: string
-  encryptedContent: string | undefined
-  verbatim: unknown
-  /** custom tool call: the reader of its input, and the input written as deltas so far */
-  customReader: ReturnType<typeof CustomInput.make> | undefined
-  customWritten: string
-}
-
 /**
  * The lifecycle encoder of one response. Every method appends the events it produces to `out`.
  *
@@ -242,30 +219,7 @@ export const make = (options: Options): Encoder => {
   const slotOf = (index: number, kind: Kind): Slot => {
     let slot = slots.get(index)
     if (slot === undefined) {
-      slot = {
-        upstreamIndex: index,
-        kind,
-        itemId: makeId(kind === "reasoning" ? "rs" : kind === "function_call" ? "fc" : kind === "custom_tool_call" ? "ctc" : "msg"),
-        outputIndex: -1,
-        opened: false,
-        closed: false,
-        completing: false,
-        status: undefined,
-        phase: undefined,
-        chunks: [],
-        joined: undefined,
-        written: 0,
-        summaries: [],
-        summaryOpen: -1,
-        summaryWritten: 0,
-        annotations: [],
-        callId: "",
-        name: "",
-        encryptedContent: undefined,
-        verbatim: undefined,
-        customReader: undefined,
-        customWritten: ""
-      }
+      slot = newSlot(index, kind, makeId)
       slots.set(index, slot)
     }
     return slot
@@ -278,59 +232,8 @@ export const make = (options: Options): Encoder => {
     return original === undefined ? { name: slot.name } : { namespace: original.namespace, name: original.name }
   }
 
-  /** The whole text, refusal or arguments of a slot (joined once when closed). */
-  const textOf = (slot: Slot): string => slot.joined ?? slot.chunks.join("")
-
-  const contentPart = (slot: Slot, text: string): Record<string, unknown> =>
-    slot.kind === "refusal"
-      ? { type: "refusal", refusal: text }
-      : {
-        type: "output_text",
-        text,
-        annotations: slot.annotations.map(ResponsesRequest.annotationToWire),
-        logprobs: []
-      }
-
-  const item = (slot: Slot, itemStatus: string, complete: boolean): unknown => {
-    switch (slot.kind) {
-      case "message":
-      case "refusal": {
-        const message: Record<string, unknown> = { id: slot.itemId, type: "message", status: itemStatus, role: "assistant" }
-        if (slot.phase !== undefined) message.phase = slot.phase
-        message.content = complete ? [contentPart(slot, textOf(slot))] : []
-        return message
-      }
-      case "reasoning": {
-        const reasoning: Record<string, unknown> = {
-          id: slot.itemId,
-          type: "reasoning",
-          summary: complete ? slot.summaries.map((chunks) => ({ type: "summary_text", text: chunks.join("") })) : []
-        }
-        if (slot.encryptedContent !== undefined && complete) reasoning.encrypted_content = slot.encryptedContent
-        return reasoning
-      }
-      case "function_call":
-        return {
-          id: slot.itemId,
-          type: "function_call",
-          status: itemStatus,
-          arguments: complete ? textOf(slot) : "",
-          call_id: slot.callId,
-          ...functionName(slot)
-        }
-      case "custom_tool_call":
-        return {
-          id: slot.itemId,
-          type: "custom_tool_call",
-          status: itemStatus,
-          call_id: slot.callId,
-          input: complete ? textOf(slot) : "",
-          ...functionName(slot)
-        }
-      case "verbatim":
-        return slot.verbatim
-    }
-  }
+  const item = (slot: Slot, itemStatus: string, complete: boolean): unknown =>
+    itemJson(slot, itemStatus, complete, functionName(slot))
 
   // -- writing --------------------------------------------------------------------------------------------
 
@@ -545,77 +448,6 @@ export const make = (options: Options): Encoder => {
 
   // -- parts ----------------------------------------------------------------------------------------------
 
-  const kindOf = (part: Part.AssistantPart): Kind | undefined => {
-    switch (part.type) {
-      case "text":
-        return "message"
-      case "refusal":
-        return "refusal"
-      case "reasoning":
-        return "reasoning"
-      case "tool_call":
-        return "function_call"
-      case "unknown":
-        return typeof part.item === "object" && part.item !== null ? "verbatim" : undefined
-      case "media":
-        return part.data === undefined ? undefined : "verbatim"
-    }
-  }
-
-  /** Adds what `part` brings to `slot`; a `replace` part first empties it. */
-  const absorb = (slot: Slot, part: Part.AssistantPart, partial: boolean, replace: boolean) => {
-    if (replace) {
-      slot.chunks = []
-      slot.summaries = []
-    }
-    if (part.type !== "unknown" && part.type !== "media") {
-      if (part.attributes.phase !== undefined) slot.phase = part.attributes.phase
-      if (!partial && part.attributes.status !== undefined) slot.status = part.attributes.status
-    }
-    switch (part.type) {
-      case "text":
-        if (part.text !== "") slot.chunks.push(part.text)
-        if (!partial) slot.annotations = part.annotations
-        break
-      case "refusal":
-        if (part.text !== "") slot.chunks.push(part.text)
-        break
-      case "tool_call":
-        if (part.arguments !== "") slot.chunks.push(part.arguments)
-        if (part.callId !== "") slot.callId = part.callId
-        if (part.name !== "") slot.name = part.name
-        break
-      case "reasoning": {
-        if (part.summary.length > 0) {
-          for (let index = 0; index < part.summary.length; index++) {
-            const text = part.summary[index]!
-            while (slot.summaries.length <= index) slot.summaries.push([])
-            if (text !== "") slot.summaries[index]!.push(text)
-          }
-        } else if (part.text !== undefined && part.text !== "") {
-          if (slot.summaries.length === 0) slot.summaries.push([])
-          slot.summaries[slot.summaries.length - 1]!.push(part.text)
-        }
-        if (part.payload !== undefined && part.payload.kind === "encrypted_content") {
-          slot.encryptedContent = part.payload.data
-        }
-        break
-      }
-      case "unknown":
-        slot.verbatim = part.item
-        break
-      case "media":
-        slot.verbatim = {
-          id: slot.itemId.replace(/^msg_/, "ig_"),
-          type: "image_generation_call",
-          status: "completed",
-          result: part.data,
-          output_format: part.mediaType.replace(/^image\//, "")
-        }
-        break
-    }
-  }
-
   /** The flattened name of a call's tool (a dotted or bare namespaced name resolved). */
   const flatName = (name: string): string => {
     const original = options.request.namespacedTools.get(name)
@@ -665,37 +497,6 @@ export const make = (options: Options): Encoder => {
       advance(out)
     }
   }
-
-  const carriesContent = (part: Part.AssistantPart): boolean => {
-    switch (part.type) {
-      case "text":
-      case "refusal":
-        return part.text !== ""
-      case "tool_call":
-        return part.arguments !== ""
-      case "reasoning":
-        return (part.text ?? "") !== "" || part.summary.some((text) => text !== "")
-      case "unknown":
-      case "media":
-        return true
-    }
-  }
-
-  const usageToWire = (u: Usage.Usage) => ({
-    input_tokens: u.inputTokens,
-    input_tokens_details: { cached_tokens: u.cachedInputTokens },
-    output_tokens: u.outputTokens,
-    output_tokens_details: { reasoning_tokens: u.reasoningTokens },
-    total_tokens: u.totalTokens
-  })
-
-  /**
-   * Whether the upstream reported usage: a decoder that received none (a Chat Completions stream without
-   * its usage chunk) gives `Usage.empty`, and all-zero counts say nothing either.
-   */
-  const reported = (u: Usage.Usage): boolean =>
-    u.inputTokens !== 0 || u.outputTokens !== 0 || u.totalTokens !== 0 || u.cachedInputTokens !== 0 ||
-    u.reasoningTokens !== 0
 
   const closeAll = (itemStatus: string, out: Array<Event>) => {
     if (active !== undefined) close(active, itemStatus, out)
