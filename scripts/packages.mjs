@@ -3,11 +3,12 @@
 // `exports` (one entry per public module in src/, `./internal/*` sealed), `files`, `sideEffects`,
 // `repository`, `license` (and a copy of the root LICENSE, which npm ships), the internal dependency versions, and each package's `tsconfig.build.json`
 // (a composite project referencing the packages it imports); and `.changeset/config.json`, whose one fixed group
-// is every published package (they share one version while 0.x).
+// is every published package (they share one version while 0.x). It also fails when a module in src/ imports a
+// package its manifest declares in neither `dependencies` nor `peerDependencies`.
 //
 //   node scripts/packages.mjs          rewrite what is out of step
 //   node scripts/packages.mjs --check  exit 1 and name each file that is out of step (CI runs this)
-import { readdirSync, readFileSync, writeFileSync, existsSync } from "node:fs"
+import { readdirSync, readFileSync, writeFileSync, existsSync, statSync } from "node:fs"
 import { join } from "node:path"
 
 const root = new URL("..", import.meta.url).pathname
@@ -18,6 +19,30 @@ const manifests = new Map(dirs.map((d) => [d, JSON.parse(readFileSync(join(root,
 const published = dirs.filter((d) => manifests.get(d).private !== true)
 const version = manifests.get("core").version
 const stale = []
+const undeclared = []
+
+// Every package a module in src/ imports (bare specifiers, `node:` built-ins aside), so that each one is
+// declared in `dependencies` or `peerDependencies`: a package that is only present because another one
+// depends on it works in this workspace and with npm's hoisting, and fails under a strict installer.
+const importedPackages = (dir) => {
+  const names = new Set()
+  for (const f of readdirSync(dir)) {
+    const file = join(dir, f)
+    if (statSync(file).isDirectory()) {
+      for (const name of importedPackages(file)) names.add(name)
+      continue
+    }
+    if (!f.endsWith(".ts")) continue
+    // Lines of code only: a docstring's example may import a package this one does not depend on.
+    const code = readFileSync(file, "utf8").split("\n").filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line)).join("\n")
+    for (const [, spec] of code.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*"([^"]+)"/g)) {
+      if (spec.startsWith(".") || spec.startsWith("node:")) continue
+      const segments = spec.split("/")
+      names.add(spec.startsWith("@") ? `${segments[0]}/${segments[1]}` : segments[0])
+    }
+  }
+  return names
+}
 
 const write = (file, text) => {
   const current = existsSync(file) ? readFileSync(file, "utf8") : undefined
@@ -49,6 +74,12 @@ for (const dir of published) {
         manifest[field][name] = version
         if (field === "dependencies") internal.add(name.slice("@effect-responses/".length))
       }
+    }
+  }
+  for (const name of importedPackages(src)) {
+    if (name === manifest.name) continue
+    if (!(name in (manifest.dependencies ?? {})) && !(name in (manifest.peerDependencies ?? {}))) {
+      undeclared.push(`packages/${dir} imports ${name}`)
     }
   }
   manifest.version = version
@@ -98,6 +129,10 @@ write(join(root, ".changeset", "config.json"), JSON.stringify(changesets, null, 
 const build = { files: [], references: published.map((d) => ({ path: `packages/${d}/tsconfig.build.json` })) }
 write(join(root, "tsconfig.build.json"), JSON.stringify(build, null, 2) + "\n")
 
+if (undeclared.length > 0) {
+  console.error(`undeclared dependencies (add them to dependencies or peerDependencies): ${undeclared.join(", ")}`)
+  process.exit(1)
+}
 if (stale.length > 0) {
   console.error(`out of step with the sources (run node scripts/packages.mjs): ${stale.join(", ")}`)
   process.exit(1)
