@@ -45,7 +45,9 @@ node consumer.mjs
 npx tsc -p tsconfig.json
 echo "consumer: tsc (strict, NodeNext, skipLibCheck false) passed"
 
-out=$(npx effect-responses chat 2>/dev/null)
+# Without OPENAI_API_KEY / OPENAI_BASE_URL chat replays its embedded recording: unset them, so that a CI
+# environment holding a key never makes this a live call.
+out=$(env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u OPENAI_PROTOCOL npx effect-responses chat 2>/dev/null)
 printf '%s\n' "$out" | grep -q '^answer: .*570' || { echo "consumer: the installed CLI's chat gave no answer 570:"; printf '%s\n' "$out"; exit 1; }
 echo "consumer: installed CLI: $(npx effect-responses --version), chat answered 570"
 
