@@ -13,9 +13,10 @@
  * - else: the embedded default, the replay of the recorded session of `Demo.recordingPath`, which checks
  *   that every calculator result sent back is right.
  *
- * A `--replay FILE` of the other protocol fails with the `--protocol` to pass (`ChatSetupError`); a replay
- * that runs out while the conversation goes on fails with `ReplayEnded` (the responses it held, the tools
- * the model asked for) rather than the replay server's HTTP 400.
+ * A `--replay FILE` of the other protocol fails with the `--protocol` to pass, a JSON body with a pointer to
+ * `aggregate` (`ChatSetupError`); a replay that runs out while the conversation goes on fails with
+ * `ReplayEnded` (the responses it held, the tools the model asked for) rather than the replay server's HTTP
+ * 400; any other failure of a replay is a `RecordingFailed` naming the recording.
  *
  * @since 0.1.0
  */
@@ -32,6 +33,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -86,6 +88,22 @@ export class ReplayEnded extends Schema.TaggedError<ReplayEnded>()("ReplayEnded"
 }
 
 /**
+ * A replayed recording made the conversation fail (an `error` event, `response.failed`, a stream cut
+ * short): the failure's message, prefixed with the recording (`source`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RecordingFailed extends Schema.TaggedError<RecordingFailed>()("RecordingFailed", {
+  source: Schema.String,
+  description: Schema.String
+}) {
+  override get message(): string {
+    return `${this.source}: ${this.description}`
+  }
+}
+
+/**
  * Where `chat` sends its requests.
  *
  * @since 0.1.0
@@ -126,7 +144,12 @@ export const resolveTarget = (
       ): Effect.Effect<A, E | ChatSetupError, FileSystem.FileSystem> =>
         Effect.catchAll(load, (error) =>
           Effect.flatMap(
-            Effect.scoped(Effect.map(CaptureInput.open(path), (opened) => Sniff.protocolHint(opened.kind, protocol))).pipe(
+            Effect.scoped(Effect.map(CaptureInput.open(path), (opened) =>
+              Sniff.protocolHint(opened.kind, protocol) ??
+                (opened.kind._tag === "Body"
+                  ? "a JSON body (one whole response), not a stream: --replay takes a captured stream (raw SSE or " +
+                    "line-JSON); `effect-responses aggregate` reads a body"
+                  : undefined))).pipe(
               Effect.orElseSucceed(() => undefined)
             ),
             (hint): Effect.Effect<never, E | ChatSetupError> =>
@@ -282,7 +305,8 @@ const recordingHttpClient = (path: string) =>
 export const INTERRUPTED = "[interrupted]"
 
 /**
- * Runs one chat: the tool loop over the target, rendered to `write`. Returns the final text. When
+ * Runs one chat: the tool loop over the target, rendered to `write`. Returns the final text. Each retry of
+ * a live request (429, 5xx, a connection failure) is said on standard error with its wait. When
  * interrupted, the HTTP request in flight is aborted and the open line ends with `INTERRUPTED`.
  *
  * @since 0.1.0
@@ -299,13 +323,22 @@ export const run = (options: {
 }) =>
   Effect.gen(function*() {
     const { target } = options
+    // a retry is said on stderr, with its wait: a silent pause looks like a hang
+    const retry: ResponsesClient.RetryOptions = {
+      onRetry: ({ attempt, error, wait }) =>
+        Effect.sync(() =>
+          void process.stderr.write(
+            `effect-responses: ${error.message}; waiting ${(Duration.toMillis(wait) / 1000).toFixed(1)} s before retry ${attempt}\n`
+          )
+        )
+    }
     const protocol = target._tag === "ChatReplay" ? "chat-completions" : options.protocol ?? "responses"
     const httpClient = Option.match(options.requestsOut, {
       onNone: () => NodeHttpClient.layerUndici,
       onSome: recordingHttpClient
     })
     const client = target._tag === "Live" || target._tag === "ChatReplay"
-      ? ResponsesClient.layer(target._tag === "Live" ? { apiKey: target.apiKey, baseUrl: target.baseUrl } : {})
+      ? ResponsesClient.layer(target._tag === "Live" ? { apiKey: target.apiKey, baseUrl: target.baseUrl, retry } : {})
       : Layer.unwrapEffect(
         Effect.map(ReplayServer.ReplayServer, (server) => ResponsesClient.layer({ baseUrl: server.baseUrl }))
       ).pipe(
@@ -338,7 +371,7 @@ export const run = (options: {
       : Protocol.layer({
         protocol,
         model,
-        ...(target._tag === "Live" ? { apiKey: target.apiKey, baseUrl: target.baseUrl } : {})
+        ...(target._tag === "Live" ? { apiKey: target.apiKey, baseUrl: target.baseUrl, retry } : {})
       }).pipe(Layer.provide(httpClient))
 
     const renderer = Render.make(options.style)
@@ -363,6 +396,11 @@ export const run = (options: {
             responses: target._tag === "Live" ? 0 : target.capture.responses.length,
             tools
           })
+      ),
+      Effect.mapError((error) =>
+        target._tag === "Live" || error._tag === "ReplayEnded"
+          ? error
+          : new RecordingFailed({ source: target.capture.source, description: error.message })
       ),
       Effect.onExit((exit) => {
         const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)

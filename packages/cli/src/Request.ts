@@ -83,6 +83,7 @@ export const requestBody = (
         return fail(`not a prompt: ${path === "" ? "" : `${path}: `}${issue.message.replace(/\s+/g, " ")}`)
       })
     )
+    if (prompt.messages.length === 0) return yield* fail("invalid prompt: no messages, nothing to ask")
     const body = yield* ResponsesRequest.fromPrompt(prompt, { model: options.model }).pipe(
       Effect.mapError((error: AiError.InvalidPrompt) => fail(error.message))
     )

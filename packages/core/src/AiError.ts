@@ -219,7 +219,7 @@ export class TruncatedStream
 
   override get message(): string {
     return `truncated stream${this.responseId === undefined ? "" : ` (response ${this.responseId})`}${
-      this.position === undefined ? "" : ` after ${this.position} events`
+      this.position === undefined ? "" : ` after ${this.position} ${this.position === 1 ? "event" : "events"}`
     }: ${this.description}`
   }
 }

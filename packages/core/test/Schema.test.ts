@@ -132,6 +132,11 @@ describe("the part model", () => {
 })
 
 describe("AiError", () => {
+  it("a truncated stream counts its events in words: one event, two events", () => {
+    assert.strictEqual(new AiError.TruncatedStream({ description: "no terminal event", position: 1 }).message, "truncated stream after 1 event: no terminal event")
+    assert.strictEqual(new AiError.TruncatedStream({ description: "x", responseId: "resp_1", position: 2 }).message, "truncated stream (response resp_1) after 2 events: x")
+  })
+
   it.effect("every error round-trips and says whether a retry may help", () =>
     Effect.gen(function*() {
       const errors: ReadonlyArray<[AiError.AiError, boolean]> = [

@@ -572,6 +572,15 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
         "array_above_max_length"
       )
     }
+    // a stateless gateway has no earlier conversation: no input is an empty conversation, refused as the
+    // API refuses a request without `input`
+    if (input == null || (Array.isArray(input) && input.length === 0)) {
+      return yield* fail(
+        input == null ? "Missing required parameter: 'input'." : "Invalid 'input': the conversation is empty.",
+        "input",
+        input == null ? "missing_required_parameter" : "empty_array"
+      )
+    }
     if (typeof input === "string") {
       messages.push(Prompt.userMessage(input))
     } else if (input != null) {

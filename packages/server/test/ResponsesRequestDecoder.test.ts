@@ -171,6 +171,9 @@ describe("ResponsesRequestDecoder", () => {
           "unsupported_value"
         ],
         [{ input: "hi" }, "model", "missing_required_parameter"],
+        [{ model: "m" }, "input", "missing_required_parameter"],
+        [{ model: "m", instructions: "Be brief.", input: null }, "input", "missing_required_parameter"],
+        [{ model: "m", input: [] }, "input", "empty_array"],
         [{ ...base, temperature: "hot" }, "temperature", "invalid_type"],
         [{ model: "m", input: [{ type: "message", role: "user", content: [{ type: "input_text" }] }] }, "input[0].content[0].text", "missing_required_parameter"],
         [[1, 2], null, "invalid_type"]

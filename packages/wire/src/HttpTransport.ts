@@ -47,6 +47,8 @@ import * as Stream from "effect/Stream"
  * and 1.2), each wait at most `maxDelay` (default 8 s). When the server sends `retry-after-ms` or
  * `retry-after`, that wait is used instead, capped at `maxRetryAfter` (default 60 s). Only retryable errors
  * are retried (`AiError`'s `retryable`: 408, 409, 429 except `insufficient_quota`, 5xx, transport errors).
+ * `onRetry`, when given, runs before each wait with the retry's number (1 for the first retry), the wait
+ * and the error that caused it (e.g. for a command line to say that it waits, and how long).
  *
  * @since 0.1.0
  * @category models
@@ -56,6 +58,9 @@ export interface RetryOptions {
   readonly base?: Duration.DurationInput | undefined
   readonly maxDelay?: Duration.DurationInput | undefined
   readonly maxRetryAfter?: Duration.DurationInput | undefined
+  readonly onRetry?:
+    | ((retry: { readonly attempt: number; readonly wait: Duration.Duration; readonly error: AiError.AiError }) => Effect.Effect<void>)
+    | undefined
 }
 
 /**
@@ -244,7 +249,11 @@ export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unk
       const wait = error.retryAfter === undefined
         ? Duration.min(delay, maxDelay)
         : Duration.min(error.retryAfter, maxRetryAfter)
-      return Effect.as(Effect.logDebug(`retry ${attempt + 1} in ${Duration.format(wait)} after: ${error.message}`), wait)
+      const logged = Effect.logDebug(`retry ${attempt + 1} in ${Duration.format(wait)} after: ${error.message}`)
+      const told = options.onRetry === undefined
+        ? logged
+        : Effect.zipRight(logged, options.onRetry({ attempt: attempt + 1, wait, error }))
+      return Effect.as(told, wait)
     })
   )
 }

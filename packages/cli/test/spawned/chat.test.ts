@@ -82,6 +82,49 @@ describe("effect-responses chat (the executable)", () => {
   })
 })
 
+describe("effect-responses chat, messages (the executable)", () => {
+  it("--replay of a JSON body says it is a body, not a stream; a failed recording is named in the error", async () => {
+    const body = join(dir, "response.json")
+    writeFileSync(body, JSON.stringify({ object: "response", id: "resp_1", status: "completed", output: [] }))
+    const result = await run("chat", "--replay", body)
+    expect(result.status).toBe(1)
+    expect(result.stderr).toBe(
+      `effect-responses: ${body}: a JSON body (one whole response), not a stream: --replay takes a captured stream ` +
+        "(raw SSE or line-JSON); `effect-responses aggregate` reads a body\n"
+    )
+    const failed = fixturePath("responses-sse/vai-openai-error-event-response-failed.chunks.txt")
+    const error = await run("chat", "--replay", failed)
+    expect(error.status).toBe(1)
+    expect(error.stderr.split("\n")[1]).toMatch(new RegExp(`^effect-responses: ${failed}: .*insufficient_quota`))
+  })
+
+  it("a live server answering 503: each retry is said on stderr with its wait, then one error line, exit 1", async () => {
+    let calls = 0
+    const server = createServer((req, res) => {
+      calls++
+      req.resume()
+      res.writeHead(503, { "content-type": "application/json", "retry-after-ms": "200" })
+      res.end(JSON.stringify({ error: { message: "overloaded", type: "server_error", code: null, param: null } }))
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      const result = await Cli.run(["chat", "hi"], {
+        env: { OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1` }
+      })
+      expect(result.status).toBe(1)
+      expect(calls).toBe(3)
+      const lines = result.stderr.trimEnd().split("\n")
+      expect(lines).toHaveLength(3)
+      expect(lines[0]).toMatch(/^effect-responses: HTTP 503: overloaded.*; waiting 0\.2 s before retry 1$/)
+      expect(lines[1]).toMatch(/; waiting 0\.2 s before retry 2$/)
+      expect(lines[2]).toMatch(/^effect-responses: HTTP 503: overloaded/)
+    } finally {
+      server.closeAllConnections()
+      server.close()
+    }
+  })
+})
+
 /**
  * A local server answering `POST /v1/responses` with the first events of a recorded stream (the Azure text
  * recording, vercel/ai, Apache-2.0) up to its first text delta, then holding the stream open: the chat is

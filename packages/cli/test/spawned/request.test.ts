@@ -35,4 +35,11 @@ describe("effect-responses request (the executable)", () => {
     expect(result.stdout).toBe("")
     expect(result.stderr).toBe(`effect-responses: ${file}: not a prompt: messages[0].parts[0].text: is missing\n`)
   })
+
+  it("request of a prompt without messages: nothing to ask, one line, exit 1", async () => {
+    const result = await Cli.run(["request", "-"], { input: "{\"messages\":[]}" })
+    expect(result.status).toBe(1)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toBe("effect-responses: <stdin>: invalid prompt: no messages, nothing to ask\n")
+  })
 })
