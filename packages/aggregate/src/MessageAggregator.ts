@@ -397,6 +397,7 @@ const partOf = (slot: Slot): Part.AssistantPart => {
         callId: slot.callId,
         name: slot.name,
         arguments: joinChunks(slot.text),
+        ...(last.namespace === undefined ? {} : { namespace: last.namespace }),
         attributes: slot.attributes
       }, true)
     case "media":

@@ -4,7 +4,8 @@
  * ids. Decoding and folding each gives what the non-streaming mapping makes of the terminal response.
  */
 import { MessageAggregator } from "@effect-responses/aggregate"
-import { ResponsesOutput, ResponsesStream } from "@effect-responses/responses"
+import { Prompt } from "@effect-responses/core"
+import { ResponsesOutput, ResponsesRequest, ResponsesStream } from "@effect-responses/responses"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -48,4 +49,23 @@ describe("aggregating hand-written captures of compatible servers equals their t
         assert.strictEqual(aggregated!.incompleteReason, expected.incompleteReason)
       }))
   }
+})
+
+describe("a namespaced function call (tool search) round-trips", () => {
+  it.effect("the recorded call's namespace is kept by the stream and the fold, and sent back on the next turn", () =>
+    Effect.gen(function*() {
+      const path = fileURLToPath(new URL("../../../fixtures/responses-sse/vai-openai-tool-search.chunks.txt", import.meta.url))
+      const text = readFileSync(path, "utf8")
+      const [response] = yield* MessageAggregator.aggregate(ResponsesStream.decodeLinesText(Stream.make(text)))
+      const [call] = response!.message.toolCalls
+      assert.strictEqual(call!.name, "get_weather")
+      assert.strictEqual(call!.namespace, "get_weather")
+      const body = yield* ResponsesRequest.fromPrompt(Prompt.make([response!.message]), { model: "gpt-5.4" })
+      const item = body.input.find((entry) => (entry as { type?: string }).type === "function_call")
+      expect(item).toMatchObject({ type: "function_call", name: "get_weather", namespace: "get_weather" })
+      // the whole terminal output item is given back as the API sent it
+      const completed = text.split("\n").filter((line) => line.includes("\"response.completed\""))
+        .map((line) => JSON.parse(line) as { response: { output: ReadonlyArray<{ type: string }> } })[0]!
+      expect(item).toStrictEqual(completed.response.output.find((entry) => entry.type === "function_call"))
+    }))
 })

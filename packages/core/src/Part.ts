@@ -179,7 +179,8 @@ export class ReasoningPart extends Schema.Class<ReasoningPart>("ReasoningPart")(
 
 /**
  * A call of a local function tool: a Responses `function_call` item. `arguments` is the JSON text exactly as
- * the model sent it (possibly `""`).
+ * the model sent it (possibly `""`). `namespace` is the item's `namespace` when the called function belongs
+ * to a namespace (namespaced tools, tools found by tool search): the API requires it back on the next turn.
  *
  * @since 0.1.0
  * @category parts
@@ -189,6 +190,7 @@ export class ToolCallPart extends Schema.Class<ToolCallPart>("ToolCallPart")({
   callId: Schema.String,
   name: Schema.String,
   arguments: Schema.String,
+  namespace: Schema.optionalWith(Schema.String, { exact: true }),
   attributes
 }) {}
 

@@ -83,7 +83,8 @@ export const FunctionCallItem = Schema.Struct({
   status: NullableString,
   call_id: Schema.String,
   name: Schema.String,
-  arguments: NullableString
+  arguments: NullableString,
+  namespace: NullableString
 })
 
 /**
@@ -286,6 +287,7 @@ const fromFunctionCallItem = (item: typeof FunctionCallItem.Type): Part.ToolCall
     callId: item.call_id,
     name: item.name,
     arguments: item.arguments ?? "",
+    ...(typeof item.namespace === "string" ? { namespace: item.namespace } : {}),
     attributes: attributesOf(item)
   }, true)
 

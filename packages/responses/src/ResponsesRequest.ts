@@ -9,7 +9,7 @@
  * | assistant `TextPart` | output `message` `{id, status, phase?, content:[{type:"output_text", text, annotations, logprobs: []}]}` when it has an item id; else `{role:"assistant", content: text}` |
  * | assistant `RefusalPart` | output `message` with `refusal` content when it has an item id; else `{role:"assistant", content: text}` |
  * | assistant `ReasoningPart` | `{type:"reasoning", id, encrypted_content, summary}` only when its payload came from `"openai.responses"` and it has an item id; otherwise skipped (debug log) |
- * | assistant `ToolCallPart` | `{type:"function_call", call_id, name, arguments ("" -> "{}"), id?, status?}` |
+ * | assistant `ToolCallPart` | `{type:"function_call", call_id, name, arguments ("" -> "{}"), namespace?, id?, status?}` |
  * | assistant `UnknownPart` | its item verbatim when its provider is `"openai.responses"`; otherwise skipped (debug log) |
  * | assistant `MediaPart` | not replayed (debug log) |
  * | tool message | one `{type:"function_call_output", call_id, output}` per result |
@@ -403,6 +403,7 @@ const assistantMessage = (
             name: part.name,
             arguments: part.arguments === "" ? "{}" : part.arguments
           }
+          if (part.namespace !== undefined) item.namespace = part.namespace
           if (part.attributes.itemId !== undefined) item.id = part.attributes.itemId
           if (part.attributes.status !== undefined) item.status = part.attributes.status
           input.push(item)
