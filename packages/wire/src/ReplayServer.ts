@@ -94,6 +94,8 @@ export const errorResponse = (status: number, problem: Problem): HttpServerRespo
 /**
  * Whether two tool call `arguments` values are the same: equal strings, strings holding the same JSON
  * (compared after parsing, so key spacing does not matter), or non-string values with the same JSON text.
+ * An empty (or blank) string stands for `{}`: a model may send `""` for a call without arguments, and a
+ * correct client sends it back as `"{}"` (the API rejects `""`), so either matches a recorded `""`.
  *
  * @since 0.1.0
  * @category utils
@@ -101,8 +103,9 @@ export const errorResponse = (status: number, problem: Problem): HttpServerRespo
 export const argumentsEqual = (a: unknown, b: unknown): boolean => {
   if (typeof a === "string" && typeof b === "string") {
     if (a === b) return true
+    const parse = (text: string): unknown => text.trim() === "" ? {} : JSON.parse(text)
     try {
-      return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b))
+      return JSON.stringify(parse(a)) === JSON.stringify(parse(b))
     } catch {
       return false
     }

@@ -54,4 +54,11 @@ describe("ReplayServer", () => {
     assert.isFalse(ReplayServer.argumentsEqual("{\"a\":1}", "{\"a\":2}"))
     assert.isFalse(ReplayServer.argumentsEqual("{", "{\"a\":1}"))
   })
+
+  it("argumentsEqual accepts \"{}\" (what a correct client sends) for recorded \"\" arguments", () => {
+    assert.isTrue(ReplayServer.argumentsEqual("", "{}"))
+    assert.isTrue(ReplayServer.argumentsEqual("{}", ""))
+    assert.isTrue(ReplayServer.argumentsEqual(" ", "{ }"))
+    assert.isFalse(ReplayServer.argumentsEqual("", "{\"a\":1}"))
+  })
 })
