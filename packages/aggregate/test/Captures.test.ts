@@ -4,7 +4,7 @@
  * ids. Decoding and folding each gives what the non-streaming mapping makes of the terminal response.
  */
 import { MessageAggregator } from "@effect-responses/aggregate"
-import { Prompt } from "@effect-responses/core"
+import { Message, Part, Prompt } from "@effect-responses/core"
 import { ResponsesOutput, ResponsesRequest, ResponsesStream } from "@effect-responses/responses"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
@@ -60,7 +60,10 @@ describe("a namespaced function call (tool search) round-trips", () => {
       const [call] = response!.message.toolCalls
       assert.strictEqual(call!.name, "get_weather")
       assert.strictEqual(call!.namespace, "get_weather")
-      const body = yield* ResponsesRequest.fromPrompt(Prompt.make([response!.message]), { model: "gpt-5.4" })
+      const result = new Message.ToolMessage({
+        results: [new Part.ToolResultPart({ callId: call!.callId, name: call!.name, output: "{\"temperature\":61}" })]
+      })
+      const body = yield* ResponsesRequest.fromPrompt(Prompt.make([response!.message, result]), { model: "gpt-5.4" })
       const item = body.input.find((entry) => (entry as { type?: string }).type === "function_call")
       expect(item).toMatchObject({ type: "function_call", name: "get_weather", namespace: "get_weather" })
       // the whole terminal output item is given back as the API sent it

@@ -14,6 +14,11 @@
  * | assistant `MediaPart` | not replayed (debug log) |
  * | tool message | one `{type:"function_call_output", call_id, output}` per result |
  *
+ * Before the body is returned, `input` is checked against the pairing rules the API enforces for a
+ * stateless request (`PAIRING_RULES`): a tool result without its call fails with `InvalidPrompt` naming
+ * the item; a call without its result, and a reasoning item without the item it produced, are dropped with
+ * a warning.
+ *
  * The body always has `store: false` (the client is stateless) and, unless `includeEncryptedReasoning` is
  * `false`, `include: ["reasoning.encrypted_content"]`, so that reasoning can be handed back on the next
  * call. `stream` is left to the caller (`ResponsesClient` sets it). Built-in tools (`BuiltInTool`) are sent
@@ -233,7 +238,7 @@ export const fromPrompt = (
     }
     const body: Record<string, unknown> = { model: options.model }
     if (instructions !== undefined) body.instructions = instructions
-    body.input = input
+    body.input = yield* checkPairing(input)
     body.store = false
     if (options.includeEncryptedReasoning !== false) body.include = [INCLUDE_ENCRYPTED_REASONING]
     const tools: Array<unknown> = (options.tools ?? []).map(functionTool)
@@ -286,6 +291,91 @@ export const fromPrompt = (
   })
 
 const invalid = (description: string) => Effect.fail(new AiError.InvalidPrompt({ description }))
+
+const CALL_TYPES: ReadonlySet<unknown> = new Set(["function_call", "custom_tool_call"])
+const OUTPUT_TYPES: ReadonlySet<unknown> = new Set(["function_call_output", "custom_tool_call_output"])
+
+/** Items that start a new turn of input: after one, a reasoning item has lost the item it produced. */
+const isTurnInput = (item: InputItem): boolean =>
+  OUTPUT_TYPES.has(item.type) ||
+  (item.type === "message" && (item.role === "user" || item.role === "developer" || item.role === "system")) ||
+  (item.type === undefined && item.role !== "assistant")
+
+/**
+ * The pairing rules the Responses API enforces on a stateless `input` (see `PAIRING_RULES`): refuses with
+ * `InvalidPrompt` what the user must decide, drops with a warning what the model can do without (a call
+ * dropped first, so that reasoning left without its call is dropped too).
+ */
+const checkPairing = (input: Array<InputItem>): Effect.Effect<Array<InputItem>, AiError.InvalidPrompt> =>
+  Effect.gen(function*() {
+    const calls = new Map<unknown, number>()
+    const answered = new Set<unknown>()
+    for (let index = 0; index < input.length; index++) {
+      const item = input[index]!
+      if (CALL_TYPES.has(item.type)) {
+        calls.set(item.call_id, index)
+      } else if (OUTPUT_TYPES.has(item.type)) {
+        if (!calls.has(item.call_id)) {
+          return yield* invalid(
+            `input[${index}]: the ${String(item.type)} for call ${String(item.call_id)} answers no earlier tool call ` +
+              `(the API rejects it with "No tool call found for function call output"); keep the assistant ` +
+              `message holding that call, or remove the result`
+          )
+        }
+        answered.add(item.call_id)
+      }
+    }
+    let unanswered: Set<number> | undefined
+    for (const [callId, index] of calls) {
+      if (!answered.has(callId)) {
+        const call = input[index]!
+        yield* Effect.logWarning(
+          `input[${index}]: ${String(call.type)} ${String(call.name)} (call ${String(callId)}) dropped: it has no ` +
+            `output (the API rejects it with "No tool output found for function call"); add its result in a tool ` +
+            `message after it to keep it`
+        )
+        ;(unanswered ??= new Set()).add(index)
+      }
+    }
+    const kept = unanswered === undefined ? input : input.filter((_, index) => !unanswered.has(index))
+    let out: Array<InputItem> | undefined = kept === input ? undefined : []
+    for (let index = 0; index < kept.length; index++) {
+      const item = kept[index]!
+      const next = kept[index + 1]
+      if (item.type === "reasoning" && (next === undefined || isTurnInput(next))) {
+        yield* Effect.logWarning(
+          `input[${index}]: reasoning item ${String(item.id)} dropped: it has no following output item (the API ` +
+            `rejects it with "provided without its required following item")`
+        )
+        out ??= kept.slice(0, index)
+        continue
+      }
+      out?.push(item)
+    }
+    return out ?? kept
+  })
+
+/**
+ * The pairing rules of the Responses API for a stateless `input` (every earlier item sent again), checked
+ * by `fromPrompt` before a request is sent, and what it does about each (sources: the API's 400 answers,
+ * recorded in `fixtures/responses-json/`, and the same rules reported against other clients):
+ *
+ * | rule | the API's answer | `fromPrompt` |
+ * |---|---|---|
+ * | every `function_call_output` answers an earlier `function_call` (same `call_id`) | 400 "No tool call found for function call output with call_id …" | fails with `InvalidPrompt` naming `input[i]` and the call id: the result is the user's data, and which call it belongs to is theirs to say |
+ * | every `function_call` has a `function_call_output` after it | 400 "No tool output found for function call …" | the call is dropped with a warning naming `input[i]`, the tool and the call id (a call never answered tells the model nothing; a history replayed to ask something else stays usable); add a `ToolResultPart` to keep it |
+ * | a `reasoning` item is followed by the output item it produced (not the end of the input, not a user / developer message or a tool output) | 400 "Item 'rs_…' of type 'reasoning' was provided without its required following item." | the reasoning item is dropped with a warning: the model can do without it, and a response cut off after its reasoning would otherwise make the conversation unusable |
+ *
+ * `custom_tool_call` / `custom_tool_call_output` pairs follow the same rules as function calls.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const PAIRING_RULES = [
+  "function_call_output without an earlier function_call: InvalidPrompt",
+  "function_call without a later function_call_output: dropped with a warning",
+  "reasoning without its following output item: dropped with a warning"
+] as const
 
 /** Body fields that would make a call stateful or replace what the prompt mapping wrote. */
 const STATEFUL_FIELDS = ["store", "previous_response_id", "conversation", "input", "stream", "background"] as const

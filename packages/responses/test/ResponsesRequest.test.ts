@@ -198,9 +198,75 @@ describe("ResponsesRequest", () => {
         .map((line) => JSON.parse(line) as { readonly type: string; readonly response: { readonly output: ReadonlyArray<unknown> } })
         .find((event) => event.type === "response.completed")!.response
       const response = yield* ResponsesOutput.fromResponse(completed)
-      const body = yield* ResponsesRequest.fromPrompt(Prompt.make([response.message]), { model: "m" })
-      expect(body.input).toStrictEqual(completed.output)
+      const [call] = response.message.toolCalls
+      const result = new Message.ToolMessage({
+        results: [new Part.ToolResultPart({ callId: call!.callId, name: call!.name, output: "19" })]
+      })
+      const body = yield* ResponsesRequest.fromPrompt(Prompt.make([response.message, result]), { model: "m" })
+      expect(body.input).toStrictEqual([
+        ...completed.output,
+        { type: "function_call_output", call_id: call!.callId, output: "19" }
+      ])
     }))
+
+  describe("pairing rules of a stateless input", () => {
+    const completedOutput = () =>
+      payloadsOf(MULTISTEP)
+        .map((line) => JSON.parse(line) as { readonly type: string; readonly response: { readonly output: ReadonlyArray<unknown> } })
+        .find((event) => event.type === "response.completed")!.response
+
+    it.effect("a tool result that answers no call is refused with InvalidPrompt naming the item and call id", () =>
+      Effect.gen(function*() {
+        const prompt = Prompt.make([
+          Prompt.userMessage("What is 7 + 12?"),
+          new Message.ToolMessage({
+            results: [new Part.ToolResultPart({ callId: "call_orphan_1", name: "calculator", output: "19" })]
+          })
+        ])
+        const error = yield* Effect.flip(ResponsesRequest.fromPrompt(prompt, { model: "m" }))
+        assert.instanceOf(error, AiError.InvalidPrompt)
+        assert.include(error.description, "input[1]")
+        assert.include(error.description, "call_orphan_1")
+      }))
+
+    it.effect("a call without its result is dropped with a warning, and the reasoning that produced it too", () =>
+      Effect.gen(function*() {
+        // the recorded answer: reasoning, then a function_call; replayed without running the tool
+        const response = yield* ResponsesOutput.fromResponse(completedOutput())
+        const warnings: Array<string> = []
+        const logger = Logger.make(({ logLevel, message }) => {
+          if (LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) warnings.push(String(message))
+        })
+        const body = yield* ResponsesRequest.fromPrompt(
+          Prompt.make([Prompt.userMessage("What is 7 + 12?"), response.message, Prompt.userMessage("Never mind.")]),
+          { model: "m" }
+        ).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+        expect(body.input.map((item) => [item.type, item.role])).toStrictEqual([
+          ["message", "user"],
+          ["message", "user"]
+        ])
+        assert.strictEqual(warnings.length, 2)
+        assert.include(warnings[0], "calculator")
+        assert.include(warnings[1], "reasoning item")
+      }))
+
+    it.effect("reasoning followed by its output item, and calls with their results, are kept as they are", () =>
+      Effect.gen(function*() {
+        const completed = completedOutput()
+        const response = yield* ResponsesOutput.fromResponse(completed)
+        const [call] = response.message.toolCalls
+        const body = yield* ResponsesRequest.fromPrompt(
+          Prompt.make([
+            response.message,
+            new Message.ToolMessage({
+              results: [new Part.ToolResultPart({ callId: call!.callId, name: call!.name, output: "19" })]
+            })
+          ]),
+          { model: "m" }
+        )
+        expect(body.input.slice(0, completed.output.length)).toStrictEqual(completed.output)
+      }))
+  })
 
   it.effect("options: include can be turned off, named tool choice, sampling, reasoning, extra body last", () =>
     Effect.gen(function*() {
