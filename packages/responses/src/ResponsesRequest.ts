@@ -292,6 +292,7 @@ export const fromPrompt = (
 
 const invalid = (description: string) => Effect.fail(new AiError.InvalidPrompt({ description }))
 
+/** Calls whose output the caller gives (the outputs may answer either kind). */
 const CALL_TYPES: ReadonlySet<unknown> = new Set(["function_call", "custom_tool_call"])
 const OUTPUT_TYPES: ReadonlySet<unknown> = new Set(["function_call_output", "custom_tool_call_output"])
 
@@ -327,7 +328,8 @@ const checkPairing = (input: Array<InputItem>): Effect.Effect<Array<InputItem>, 
     }
     let unanswered: Set<number> | undefined
     for (const [callId, index] of calls) {
-      if (!answered.has(callId)) {
+      // only function calls: a custom tool call replayed verbatim has no result type of its own yet
+      if (!answered.has(callId) && input[index]!.type === "function_call") {
         const call = input[index]!
         yield* Effect.logWarning(
           `input[${index}]: ${String(call.type)} ${String(call.name)} (call ${String(callId)}) dropped: it has no ` +
@@ -366,7 +368,8 @@ const checkPairing = (input: Array<InputItem>): Effect.Effect<Array<InputItem>, 
  * | every `function_call` has a `function_call_output` after it | 400 "No tool output found for function call …" | the call is dropped with a warning naming `input[i]`, the tool and the call id (a call never answered tells the model nothing; a history replayed to ask something else stays usable); add a `ToolResultPart` to keep it |
  * | a `reasoning` item is followed by the output item it produced (not the end of the input, not a user / developer message or a tool output) | 400 "Item 'rs_…' of type 'reasoning' was provided without its required following item." | the reasoning item is dropped with a warning: the model can do without it, and a response cut off after its reasoning would otherwise make the conversation unusable |
  *
- * `custom_tool_call` / `custom_tool_call_output` pairs follow the same rules as function calls.
+ * A `custom_tool_call_output` must answer an earlier call too; an unanswered `custom_tool_call` is left as
+ * it is.
  *
  * @since 0.1.0
  * @category constants

@@ -104,9 +104,19 @@ describe("ResponsesOutput on every recorded response body", () => {
     it.effect(`${file}: replaying the decoded message gives back the items the server sent`, () =>
       Effect.gen(function*() {
         const response = yield* ResponsesOutput.fromResponse(json)
-        const body = yield* ResponsesRequest.fromPrompt(Prompt.make([response.message]), { model: "m" })
-        // A generated image is not replayed (DESIGN section 5); every other item comes back.
-        expect(body.input).toStrictEqual(output.filter((item) => item.type !== "image_generation_call").map(replayed))
+        // the function calls answered, as the API requires of a stateless input (an unanswered call is dropped)
+        const results = response.message.toolCalls.map((call) =>
+          new Part.ToolResultPart({ callId: call.callId, name: call.name, output: "ok" })
+        )
+        const body = yield* ResponsesRequest.fromPrompt(
+          Prompt.make([response.message, ...(results.length === 0 ? [] : [new Message.ToolMessage({ results })])]),
+          { model: "m" }
+        )
+        // A generated image is not replayed; every other item comes back, then the results.
+        expect(body.input).toStrictEqual([
+          ...output.filter((item) => item.type !== "image_generation_call").map(replayed),
+          ...results.map((result) => ({ type: "function_call_output", call_id: result.callId, output: "ok" }))
+        ])
       }))
   }
 
