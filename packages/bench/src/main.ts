@@ -15,7 +15,8 @@
  * Options: `--quick`; `--only=id,id` (contenders: ours, ours-decode, ours-client, openai, ai-sdk, effect-ai, floor, effect-floor);
  * `--warmup=N`, `--iterations=N` (rounds, overriding the mode's); `--bytes=N` (size of the generated
  * stream); `--no-memory`, `--no-aggregation`, `--no-speed`, `--no-gateway` (the gateway section; `--quick` shrinks it
- * too), `--no-startup` (the built CLI's `--version` time and the idle gateway's RSS).
+ * too), `--no-startup` (the built CLI's `--version` time and the idle gateway's RSS), `--no-store` (streams per
+ * second through the gateway stateless, with SQLite and with PostgreSQL).
  *
  * @since 0.1.0
  */
@@ -28,6 +29,7 @@ import * as Input from "./Input.js"
 import * as Memory from "./Memory.js"
 import * as Speed from "./Speed.js"
 import * as Startup from "./Startup.js"
+import * as Store from "./Store.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -40,7 +42,8 @@ const { values: flags } = parseArgs({
     "no-aggregation": { type: "boolean", default: false },
     "no-speed": { type: "boolean", default: false },
     "no-gateway": { type: "boolean", default: false },
-    "no-startup": { type: "boolean", default: false }
+    "no-startup": { type: "boolean", default: false },
+    "no-store": { type: "boolean", default: false }
   }
 })
 
@@ -301,6 +304,33 @@ const main = async () => {
       failed = true
       print()
       print(`**FAILED** gateway: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  if (!flags["no-store"]) {
+    const options: Store.Options = quick
+      ? { streams: 20, concurrency: 2, deltas: 20 }
+      : { streams: 2000, concurrency: 8, deltas: 100 }
+    try {
+      const results = await Store.measure(options, progress)
+      print()
+      print(`### The gateway with a store: ${options.streams} streamed responses of ${options.deltas} text deltas, ` +
+        `${options.concurrency} clients at once`)
+      print()
+      print("Half the responses continue the previous one by `previous_response_id` (stateless: by replaying it); an in-memory upstream.")
+      print()
+      print("| store | streams/s | vs none | seconds |")
+      print("|---|---:|---:|---:|")
+      const none = results.find((r) => r.mode === "none")
+      for (const r of results) {
+        print(r.skipped !== undefined
+          ? `| ${r.mode} | not measured: ${r.skipped} | – | – |`
+          : `| ${r.mode} | ${fixed(r.streamsPerSecond, 0)} | ${none === undefined ? "–" : ratio(r.streamsPerSecond / none.streamsPerSecond)} | ${fixed(r.seconds, 2)} |`)
+      }
+    } catch (error) {
+      failed = true
+      print()
+      print(`**FAILED** store: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Bundles the compiled CLI (dist/bin.js, written by `tsc -b`) and what it imports into one ESM file,
-// dist/effect-responses.mjs, which bin/effect-responses.mjs runs. Node then reads one file instead of
+// dist/effect-responses.mjs (plus on-demand chunks in dist/chunks/), which bin/effect-responses.mjs runs. Node then reads one file instead of
 // about a thousand modules at start-up (effect, @effect/cli, @effect/platform-node, undici): the process
 // starts in about a third of the time. The library modules of this package (dist/*.js) stay unbundled and
 // import `effect` as a peer dependency; only the executable carries its own copy.
@@ -14,8 +14,15 @@ const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, "..")
 
 const result = await esbuild.build({
-  entryPoints: [join(root, "dist/bin.js")],
-  outfile: join(root, "dist/effect-responses.mjs"),
+  entryPoints: [{ in: join(root, "dist/bin.js"), out: "effect-responses" }],
+  outdir: join(root, "dist"),
+  outExtension: { ".js": ".mjs" },
+  // the database drivers of `serve --store` are imported on demand into chunks of their own
+  // (dist/chunks/), so that their native module (better-sqlite3, a peer dependency installed by those who
+  // use SQLite) is loaded only by `serve --store sqlite:…`, and start-up does not read them
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
+  external: ["better-sqlite3", "pg-native", "pg-cloudflare"],
   bundle: true,
   platform: "node",
   target: "node20",

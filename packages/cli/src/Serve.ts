@@ -1,13 +1,24 @@
 /**
  * `effect-responses serve --upstream URL [--port 8787] [--host 127.0.0.1] [--upstream-key-env VAR]
  * [--api-key-env VAR] [--builtin-tools drop|reject] [--upstream-headers-timeout 300]
- * [--upstream-idle-timeout 180] [--upstream-retries 0] [--max-input-items 20000]`: the gateway, a stateless `POST /v1/responses` server
+ * [--upstream-idle-timeout 180] [--upstream-retries 0] [--max-input-items 20000]
+ * [--store none|sqlite:PATH|postgres:URL] [--store-ttl 30d] [--store-max-responses N]`: the gateway, a
+ * `POST /v1/responses` server (stateless unless `--store`)
  * in front of the Chat Completions backend at `--upstream` (e.g. `http://localhost:11434/v1` for Ollama,
  * `http://localhost:8000/v1` for vLLM). Point a Responses client at `http://HOST:PORT/v1`.
  *
  * - `--upstream-key-env VAR`: the upstream's API key is read from the environment variable `VAR` (never
  *   from the command line, where `ps` would show it).
- * - `--api-key-env VAR`: clients must send `Authorization: Bearer <value of VAR>`; others get a 401.
+ * - `--api-key-env VAR`: clients must send `Authorization: Bearer <value of VAR>`; others get a 401. The
+ *   value may list several keys separated by commas, one per tenant: with `--store`, a response stored with
+ *   one key is visible only with that key.
+ * - `--store`: `none` (default: stateless), `sqlite:PATH` (an embedded SQLite file, created when missing;
+ *   needs the `better-sqlite3` package installed next to the CLI) or `postgres:URL` (a PostgreSQL database
+ *   several gateway instances share; a password is better left out of the URL and given as `PGPASSWORD`).
+ *   With a store, `store`, `previous_response_id`, `item_reference` and `GET`/`DELETE /v1/responses/{id}`
+ *   work (see the server package's `Gateway` module).
+ * - `--store-ttl`: how long a stored response is kept (`30d` default; `12h`, `90m`, `3600s`, or seconds).
+ * - `--store-max-responses`: at most this many responses are kept (default 100000); the oldest go first.
  * - `--builtin-tools`: `drop` (default) removes built-in tools (`web_search`, …) with a warning, `reject`
  *   answers 400.
  * - `--upstream-headers-timeout SECONDS` (default 300): the longest wait for the upstream's response
@@ -26,7 +37,7 @@
  * @since 0.1.0
  */
 import type { AiError } from "@effect-responses/core"
-import { Gateway, Upstream } from "@effect-responses/server"
+import { Gateway, ResponseStore, Upstream } from "@effect-responses/server"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -39,7 +50,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createServer } from "node:http"
@@ -80,7 +91,77 @@ export interface ServeOptions {
   readonly upstreamRetries?: number | undefined
   /** default 20,000 */
   readonly maxInputItems?: number | undefined
+  readonly store?: string | undefined
+  readonly storeTtl?: string | undefined
+  readonly storeMaxResponses?: number | undefined
 }
+
+/**
+ * A `--store-ttl` value as a duration: a number with a unit (`30d`, `12h`, `90m`, `3600s`) or a number of
+ * seconds; `undefined` when it is neither or not positive.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseTtl = (text: string): Duration.Duration | undefined => {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(d|h|m|s)?\s*$/.exec(text)
+  if (match === null) return undefined
+  const value = Number(match[1])
+  if (!(value > 0)) return undefined
+  const unit = match[2] ?? "s"
+  return unit === "d" ? Duration.days(value) : unit === "h" ? Duration.hours(value) : unit === "m" ? Duration.minutes(value) : Duration.seconds(value)
+}
+
+/**
+ * The `ResponseStore` layer of a `--store` value (`undefined` for `none`), loaded on demand so that a
+ * stateless gateway loads no database driver. Fails with `ServeSetupError` for an unknown value or a bad
+ * TTL or bound; the layer fails with one when the database cannot be opened.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const storeLayer = (
+  options: Pick<ServeOptions, "store" | "storeTtl" | "storeMaxResponses">
+): Effect.Effect<Layer.Layer<ResponseStore.ResponseStore, ServeSetupError> | undefined, ServeSetupError> =>
+  Effect.gen(function*() {
+    const spec = options.store ?? "none"
+    if (spec === "none") return undefined
+    const ttl = parseTtl(options.storeTtl ?? "30d")
+    if (ttl === undefined) {
+      return yield* new ServeSetupError({ description: `--store-ttl ${options.storeTtl}: not a duration (e.g. 30d, 12h, 90m, 3600s)` })
+    }
+    const maxResponses = options.storeMaxResponses ?? ResponseStore.DEFAULT_MAX_RESPONSES
+    if (!(Number.isInteger(maxResponses) && maxResponses > 0)) {
+      return yield* new ServeSetupError({ description: `--store-max-responses ${maxResponses}: not a positive integer` })
+    }
+    const failed = Layer.mapError((error: ResponseStore.ResponseStoreError) =>
+      new ServeSetupError({ description: `--store: ${error.description}` })
+    )
+    if (spec.startsWith("sqlite:") && spec.length > "sqlite:".length) {
+      const driver = yield* Effect.tryPromise({
+        try: () => import("@effect-responses/server/ResponseStoreSqlite"),
+        catch: (cause) =>
+          new ServeSetupError({
+            description: `--store sqlite: the SQLite driver could not be loaded (install better-sqlite3 next to the CLI: npm install better-sqlite3): ${cause instanceof Error ? cause.message : String(cause)}`
+          })
+      })
+      return failed(driver.layer({ filename: spec.slice("sqlite:".length), ttl, maxResponses }))
+    }
+    if (spec.startsWith("postgres:") || spec.startsWith("postgresql:")) {
+      const url = spec.startsWith("postgres:postgres") ? spec.slice("postgres:".length) : spec
+      const driver = yield* Effect.tryPromise({
+        try: () => import("@effect-responses/server/ResponseStorePg"),
+        catch: (cause) =>
+          new ServeSetupError({
+            description: `--store postgres: the PostgreSQL driver could not be loaded: ${cause instanceof Error ? cause.message : String(cause)}`
+          })
+      })
+      return failed(driver.layer({ url: Redacted.make(url), ttl, maxResponses }))
+    }
+    return yield* new ServeSetupError({
+      description: `--store ${spec.startsWith("postgres") ? "postgres:…" : spec}: expected none, sqlite:PATH or postgres:URL`
+    })
+  })
 
 const secretFrom = (variable: Option.Option<string>, flag: string) =>
   Option.match(variable, {
@@ -132,7 +213,14 @@ export const layer = (options: ServeOptions) =>
         }
       }
       const upstreamKey = yield* secretFrom(options.upstreamKeyEnv, "--upstream-key-env")
-      const apiKey = yield* secretFrom(options.apiKeyEnv, "--api-key-env")
+      const keys = yield* secretFrom(options.apiKeyEnv, "--api-key-env")
+      // several comma-separated keys: one tenant each
+      const [apiKey, ...apiKeys] = keys === undefined
+        ? []
+        : Redacted.value(keys).includes(",")
+        ? Redacted.value(keys).split(",").map((key) => Redacted.make(key.trim()))
+        : [keys]
+      const store = yield* storeLayer(options)
       const announce = Layer.effectDiscard(
         Effect.flatMap(HttpServer.HttpServer, (server) => {
           const address = server.address
@@ -141,7 +229,7 @@ export const layer = (options: ServeOptions) =>
         })
       )
       // everything is checked before the port is bound, and the line is printed once the gateway serves
-      const gatewayOptions = yield* Gateway.validateOptions({ apiKey, builtinTools: options.builtinTools, maxInputItems })
+      const gatewayOptions = yield* Gateway.validateOptions({ apiKey, apiKeys, builtinTools: options.builtinTools, maxInputItems })
       const gateway = Gateway.layer(gatewayOptions)
       return Layer.flatMap(gateway, () => announce).pipe(
         Layer.provide(Layer.map(
@@ -160,7 +248,9 @@ export const layer = (options: ServeOptions) =>
           NodeHttpServer.layer(createServer, { port: options.port, host: options.host }).pipe(
             Layer.mapError((error) => listenError(options, error.cause))
           )
-        )
+        ),
+        // provided last, so built first: a store that cannot be opened stops the gateway before it listens
+        Layer.provide(store ?? Layer.empty)
       )
     })
   )
@@ -243,7 +333,21 @@ export const command = Command.make(
     maxInputItems: Options.integer("max-input-items").pipe(
       Options.withDescription("the most input items a request may hold (more: 400)"),
       Options.withDefault(20_000)
+    ),
+    store: Options.text("store").pipe(
+      Options.withDescription(
+        "where to keep responses for store / previous_response_id / item_reference: none (stateless), sqlite:PATH or postgres:URL"
+      ),
+      Options.withDefault("none")
+    ),
+    storeTtl: Options.text("store-ttl").pipe(
+      Options.withDescription("how long a stored response is kept: 30d, 12h, 90m, 3600s"),
+      Options.withDefault("30d")
+    ),
+    storeMaxResponses: Options.integer("store-max-responses").pipe(
+      Options.withDescription("the most responses kept; the oldest are deleted first"),
+      Options.withDefault(ResponseStore.DEFAULT_MAX_RESPONSES)
     )
   },
   (options) => Layer.launch(layer(options))
-).pipe(Command.withDescription("a stateless /v1/responses gateway in front of a Chat Completions backend"))
+).pipe(Command.withDescription("a /v1/responses gateway in front of a Chat Completions backend (stateless unless --store)"))

@@ -6,6 +6,7 @@
  * | route | answer |
  * |---|---|
  * | `POST /v1/responses` | the request decoded (`ResponsesRequestDecoder`), the upstream called; `stream: true` -> the SSE lifecycle (`ResponsesLifecycle`), else the Response object |
+ * | `GET /v1/responses/{id}`, `GET /v1/responses/{id}/input_items`, `DELETE /v1/responses/{id}` | with a `ResponseStore`: the stored response, a page of its input items, its deletion (see "State"); without one: 404 |
  * | `GET /v1/models` | the upstream's answer, passed through |
  * | `GET /health` | `{"status":"ok"}` (no key needed) |
  * | anything else | 404 |
@@ -45,6 +46,25 @@
  * Events are serialized one at a time as the socket takes them (small ones grouped), so that the terminal
  * events of a large answer, which each repeat its text, are never all held at once.
  *
+ * ## State
+ *
+ * Stateless by default. With a `ResponseStore` in the context (`ResponseStoreSqlite`, `ResponseStorePg`):
+ *
+ * - `store: true`, or `store` left out (the API's default, which clients that chain turns rely on), saves
+ *   the request's input items (a string input as a user message; every item given an `id` when it has
+ *   none), the output items and the Response object, before the answer (non-streamed) or the terminal event
+ *   (streamed) is written; `store: false` saves nothing. A response that cannot be saved gets a 500
+ *   (non-streamed) or an error log line (streamed: the events were already sent).
+ * - `previous_response_id` puts the stored conversation before the request's input: for each response of
+ *   the chain, oldest first, its input items then its output items (`instructions` are not carried over,
+ *   as in the API). An id that is not stored for the request's key gets 400 `previous_response_not_found`
+ *   ("Previous response with id '…' not found.").
+ * - An `item_reference` input item is replaced by the stored item with that id; an unknown id gets 404
+ *   ("Item with id '…' not found.", `param` `input[i]`).
+ * - Each bearer key (`apiKey`, `apiKeys`) is a tenant: a response or item stored with one key is not found
+ *   with another.
+ * - `background: true`, `conversation` and the others below stay refused.
+ *
  * ## Request parameters
  *
  * Nothing a client sends is dropped silently: each `CreateResponse` parameter is
@@ -57,7 +77,8 @@
  * | `model`, `input`, `instructions`, `tools`, `tool_choice`, `stream` | forwarded (any upstream) |
  * | `temperature`, `top_p`, `max_output_tokens`, `parallel_tool_calls`, `reasoning.effort`, `text.format`, `text.verbosity`, `prompt_cache_key`, `service_tier`, `safety_identifier` / `user` | forwarded (`Upstream.FORWARDED_TO_CHAT_COMPLETIONS`; `safety_identifier`, else `user`, becomes `user`) |
  * | `metadata`, `reasoning.summary`, `max_tool_calls`, `prompt_cache_retention`, `prompt_cache_options`, `include` (but logprobs), `top_logprobs: 0`, `stream_options`, `store: false`, `background: false`, `truncation: "disabled"`, `user` when `safety_identifier` is set too | echoed only |
- * | `previous_response_id`, `conversation`, `prompt`, `store: true`, `background: true`, `truncation: "auto"`, `context_management`, `moderation`, `top_logprobs` > 0, `include: ["message.output_text.logprobs"]`, `item_reference` items to anything but reasoning, built-in tools under `reject` | 400 (`ResponsesRequestDecoder`) |
+ * | `previous_response_id`, `store: true`, `item_reference` items | with a `ResponseStore`: see "State"; without: 400 (`ResponsesRequestDecoder`; `item_reference` items to reasoning excepted) |
+ * | `conversation`, `prompt`, `background: true`, `truncation: "auto"`, `context_management`, `moderation`, `top_logprobs` > 0, `include: ["message.output_text.logprobs"]`, built-in tools under `reject` | 400 (`ResponsesRequestDecoder`) |
  * | any other top-level field | ignored, named in a debug log line (client metadata: ignored, not refused) |
  *
  * Tools: function tools are forwarded; custom (freeform) tools as functions of one string parameter, their
@@ -99,6 +120,8 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { lineAndColumn, syntaxErrorPosition } from "./internal/jsonPosition.js"
 import { capMessage, depthExceededAt } from "./internal/limits.js"
+import * as GatewayState from "./internal/gatewayState.js"
+import * as ResponseStore from "./ResponseStore.js"
 import * as ResponsesLifecycle from "./ResponsesLifecycle.js"
 import * as Upstream from "./Upstream.js"
 
@@ -110,6 +133,8 @@ import * as Upstream from "./Upstream.js"
  * The gateway's settings:
  *
  * - `apiKey`: the bearer token clients must send (none: no check);
+ * - `apiKeys`: more bearer tokens clients may send, one per tenant: with a `ResponseStore`, what a request
+ *   with one key stored is visible only to requests with the same key (`apiKey` is a tenant too);
  * - `builtinTools`: `drop` (default) or `reject` built-in tools (see `ResponsesRequestDecoder`);
  * - `inputFiles`: how the upstream takes `input_file` content (default `["data", "id"]`);
  * - `maxBodyBytes`: the request body bound in bytes (default `MAX_BODY_BYTES`, 16 MiB);
@@ -123,6 +148,7 @@ import * as Upstream from "./Upstream.js"
  */
 export interface Options {
   readonly apiKey?: Redacted.Redacted | undefined
+  readonly apiKeys?: ReadonlyArray<Redacted.Redacted> | undefined
   readonly builtinTools?: ResponsesRequestDecoder.BuiltinToolsPolicy | undefined
   readonly inputFiles?: ReadonlyArray<ResponsesRequestDecoder.FileInput> | undefined
   readonly maxBodyBytes?: number | undefined
@@ -362,11 +388,39 @@ const constantTimeEqual = (a: string, b: string): boolean => {
   return diff === 0
 }
 
-const authorize = (request: HttpServerRequest.HttpServerRequest, apiKey: Redacted.Redacted | undefined) => {
-  if (apiKey === undefined) return Effect.void
+const keysOf = (options: Options): ReadonlyArray<Redacted.Redacted> => [
+  ...(options.apiKey === undefined ? [] : [options.apiKey]),
+  ...(options.apiKeys ?? [])
+]
+
+const tenants = new Map<string, Promise<string>>()
+
+/**
+ * The tenant of a bearer key: the hex SHA-256 digest of the key (the store never holds a key), `""` when
+ * the gateway has no keys.
+ */
+const tenantOf = (key: string): Effect.Effect<string> =>
+  Effect.promise(() => {
+    let tenant = tenants.get(key)
+    if (tenant === undefined) {
+      tenant = globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)).then((digest) =>
+        Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("")
+      )
+      tenants.set(key, tenant)
+    }
+    return tenant
+  })
+
+/** Checks the bearer key (every configured key is compared, in time independent of the match); its tenant. */
+const authorize = (request: HttpServerRequest.HttpServerRequest, options: Options): Effect.Effect<string, GatewayError> => {
+  const keys = keysOf(options)
+  if (keys.length === 0) return Effect.succeed("")
   const header = Option.getOrUndefined(Headers.get(request.headers, "authorization")) ?? ""
   const match = /^Bearer\s+(.+)$/i.exec(header.trim())
-  return match !== null && constantTimeEqual(match[1]!, Redacted.value(apiKey)) ? Effect.void : Effect.fail(invalidApiKey)
+  if (match === null) return Effect.fail(invalidApiKey)
+  let found: string | undefined
+  for (const key of keys) if (constantTimeEqual(match[1]!, Redacted.value(key))) found = Redacted.value(key)
+  return found === undefined ? Effect.fail(invalidApiKey) : tenantOf(found)
 }
 
 const tooLarge = (limit: number) =>
@@ -496,8 +550,17 @@ const sseBody = (
   lifecycle: ResponsesLifecycle.Encoder,
   first: Chunk.Chunk<StreamPart.StreamPart>,
   pull: Effect.Effect<Chunk.Chunk<StreamPart.StreamPart>, Option.Option<AiError.AiError>>,
-  scope: Scope.CloseableScope
+  scope: Scope.CloseableScope,
+  onTerminal?: (response: ResponsesLifecycle.ResponseObject) => Effect.Effect<void>
 ): Stream.Stream<Uint8Array> => {
+  // with a store, the response is saved before its terminal event is written: a client that continues it
+  // (`previous_response_id`) as soon as it reads `response.completed` finds it stored
+  let saved = false
+  const encode = (events: ReadonlyArray<ResponsesLifecycle.Event>): Stream.Stream<Uint8Array> => {
+    if (onTerminal === undefined || saved || !lifecycle.terminated()) return encodeBatch(events)
+    saved = true
+    return Stream.unwrap(Effect.as(onTerminal(lifecycle.response()), encodeBatch(events)))
+  }
   const head: Array<ResponsesLifecycle.Event> = []
   let model: string | undefined
   for (const part of first) if (part.type === "response_started") model = part.model
@@ -507,7 +570,7 @@ const sseBody = (
     Stream.suspend(() => {
       const out: Array<ResponsesLifecycle.Event> = []
       write(out)
-      return encodeBatch(out)
+      return encode(out)
     })
   const rest = lifecycle.terminated() ? Stream.empty : Stream.repeatEffectChunkOption(pull).pipe(
     Stream.mapChunks((chunk) => {
@@ -515,7 +578,7 @@ const sseBody = (
       for (const part of chunk) lifecycle.push(part, out)
       return Chunk.of(out)
     }),
-    Stream.flatMap(encodeBatch),
+    Stream.flatMap(encode),
     Stream.tapError(logUpstreamError),
     Stream.catchAll((error) => after((out) => lifecycle.fail(responseErrorOf(error), out))),
     Stream.concat(after((out) => lifecycle.end(out))),
@@ -529,7 +592,7 @@ const sseBody = (
     ),
     Stream.takeUntil(() => lifecycle.terminated())
   )
-  return Stream.concat(encodeBatch(head), rest).pipe(
+  return Stream.concat(encode(head), rest).pipe(
     Stream.ensuring(Scope.close(scope, Exit.void))
   )
 }
@@ -575,13 +638,17 @@ export const createResponse = (
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Upstream.Upstream> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    yield* authorize(request, options.apiKey)
+    const tenant = yield* authorize(request, options)
     const text = yield* readBody(request, options.maxBodyBytes ?? MAX_BODY_BYTES)
     const maxDepth = options.maxJsonDepth ?? MAX_JSON_DEPTH
     const deepAt = yield* depthExceededAt(text, maxDepth)
     if (deepAt >= 0) return yield* tooDeep(maxDepth, deepAt)
     const json = yield* parseJson(text)
-    const decoded = yield* ResponsesRequestDecoder.decode(json, {
+    const store = yield* Effect.serviceOption(ResponseStore.ResponseStore)
+    const prepared = Option.isSome(store) && GatewayState.isObject(json)
+      ? yield* GatewayState.prepare(store.value, tenant, json).pipe(Effect.mapError((fields) => new GatewayError(fields)))
+      : undefined
+    const decodedRequest = yield* ResponsesRequestDecoder.decode(prepared === undefined ? json : prepared.body, {
       builtinTools: options.builtinTools,
       inputFiles: options.inputFiles,
       maxInputItems: options.maxInputItems
@@ -596,6 +663,14 @@ export const createResponse = (
         })
       )
     )
+    const decoded: ResponsesRequestDecoder.DecodedRequest = prepared === undefined ? decodedRequest : {
+      ...decodedRequest,
+      echo: { ...decodedRequest.echo, store: prepared.store, previous_response_id: prepared.previousResponseId }
+    }
+    const save = (response: ResponsesLifecycle.ResponseObject) =>
+      prepared === undefined || Option.isNone(store)
+        ? Effect.void
+        : GatewayState.save(store.value, tenant, prepared, response).pipe(Effect.mapError((fields) => new GatewayError(fields)))
     yield* Effect.annotateCurrentSpan({ "gen_ai.request.model": decoded.model, "gen_ai.operation.name": "chat" })
     const record = yield* FiberRef.get(Upstream.currentCallRecord)
     if (record !== undefined) {
@@ -619,7 +694,9 @@ export const createResponse = (
         Effect.tapError(logUpstreamError),
         Effect.mapError(fromAiError)
       )
-      return HttpServerResponse.unsafeJson(ResponsesLifecycle.fromModelResponse(lifecycleOptions, response))
+      const object = ResponsesLifecycle.fromModelResponse(lifecycleOptions, response)
+      yield* save(object)
+      return HttpServerResponse.unsafeJson(object)
     }
     const scope = yield* Scope.make()
     return yield* Effect.gen(function*() {
@@ -639,7 +716,11 @@ export const createResponse = (
           onSome: fromAiError
         })
       ))
-      return HttpServerResponse.stream(sseBody(ResponsesLifecycle.make(lifecycleOptions), first, pull, scope), {
+      const onTerminal = (response: ResponsesLifecycle.ResponseObject) =>
+        save(response).pipe(
+          Effect.catchAll((error) => Effect.logError(`the streamed response ${response.id} was not stored: ${error.description}`))
+        )
+      return HttpServerResponse.stream(sseBody(ResponsesLifecycle.make(lifecycleOptions), first, pull, scope, onTerminal), {
         contentType: "text/event-stream",
         headers: Headers.fromInput({ "cache-control": "no-cache" })
       })
@@ -664,11 +745,83 @@ export const listModels = (
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Upstream.Upstream> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    yield* authorize(request, options.apiKey)
+    yield* authorize(request, options)
     const upstream = yield* Upstream.Upstream
     const answer = yield* upstream.listModels.pipe(Effect.tapError(logUpstreamError), Effect.mapError(fromAiError))
     return HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
   }).pipe(Effect.catchAll((error) => Effect.succeed(error.response)))
+
+/**
+ * A handler of the stored responses' routes: with the `ResponseStore` in the context, `use` with the
+ * store, the request's tenant, the path's `id` and the query; without one, 404 naming the id (nothing is
+ * stored). Never fails: every error is an OpenAI-shaped answer.
+ */
+const storedResponseRoute = <A>(
+  options: Options,
+  use: (
+    store: ResponseStore.Service,
+    tenant: string,
+    id: string,
+    query: URLSearchParams
+  ) => Effect.Effect<A, GatewayState.ErrorFields>
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext
+> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const tenant = yield* authorize(request, options)
+    const id = (yield* HttpRouter.params).id ?? ""
+    const store = yield* Effect.serviceOption(ResponseStore.ResponseStore)
+    if (Option.isNone(store)) return yield* new GatewayError(GatewayState.responseNotFound(id))
+    const query = new URL(request.url, "http://gateway").searchParams
+    const answer = yield* use(store.value, tenant, id, query).pipe(Effect.mapError((fields) => new GatewayError(fields)))
+    return HttpServerResponse.unsafeJson(answer)
+  }).pipe(Effect.catchAll((error) => Effect.succeed(error.response)))
+
+/**
+ * The handler of `GET /v1/responses/{id}`: the stored Response object (404 when it is not stored for the
+ * request's key, expired, or the gateway has no `ResponseStore`). The query's `include` is accepted: the
+ * stored object holds everything the gateway produced; `stream=true` (replaying a background response's
+ * events) is refused with 400, as the gateway runs no background responses.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const getResponse = (options: Options = {}) =>
+  storedResponseRoute(options, (store, tenant, id, query) =>
+    query.get("stream") === "true"
+      ? Effect.fail<GatewayState.ErrorFields>({
+        status: 400,
+        description: "This gateway does not run background responses, so there are no events to stream: leave out 'stream'.",
+        errorType: "invalid_request_error",
+        param: "stream",
+        code: "unsupported_value"
+      })
+      : GatewayState.getResponse(store, tenant, id))
+
+/**
+ * The handler of `GET /v1/responses/{id}/input_items`: a page of the response's input items
+ * (`{object: "list", data, first_id, last_id, has_more}`; query `limit` 1 to 100, default 20, `order`
+ * `asc` / `desc` (default), `after` an item id); 400 `invalid_value` for a bad `limit` or `order`, 404 as
+ * `getResponse`. Source: the API reference, "List input items".
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const listInputItems = (options: Options = {}) =>
+  storedResponseRoute(options, GatewayState.listInputItems)
+
+/**
+ * The handler of `DELETE /v1/responses/{id}`: deletes the stored response and its items, answering
+ * `{id, object: "response", deleted: true}`; 404 as `getResponse`.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const deleteResponse = (options: Options = {}) =>
+  storedResponseRoute(options, (store, tenant, id) => GatewayState.deleteResponse(store, tenant, id))
 
 /**
  * The gateway's routes (see the module doc), with OpenAI-shaped 404s for any other path.
@@ -679,6 +832,9 @@ export const listModels = (
 export const router = (options: Options = {}) =>
   HttpRouter.empty.pipe(
     HttpRouter.post("/v1/responses", createResponse(options)),
+    HttpRouter.get("/v1/responses/:id", getResponse(options)),
+    HttpRouter.get("/v1/responses/:id/input_items", listInputItems(options)),
+    HttpRouter.del("/v1/responses/:id", deleteResponse(options)),
     HttpRouter.get("/v1/models", listModels(options)),
     HttpRouter.get("/health", HttpServerResponse.unsafeJson({ status: "ok" })),
     HttpRouter.all("*", 
@@ -746,8 +902,8 @@ export class GatewayOptionsError
  * @category constructors
  */
 export const validateOptions = (options: Options): Effect.Effect<Options, GatewayOptionsError> => {
-  if (options.apiKey !== undefined) {
-    const key = Redacted.value(options.apiKey)
+  for (const apiKey of keysOf(options)) {
+    const key = Redacted.value(apiKey)
     if (key.trim() === "") {
       return Effect.fail(
         new GatewayOptionsError({

@@ -25,3 +25,14 @@ export * as ResponsesLifecycle from "./ResponsesLifecycle.js"
  * @since 0.1.0
  */
 export * as Upstream from "./Upstream.js"
+
+/**
+ * The gateway's opt-in state: stored responses and items behind the `ResponseStore` service, on any
+ * `@effect/sql` client; schema and migrations. The drivers are the modules
+ * `@effect-responses/server/ResponseStoreSqlite` and `@effect-responses/server/ResponseStorePg` (not in this
+ * barrel, so that their optional peer dependencies load only when used).
+ *
+ * @since 0.1.0
+ */
+export * as ResponseStore from "./ResponseStore.js"
+
