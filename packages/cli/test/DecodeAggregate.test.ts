@@ -91,6 +91,17 @@ describe("effect-responses aggregate", () => {
       assert.strictEqual(sse.length, 1)
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.effect("a function call only in the terminal snapshot (a compatible server's capture) is aggregated and runs", () =>
+    Effect.gen(function*() {
+      const path = new URL("../../responses/test/captures/snapshot-only-function-call.chunks.txt", import.meta.url)
+      const [response] = yield* Aggregate.responses(decodeURIComponent(path.pathname))
+      assert.strictEqual(response!.finishReason, "tool_calls")
+      expect(response!.message.toolCalls.map((call) => [call.callId, call.name, call.arguments])).toStrictEqual([
+        ["call_snap_fc_1", "get_weather", "{\"city\":\"Paris\"}"]
+      ])
+      assert.strictEqual(response!.text, "Let me check the weather.")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   const bodies = readdirSync(fixturePath("responses-json")).filter((name) => !name.includes("error"))
   it.effect("every non-streaming Response JSON body gives the same array shape as fromResponse", () =>
     Effect.gen(function*() {
