@@ -23,7 +23,7 @@ import * as Schema from "effect/Schema"
  * @category errors
  */
 export class ChatCaptureError
-  extends Schema.TaggedError<ChatCaptureError>("@effect-responses/ChatCaptureError")("ChatCaptureError", {
+  extends Schema.TaggedError<ChatCaptureError>("@effect-responses/chat-completions/ChatCaptureError")("ChatCaptureError", {
     source: Schema.String,
     line: Schema.optionalWith(Schema.Number, { exact: true }),
     description: Schema.String

@@ -98,7 +98,11 @@ export class ChatCompletionsClient extends Context.Tag("@effect-responses/chat-c
  * - `headers` sent with every request (e.g. `OpenAI-Organization`, Azure's `api-key`);
  * - `retry`: see `RetryOptions` (`{ times: 0 }` turns retries off);
  * - `headersTimeout` (time to response headers, per attempt; default 10 minutes) and `idleTimeout` (longest
- *   silence between two body chunks; default 5 minutes), each `false` for none: see `HttpTransport.Options`.
+ *   silence between two body chunks; default 5 minutes), each `false` for none: see `HttpTransport.Options`;
+ * - `transformClient`: the `HttpClient` of the context in, the one the client sends with out (a proxy,
+ *   more headers, logging, a retry policy of one's own), e.g.
+ *   `transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "search"))`; the client's
+ *   own retries wrap it.
  *
  * @since 0.1.0
  * @category models

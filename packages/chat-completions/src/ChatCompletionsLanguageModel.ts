@@ -16,8 +16,11 @@
 import { LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
 import * as ChatCompletionsClient from "./ChatCompletionsClient.js"
 import * as ChatCompletionsOutput from "./ChatCompletionsOutput.js"
@@ -33,6 +36,89 @@ import * as ChatCompletionsRequest from "./ChatCompletionsRequest.js"
 export type Options = ChatCompletionsRequest.RequestOptions
 
 /**
+ * Per-call overrides of the layer's options: any `Options` field, `model` included.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type OptionsOverride = { readonly [K in keyof Options]?: Options[K] }
+
+/**
+ * The overrides in effect for the Chat Completions model calls of the current fiber (default: none). Set
+ * it with `withOptions`, which merges over what is already set.
+ *
+ * @since 0.2.0
+ * @category references
+ */
+export class CurrentOptions extends Context.Reference<CurrentOptions>()(
+  "@effect-responses/chat-completions/ChatCompletionsLanguageModel/CurrentOptions",
+  { defaultValue: (): OptionsOverride => ({}) }
+) {}
+
+/**
+ * `override` merged over `base`: a field set in `override` wins, except that `extraBody` merges one level
+ * deep and function `tools` merge by name (an override tool replaces the base tool of the same name; base
+ * tools come first). A field set to `undefined` in `override` leaves the base's.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const mergeOptions: {
+  (override: OptionsOverride): <O extends OptionsOverride>(base: O) => O
+  <O extends OptionsOverride>(base: O, override: OptionsOverride): O
+} = dual(2, <O extends OptionsOverride>(base: O, override: OptionsOverride): O => {
+  const out: Record<string, unknown> = { ...base }
+  for (const key of Object.keys(override) as Array<keyof OptionsOverride>) {
+    const value = override[key]
+    if (value === undefined) continue
+    if (key === "extraBody") out[key] = { ...base.extraBody, ...override.extraBody }
+    else if (key === "tools") out[key] = mergeCall(base, { tools: override.tools }).tools
+    else out[key] = value
+  }
+  return out as O
+})
+
+/**
+ * Runs `self` (an `Effect` or a `Stream`, e.g. a `ToolLoop.generate`) with `overrides` merged over the
+ * options of every Chat Completions model call it makes (`mergeOptions`; nested `withOptions` merge inner
+ * over outer), as `ResponsesLanguageModel.withOptions` does for the Responses layer.
+ *
+ * ```ts
+ * ToolLoop.generate(prompt, { toolkit }).pipe(
+ *   ChatCompletionsLanguageModel.withOptions({ temperature: 0, maxOutputTokens: 500 })
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const withOptions: {
+  (overrides: OptionsOverride): <Self extends EffectOrStream>(self: Self) => Self
+  <Self extends EffectOrStream>(self: Self, overrides: OptionsOverride): Self
+} = dual(2, <Self extends EffectOrStream>(self: Self, overrides: OptionsOverride): Self => {
+  // The casts only restore `Self`: providing a reference the effect or stream does not require keeps its type.
+  if (Predicate.hasProperty(self, Stream.StreamTypeId)) {
+    const stream = self as Stream.Stream<unknown, unknown, unknown>
+    return Stream.unwrap(
+      Effect.map(CurrentOptions, (current) => Stream.provideService(stream, CurrentOptions, mergeOptions(current, overrides)))
+    ) as unknown as Self
+  }
+  const effect = self as Effect.Effect<unknown, unknown, unknown>
+  return Effect.flatMap(
+    CurrentOptions,
+    (current) => Effect.provideService(effect, CurrentOptions, mergeOptions(current, overrides))
+  ) as unknown as Self
+})
+
+/**
+ * What `withOptions` applies to: any `Effect` or `Stream`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type EffectOrStream = Effect.Effect<unknown, unknown, unknown> | Stream.Stream<unknown, unknown, unknown>
+
+/**
  * The request options of one call: the layer's `options` with the call's `tools` merged over them by name
  * (a call tool replaces a layer tool of the same name; the others are kept, layer tools first), the
  * call's `toolChoice` replacing the layer's when given, and the call's `responseFormat` replacing the
@@ -44,8 +130,9 @@ export type Options = ChatCompletionsRequest.RequestOptions
 export const mergeCallOptions = (
   options: Options,
   call: LanguageModel.CallOptions | undefined
-): ChatCompletionsRequest.RequestOptions => {
-  if (call === undefined) return options
+): ChatCompletionsRequest.RequestOptions => call === undefined ? options : mergeCall(options, call)
+
+const mergeCall = <O extends OptionsOverride>(options: O, call: LanguageModel.CallOptions): O => {
   let tools = options.tools
   if (call.tools !== undefined) {
     const names = new Set(call.tools.map((tool) => tool.name))
@@ -67,8 +154,9 @@ export const mergeCallOptions = (
  * - `stream` sends it with `stream: true` and, unless `includeUsage` is `false`,
  *   `stream_options: {include_usage: true}`, and decodes the SSE body (`ChatCompletionsStream`).
  *
- * Both fail with `InvalidPrompt` before any request when the prompt cannot be mapped, then with the
- * client's and the decoder's `AiError`s.
+ * Each call's options: the layer's `options`, then the `withOptions` overrides of the calling fiber
+ * (`CurrentOptions`), then the call's `CallOptions`. Both fail with `InvalidPrompt` before any request when
+ * the prompt cannot be mapped, then with the client's and the decoder's errors (`LanguageModel.ModelError`).
  *
  * @since 0.1.0
  * @category constructors
@@ -79,11 +167,17 @@ export const make = (
   Effect.gen(function*() {
     const client = yield* ChatCompletionsClient.ChatCompletionsClient
 
+    const requestBody = (prompt: Prompt.Prompt, call: LanguageModel.CallOptions | undefined) =>
+      Effect.flatMap(
+        CurrentOptions,
+        (overrides) => ChatCompletionsRequest.fromPrompt(prompt, mergeCallOptions(mergeOptions(options, overrides), call))
+      )
+
     const generate = (
       prompt: Prompt.Prompt,
       call?: LanguageModel.CallOptions
     ): Effect.Effect<ModelResponse.ModelResponse, LanguageModel.ModelError> =>
-      ChatCompletionsRequest.fromPrompt(prompt, mergeCallOptions(options, call)).pipe(
+      requestBody(prompt, call).pipe(
         Effect.flatMap((body) => client.create({ ...body, stream: false })),
         Effect.flatMap(ChatCompletionsOutput.fromCompletion)
       )
@@ -92,10 +186,10 @@ export const make = (
       prompt: Prompt.Prompt,
       call?: LanguageModel.CallOptions
     ): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
-      ChatCompletionsRequest.fromPrompt(prompt, mergeCallOptions(options, call)).pipe(
-        Effect.map((body) =>
+      Effect.zip(requestBody(prompt, call), CurrentOptions).pipe(
+        Effect.map(([body, overrides]) =>
           client.createStream(
-            options.includeUsage === false
+            (overrides.includeUsage ?? options.includeUsage) === false
               ? { ...body, stream: true }
               : { ...body, stream: true, stream_options: { include_usage: true } }
           )

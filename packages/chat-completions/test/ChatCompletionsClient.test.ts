@@ -6,7 +6,7 @@ import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-res
 import { AiError, LanguageModel, Prompt } from "@effect-responses/core"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -81,6 +81,17 @@ describe("ChatCompletionsLanguageModel over ChatCompletionsClient", () => {
         messages: [{ role: "user", content: "Capital of the UK?" }]
       })
       assert.strictEqual(Array.from(elements).at(-1)!.type, "response_finished")
+    }))
+
+  it.effect("transformClient wraps the HttpClient of the context (a header added to every request)", () =>
+    Effect.gen(function*() {
+      const fake = fakeHttp(() => ({ body: readFixture("chat-json/vai-chat-openai-text.json") }))
+      yield* Effect.flatMap(LanguageModel.LanguageModel, (lm) => lm.generate(Prompt.user("?"))).pipe(
+        Effect.provide(model(fake.layer, {
+          transformClient: HttpClient.mapRequest((request) => HttpClientRequest.setHeader(request, "x-team", "search"))
+        }))
+      )
+      assert.strictEqual(fake.requests[0]!.headers["x-team"], "search")
     }))
 
   it.effect("generate posts stream: false and decodes the chat.completion", () =>

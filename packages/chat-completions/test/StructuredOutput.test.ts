@@ -79,3 +79,20 @@ describe("StructuredOutput over Chat Completions", () => {
       assert.strictEqual(http.requests.length, 0)
     }))
 })
+
+describe("ChatCompletionsLanguageModel.withOptions", () => {
+  it.effect("overrides merge over the layer's options for the calls of one effect, inner over outer", () =>
+    Effect.gen(function*() {
+      const http = fake({ model: "gpt-4o", temperature: 1, extraBody: { a: 1 } })
+      const call = LanguageModel.generate(Prompt.make("hi"))
+      yield* call.pipe(
+        ChatCompletionsLanguageModel.withOptions({ temperature: 0, maxOutputTokens: 50 }),
+        ChatCompletionsLanguageModel.withOptions({ temperature: 0.5, extraBody: { b: 2 } }),
+        Effect.provide(http.layer)
+      )
+      yield* call.pipe(Effect.provide(http.layer))
+      expect(http.requests[0]).toMatchObject({ model: "gpt-4o", temperature: 0, max_completion_tokens: 50, a: 1, b: 2 })
+      expect(http.requests[1]).toMatchObject({ temperature: 1, a: 1 })
+      assert.isUndefined(http.requests[1]!.max_completion_tokens)
+    }))
+})

@@ -55,7 +55,7 @@ import * as Render from "./Render.js"
  * @since 0.1.0
  * @category errors
  */
-export class ChatSetupError extends Schema.TaggedError<ChatSetupError>()("ChatSetupError", {
+export class ChatSetupError extends Schema.TaggedError<ChatSetupError>("@effect-responses/cli/ChatSetupError")("ChatSetupError", {
   description: Schema.String
 }) {
   override get message(): string {
@@ -72,7 +72,7 @@ export class ChatSetupError extends Schema.TaggedError<ChatSetupError>()("ChatSe
  * @since 0.1.0
  * @category errors
  */
-export class ReplayEnded extends Schema.TaggedError<ReplayEnded>()("ReplayEnded", {
+export class ReplayEnded extends Schema.TaggedError<ReplayEnded>("@effect-responses/cli/ReplayEnded")("ReplayEnded", {
   source: Schema.String,
   responses: Schema.Number,
   tools: Schema.Array(Schema.String)

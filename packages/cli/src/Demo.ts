@@ -32,7 +32,7 @@ export const CalculatorParameters = Schema.Struct({
  * @since 0.1.0
  * @category tools
  */
-export class CalculatorFailure extends Schema.TaggedError<CalculatorFailure>()("CalculatorFailure", {
+export class CalculatorFailure extends Schema.TaggedError<CalculatorFailure>("@effect-responses/cli/CalculatorFailure")("CalculatorFailure", {
   error: Schema.String
 }) {}
 

@@ -28,7 +28,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category errors
  */
-export class RequestInputError extends Schema.TaggedError<RequestInputError>()("RequestInputError", {
+export class RequestInputError extends Schema.TaggedError<RequestInputError>("@effect-responses/cli/RequestInputError")("RequestInputError", {
   source: Schema.String,
   description: Schema.String
 }) {

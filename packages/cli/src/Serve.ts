@@ -62,7 +62,7 @@ import { createServer } from "node:http"
  * @since 0.1.0
  * @category errors
  */
-export class ServeSetupError extends Schema.TaggedError<ServeSetupError>()("ServeSetupError", {
+export class ServeSetupError extends Schema.TaggedError<ServeSetupError>("@effect-responses/cli/ServeSetupError")("ServeSetupError", {
   description: Schema.String
 }) {
   override get message(): string {

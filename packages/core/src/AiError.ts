@@ -19,7 +19,7 @@ const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith
  * @since 0.1.0
  * @category errors
  */
-export class HttpError extends Schema.TaggedError<HttpError>("@effect-responses/HttpError")("HttpError", {
+export class HttpError extends Schema.TaggedError<HttpError>("@effect-responses/core/HttpError")("HttpError", {
   status: Schema.Number,
   description: Schema.String,
   errorType: optional(Schema.String),
@@ -56,7 +56,7 @@ export class HttpError extends Schema.TaggedError<HttpError>("@effect-responses/
  * @category errors
  */
 export class TransportError
-  extends Schema.TaggedError<TransportError>("@effect-responses/TransportError")("TransportError", {
+  extends Schema.TaggedError<TransportError>("@effect-responses/core/TransportError")("TransportError", {
     description: Schema.String,
     url: optional(Schema.String),
     timeout: optional(Schema.Literal("headers", "idle"))
@@ -88,7 +88,7 @@ export class TransportError
  * @category errors
  */
 export class StreamErrorEvent
-  extends Schema.TaggedError<StreamErrorEvent>("@effect-responses/StreamErrorEvent")("StreamErrorEvent", {
+  extends Schema.TaggedError<StreamErrorEvent>("@effect-responses/core/StreamErrorEvent")("StreamErrorEvent", {
     description: Schema.String,
     code: optional(Schema.String),
     param: optional(Schema.String),
@@ -120,7 +120,7 @@ export class StreamErrorEvent
  * @category errors
  */
 export class ResponseFailed
-  extends Schema.TaggedError<ResponseFailed>("@effect-responses/ResponseFailed")("ResponseFailed", {
+  extends Schema.TaggedError<ResponseFailed>("@effect-responses/core/ResponseFailed")("ResponseFailed", {
     responseId: Schema.String,
     description: Schema.String,
     code: optional(Schema.String)
@@ -155,7 +155,7 @@ export class ResponseFailed
  * @category errors
  */
 export class MalformedOutput
-  extends Schema.TaggedError<MalformedOutput>("@effect-responses/MalformedOutput")("MalformedOutput", {
+  extends Schema.TaggedError<MalformedOutput>("@effect-responses/core/MalformedOutput")("MalformedOutput", {
     description: Schema.String,
     eventType: optional(Schema.String),
     position: optional(Schema.Number),
@@ -198,7 +198,7 @@ export class MalformedOutput
  * @category errors
  */
 export class TruncatedStream
-  extends Schema.TaggedError<TruncatedStream>("@effect-responses/TruncatedStream")("TruncatedStream", {
+  extends Schema.TaggedError<TruncatedStream>("@effect-responses/core/TruncatedStream")("TruncatedStream", {
     description: Schema.String,
     responseId: optional(Schema.String),
     position: optional(Schema.Number)
@@ -230,7 +230,7 @@ export class TruncatedStream
  * @since 0.1.0
  * @category errors
  */
-export class InvalidPrompt extends Schema.TaggedError<InvalidPrompt>("@effect-responses/InvalidPrompt")("InvalidPrompt", {
+export class InvalidPrompt extends Schema.TaggedError<InvalidPrompt>("@effect-responses/core/InvalidPrompt")("InvalidPrompt", {
   description: Schema.String
 }) {
   /**
@@ -259,7 +259,7 @@ export class InvalidPrompt extends Schema.TaggedError<InvalidPrompt>("@effect-re
  * @since 0.1.0
  * @category errors
  */
-export class ToolError extends Schema.TaggedError<ToolError>("@effect-responses/ToolError")("ToolError", {
+export class ToolError extends Schema.TaggedError<ToolError>("@effect-responses/core/ToolError")("ToolError", {
   description: Schema.String,
   toolName: optional(Schema.String),
   callId: optional(Schema.String)
@@ -293,7 +293,7 @@ export class ToolError extends Schema.TaggedError<ToolError>("@effect-responses/
  * @category errors
  */
 export class StructuredOutputError
-  extends Schema.TaggedError<StructuredOutputError>("@effect-responses/StructuredOutputError")(
+  extends Schema.TaggedError<StructuredOutputError>("@effect-responses/core/StructuredOutputError")(
     "StructuredOutputError",
     {
       reason: Schema.Literal("refusal", "incomplete", "missing", "mismatch"),

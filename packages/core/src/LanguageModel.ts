@@ -21,7 +21,7 @@ import type * as StreamPart from "./StreamPart.js"
  * @since 0.1.0
  * @category models
  */
-export class ToolDefinition extends Schema.Class<ToolDefinition>("ToolDefinition")({
+export class ToolDefinition extends Schema.Class<ToolDefinition>("@effect-responses/core/ToolDefinition")({
   name: Schema.String,
   description: Schema.optionalWith(Schema.String, { exact: true }),
   parameters: Schema.Record({ key: Schema.String, value: Schema.Unknown }),

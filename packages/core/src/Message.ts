@@ -15,7 +15,7 @@ import * as Part from "./Part.js"
  * @since 0.1.0
  * @category messages
  */
-export class SystemMessage extends Schema.Class<SystemMessage>("SystemMessage")({
+export class SystemMessage extends Schema.Class<SystemMessage>("@effect-responses/core/SystemMessage")({
   role: Schema.tag("system"),
   content: Schema.String
 }) {}
@@ -26,7 +26,7 @@ export class SystemMessage extends Schema.Class<SystemMessage>("SystemMessage")(
  * @since 0.1.0
  * @category messages
  */
-export class UserMessage extends Schema.Class<UserMessage>("UserMessage")({
+export class UserMessage extends Schema.Class<UserMessage>("@effect-responses/core/UserMessage")({
   role: Schema.tag("user"),
   parts: Schema.Array(Part.UserPart)
 }) {}
@@ -38,7 +38,7 @@ export class UserMessage extends Schema.Class<UserMessage>("UserMessage")({
  * @since 0.1.0
  * @category messages
  */
-export class AssistantMessage extends Schema.Class<AssistantMessage>("AssistantMessage")({
+export class AssistantMessage extends Schema.Class<AssistantMessage>("@effect-responses/core/AssistantMessage")({
   role: Schema.tag("assistant"),
   parts: Schema.Array(Part.AssistantPart)
 }) {
@@ -72,7 +72,7 @@ export class AssistantMessage extends Schema.Class<AssistantMessage>("AssistantM
  * @since 0.1.0
  * @category messages
  */
-export class ToolMessage extends Schema.Class<ToolMessage>("ToolMessage")({
+export class ToolMessage extends Schema.Class<ToolMessage>("@effect-responses/core/ToolMessage")({
   role: Schema.tag("tool"),
   results: Schema.Array(Part.ToolResultPart)
 }) {}

@@ -31,7 +31,7 @@ export type FinishReason = typeof FinishReason.Type
  * @since 0.1.0
  * @category models
  */
-export class ModelResponse extends Schema.Class<ModelResponse>("ModelResponse")({
+export class ModelResponse extends Schema.Class<ModelResponse>("@effect-responses/core/ModelResponse")({
   id: Schema.String,
   model: Schema.String,
   status: Schema.String,

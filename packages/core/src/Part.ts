@@ -44,7 +44,7 @@ const attributes = Schema.optionalWith(Attributes, { exact: true, default: () =>
  * @since 0.1.0
  * @category payloads
  */
-export class OpaquePayload extends Schema.Class<OpaquePayload>("OpaquePayload")({
+export class OpaquePayload extends Schema.Class<OpaquePayload>("@effect-responses/core/OpaquePayload")({
   provider: Schema.String,
   kind: Schema.String,
   data: Schema.String
@@ -143,7 +143,7 @@ export type Annotation = typeof Annotation.Type
  * @since 0.1.0
  * @category parts
  */
-export class TextPart extends Schema.Class<TextPart>("TextPart")({
+export class TextPart extends Schema.Class<TextPart>("@effect-responses/core/TextPart")({
   type: Schema.tag("text"),
   text: Schema.String,
   annotations: Schema.optionalWith(Schema.Array(Annotation), { exact: true, default: () => [] }),
@@ -156,7 +156,7 @@ export class TextPart extends Schema.Class<TextPart>("TextPart")({
  * @since 0.1.0
  * @category parts
  */
-export class RefusalPart extends Schema.Class<RefusalPart>("RefusalPart")({
+export class RefusalPart extends Schema.Class<RefusalPart>("@effect-responses/core/RefusalPart")({
   type: Schema.tag("refusal"),
   text: Schema.String,
   attributes
@@ -169,7 +169,7 @@ export class RefusalPart extends Schema.Class<RefusalPart>("RefusalPart")({
  * @since 0.1.0
  * @category parts
  */
-export class ReasoningPart extends Schema.Class<ReasoningPart>("ReasoningPart")({
+export class ReasoningPart extends Schema.Class<ReasoningPart>("@effect-responses/core/ReasoningPart")({
   type: Schema.tag("reasoning"),
   summary: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] }),
   text: Schema.optionalWith(Schema.String, { exact: true }),
@@ -185,7 +185,7 @@ export class ReasoningPart extends Schema.Class<ReasoningPart>("ReasoningPart")(
  * @since 0.1.0
  * @category parts
  */
-export class ToolCallPart extends Schema.Class<ToolCallPart>("ToolCallPart")({
+export class ToolCallPart extends Schema.Class<ToolCallPart>("@effect-responses/core/ToolCallPart")({
   type: Schema.tag("tool_call"),
   callId: Schema.String,
   name: Schema.String,
@@ -202,7 +202,7 @@ export class ToolCallPart extends Schema.Class<ToolCallPart>("ToolCallPart")({
  * @since 0.1.0
  * @category parts
  */
-export class MediaPart extends Schema.Class<MediaPart>("MediaPart")({
+export class MediaPart extends Schema.Class<MediaPart>("@effect-responses/core/MediaPart")({
   type: Schema.tag("media"),
   mediaType: Schema.String,
   data: Schema.optionalWith(Schema.String, { exact: true }),
@@ -221,7 +221,7 @@ export class MediaPart extends Schema.Class<MediaPart>("MediaPart")({
  * @since 0.1.0
  * @category parts
  */
-export class UnknownPart extends Schema.Class<UnknownPart>("UnknownPart")({
+export class UnknownPart extends Schema.Class<UnknownPart>("@effect-responses/core/UnknownPart")({
   type: Schema.tag("unknown"),
   provider: Schema.String,
   kind: Schema.String,
@@ -237,7 +237,7 @@ export class UnknownPart extends Schema.Class<UnknownPart>("UnknownPart")({
  * @since 0.1.0
  * @category parts
  */
-export class ToolResultPart extends Schema.Class<ToolResultPart>("ToolResultPart")({
+export class ToolResultPart extends Schema.Class<ToolResultPart>("@effect-responses/core/ToolResultPart")({
   type: Schema.tag("tool_result"),
   callId: Schema.String,
   name: Schema.String,

@@ -15,7 +15,7 @@ import * as UnsafePart from "./UnsafePart.js"
  * @since 0.1.0
  * @category models
  */
-export class Prompt extends Schema.Class<Prompt>("Prompt")({
+export class Prompt extends Schema.Class<Prompt>("@effect-responses/core/Prompt")({
   messages: Schema.Array(Message.Message)
 }) {}
 

@@ -29,7 +29,7 @@ import * as Usage from "./Usage.js"
  * @since 0.1.0
  * @category elements
  */
-export class ResponseStarted extends Schema.Class<ResponseStarted>("ResponseStarted")({
+export class ResponseStarted extends Schema.Class<ResponseStarted>("@effect-responses/core/ResponseStarted")({
   type: Schema.tag("response_started"),
   responseId: Schema.String,
   model: Schema.String
@@ -44,7 +44,7 @@ export class ResponseStarted extends Schema.Class<ResponseStarted>("ResponseStar
  * @since 0.1.0
  * @category elements
  */
-export class PartUpdate extends Schema.Class<PartUpdate>("PartUpdate")({
+export class PartUpdate extends Schema.Class<PartUpdate>("@effect-responses/core/PartUpdate")({
   type: Schema.tag("part"),
   responseId: Schema.String,
   outputIndex: Schema.Number,
@@ -59,7 +59,7 @@ export class PartUpdate extends Schema.Class<PartUpdate>("PartUpdate")({
  * @since 0.1.0
  * @category elements
  */
-export class ResponseFinished extends Schema.Class<ResponseFinished>("ResponseFinished")({
+export class ResponseFinished extends Schema.Class<ResponseFinished>("@effect-responses/core/ResponseFinished")({
   type: Schema.tag("response_finished"),
   responseId: Schema.String,
   status: Schema.String,

@@ -11,7 +11,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category models
  */
-export class Usage extends Schema.Class<Usage>("Usage")({
+export class Usage extends Schema.Class<Usage>("@effect-responses/core/Usage")({
   inputTokens: Schema.Number,
   cachedInputTokens: Schema.Number,
   outputTokens: Schema.Number,

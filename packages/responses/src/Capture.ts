@@ -19,7 +19,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category errors
  */
-export class CaptureError extends Schema.TaggedError<CaptureError>("@effect-responses/CaptureError")("CaptureError", {
+export class CaptureError extends Schema.TaggedError<CaptureError>("@effect-responses/responses/CaptureError")("CaptureError", {
   source: Schema.String,
   line: Schema.optionalWith(Schema.Number, { exact: true }),
   description: Schema.String

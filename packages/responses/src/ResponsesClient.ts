@@ -102,7 +102,10 @@ export class ResponsesClient extends Context.Tag("@effect-responses/responses/Re
  * `https://api.openai.com/v1`, without the `/responses` path), extra `headers` sent with every request
  * (e.g. `OpenAI-Organization`, `OpenAI-Project`), `retry` (see `RetryOptions`; `{ times: 0 }` turns retries
  * off), `headersTimeout` (time to response headers, per attempt; default 10 minutes), `idleTimeout`
- * (longest silence between two body chunks; default 5 minutes), each `false` for none, and `recordContent` (default `false`: put the instructions, input items and output items into the
+ * (longest silence between two body chunks; default 5 minutes), each `false` for none, `transformClient` (the `HttpClient`
+ * of the context in, the one the client sends with out: a proxy, more headers, logging, a retry policy of
+ * one's own, e.g. `transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "search"))`;
+ * the client's own retries wrap it) and `recordContent` (default `false`: put the instructions, input items and output items into the
  * span as `gen_ai.system_instructions`, `gen_ai.input.messages`, `gen_ai.output.messages`; they may hold
  * personal data).
  *

@@ -7,7 +7,7 @@ import { type ResponsesRequest, ResponsesClient } from "@effect-responses/respon
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
-import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
@@ -99,6 +99,29 @@ describe("ResponsesClient", () => {
       assert.strictEqual(request.url, "http://localhost:8080/v1/responses")
       assert.isUndefined(request.headers["authorization"])
       expect(bodyOf(request)).toStrictEqual({ ...requestBody, stream: false })
+    }))
+
+  it.effect("transformClient wraps the HttpClient of the context: its headers reach the server, the retries wrap it", () =>
+    Effect.gen(function*() {
+      const text = readFixture("responses-json/pai-gpt4o-text.json")
+      let attempts = 0
+      const fake = fakeHttp(() =>
+        ++attempts === 1
+          ? { status: 503, body: "{\"error\":{\"message\":\"busy\"}}" }
+          : { body: text, headers: { "content-type": "application/json" } }
+      )
+      const seen: Array<string> = []
+      const json = yield* withClient((client) => client.create(requestBody), fake.layer, {
+        retry: { base: Duration.millis(0) },
+        transformClient: (client) =>
+          client.pipe(
+            HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "search")),
+            HttpClient.tapRequest((request) => Effect.sync(() => seen.push(request.url)))
+          )
+      })
+      expect(json).toStrictEqual(JSON.parse(text))
+      assert.deepStrictEqual(fake.requests.map((request) => request.headers["x-team"]), ["search", "search"])
+      assert.strictEqual(seen.length, 2)
     }))
 
   it.effect("a 400 gives an HttpError from OpenAI's error body, with the request id", () =>

@@ -182,7 +182,7 @@ export const MAX_BODY_BYTES = 16 * 1024 * 1024
  * @since 0.1.0
  * @category errors
  */
-export class GatewayError extends Schema.TaggedError<GatewayError>("@effect-responses/GatewayError")("GatewayError", {
+export class GatewayError extends Schema.TaggedError<GatewayError>("@effect-responses/server/GatewayError")("GatewayError", {
   status: Schema.Number,
   description: Schema.String,
   errorType: Schema.String,
@@ -886,7 +886,7 @@ export const accessLog = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, 
  * @category errors
  */
 export class GatewayOptionsError
-  extends Schema.TaggedError<GatewayOptionsError>("@effect-responses/GatewayOptionsError")("GatewayOptionsError", {
+  extends Schema.TaggedError<GatewayOptionsError>("@effect-responses/server/GatewayOptionsError")("GatewayOptionsError", {
     description: Schema.String
   })
 {

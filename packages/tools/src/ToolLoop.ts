@@ -79,7 +79,7 @@ export interface Result {
  * @since 0.1.0
  * @category events
  */
-export class ToolResult extends Schema.Class<ToolResult>("ToolResult")({
+export class ToolResult extends Schema.Class<ToolResult>("@effect-responses/tools/ToolResult")({
   type: Schema.tag("tool_result"),
   responseId: Schema.String,
   result: Part.ToolResultPart
@@ -94,7 +94,7 @@ export class ToolResult extends Schema.Class<ToolResult>("ToolResult")({
  * @since 0.1.0
  * @category events
  */
-export class LoopFinished extends Schema.Class<LoopFinished>("LoopFinished")({
+export class LoopFinished extends Schema.Class<LoopFinished>("@effect-responses/tools/LoopFinished")({
   type: Schema.tag("loop_finished"),
   steps: Schema.Number,
   usage: Usage.Usage,

@@ -9,7 +9,16 @@
  * ```
  *
  * `toLayer` takes exactly one handler per tool, by tool name: a missing, misnamed or extra handler is a
- * compile error. A handler may use any service; the layer then requires it.
+ * compile error. A handler may use any service; the layer then requires it. `toLayer` also takes an
+ * `Effect` that builds the handlers (opening a connection, reading a configuration), run once in the
+ * layer's scope:
+ *
+ * ```ts
+ * const SearchToolkitLive = SearchToolkit.toLayer(Effect.gen(function*() {
+ *   const index = yield* SearchIndex
+ *   return { search: ({ query }) => index.search(query) }
+ * }))
+ * ```
  *
  * @since 0.1.0
  */
@@ -17,6 +26,7 @@ import type { LanguageModel } from "@effect-responses/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import * as Tool from "./Tool.js"
 
@@ -87,7 +97,8 @@ export type HandlersRequirements<H> = {
  * - `names`: the tool names, in the order given to `make`;
  * - `definitions`: the tools as the model sees them (`Tool.definition`), in that order;
  * - `find(name)`: the tool called `name`, if any (`name` comes from the model and may be anything);
- * - `toLayer(handlers)`: the layer providing one `Tool.Handler` service per tool.
+ * - `toLayer(handlers)`: the layer providing one `Tool.Handler` service per tool; `toLayer(effect)`: the
+ *   same from an `Effect` that builds the handlers.
  *
  * @since 0.1.0
  * @category models
@@ -103,9 +114,20 @@ export interface Toolkit<Tools extends Tool.Any> {
    * services the handlers use are taken from the context the layer is built in, so the layer requires
    * them; a handler call still runs in its caller's span.
    */
-  readonly toLayer: <H extends Handlers<Tools>>(
-    handlers: ExactHandlers<Tools, H>
-  ) => Layer.Layer<Tool.HandlersFor<Tools>, never, HandlersRequirements<H>>
+  readonly toLayer: {
+    <H extends Handlers<Tools>>(
+      handlers: ExactHandlers<Tools, H>
+    ): Layer.Layer<Tool.HandlersFor<Tools>, never, HandlersRequirements<H>>
+    /**
+     * The layer of the handlers `build` makes, run once when the layer is built, in the layer's scope (a
+     * resource it acquires is released with the layer). The layer fails with what `build` fails with and
+     * requires what `build` and the handlers require (`Scope` excepted). Every tool needs a handler (a
+     * missing one is a compile error); entries named after no tool are ignored.
+     */
+    <H extends Handlers<Tools>, E, R>(
+      build: Effect.Effect<H, E, R>
+    ): Layer.Layer<Tool.HandlersFor<Tools>, E, Exclude<R, Scope.Scope> | HandlersRequirements<H>>
+  }
 }
 
 /**
@@ -156,8 +178,8 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tool
     if (byName.has(tool.name)) throw new Error(`Toolkit.make: two tools are named "${tool.name}"`)
     byName.set(tool.name, tool)
   }
-  const toLayer = (handlers: Readonly<Record<string, ErasedHandler>>) =>
-    Layer.effectContext(Effect.map(Effect.context<never>(), (captured) => {
+  const handlersContext = (handlers: Readonly<Record<string, ErasedHandler>>) =>
+    Effect.map(Effect.context<never>(), (captured) => {
       // The handler runs in its caller's span, not in the span the layer happened to be built in.
       const services = Context.omit(Tracer.ParentSpan)(captured)
       let context = Context.empty()
@@ -174,7 +196,13 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tool
         context = Context.add(context, Tool.handlerTag(tool.name), service)
       }
       return context
-    }))
+    })
+  const toLayer = (
+    handlers: Readonly<Record<string, ErasedHandler>> | Effect.Effect<Readonly<Record<string, ErasedHandler>>>
+  ) =>
+    Effect.isEffect(handlers)
+      ? Layer.scopedContext(Effect.flatMap(handlers, handlersContext))
+      : Layer.effectContext(handlersContext(handlers))
   return {
     [TypeId]: TypeId,
     tools: Object.fromEntries(byName) as Toolkit<Tools[number]>["tools"],

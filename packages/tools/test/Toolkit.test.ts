@@ -76,4 +76,37 @@ describe("Toolkit", () => {
     const layer = MathToolkit.toLayer({ calculator: calculate })
     expectTypeOf(layer).toEqualTypeOf<Layer.Layer<Tool.Handler<"calculator">, never, never>>()
   })
+
+  it.effect("builds a layer from an Effect that makes the handlers, once, in the layer's scope", () =>
+    Effect.gen(function*() {
+      const log: Array<string> = []
+      const layer = Both.toLayer(Effect.gen(function*() {
+        const prefix = yield* Prefix
+        yield* Effect.acquireRelease(Effect.sync(() => log.push("open")), () => Effect.sync(() => log.push("close")))
+        return {
+          calculator: calculate,
+          echo: ({ text }: { readonly text: string }) => Effect.succeed(`${prefix}${text}`)
+        }
+      }))
+      expectTypeOf(layer).toEqualTypeOf<
+        Layer.Layer<Tool.Handler<"calculator"> | Tool.Handler<"echo">, never, Prefix>
+      >()
+      const said = yield* Effect.gen(function*() {
+        const echo = yield* ToolModule.handlerTag("echo")
+        const first = yield* echo.handle({ text: "hi" }, { callId: "call_1", name: "echo" })
+        const second = yield* echo.handle({ text: "again" }, { callId: "call_2", name: "echo" })
+        assert.deepStrictEqual(log, ["open"])
+        return [first, second]
+      }).pipe(Effect.provide(layer), Effect.provide(Layer.succeed(Prefix, "> ")))
+      assert.deepStrictEqual(said, ["> hi", "> again"])
+      assert.deepStrictEqual(log, ["open", "close"])
+    }))
+
+  it.effect("a layer whose build fails fails with the build's error", () =>
+    Effect.gen(function*() {
+      const layer = MathToolkit.toLayer(Effect.fail("no index" as const))
+      expectTypeOf(layer).toEqualTypeOf<Layer.Layer<Tool.Handler<"calculator">, "no index", never>>()
+      const error = yield* Effect.flip(Effect.provide(ToolModule.handlerTag("calculator"), layer))
+      assert.strictEqual(error, "no index")
+    }))
 })

@@ -68,9 +68,11 @@ export interface RetryOptions {
  * `DEFAULT_BASE_URL`, without the endpoint path; trailing slashes are dropped), extra `headers` sent with
  * every request (e.g. `OpenAI-Organization`, Azure's `api-key`), `retry` (see `RetryOptions`;
  * `{ times: 0 }` turns retries off), `headersTimeout` (the longest wait for the response headers of one
- * attempt; default `DEFAULT_HEADERS_TIMEOUT`, 10 minutes; `false` for none) and `idleTimeout` (the longest
+ * attempt; default `DEFAULT_HEADERS_TIMEOUT`, 10 minutes; `false` for none), `idleTimeout` (the longest
  * silence between two chunks of a response body, streamed or not; default `DEFAULT_IDLE_TIMEOUT`, 5
- * minutes; `false` for none).
+ * minutes; `false` for none) and `transformClient` (the `HttpClient` of the context in, the one the
+ * transport sends with out: for a proxy, more headers, logging or a retry policy of one's own; the
+ * transport's own retries and timeouts wrap what it returns).
  *
  * @since 0.1.0
  * @category models
@@ -82,6 +84,7 @@ export interface Options {
   readonly retry?: RetryOptions | undefined
   readonly headersTimeout?: Duration.DurationInput | false | undefined
   readonly idleTimeout?: Duration.DurationInput | false | undefined
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
 /**
@@ -275,7 +278,8 @@ export const endpointUrl = (baseUrl: string | undefined, path: string): string =
  * @category constructors
  */
 export const make = (path: string, options: Options = {}): Effect.Effect<HttpTransport, never, HttpClient.HttpClient> =>
-  Effect.map(HttpClient.HttpClient, (httpClient) => {
+  Effect.map(HttpClient.HttpClient, (contextClient) => {
+    const httpClient = options.transformClient === undefined ? contextClient : options.transformClient(contextClient)
     const url = endpointUrl(options.baseUrl, path)
     const schedule = retrySchedule(options.retry)
     const headersTimeout = timeoutOf(options.headersTimeout, DEFAULT_HEADERS_TIMEOUT)
