@@ -14,7 +14,7 @@ version() { node -p "require('$repo/node_modules/$1/package.json').version"; }
 node22=22.23.5
 
 mkdir -p "$work/tarballs" "$work/app"
-for pkg in core wire aggregate responses chat-completions tools server cli; do
+for pkg in core wire aggregate responses chat-completions tools testing server cli; do
   (cd "$repo" && npm pack --silent -w "packages/$pkg" --pack-destination "$work/tarballs" >/dev/null)
 done
 echo "consumer: packed $(ls "$work/tarballs" | wc -l) packages"
