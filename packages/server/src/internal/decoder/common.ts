@@ -21,7 +21,7 @@ import { capMessage } from "../limits.js"
  * @since 0.1.0
  * @category errors
  */
-export class RequestError extends Schema.TaggedError<RequestError>("@effect-responses/RequestError")("RequestError", {
+export class RequestError extends Schema.TaggedError<RequestError>("@effect-responses/server/RequestError")("RequestError", {
   description: Schema.String,
   param: Schema.NullOr(Schema.String),
   code: Schema.String
