@@ -156,6 +156,12 @@ describe("examples", () => {
     expect(output.endsWith("(4 model calls, 1006 tokens)\n")).toBe(true)
   })
 
+  it("testing.ts: the recorded session replayed by ReplayHttpClient, the request kept", async () => {
+    expect(await run(() => import("../testing.js"))).toBe(
+      "1 request sent; the model asked for: calculator {\"a\":12,\"b\":7,\"op\":\"add\"}\n"
+    )
+  })
+
   it("structured.ts: the recorded JSON answer decoded with the Schema", async () => {
     expect(await run(() => import("../structured.js"))).toBe("Mexico City (Mexico), 105 tokens\n")
   })
