@@ -578,6 +578,9 @@ const sseBody = (
       for (const part of chunk) lifecycle.push(part, out)
       return Chunk.of(out)
     }),
+    // Stop pulling the upstream after the batch that holds the terminal event; checked on the batches of
+    // events, not on the bytes: a batch with large frames is written as several chunks of bytes.
+    Stream.takeUntil(() => lifecycle.terminated()),
     Stream.flatMap(encode),
     Stream.tapError(logUpstreamError),
     Stream.catchAll((error) => after((out) => lifecycle.fail(responseErrorOf(error), out))),
@@ -589,8 +592,7 @@ const sseBody = (
           logDefect(cause),
           after((out) => lifecycle.fail({ code: "server_error", message: "the gateway failed while streaming the response" }, out))
         ))
-    ),
-    Stream.takeUntil(() => lifecycle.terminated())
+    )
   )
   return Stream.concat(encode(head), rest).pipe(
     Stream.ensuring(Scope.close(scope, Exit.void))

@@ -73,6 +73,21 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(answer.text).not.toContain("could not be reached")
       })))
 
+  it.effect("an answer whose done events exceed 64 KiB of SSE: every event up to response.completed is sent", () => {
+    // 2,000 deltas of 50 characters: output_text.done, content_part.done, output_item.done and
+    // response.completed each repeat 100,000 characters, so their frames are written one at a time.
+    const delta = "0123456789".repeat(5)
+    return withScriptedGateway([sse(...Array.from({ length: 2_000 }, () => textChunk(delta)), finishChunks())], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        const frames = parseSse(answer.text)
+        expect(frames.at(-1)?.event).toBe("response.completed")
+        const response = checkLifecycle(frames)
+        expect(response.status).toBe("completed")
+        expect(frames.find((frame) => frame.event === "response.output_text.done")?.data["text"]).toBe(delta.repeat(2_000))
+      }))
+  })
+
   it.effect("a 200 text/html answer to a stream: 502 naming the content type, not a truncated stream", () =>
     withScriptedGateway([(_request, response) => {
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
