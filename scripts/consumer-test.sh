@@ -30,6 +30,11 @@ npm install --no-audit --no-fund --loglevel=error \
   "typescript@$(version typescript)" "@types/node@$(version @types/node)" "@types/ws@8.18.2" >/dev/null
 # @types/ws: @effect/platform-node's own declarations import `ws`, which ships no types; any app that
 # type-checks them (skipLibCheck false) needs it, with or without this project.
+# The gateway store's drivers are optional peer dependencies of the server package, installed by an app that
+# uses them; here too, so that every module imports. Without install scripts: better-sqlite3's native module
+# (built from source where no prebuilt binary can be downloaded, minutes) loads only when a database is opened.
+npm install --no-audit --no-fund --loglevel=error --ignore-scripts \
+  "@effect/sql-sqlite-node@$(version @effect/sql-sqlite-node)" "@effect/sql-pg@$(version @effect/sql-pg)" >/dev/null
 
 copies=$(find node_modules -type d -name effect -path '*node_modules/effect' | while read -r d; do
   [ -f "$d/package.json" ] && node -p "require('./$d/package.json').name === 'effect' ? '$d' : ''"; done | grep -c . || true)

@@ -24,6 +24,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
@@ -395,7 +396,9 @@ const startGateway = async (upstreamUrl: string) => {
       Layer.provide(Upstream.chatCompletions({ baseUrl: upstreamUrl, retry: { times: 0 } })),
       Layer.provide(NodeHttpClient.layerUndici),
       Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-      Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.defaultLogger)))
+      // stderr, warnings up: the access log lines (info, one per request) would fill the report and cost time
+      Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger))),
+      Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
     )
   )
   const url = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => {

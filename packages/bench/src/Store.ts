@@ -21,6 +21,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
@@ -117,7 +118,9 @@ const run = async (
       Layer.provide(upstream(options.deltas)),
       Layer.provide(store ?? Layer.empty),
       Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-      Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.defaultLogger)))
+      // stderr, warnings up: the access log lines (info, one per request) would fill the report and cost time
+      Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger))),
+      Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
     )
   )
   try {

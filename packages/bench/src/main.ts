@@ -310,7 +310,7 @@ const main = async () => {
   if (!flags["no-store"]) {
     const options: Store.Options = quick
       ? { streams: 20, concurrency: 2, deltas: 20 }
-      : { streams: 2000, concurrency: 8, deltas: 100 }
+      : { streams: 400, concurrency: 8, deltas: 100 }
     try {
       const results = await Store.measure(options, progress)
       print()
