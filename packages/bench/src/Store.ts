@@ -117,7 +117,13 @@ const run = async (
     Gateway.layer().pipe(
       Layer.provide(upstream(options.deltas)),
       Layer.provide(store ?? Layer.empty),
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+      // a long keep-alive: fetch reuses sockets, and one the server closes at its 5 s default just as a
+      // request goes out fails that request on a loaded machine
+      Layer.provideMerge(NodeHttpServer.layer(() => {
+        const server = createServer()
+        server.keepAliveTimeout = 120_000
+        return server
+      }, { port: 0, host: "127.0.0.1" })),
       // stderr, warnings up: the access log lines (info, one per request) would fill the report and cost time
       Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger))),
       Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
