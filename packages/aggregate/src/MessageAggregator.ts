@@ -7,14 +7,16 @@
  * 1. part updates are grouped by `responseId`, responses kept in first-seen order;
  * 2. within a response there is one slot per `outputIndex`; the result lists slots by output index;
  * 3. a partial part (a delta) of the slot's type is merged into the slot: its text, refusal text, reasoning
- *    text, reasoning summary entries (element-wise) or tool call arguments are appended, its attributes
+ *    text, reasoning summary entries (element-wise), tool call arguments or custom tool call input are
+ *    appended, its attributes
  *    merged over the slot's (newest defined field wins), its payload taken only when present, its
  *    annotations appended; a partial part of another type, or for an empty slot, starts the slot afresh;
  * 4. a complete part (`partial: false`) for a slot that deltas have been filling, of the same type, is the
  *    completing part of `response.output_item.done`, emptied of what the deltas delivered: it is merged by
  *    the same rule (what it still brings is appended, its attributes, payload and annotations taken);
  *    any other complete part replaces its slot, and so does a complete part marked `replace: true` (a
- *    snapshot that contradicts the deltas: the snapshot wins) and a complete media or unknown part (the
+ *    snapshot that contradicts the deltas: the snapshot wins) and a complete media, unknown or other
+ *    delta-less part (shell, apply_patch, local_shell calls, MCP approval requests, tool search items: the
  *    item itself after its progress previews); a `replace: true` part's attributes are still merged over
  *    the slot's, so an attribute only the earlier updates carried (a phase) is kept;
  * 4b. partial media and unknown parts are previews (hosted-tool progress, partial images): the newest
@@ -284,11 +286,12 @@ const merge = (slot: Slot, part: Part.AssistantPart, open: boolean): Slot => {
         name: ""
       }
     case "tool_call":
+    case "custom_tool_call":
       return {
         last: part,
         open,
         attributes,
-        text: appendChunk(slot.text, part.arguments),
+        text: appendChunk(slot.text, part.type === "tool_call" ? part.arguments : part.input),
         hasText: false,
         summary: noSummary,
         annotations: noAnnotations,
@@ -305,8 +308,22 @@ const merge = (slot: Slot, part: Part.AssistantPart, open: boolean): Slot => {
         (previous.data !== undefined || previous.url !== undefined || previous.fileId !== undefined)
       return { ...emptySlot(keep ? previous : part), open, attributes }
     }
-    case "unknown":
+    default:
       return { ...emptySlot(part), open, attributes }
+  }
+}
+
+/** Whether deltas of this part's type are merged (rule 3); other parts replace their slot when complete. */
+const hasDeltas = (part: Part.AssistantPart): boolean => {
+  switch (part.type) {
+    case "text":
+    case "refusal":
+    case "reasoning":
+    case "tool_call":
+    case "custom_tool_call":
+      return true
+    default:
+      return false
   }
 }
 
@@ -320,7 +337,7 @@ const updateSlot = (slot: Slot | undefined, update: StreamPart.PartUpdate): Slot
     // the snapshot's content wins; attributes it leaves out (e.g. a phase given only at output_item.added) stay
     return merge({ ...emptySlot(part), attributes: slot.attributes }, part, false)
   }
-  if (update.replace === true || part.type === "media" || part.type === "unknown") {
+  if (update.replace === true || !hasDeltas(part)) {
     return merge(emptySlot(part), part, false)
   }
   return merge(sameType && slot.open ? slot : emptySlot(part), part, false)
@@ -352,7 +369,8 @@ const mergeDeltaInto = (slot: MutableSlot, part: Part.AssistantPart): boolean =>
       if (part.payload !== undefined) slot.payload = part.payload
       break
     case "tool_call":
-      slot.text = appendChunk(slot.text, part.arguments)
+    case "custom_tool_call":
+      slot.text = appendChunk(slot.text, part.type === "tool_call" ? part.arguments : part.input)
       if (part.callId !== "") slot.callId = part.callId
       if (part.name !== "") slot.name = part.name
       break
@@ -400,15 +418,24 @@ const partOf = (slot: Slot): Part.AssistantPart => {
         ...(last.namespace === undefined ? {} : { namespace: last.namespace }),
         attributes: slot.attributes
       }, true)
-    case "media":
-      return last.attributes === slot.attributes
-        ? last
-        : new Part.MediaPart({ ...last, attributes: slot.attributes }, true)
-    case "unknown":
-      return last.attributes === slot.attributes
-        ? last
-        : new Part.UnknownPart({ ...last, attributes: slot.attributes }, true)
+    case "custom_tool_call":
+      return new Part.CustomToolCallPart({
+        type: "custom_tool_call",
+        callId: slot.callId,
+        name: slot.name,
+        input: joinChunks(slot.text),
+        ...(last.namespace === undefined ? {} : { namespace: last.namespace }),
+        attributes: slot.attributes
+      }, true)
+    default:
+      return last.attributes === slot.attributes ? last : withAttributes(last, slot.attributes)
   }
+}
+
+/** The same complete part with other attributes. */
+const withAttributes = (part: Part.AssistantPart, attributes: Part.Attributes): Part.AssistantPart => {
+  const Class = part.constructor as new(props: Part.AssistantPart, disableValidation: boolean) => Part.AssistantPart
+  return new Class({ ...part, attributes }, true)
 }
 
 const responseOf = (response: ResponseState): ModelResponse.ModelResponse => {

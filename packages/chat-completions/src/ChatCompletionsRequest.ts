@@ -11,9 +11,10 @@
  * | assistant `TextPart`s | `content`: their texts joined |
  * | assistant `RefusalPart` | `refusal`: its text |
  * | assistant `ToolCallPart`s | `tool_calls: [{id: callId, type:"function", function:{name, arguments ("" -> "{}")}}]` |
+ * | assistant `CustomToolCallPart`s | `tool_calls` entries too: Chat Completions has no custom tools, so a custom tool is offered as a function with one string parameter `input` (`CUSTOM_TOOL_INPUT`) and its call sent as `arguments: {"input": <input>}` |
  * | assistant `ReasoningPart`s | not sent, unless `replayReasoningContent` (then `reasoning_content`: their `text`, or their summary joined by blank lines) |
- * | assistant `MediaPart`, `UnknownPart` | not sent (debug log) |
- * | tool message | one `{role:"tool", tool_call_id, content: output}` per result |
+ * | assistant `MediaPart`, `UnknownPart`, and the items of Responses built-in tools (shell, apply_patch, local_shell calls, MCP approval requests, tool search) | not sent (debug log) |
+ * | tool message | one `{role:"tool", tool_call_id, content: output}` per `ToolResultPart` (function or custom); other results (built-in tool outputs, MCP approval decisions) not sent (debug log) |
  *
  * An assistant message with neither content, refusal nor tool calls left is not sent (debug log). `stream`
  * and `stream_options` are left to the caller (`ChatCompletionsLanguageModel` sets them).
@@ -183,6 +184,12 @@ export const fromPrompt = (
         }
         case "tool": {
           for (const result of message.results) {
+            if (result.type !== "tool_result") {
+              yield* Effect.logDebug(
+                `tool message ${index}: a ${result.type} is not sent (Chat Completions has no place for it)`
+              )
+              continue
+            }
             if (result.callId === "") {
               return yield* invalid(`tool message ${index}: the result of ${result.name} has an empty call id`)
             }
@@ -280,6 +287,17 @@ const userMedia = (part: Part.MediaPart, index: number): Effect.Effect<unknown, 
   return invalid(`${where} has neither data nor fileId (Chat Completions takes no file URL)`)
 }
 
+/**
+ * The name of the one string parameter of the function a custom (freeform) tool is offered as on Chat
+ * Completions, which has no custom tools: a custom tool `t` becomes the function `t` with parameters
+ * `{"type":"object","properties":{"input":{"type":"string"}},"required":["input"],"additionalProperties":false}`,
+ * and a call of it comes back as a `CustomToolCallPart` whose `input` is that parameter.
+ *
+ * @since 0.3.0
+ * @category custom tools
+ */
+export const CUSTOM_TOOL_INPUT = "input"
+
 // ---------------------------------------------------------------------------------------------------------
 // assistant messages
 // ---------------------------------------------------------------------------------------------------------
@@ -316,11 +334,17 @@ const assistantMessage = (
             function: { name: part.name, arguments: part.arguments === "" ? "{}" : part.arguments }
           })
           break
-        case "media":
-        case "unknown":
+        case "custom_tool_call":
+          toolCalls.push({
+            id: part.callId,
+            type: "function",
+            function: { name: part.name, arguments: JSON.stringify({ [CUSTOM_TOOL_INPUT]: part.input }) }
+          })
+          break
+        default:
           yield* Effect.logDebug(
             `assistant message ${index}, part ${partIndex}: ${
-              part.type === "media" ? `${part.mediaType} media` : `${part.kind} item`
+              part.type === "media" ? `${part.mediaType} media` : part.type === "unknown" ? `${part.kind} item` : part.type
             } not sent (Chat Completions has no place for it)`
           )
           break

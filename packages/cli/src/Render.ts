@@ -89,6 +89,34 @@ interface Slot {
 
 const INDENT = "\n           "
 
+/** One line for a complete item of a client-run built-in tool, an MCP approval request or a tool search. */
+const describeCall = (
+  p: Exclude<
+    StreamPart.PartUpdate["part"],
+    { readonly type: "text" | "refusal" | "reasoning" | "tool_call" | "custom_tool_call" | "media" | "unknown" }
+  >,
+  style: Style
+): string => {
+  switch (p.type) {
+    case "shell_call":
+      return `${style.cyan("shell call:")} ${p.commands.join(" && ")}`
+    case "apply_patch_call":
+      return `${style.cyan("apply_patch call:")} ${p.operation.type} ${p.operation.path}`
+    case "local_shell_call":
+      return `${style.cyan("local shell call:")} ${p.command.join(" ")}`
+    case "mcp_approval_request":
+      return `${style.cyan("MCP approval request:")} ${style.bold(`${p.serverLabel}.${p.name}`)} ${p.arguments}`
+    case "tool_search_call":
+      return style.dim(`[tool search (${p.execution}): ${JSON.stringify(p.arguments)}]`)
+    case "tool_search_output": {
+      const names = p.tools.map((tool) =>
+        typeof tool === "object" && tool !== null && "name" in tool ? String(tool.name) : "?"
+      )
+      return style.dim(`[tool search loaded: ${names.join(", ")}]`)
+    }
+  }
+}
+
 /**
  * A renderer with its own state (which output item is being written, what other items hold back).
  *
@@ -185,10 +213,13 @@ export const make = (style: Style): Renderer => {
         return
       }
       case "tool_call":
-        if (p.name !== "") slot.name = p.name
-        slot.text += p.arguments
-        slot.content += p.arguments
+      case "custom_tool_call": {
+        if (p.name !== "") slot.name = p.namespace === undefined ? p.name : `${p.namespace}.${p.name}`
+        const text = p.type === "tool_call" ? p.arguments : p.input
+        slot.text += text
+        slot.content += text
         return
+      }
       case "text":
       case "refusal":
         slot.text += p.text
@@ -200,12 +231,19 @@ export const make = (style: Style): Renderer => {
       case "unknown":
         slot.content = style.dim(`[${p.kind}]`)
         return
+      default:
+        slot.content = describeCall(p, style)
+        return
     }
   }
 
   const newSlot = (p: StreamPart.PartUpdate["part"]): Slot => ({
-    kind: p.type === "media" || p.type === "unknown" ? "note" : p.type,
-    name: p.type === "tool_call" ? p.name : "",
+    kind: p.type === "custom_tool_call"
+      ? "tool_call"
+      : p.type === "text" || p.type === "refusal" || p.type === "reasoning" || p.type === "tool_call"
+      ? p.type
+      : "note",
+    name: p.type === "tool_call" || p.type === "custom_tool_call" ? p.name : "",
     phase: undefined,
     content: "",
     header: undefined,
@@ -219,8 +257,8 @@ export const make = (style: Style): Renderer => {
 
   const part = (update: StreamPart.PartUpdate): string => {
     const p = update.part
-    // media and unknown items are shown once complete (their deltas are previews and progress)
-    if ((p.type === "media" || p.type === "unknown") && update.partial) return ""
+    // media, unknown and built-in tool items are shown once complete (their deltas are previews and progress)
+    if (newSlot(p).kind === "note" && update.partial) return ""
     const key = `${update.responseId}/${update.outputIndex}`
     let slot = slots.get(key)
     let out = ""

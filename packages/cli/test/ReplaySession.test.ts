@@ -100,7 +100,7 @@ describe("the recorded calculator session over the loopback replay server", () =
         assert.strictEqual(reasoning.attributes.itemId, recorded[0]![0]!.id)
       }
       assert.deepStrictEqual(
-        messages.flatMap((m) => m.role === "tool" ? m.results.map((r) => [r.callId, r.output]) : []),
+        messages.flatMap((m) => m.role === "tool" ? m.toolResults.map((r) => [r.callId, r.output]) : []),
         recorded.slice(0, 3).map((items, i) => [items.at(-1)!.call_id, ["19", "57", "570"][i]])
       )
       // the last request hands back all three calls with their results, in order

@@ -63,19 +63,40 @@ export class AssistantMessage extends Schema.Class<AssistantMessage>("@effect-re
   get toolCalls(): ReadonlyArray<Part.ToolCallPart> {
     return this.parts.filter((part): part is Part.ToolCallPart => part.type === "tool_call")
   }
+
+  /**
+   * The calls the client has to answer, in output order: function and custom tool calls, shell,
+   * apply_patch and local_shell calls, MCP approval requests, and tool searches the client executes.
+   *
+   * @since 0.3.0
+   */
+  get clientCalls(): ReadonlyArray<Part.ClientCallPart> {
+    return this.parts.filter(Part.isClientCall)
+  }
 }
 
 /**
- * The results of the local tool calls of the previous assistant message; each becomes a
- * `function_call_output` on the Responses wire.
+ * What the client sends back for the calls of the previous assistant message: function and custom tool
+ * results (`function_call_output` / `custom_tool_call_output` on the Responses wire), outputs of client-run
+ * built-in tools (`shell_call_output`, `apply_patch_call_output`, `local_shell_call_output`), a client-run
+ * tool search's `tool_search_output`, and MCP approval decisions (`mcp_approval_response`), in order.
  *
  * @since 0.1.0
  * @category messages
  */
 export class ToolMessage extends Schema.Class<ToolMessage>("@effect-responses/core/ToolMessage")({
   role: Schema.tag("tool"),
-  results: Schema.Array(Part.ToolResultPart)
-}) {}
+  results: Schema.Array(Part.ToolMessagePart)
+}) {
+  /**
+   * The function and custom tool results of the message (`ToolResultPart`s), in order.
+   *
+   * @since 0.3.0
+   */
+  get toolResults(): ReadonlyArray<Part.ToolResultPart> {
+    return this.results.filter((part): part is Part.ToolResultPart => part.type === "tool_result")
+  }
+}
 
 /**
  * Any message.

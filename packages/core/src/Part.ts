@@ -3,7 +3,10 @@
  * in output order.
  *
  * Every part is a `Schema.Class` whose JSON encoding carries a `type` field (`text`, `refusal`,
- * `reasoning`, `tool_call`, `media`, `unknown`, `tool_result`). That encoding is public: the CLI prints it
+ * `reasoning`, `tool_call`, `custom_tool_call`, `shell_call`, `apply_patch_call`, `local_shell_call`,
+ * `mcp_approval_request`, `tool_search_call`, `tool_search_output`, `media`, `unknown`; in tool messages
+ * `tool_result`, `shell_call_output`, `apply_patch_call_output`, `local_shell_call_output`,
+ * `mcp_approval_response`, `tool_search_output`). That encoding is public: the CLI prints it
  * and tests read it (see the README's "Formats").
  *
  * @since 0.1.0
@@ -35,6 +38,8 @@ export const Attributes = Schema.Struct({
 export type Attributes = typeof Attributes.Type
 
 const attributes = Schema.optionalWith(Attributes, { exact: true, default: () => ({}) })
+
+const namespace = Schema.optionalWith(Schema.String, { exact: true })
 
 /**
  * Provider data the caller must hand back verbatim and cannot read, such as a reasoning item's
@@ -190,7 +195,153 @@ export class ToolCallPart extends Schema.Class<ToolCallPart>("@effect-responses/
   callId: Schema.String,
   name: Schema.String,
   arguments: Schema.String,
-  namespace: Schema.optionalWith(Schema.String, { exact: true }),
+  namespace,
+  attributes
+}) {}
+
+/**
+ * A call of a custom (freeform) tool: a Responses `custom_tool_call` item. `input` is the raw text the
+ * model wrote (constrained by the tool's grammar when it has one), never JSON-decoded. `namespace` is the
+ * namespace of the tool when the tool belongs to one. Source: API reference, `CustomToolCall`; recorded in
+ * `pai-gpt5-custom-tool-call-input-deltas.sse`.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export class CustomToolCallPart extends Schema.Class<CustomToolCallPart>("CustomToolCallPart")({
+  type: Schema.tag("custom_tool_call"),
+  callId: Schema.String,
+  name: Schema.String,
+  input: Schema.String,
+  namespace,
+  attributes
+}) {}
+
+/**
+ * A request to run shell commands on the client: a Responses `shell_call` item (the `shell` tool).
+ * `commands` run in order; `timeoutMs` (milliseconds) and `maxOutputLength` (characters of output per
+ * command) are the model's limits, absent when it gave none (`null` on the wire). `environment` is the
+ * item's `environment`, verbatim, when present. Source: API reference, `FunctionShellCall`; recorded in
+ * `vai-openai-shell-call.chunks.txt`.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export class ShellCallPart extends Schema.Class<ShellCallPart>("ShellCallPart")({
+  type: Schema.tag("shell_call"),
+  callId: Schema.String,
+  commands: Schema.Array(Schema.String),
+  timeoutMs: Schema.optionalWith(Schema.Number, { exact: true }),
+  maxOutputLength: Schema.optionalWith(Schema.Number, { exact: true }),
+  environment: Schema.optionalWith(Schema.Unknown, { exact: true }),
+  attributes
+}) {}
+
+/**
+ * One file operation of an `apply_patch_call`: create a file from a diff of `+` lines, update a file with a
+ * V4A diff of hunks, or delete it. `path` is relative to the workspace the client chose. Source: API
+ * reference, `ApplyPatchCreateFileOperation` / `ApplyPatchUpdateFileOperation` /
+ * `ApplyPatchDeleteFileOperation`.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export const ApplyPatchOperation = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("create_file"), path: Schema.String, diff: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("update_file"), path: Schema.String, diff: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("delete_file"), path: Schema.String })
+)
+
+/**
+ * @since 0.3.0
+ * @category parts
+ */
+export type ApplyPatchOperation = typeof ApplyPatchOperation.Type
+
+/**
+ * A request to change a file on the client: a Responses `apply_patch_call` item (the `apply_patch` tool).
+ * Source: API reference, `ApplyPatchToolCall`; recorded in `vai-openai-apply-patch-call.chunks.txt`.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export class ApplyPatchCallPart extends Schema.Class<ApplyPatchCallPart>("ApplyPatchCallPart")({
+  type: Schema.tag("apply_patch_call"),
+  callId: Schema.String,
+  operation: ApplyPatchOperation,
+  attributes
+}) {}
+
+/**
+ * A request to run one command on the client: a Responses `local_shell_call` item (the `local_shell` tool
+ * of `codex-mini-latest`). `command` is the argument vector (`["ls", "-la"]`), `timeoutMs` milliseconds,
+ * `env` extra environment variables. Source: API reference, `LocalShellToolCall` / `LocalShellExecAction`.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export class LocalShellCallPart extends Schema.Class<LocalShellCallPart>("LocalShellCallPart")({
+  type: Schema.tag("local_shell_call"),
+  callId: Schema.String,
+  command: Schema.Array(Schema.String),
+  timeoutMs: Schema.optionalWith(Schema.Number, { exact: true }),
+  workingDirectory: Schema.optionalWith(Schema.String, { exact: true }),
+  env: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), {
+    exact: true,
+    default: () => ({})
+  }),
+  user: Schema.optionalWith(Schema.String, { exact: true }),
+  attributes
+}) {}
+
+/**
+ * A remote MCP server's tool call that waits for the client's approval: a Responses `mcp_approval_request`
+ * item. `approvalRequestId` is the item id (`mcpr_…`) an `McpApprovalResponsePart` answers; `arguments` is
+ * the JSON text of the call. Source: API reference, `MCPApprovalRequest`; recorded in
+ * `vai-openai-mcp-approval-request.chunks.txt`.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export class McpApprovalRequestPart extends Schema.Class<McpApprovalRequestPart>("McpApprovalRequestPart")({
+  type: Schema.tag("mcp_approval_request"),
+  approvalRequestId: Schema.String,
+  serverLabel: Schema.String,
+  name: Schema.String,
+  arguments: Schema.String,
+  attributes
+}) {}
+
+/**
+ * A tool search: a Responses `tool_search_call` item, run by the server (`execution: "server"`) or asked of
+ * the client (`"client"`). `arguments` is the item's `arguments`, verbatim (e.g. `{paths: ["get_weather"]}`);
+ * `callId` is absent when the wire has `null` (server execution). Replayed as it came. Source: API
+ * reference, `ToolSearchCall`; recorded in `vai-openai-tool-search.chunks.txt`.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export class ToolSearchCallPart extends Schema.Class<ToolSearchCallPart>("ToolSearchCallPart")({
+  type: Schema.tag("tool_search_call"),
+  callId: Schema.optionalWith(Schema.String, { exact: true }),
+  execution: Schema.String,
+  arguments: Schema.Unknown,
+  attributes
+}) {}
+
+/**
+ * The tools a tool search loaded: a Responses `tool_search_output` item. `tools` are the loaded tool
+ * definitions, verbatim (wire JSON). In an assistant message it is the server's output; in a tool message,
+ * the client's answer to a client-executed `tool_search_call`. Source: API reference, `ToolSearchOutput`.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export class ToolSearchOutputPart extends Schema.Class<ToolSearchOutputPart>("ToolSearchOutputPart")({
+  type: Schema.tag("tool_search_output"),
+  callId: Schema.optionalWith(Schema.String, { exact: true }),
+  execution: Schema.String,
+  tools: Schema.Array(Schema.Unknown),
   attributes
 }) {}
 
@@ -215,7 +366,7 @@ export class MediaPart extends Schema.Class<MediaPart>("@effect-responses/core/M
 
 /**
  * Any output item the part model does not model itself (`web_search_call`, `file_search_call`,
- * `code_interpreter_call`, `mcp_*`, `custom_tool_call`, items not invented yet), kept verbatim: `kind` is
+ * `code_interpreter_call`, `mcp_call`, `mcp_list_tools`, items not invented yet), kept verbatim: `kind` is
  * the item `type`, `item` the JSON item, `provider` who made it. It goes back only to that provider.
  *
  * @since 0.1.0
@@ -230,9 +381,10 @@ export class UnknownPart extends Schema.Class<UnknownPart>("@effect-responses/co
 }) {}
 
 /**
- * The result of a local tool call, in a tool message; becomes a `function_call_output`. `output` is the
- * text the model reads; `isError` marks a failure (the Responses wire has no error flag, so the text of a
- * failure says so itself).
+ * The result of a local tool call, in a tool message; becomes a `function_call_output`, or a
+ * `custom_tool_call_output` when `kind` is `"custom"` (the answer to a `CustomToolCallPart`). `output` is
+ * the text the model reads; `isError` marks a failure (the Responses wire has no error flag, so the text
+ * of a failure says so itself). `kind` absent means `"function"`.
  *
  * @since 0.1.0
  * @category parts
@@ -242,7 +394,102 @@ export class ToolResultPart extends Schema.Class<ToolResultPart>("@effect-respon
   callId: Schema.String,
   name: Schema.String,
   output: Schema.String,
-  isError: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => false })
+  isError: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => false }),
+  kind: Schema.optionalWith(Schema.Literal("function", "custom"), { exact: true })
+}) {}
+
+/**
+ * How one shell command ended: it exited with `exitCode`, or it was stopped at its timeout.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export const ShellOutcome = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("exit"), exitCode: Schema.Number }),
+  Schema.Struct({ type: Schema.Literal("timeout") })
+)
+
+/**
+ * @since 0.3.0
+ * @category parts
+ */
+export type ShellOutcome = typeof ShellOutcome.Type
+
+/**
+ * The captured output of one shell command: its standard output, standard error and outcome.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export const ShellCommandOutput = Schema.Struct({
+  stdout: Schema.String,
+  stderr: Schema.String,
+  outcome: ShellOutcome
+})
+
+/**
+ * @since 0.3.0
+ * @category parts
+ */
+export type ShellCommandOutput = typeof ShellCommandOutput.Type
+
+/**
+ * The client's answer to a `ShellCallPart`: one output per command, in order; becomes a
+ * `shell_call_output` (`max_output_length` handed back as the call gave it). Source: API reference,
+ * `FunctionShellCallOutputItemParam`.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export class ShellCallOutputPart extends Schema.Class<ShellCallOutputPart>("ShellCallOutputPart")({
+  type: Schema.tag("shell_call_output"),
+  callId: Schema.String,
+  output: Schema.Array(ShellCommandOutput),
+  maxOutputLength: Schema.optionalWith(Schema.Number, { exact: true })
+}) {}
+
+/**
+ * The client's answer to an `ApplyPatchCallPart`: `completed` or `failed`, with an optional log the model
+ * reads (what was changed, or why the patch did not apply); becomes an `apply_patch_call_output`. Source: API
+ * reference, `ApplyPatchToolCallOutputItemParam`.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export class ApplyPatchCallOutputPart extends Schema.Class<ApplyPatchCallOutputPart>("ApplyPatchCallOutputPart")({
+  type: Schema.tag("apply_patch_call_output"),
+  callId: Schema.String,
+  status: Schema.Literal("completed", "failed"),
+  output: Schema.optionalWith(Schema.String, { exact: true })
+}) {}
+
+/**
+ * The client's answer to a `LocalShellCallPart`: the output text (the API reference asks for a JSON string);
+ * becomes a `local_shell_call_output` whose `id` is the call id. Source: API reference,
+ * `LocalShellToolCallOutput`.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export class LocalShellCallOutputPart extends Schema.Class<LocalShellCallOutputPart>("LocalShellCallOutputPart")({
+  type: Schema.tag("local_shell_call_output"),
+  callId: Schema.String,
+  output: Schema.String
+}) {}
+
+/**
+ * The client's decision on an `McpApprovalRequestPart`: becomes an `mcp_approval_response` item
+ * (`approval_request_id`, `approve`, `reason`). Source: API reference, `MCPApprovalResponse`; the approved
+ * call of `vai-openai-mcp-approved-call.chunks.txt` follows one.
+ *
+ * @since 0.3.0
+ * @category parts
+ */
+export class McpApprovalResponsePart extends Schema.Class<McpApprovalResponsePart>("McpApprovalResponsePart")({
+  type: Schema.tag("mcp_approval_response"),
+  approvalRequestId: Schema.String,
+  approve: Schema.Boolean,
+  reason: Schema.optionalWith(Schema.String, { exact: true })
 }) {}
 
 /**
@@ -251,13 +498,50 @@ export class ToolResultPart extends Schema.Class<ToolResultPart>("@effect-respon
  * @since 0.1.0
  * @category unions
  */
-export const AssistantPart = Schema.Union(TextPart, RefusalPart, ReasoningPart, ToolCallPart, MediaPart, UnknownPart)
+export const AssistantPart = Schema.Union(
+  TextPart,
+  RefusalPart,
+  ReasoningPart,
+  ToolCallPart,
+  CustomToolCallPart,
+  ShellCallPart,
+  ApplyPatchCallPart,
+  LocalShellCallPart,
+  McpApprovalRequestPart,
+  ToolSearchCallPart,
+  ToolSearchOutputPart,
+  MediaPart,
+  UnknownPart
+)
 
 /**
  * @since 0.1.0
  * @category unions
  */
 export type AssistantPart = typeof AssistantPart.Type
+
+/**
+ * A part of a tool message: what the client sends back for the calls of the previous assistant message
+ * (function and custom tool results, shell / apply_patch / local_shell outputs, tool search output) and
+ * its decisions on MCP approval requests.
+ *
+ * @since 0.3.0
+ * @category unions
+ */
+export const ToolMessagePart = Schema.Union(
+  ToolResultPart,
+  ShellCallOutputPart,
+  ApplyPatchCallOutputPart,
+  LocalShellCallOutputPart,
+  McpApprovalResponsePart,
+  ToolSearchOutputPart
+)
+
+/**
+ * @since 0.3.0
+ * @category unions
+ */
+export type ToolMessagePart = typeof ToolMessagePart.Type
 
 /**
  * A part of a user message: text, or an image / file.
@@ -272,3 +556,42 @@ export const UserPart = Schema.Union(TextPart, MediaPart)
  * @category unions
  */
 export type UserPart = typeof UserPart.Type
+
+/**
+ * A part the client has to answer before the model can go on: a function or custom tool call, a shell,
+ * apply_patch or local_shell call, an MCP approval request, or a tool search the client executes.
+ *
+ * @since 0.3.0
+ * @category unions
+ */
+export type ClientCallPart =
+  | ToolCallPart
+  | CustomToolCallPart
+  | ShellCallPart
+  | ApplyPatchCallPart
+  | LocalShellCallPart
+  | McpApprovalRequestPart
+  | ToolSearchCallPart
+
+/**
+ * Whether an assistant part is a call the client has to answer (`ClientCallPart`); a `tool_search_call`
+ * counts only with `execution: "client"`.
+ *
+ * @since 0.3.0
+ * @category guards
+ */
+export const isClientCall = (part: AssistantPart): part is ClientCallPart => {
+  switch (part.type) {
+    case "tool_call":
+    case "custom_tool_call":
+    case "shell_call":
+    case "apply_patch_call":
+    case "local_shell_call":
+    case "mcp_approval_request":
+      return true
+    case "tool_search_call":
+      return part.execution === "client"
+    default:
+      return false
+  }
+}

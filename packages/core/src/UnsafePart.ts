@@ -102,7 +102,8 @@ export const reasoningTextPart = (text: string, attributes: Part.Attributes): Pa
 }
 
 /**
- * `new Part.ToolCallPart({ callId, name, arguments, attributes }, true)`.
+ * `new Part.ToolCallPart({ callId, name, arguments, namespace, attributes }, true)` (`namespace` only when
+ * given).
  *
  * @since 0.2.0
  * @category constructors
@@ -111,13 +112,39 @@ export const toolCallPart = (
   callId: string,
   name: string,
   args: string,
-  attributes: Part.Attributes
+  attributes: Part.Attributes,
+  namespace?: string | undefined
 ): Part.ToolCallPart => {
   const part = instance(Part.ToolCallPart)
   part.type = "tool_call"
   part.callId = callId
   part.name = name
   part.arguments = args
+  if (namespace !== undefined) part.namespace = namespace
+  part.attributes = attributes
+  return part
+}
+
+/**
+ * `new Part.CustomToolCallPart({ callId, name, input, namespace, attributes }, true)` (`namespace` only
+ * when given): the delta of a custom tool call's input.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const customToolCallPart = (
+  callId: string,
+  name: string,
+  input: string,
+  attributes: Part.Attributes,
+  namespace?: string | undefined
+): Part.CustomToolCallPart => {
+  const part = instance(Part.CustomToolCallPart)
+  part.type = "custom_tool_call"
+  part.callId = callId
+  part.name = name
+  part.input = input
+  if (namespace !== undefined) part.namespace = namespace
   part.attributes = attributes
   return part
 }

@@ -52,6 +52,21 @@ describe("UnsafePart", () => {
       new Part.ToolCallPart({ callId: "call_1", name: "f", arguments: "{\"a\"", attributes }),
       Part.ToolCallPart
     )
+    same(
+      UnsafePart.toolCallPart("call_1", "f", "{", attributes, "ns"),
+      new Part.ToolCallPart({ callId: "call_1", name: "f", arguments: "{", namespace: "ns", attributes }),
+      Part.ToolCallPart
+    )
+    same(
+      UnsafePart.customToolCallPart("call_2", "sql", "SELECT", attributes),
+      new Part.CustomToolCallPart({ callId: "call_2", name: "sql", input: "SELECT", attributes }),
+      Part.CustomToolCallPart
+    )
+    same(
+      UnsafePart.customToolCallPart("call_2", "sql", "", {}, "db"),
+      new Part.CustomToolCallPart({ callId: "call_2", name: "sql", input: "", namespace: "db", attributes: {} }),
+      Part.CustomToolCallPart
+    )
     const part = UnsafePart.textDelta("hi", attributes)
     const update = UnsafePart.partUpdate("resp_1", 2, true, part)
     const made = new StreamPart.PartUpdate({ responseId: "resp_1", outputIndex: 2, partial: true, part })

@@ -7,7 +7,13 @@
  * |---|---|
  * | `reasoning` | `ReasoningPart` (`summary` texts, `text` from `reasoning_text` content, `encrypted_content` as an `OpaquePayload`) |
  * | `message` | `TextPart` (`output_text` content) or `RefusalPart` (`refusal` content only) |
- * | `function_call` | `ToolCallPart` |
+ * | `function_call` | `ToolCallPart` (`namespace` when the call names one) |
+ * | `custom_tool_call` | `CustomToolCallPart` |
+ * | `shell_call` | `ShellCallPart` |
+ * | `apply_patch_call` | `ApplyPatchCallPart` |
+ * | `local_shell_call` | `LocalShellCallPart` |
+ * | `mcp_approval_request` | `McpApprovalRequestPart` |
+ * | `tool_search_call` / `tool_search_output` | `ToolSearchCallPart` / `ToolSearchOutputPart` |
  * | `image_generation_call` with a `result` | `MediaPart` (base64 image) |
  * | anything else | `UnknownPart` holding the item verbatim |
  *
@@ -88,6 +94,133 @@ export const FunctionCallItem = Schema.Struct({
 })
 
 /**
+ * The fields of a `custom_tool_call` output item this package reads. A missing or `null` `input` reads as
+ * `""`. Source: API reference, `CustomToolCall`.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const CustomToolCallItem = Schema.Struct({
+  type: Schema.Literal("custom_tool_call"),
+  id: NullableString,
+  status: NullableString,
+  call_id: Schema.String,
+  name: Schema.String,
+  input: NullableString,
+  namespace: NullableString
+})
+
+const NullableNumber = Schema.optional(Schema.NullOr(Schema.Number))
+
+/**
+ * The fields of a `shell_call` output item this package reads: `action.commands`, `action.timeout_ms`,
+ * `action.max_output_length`, and `environment` (kept verbatim). Source: API reference, `FunctionShellCall`.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ShellCallItem = Schema.Struct({
+  type: Schema.Literal("shell_call"),
+  id: NullableString,
+  status: NullableString,
+  call_id: Schema.String,
+  action: Schema.Struct({
+    commands: Schema.Array(Schema.String),
+    timeout_ms: NullableNumber,
+    max_output_length: NullableNumber
+  }),
+  environment: Schema.optional(Schema.Unknown)
+})
+
+/**
+ * The fields of an `apply_patch_call` output item this package reads: the `operation` (`create_file`,
+ * `update_file` with `path` and `diff`; `delete_file` with `path`). Source: API reference,
+ * `ApplyPatchToolCall`.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ApplyPatchCallItem = Schema.Struct({
+  type: Schema.Literal("apply_patch_call"),
+  id: NullableString,
+  status: NullableString,
+  call_id: Schema.String,
+  operation: Schema.Union(
+    Schema.Struct({ type: Schema.Literal("create_file", "update_file"), path: Schema.String, diff: NullableString }),
+    Schema.Struct({ type: Schema.Literal("delete_file"), path: Schema.String })
+  )
+})
+
+/**
+ * The fields of a `local_shell_call` output item this package reads: the `exec` action's `command`,
+ * `timeout_ms`, `working_directory`, `env` and `user`. Source: API reference, `LocalShellToolCall`.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const LocalShellCallItem = Schema.Struct({
+  type: Schema.Literal("local_shell_call"),
+  id: NullableString,
+  status: NullableString,
+  call_id: Schema.String,
+  action: Schema.Struct({
+    command: Schema.Array(Schema.String),
+    timeout_ms: NullableNumber,
+    working_directory: NullableString,
+    env: Schema.optional(Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String }))),
+    user: NullableString
+  })
+})
+
+/**
+ * The fields of an `mcp_approval_request` output item this package reads. Source: API reference,
+ * `MCPApprovalRequest`.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const McpApprovalRequestItem = Schema.Struct({
+  type: Schema.Literal("mcp_approval_request"),
+  id: Schema.String,
+  status: NullableString,
+  server_label: Schema.String,
+  name: Schema.String,
+  arguments: NullableString
+})
+
+/**
+ * The fields of a `tool_search_call` output item this package reads. Source: API reference,
+ * `ToolSearchCall`.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ToolSearchCallItem = Schema.Struct({
+  type: Schema.Literal("tool_search_call"),
+  id: NullableString,
+  status: NullableString,
+  call_id: NullableString,
+  execution: NullableString,
+  arguments: Schema.optional(Schema.Unknown)
+})
+
+/**
+ * The fields of a `tool_search_output` output item this package reads. Source: API reference,
+ * `ToolSearchOutput`.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ToolSearchOutputItem = Schema.Struct({
+  type: Schema.Literal("tool_search_output"),
+  id: NullableString,
+  status: NullableString,
+  call_id: NullableString,
+  execution: NullableString,
+  tools: Schema.optional(Schema.NullOr(Schema.Array(Schema.Unknown)))
+})
+
+/**
  * The fields of an `image_generation_call` output item this package reads: `result` (base64 image) and
  * `output_format` (`png`, `jpeg`, `webp`).
  *
@@ -154,6 +287,39 @@ export const decodeOutputItem = (item: unknown): Either.Either<Part.AssistantPar
       return Either.map(decodeItem(MessageItem, item), fromMessageItem)
     case "function_call":
       return Either.map(decodeItem(FunctionCallItem, item), fromFunctionCallItem)
+    case "custom_tool_call":
+      return Either.map(decodeItem(CustomToolCallItem, item), fromCustomToolCallItem)
+    case "shell_call":
+      return Either.map(decodeItem(ShellCallItem, item), fromShellCallItem)
+    case "apply_patch_call":
+      return Either.map(decodeItem(ApplyPatchCallItem, item), fromApplyPatchCallItem)
+    case "local_shell_call":
+      return Either.map(decodeItem(LocalShellCallItem, item), fromLocalShellCallItem)
+    case "mcp_approval_request":
+      return Either.map(decodeItem(McpApprovalRequestItem, item), (decoded) =>
+        new Part.McpApprovalRequestPart({
+          approvalRequestId: decoded.id,
+          serverLabel: decoded.server_label,
+          name: decoded.name,
+          arguments: decoded.arguments ?? "",
+          attributes: attributesOf(decoded)
+        }, true))
+    case "tool_search_call":
+      return Either.map(decodeItem(ToolSearchCallItem, item), (decoded) =>
+        new Part.ToolSearchCallPart({
+          ...(typeof decoded.call_id === "string" ? { callId: decoded.call_id } : {}),
+          execution: decoded.execution ?? "server",
+          arguments: decoded.arguments ?? {},
+          attributes: attributesOf(decoded)
+        }, true))
+    case "tool_search_output":
+      return Either.map(decodeItem(ToolSearchOutputItem, item), (decoded) =>
+        new Part.ToolSearchOutputPart({
+          ...(typeof decoded.call_id === "string" ? { callId: decoded.call_id } : {}),
+          execution: decoded.execution ?? "server",
+          tools: decoded.tools ?? [],
+          attributes: attributesOf(decoded)
+        }, true))
     case "image_generation_call":
       return Either.map(decodeItem(ImageGenerationCallItem, item), (decoded) =>
         typeof decoded.result === "string" && decoded.result !== ""
@@ -291,6 +457,45 @@ const fromFunctionCallItem = (item: typeof FunctionCallItem.Type): Part.ToolCall
     attributes: attributesOf(item)
   }, true)
 
+const fromCustomToolCallItem = (item: typeof CustomToolCallItem.Type): Part.CustomToolCallPart =>
+  new Part.CustomToolCallPart({
+    callId: item.call_id,
+    name: item.name,
+    input: item.input ?? "",
+    ...(typeof item.namespace === "string" ? { namespace: item.namespace } : {}),
+    attributes: attributesOf(item)
+  }, true)
+
+const fromShellCallItem = (item: typeof ShellCallItem.Type): Part.ShellCallPart =>
+  new Part.ShellCallPart({
+    callId: item.call_id,
+    commands: item.action.commands,
+    ...(typeof item.action.timeout_ms === "number" ? { timeoutMs: item.action.timeout_ms } : {}),
+    ...(typeof item.action.max_output_length === "number" ? { maxOutputLength: item.action.max_output_length } : {}),
+    ...(item.environment === undefined || item.environment === null ? {} : { environment: item.environment }),
+    attributes: attributesOf(item)
+  }, true)
+
+const fromApplyPatchCallItem = (item: typeof ApplyPatchCallItem.Type): Part.ApplyPatchCallPart =>
+  new Part.ApplyPatchCallPart({
+    callId: item.call_id,
+    operation: item.operation.type === "delete_file"
+      ? { type: "delete_file", path: item.operation.path }
+      : { type: item.operation.type, path: item.operation.path, diff: item.operation.diff ?? "" },
+    attributes: attributesOf(item)
+  }, true)
+
+const fromLocalShellCallItem = (item: typeof LocalShellCallItem.Type): Part.LocalShellCallPart =>
+  new Part.LocalShellCallPart({
+    callId: item.call_id,
+    command: item.action.command,
+    ...(typeof item.action.timeout_ms === "number" ? { timeoutMs: item.action.timeout_ms } : {}),
+    ...(typeof item.action.working_directory === "string" ? { workingDirectory: item.action.working_directory } : {}),
+    env: item.action.env ?? {},
+    ...(typeof item.action.user === "string" ? { user: item.action.user } : {}),
+    attributes: attributesOf(item)
+  }, true)
+
 // ---------------------------------------------------------------------------------------------------------
 // annotations
 // ---------------------------------------------------------------------------------------------------------
@@ -421,7 +626,8 @@ export const incompleteReasonFromWire = (incompleteDetails: unknown): string | u
   isObject(incompleteDetails) ? stringField(incompleteDetails, "reason") : undefined
 
 /**
- * The finish reason of a response: `completed` -> `tool_calls` when the output holds a `function_call`,
+ * The finish reason of a response: `completed` -> `tool_calls` when the output holds a call the client
+ * answers (`hasFunctionCall`),
  * else `stop`; `incomplete` -> `length` for `max_output_tokens`, `content_filter` for `content_filter`,
  * else `other`; any other status (`failed`, `cancelled`, `in_progress`, `queued`) -> `other`.
  *
@@ -448,13 +654,33 @@ export const finishReasonOf = (
 }
 
 /**
- * Whether a list of output items (JSON) holds a `function_call`.
+ * The output item types the client answers: `function_call`, `custom_tool_call`, `shell_call`,
+ * `apply_patch_call`, `local_shell_call` and `mcp_approval_request`.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const CLIENT_CALL_TYPES: ReadonlySet<string> = new Set([
+  "function_call",
+  "custom_tool_call",
+  "shell_call",
+  "apply_patch_call",
+  "local_shell_call",
+  "mcp_approval_request"
+])
+
+/**
+ * Whether a list of output items (JSON) holds a call the client answers (`CLIENT_CALL_TYPES`, or a
+ * `tool_search_call` with `execution: "client"`): the response then finishes with `tool_calls`.
  *
  * @since 0.1.0
  * @category decoding
  */
 export const hasFunctionCall = (output: ReadonlyArray<unknown>): boolean =>
-  output.some((item) => isObject(item) && item.type === "function_call")
+  output.some((item) =>
+    isObject(item) &&
+    (CLIENT_CALL_TYPES.has(item.type as string) || (item.type === "tool_search_call" && item.execution === "client"))
+  )
 
 // ---------------------------------------------------------------------------------------------------------
 // whole responses

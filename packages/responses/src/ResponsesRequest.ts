@@ -10,9 +10,20 @@
  * | assistant `RefusalPart` | output `message` with `refusal` content when it has an item id; else `{role:"assistant", content: text}` |
  * | assistant `ReasoningPart` | `{type:"reasoning", id, encrypted_content, summary}` only when its payload came from `"openai.responses"` and it has an item id; otherwise skipped (debug log) |
  * | assistant `ToolCallPart` | `{type:"function_call", call_id, name, arguments ("" -> "{}"), namespace?, id?, status?}` |
+ * | assistant `CustomToolCallPart` | `{type:"custom_tool_call", call_id, name, input, namespace?, id?, status?}` |
+ * | assistant `ShellCallPart` | `{type:"shell_call", call_id, action:{commands, timeout_ms, max_output_length}, environment?, id?, status?}` |
+ * | assistant `ApplyPatchCallPart` | `{type:"apply_patch_call", call_id, operation, id?, status?}` |
+ * | assistant `LocalShellCallPart` | `{type:"local_shell_call", call_id, action:{type:"exec", command, env, timeout_ms?, working_directory?, user?}, id?, status?}` |
+ * | assistant `McpApprovalRequestPart` | `{type:"mcp_approval_request", id, server_label, name, arguments}` |
+ * | assistant `ToolSearchCallPart` / `ToolSearchOutputPart` | `{type:"tool_search_call", call_id, execution, arguments, id?, status?}` / `{type:"tool_search_output", call_id, execution, tools, id?, status?}` |
  * | assistant `UnknownPart` | its item verbatim when its provider is `"openai.responses"`; otherwise skipped (debug log) |
  * | assistant `MediaPart` | not replayed (debug log) |
- * | tool message | one `{type:"function_call_output", call_id, output}` per result |
+ * | tool message `ToolResultPart` | `{type:"function_call_output", call_id, output}`, or `custom_tool_call_output` for `kind: "custom"` |
+ * | tool message `ShellCallOutputPart` | `{type:"shell_call_output", call_id, output:[{stdout, stderr, outcome:{type:"exit", exit_code} / {type:"timeout"}}], max_output_length?}` |
+ * | tool message `ApplyPatchCallOutputPart` | `{type:"apply_patch_call_output", call_id, status, output?}` |
+ * | tool message `LocalShellCallOutputPart` | `{type:"local_shell_call_output", id: call id, output}` |
+ * | tool message `McpApprovalResponsePart` | `{type:"mcp_approval_response", approval_request_id, approve, reason?}` |
+ * | tool message `ToolSearchOutputPart` | as in an assistant message |
  *
  * Before the body is returned, `input` is checked against the pairing rules the API enforces for a
  * stateless request (`PAIRING_RULES`): a tool result without its call fails with `InvalidPrompt` naming
@@ -227,10 +238,7 @@ export const fromPrompt = (
         }
         case "tool": {
           for (const result of message.results) {
-            if (result.callId === "") {
-              return yield* invalid(`tool message ${index}: the result of ${result.name} has an empty call id`)
-            }
-            input.push({ type: "function_call_output", call_id: result.callId, output: result.output })
+            input.push(yield* toolMessageItem(result, index))
           }
           break
         }
@@ -497,9 +505,17 @@ const assistantMessage = (
             arguments: part.arguments === "" ? "{}" : part.arguments
           }
           if (part.namespace !== undefined) item.namespace = part.namespace
-          if (part.attributes.itemId !== undefined) item.id = part.attributes.itemId
-          if (part.attributes.status !== undefined) item.status = part.attributes.status
-          input.push(item)
+          input.push(withItemAttributes(item, part.attributes))
+          break
+        }
+        case "custom_tool_call":
+        case "shell_call":
+        case "apply_patch_call":
+        case "local_shell_call":
+        case "mcp_approval_request":
+        case "tool_search_call":
+        case "tool_search_output": {
+          input.push(callItem(part))
           break
         }
         case "unknown": {
@@ -521,6 +537,152 @@ const assistantMessage = (
       }
     }
   })
+
+/** Adds `id` and `status` from the part's attributes, when present. */
+const withItemAttributes = (item: Record<string, unknown>, attributes: Part.Attributes): InputItem => {
+  if (attributes.itemId !== undefined) item.id = attributes.itemId
+  if (attributes.status !== undefined) item.status = attributes.status
+  return item
+}
+
+/**
+ * A typed call part of an assistant message -> the output item it came from (see the module table). The
+ * inverse of `ResponsesOutput.decodeOutputItem` for these items: decoding the result gives the part back.
+ *
+ * @since 0.3.0
+ * @category encoding
+ */
+export const callItem = (
+  part:
+    | Part.CustomToolCallPart
+    | Part.ShellCallPart
+    | Part.ApplyPatchCallPart
+    | Part.LocalShellCallPart
+    | Part.McpApprovalRequestPart
+    | Part.ToolSearchCallPart
+    | Part.ToolSearchOutputPart
+): InputItem => {
+  switch (part.type) {
+    case "custom_tool_call": {
+      const item: Record<string, unknown> = {
+        type: "custom_tool_call",
+        call_id: part.callId,
+        name: part.name,
+        input: part.input
+      }
+      if (part.namespace !== undefined) item.namespace = part.namespace
+      return withItemAttributes(item, part.attributes)
+    }
+    case "shell_call": {
+      const item: Record<string, unknown> = {
+        type: "shell_call",
+        call_id: part.callId,
+        action: {
+          commands: part.commands,
+          timeout_ms: part.timeoutMs ?? null,
+          max_output_length: part.maxOutputLength ?? null
+        }
+      }
+      if (part.environment !== undefined) item.environment = part.environment
+      return withItemAttributes(item, part.attributes)
+    }
+    case "apply_patch_call":
+      return withItemAttributes(
+        { type: "apply_patch_call", call_id: part.callId, operation: { ...part.operation } },
+        part.attributes
+      )
+    case "local_shell_call": {
+      const action: Record<string, unknown> = { type: "exec", command: part.command, env: part.env }
+      if (part.timeoutMs !== undefined) action.timeout_ms = part.timeoutMs
+      if (part.workingDirectory !== undefined) action.working_directory = part.workingDirectory
+      if (part.user !== undefined) action.user = part.user
+      return withItemAttributes({ type: "local_shell_call", call_id: part.callId, action }, part.attributes)
+    }
+    case "mcp_approval_request":
+      return {
+        type: "mcp_approval_request",
+        id: part.approvalRequestId,
+        server_label: part.serverLabel,
+        name: part.name,
+        arguments: part.arguments
+      }
+    case "tool_search_call":
+      return withItemAttributes({
+        type: "tool_search_call",
+        call_id: part.callId ?? null,
+        execution: part.execution,
+        arguments: part.arguments
+      }, part.attributes)
+    case "tool_search_output":
+      return withItemAttributes({
+        type: "tool_search_output",
+        call_id: part.callId ?? null,
+        execution: part.execution,
+        tools: part.tools
+      }, part.attributes)
+  }
+}
+
+/**
+ * A part of a tool message -> its input item (see the module table). Fails with `AiError.InvalidPrompt`
+ * when a result has an empty call id (or an approval decision an empty approval request id).
+ *
+ * @since 0.3.0
+ * @category encoding
+ */
+export const toolMessageItem = (
+  result: Part.ToolMessagePart,
+  index: number
+): Effect.Effect<InputItem, AiError.InvalidPrompt> => {
+  switch (result.type) {
+    case "tool_result":
+      return result.callId === ""
+        ? invalid(`tool message ${index}: the result of ${result.name} has an empty call id`)
+        : Effect.succeed({
+          type: result.kind === "custom" ? "custom_tool_call_output" : "function_call_output",
+          call_id: result.callId,
+          output: result.output
+        })
+    case "shell_call_output": {
+      if (result.callId === "") return invalid(`tool message ${index}: a shell_call_output has an empty call id`)
+      const item: Record<string, unknown> = {
+        type: "shell_call_output",
+        call_id: result.callId,
+        output: result.output.map((entry) => ({
+          stdout: entry.stdout,
+          stderr: entry.stderr,
+          outcome: entry.outcome.type === "exit" ? { type: "exit", exit_code: entry.outcome.exitCode } : { type: "timeout" }
+        }))
+      }
+      if (result.maxOutputLength !== undefined) item.max_output_length = result.maxOutputLength
+      return Effect.succeed(item)
+    }
+    case "apply_patch_call_output": {
+      if (result.callId === "") return invalid(`tool message ${index}: an apply_patch_call_output has an empty call id`)
+      const item: Record<string, unknown> = { type: "apply_patch_call_output", call_id: result.callId, status: result.status }
+      if (result.output !== undefined) item.output = result.output
+      return Effect.succeed(item)
+    }
+    case "local_shell_call_output":
+      return result.callId === ""
+        ? invalid(`tool message ${index}: a local_shell_call_output has an empty call id`)
+        : Effect.succeed({ type: "local_shell_call_output", id: result.callId, output: result.output })
+    case "mcp_approval_response": {
+      if (result.approvalRequestId === "") {
+        return invalid(`tool message ${index}: an mcp_approval_response has an empty approval request id`)
+      }
+      const item: Record<string, unknown> = {
+        type: "mcp_approval_response",
+        approval_request_id: result.approvalRequestId,
+        approve: result.approve
+      }
+      if (result.reason !== undefined) item.reason = result.reason
+      return Effect.succeed(item)
+    }
+    case "tool_search_output":
+      return Effect.succeed(callItem(result))
+  }
+}
 
 const outputMessage = (attributes: Part.Attributes, content: InputItem): InputItem => {
   const item: Record<string, unknown> = {

@@ -42,9 +42,10 @@
  * | `response.reasoning_summary_text.delta` | delta `ReasoningPart {summary}` (see the summary convention) |
  * | `response.reasoning_text.delta` | delta `ReasoningPart {summary: [], text: delta}` |
  * | `response.function_call_arguments.delta` | delta `ToolCallPart {callId, name, arguments: delta}` (call id and name from the added item) |
+ * | `response.custom_tool_call_input.delta` | delta `CustomToolCallPart {callId, name, input: delta}` (call id, name and namespace from the added item) |
  * | hosted-tool progress: `response.{web_search_call,file_search_call,code_interpreter_call,mcp_call,mcp_list_tools}.{in_progress,searching,interpreting,completed,failed}` | delta `UnknownPart {kind: item type, item: the event verbatim, attributes.status: the announced status}` |
  * | progress without an `output_index`, `response.compaction.*` and other progress events outside the catalogue | nothing; debug log, never fatal (the item itself arrives with `output_item.done` or the terminal snapshot) |
- * | tool input deltas: `response.code_interpreter_call_code.delta`, `response.mcp_call_arguments.delta`, `response.custom_tool_call_input.delta`, `response.shell_call_command.{added,delta}`, `response.shell_call_output_content.delta`, `response.apply_patch_call_operation_diff.delta` | delta `UnknownPart {kind: item type, item: the event verbatim}` (the `delta` fields concatenate to the item's code / input / arguments) |
+ * | tool input deltas: `response.code_interpreter_call_code.delta`, `response.mcp_call_arguments.delta`, `response.shell_call_command.{added,delta}`, `response.shell_call_output_content.delta`, `response.apply_patch_call_operation_diff.delta` | delta `UnknownPart {kind: item type, item: the event verbatim}` (the `delta` fields concatenate to the item's code / input / arguments) |
  * | `response.image_generation_call.{in_progress,generating,completed}` | delta `MediaPart {mediaType}` without content, with the status |
  * | `response.image_generation_call.partial_image` | delta `MediaPart {mediaType, data: partial_image_b64}`: a preview |
  * | `response.output_item.done` | the completing part or the complete part (below) |
@@ -63,7 +64,7 @@
  * Every `PartUpdate` addresses the slot `(responseId, outputIndex)`.
  *
  * 1. **Delta** — `partial: true`, holds only NEW content: `TextPart.text` / `annotations`,
- *    `RefusalPart.text`, `ToolCallPart.arguments`, `ReasoningPart.text`, or `ReasoningPart.summary` as in 2.
+ *    `RefusalPart.text`, `ToolCallPart.arguments`, `CustomToolCallPart.input`, `ReasoningPart.text`, or `ReasoningPart.summary` as in 2.
  *    No payload; `callId` / `name` of a tool call delta come from the added item. Partial `UnknownPart`s
  *    and `MediaPart`s are progress previews: each stands for the item until the next.
  * 2. **Summary deltas** — a delta of the reasoning summary part `summary_index = k` is a `ReasoningPart`

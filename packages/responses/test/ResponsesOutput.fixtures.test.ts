@@ -34,6 +34,14 @@ const expectedType = (item: Item): string => {
       return "tool_call"
     case "image_generation_call":
       return "media"
+    case "custom_tool_call":
+    case "shell_call":
+    case "apply_patch_call":
+    case "local_shell_call":
+    case "mcp_approval_request":
+    case "tool_search_call":
+    case "tool_search_output":
+      return item.type
     default:
       return "unknown"
   }
@@ -96,7 +104,7 @@ describe("ResponsesOutput on every recorded response body", () => {
             expect(part.item).toStrictEqual(item)
           }
         })
-        const hasCall = output.some((item) => item.type === "function_call")
+        const hasCall = output.some((item) => item.type === "function_call" || item.type === "custom_tool_call")
         assert.strictEqual(response.finishReason, hasCall ? "tool_calls" : "stop")
         assert.strictEqual(response.message.toolCalls.length, output.filter((item) => item.type === "function_call").length)
       }))
@@ -154,10 +162,22 @@ describe("ResponsesOutput on every recorded response body", () => {
         const part = yield* ResponsesOutput.fromOutputItem({ type: "image_generation_call", id: "ig_1", status: "completed", output_format: format, result: "AAAA" })
         assert.strictEqual((part as Part.MediaPart).mediaType, `image/${format}`)
       }
-      // A custom_tool_call is never a tool call: only function calls are run locally.
+    }))
+
+  it.effect("a custom_tool_call (Lark grammar tool) is a CustomToolCallPart, not a function call", () =>
+    Effect.gen(function*() {
       const custom = yield* ResponsesOutput.fromResponse(responses.find(({ file }) => file.includes("custom-tool"))!.json)
-      assert.strictEqual(custom.message.toolCalls.length, 0)
-      assert.isTrue(custom.message.parts.some((part) => part.type === "unknown" && part.kind === "custom_tool_call"))
       assert.instanceOf(custom.message, Message.AssistantMessage)
+      assert.strictEqual(custom.message.toolCalls.length, 0)
+      const calls = custom.message.clientCalls
+      expect(calls).toStrictEqual([
+        new Part.CustomToolCallPart({
+          callId: "call_hR80aw24wWb4MTIIVyoHMbLI",
+          name: "run_sql",
+          input: "SELECT * FROM users",
+          attributes: { itemId: "ctc_0136e8c220478b070069570fbdbe388191a87d002f6b984987", status: "completed" }
+        })
+      ])
+      assert.strictEqual(custom.finishReason, "tool_calls")
     }))
 })

@@ -235,14 +235,14 @@ describe("ResponsesOutput", () => {
 
     it.effect("any other item is kept verbatim as an UnknownPart", () =>
       Effect.gen(function*() {
-        const item = { type: "custom_tool_call", id: "ctc_1", status: "completed", call_id: "call_1", name: "sql", input: "SELECT 1" }
+        const item = { type: "computer_call", id: "cu_1", status: "completed", call_id: "call_1", action: { type: "click" } }
         const part = yield* ResponsesOutput.fromOutputItem(item)
         expect(part).toStrictEqual(
           new Part.UnknownPart({
             provider: "openai.responses",
-            kind: "custom_tool_call",
+            kind: "computer_call",
             item,
-            attributes: { itemId: "ctc_1", status: "completed" }
+            attributes: { itemId: "cu_1", status: "completed" }
           })
         )
       }))

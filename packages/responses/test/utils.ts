@@ -86,10 +86,11 @@ export const textOf = (part: Part.AssistantPart): string | undefined => {
       return part.text
     case "tool_call":
       return part.arguments
+    case "custom_tool_call":
+      return part.input
     case "reasoning":
       return part.text
-    case "media":
-    case "unknown":
+    default:
       return undefined
   }
 }
@@ -139,6 +140,9 @@ export const foldSlot = (updates: ReadonlyArray<StreamPart.PartUpdate>): Record<
       break
     case "tool_call":
       out.arguments = texts.join("")
+      break
+    case "custom_tool_call":
+      out.input = texts.join("")
       break
     case "reasoning":
       out.summary = summary.map((entries) => entries.join(""))

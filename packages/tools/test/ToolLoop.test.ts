@@ -69,7 +69,7 @@ describe("ToolLoop.generate", () => {
         "tool",
         "assistant"
       ])
-      const outputs = result.transcript.messages.flatMap((m) => m.role === "tool" ? m.results.map((r) => r.output) : [])
+      const outputs = result.transcript.messages.flatMap((m) => m.role === "tool" ? m.toolResults.map((r) => r.output) : [])
       expect(outputs).toStrictEqual(["19", "57", "570"])
     }))
 
@@ -382,7 +382,7 @@ describe("ToolLoop: what the model gets wrong goes back to it, and the loop goes
       assert.strictEqual(result.text, "Most of that failed; 2 * 3 = 6.")
       const tool = fake.calls[1]!.prompt.messages.at(-1) as Message.ToolMessage
       assert.strictEqual(tool.role, "tool")
-      const byCall = new Map(tool.results.map((r) => [r.callId, r]))
+      const byCall = new Map(tool.toolResults.map((r) => [r.callId, r]))
       const error = (callId: string) => {
         const r = byCall.get(callId)!
         assert.isTrue(r.isError, callId)
@@ -396,7 +396,7 @@ describe("ToolLoop: what the model gets wrong goes back to it, and the loop goes
       assert.strictEqual(error("call_slow"), "tool \"calculator\" timed out after 10s")
       assert.deepStrictEqual([byCall.get("call_ok")!.isError, byCall.get("call_ok")!.output], [false, "6"])
       // results come back in call order
-      assert.deepStrictEqual(tool.results.map((r) => r.callId), [
+      assert.deepStrictEqual(tool.toolResults.map((r) => r.callId), [
         "call_json",
         "call_schema",
         "call_unknown",

@@ -28,6 +28,8 @@ interface Slot {
   attributes: Part.Attributes
   callId: string
   name: string
+  /** The `namespace` of a function or custom tool call, from the added item. */
+  namespace: string | undefined
   /** Whether deltas delivered text, arguments, summary or annotations (the done part is then emptied). */
   delivered: boolean
   /** Media type of an image generation call, once known (`output_format`, or sniffed from a partial image). */
@@ -40,6 +42,7 @@ interface Slot {
   readonly refusal: Delivered
   readonly summary: Array<Delivered>
   readonly reasoningText: Delivered
+  /** Arguments of a function call, or input of a custom tool call. */
   readonly args: Delivered
 }
 
@@ -68,11 +71,18 @@ class Delivered {
 
 const NOTHING_DELIVERED = new Delivered()
 
-const makeSlot = (itemType: string, attributes: Part.Attributes, callId = "", name = ""): Slot => ({
+const makeSlot = (
+  itemType: string,
+  attributes: Part.Attributes,
+  callId = "",
+  name = "",
+  namespace: string | undefined = undefined
+): Slot => ({
   itemType,
   attributes,
   callId,
   name,
+  namespace,
   delivered: false,
   mediaType: undefined,
   text: new Delivered(),
@@ -113,7 +123,6 @@ const PROGRESS: { readonly [type: string]: readonly [kind: string, status: strin
 const TOOL_DELTAS: { readonly [type: string]: string } = {
   "response.code_interpreter_call_code.delta": "code_interpreter_call",
   "response.mcp_call_arguments.delta": "mcp_call",
-  "response.custom_tool_call_input.delta": "custom_tool_call",
   "response.shell_call_command.added": "shell_call",
   "response.shell_call_command.delta": "shell_call",
   "response.shell_call_output_content.delta": "shell_call_output",
@@ -223,6 +232,8 @@ export class Decoder {
         return this.delta(event, type, data, out, "message", "text")
       case "response.function_call_arguments.delta":
         return this.delta(event, type, data, out, "function_call", "args")
+      case "response.custom_tool_call_input.delta":
+        return this.delta(event, type, data, out, "custom_tool_call", "input")
       case "response.reasoning_summary_text.delta":
         return this.delta(event, type, data, out, "reasoning", "summary")
       case "response.reasoning_text.delta":
@@ -439,7 +450,7 @@ export class Decoder {
         if (Either.isLeft(decoded)) return decoded.left
         const at = typeAt(position) === undefined && !used.has(position) ? position : next++
         used.add(at)
-        if (decoded.right.type === "tool_call") this.sawFunctionCall = true
+        if (Part.isClientCall(decoded.right)) this.sawFunctionCall = true
         this.logs.push({
           level: "Debug",
           message: `output item ${at} of response ${this.responseId}: only in the ${type} snapshot; sent complete`
@@ -465,7 +476,7 @@ export class Decoder {
         if (Either.isLeft(decoded)) return decoded.left
         const part = decoded.right
         if (!hasContent(part)) continue
-        if (part.type === "tool_call") this.sawFunctionCall = true
+        if (Part.isClientCall(part)) this.sawFunctionCall = true
         this.logs.push({
           level: "Debug",
           message: `output item ${index} of response ${this.responseId}: content only in the ${type} snapshot`
@@ -537,7 +548,8 @@ export class Decoder {
       item.type,
       ResponsesOutput.attributesOfItem(item),
       stringField(item, "call_id") ?? "",
-      stringField(item, "name") ?? ""
+      stringField(item, "name") ?? "",
+      stringField(item, "namespace")
     )
     const format = stringField(item, "output_format")
     if (format !== undefined && format !== "") slot.mediaType = `image/${format}`
@@ -569,7 +581,7 @@ export class Decoder {
     data: string,
     out: Array<StreamPart.StreamPart>,
     itemType: string,
-    field: "text" | "args" | "summary" | "reasoningText" | "refusal"
+    field: "text" | "args" | "input" | "summary" | "reasoningText" | "refusal"
   ): DecodeError | undefined {
     const outputIndex = numberField(event, "output_index")
     const delta = event.delta
@@ -598,7 +610,12 @@ export class Decoder {
       }
       case "args": {
         slot.args.push(delta)
-        part = UnsafePart.toolCallPart(slot.callId, slot.name, delta, slot.attributes)
+        part = UnsafePart.toolCallPart(slot.callId, slot.name, delta, slot.attributes, slot.namespace)
+        break
+      }
+      case "input": {
+        slot.args.push(delta)
+        part = UnsafePart.customToolCallPart(slot.callId, slot.name, delta, slot.attributes, slot.namespace)
         break
       }
       case "reasoningText": {
@@ -763,7 +780,7 @@ export class Decoder {
       })
     }
     const part = decoded.right
-    if (part.type === "tool_call") this.sawFunctionCall = true
+    if (Part.isClientCall(part)) this.sawFunctionCall = true
     const slot = this.slots.get(outputIndex)
     this.slots.delete(outputIndex)
     const ids: Array<string> = []
@@ -806,11 +823,12 @@ const hasContent = (part: Part.AssistantPart): boolean => {
       return part.text !== ""
     case "tool_call":
       return part.arguments !== ""
+    case "custom_tool_call":
+      return part.input !== ""
     case "reasoning":
       return part.summary.some((entry) => entry !== "") || (part.text !== undefined && part.text !== "") ||
         part.payload !== undefined
-    case "media":
-    case "unknown":
+    default:
       return true
   }
 }
@@ -885,6 +903,16 @@ const emptied = (part: Part.AssistantPart, slot: Slot): Part.AssistantPart | und
       const args = remainder(part.arguments, slot.args)
       return args === undefined ? undefined : new Part.ToolCallPart({ ...part, arguments: args }, true)
     }
+    case "custom_tool_call": {
+      if (
+        !isEmpty(slot.text) || !isEmpty(slot.refusal) || !summaryEmpty || !isEmpty(slot.reasoningText) ||
+        !noAnnotations
+      ) {
+        return undefined
+      }
+      const input = remainder(part.input, slot.args)
+      return input === undefined ? undefined : new Part.CustomToolCallPart({ ...part, input }, true)
+    }
     case "reasoning": {
       if (!isEmpty(slot.text) || !isEmpty(slot.refusal) || !isEmpty(slot.args) || !noAnnotations) return undefined
       if (slot.summary.length > part.summary.length && !slot.summary.slice(part.summary.length).every(isEmpty)) {
@@ -909,8 +937,8 @@ const emptied = (part: Part.AssistantPart, slot: Slot): Part.AssistantPart | und
         attributes: part.attributes
       }, true)
     }
-    case "media":
-    case "unknown":
+    default:
+      // items without typed deltas (their progress came as partial `UnknownPart`s): the snapshot replaces
       return undefined
   }
 }

@@ -152,6 +152,9 @@ export const kindOf = (part: Part.AssistantPart): Kind | undefined => {
       return typeof part.item === "object" && part.item !== null ? "verbatim" : undefined
     case "media":
       return part.data === undefined ? undefined : "verbatim"
+    default:
+      // typed call items (custom tool, shell, apply_patch, ...) arrive complete and are written as items
+      return "verbatim"
   }
 }
 
@@ -161,7 +164,7 @@ export const absorb = (slot: Slot, part: Part.AssistantPart, partial: boolean, r
     slot.chunks = []
     slot.summaries = []
   }
-  if (part.type !== "unknown" && part.type !== "media") {
+  if (part.type === "text" || part.type === "refusal" || part.type === "reasoning" || part.type === "tool_call") {
     if (part.attributes.phase !== undefined) slot.phase = part.attributes.phase
     if (!partial && part.attributes.status !== undefined) slot.status = part.attributes.status
   }
@@ -206,6 +209,9 @@ export const absorb = (slot: Slot, part: Part.AssistantPart, partial: boolean, r
         output_format: part.mediaType.replace(/^image\//, "")
       }
       break
+    default:
+      slot.verbatim = ResponsesRequest.callItem(part)
+      break
   }
 }
 
@@ -219,8 +225,7 @@ export const carriesContent = (part: Part.AssistantPart): boolean => {
       return part.arguments !== ""
     case "reasoning":
       return (part.text ?? "") !== "" || part.summary.some((text) => text !== "")
-    case "unknown":
-    case "media":
+    default:
       return true
   }
 }
