@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
+import { LanguageModel, Message, ModelResponse, Part, type Prompt, StreamPart } from "@effect-responses/core"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -135,8 +135,8 @@ export const mergeCallOptions = (
 const mergeCall = <O extends OptionsOverride>(options: O, call: LanguageModel.CallOptions): O => {
   let tools = options.tools
   if (call.tools !== undefined) {
-    const names = new Set(call.tools.map((tool) => tool.name))
-    tools = [...(options.tools ?? []).filter((tool) => !names.has(tool.name)), ...call.tools]
+    const names = new Set(call.tools.map(LanguageModel.toolName))
+    tools = [...(options.tools ?? []).filter((tool) => !names.has(LanguageModel.toolName(tool))), ...call.tools]
   }
   return {
     ...options,
@@ -147,12 +147,95 @@ const mergeCall = <O extends OptionsOverride>(options: O, call: LanguageModel.Ca
 }
 
 /**
+ * A call of a function that stands for a custom tool (`ChatCompletionsRequest.customToolAsFunction`) ->
+ * the `CustomToolCallPart` it means: `input` is the `input` string of the JSON arguments, or the arguments
+ * text itself when they are not such an object (a model that wrote raw text).
+ *
+ * @since 0.3.0
+ * @category custom tools
+ */
+export const customToolCall = (part: Part.ToolCallPart): Part.CustomToolCallPart => {
+  let input = part.arguments
+  try {
+    const parsed: unknown = JSON.parse(part.arguments)
+    if (typeof parsed === "object" && parsed !== null && ChatCompletionsRequest.CUSTOM_TOOL_INPUT in parsed) {
+      const value = (parsed as Record<string, unknown>)[ChatCompletionsRequest.CUSTOM_TOOL_INPUT]
+      if (typeof value === "string") input = value
+    }
+  } catch {
+    // not JSON: the text is the input
+  }
+  return new Part.CustomToolCallPart({
+    callId: part.callId,
+    name: part.name,
+    input,
+    attributes: part.attributes
+  }, true)
+}
+
+const customNames = (tools: ReadonlyArray<LanguageModel.AnyToolDefinition> | undefined): ReadonlySet<string> =>
+  new Set(
+    (tools ?? []).filter((tool) => tool instanceof LanguageModel.CustomToolDefinition).map((tool) => tool.name)
+  )
+
+const mapResponse = (names: ReadonlySet<string>) => (response: ModelResponse.ModelResponse): ModelResponse.ModelResponse =>
+  names.size === 0 || !response.message.parts.some((part) => part.type === "tool_call" && names.has(part.name))
+    ? response
+    : new ModelResponse.ModelResponse({
+      ...response,
+      message: new Message.AssistantMessage({
+        role: "assistant",
+        parts: response.message.parts.map((part) =>
+          part.type === "tool_call" && names.has(part.name) ? customToolCall(part) : part
+        )
+      }, true)
+    }, true)
+
+/**
+ * The stream with the calls of custom tools mapped back: their argument deltas are held (JSON of the
+ * `input` parameter is not the input), and at the complete part one complete `CustomToolCallPart` is sent.
+ */
+const mapStream = (names: ReadonlySet<string>) =>
+<E>(stream: Stream.Stream<StreamPart.StreamPart, E>): Stream.Stream<StreamPart.StreamPart, E> => {
+  if (names.size === 0) return stream
+  return Stream.suspend(() => {
+    const held = new Map<string, { name: string; args: string }>()
+    return Stream.mapConcat(stream, (element): ReadonlyArray<StreamPart.StreamPart> => {
+      if (element.type !== "part" || element.part.type !== "tool_call") return [element]
+      const part = element.part
+      const key = `${element.responseId}/${element.outputIndex}`
+      const entry = held.get(key)
+      if (entry === undefined && !names.has(part.name)) return [element]
+      const name = part.name !== "" ? part.name : entry?.name ?? ""
+      const args = element.replace === true ? part.arguments : (entry?.args ?? "") + part.arguments
+      if (element.partial) {
+        held.set(key, { name, args })
+        return []
+      }
+      held.delete(key)
+      const whole = new Part.ToolCallPart({ ...part, name, arguments: args }, true)
+      return [
+        new StreamPart.PartUpdate({
+          responseId: element.responseId,
+          outputIndex: element.outputIndex,
+          partial: false,
+          part: customToolCall(whole)
+        }, true)
+      ]
+    })
+  })
+}
+
+/**
  * Builds the `LanguageModel` service over the `ChatCompletionsClient` in the context.
  *
  * - `generate` sends the request with `stream: false` and decodes the `chat.completion` body with
  *   `ChatCompletionsOutput.fromCompletion`.
  * - `stream` sends it with `stream: true` and, unless `includeUsage` is `false`,
  *   `stream_options: {include_usage: true}`, and decodes the SSE body (`ChatCompletionsStream`).
+ * - Custom tools (which Chat Completions lacks) are offered as functions with one string parameter
+ *   (`ChatCompletionsRequest.customToolAsFunction`); calls of them come back as `CustomToolCallPart`s
+ *   (`customToolCall`), in a stream as one complete part once the call's arguments are whole.
  *
  * Each call's options: the layer's `options`, then the `withOptions` overrides of the calling fiber
  * (`CurrentOptions`), then the call's `CallOptions`. Both fail with `InvalidPrompt` before any request when
@@ -179,7 +262,8 @@ export const make = (
     ): Effect.Effect<ModelResponse.ModelResponse, LanguageModel.ModelError> =>
       requestBody(prompt, call).pipe(
         Effect.flatMap((body) => client.create({ ...body, stream: false })),
-        Effect.flatMap(ChatCompletionsOutput.fromCompletion)
+        Effect.flatMap(ChatCompletionsOutput.fromCompletion),
+        Effect.map(mapResponse(customNames(mergeCallOptions(options, call).tools)))
       )
 
     const stream = (
@@ -194,7 +278,8 @@ export const make = (
               : { ...body, stream: true, stream_options: { include_usage: true } }
           )
         ),
-        Stream.unwrap
+        Stream.unwrap,
+        mapStream(customNames(mergeCallOptions(options, call).tools))
       )
 
     return LanguageModel.LanguageModel.of({ generate, stream })

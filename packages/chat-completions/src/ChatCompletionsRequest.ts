@@ -24,7 +24,7 @@
  *
  * @since 0.1.0
  */
-import { AiError, type LanguageModel, type Message, type Part, type Prompt, ResponseFormat } from "@effect-responses/core"
+import { AiError, LanguageModel, type Message, type Part, type Prompt, ResponseFormat } from "@effect-responses/core"
 import * as Media from "@effect-responses/wire/Media"
 import * as Effect from "effect/Effect"
 
@@ -120,7 +120,7 @@ export interface RequestBody {
  */
 export interface RequestOptions {
   readonly model: string
-  readonly tools?: ReadonlyArray<LanguageModel.ToolDefinition> | undefined
+  readonly tools?: ReadonlyArray<LanguageModel.AnyToolDefinition> | undefined
   readonly toolChoice?: LanguageModel.ToolChoice | undefined
   readonly temperature?: number | undefined
   readonly topP?: number | undefined
@@ -200,8 +200,16 @@ export const fromPrompt = (
       }
     }
     const body: Record<string, unknown> = { model: options.model, messages }
-    const hasTools = options.tools !== undefined && options.tools.length > 0
-    if (hasTools) body.tools = options.tools!.map(functionTool)
+    const wireTools: Array<FunctionTool> = []
+    for (const tool of options.tools ?? []) {
+      if (tool instanceof LanguageModel.ClientToolDefinition) {
+        yield* Effect.logDebug(`the ${tool.tool} tool is not sent (Chat Completions has no built-in tools)`)
+      } else {
+        wireTools.push(tool instanceof LanguageModel.CustomToolDefinition ? customToolAsFunction(tool) : functionTool(tool))
+      }
+    }
+    const hasTools = wireTools.length > 0
+    if (hasTools) body.tools = wireTools
     if (options.toolChoice !== undefined) body.tool_choice = yield* toolChoice(options.toolChoice, options.tools)
     if (options.parallelToolCalls !== undefined && hasTools) body.parallel_tool_calls = options.parallelToolCalls
     if (options.temperature !== undefined) body.temperature = options.temperature
@@ -384,12 +392,41 @@ export const functionTool = (tool: LanguageModel.ToolDefinition): FunctionTool =
   }
 })
 
+/**
+ * A core custom tool definition -> the Chat Completions function it is offered as: the same name and
+ * description (the grammar of its format, if any, appended to the description, since Chat Completions
+ * cannot enforce it), and one required string parameter `input` (`CUSTOM_TOOL_INPUT`), strict.
+ *
+ * @since 0.3.0
+ * @category custom tools
+ */
+export const customToolAsFunction = (tool: LanguageModel.CustomToolDefinition): FunctionTool => {
+  const grammar = tool.format?.type === "grammar"
+    ? `The ${CUSTOM_TOOL_INPUT} must match this ${tool.format.syntax} grammar:\n${tool.format.definition}`
+    : undefined
+  const description = [tool.description, grammar].filter((text) => text !== undefined).join("\n\n")
+  return {
+    type: "function",
+    function: {
+      name: tool.name,
+      ...(description === "" ? {} : { description }),
+      parameters: {
+        type: "object",
+        properties: { [CUSTOM_TOOL_INPUT]: { type: "string", description: "The raw input of the tool." } },
+        required: [CUSTOM_TOOL_INPUT],
+        additionalProperties: false
+      },
+      strict: true
+    }
+  }
+}
+
 const toolChoice = (
   choice: LanguageModel.ToolChoice,
-  tools: ReadonlyArray<LanguageModel.ToolDefinition> | undefined
+  tools: ReadonlyArray<LanguageModel.AnyToolDefinition> | undefined
 ): Effect.Effect<WireToolChoice, AiError.InvalidPrompt> => {
   if (typeof choice === "string") return Effect.succeed(choice)
-  if (tools === undefined || !tools.some((tool) => tool.name === choice.tool)) {
+  if (tools === undefined || !tools.some((tool) => LanguageModel.toolName(tool) === choice.tool)) {
     return invalid(`the tool choice names ${choice.tool}, which is not among the tools offered`)
   }
   return Effect.succeed({ type: "function", function: { name: choice.tool } })

@@ -15,8 +15,26 @@ import type * as ResponseFormat from "./ResponseFormat.js"
 import type * as StreamPart from "./StreamPart.js"
 
 /**
+ * A group of tools offered under one name (a Responses `namespace` tool): its `name` and the
+ * `description` the model reads before it searches or calls the tools in it. Source: API reference,
+ * `NamespaceToolParam`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const ToolNamespace = Schema.Struct({ name: Schema.String, description: Schema.String })
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type ToolNamespace = typeof ToolNamespace.Type
+
+/**
  * A local function tool as the model sees it: its `name`, `description`, the JSON Schema of its
  * `parameters` (an object schema), and whether the provider should enforce that schema (`strict`).
+ * `namespace` puts it in a tool group; `deferLoading: true` keeps it out of the model's context until a
+ * tool search loads it (Responses `defer_loading`; providers without tool search send it as usual).
  *
  * @since 0.1.0
  * @category models
@@ -25,8 +43,90 @@ export class ToolDefinition extends Schema.Class<ToolDefinition>("@effect-respon
   name: Schema.String,
   description: Schema.optionalWith(Schema.String, { exact: true }),
   parameters: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  strict: Schema.Boolean
+  strict: Schema.Boolean,
+  namespace: Schema.optionalWith(ToolNamespace, { exact: true }),
+  deferLoading: Schema.optionalWith(Schema.Boolean, { exact: true })
 }) {}
+
+/**
+ * The input format of a custom tool: free text, or text in the language of a grammar (`syntax` `lark`
+ * or `regex`, `definition` the grammar itself). Source: API reference, `CustomTextFormatParam` /
+ * `CustomGrammarFormatParam`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const CustomToolFormat = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("text") }),
+  Schema.Struct({
+    type: Schema.Literal("grammar"),
+    syntax: Schema.Literal("lark", "regex"),
+    definition: Schema.String
+  })
+)
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type CustomToolFormat = typeof CustomToolFormat.Type
+
+/**
+ * A custom (freeform) tool as the model sees it: a name, a description and the `format` of its input
+ * (absent: free text). The model calls it with raw text (a `CustomToolCallPart`), not JSON. Sent on the
+ * Responses wire as `{"type":"custom",…}`; a provider without custom tools (Chat Completions) offers it as
+ * a function with one string parameter. Source: API reference, `CustomToolParam`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export class CustomToolDefinition extends Schema.Class<CustomToolDefinition>("CustomToolDefinition")({
+  type: Schema.tag("custom"),
+  name: Schema.String,
+  description: Schema.optionalWith(Schema.String, { exact: true }),
+  format: Schema.optionalWith(CustomToolFormat, { exact: true }),
+  namespace: Schema.optionalWith(ToolNamespace, { exact: true }),
+  deferLoading: Schema.optionalWith(Schema.Boolean, { exact: true })
+}) {}
+
+/**
+ * A built-in tool the client runs for the model: `shell` (`shell_call` items), `apply_patch`
+ * (`apply_patch_call`) or `local_shell` (`local_shell_call`). Sent on the Responses wire as
+ * `{"type":"<tool>"}`; providers without it do not send it. Source: API reference, `FunctionShellToolParam`,
+ * `ApplyPatchToolParam`, `LocalShellToolParam`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export class ClientToolDefinition extends Schema.Class<ClientToolDefinition>("ClientToolDefinition")({
+  type: Schema.tag("client"),
+  tool: Schema.Literal("shell", "apply_patch", "local_shell")
+}) {}
+
+/**
+ * Any tool a call can offer: a function tool, a custom tool, or a client-run built-in tool.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type AnyToolDefinition = ToolDefinition | CustomToolDefinition | ClientToolDefinition
+
+/**
+ * The function tools among `tools` (those with `parameters`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const functionTools = (tools: ReadonlyArray<AnyToolDefinition> | undefined): ReadonlyArray<ToolDefinition> =>
+  tools === undefined ? [] : tools.filter((tool): tool is ToolDefinition => tool instanceof ToolDefinition)
+
+/**
+ * The name the model calls a tool by (a client-run built-in tool's is its type: `shell`, …).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const toolName = (tool: AnyToolDefinition): string => tool instanceof ClientToolDefinition ? tool.tool : tool.name
 
 /**
  * Which tools the model may call: `auto` (its choice), `none`, `required` (at least one), or one named tool.
@@ -37,15 +137,16 @@ export class ToolDefinition extends Schema.Class<ToolDefinition>("@effect-respon
 export type ToolChoice = "auto" | "none" | "required" | { readonly tool: string }
 
 /**
- * What a call adds to the prompt: the local function tools offered to the model, the tool choice, and the
- * format of the answer (`ResponseFormat`: free text, or JSON matching a schema). A layer that cannot send
- * the response format fails the call with `AiError.InvalidPrompt`; none drops it.
+ * What a call adds to the prompt: the local tools offered to the model (function, custom and client-run
+ * built-in tools), the tool choice, and the format of the answer (`ResponseFormat`: free text, or JSON
+ * matching a schema). A layer that cannot send the response format fails the call with
+ * `AiError.InvalidPrompt`; none drops it.
  *
  * @since 0.1.0
  * @category models
  */
 export interface CallOptions {
-  readonly tools?: ReadonlyArray<ToolDefinition> | undefined
+  readonly tools?: ReadonlyArray<AnyToolDefinition> | undefined
   readonly toolChoice?: ToolChoice | undefined
   readonly responseFormat?: ResponseFormat.ResponseFormat | undefined
 }

@@ -66,12 +66,14 @@ export class AssistantMessage extends Schema.Class<AssistantMessage>("@effect-re
 
   /**
    * The calls the client has to answer, in output order: function and custom tool calls, shell,
-   * apply_patch and local_shell calls, MCP approval requests, and tool searches the client executes.
+   * apply_patch and local_shell calls, MCP approval requests, and tool searches the client executes;
+   * without those the message answers itself (a hosted shell call followed by its output, see
+   * `Part.pendingCalls`).
    *
    * @since 0.3.0
    */
   get clientCalls(): ReadonlyArray<Part.ClientCallPart> {
-    return this.parts.filter(Part.isClientCall)
+    return Part.pendingCalls(this.parts)
   }
 }
 

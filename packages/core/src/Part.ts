@@ -595,3 +595,53 @@ export const isClientCall = (part: AssistantPart): part is ClientCallPart => {
       return false
   }
 }
+
+/**
+ * The id that answers a client call: the `callId` (the `approvalRequestId` of an MCP approval request, the
+ * item id of a tool search without a call id).
+ *
+ * @since 0.3.0
+ * @category guards
+ */
+export const callIdOf = (part: ClientCallPart): string => {
+  switch (part.type) {
+    case "mcp_approval_request":
+      return part.approvalRequestId
+    case "tool_search_call":
+      return part.callId ?? part.attributes.itemId ?? ""
+    default:
+      return part.callId
+  }
+}
+
+/**
+ * The call id an assistant part answers, when it is the output item of a call the server ran itself (a
+ * `shell_call_output` of a hosted shell, kept as an `UnknownPart` whose item has a `call_id`).
+ *
+ * @since 0.3.0
+ * @category guards
+ */
+export const answeredCallId = (part: AssistantPart): string | undefined => {
+  if (part.type === "tool_search_output") return part.callId
+  if (part.type !== "unknown" || !part.kind.endsWith("_output")) return undefined
+  const item = part.item
+  if (typeof item !== "object" || item === null || !("call_id" in item)) return undefined
+  return typeof item.call_id === "string" ? item.call_id : undefined
+}
+
+/**
+ * The client calls of assistant parts that the parts themselves leave unanswered: every `ClientCallPart`
+ * except those whose output item follows in the same message (a shell call the server ran in a hosted
+ * container comes with its `shell_call_output`).
+ *
+ * @since 0.3.0
+ * @category guards
+ */
+export const pendingCalls = (parts: ReadonlyArray<AssistantPart>): ReadonlyArray<ClientCallPart> => {
+  const answered = new Set<string>()
+  for (const part of parts) {
+    const id = answeredCallId(part)
+    if (id !== undefined) answered.add(id)
+  }
+  return parts.filter((part): part is ClientCallPart => isClientCall(part) && !answered.has(callIdOf(part)))
+}

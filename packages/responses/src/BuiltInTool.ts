@@ -65,8 +65,8 @@ export type McpToolFilter = ReadonlyArray<string> | {
 
 /**
  * Which MCP tool calls need the caller's approval (`require_approval`): `"never"`, `"always"`, or a filter
- * for each. Approvals (`mcp_approval_request` / `mcp_approval_response`) are not supported yet, so a request
- * whose MCP tool may need one fails with `InvalidPrompt` (see `unsupportedReason`).
+ * for each (e.g. `{always: ["delete_file"]}`). A call that needs one arrives as an `mcp_approval_request`
+ * (`Part.McpApprovalRequestPart`) and runs once an `mcp_approval_response` approves it.
  *
  * @since 0.1.0
  * @category models
@@ -198,8 +198,9 @@ export const imageGeneration = (options: {
  * A remote MCP server (`{"type":"mcp"}`) reached by OpenAI: `serverLabel` (names it in `mcp_*` items), and
  * either `serverUrl` or `connectorId` (e.g. `connector_googledrive`); `serverDescription`; `allowedTools`;
  * `headers` and `authorization` (an OAuth token), either of which may be `Redacted`; `requireApproval`
- * (default `"never"`, since the API's own default is `"always"` and approvals are not supported yet: a
- * request whose MCP tool may need an approval fails with `InvalidPrompt`). Source: API reference, `MCPTool`.
+ * (default `"never"`; the API's own default is `"always"`): with `"always"` or per-tool rules, calls that
+ * need approval come back as `mcp_approval_request` items for the caller (or the tool loop's
+ * `McpApprovals` service) to answer. Source: API reference, `MCPTool`.
  *
  * @since 0.1.0
  * @category constructors
@@ -231,6 +232,22 @@ export const mcp = (
   })
 
 /**
+ * Tool search (`{"type":"tool_search"}`): the model searches the tools marked `deferLoading` (and
+ * namespaces) and loads those it needs, as `tool_search_call` / `tool_search_output` items
+ * (`Part.ToolSearchCallPart` / `Part.ToolSearchOutputPart`). `execution` `"server"` (default: OpenAI
+ * searches) or `"client"` (the model asks the client, which answers with a `tool_search_output`).
+ * Recorded in `vai-openai-tool-search.chunks.txt`. Source: API reference, `ToolSearchToolParam`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const toolSearch = (options: {
+  readonly execution?: "server" | "client" | undefined
+  readonly description?: string | undefined
+} = {}): BuiltInTool =>
+  make("tool_search", { execution: options.execution, description: options.description })
+
+/**
  * Any built-in tool as its wire JSON, for tools this module has no constructor for (`computer_use_preview`,
  * `local_shell`, `apply_patch`, newer versions…): sent as given. The `type` field is required.
  *
@@ -254,30 +271,15 @@ export const toJson = (tool: BuiltInTool): { readonly [key: string]: unknown } =
   reveal(tool.wire) as { readonly [key: string]: unknown }
 
 /**
- * Why this client cannot send `tool` yet, or `undefined` when it can. Today: an `mcp` tool whose
- * `require_approval` is `"always"`, absent (the API's default is `"always"`), or a filter with a non-empty
- * `always` part, since the response would stop at an `mcp_approval_request` that this client cannot answer.
+ * Why this client cannot send `tool`, or `undefined` when it can. Every built-in tool can be sent today:
+ * an `mcp` tool that requires approvals makes the response stop at an `mcp_approval_request`
+ * (`Part.McpApprovalRequestPart`), answered with an `McpApprovalResponsePart` in a tool message (the tool
+ * loop asks its `McpApprovals` service). Kept for tools a later API version adds.
  *
  * @since 0.1.0
  * @category validation
  */
-export const unsupportedReason = (tool: BuiltInTool): string | undefined => {
-  if (tool.type !== "mcp") return undefined
-  const approval = tool.wire.require_approval
-  const label = typeof tool.wire.server_label === "string" ? ` ${tool.wire.server_label}` : ""
-  const why = `approvals (mcp_approval_request / mcp_approval_response) are not supported yet; ` +
-    `use requireApproval: "never"`
-  if (approval === undefined || approval === null || approval === "always") {
-    return `the mcp tool${label} requires approval for every call (require_approval "always"): ${why}`
-  }
-  if (typeof approval === "object" && "always" in approval) {
-    const always = (approval as { readonly always?: unknown }).always
-    if (always !== undefined && always !== null) {
-      return `the mcp tool${label} requires approval for some calls (require_approval.always): ${why}`
-    }
-  }
-  return undefined
-}
+export const unsupportedReason = (_tool: BuiltInTool): string | undefined => undefined
 
 /**
  * Whether a value is a `BuiltInTool`.

@@ -93,12 +93,12 @@ export const mergeOptions: {
 })
 
 const mergeTools = (
-  base: ReadonlyArray<LanguageModel.ToolDefinition> | undefined,
-  override: ReadonlyArray<LanguageModel.ToolDefinition> | undefined
-): ReadonlyArray<LanguageModel.ToolDefinition> | undefined => {
+  base: ReadonlyArray<LanguageModel.AnyToolDefinition> | undefined,
+  override: ReadonlyArray<LanguageModel.AnyToolDefinition> | undefined
+): ReadonlyArray<LanguageModel.AnyToolDefinition> | undefined => {
   if (override === undefined) return base
-  const names = new Set(override.map((tool) => tool.name))
-  return [...(base ?? []).filter((tool) => !names.has(tool.name)), ...override]
+  const names = new Set(override.map(LanguageModel.toolName))
+  return [...(base ?? []).filter((tool) => !names.has(LanguageModel.toolName(tool))), ...override]
 }
 
 /**

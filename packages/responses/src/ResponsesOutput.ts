@@ -671,16 +671,23 @@ export const CLIENT_CALL_TYPES: ReadonlySet<string> = new Set([
 
 /**
  * Whether a list of output items (JSON) holds a call the client answers (`CLIENT_CALL_TYPES`, or a
- * `tool_search_call` with `execution: "client"`): the response then finishes with `tool_calls`.
+ * `tool_search_call` with `execution: "client"`) that no `*_output` item of the list answers (a hosted
+ * shell's `shell_call_output`): the response then finishes with `tool_calls`.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const hasFunctionCall = (output: ReadonlyArray<unknown>): boolean =>
-  output.some((item) =>
+export const hasFunctionCall = (output: ReadonlyArray<unknown>): boolean => {
+  const answered = new Set<unknown>()
+  for (const item of output) {
+    if (isObject(item) && typeof item.type === "string" && item.type.endsWith("_output")) answered.add(item.call_id)
+  }
+  return output.some((item) =>
     isObject(item) &&
-    (CLIENT_CALL_TYPES.has(item.type as string) || (item.type === "tool_search_call" && item.execution === "client"))
+    (CLIENT_CALL_TYPES.has(item.type as string) || (item.type === "tool_search_call" && item.execution === "client")) &&
+    !(typeof item.call_id === "string" && answered.has(item.call_id))
   )
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // whole responses

@@ -85,6 +85,8 @@ export type WireToolChoice =
   | "none"
   | "required"
   | { readonly type: "function"; readonly name: string }
+  | { readonly type: "custom"; readonly name: string }
+  | { readonly type: "shell" | "apply_patch" | "local_shell" }
   | {
     readonly type: "allowed_tools"
     readonly mode: "auto" | "required"
@@ -162,7 +164,7 @@ export interface ReasoningOptions {
  */
 export interface RequestOptions {
   readonly model: string
-  readonly tools?: ReadonlyArray<LanguageModel.ToolDefinition> | undefined
+  readonly tools?: ReadonlyArray<LanguageModel.AnyToolDefinition> | undefined
   readonly toolChoice?: ToolChoice | undefined
   readonly builtInTools?: ReadonlyArray<BuiltInTool.BuiltInTool> | undefined
   readonly includeEncryptedReasoning?: boolean | undefined
@@ -249,7 +251,7 @@ export const fromPrompt = (
     body.input = yield* checkPairing(input)
     body.store = false
     if (options.includeEncryptedReasoning !== false) body.include = [INCLUDE_ENCRYPTED_REASONING]
-    const tools: Array<unknown> = (options.tools ?? []).map(functionTool)
+    const tools: Array<unknown> = toolsToWire(options.tools ?? [])
     for (const tool of options.builtInTools ?? []) {
       const reason = BuiltInTool.unsupportedReason(tool)
       if (reason !== undefined) return yield* invalid(reason)
@@ -763,23 +765,84 @@ export const functionTool = (tool: LanguageModel.ToolDefinition): FunctionTool =
   strict: tool.strict
 })
 
+/**
+ * A core custom tool definition -> a Responses custom tool `{type:"custom", name, description?, format?,
+ * defer_loading?}` (API reference, `CustomToolParam`).
+ *
+ * @since 0.3.0
+ * @category tools
+ */
+export const customTool = (tool: LanguageModel.CustomToolDefinition): { readonly [key: string]: unknown } => {
+  const out: Record<string, unknown> = { type: "custom", name: tool.name }
+  if (tool.description !== undefined) out.description = tool.description
+  if (tool.format !== undefined) out.format = { ...tool.format }
+  if (tool.deferLoading !== undefined) out.defer_loading = tool.deferLoading
+  return out
+}
+
+/**
+ * The `tools` of the request for the core tool definitions, in order: function tools (`functionTool`, with
+ * `defer_loading`), custom tools (`customTool`), client-run built-in tools as `{type:"shell"}`,
+ * `{type:"apply_patch"}`, `{type:"local_shell"}`; tools that name a namespace are grouped into one
+ * `{type:"namespace", name, description, tools:[…]}` at the place of the first of them (API reference,
+ * `NamespaceToolParam`).
+ *
+ * @since 0.3.0
+ * @category tools
+ */
+export const toolsToWire = (
+  tools: ReadonlyArray<LanguageModel.AnyToolDefinition>
+): Array<{ readonly [key: string]: unknown }> => {
+  const out: Array<{ readonly [key: string]: unknown }> = []
+  const namespaces = new Map<string, Array<unknown>>()
+  for (const tool of tools) {
+    if (tool instanceof LanguageModel.ClientToolDefinition) {
+      out.push({ type: tool.tool })
+      continue
+    }
+    const wire: { readonly [key: string]: unknown } = tool instanceof LanguageModel.CustomToolDefinition
+      ? customTool(tool)
+      : { ...functionTool(tool), ...(tool.deferLoading === undefined ? {} : { defer_loading: tool.deferLoading }) }
+    if (tool.namespace === undefined) {
+      out.push(wire)
+      continue
+    }
+    let group = namespaces.get(tool.namespace.name)
+    if (group === undefined) {
+      group = []
+      namespaces.set(tool.namespace.name, group)
+      out.push({ type: "namespace", name: tool.namespace.name, description: tool.namespace.description, tools: group })
+    }
+    group.push(wire)
+  }
+  return out
+}
+
 const toolChoice = (
   choice: ToolChoice,
-  tools: ReadonlyArray<LanguageModel.ToolDefinition> | undefined
+  tools: ReadonlyArray<LanguageModel.AnyToolDefinition> | undefined
 ): Effect.Effect<WireToolChoice, AiError.InvalidPrompt> => {
   if (typeof choice === "string") return Effect.succeed(choice)
-  const offered = (name: string) => tools !== undefined && tools.some((tool) => tool.name === name)
+  const find = (name: string) => tools?.find((tool) => LanguageModel.toolName(tool) === name)
+  const reference = (tool: LanguageModel.AnyToolDefinition): { readonly [key: string]: unknown } =>
+    tool instanceof LanguageModel.ClientToolDefinition
+      ? { type: tool.tool }
+      : tool instanceof LanguageModel.CustomToolDefinition
+      ? { type: "custom", name: tool.name }
+      : { type: "function", name: tool.name }
   if ("tool" in choice) {
-    if (!offered(choice.tool)) {
+    const tool = find(choice.tool)
+    if (tool === undefined) {
       return invalid(`the tool choice names ${choice.tool}, which is not among the tools offered`)
     }
-    return Effect.succeed({ type: "function", name: choice.tool })
+    return Effect.succeed(reference(tool) as WireToolChoice)
   }
   const allowed: Array<{ readonly [key: string]: unknown }> = []
   for (const tool of choice.allowedTools) {
     if (typeof tool === "string") {
-      if (!offered(tool)) return invalid(`the allowed tools name ${tool}, which is not among the tools offered`)
-      allowed.push({ type: "function", name: tool })
+      const found = find(tool)
+      if (found === undefined) return invalid(`the allowed tools name ${tool}, which is not among the tools offered`)
+      allowed.push(reference(found))
     } else {
       allowed.push(BuiltInTool.reference(tool))
     }

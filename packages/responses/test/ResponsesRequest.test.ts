@@ -433,29 +433,26 @@ describe("ResponsesRequest", () => {
       ])
     }))
 
-  it.effect("an MCP tool that needs approvals fails with a clear InvalidPrompt before any request", () =>
+  it.effect("an MCP tool that needs approvals is sent with its require_approval (the calls come back as approval requests)", () =>
     Effect.gen(function*() {
-      for (const requireApproval of ["always", { always: ["delete_file"] }] as const) {
-        const error = yield* Effect.flip(ResponsesRequest.fromPrompt(Prompt.user("hi"), {
-          model: "m",
-          builtInTools: [BuiltInTool.mcp({ serverLabel: "files", serverUrl: "https://example.com/mcp", requireApproval })]
-        }))
-        assert.instanceOf(error, AiError.InvalidPrompt)
-        assert.include(error.message, "the mcp tool files requires approval")
-        assert.include(error.message, "requireApproval: \"never\"")
-      }
-      const raw = yield* Effect.flip(ResponsesRequest.fromPrompt(Prompt.user("hi"), {
+      const always = yield* ResponsesRequest.fromPrompt(Prompt.user("hi"), {
         model: "m",
-        builtInTools: [BuiltInTool.raw({ type: "mcp", server_label: "x", server_url: "https://example.com/mcp" })]
-      }))
-      assert.include(raw.message, "require_approval \"always\"")
+        builtInTools: [
+          BuiltInTool.mcp({ serverLabel: "files", serverUrl: "https://example.com/mcp", requireApproval: "always" }),
+          BuiltInTool.mcp({ serverLabel: "x", serverUrl: "https://example.com/mcp", requireApproval: { always: ["delete_file"] } })
+        ]
+      })
+      expect(always.tools![0]).toMatchObject({ require_approval: "always" })
+      expect(always.tools![1]).toMatchObject({ require_approval: { always: { tool_names: ["delete_file"] } } })
       const never = yield* ResponsesRequest.fromPrompt(Prompt.user("hi"), {
         model: "m",
         builtInTools: [
-          BuiltInTool.mcp({ serverLabel: "files", serverUrl: "https://example.com/mcp", requireApproval: { never: ["read"] } })
+          BuiltInTool.mcp({ serverLabel: "files", serverUrl: "https://example.com/mcp", requireApproval: { never: ["read"] } }),
+          BuiltInTool.toolSearch()
         ]
       })
       expect(never.tools![0]).toMatchObject({ require_approval: { never: { tool_names: ["read"] } } })
+      expect(never.tools![1]).toStrictEqual({ type: "tool_search" })
     }))
 
   describe("structured output formats", () => {

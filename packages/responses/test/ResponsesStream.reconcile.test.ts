@@ -170,7 +170,7 @@ describe("ResponsesStream terminal snapshot reconciliation", () => {
         const slots = bySlot(elements)
         assert.strictEqual(slots.length, 2)
         expect(slots.map((slot) => slot.at(-1)!.part)).toMatchObject([
-          { type: "unknown", kind: "shell_call", attributes: { status: "completed" } },
+          { type: "shell_call", commands: ["ls -la"], attributes: { status: "completed" } },
           { type: "unknown", kind: "shell_call_output", attributes: { status: "completed" } }
         ])
         assert.isFalse(slots[1]!.at(-1)!.partial)

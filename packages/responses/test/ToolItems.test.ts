@@ -4,7 +4,7 @@
  * (deltas plus an emptied completing part), and replaying the decoded message gives back the items the
  * server sent. The tool message parts that answer them become the input items the API reference describes.
  */
-import { Message, Part, Prompt, type StreamPart } from "@effect-responses/core"
+import { LanguageModel, Message, Part, Prompt, type StreamPart } from "@effect-responses/core"
 import { ResponsesOutput, ResponsesRequest, ResponsesStream } from "@effect-responses/responses"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -262,5 +262,52 @@ describe("tool message parts -> input items", () => {
         })
       )
       expect(input).toStrictEqual([item])
+    }))
+})
+
+describe("tool definitions -> tools", () => {
+  it.effect("a custom tool with a Lark grammar is sent as the recorded request sent it", () =>
+    Effect.gen(function*() {
+      const recorded = JSON.parse(readFixture("responses-json/pai-gpt5-custom-tool-lark-grammar.json")) as {
+        readonly tools: ReadonlyArray<{ readonly format: { readonly definition: string } }>
+      }
+      const tool = new LanguageModel.CustomToolDefinition({
+        name: "run_sql",
+        description: "Execute a constrained SQL SELECT query.",
+        format: { type: "grammar", syntax: "lark", definition: recorded.tools[0]!.format.definition }
+      })
+      const body = yield* ResponsesRequest.fromPrompt(Prompt.user("hi"), { model: "m", tools: [tool], toolChoice: { tool: "run_sql" } })
+      expect(body.tools).toStrictEqual(recorded.tools)
+      expect(body.tool_choice).toStrictEqual({ type: "custom", name: "run_sql" })
+    }))
+
+  it.effect("deferred function tools, a namespace group and client-run built-in tools", () =>
+    Effect.gen(function*() {
+      const parameters = { type: "object", properties: {}, required: [], additionalProperties: false }
+      const namespace = { name: "weather", description: "Weather tools" }
+      const body = yield* ResponsesRequest.fromPrompt(Prompt.user("hi"), {
+        model: "m",
+        tools: [
+          new LanguageModel.ToolDefinition({ name: "get_weather", parameters, strict: true, deferLoading: true }),
+          new LanguageModel.ToolDefinition({ name: "forecast", parameters, strict: true, namespace }),
+          new LanguageModel.ClientToolDefinition({ tool: "shell" }),
+          new LanguageModel.CustomToolDefinition({ name: "alerts", namespace, deferLoading: true }),
+          new LanguageModel.ClientToolDefinition({ tool: "apply_patch" })
+        ]
+      })
+      expect(body.tools).toStrictEqual([
+        { type: "function", name: "get_weather", parameters, strict: true, defer_loading: true },
+        {
+          type: "namespace",
+          name: "weather",
+          description: "Weather tools",
+          tools: [
+            { type: "function", name: "forecast", parameters, strict: true },
+            { type: "custom", name: "alerts", defer_loading: true }
+          ]
+        },
+        { type: "shell" },
+        { type: "apply_patch" }
+      ])
     }))
 })

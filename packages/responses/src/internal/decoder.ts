@@ -191,7 +191,8 @@ export class Decoder {
   private position = -1
   private responseId: string | undefined = undefined
   private open = false
-  private sawFunctionCall = false
+  /** Call ids of the client calls seen in the current response and not answered by an output item in it. */
+  private readonly pendingCalls = new Set<string>()
   private readonly slots = new Map<number, Slot>()
   private readonly closed = new Map<number, Closed>()
   private logs: Array<LogEntry> = []
@@ -277,6 +278,16 @@ export class Decoder {
     }
   }
 
+  /** Tracks the client calls a completed part opens (a call) or closes (the output item of a hosted run). */
+  private notePending(part: Part.AssistantPart): void {
+    if (Part.isClientCall(part)) {
+      this.pendingCalls.add(Part.callIdOf(part))
+    } else {
+      const answered = Part.answeredCallId(part)
+      if (answered !== undefined) this.pendingCalls.delete(answered)
+    }
+  }
+
   /** Called when the input ends. */
   end(): DecodeError | undefined {
     if (this.responseId === undefined) {
@@ -337,7 +348,7 @@ export class Decoder {
     }
     this.responseId = id
     this.open = true
-    this.sawFunctionCall = false
+    this.pendingCalls.clear()
     this.slots.clear()
     this.closed.clear()
     out.push(new StreamPart.ResponseStarted({ responseId: id, model: stringField(response, "model") ?? "" }, true))
@@ -362,7 +373,7 @@ export class Decoder {
       const error = this.reconcile(output, type, data, out)
       if (error !== undefined) return error
     }
-    const hasFunctionCall = this.sawFunctionCall || (output !== undefined && ResponsesOutput.hasFunctionCall(output))
+    const hasFunctionCall = this.pendingCalls.size > 0 || (output !== undefined && ResponsesOutput.hasFunctionCall(output))
     out.push(
       new StreamPart.ResponseFinished({
         responseId: this.responseId,
@@ -450,7 +461,7 @@ export class Decoder {
         if (Either.isLeft(decoded)) return decoded.left
         const at = typeAt(position) === undefined && !used.has(position) ? position : next++
         used.add(at)
-        if (Part.isClientCall(decoded.right)) this.sawFunctionCall = true
+        this.notePending(decoded.right)
         this.logs.push({
           level: "Debug",
           message: `output item ${at} of response ${this.responseId}: only in the ${type} snapshot; sent complete`
@@ -476,7 +487,7 @@ export class Decoder {
         if (Either.isLeft(decoded)) return decoded.left
         const part = decoded.right
         if (!hasContent(part)) continue
-        if (Part.isClientCall(part)) this.sawFunctionCall = true
+        this.notePending(part)
         this.logs.push({
           level: "Debug",
           message: `output item ${index} of response ${this.responseId}: content only in the ${type} snapshot`
@@ -585,6 +596,11 @@ export class Decoder {
   ): DecodeError | undefined {
     const outputIndex = numberField(event, "output_index")
     const delta = event.delta
+    if (outputIndex === undefined && field === "input") {
+      // as other tool input progress: the item itself arrives with output_item.done or the terminal snapshot
+      this.logs.push({ level: "Debug", message: `skipped ${type} without output_index at position ${this.position}` })
+      return undefined
+    }
     if (outputIndex === undefined || typeof delta !== "string") {
       return this.malformed(type, data, "missing output_index or a string delta")
     }
@@ -780,7 +796,7 @@ export class Decoder {
       })
     }
     const part = decoded.right
-    if (Part.isClientCall(part)) this.sawFunctionCall = true
+    this.notePending(part)
     const slot = this.slots.get(outputIndex)
     this.slots.delete(outputIndex)
     const ids: Array<string> = []
