@@ -203,7 +203,7 @@ export const fromPrompt = (
     const wireTools: Array<FunctionTool> = []
     for (const tool of options.tools ?? []) {
       if (tool instanceof LanguageModel.ClientToolDefinition) {
-        yield* Effect.logDebug(`the ${tool.tool} tool is not sent (Chat Completions has no built-in tools)`)
+        yield* Effect.logDebug(`the ${tool.name} tool is not sent (Chat Completions has no built-in tools)`)
       } else {
         wireTools.push(tool instanceof LanguageModel.CustomToolDefinition ? customToolAsFunction(tool) : functionTool(tool))
       }

@@ -91,8 +91,8 @@ export class CustomToolDefinition extends Schema.Class<CustomToolDefinition>("Cu
 
 /**
  * A built-in tool the client runs for the model: `shell` (`shell_call` items), `apply_patch`
- * (`apply_patch_call`) or `local_shell` (`local_shell_call`). Sent on the Responses wire as
- * `{"type":"<tool>"}`; providers without it do not send it. Source: API reference, `FunctionShellToolParam`,
+ * (`apply_patch_call`) or `local_shell` (`local_shell_call`), named by `name`. Sent on the Responses wire as
+ * `{"type":"<name>"}`; providers without it do not send it. Source: API reference, `FunctionShellToolParam`,
  * `ApplyPatchToolParam`, `LocalShellToolParam`.
  *
  * @since 0.3.0
@@ -100,7 +100,7 @@ export class CustomToolDefinition extends Schema.Class<CustomToolDefinition>("Cu
  */
 export class ClientToolDefinition extends Schema.Class<ClientToolDefinition>("ClientToolDefinition")({
   type: Schema.tag("client"),
-  tool: Schema.Literal("shell", "apply_patch", "local_shell")
+  name: Schema.Literal("shell", "apply_patch", "local_shell")
 }) {}
 
 /**
@@ -126,7 +126,7 @@ export const functionTools = (tools: ReadonlyArray<AnyToolDefinition> | undefine
  * @since 0.3.0
  * @category models
  */
-export const toolName = (tool: AnyToolDefinition): string => tool instanceof ClientToolDefinition ? tool.tool : tool.name
+export const toolName = (tool: AnyToolDefinition): string => tool.name
 
 /**
  * Which tools the model may call: `auto` (its choice), `none`, `required` (at least one), or one named tool.

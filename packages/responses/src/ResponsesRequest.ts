@@ -797,7 +797,7 @@ export const toolsToWire = (
   const namespaces = new Map<string, Array<unknown>>()
   for (const tool of tools) {
     if (tool instanceof LanguageModel.ClientToolDefinition) {
-      out.push({ type: tool.tool })
+      out.push({ type: tool.name })
       continue
     }
     const wire: { readonly [key: string]: unknown } = tool instanceof LanguageModel.CustomToolDefinition
@@ -826,7 +826,7 @@ const toolChoice = (
   const find = (name: string) => tools?.find((tool) => LanguageModel.toolName(tool) === name)
   const reference = (tool: LanguageModel.AnyToolDefinition): { readonly [key: string]: unknown } =>
     tool instanceof LanguageModel.ClientToolDefinition
-      ? { type: tool.tool }
+      ? { type: tool.name }
       : tool instanceof LanguageModel.CustomToolDefinition
       ? { type: "custom", name: tool.name }
       : { type: "function", name: tool.name }

@@ -290,9 +290,9 @@ describe("tool definitions -> tools", () => {
         tools: [
           new LanguageModel.ToolDefinition({ name: "get_weather", parameters, strict: true, deferLoading: true }),
           new LanguageModel.ToolDefinition({ name: "forecast", parameters, strict: true, namespace }),
-          new LanguageModel.ClientToolDefinition({ tool: "shell" }),
+          new LanguageModel.ClientToolDefinition({ name: "shell" }),
           new LanguageModel.CustomToolDefinition({ name: "alerts", namespace, deferLoading: true }),
-          new LanguageModel.ClientToolDefinition({ tool: "apply_patch" })
+          new LanguageModel.ClientToolDefinition({ name: "apply_patch" })
         ]
       })
       expect(body.tools).toStrictEqual([
