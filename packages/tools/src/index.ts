@@ -17,3 +17,13 @@ export * as ToolExecutor from "./ToolExecutor.js"
  * @since 0.1.0
  */
 export * as ToolLoop from "./ToolLoop.js"
+
+/**
+ * @since 0.3.0
+ */
+export * as ApplyPatch from "./ApplyPatch.js"
+
+/**
+ * @since 0.3.0
+ */
+export * as Shell from "./Shell.js"

@@ -1,0 +1,354 @@
+/**
+ * A reference handler for the `apply_patch` tool: applies the V4A diff format (the format of Codex's
+ * `apply_patch`, and of the Responses `apply_patch_call` operations) to files under a root directory it
+ * may not leave.
+ *
+ * - `create_file`: the diff's lines all start with `+`; the file is written with them (without the `+`).
+ * - `update_file`: the diff is a list of hunks. A line `@@` (optionally followed by a line of context to
+ *   find first, e.g. `@@ def main():`) starts a hunk; in a hunk a line starting with ` ` is context, `-`
+ *   a line removed, `+` a line added; `*** End of File` anchors the hunk at the end of the file. Each hunk's
+ *   old lines (context and removed) are found in order from where the previous hunk ended: exactly, then
+ *   ignoring trailing, then surrounding whitespace (as Codex does).
+ * - `delete_file`: the file is removed.
+ * - A whole patch (`*** Begin Patch` … `*** End Patch` with `*** Add File:`, `*** Update File:` (and
+ *   `*** Move to:`), `*** Delete File:` sections) is what a Codex-style freeform `apply_patch` custom tool
+ *   receives: `applyPatchText`.
+ *
+ * Paths are relative to the root; an absolute path, a path with `..` that leaves the root, or one that
+ * leads out of it through a symbolic link fails with `PatchError`, as does a hunk that does not apply (the
+ * message names the file and the hunk). Nothing is written when a change fails to apply. Running a patch
+ * the model wrote is the application's decision: give it a root it may change.
+ *
+ * @since 0.3.0
+ */
+import type { Part } from "@effect-responses/core"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Fs from "node:fs/promises"
+import * as NodePath from "node:path"
+
+/**
+ * A patch that cannot be applied: malformed, a hunk whose lines are not in the file, a file that exists
+ * (create) or does not (update, delete), or a path outside the root. `path` names the file when known.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class PatchError extends Schema.TaggedError<PatchError>()("PatchError", {
+  description: Schema.String,
+  path: Schema.optional(Schema.String)
+}) {
+  /**
+   * @since 0.3.0
+   */
+  override get message(): string {
+    return this.path === undefined ? this.description : `${this.path}: ${this.description}`
+  }
+}
+
+/**
+ * One file change of a whole patch.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type FileChange =
+  | { readonly type: "create_file"; readonly path: string; readonly diff: string }
+  | { readonly type: "update_file"; readonly path: string; readonly diff: string; readonly moveTo?: string | undefined }
+  | { readonly type: "delete_file"; readonly path: string }
+
+// ---------------------------------------------------------------------------------------------------------
+// pure: hunks
+// ---------------------------------------------------------------------------------------------------------
+
+interface Hunk {
+  readonly header: string | undefined
+  readonly oldLines: Array<string>
+  readonly newLines: Array<string>
+  endOfFile: boolean
+}
+
+const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
+  const lines = diff.split("\n")
+  if (lines.at(-1) === "") lines.pop()
+  const hunks: Array<Hunk> = []
+  let current: Hunk | undefined
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!
+    if (line.startsWith("@@")) {
+      const header = line.slice(2).trim()
+      current = { header: header === "" ? undefined : header, oldLines: [], newLines: [], endOfFile: false }
+      hunks.push(current)
+      continue
+    }
+    if (line === "*** End of File") {
+      if (current !== undefined) current.endOfFile = true
+      continue
+    }
+    if (current === undefined) {
+      current = { header: undefined, oldLines: [], newLines: [], endOfFile: false }
+      hunks.push(current)
+    }
+    const marker = line[0]
+    const text = line.slice(1)
+    if (marker === " " || line === "") {
+      current.oldLines.push(text)
+      current.newLines.push(text)
+    } else if (marker === "-") {
+      current.oldLines.push(text)
+    } else if (marker === "+") {
+      current.newLines.push(text)
+    } else {
+      return new PatchError({
+        description: `line ${index + 1} of the diff starts with neither " ", "-", "+" nor "@@": ${JSON.stringify(line)}`,
+        path
+      })
+    }
+  }
+  return hunks
+}
+
+const seek = (
+  lines: ReadonlyArray<string>,
+  pattern: ReadonlyArray<string>,
+  from: number,
+  endOfFile: boolean
+): number => {
+  if (pattern.length === 0) return endOfFile ? lines.length : from
+  const comparisons: ReadonlyArray<(a: string, b: string) => boolean> = [
+    (a, b) => a === b,
+    (a, b) => a.trimEnd() === b.trimEnd(),
+    (a, b) => a.trim() === b.trim()
+  ]
+  for (const same of comparisons) {
+    const start = endOfFile ? Math.max(from, lines.length - pattern.length) : from
+    for (let index = start; index + pattern.length <= lines.length; index++) {
+      let found = true
+      for (let offset = 0; offset < pattern.length; offset++) {
+        if (!same(lines[index + offset]!, pattern[offset]!)) {
+          found = false
+          break
+        }
+      }
+      if (found) return index
+    }
+  }
+  return -1
+}
+
+/**
+ * Applies the hunks of an `update_file` diff to a file's text and returns the new text. Fails with
+ * `PatchError` naming the first hunk that does not apply (1-based) and its first old line.
+ *
+ * @since 0.3.0
+ * @category patches
+ */
+export const applyHunks = (content: string, diff: string, path: string): Effect.Effect<string, PatchError> =>
+  Effect.suspend(() => {
+    const hunks = parseHunks(diff, path)
+    if (hunks instanceof PatchError) return Effect.fail(hunks)
+    const endsWithNewline = content.endsWith("\n")
+    const lines = content.split("\n")
+    if (endsWithNewline) lines.pop()
+    let position = 0
+    for (let index = 0; index < hunks.length; index++) {
+      const hunk = hunks[index]!
+      if (hunk.header !== undefined) {
+        const at = seek(lines, [hunk.header], position, false)
+        if (at < 0) {
+          return Effect.fail(
+            new PatchError({ description: `hunk ${index + 1} does not apply: context ${JSON.stringify(hunk.header)} not found`, path })
+          )
+        }
+        position = at + 1
+      }
+      const at = seek(lines, hunk.oldLines, position, hunk.endOfFile)
+      if (at < 0) {
+        return Effect.fail(
+          new PatchError({
+            description: `hunk ${index + 1} does not apply: its lines (from ${JSON.stringify(hunk.oldLines[0] ?? "")}) are not in the file`,
+            path
+          })
+        )
+      }
+      lines.splice(at, hunk.oldLines.length, ...hunk.newLines)
+      position = at + hunk.newLines.length
+    }
+    return Effect.succeed(lines.join("\n") + (endsWithNewline || lines.length > 0 ? "\n" : ""))
+  })
+
+/**
+ * The text of a created file from a `create_file` diff: each line without its leading `+`. Fails with
+ * `PatchError` on a line without it.
+ *
+ * @since 0.3.0
+ * @category patches
+ */
+export const createdText = (diff: string, path: string): Effect.Effect<string, PatchError> =>
+  Effect.suspend(() => {
+    const lines = diff.split("\n")
+    if (lines.at(-1) === "") lines.pop()
+    const out: Array<string> = []
+    for (let index = 0; index < lines.length; index++) {
+      const line = lines[index]!
+      if (!line.startsWith("+")) {
+        return Effect.fail(
+          new PatchError({ description: `line ${index + 1} of a new file does not start with "+": ${JSON.stringify(line)}`, path })
+        )
+      }
+      out.push(line.slice(1))
+    }
+    return Effect.succeed(out.length === 0 ? "" : out.join("\n") + "\n")
+  })
+
+/**
+ * Parses a whole patch (`*** Begin Patch` … `*** End Patch`) into its file changes, in order. Fails with
+ * `PatchError` when the envelope or a section header is missing or unknown.
+ *
+ * @since 0.3.0
+ * @category patches
+ */
+export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange>, PatchError> =>
+  Effect.suspend(() => {
+    const lines = text.trim().split("\n")
+    if (lines[0]?.trim() !== "*** Begin Patch" || lines.at(-1)?.trim() !== "*** End Patch") {
+      return Effect.fail(new PatchError({ description: "a patch starts with \"*** Begin Patch\" and ends with \"*** End Patch\"" }))
+    }
+    const changes: Array<FileChange> = []
+    let index = 1
+    const body = (): string => {
+      const out: Array<string> = []
+      while (index < lines.length - 1 && !lines[index]!.startsWith("*** ") || lines[index] === "*** End of File") {
+        out.push(lines[index]!)
+        index++
+      }
+      return out.length === 0 ? "" : out.join("\n") + "\n"
+    }
+    while (index < lines.length - 1) {
+      const line = lines[index]!
+      index++
+      if (line.startsWith("*** Add File: ")) {
+        changes.push({ type: "create_file", path: line.slice("*** Add File: ".length).trim(), diff: body() })
+      } else if (line.startsWith("*** Delete File: ")) {
+        changes.push({ type: "delete_file", path: line.slice("*** Delete File: ".length).trim() })
+      } else if (line.startsWith("*** Update File: ")) {
+        const path = line.slice("*** Update File: ".length).trim()
+        let moveTo: string | undefined
+        if (lines[index]?.startsWith("*** Move to: ")) {
+          moveTo = lines[index]!.slice("*** Move to: ".length).trim()
+          index++
+        }
+        changes.push({ type: "update_file", path, diff: body(), moveTo })
+      } else if (line.trim() !== "") {
+        return Effect.fail(new PatchError({ description: `unexpected line in the patch: ${JSON.stringify(line)}` }))
+      }
+    }
+    return Effect.succeed(changes)
+  })
+
+// ---------------------------------------------------------------------------------------------------------
+// files
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * The absolute path of `path` under `root`, checked: `path` is relative, stays under `root` once
+ * normalized, and its existing part does not lead out of `root` through a symbolic link. Fails with
+ * `PatchError` otherwise.
+ *
+ * @since 0.3.0
+ * @category files
+ */
+export const resolveUnder = (root: string, path: string): Effect.Effect<string, PatchError> =>
+  Effect.gen(function*() {
+    if (path === "" || NodePath.isAbsolute(path)) {
+      return yield* new PatchError({ description: "the path must be relative to the workspace root", path })
+    }
+    const realRoot = yield* Effect.promise(() => Fs.realpath(root))
+    const target = NodePath.resolve(realRoot, path)
+    const inside = (candidate: string) => candidate === realRoot || candidate.startsWith(realRoot + NodePath.sep)
+    if (!inside(target)) return yield* new PatchError({ description: "the path leaves the workspace root", path })
+    // the deepest existing ancestor must resolve inside the root too (no symbolic link out of it)
+    let existing = target
+    for (;;) {
+      const real = yield* Effect.promise(() => Fs.realpath(existing).then((p) => p, () => undefined))
+      if (real !== undefined) {
+        if (!inside(real)) return yield* new PatchError({ description: "the path leads out of the workspace root", path })
+        break
+      }
+      const parent = NodePath.dirname(existing)
+      if (parent === existing) break
+      existing = parent
+    }
+    return target
+  })
+
+const exists = (file: string) => Effect.promise(() => Fs.stat(file).then(() => true, () => false))
+const readText = (file: string) => Effect.promise(() => Fs.readFile(file, "utf8"))
+const writeText = (file: string, text: string) =>
+  Effect.promise(async () => {
+    await Fs.mkdir(NodePath.dirname(file), { recursive: true })
+    await Fs.writeFile(file, text, "utf8")
+  })
+
+/**
+ * Applies one file change under `root` and returns a one-line log of what it did (`created a.txt`,
+ * `updated a.txt`, `deleted a.txt`). Fails with `PatchError` when it does not apply (nothing written then).
+ *
+ * @since 0.3.0
+ * @category files
+ */
+export const applyChange = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
+  Effect.gen(function*() {
+    const file = yield* resolveUnder(root, change.path)
+    switch (change.type) {
+      case "create_file": {
+        if (yield* exists(file)) return yield* new PatchError({ description: "the file to create exists already", path: change.path })
+        yield* writeText(file, yield* createdText(change.diff, change.path))
+        return `created ${change.path}`
+      }
+      case "update_file": {
+        if (!(yield* exists(file))) return yield* new PatchError({ description: "the file to update does not exist", path: change.path })
+        const text = yield* applyHunks(yield* readText(file), change.diff, change.path)
+        if (change.moveTo !== undefined && change.moveTo !== change.path) {
+          const destination = yield* resolveUnder(root, change.moveTo)
+          yield* writeText(destination, text)
+          yield* Effect.promise(() => Fs.rm(file))
+          return `updated ${change.path} and moved it to ${change.moveTo}`
+        }
+        yield* writeText(file, text)
+        return `updated ${change.path}`
+      }
+      case "delete_file": {
+        if (!(yield* exists(file))) return yield* new PatchError({ description: "the file to delete does not exist", path: change.path })
+        yield* Effect.promise(() => Fs.rm(file))
+        return `deleted ${change.path}`
+      }
+    }
+  })
+
+/**
+ * Applies a whole patch text under `root` (see `parsePatch`), change by change, and returns the log
+ * lines joined by newlines. A change that fails stops the patch with `PatchError` (the changes before it
+ * stay applied; the error names the file).
+ *
+ * @since 0.3.0
+ * @category files
+ */
+export const applyPatchText = (root: string, text: string): Effect.Effect<string, PatchError> =>
+  Effect.flatMap(parsePatch(text), (changes) =>
+    Effect.map(Effect.forEach(changes, (change) => applyChange(root, change)), (logs) => logs.join("\n")))
+
+/**
+ * The handler of the `apply_patch` client tool over `root`: applies the call's operation and answers
+ * `completed` with the log, or `failed` with the `PatchError`'s message for the model to read (never
+ * fails itself).
+ *
+ * @since 0.3.0
+ * @category handlers
+ */
+export const handler = (options: { readonly root: string }) =>
+(call: Part.ApplyPatchCallPart): Effect.Effect<{ readonly status: "completed" | "failed"; readonly output: string }> =>
+  applyChange(options.root, call.operation).pipe(
+    Effect.map((output) => ({ status: "completed" as const, output })),
+    Effect.catchAll((error) => Effect.succeed({ status: "failed" as const, output: error.message }))
+  )

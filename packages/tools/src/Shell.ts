@@ -1,0 +1,172 @@
+/**
+ * A reference handler for the `shell` and `local_shell` tools: runs the model's commands with `/bin/sh -c`
+ * (a `shell_call`'s commands) or as an argument vector (a `local_shell_call`) in a working directory, each
+ * with a timeout (the call's `timeout_ms`, else the handler's default) and a bound on the output it keeps
+ * (the call's `max_output_length`, else the handler's default: characters of standard output and of
+ * standard error each; the rest is dropped as it arrives, never held).
+ *
+ * Running commands a model wrote is the application's decision, with the application's safeguards
+ * (a sandbox, a container, an approval step): this handler runs what it is given.
+ *
+ * @since 0.3.0
+ */
+import type { Part } from "@effect-responses/core"
+import * as Effect from "effect/Effect"
+import { spawn } from "node:child_process"
+
+/**
+ * How commands run: in `cwd` (default the process's), at most `timeoutMs` milliseconds each when the call
+ * gives none (default `DEFAULT_TIMEOUT_MS`), keeping at most `maxOutputLength` characters of each stream
+ * when the call gives none (default `DEFAULT_MAX_OUTPUT_LENGTH`), with `env` added to the environment.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Options {
+  readonly cwd?: string | undefined
+  readonly timeoutMs?: number | undefined
+  readonly maxOutputLength?: number | undefined
+  readonly env?: { readonly [name: string]: string } | undefined
+}
+
+/**
+ * The default timeout of one command: 60 000 ms.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const DEFAULT_TIMEOUT_MS = 60_000
+
+/**
+ * The default bound on the characters kept of one command's standard output (and, apart, of its
+ * standard error): 16 384.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const DEFAULT_MAX_OUTPUT_LENGTH = 16_384
+
+/**
+ * The marker appended to output cut at its bound, for the model to read.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const TRUNCATED = "\n[output truncated]"
+
+/**
+ * Runs one command: `command` a string for `/bin/sh -c`, or an argument vector run directly. Never fails:
+ * a command that cannot start gives exit code 127 and the reason on standard error; one that outlives its
+ * timeout is killed with what it started (SIGKILL to its process group) and gives the `timeout` outcome.
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const run = (
+  command: string | ReadonlyArray<string>,
+  options: Options & { readonly timeoutMs: number; readonly maxOutputLength: number }
+): Effect.Effect<Part.ShellCommandOutput> =>
+  Effect.async<Part.ShellCommandOutput>((resume) => {
+    const [file, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0] ?? "", command.slice(1)]
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env === undefined ? process.env : { ...process.env, ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+      // its own process group, so that a timeout kills what the command started too
+      detached: true
+    })
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+      } catch {
+        child.kill("SIGKILL")
+      }
+    }
+    let stdout = ""
+    let stderr = ""
+    let cutOut = false
+    let cutErr = false
+    let timedOut = false
+    let settled = false
+    const keep = (current: string, chunk: Buffer): [string, boolean] => {
+      const room = options.maxOutputLength - current.length
+      if (room <= 0) return [current, true]
+      const text = chunk.toString("utf8")
+      return text.length > room ? [current + text.slice(0, room), true] : [current + text, false]
+    }
+    child.stdout.on("data", (chunk: Buffer) => {
+      const [next, cut] = keep(stdout, chunk)
+      stdout = next
+      cutOut ||= cut
+    })
+    child.stderr.on("data", (chunk: Buffer) => {
+      const [next, cut] = keep(stderr, chunk)
+      stderr = next
+      cutErr ||= cut
+    })
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup()
+    }, options.timeoutMs)
+    const finish = (outcome: Part.ShellOutcome) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resume(Effect.succeed({
+        stdout: cutOut ? stdout + TRUNCATED : stdout,
+        stderr: cutErr ? stderr + TRUNCATED : stderr,
+        outcome
+      }))
+    }
+    child.on("error", (error) => {
+      stderr += String(error.message)
+      finish({ type: "exit", exitCode: 127 })
+    })
+    child.on("close", (code) => finish(timedOut ? { type: "timeout" } : { type: "exit", exitCode: code ?? 1 }))
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      if (!settled) killGroup()
+    })
+  })
+
+/**
+ * The handler of the `shell` client tool: runs the call's commands one after the other and answers one
+ * output per command (see `run`).
+ *
+ * @since 0.3.0
+ * @category handlers
+ */
+export const handler = (options: Options = {}) =>
+(call: Part.ShellCallPart): Effect.Effect<ReadonlyArray<Part.ShellCommandOutput>> =>
+  Effect.forEach(call.commands, (command) =>
+    run(command, {
+      ...options,
+      timeoutMs: call.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxOutputLength: call.maxOutputLength ?? options.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH
+    }))
+
+/**
+ * The handler of the `local_shell` client tool: runs the call's argument vector in its working directory
+ * (else the handler's) and answers the JSON text `{"stdout","stderr","exit_code"}` (`exit_code` `null` on
+ * a timeout, with `"timed_out": true`).
+ *
+ * @since 0.3.0
+ * @category handlers
+ */
+export const localHandler = (options: Options = {}) => (call: Part.LocalShellCallPart): Effect.Effect<string> =>
+  Effect.map(
+    run(call.command, {
+      ...options,
+      cwd: call.workingDirectory ?? options.cwd,
+      env: { ...options.env, ...call.env },
+      timeoutMs: call.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxOutputLength: options.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH
+    }),
+    (output) =>
+      JSON.stringify({
+        stdout: output.stdout,
+        stderr: output.stderr,
+        exit_code: output.outcome.type === "exit" ? output.outcome.exitCode : null,
+        ...(output.outcome.type === "timeout" ? { timed_out: true } : {})
+      })
+  )

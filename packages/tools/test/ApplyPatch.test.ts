@@ -1,0 +1,114 @@
+/**
+ * The reference apply_patch handler: the recorded `apply_patch_call` (vercel/ai, Apache-2.0) applied to a
+ * temporary directory, V4A hunks, a hunk that does not apply, and paths that leave the root.
+ */
+import { Part } from "@effect-responses/core"
+import { ApplyPatch } from "@effect-responses/tools"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync, existsSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const fixture = fileURLToPath(new URL("../../../fixtures/responses-sse/vai-openai-apply-patch-call.chunks.txt", import.meta.url))
+
+const recordedCall = (): Part.ApplyPatchCallPart => {
+  const done = readFileSync(fixture, "utf8").split("\n").filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as { readonly type: string; readonly item?: { readonly type: string; readonly call_id: string; readonly operation: Part.ApplyPatchOperation } })
+    .find((event) => event.type === "response.output_item.done" && event.item?.type === "apply_patch_call")!
+  return new Part.ApplyPatchCallPart({ callId: done.item!.call_id, operation: done.item!.operation })
+}
+
+const workspace = () => mkdtempSync(join(tmpdir(), "apply-patch-"))
+
+describe("ApplyPatch", () => {
+  it.effect("the recorded create_file operation writes the file under the root", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const result = yield* ApplyPatch.handler({ root })(recordedCall())
+      assert.deepStrictEqual(result, { status: "completed", output: "created shopping-checklist.md" })
+      assert.strictEqual(
+        readFileSync(join(root, "shopping-checklist.md"), "utf8"),
+        "## Shopping Checklist\n\n- [ ] Milk\n- [ ] Bread\n- [ ] Eggs\n- [ ] Fresh fruit\n- [ ] Coffee\n"
+      )
+      // a second create of the same file fails, with a message the model can read
+      const again = yield* ApplyPatch.handler({ root })(recordedCall())
+      assert.strictEqual(again.status, "failed")
+      assert.match(again.output, /shopping-checklist\.md: the file to create exists already/)
+    }))
+
+  it.effect("update_file hunks apply in order, with context headers and whitespace-tolerant matching", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeFileSync(join(root, "main.py"), "def main():\n    x = 1\n    print(x)\n\ndef other():\n    x = 1  \n    return x\n")
+      const call = new Part.ApplyPatchCallPart({
+        callId: "call_u1",
+        operation: {
+          type: "update_file",
+          path: "main.py",
+          diff: "@@ def other():\n-    x = 1\n+    x = 2\n     return x\n@@\n-def main():\n+def main() -> None:\n"
+        }
+      })
+      // the second hunk's line comes before the first's: hunks apply from where the previous ended
+      const failed = yield* ApplyPatch.handler({ root })(call)
+      assert.strictEqual(failed.status, "failed")
+      assert.match(failed.output, /main\.py: hunk 2 does not apply/)
+      assert.strictEqual(readFileSync(join(root, "main.py"), "utf8").includes("x = 2"), false)
+      const ordered = new Part.ApplyPatchCallPart({
+        callId: "call_u2",
+        operation: {
+          type: "update_file",
+          path: "main.py",
+          diff: "@@\n-def main():\n+def main() -> None:\n@@ def other():\n-    x = 1\n+    x = 2\n     return x\n"
+        }
+      })
+      assert.deepStrictEqual(yield* ApplyPatch.handler({ root })(ordered), { status: "completed", output: "updated main.py" })
+      assert.strictEqual(
+        readFileSync(join(root, "main.py"), "utf8"),
+        "def main() -> None:\n    x = 1\n    print(x)\n\ndef other():\n    x = 2\n    return x\n"
+      )
+    }))
+
+  it.effect("paths outside the root are refused: absolute, .., and through a symbolic link", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const outside = workspace()
+      symlinkSync(outside, join(root, "link"))
+      for (const path of ["/etc/passwd", "../escape.txt", "a/../../escape.txt", "link/escape.txt"]) {
+        const result = yield* ApplyPatch.handler({ root })(
+          new Part.ApplyPatchCallPart({ callId: "c", operation: { type: "create_file", path, diff: "+x\n" } })
+        )
+        assert.strictEqual(result.status, "failed", path)
+        assert.match(result.output, /workspace root/, path)
+      }
+      assert.isFalse(existsSync(join(outside, "escape.txt")))
+    }))
+
+  it.effect("a whole Codex-style patch: add, update with a move, delete", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeFileSync(join(root, "a.txt"), "one\ntwo\nthree\n")
+      writeFileSync(join(root, "old.txt"), "bye\n")
+      const log = yield* ApplyPatch.applyPatchText(root, [
+        "*** Begin Patch",
+        "*** Add File: dir/new.txt",
+        "+hello",
+        "*** Update File: a.txt",
+        "*** Move to: b.txt",
+        "@@",
+        " one",
+        "-two",
+        "+2",
+        "*** Delete File: old.txt",
+        "*** End Patch"
+      ].join("\n"))
+      assert.strictEqual(log, "created dir/new.txt\nupdated a.txt and moved it to b.txt\ndeleted old.txt")
+      assert.strictEqual(readFileSync(join(root, "dir/new.txt"), "utf8"), "hello\n")
+      assert.strictEqual(readFileSync(join(root, "b.txt"), "utf8"), "one\n2\nthree\n")
+      assert.isFalse(existsSync(join(root, "a.txt")))
+      assert.isFalse(existsSync(join(root, "old.txt")))
+      const bad = yield* Effect.flip(ApplyPatch.applyPatchText(root, "*** Update File: b.txt\n"))
+      assert.match(bad.message, /Begin Patch/)
+    }))
+})

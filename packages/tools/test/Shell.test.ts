@@ -1,0 +1,43 @@
+/**
+ * The reference shell handler: the recorded `shell_call`'s shape run in a temporary directory, a timeout,
+ * an output bound.
+ */
+import { Part } from "@effect-responses/core"
+import { Shell } from "@effect-responses/tools"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+describe("Shell", () => {
+  it.effect("runs each command in the working directory", () =>
+    Effect.gen(function*() {
+      const cwd = mkdtempSync(join(tmpdir(), "shell-"))
+      writeFileSync(join(cwd, "a.txt"), "x")
+      const call = new Part.ShellCallPart({ callId: "call_sh_1", commands: ["ls -a", "echo oops >&2; exit 3"], maxOutputLength: 8912 })
+      const output = yield* Shell.handler({ cwd })(call)
+      expect(output).toStrictEqual([
+        { stdout: ".\n..\na.txt\n", stderr: "", outcome: { type: "exit", exitCode: 0 } },
+        { stdout: "", stderr: "oops\n", outcome: { type: "exit", exitCode: 3 } }
+      ])
+    }))
+
+  it.effect("a command past its timeout is killed and reported as a timeout; output beyond the bound is cut", () =>
+    Effect.gen(function*() {
+      const [slow] = yield* Shell.handler({})(new Part.ShellCallPart({ callId: "c", commands: ["sleep 5"], timeoutMs: 100 }))
+      expect(slow!.outcome).toStrictEqual({ type: "timeout" })
+      const [long] = yield* Shell.handler({ maxOutputLength: 10 })(
+        new Part.ShellCallPart({ callId: "c", commands: ["yes a | head -c 100000 | tr -d '\\n'"] })
+      )
+      assert.strictEqual(long!.stdout, `aaaaaaaaaa${Shell.TRUNCATED}`)
+    }))
+
+  it.effect("local_shell: an argument vector, its output as JSON text", () =>
+    Effect.gen(function*() {
+      const text = yield* Shell.localHandler({})(new Part.LocalShellCallPart({ callId: "c", command: ["printf", "%s", "hi"] }))
+      expect(JSON.parse(text)).toStrictEqual({ stdout: "hi", stderr: "", exit_code: 0 })
+      const missing = yield* Shell.localHandler({})(new Part.LocalShellCallPart({ callId: "c", command: ["/no/such/binary"] }))
+      assert.strictEqual(JSON.parse(missing).exit_code, 127)
+    }))
+})
