@@ -79,7 +79,7 @@ const lines = (prompt: Prompt.Prompt): ReadonlyArray<string> =>
           ).join(" ")
         }`
       case "tool":
-        return `tool: ${message.results.map((result) => `${result.callId}=${result.output}`).join(" ")}`
+        return `tool: ${message.toolResults.map((result) => `${result.callId}=${result.output}`).join(" ")}`
     }
   })
 
