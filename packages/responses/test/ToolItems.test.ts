@@ -167,7 +167,17 @@ describe("typed tool items on the recorded streams", () => {
   it.effect("tool_search_call / tool_search_output and a namespaced function call, replayed exactly", () =>
     Effect.gen(function*() {
       const [output] = completedOutputs("responses-sse/vai-openai-tool-search.chunks.txt")
-      const { input, parts } = yield* roundTrip(output!)
+      const parts = yield* Effect.forEach(output!, ResponsesOutput.fromOutputItem)
+      const { input } = yield* ResponsesRequest.fromPrompt(
+        Prompt.make([
+          new Message.AssistantMessage({ role: "assistant", parts }),
+          new Message.ToolMessage({
+            role: "tool",
+            results: [new Part.ToolResultPart({ callId: "call_pddfxhfOx4gY56zn4vIIEbFp", name: "get_weather", output: "72F" })]
+          })
+        ]),
+        { model: "m" }
+      )
       expect(parts.map((part) => part.type)).toStrictEqual(["tool_search_call", "tool_search_output", "tool_call"])
       const search = parts[0] as Part.ToolSearchCallPart
       assert.strictEqual(search.execution, "server")
@@ -177,7 +187,7 @@ describe("typed tool items on the recorded streams", () => {
       const call = parts[2] as Part.ToolCallPart
       assert.strictEqual(call.namespace, "get_weather")
       assert.strictEqual(call.name, "get_weather")
-      expect(input).toStrictEqual(output)
+      expect(input.slice(0, 3)).toStrictEqual(output)
       // the streamed function call deltas carry the namespace of the added item
       const deltas = updates(yield* decodeStream("responses-sse/vai-openai-tool-search.chunks.txt"))
         .filter((update) => update.partial && update.part.type === "tool_call")
@@ -190,6 +200,17 @@ describe("tool message parts -> input items", () => {
   it.effect("each answer becomes the item the API reference describes", () =>
     Effect.gen(function*() {
       const prompt = Prompt.make([
+        new Message.AssistantMessage({
+          role: "assistant",
+          parts: [
+            new Part.CustomToolCallPart({ callId: "call_a", name: "execute_sql", input: "SELECT 1" }),
+            new Part.ToolCallPart({ callId: "call_b", name: "f", arguments: "{}" }),
+            new Part.ShellCallPart({ callId: "call_c", commands: ["ls"] }),
+            new Part.ApplyPatchCallPart({ callId: "call_d", operation: { type: "delete_file", path: "a" } }),
+            new Part.LocalShellCallPart({ callId: "call_e", command: ["ls"] }),
+            new Part.McpApprovalRequestPart({ approvalRequestId: "mcpr_1", serverLabel: "s", name: "t", arguments: "{}" })
+          ]
+        }),
         new Message.ToolMessage({
           role: "tool",
           results: [
@@ -210,7 +231,7 @@ describe("tool message parts -> input items", () => {
         })
       ])
       const body = yield* ResponsesRequest.fromPrompt(prompt, { model: "m" })
-      expect(body.input).toStrictEqual([
+      expect(body.input.slice(6)).toStrictEqual([
         { type: "custom_tool_call_output", call_id: "call_a", output: "3 rows" },
         { type: "function_call_output", call_id: "call_b", output: "{}" },
         {
