@@ -13,6 +13,8 @@ import OpenAI from "openai"
 import { completion, finishChunks, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
 import { captureLogs, checkLifecycle, parseSse, post } from "./utils.js"
 
+// Bodies read off the wire (SSE events, the upstream's captured requests) are walked several levels deep and
+// checked with `expect` (which fails the test on any wrong shape); `any` keeps those walks readable in this test.
 type Json = { readonly [key: string]: any }
 
 const APPLY_PATCH_GRAMMAR = `start: begin_patch hunk+ end_patch
