@@ -13,7 +13,7 @@
  * | `function_call` | `ToolCallPart` (a `namespace` call gets its flattened name, see below; `""` arguments become `"{}"`) |
  * | `custom_tool_call` | `ToolCallPart` with arguments `{"input": <its input>}` |
  * | `function_call_output`, `custom_tool_call_output` (string, or a content array of `input_text`) | a `ToolResultPart` in a `ToolMessage` |
- * | `additional_tools` | nothing in the prompt: its tools join the tool list |
+ * | `additional_tools` | nothing in the prompt: its tools join the tool list (which `tool_choice` is checked against) |
  * | `tool_search_call` (client-run) | `ToolCallPart` of a function named `tool_search` (`TOOL_SEARCH`) with the search's arguments |
  * | `tool_search_output` | its tools join the tool list; a `ToolResultPart` naming the tools it loaded |
  * | `item_reference` to a reasoning item (`rs_…`) | nothing (debug log): no upstream here reads stored reasoning |
@@ -490,50 +490,6 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
     const rawTools = request.tools ?? []
     yield* decodeTools(rawTools, ["tools"], policy, toolSet)
     const tools = toolSet.tools
-    const declared = tools.length
-
-    // tool choice
-    let toolChoice: LanguageModel.ToolChoice | undefined
-    let offered: ReadonlyArray<LanguageModel.ToolDefinition> = tools
-    const choice = request.tool_choice
-    if (choice === "auto" || choice === "none" || choice === "required") {
-      toolChoice = choice
-    } else if (isObject(choice)) {
-      const type = stringField(choice, "type")
-      if (type === "function" || type === "custom") {
-        const name = stringField(choice, "name")
-        if (name === undefined) return yield* fail("Missing required parameter: 'tool_choice.name'.", "tool_choice.name", "missing_required_parameter")
-        const namespace = stringField(choice, "namespace")
-        const flat = namespace === undefined ? name : `${namespace}${NAMESPACE_SEPARATOR}${name}`
-        if (!tools.some((tool) => tool.name === flat)) {
-          return yield* fail(`Tool choice '${name}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")
-        }
-        toolChoice = { tool: flat }
-      } else if (type === "allowed_tools") {
-        const mode = stringField(choice, "mode")
-        const allowed = Array.isArray(choice.tools) ? choice.tools : []
-        const names = new Set<string>()
-        for (const entry of allowed) {
-          if (isObject(entry) && (entry.type === "function" || entry.type === "custom") && typeof entry.name === "string") {
-            names.add(typeof entry.namespace === "string" ? `${entry.namespace}${NAMESPACE_SEPARATOR}${entry.name}` : entry.name)
-          } else if (isObject(entry) && entry.type === "namespace" && typeof entry.name === "string") {
-            for (const tool of tools) if (tool.name.startsWith(`${entry.name}${NAMESPACE_SEPARATOR}`)) names.add(tool.name)
-          }
-        }
-        offered = tools.filter((tool) => names.has(tool.name))
-        toolChoice = mode === "required" ? "required" : "auto"
-      } else if (type !== undefined && policy === "drop") {
-        yield* Effect.logWarning(`tool choice ${type} dropped: the upstream cannot run built-in tools`)
-      } else {
-        return yield* fail(
-          `Unsupported tool choice${type === undefined ? "" : ` ${type}`}: this gateway supports auto, none, required and function tools.`,
-          "tool_choice",
-          "unsupported_value"
-        )
-      }
-    } else if (choice != null) {
-      return yield* fail("Invalid value for 'tool_choice'.", "tool_choice", "invalid_value")
-    }
 
     // text format
     let textFormat: ResponseFormat.ResponseFormat | undefined
@@ -586,9 +542,50 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
     } else if (input != null) {
       yield* decodeInput(input, toolSet, policy, options.inputFiles ?? ["data", "id"], messages)
     }
-    // tools injected by `additional_tools` / `tool_search_output` items joined the list while decoding
-    offered = offered === tools ? toolSet.tools.slice() : offered.concat(toolSet.tools.slice(declared))
     yield* logAmbiguousNames(toolSet)
+
+    // tool choice, read once the input's `additional_tools` / `tool_search_output` items added their tools
+    let toolChoice: LanguageModel.ToolChoice | undefined
+    let offered: ReadonlyArray<LanguageModel.ToolDefinition> = tools
+    const choice = request.tool_choice
+    if (choice === "auto" || choice === "none" || choice === "required") {
+      toolChoice = choice
+    } else if (isObject(choice)) {
+      const type = stringField(choice, "type")
+      if (type === "function" || type === "custom") {
+        const name = stringField(choice, "name")
+        if (name === undefined) return yield* fail("Missing required parameter: 'tool_choice.name'.", "tool_choice.name", "missing_required_parameter")
+        const namespace = stringField(choice, "namespace")
+        const flat = namespace === undefined ? name : `${namespace}${NAMESPACE_SEPARATOR}${name}`
+        if (!tools.some((tool) => tool.name === flat)) {
+          return yield* fail(`Tool choice '${name}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")
+        }
+        toolChoice = { tool: flat }
+      } else if (type === "allowed_tools") {
+        const mode = stringField(choice, "mode")
+        const allowed = Array.isArray(choice.tools) ? choice.tools : []
+        const names = new Set<string>()
+        for (const entry of allowed) {
+          if (isObject(entry) && (entry.type === "function" || entry.type === "custom") && typeof entry.name === "string") {
+            names.add(typeof entry.namespace === "string" ? `${entry.namespace}${NAMESPACE_SEPARATOR}${entry.name}` : entry.name)
+          } else if (isObject(entry) && entry.type === "namespace" && typeof entry.name === "string") {
+            for (const tool of tools) if (tool.name.startsWith(`${entry.name}${NAMESPACE_SEPARATOR}`)) names.add(tool.name)
+          }
+        }
+        offered = tools.filter((tool) => names.has(tool.name))
+        toolChoice = mode === "required" ? "required" : "auto"
+      } else if (type !== undefined && policy === "drop") {
+        yield* Effect.logWarning(`tool choice ${type} dropped: the upstream cannot run built-in tools`)
+      } else {
+        return yield* fail(
+          `Unsupported tool choice${type === undefined ? "" : ` ${type}`}: this gateway supports auto, none, required and function tools.`,
+          "tool_choice",
+          "unsupported_value"
+        )
+      }
+    } else if (choice != null) {
+      return yield* fail("Invalid value for 'tool_choice'.", "tool_choice", "invalid_value")
+    }
 
     const modelOptions: ModelOptions = {
       temperature: request.temperature ?? undefined,

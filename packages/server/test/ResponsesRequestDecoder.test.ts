@@ -151,6 +151,46 @@ describe("ResponsesRequestDecoder", () => {
       expect(logs.filter((line) => line.startsWith("WARN"))).toHaveLength(2)
     }))
 
+  it.effect("a tool choice may name a tool that only an additional_tools or tool_search_output item brings", () =>
+    Effect.gen(function*() {
+      const input = [
+        { role: "user", content: "Read a.txt" },
+        {
+          type: "additional_tools",
+          role: "developer",
+          tools: [{ type: "custom", name: "apply_patch" }, { type: "function", name: "read_file" }]
+        },
+        { type: "tool_search_call", call_id: "s1", execution: "client", arguments: { query: "crm" } },
+        {
+          type: "tool_search_output",
+          call_id: "s1",
+          execution: "client",
+          tools: [{ type: "namespace", name: "crm", tools: [{ type: "function", name: "lookup" }] }]
+        }
+      ]
+      const byFunction = yield* ResponsesRequestDecoder.decode({ model: "m", input, tool_choice: { type: "function", name: "read_file" } })
+      expect(byFunction.toolChoice).toEqual({ tool: "read_file" })
+      const byCustom = yield* ResponsesRequestDecoder.decode({ model: "m", input, tool_choice: { type: "custom", name: "apply_patch" } })
+      expect(byCustom.toolChoice).toEqual({ tool: "apply_patch" })
+      const inNamespace = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        input,
+        tool_choice: { type: "function", namespace: "crm", name: "lookup" }
+      })
+      expect(inNamespace.toolChoice).toEqual({ tool: "crm__lookup" })
+      // allowed_tools restricts the tools the input brought too
+      const allowed = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        input,
+        tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "read_file" }, { type: "namespace", name: "crm" }] }
+      })
+      expect(allowed.tools.map((tool) => tool.name)).toEqual(["read_file", "crm__lookup"])
+      expect(allowed.toolChoice).toBe("required")
+      // a name no tool list holds is still refused
+      const missing = yield* rejected({ model: "m", input, tool_choice: { type: "function", name: "write_file" } })
+      expect(missing).toMatchObject({ param: "tool_choice", code: "invalid_value" })
+    }))
+
   it.effect("what a stateless bridge cannot honour: a RequestError naming the parameter", () =>
     Effect.gen(function*() {
       const base = { model: "m", input: "hi" }
