@@ -31,6 +31,7 @@ import { AiError, LanguageModel } from "@effect-responses/core"
 import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
 import type { ChatCompletionsRequest } from "@effect-responses/chat-completions"
 import type * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
+import { readBounded } from "@effect-responses/wire/HttpTransport"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Context from "effect/Context"
@@ -39,7 +40,6 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
-import { readBounded } from "./internal/limits.js"
 
 /**
  * The body of an answer passed through as it came: HTTP `status`, `contentType` and the body text.

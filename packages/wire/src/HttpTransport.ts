@@ -199,13 +199,14 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024
 
 /**
  * Up to `max` bytes of `stream` as text (UTF-8), with `…` appended when the body was longer; the rest of
- * the body is not read (ending the stream releases the connection). An error while reading ends the text
- * where it broke off.
+ * the body is not read (ending the stream releases the connection). Fails as `stream` fails; to keep the
+ * text read until an error instead, end the stream there (`Stream.catchAll(stream, () => Stream.empty)`,
+ * as the transport does for error bodies).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const readBounded = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: number): Effect.Effect<string, never, R> =>
+export const readBounded = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: number): Effect.Effect<string, E, R> =>
   Effect.suspend(() => {
     const decoder = new TextDecoder()
     let text = ""
@@ -222,11 +223,12 @@ export const readBounded = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: 
         }
         size += Math.min(chunk.length, room)
         return !cut
-      })).pipe(
-        Effect.ignore,
-        Effect.map(() => text + decoder.decode() + (cut ? "…" : ""))
-      )
+      })).pipe(Effect.map(() => text + decoder.decode() + (cut ? "…" : "")))
   })
+
+/** `stream` ended at its first error: an error body that breaks off is judged on what arrived. */
+const untilError = <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A, never, R> =>
+  Stream.catchAll(stream, () => Stream.empty)
 
 // ---------------------------------------------------------------------------------------------------------
 // constructors
@@ -332,7 +334,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
             if (response.status >= 200 && response.status < 300) {
               const type = response.headers["content-type"] ?? ""
               if (!stream || !notAnEventStream(type)) return Effect.succeed(response)
-              return Effect.flatMap(readBounded(withIdleTimeout(response.stream), 200), (text) =>
+              return Effect.flatMap(readBounded(untilError(withIdleTimeout(response.stream)), 200), (text) =>
                 Effect.fail(
                   new AiError.MalformedOutput({
                     description:
@@ -342,7 +344,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
                 ))
             }
             return Effect.flatMap(
-              readBounded(withIdleTimeout(response.stream), MAX_ERROR_BODY_BYTES),
+              readBounded(untilError(withIdleTimeout(response.stream)), MAX_ERROR_BODY_BYTES),
               (text) =>
                 Effect.fail(
                   AiError.httpErrorFromResponse({ status: response.status, headers: response.headers, body: scrub(text) })

@@ -1,12 +1,12 @@
 /**
  * Bounds on what one request may cost the gateway: JSON nesting depth (checked on the text, before
  * `JSON.parse`, so that no recursion ever meets a deep value), message caps, and a cooperative yield that
- * lets other requests' I/O run during long CPU work.
+ * lets other requests' I/O run during long CPU work. (Bodies read up to a bound: `HttpTransport.readBounded`
+ * of `@effect-responses/wire`.)
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 
 /**
  * The deepest nesting of objects and arrays in a JSON text (strings skipped), stopping as soon as `limit`
@@ -70,23 +70,3 @@ export const MAX_MESSAGE_CHARS = 2000
 /** At most `max` characters of `text` (default `MAX_MESSAGE_CHARS`), with how much was cut when cut. */
 export const capMessage = (text: string, max = MAX_MESSAGE_CHARS): string =>
   text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`
-
-/**
- * Up to `max` bytes of `stream` as text (UTF-8), with `…` appended when the body was longer; the rest is
- * not read. Fails as `stream` fails.
- */
-export const readBounded = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: number): Effect.Effect<string, E, R> =>
-  Effect.suspend(() => {
-    const decoder = new TextDecoder()
-    let text = ""
-    let size = 0
-    let cut = false
-    return Stream.runForEachWhile(stream, (chunk) =>
-      Effect.sync(() => {
-        const room = max - size
-        cut = chunk.length > room
-        text += decoder.decode(cut ? chunk.subarray(0, room) : chunk, { stream: true })
-        size += Math.min(chunk.length, room)
-        return !cut
-      })).pipe(Effect.map(() => text + decoder.decode() + (cut ? "…" : "")))
-  })
