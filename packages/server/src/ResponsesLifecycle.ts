@@ -56,27 +56,18 @@
  *   already meet (the `openai` SDK reads it as `usage?: ResponseUsage`).
  *
  * The encoder is a small mutable state machine, used by one fiber at a time; events are plain JSON objects
- * (this project produces them, so no decoding schema is involved). Source: the OpenAI API reference,
- * "Streaming events" of the Responses API.
+ * (this project produces them, so no decoding schema is involved). This module holds the response's own
+ * events (created, in progress, the terminal one); which item is written when lives in
+ * `internal/lifecycle/ordering`, the events of one item in `internal/lifecycle/itemEvents`, and the JSON
+ * of items in `internal/lifecycle/items`. Source: the OpenAI API reference, "Streaming events" of the
+ * Responses API.
  *
  * @since 0.1.0
  */
 import type { ModelResponse, StreamPart } from "@effect-responses/core"
-import * as CustomInput from "./internal/customInput.js"
-import {
-  absorb,
-  carriesContent,
-  contentPart,
-  isCall,
-  itemJson,
-  type Kind,
-  kindOf,
-  newSlot,
-  reported,
-  type Slot,
-  textOf,
-  usageToWire
-} from "./internal/lifecycle/items.js"
+import * as ItemEvents from "./internal/lifecycle/itemEvents.js"
+import { reported, usageToWire } from "./internal/lifecycle/items.js"
+import * as Ordering from "./internal/lifecycle/ordering.js"
 import type * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -184,7 +175,6 @@ export interface Encoder {
  * @category constructors
  */
 export const make = (options: Options): Encoder => {
-  let sequence = 0
   let model = options.model
   let status = "in_progress"
   let terminated = false
@@ -192,14 +182,9 @@ export const make = (options: Options): Encoder => {
   let incompleteDetails: unknown = null
   let error: unknown = null
   let completedAt: number | null = null
-  const slots = new Map<number, Slot>()
-  const output: Array<unknown> = []
-  let active: Slot | undefined
-  let nextOutputIndex = 0
-
-  const emit = (out: Array<Event>, type: string, fields: Record<string, unknown>) => {
-    out.push({ type, sequence_number: sequence++, ...fields })
-  }
+  const writer = ItemEvents.make(options.request)
+  const ordering = Ordering.make(writer, options.request, makeId)
+  const emit = writer.emit
 
   const response = (): ResponseObject => ({
     ...options.request.echo,
@@ -212,300 +197,9 @@ export const make = (options: Options): Encoder => {
     error,
     incomplete_details: incompleteDetails,
     model,
-    output: output.slice(),
+    output: writer.output.slice(),
     usage
   })
-
-  const slotOf = (index: number, kind: Kind): Slot => {
-    let slot = slots.get(index)
-    if (slot === undefined) {
-      slot = newSlot(index, kind, makeId)
-      slots.set(index, slot)
-    }
-    return slot
-  }
-
-  // -- item JSON ------------------------------------------------------------------------------------------
-
-  const functionName = (slot: Slot): { name: string; namespace?: string } => {
-    const original = options.request.namespacedTools.get(slot.name)
-    return original === undefined ? { name: slot.name } : { namespace: original.namespace, name: original.name }
-  }
-
-  const item = (slot: Slot, itemStatus: string, complete: boolean): unknown =>
-    itemJson(slot, itemStatus, complete, functionName(slot))
-
-  // -- writing --------------------------------------------------------------------------------------------
-
-  const open = (slot: Slot, out: Array<Event>) => {
-    slot.opened = true
-    slot.outputIndex = nextOutputIndex++
-    active = slot
-    if (slot.kind === "verbatim") return
-    emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", false) })
-    if (slot.kind === "message" || slot.kind === "refusal") {
-      emit(out, "response.content_part.added", {
-        item_id: slot.itemId,
-        output_index: slot.outputIndex,
-        content_index: 0,
-        part: contentPart(slot, "")
-      })
-    }
-  }
-
-  /** Writes the chunks received but not yet written, as one delta. */
-  const flush = (slot: Slot, out: Array<Event>) => {
-    if (slot.kind === "reasoning") {
-      for (let index = Math.max(slot.summaryOpen, 0); index < slot.summaries.length; index++) {
-        const chunks = slot.summaries[index]!
-        if (index > slot.summaryOpen) openSummary(slot, index, out)
-        if (slot.summaryWritten < chunks.length) {
-          const delta = slot.summaryWritten === 0 && chunks.length === 1 ? chunks[0]! : chunks.slice(slot.summaryWritten).join("")
-          slot.summaryWritten = chunks.length
-          if (delta !== "") {
-            emit(out, "response.reasoning_summary_text.delta", {
-              item_id: slot.itemId,
-              output_index: slot.outputIndex,
-              summary_index: index,
-              delta
-            })
-          }
-        }
-      }
-      return
-    }
-    if (slot.written >= slot.chunks.length || slot.kind === "verbatim") return
-    if (slot.kind === "custom_tool_call") {
-      const reader = slot.customReader ??= CustomInput.make()
-      let decoded = ""
-      for (let index = slot.written; index < slot.chunks.length; index++) decoded += reader.feed(slot.chunks[index]!)
-      slot.written = slot.chunks.length
-      if (decoded !== "") {
-        slot.customWritten += decoded
-        emit(out, "response.custom_tool_call_input.delta", { item_id: slot.itemId, output_index: slot.outputIndex, delta: decoded })
-      }
-      return
-    }
-    const delta = slot.chunks.length - slot.written === 1
-      ? slot.chunks[slot.written]!
-      : slot.chunks.slice(slot.written).join("")
-    slot.written = slot.chunks.length
-    if (delta === "") return
-    switch (slot.kind) {
-      case "message":
-        emit(out, "response.output_text.delta", {
-          item_id: slot.itemId,
-          output_index: slot.outputIndex,
-          content_index: 0,
-          delta,
-          logprobs: []
-        })
-        break
-      case "refusal":
-        emit(out, "response.refusal.delta", {
-          item_id: slot.itemId,
-          output_index: slot.outputIndex,
-          content_index: 0,
-          delta
-        })
-        break
-      case "function_call":
-        emit(out, "response.function_call_arguments.delta", {
-          item_id: slot.itemId,
-          output_index: slot.outputIndex,
-          delta
-        })
-        break
-    }
-  }
-
-  const openSummary = (slot: Slot, index: number, out: Array<Event>) => {
-    if (slot.summaryOpen >= 0) closeSummary(slot, out)
-    slot.summaryOpen = index
-    slot.summaryWritten = 0
-    emit(out, "response.reasoning_summary_part.added", {
-      item_id: slot.itemId,
-      output_index: slot.outputIndex,
-      summary_index: index,
-      part: { type: "summary_text", text: "" }
-    })
-  }
-
-  const closeSummary = (slot: Slot, out: Array<Event>) => {
-    const index = slot.summaryOpen
-    const text = (slot.summaries[index] ?? []).join("")
-    emit(out, "response.reasoning_summary_text.done", {
-      item_id: slot.itemId,
-      output_index: slot.outputIndex,
-      summary_index: index,
-      text
-    })
-    emit(out, "response.reasoning_summary_part.done", {
-      item_id: slot.itemId,
-      output_index: slot.outputIndex,
-      summary_index: index,
-      part: { type: "summary_text", text }
-    })
-  }
-
-  const close = (slot: Slot, itemStatus: string, out: Array<Event>) => {
-    // a call without arguments gets `{}`, which every client parses as JSON (`""` makes strict ones throw)
-    if (slot.kind === "function_call" && slot.chunks.length === 0) slot.chunks.push("{}")
-    flush(slot, out)
-    slot.closed = true
-    if (slot.kind === "custom_tool_call") {
-      const input = CustomInput.finish(slot.chunks.join(""))
-      // what the incremental reader could not decode (an input written bare, not as JSON) comes now
-      if (input.startsWith(slot.customWritten) && input.length > slot.customWritten.length) {
-        emit(out, "response.custom_tool_call_input.delta", {
-          item_id: slot.itemId,
-          output_index: slot.outputIndex,
-          delta: input.slice(slot.customWritten.length)
-        })
-      }
-      slot.joined = input
-      slot.chunks = []
-      slot.written = 0
-      slot.customReader = undefined
-    } else if (slot.kind !== "reasoning" && slot.kind !== "verbatim") {
-      slot.joined = slot.chunks.join("")
-      slot.chunks = []
-      slot.written = 0
-    }
-    if (active === slot) active = undefined
-    const finalStatus = itemStatus === "incomplete" ? "incomplete" : slot.status ?? "completed"
-    switch (slot.kind) {
-      case "message":
-      case "refusal": {
-        const text = textOf(slot)
-        const part = contentPart(slot, text)
-        if (slot.kind === "message") {
-          emit(out, "response.output_text.done", {
-            item_id: slot.itemId,
-            output_index: slot.outputIndex,
-            content_index: 0,
-            text,
-            logprobs: []
-          })
-        } else {
-          emit(out, "response.refusal.done", {
-            item_id: slot.itemId,
-            output_index: slot.outputIndex,
-            content_index: 0,
-            refusal: text
-          })
-        }
-        emit(out, "response.content_part.done", {
-          item_id: slot.itemId,
-          output_index: slot.outputIndex,
-          content_index: 0,
-          part
-        })
-        break
-      }
-      case "reasoning":
-        if (slot.summaryOpen >= 0) closeSummary(slot, out)
-        break
-      case "function_call":
-        emit(out, "response.function_call_arguments.done", {
-          item_id: slot.itemId,
-          output_index: slot.outputIndex,
-          ...functionName(slot),
-          arguments: textOf(slot)
-        })
-        break
-      case "custom_tool_call":
-        emit(out, "response.custom_tool_call_input.done", {
-          item_id: slot.itemId,
-          output_index: slot.outputIndex,
-          input: textOf(slot)
-        })
-        break
-      case "verbatim":
-        break
-    }
-    const done = item(slot, finalStatus, true)
-    output.push(done)
-    if (slot.kind === "verbatim") {
-      emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: done })
-    }
-    emit(out, "response.output_item.done", { output_index: slot.outputIndex, item: done })
-  }
-
-  /** After the active item closed: opens the lowest pending upstream index, closing it too when complete. */
-  const advance = (out: Array<Event>) => {
-    while (active === undefined) {
-      let next: Slot | undefined
-      for (const slot of slots.values()) {
-        if (!slot.closed && (next === undefined || slot.upstreamIndex < next.upstreamIndex)) next = slot
-      }
-      if (next === undefined) return
-      open(next, out)
-      flush(next, out)
-      if (next.completing) close(next, "completed", out)
-    }
-  }
-
-  // -- parts ----------------------------------------------------------------------------------------------
-
-  /** The flattened name of a call's tool (a dotted or bare namespaced name resolved). */
-  const flatName = (name: string): string => {
-    const original = options.request.namespacedTools.get(name)
-    return original === undefined ? name : `${original.namespace}__${original.name}`
-  }
-
-  const onPart = (update: StreamPart.PartUpdate, out: Array<Event>) => {
-    let kind = kindOf(update.part)
-    if (
-      kind === "function_call" && update.part.type === "tool_call" && options.request.customTools !== undefined &&
-      options.request.customTools.size > 0
-    ) {
-      const existing = slots.get(update.outputIndex)
-      const name = update.part.name !== "" ? update.part.name : existing?.name ?? ""
-      if (existing?.kind === "custom_tool_call" || options.request.customTools.has(flatName(name))) kind = "custom_tool_call"
-    }
-    if (kind === undefined) return
-    const existing = slots.get(update.outputIndex)
-    if (existing !== undefined && existing.closed) {
-      // a part for an item closed early: what it adds goes into a new item (nothing is lost)
-      if (!carriesContent(update.part)) return
-      slots.delete(update.outputIndex)
-    }
-    const slot = slotOf(update.outputIndex, kind)
-    if (slot.kind !== kind) {
-      // a complete part of another kind replaces what the slot held, as long as nothing was written
-      if (slot.opened || update.partial) return
-      slot.kind = kind
-      slot.chunks = []
-      slot.summaries = []
-    }
-    absorb(slot, update.part, update.partial, update.replace === true && !slot.opened)
-    if (!update.partial) slot.completing = true
-    if (active === undefined) {
-      advance(out)
-    } else if (active === slot) {
-      if (slot.completing) {
-        close(slot, "completed", out)
-        advance(out)
-      } else {
-        flush(slot, out)
-      }
-    } else if (update.partial && !isCall(active.kind)) {
-      // text, refusal and reasoning are written one after the other by Chat Completions: a delta of another
-      // item means the open one is over, so it closes now and the new one streams live
-      close(active, "completed", out)
-      advance(out)
-    }
-  }
-
-  const closeAll = (itemStatus: string, out: Array<Event>) => {
-    if (active !== undefined) close(active, itemStatus, out)
-    for (;;) {
-      advance(out)
-      if (active === undefined) return
-      close(active, itemStatus, out)
-    }
-  }
 
   const onFinished = (finished: StreamPart.ResponseFinished, out: Array<Event>) => {
     const incompleteReason = finished.incompleteReason ??
@@ -519,7 +213,7 @@ export const make = (options: Options): Encoder => {
       fail({ code: "server_error", message: "the upstream model reported a failed response" }, out)
       return
     }
-    closeAll(incomplete ? "incomplete" : "completed", out)
+    ordering.closeAll(incomplete ? "incomplete" : "completed", out)
     usage = reported(finished.usage) ? usageToWire(finished.usage) : null
     terminated = true
     if (incomplete) {
@@ -535,7 +229,7 @@ export const make = (options: Options): Encoder => {
 
   const fail = (failure: ResponseError, out: Array<Event>) => {
     if (terminated) return
-    closeAll("incomplete", out)
+    ordering.closeAll("incomplete", out)
     terminated = true
     status = "failed"
     error = { code: failure.code, message: failure.message }
@@ -552,7 +246,7 @@ export const make = (options: Options): Encoder => {
       if (terminated) return
       switch (part.type) {
         case "part":
-          onPart(part, out)
+          ordering.push(part, out)
           break
         case "response_finished":
           onFinished(part, out)

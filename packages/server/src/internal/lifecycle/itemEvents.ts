@@ -1,0 +1,249 @@
+/**
+ * The events of one output item, in the order the lifecycle writes them: `response.output_item.added`
+ * (and the content part of a message), the deltas of what arrived since the last write, then the `.done`
+ * events and `response.output_item.done`. It also numbers every event of the response (`sequence_number`)
+ * and collects the finished items (`output`); which item is written when is `ordering`'s business.
+ *
+ * @internal
+ */
+import type { Event } from "../../ResponsesLifecycle.js"
+import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
+import * as CustomInput from "../customInput.js"
+import { contentPart, itemJson, type Slot, textOf } from "./items.js"
+
+/** The writer of a response's items (see the module doc). Each method appends its events to `out`. */
+export interface ItemWriter {
+  /** The items written whole so far, in output order (the Response object's `output`). */
+  readonly output: Array<unknown>
+  /** The item being written, if any: at most one is open at a time. */
+  readonly active: () => Slot | undefined
+  /** Appends an event of `type` with the next sequence number. */
+  readonly emit: (out: Array<Event>, type: string, fields: Record<string, unknown>) => void
+  /** Opens `slot` as the next output item (its output index is the next one). */
+  readonly open: (slot: Slot, out: Array<Event>) => void
+  /** Writes what `slot` received but did not write yet, as one delta. */
+  readonly flush: (slot: Slot, out: Array<Event>) => void
+  /** Writes the rest of `slot` and closes it with `itemStatus` (`completed`, `incomplete`). */
+  readonly close: (slot: Slot, itemStatus: string, out: Array<Event>) => void
+}
+
+/** A writer for one response; `request` names the namespaced tools whose calls are written back. */
+export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "namespacedTools">): ItemWriter => {
+  let sequence = 0
+  let active: Slot | undefined
+  let nextOutputIndex = 0
+  const output: Array<unknown> = []
+
+  const emit = (out: Array<Event>, type: string, fields: Record<string, unknown>) => {
+    out.push({ type, sequence_number: sequence++, ...fields })
+  }
+
+  const functionName = (slot: Slot): { name: string; namespace?: string } => {
+    const original = request.namespacedTools.get(slot.name)
+    return original === undefined ? { name: slot.name } : { namespace: original.namespace, name: original.name }
+  }
+
+  const item = (slot: Slot, itemStatus: string, complete: boolean): unknown =>
+    itemJson(slot, itemStatus, complete, functionName(slot))
+
+  const open = (slot: Slot, out: Array<Event>) => {
+    slot.opened = true
+    slot.outputIndex = nextOutputIndex++
+    active = slot
+    if (slot.kind === "verbatim") return
+    emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", false) })
+    if (slot.kind === "message" || slot.kind === "refusal") {
+      emit(out, "response.content_part.added", {
+        item_id: slot.itemId,
+        output_index: slot.outputIndex,
+        content_index: 0,
+        part: contentPart(slot, "")
+      })
+    }
+  }
+
+  const flush = (slot: Slot, out: Array<Event>) => {
+    if (slot.kind === "reasoning") {
+      for (let index = Math.max(slot.summaryOpen, 0); index < slot.summaries.length; index++) {
+        const chunks = slot.summaries[index]!
+        if (index > slot.summaryOpen) openSummary(slot, index, out)
+        if (slot.summaryWritten < chunks.length) {
+          const delta = slot.summaryWritten === 0 && chunks.length === 1 ? chunks[0]! : chunks.slice(slot.summaryWritten).join("")
+          slot.summaryWritten = chunks.length
+          if (delta !== "") {
+            emit(out, "response.reasoning_summary_text.delta", {
+              item_id: slot.itemId,
+              output_index: slot.outputIndex,
+              summary_index: index,
+              delta
+            })
+          }
+        }
+      }
+      return
+    }
+    if (slot.written >= slot.chunks.length || slot.kind === "verbatim") return
+    if (slot.kind === "custom_tool_call") {
+      const reader = slot.customReader ??= CustomInput.make()
+      let decoded = ""
+      for (let index = slot.written; index < slot.chunks.length; index++) decoded += reader.feed(slot.chunks[index]!)
+      slot.written = slot.chunks.length
+      if (decoded !== "") {
+        slot.customWritten += decoded
+        emit(out, "response.custom_tool_call_input.delta", { item_id: slot.itemId, output_index: slot.outputIndex, delta: decoded })
+      }
+      return
+    }
+    const delta = slot.chunks.length - slot.written === 1
+      ? slot.chunks[slot.written]!
+      : slot.chunks.slice(slot.written).join("")
+    slot.written = slot.chunks.length
+    if (delta === "") return
+    switch (slot.kind) {
+      case "message":
+        emit(out, "response.output_text.delta", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          content_index: 0,
+          delta,
+          logprobs: []
+        })
+        break
+      case "refusal":
+        emit(out, "response.refusal.delta", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          content_index: 0,
+          delta
+        })
+        break
+      case "function_call":
+        emit(out, "response.function_call_arguments.delta", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          delta
+        })
+        break
+    }
+  }
+
+  const openSummary = (slot: Slot, index: number, out: Array<Event>) => {
+    if (slot.summaryOpen >= 0) closeSummary(slot, out)
+    slot.summaryOpen = index
+    slot.summaryWritten = 0
+    emit(out, "response.reasoning_summary_part.added", {
+      item_id: slot.itemId,
+      output_index: slot.outputIndex,
+      summary_index: index,
+      part: { type: "summary_text", text: "" }
+    })
+  }
+
+  const closeSummary = (slot: Slot, out: Array<Event>) => {
+    const index = slot.summaryOpen
+    const text = (slot.summaries[index] ?? []).join("")
+    emit(out, "response.reasoning_summary_text.done", {
+      item_id: slot.itemId,
+      output_index: slot.outputIndex,
+      summary_index: index,
+      text
+    })
+    emit(out, "response.reasoning_summary_part.done", {
+      item_id: slot.itemId,
+      output_index: slot.outputIndex,
+      summary_index: index,
+      part: { type: "summary_text", text }
+    })
+  }
+
+  /** Joins what a slot received once, as it closes (a custom tool call's input decoded from its arguments). */
+  const settle = (slot: Slot, out: Array<Event>) => {
+    if (slot.kind === "custom_tool_call") {
+      const input = CustomInput.finish(slot.chunks.join(""))
+      // what the incremental reader could not decode (an input written bare, not as JSON) comes now
+      if (input.startsWith(slot.customWritten) && input.length > slot.customWritten.length) {
+        emit(out, "response.custom_tool_call_input.delta", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          delta: input.slice(slot.customWritten.length)
+        })
+      }
+      slot.joined = input
+      slot.chunks = []
+      slot.written = 0
+      slot.customReader = undefined
+    } else if (slot.kind !== "reasoning" && slot.kind !== "verbatim") {
+      slot.joined = slot.chunks.join("")
+      slot.chunks = []
+      slot.written = 0
+    }
+  }
+
+  const close = (slot: Slot, itemStatus: string, out: Array<Event>) => {
+    // a call without arguments gets `{}`, which every client parses as JSON (`""` makes strict ones throw)
+    if (slot.kind === "function_call" && slot.chunks.length === 0) slot.chunks.push("{}")
+    flush(slot, out)
+    slot.closed = true
+    settle(slot, out)
+    if (active === slot) active = undefined
+    const finalStatus = itemStatus === "incomplete" ? "incomplete" : slot.status ?? "completed"
+    switch (slot.kind) {
+      case "message":
+      case "refusal": {
+        const text = textOf(slot)
+        const part = contentPart(slot, text)
+        if (slot.kind === "message") {
+          emit(out, "response.output_text.done", {
+            item_id: slot.itemId,
+            output_index: slot.outputIndex,
+            content_index: 0,
+            text,
+            logprobs: []
+          })
+        } else {
+          emit(out, "response.refusal.done", {
+            item_id: slot.itemId,
+            output_index: slot.outputIndex,
+            content_index: 0,
+            refusal: text
+          })
+        }
+        emit(out, "response.content_part.done", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          content_index: 0,
+          part
+        })
+        break
+      }
+      case "reasoning":
+        if (slot.summaryOpen >= 0) closeSummary(slot, out)
+        break
+      case "function_call":
+        emit(out, "response.function_call_arguments.done", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          ...functionName(slot),
+          arguments: textOf(slot)
+        })
+        break
+      case "custom_tool_call":
+        emit(out, "response.custom_tool_call_input.done", {
+          item_id: slot.itemId,
+          output_index: slot.outputIndex,
+          input: textOf(slot)
+        })
+        break
+      case "verbatim":
+        break
+    }
+    const done = item(slot, finalStatus, true)
+    output.push(done)
+    if (slot.kind === "verbatim") {
+      emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: done })
+    }
+    emit(out, "response.output_item.done", { output_index: slot.outputIndex, item: done })
+  }
+
+  return { output, active: () => active, emit, open, flush, close }
+}

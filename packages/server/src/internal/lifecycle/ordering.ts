@@ -1,0 +1,127 @@
+/**
+ * Which output item is written when. The upstream may interleave parts of several output indices
+ * (parallel tool calls of a Chat Completions stream do), but the lifecycle writes one item at a time:
+ * parts of other indices are kept in their slot and written, whole so far, when their turn comes (lowest
+ * upstream index first). An item closes at its completing part, at the end of the response, or, for text,
+ * refusal and reasoning, as soon as another item receives a delta; content that still arrives for an item
+ * closed early opens a new item.
+ *
+ * @internal
+ */
+import type { StreamPart } from "@effect-responses/core"
+import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
+import type { Event } from "../../ResponsesLifecycle.js"
+import type { ItemWriter } from "./itemEvents.js"
+import { absorb, carriesContent, isCall, type Kind, kindOf, newSlot, type Slot } from "./items.js"
+
+/** The ordering of one response's items: `push` takes a part, `closeAll` closes every item left open. */
+export interface Ordering {
+  readonly push: (update: StreamPart.PartUpdate, out: Array<Event>) => void
+  readonly closeAll: (itemStatus: string, out: Array<Event>) => void
+}
+
+/**
+ * The ordering over `writer`; `request` tells which calls are custom tool calls, `makeId` makes item ids.
+ */
+export const make = (
+  writer: ItemWriter,
+  request:
+    & Pick<ResponsesRequestDecoder.DecodedRequest, "namespacedTools">
+    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools">>,
+  makeId: (prefix: string) => string
+): Ordering => {
+  const slots = new Map<number, Slot>()
+
+  const slotOf = (index: number, kind: Kind): Slot => {
+    let slot = slots.get(index)
+    if (slot === undefined) {
+      slot = newSlot(index, kind, makeId)
+      slots.set(index, slot)
+    }
+    return slot
+  }
+
+  /** After the active item closed: opens the lowest pending upstream index, closing it too when complete. */
+  const advance = (out: Array<Event>) => {
+    while (writer.active() === undefined) {
+      let next: Slot | undefined
+      for (const slot of slots.values()) {
+        if (!slot.closed && (next === undefined || slot.upstreamIndex < next.upstreamIndex)) next = slot
+      }
+      if (next === undefined) return
+      writer.open(next, out)
+      writer.flush(next, out)
+      if (next.completing) writer.close(next, "completed", out)
+    }
+  }
+
+  /** The flattened name of a call's tool (a dotted or bare namespaced name resolved). */
+  const flatName = (name: string): string => {
+    const original = request.namespacedTools.get(name)
+    return original === undefined ? name : `${original.namespace}__${original.name}`
+  }
+
+  /** The kind of item `update` belongs to: a call of a function standing for a custom tool is a custom tool call. */
+  const kindOfUpdate = (update: StreamPart.PartUpdate): Kind | undefined => {
+    const kind = kindOf(update.part)
+    if (
+      kind === "function_call" && update.part.type === "tool_call" && request.customTools !== undefined &&
+      request.customTools.size > 0
+    ) {
+      const existing = slots.get(update.outputIndex)
+      const name = update.part.name !== "" ? update.part.name : existing?.name ?? ""
+      if (existing?.kind === "custom_tool_call" || request.customTools.has(flatName(name))) return "custom_tool_call"
+    }
+    return kind
+  }
+
+  const push = (update: StreamPart.PartUpdate, out: Array<Event>) => {
+    const kind = kindOfUpdate(update)
+    if (kind === undefined) return
+    const existing = slots.get(update.outputIndex)
+    if (existing !== undefined && existing.closed) {
+      // a part for an item closed early: what it adds goes into a new item (nothing is lost)
+      if (!carriesContent(update.part)) return
+      slots.delete(update.outputIndex)
+    }
+    const slot = slotOf(update.outputIndex, kind)
+    if (slot.kind !== kind) {
+      // a complete part of another kind replaces what the slot held, as long as nothing was written
+      if (slot.opened || update.partial) return
+      slot.kind = kind
+      slot.chunks = []
+      slot.summaries = []
+    }
+    absorb(slot, update.part, update.partial, update.replace === true && !slot.opened)
+    if (!update.partial) slot.completing = true
+    const active = writer.active()
+    if (active === undefined) {
+      advance(out)
+    } else if (active === slot) {
+      if (slot.completing) {
+        writer.close(slot, "completed", out)
+        advance(out)
+      } else {
+        writer.flush(slot, out)
+      }
+    } else if (update.partial && !isCall(active.kind)) {
+      // text, refusal and reasoning are written one after the other by Chat Completions: a delta of another
+      // item means the open one is over, so it closes now and the new one streams live
+      writer.close(active, "completed", out)
+      advance(out)
+    }
+  }
+
+  const closeAll = (itemStatus: string, out: Array<Event>) => {
+    const active = writer.active()
+    if (active !== undefined) writer.close(active, itemStatus, out)
+    for (;;) {
+      advance(out)
+      const next = writer.active()
+      if (next === undefined) return
+      writer.close(next, itemStatus, out)
+    }
+  }
+
+  return { push, closeAll }
+}
