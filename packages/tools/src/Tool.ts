@@ -34,7 +34,9 @@ export type TypeId = typeof TypeId
  * A tool. Its schemas need no services (their context is `never`). `parameters` decodes the model's arguments (a JSON object), `success` encodes what the handler
  * returns to the JSON text the model reads, `failure` encodes the handler's typed errors (the JSON text
  * `{"error": <encoded failure>}`). `strict` is what `definition` sends: `undefined` means "strict when the
- * parameters' JSON Schema allows it".
+ * parameters' JSON Schema allows it". `namespace` puts the tool in a tool group (a Responses `namespace`
+ * tool; its calls come back with that `namespace`); `deferLoading: true` keeps it out of the model's
+ * context until a tool search loads it (see `make`).
  *
  * @since 0.1.0
  * @category models
@@ -52,7 +54,41 @@ export interface Tool<
   readonly success: Success
   readonly failure: Failure
   readonly strict: boolean | undefined
+  readonly namespace?: LanguageModel.ToolNamespace | undefined
+  readonly deferLoading?: boolean | undefined
 }
+
+/**
+ * What a tool in namespace `Namespace` adds to its type: the namespace, with its name as a literal type (so
+ * that its handler is keyed `<namespace>.<name>`, see `Key`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Namespaced<Namespace extends string> {
+  readonly namespace: { readonly name: Namespace; readonly description: string }
+}
+
+/**
+ * The key of a tool in a toolkit, in the handler record of `Toolkit.toLayer` and in its handler's service
+ * tag: its `name`, or `<namespace>.<name>` for a tool in a namespace (OpenAI tool and namespace names are
+ * letters, digits, `_` and `-`, so the `.` cannot be part of either). Two tools of one name in two
+ * namespaces have two keys.
+ *
+ * @since 0.3.0
+ * @category type-level
+ */
+export type Key<T extends { readonly name: string }> = T extends
+  { readonly namespace: { readonly name: infer Namespace extends string } } ? `${Namespace}.${T["name"]}` : T["name"]
+
+/**
+ * The key of a tool at run time (see `Key`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const key = (tool: { readonly name: string; readonly namespace?: { readonly name: string } | undefined }): string =>
+  tool.namespace === undefined ? tool.name : `${tool.namespace.name}.${tool.name}`
 
 /**
  * Any tool.
@@ -99,7 +135,7 @@ export type ParametersSchema<P> = P extends Schema.Schema.All ? P
 
 /**
  * What a handler learns about the call besides its parameters: the model's `callId` (the Responses
- * `call_id`) and the tool `name`.
+ * `call_id`), the tool `name` and, for a call that came with one, its `namespace`.
  *
  * @since 0.1.0
  * @category models
@@ -107,11 +143,13 @@ export type ParametersSchema<P> = P extends Schema.Schema.All ? P
 export interface CallContext {
   readonly callId: string
   readonly name: string
+  readonly namespace?: string | undefined
 }
 
 /**
- * The handler of tool `Name`, as an Effect service: what `Toolkit.toLayer` provides and `ToolExecutor`
- * uses. `handle` takes already decoded parameters and has its requirements provided.
+ * The handler of the tool keyed `Name` (its `Key`: the tool name, or `<namespace>.<name>`), as an Effect
+ * service: what `Toolkit.toLayer` provides and `ToolExecutor` uses. `handle` takes already decoded
+ * parameters and has its requirements provided.
  *
  * @since 0.1.0
  * @category handlers
@@ -122,21 +160,23 @@ export interface Handler<Name extends string> {
 }
 
 /**
- * The handler services a set of tools needs: `Handler<"a"> | Handler<"b">` for tools named `a` and `b`.
+ * The handler services a set of tools needs: `Handler<"a"> | Handler<"b">` for tools named `a` and `b`
+ * (`Handler<"crm.a">` for a tool `a` in namespace `crm`).
  *
  * @since 0.1.0
  * @category handlers
  */
-export type HandlersFor<Tools extends Any> = Tools extends Any ? Handler<Tools["name"]> : never
+export type HandlersFor<Tools extends Any> = Tools extends Any ? Handler<Key<Tools>> : never
 
 /**
- * The service tag of the handler of tool `name` (key `@effect-responses/tools/Tool/<name>`).
+ * The service tag of the handler of the tool keyed `key` (`Key`: its name, or `<namespace>.<name>`); the
+ * tag's key is `@effect-responses/tools/Tool/<key>`.
  *
  * @since 0.1.0
  * @category handlers
  */
-export const handlerTag = <Name extends string>(name: Name): Context.Tag<Handler<Name>, Handler<Name>> =>
-  Context.GenericTag<Handler<Name>>(`@effect-responses/tools/Tool/${name}`)
+export const handlerTag = <Name extends string>(key: Name): Context.Tag<Handler<Name>, Handler<Name>> =>
+  Context.GenericTag<Handler<Name>>(`@effect-responses/tools/Tool/${key}`)
 
 // ---------------------------------------------------------------------------------------------------------
 // constructors
@@ -152,7 +192,14 @@ export const handlerTag = <Name extends string>(name: Name): Context.Tag<Handler
  * - `success`: the schema of the handler's result, encoded to JSON for the model; `failure`: of its typed
  *   errors (default `Schema.Never`: the handler cannot fail);
  * - `strict`: forces OpenAI strict mode on or off; by default it is on when the parameters' JSON Schema
- *   allows it (see `definition`).
+ *   allows it (see `definition`);
+ * - `namespace`: `{name, description}` of the tool group it belongs to. On the Responses wire the tools of
+ *   one namespace are sent inside one `{"type":"namespace",…}` tool and the model calls them with that
+ *   `namespace`; in a toolkit the tool's handler is keyed `<namespace>.<name>` (`Key`), so two namespaces
+ *   may each have a tool of the same name. Providers without namespaces (Chat Completions) send the tool
+ *   by its name alone. Source: API reference, `NamespaceToolParam`;
+ * - `deferLoading`: `true` to leave the tool out of the model's context until a tool search
+ *   (`BuiltInTool.toolSearch` of the Responses package) loads it (Responses `defer_loading`).
  *
  * @example
  * ```ts
@@ -166,29 +213,86 @@ export const handlerTag = <Name extends string>(name: Name): Context.Tag<Handler
  * @since 0.1.0
  * @category constructors
  */
-export const make = <
-  const Name extends string,
+export const make: MakeFunction = ((
+  name: string,
+  options: MakeOptions<Schema.Schema.All, Schema.Struct.Fields | Schema.Schema.All, Schema.Schema.All> & {
+    readonly namespace?: LanguageModel.ToolNamespace | undefined
+  }
+): Any => ({
+  // (cast below: the overloads' types, with the conditional `ParametersSchema<P>`, cannot be checked
+  // against this one runtime body)
+  [TypeId]: TypeId,
+  name,
+  description: options.description,
+  parameters: InternalSchema.parametersSchema(options.parameters),
+  success: options.success,
+  failure: options.failure ?? Schema.Never,
+  strict: options.strict,
+  ...(options.namespace === undefined
+    ? {}
+    : { namespace: { name: options.namespace.name, description: options.namespace.description } }),
+  ...(options.deferLoading === undefined ? {} : { deferLoading: options.deferLoading })
+})) as unknown as MakeFunction
+
+/**
+ * The signatures of `make`: with a `namespace`, the tool's type records the namespace name (`Namespaced`).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export interface MakeFunction {
+  <
+    const Name extends string,
+    Success extends Schema.Schema.All,
+    const Namespace extends string,
+    P extends Schema.Struct.Fields | Schema.Schema.All = {},
+    Failure extends Schema.Schema.All = typeof Schema.Never
+  >(name: Name, options: MakeOptions<Success, P, Failure> & {
+    readonly namespace: { readonly name: Namespace; readonly description: string }
+  }): Tool<Name, ParametersSchema<P>, Success, Failure> & Namespaced<Namespace>
+  <
+    const Name extends string,
+    Success extends Schema.Schema.All,
+    P extends Schema.Struct.Fields | Schema.Schema.All = {},
+    Failure extends Schema.Schema.All = typeof Schema.Never
+  >(name: Name, options: MakeOptions<Success, P, Failure>): Tool<Name, ParametersSchema<P>, Success, Failure>
+}
+
+/**
+ * A namespace for `make`'s `namespace` option: `name` (the namespace name in calls, e.g. `crm`) and the
+ * `description` the model reads. Its name keeps its literal type, so the tools made with it are keyed
+ * `<name>.<tool>` at the type level too (an object literal kept in a variable would widen it to `string`).
+ *
+ * ```ts
+ * const Crm = Tool.namespace("crm", "The customer database.")
+ * const FindCustomer = Tool.make("find_customer", { description: "…", success: Schema.String, namespace: Crm })
+ * ```
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const namespace = <const Name extends string>(
+  name: Name,
+  description: string
+): { readonly name: Name; readonly description: string } => ({ name, description })
+
+/**
+ * The options of `make` besides `namespace`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export interface MakeOptions<
   Success extends Schema.Schema.All,
-  P extends Schema.Struct.Fields | Schema.Schema.All = {},
-  Failure extends Schema.Schema.All = typeof Schema.Never
->(name: Name, options: {
+  P extends Schema.Struct.Fields | Schema.Schema.All,
+  Failure extends Schema.Schema.All
+> {
   readonly description: string
   readonly parameters?: P | undefined
   readonly success: Success
   readonly failure?: Failure | undefined
   readonly strict?: boolean | undefined
-}): Tool<Name, ParametersSchema<P>, Success, Failure> => {
-  const parameters = InternalSchema.parametersSchema(options.parameters)
-  return {
-    [TypeId]: TypeId,
-    name,
-    description: options.description,
-    // The conditional type `ParametersSchema<P>` cannot be checked against the runtime branch above.
-    parameters: parameters as ParametersSchema<P>,
-    success: options.success,
-    failure: (options.failure ?? Schema.Never) as Failure,
-    strict: options.strict
-  }
+  readonly deferLoading?: boolean | undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -360,7 +464,8 @@ const nullable = (schema: unknown): unknown => {
  * The tool as the model sees it: name, description, the JSON Schema of its parameters and `strict`.
  * Strict mode is used whenever the parameters have a strict form (`toStrict`: optional properties become
  * nullable), unless the tool says `strict: false`; without a strict form the schema goes as it is
- * (`parametersJsonSchema`), strict only if the tool forces it. Sent as a Responses `function` tool.
+ * (`parametersJsonSchema`), strict only if the tool forces it. The tool's `namespace` and `deferLoading`
+ * go along. Sent as a Responses `function` tool.
  *
  * @since 0.1.0
  * @category JSON Schema
@@ -372,6 +477,8 @@ export const definition = (tool: Any): LanguageModel.ToolDefinition => {
     name: tool.name,
     description: tool.description,
     parameters: strict ?? parameters,
-    strict: strict !== undefined || tool.strict === true
+    strict: strict !== undefined || tool.strict === true,
+    ...(tool.namespace === undefined ? {} : { namespace: tool.namespace }),
+    ...(tool.deferLoading === undefined ? {} : { deferLoading: tool.deferLoading })
   })
 }

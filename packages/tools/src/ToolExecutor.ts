@@ -7,7 +7,7 @@
  * | success | the value encoded with the tool's `success` schema | `false` |
  * | `arguments` not JSON | `{"error":"invalid JSON arguments for tool …: <parser message> in <excerpt>"}` | `true` |
  * | arguments not matching `parameters` | `{"error":"invalid arguments for tool …: <decode message>"}` (at most 2000 characters) | `true` |
- * | no tool of that name | `{"error":"unknown tool …; available tools: …"}` | `true` |
+ * | no tool of that name (and namespace, see `Toolkit.resolve`) | `{"error":"unknown tool …; available tools: …"}` (tools by `Tool.Key`) | `true` |
  * | handler failure | `{"error": <failure encoded with the tool's failure schema>}` | `true` |
  * | timeout | `{"error":"tool … timed out after …"}` | `true` |
  * | handler interrupted itself | `{"error":"tool … was interrupted"}` | `true` |
@@ -170,11 +170,15 @@ const run = (tool: Tool.Any, call: Part.ToolCallPart, options: Pick<Options, "ti
       )
     }
     const context = yield* Effect.context<never>()
-    const handler = Context.getOption(context, Tool.handlerTag(tool.name))
+    const handler = Context.getOption(context, Tool.handlerTag(Tool.key(tool)))
     if (Option.isNone(handler)) {
-      return yield* unexpected(call, Cause.die(new Error(`no handler provided for tool "${tool.name}"`)), "has no handler")
+      return yield* unexpected(call, Cause.die(new Error(`no handler provided for tool "${Tool.key(tool)}"`)), "has no handler")
     }
-    const handled = handler.value.handle(params.right, { callId: call.callId, name: call.name })
+    const handled = handler.value.handle(params.right, {
+      callId: call.callId,
+      name: call.name,
+      ...(call.namespace === undefined ? {} : { namespace: call.namespace })
+    })
     const outcome = yield* Effect.exit(
       options?.timeout === undefined ? Effect.asSome(handled) : Effect.timeoutOption(handled, options.timeout)
     )
@@ -206,12 +210,14 @@ const executeOneUnchecked = (
   call: Part.ToolCallPart,
   options: Pick<Options, "timeout"> | undefined
 ): Effect.Effect<Part.ToolResultPart> => {
-  const tool = toolkit.find(call.name)
+  const tool = toolkit.find(call.name, call.namespace)
   const result = tool === undefined
     ? failure(
       call,
       "unknown_tool",
-      `unknown tool "${call.name}"; available tools: ${toolkit.names.length === 0 ? "none" : toolkit.names.join(", ")}`
+      `unknown tool "${call.name}"${
+        call.namespace === undefined ? "" : ` in namespace "${call.namespace}"`
+      }; available tools: ${toolkit.names.length === 0 ? "none" : toolkit.names.join(", ")}`
     )
     : Effect.catchAllCause(run(tool, call, options), (cause) => unexpected(call, cause, "died"))
   return Effect.withSpan(result, `execute_tool ${call.name}`, {

@@ -8,8 +8,8 @@
  * })
  * ```
  *
- * `toLayer` takes exactly one handler per tool, by tool name: a missing, misnamed or extra handler is a
- * compile error. A handler may use any service; the layer then requires it. `toLayer` also takes an
+ * `toLayer` takes exactly one handler per tool, by tool key (`Tool.Key`: the tool name, or
+ * `<namespace>.<name>` for a tool in a namespace): a missing, misnamed or extra handler is a compile error. A handler may use any service; the layer then requires it. `toLayer` also takes an
  * `Effect` that builds the handlers (opening a connection, reading a configuration), run once in the
  * layer's scope:
  *
@@ -18,6 +18,24 @@
  *   const index = yield* SearchIndex
  *   return { search: ({ query }) => index.search(query) }
  * }))
+ * ```
+ *
+ * Tools made with a `namespace` are grouped on the Responses wire (one `{"type":"namespace",…}` tool per
+ * namespace) and keyed `<namespace>.<name>`; a tool with `deferLoading` waits for a tool search
+ * (`BuiltInTool.toolSearch` in the Responses layer's `builtInTools`) to load it:
+ *
+ * ```ts
+ * const Crm = Tool.namespace("crm", "The customer database.")
+ * const FindCustomer = Tool.make("find_customer", {
+ *   description: "Finds a customer by email.",
+ *   parameters: { email: Schema.String },
+ *   success: Schema.String,
+ *   namespace: Crm,
+ *   deferLoading: true
+ * })
+ * const CrmToolkitLive = Toolkit.make(FindCustomer).toLayer({
+ *   "crm.find_customer": ({ email }) => Effect.succeed(`customer ${email}`)
+ * })
  * ```
  *
  * @since 0.1.0
@@ -59,14 +77,14 @@ export type HandlerFunction<T extends Tool.Any, R> = (
 ) => Effect.Effect<Tool.Success<T>, Tool.Failure<T>, R>
 
 /**
- * The record of handlers `toLayer` takes: one key per tool name, each a `HandlerFunction` of that tool.
- * Every key is required.
+ * The record of handlers `toLayer` takes: one entry per tool, keyed by the tool's `Tool.Key` (its name, or
+ * `<namespace>.<name>`), each a `HandlerFunction` of that tool. Every key is required.
  *
  * @since 0.1.0
  * @category handlers
  */
 export type Handlers<Tools extends Tool.Any> = {
-  readonly [T in Tools as T["name"]]: HandlerFunction<T, unknown>
+  readonly [T in Tools as Tool.Key<T>]: HandlerFunction<T, unknown>
 }
 
 /**
@@ -77,7 +95,7 @@ export type Handlers<Tools extends Tool.Any> = {
  * @category handlers
  */
 export type ExactHandlers<Tools extends Tool.Any, H> = H & {
-  readonly [K in Exclude<keyof H, Tools["name"]>]: never
+  readonly [K in Exclude<keyof H, Tool.Key<Tools>>]: never
 }
 
 /**
@@ -93,10 +111,11 @@ export type HandlersRequirements<H> = {
 /**
  * A toolkit.
  *
- * - `tools`: the tools by name;
- * - `names`: the tool names, in the order given to `make`;
+ * - `tools`: the tools by key (`Tool.Key`: the name, or `<namespace>.<name>`);
+ * - `names`: the tool keys, in the order given to `make`;
  * - `definitions`: the tools as the model sees them (`Tool.definition`), in that order;
- * - `find(name)`: the tool called `name`, if any (`name` comes from the model and may be anything);
+ * - `find(name, namespace?)`: the tool a call of `name` (in `namespace`, when the call has one) means, if
+ *   any (see `resolve`; both come from the model and may be anything);
  * - `toLayer(handlers)`: the layer providing one `Tool.Handler` service per tool; `toLayer(effect)`: the
  *   same from an `Effect` that builds the handlers.
  *
@@ -105,12 +124,12 @@ export type HandlersRequirements<H> = {
  */
 export interface Toolkit<Tools extends Tool.Any> {
   readonly [TypeId]: TypeId
-  readonly tools: { readonly [T in Tools as T["name"]]: T }
-  readonly names: ReadonlyArray<Tools["name"]>
+  readonly tools: { readonly [T in Tools as Tool.Key<T>]: T }
+  readonly names: ReadonlyArray<Tool.Key<Tools>>
   readonly definitions: ReadonlyArray<LanguageModel.ToolDefinition>
-  readonly find: (name: string) => Tools | undefined
+  readonly find: (name: string, namespace?: string | undefined) => Tools | undefined
   /**
-   * The layer of the toolkit's handlers. `handlers` must have exactly one entry per tool name. The
+   * The layer of the toolkit's handlers. `handlers` must have exactly one entry per tool key. The
    * services the handlers use are taken from the context the layer is built in, so the layer requires
    * them; a handler call still runs in its caller's span.
    */
@@ -122,7 +141,7 @@ export interface Toolkit<Tools extends Tool.Any> {
      * The layer of the handlers `build` makes, run once when the layer is built, in the layer's scope (a
      * resource it acquires is released with the layer). The layer fails with what `build` fails with and
      * requires what `build` and the handlers require (`Scope` excepted). Every tool needs a handler (a
-     * missing one is a compile error); entries named after no tool are ignored.
+     * missing one is a compile error); entries keyed after no tool are ignored.
      */
     <H extends Handlers<Tools>, E, R>(
       build: Effect.Effect<H, E, R>
@@ -141,7 +160,7 @@ export interface Any {
   readonly [TypeId]: TypeId
   readonly names: ReadonlyArray<string>
   readonly definitions: ReadonlyArray<LanguageModel.ToolDefinition>
-  readonly find: (name: string) => Tool.Any | undefined
+  readonly find: (name: string, namespace?: string | undefined) => Tool.Any | undefined
 }
 
 /**
@@ -167,16 +186,63 @@ export type HandlersOf<T> = Handlers<Tools<T>>
 type ErasedHandler = (params: unknown, context: Tool.CallContext) => Effect.Effect<unknown, unknown>
 
 /**
- * A toolkit of `tools`. Tool names must be distinct: a repeated name is a programming error and throws.
+ * The tool of `tools` a call of `name` means, given the call's `namespace` (Responses `function_call`
+ * items carry one for a tool in a namespace):
+ *
+ * - with a namespace: the tool `name` of that namespace; failing that, when `namespace` equals `name` and no
+ *   tool is in a namespace of that name, the tool `name` outside any namespace (OpenAI's tool search loads a
+ *   deferred tool that is in no namespace as a namespace of its own name: its call comes back with
+ *   `namespace` equal to `name`, recorded in `vai-openai-tool-search.chunks.txt`);
+ * - without one: the tool `name` outside any namespace; failing that, the one tool called `name` in some
+ *   namespace (a provider without namespaces, Chat Completions, calls it by its name alone), unless
+ *   several namespaces have one.
+ *
+ * @since 0.3.0
+ * @category lookup
+ */
+export const resolve = <T extends Tool.Any>(
+  tools: ReadonlyArray<T>,
+  name: string,
+  namespace?: string | undefined
+): T | undefined => {
+  if (namespace !== undefined) {
+    const inNamespace = tools.find((tool) => tool.name === name && tool.namespace?.name === namespace)
+    if (inNamespace !== undefined) return inNamespace
+    if (namespace !== name || tools.some((tool) => tool.namespace?.name === namespace)) return undefined
+  }
+  const plain = tools.find((tool) => tool.name === name && tool.namespace === undefined)
+  if (plain !== undefined || namespace !== undefined) return plain
+  const namespaced = tools.filter((tool) => tool.name === name)
+  return namespaced.length === 1 ? namespaced[0] : undefined
+}
+
+/**
+ * A toolkit of `tools`. Tool keys (`Tool.Key`: the name, or `<namespace>.<name>`) must be distinct: a
+ * repeated key is a programming error and throws, as does one namespace name given two descriptions.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tools): Toolkit<Tools[number]> => {
-  const byName = new Map<string, Tools[number]>()
+  const byKey = new Map<string, Tools[number]>()
+  const namespaces = new Map<string, string>()
   for (const tool of tools) {
-    if (byName.has(tool.name)) throw new Error(`Toolkit.make: two tools are named "${tool.name}"`)
-    byName.set(tool.name, tool)
+    const key = Tool.key(tool)
+    if (byKey.has(key)) {
+      throw new Error(
+        tool.namespace === undefined
+          ? `Toolkit.make: two tools are named "${tool.name}"`
+          : `Toolkit.make: two tools are named "${tool.name}" in namespace "${tool.namespace.name}"`
+      )
+    }
+    byKey.set(key, tool)
+    if (tool.namespace !== undefined) {
+      const description = namespaces.get(tool.namespace.name)
+      if (description !== undefined && description !== tool.namespace.description) {
+        throw new Error(`Toolkit.make: namespace "${tool.namespace.name}" is given two descriptions`)
+      }
+      namespaces.set(tool.namespace.name, tool.namespace.description)
+    }
   }
   const handlersContext = (handlers: Readonly<Record<string, ErasedHandler>>) =>
     Effect.map(Effect.context<never>(), (captured) => {
@@ -184,16 +250,17 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tool
       const services = Context.omit(Tracer.ParentSpan)(captured)
       let context = Context.empty()
       for (const tool of tools) {
-        const handler = handlers[tool.name]!
+        const key = Tool.key(tool)
+        const handler = handlers[key]!
         const service: Tool.Handler<string> = {
-          name: tool.name,
+          name: key,
           handle: (params, callContext) =>
             Effect.mapInputContext(
               handler(params, callContext),
               (input: Context.Context<never>) => Context.merge(input, services)
             )
         }
-        context = Context.add(context, Tool.handlerTag(tool.name), service)
+        context = Context.add(context, Tool.handlerTag(key), service)
       }
       return context
     })
@@ -205,11 +272,11 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tool
       : Layer.effectContext(handlersContext(handlers))
   return {
     [TypeId]: TypeId,
-    tools: Object.fromEntries(byName) as Toolkit<Tools[number]>["tools"],
-    names: tools.map((tool) => tool.name),
+    tools: Object.fromEntries(byKey) as Toolkit<Tools[number]>["tools"],
+    names: tools.map(Tool.key) as Array<Tool.Key<Tools[number]>>,
     definitions: tools.map(Tool.definition),
-    find: (name) => byName.get(name),
-    // The typed signature guarantees one handler per tool; at run time the record is read by name.
+    find: (name, namespace) => resolve(tools, name, namespace),
+    // The typed signature guarantees one handler per tool; at run time the record is read by key.
     toLayer: toLayer as unknown as Toolkit<Tools[number]>["toLayer"]
   }
 }
