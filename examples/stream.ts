@@ -42,7 +42,10 @@ const render = (event: ToolLoop.Event): string => {
     }
     case "tool_result":
       slot = ""
-      return `\ntool result: ${event.result.name} = ${event.result.output}`
+      // a function tool's result; built-in tools (shell, apply_patch) answer with their own output parts
+      return event.result.type === "tool_result"
+        ? `\ntool result: ${event.result.name} = ${event.result.output}`
+        : `\n${event.result.type}`
     case "loop_finished":
       return `\n(${event.steps} model calls, ${event.usage.totalTokens} tokens)\n`
     default:

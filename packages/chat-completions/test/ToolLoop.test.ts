@@ -100,7 +100,9 @@ describe("ToolLoop over Chat Completions and the loopback chat replay server", (
     Effect.gen(function*() {
       const result = yield* ToolLoop.generate(prompt, { toolkit: Geography, execute: false })
       const error = yield* Effect.flip(ToolLoop.generate(result.transcript, { toolkit: Geography, execute: false }))
-      assert.strictEqual(error._tag, "HttpError")
-      if (error._tag === "HttpError") assert.strictEqual(error.code, "missing_tool_message")
+      assert.strictEqual(error._tag, "StepFailed")
+      const cause = error._tag === "StepFailed" ? error.error : error
+      assert.strictEqual(cause._tag, "HttpError")
+      if (cause._tag === "HttpError") assert.strictEqual(cause.code, "missing_tool_message")
     }).pipe(Effect.provide(session)))
 })

@@ -15,8 +15,36 @@
  *
  * @since 0.1.0
  */
-import type { StreamPart } from "@effect-responses/core"
+import type { Part, StreamPart } from "@effect-responses/core"
 import type { ToolLoop } from "@effect-responses/tools"
+
+/** What a tool answer says, on one line of the terminal: the tool, whether it failed, and its text. */
+const answerOf = (
+  part: Part.ToolMessagePart
+): { readonly name: string; readonly isError: boolean; readonly text: string } => {
+  switch (part.type) {
+    case "tool_result":
+      return { name: part.name, isError: part.isError, text: part.output }
+    case "shell_call_output":
+      return {
+        name: "shell",
+        isError: part.output.some((out) => out.outcome.type === "timeout" || out.outcome.exitCode !== 0),
+        text: part.output.map((out) => {
+          const ended = out.outcome.type === "timeout" ? "timed out" : `exit ${out.outcome.exitCode}`
+          const text = `${out.stdout}${out.stderr === "" ? "" : ` ${out.stderr}`}`.trim()
+          return text === "" ? `[${ended}]` : `[${ended}] ${text}`
+        }).join("; ")
+      }
+    case "apply_patch_call_output":
+      return { name: "apply_patch", isError: part.status === "failed", text: part.output ?? part.status }
+    case "local_shell_call_output":
+      return { name: "local_shell", isError: false, text: part.output }
+    case "mcp_approval_response":
+      return { name: "mcp approval", isError: false, text: part.approve ? "approved" : "denied" }
+    case "tool_search_output":
+      return { name: "tool_search", isError: false, text: `${part.tools.length} tool(s) loaded` }
+  }
+}
 
 /**
  * Colours, or none (when the output is not a terminal).
@@ -317,9 +345,9 @@ export const make = (style: Style): Renderer => {
         case "part":
           return part(event)
         case "tool_result": {
-          const r = event.result
+          const r = answerOf(event.result)
           const label = r.isError ? style.red("tool error:") : style.cyan("tool result:")
-          return `${close()}${label} ${style.bold(r.name)} -> ${r.output}\n`
+          return `${close()}${label} ${style.bold(r.name)} -> ${r.text}\n`
         }
         case "response_finished": {
           const out = close()

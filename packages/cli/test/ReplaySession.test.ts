@@ -61,7 +61,7 @@ describe("the recorded calculator session over the loopback replay server", () =
       assert.strictEqual(last.type, "loop_finished")
       assert.strictEqual(last.type === "loop_finished" && last.finalText, "The final result is **570**.")
       assert.strictEqual(last.type === "loop_finished" && last.steps, 4)
-      const results = Array.from(events).flatMap((e) => e.type === "tool_result" ? [e.result.output] : [])
+      const results = Array.from(events).flatMap((e) => e.type === "tool_result" && e.result.type === "tool_result" ? [e.result.output] : [])
       assert.deepStrictEqual(results, ["19", "57", "570"])
 
       const requests = yield* (yield* ReplayServer.ReplayServer).requests
@@ -118,9 +118,13 @@ describe("the recorded calculator session over the loopback replay server", () =
           Effect.provide(WrongCalculator)
         )
       )
-      assert.isTrue(AiError.isAiError(error))
-      assert.strictEqual(error._tag, "HttpError")
-      const http = error as AiError.HttpError
+      // the model call of step 2 failed: the error keeps step 1 and the (wrong) answer sent
+      assert.strictEqual(error._tag, "StepFailed")
+      const failed = error as ToolLoop.StepFailed
+      assert.strictEqual(failed.step, 2)
+      assert.isTrue(AiError.isAiError(failed.error))
+      assert.strictEqual(failed.error._tag, "HttpError")
+      const http = failed.error as AiError.HttpError
       assert.strictEqual(http.status, 400)
       assert.strictEqual(http.errorType, "invalid_request_error")
       assert.include(http.message, "call_AB6AaRZ1FYZB2RwS6A5vbdqn")

@@ -29,7 +29,9 @@ import * as NodePath from "node:path"
 
 /**
  * A patch that cannot be applied: malformed, a hunk whose lines are not in the file, a file that exists
- * (create) or does not (update, delete), or a path outside the root. `path` names the file when known.
+ * (create) or does not (update, delete), a path outside the root, or a file system call that failed (a
+ * permission denied, a directory where a file was expected, a missing root: the message names the error
+ * code). `path` names the file when known.
  *
  * @since 0.3.0
  * @category errors
@@ -263,7 +265,7 @@ export const resolveUnder = (root: string, path: string): Effect.Effect<string, 
     if (path === "" || NodePath.isAbsolute(path)) {
       return yield* new PatchError({ description: "the path must be relative to the workspace root", path })
     }
-    const realRoot = yield* Effect.promise(() => Fs.realpath(root))
+    const realRoot = yield* fsCall(() => Fs.realpath(root), "cannot open the workspace root", path)
     const target = NodePath.resolve(realRoot, path)
     const inside = (candidate: string) => candidate === realRoot || candidate.startsWith(realRoot + NodePath.sep)
     if (!inside(target)) return yield* new PatchError({ description: "the path leaves the workspace root", path })
@@ -282,17 +284,33 @@ export const resolveUnder = (root: string, path: string): Effect.Effect<string, 
     return target
   })
 
-const exists = (file: string) => Effect.promise(() => Fs.stat(file).then(() => true, () => false))
-const readText = (file: string) => Effect.promise(() => Fs.readFile(file, "utf8"))
-const writeText = (file: string, text: string) =>
-  Effect.promise(async () => {
+/**
+ * A file system call whose failure (a missing file, a permission denied, a directory where a file was
+ * expected) becomes a `PatchError` the model can read: `<what>: <code> (<message>)`.
+ */
+const fsCall = <A>(run: () => Promise<A>, what: string, path: string): Effect.Effect<A, PatchError> =>
+  Effect.tryPromise({
+    try: run,
+    catch: (error) => {
+      const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
+      const message = error instanceof Error ? error.message : String(error)
+      return new PatchError({ description: `${what}: ${code === undefined ? message : `${code} (${message})`}`, path })
+    }
+  })
+
+const exists = (file: string) => Effect.promise(() => Fs.lstat(file).then(() => true, () => false))
+const readText = (file: string, path: string) => fsCall(() => Fs.readFile(file, "utf8"), "cannot read the file", path)
+const writeText = (file: string, text: string, path: string) =>
+  fsCall(async () => {
     await Fs.mkdir(NodePath.dirname(file), { recursive: true })
     await Fs.writeFile(file, text, "utf8")
-  })
+  }, "cannot write the file", path)
+const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot delete the file", path)
 
 /**
  * Applies one file change under `root` and returns a one-line log of what it did (`created a.txt`,
- * `updated a.txt`, `deleted a.txt`). Fails with `PatchError` when it does not apply (nothing written then).
+ * `updated a.txt`, `deleted a.txt`). Fails with `PatchError` when it does not apply (nothing written then)
+ * or when the file system refuses (reading, writing or deleting the file: the error code and message).
  *
  * @since 0.3.0
  * @category files
@@ -303,24 +321,24 @@ export const applyChange = (root: string, change: FileChange): Effect.Effect<str
     switch (change.type) {
       case "create_file": {
         if (yield* exists(file)) return yield* new PatchError({ description: "the file to create exists already", path: change.path })
-        yield* writeText(file, yield* createdText(change.diff, change.path))
+        yield* writeText(file, yield* createdText(change.diff, change.path), change.path)
         return `created ${change.path}`
       }
       case "update_file": {
         if (!(yield* exists(file))) return yield* new PatchError({ description: "the file to update does not exist", path: change.path })
-        const text = yield* applyHunks(yield* readText(file), change.diff, change.path)
+        const text = yield* applyHunks(yield* readText(file, change.path), change.diff, change.path)
         if (change.moveTo !== undefined && change.moveTo !== change.path) {
           const destination = yield* resolveUnder(root, change.moveTo)
-          yield* writeText(destination, text)
-          yield* Effect.promise(() => Fs.rm(file))
+          yield* writeText(destination, text, change.moveTo)
+          yield* remove(file, change.path)
           return `updated ${change.path} and moved it to ${change.moveTo}`
         }
-        yield* writeText(file, text)
+        yield* writeText(file, text, change.path)
         return `updated ${change.path}`
       }
       case "delete_file": {
         if (!(yield* exists(file))) return yield* new PatchError({ description: "the file to delete does not exist", path: change.path })
-        yield* Effect.promise(() => Fs.rm(file))
+        yield* remove(file, change.path)
         return `deleted ${change.path}`
       }
     }
@@ -339,9 +357,14 @@ export const applyPatchText = (root: string, text: string): Effect.Effect<string
     Effect.map(Effect.forEach(changes, (change) => applyChange(root, change)), (logs) => logs.join("\n")))
 
 /**
- * The handler of the `apply_patch` client tool over `root`: applies the call's operation and answers
- * `completed` with the log, or `failed` with the `PatchError`'s message for the model to read (never
- * fails itself).
+ * The handler of the `apply_patch` client tool (`Tool.applyPatch`) over `root`: applies the call's
+ * operation and answers `completed` with the log, or `failed` with the `PatchError`'s message for the model
+ * to read: a hunk that does not apply, a missing file, a permission denied (never fails itself).
+ *
+ * ```ts
+ * const Tools = Toolkit.make(Tool.applyPatch)
+ * const ToolsLive = Tools.toLayer({ apply_patch: ApplyPatch.handler({ root: "/srv/workspace" }) })
+ * ```
  *
  * @since 0.3.0
  * @category handlers

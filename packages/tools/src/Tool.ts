@@ -1,12 +1,21 @@
 /**
- * A local function tool: a name, a description, an Effect `Schema` for its parameters (decoded from the
- * model's JSON arguments), one for what it returns and, optionally, one for how it fails. Its handler is
- * an Effect service provided by a `Layer` (see `Toolkit.toLayer`); the model sees it as a Responses
- * `function` tool (`Tool.definition`).
+ * A tool the model can call and the application runs. Three kinds, each with its handler provided as a
+ * `Layer` (see `Toolkit.toLayer`) and run by `ToolExecutor` / `ToolLoop`:
+ *
+ * - function tools (`make`): a name, a description, an Effect `Schema` for the parameters (decoded from the
+ *   model's JSON arguments), one for what the handler returns and, optionally, one for how it fails; sent
+ *   as a Responses `function` tool;
+ * - custom (freeform) tools (`custom`): the handler takes the raw text the model wrote, optionally
+ *   constrained by a grammar (Lark or a regular expression); sent as a Responses `custom` tool, answered
+ *   with a `custom_tool_call_output`;
+ * - client-run built-in tools (`shell`, `applyPatch`, `localShell`): the model asks for commands or file
+ *   changes with their own item types (`shell_call`, `apply_patch_call`, `local_shell_call`), the handler
+ *   takes the typed call part and its answer goes back as the matching output item. `Shell` and
+ *   `ApplyPatch` hold reference handlers. Running what a model wrote is the application's decision.
  *
  * @since 0.1.0
  */
-import { LanguageModel } from "@effect-responses/core"
+import { LanguageModel, Part } from "@effect-responses/core"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as JSONSchema from "effect/JSONSchema"
@@ -31,12 +40,24 @@ export const TypeId: unique symbol = Symbol.for("@effect-responses/tools/Tool")
 export type TypeId = typeof TypeId
 
 /**
- * A tool. Its schemas need no services (their context is `never`). `parameters` decodes the model's arguments (a JSON object), `success` encodes what the handler
- * returns to the JSON text the model reads, `failure` encodes the handler's typed errors (the JSON text
- * `{"error": <encoded failure>}`). `strict` is what `definition` sends: `undefined` means "strict when the
- * parameters' JSON Schema allows it". `namespace` puts the tool in a tool group (a Responses `namespace`
- * tool; its calls come back with that `namespace`); `deferLoading: true` keeps it out of the model's
- * context until a tool search loads it (see `make`).
+ * What kind of tool a `Tool` is: a JSON `function` tool, a freeform `custom` tool, or a built-in tool the
+ * client runs (`client`: `shell`, `apply_patch`, `local_shell`, told apart by name).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Kind = "function" | "custom" | "client"
+
+/**
+ * A tool. Its schemas need no services (their context is `never`). `parameters` decodes the model's
+ * arguments (a JSON object; for a custom tool the raw input string, for a client-run built-in tool the
+ * typed call part), `success` encodes what the handler returns to the text the model reads, `failure`
+ * encodes the handler's typed errors (the JSON text `{"error": <encoded failure>}`). `strict` is what
+ * `definition` sends for a function tool: `undefined` means "strict when the parameters' JSON Schema allows
+ * it". `kind` says which kind of tool it is; `format` is a custom tool's input format (absent: free text).
+ * `namespace` puts the tool in a tool group (a Responses `namespace` tool; its calls come back with that
+ * `namespace`); `deferLoading: true` keeps it out of the model's context until a tool search loads it (see
+ * `make`).
  *
  * @since 0.1.0
  * @category models
@@ -56,6 +77,8 @@ export interface Tool<
   readonly strict: boolean | undefined
   readonly namespace?: LanguageModel.ToolNamespace | undefined
   readonly deferLoading?: boolean | undefined
+  readonly kind: Kind
+  readonly format?: LanguageModel.CustomToolFormat | undefined
 }
 
 /**
@@ -228,6 +251,7 @@ export const make: MakeFunction = ((
   success: options.success,
   failure: options.failure ?? Schema.Never,
   strict: options.strict,
+  kind: "function",
   ...(options.namespace === undefined
     ? {}
     : { namespace: { name: options.namespace.name, description: options.namespace.description } }),
@@ -294,6 +318,146 @@ export interface MakeOptions<
   readonly strict?: boolean | undefined
   readonly deferLoading?: boolean | undefined
 }
+
+/**
+ * Declares a custom (freeform) tool: the model calls it with raw text (a `custom_tool_call` item), not
+ * JSON, and the handler gets that text as it is.
+ *
+ * - `name`, `description`: as for `make`;
+ * - `format`: the input format, `{ type: "text" }` (the default when absent) or a grammar the model's input
+ *   follows, `{ type: "grammar", syntax: "lark" | "regex", definition }` (API reference `CustomToolParam`:
+ *   Lark grammars as the `llguidance` dialect, regular expressions in Rust `regex` syntax);
+ * - `success`: the schema of the handler's result (default `Schema.String`); a result that encodes to a
+ *   string is sent back as that text, anything else as its JSON text; `failure`: of its typed errors
+ *   (default `Schema.Never`), sent as `{"error": <encoded failure>}`.
+ *
+ * The answer goes back as a `custom_tool_call_output` (a `ToolResultPart` with `kind: "custom"`). A
+ * provider without custom tools (Chat Completions) offers it as a function with one string parameter
+ * `input` and maps its calls back to custom tool calls.
+ *
+ * @example
+ * ```ts
+ * const Evaluate = Tool.custom("evaluate", {
+ *   description: "Evaluates an arithmetic expression, e.g. (12 + 7) * 3.",
+ *   format: { type: "grammar", syntax: "regex", definition: "[0-9 +*()-]+" }
+ * })
+ * const Tools = Toolkit.make(Evaluate)
+ * const ToolsLive = Tools.toLayer({ evaluate: (input) => Effect.succeed(String(evaluate(input))) })
+ * ```
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const custom = <
+  const Name extends string,
+  Success extends Schema.Schema.All = typeof Schema.String,
+  Failure extends Schema.Schema.All = typeof Schema.Never
+>(name: Name, options: {
+  readonly description: string
+  readonly format?: LanguageModel.CustomToolFormat | undefined
+  readonly success?: Success | undefined
+  readonly failure?: Failure | undefined
+}): Tool<Name, typeof Schema.String, Success, Failure> => ({
+  [TypeId]: TypeId,
+  name,
+  description: options.description,
+  parameters: Schema.String,
+  success: (options.success ?? Schema.String) as Success,
+  failure: (options.failure ?? Schema.Never) as Failure,
+  strict: undefined,
+  kind: "custom",
+  format: options.format
+})
+
+/**
+ * What an `apply_patch` handler answers: `completed` with an optional log for the model, or `failed` with
+ * why (a hunk that does not apply, a missing file). Becomes an `apply_patch_call_output`.
+ *
+ * @since 0.3.0
+ * @category client tools
+ */
+export const ApplyPatchResult = Schema.Struct({
+  status: Schema.Literal("completed", "failed"),
+  output: Schema.optionalWith(Schema.String, { exact: true })
+})
+
+/**
+ * @since 0.3.0
+ * @category client tools
+ */
+export type ApplyPatchResult = typeof ApplyPatchResult.Type
+
+/**
+ * The schema of a `shell` handler's answer: one output per command of the call, in order (standard output,
+ * standard error, and how it ended). Becomes a `shell_call_output`.
+ *
+ * @since 0.3.0
+ * @category client tools
+ */
+export const ShellResult = Schema.Array(Part.ShellCommandOutput)
+
+const clientTool = <const Name extends "shell" | "apply_patch" | "local_shell", P extends Schema.Schema.All, S extends Schema.Schema.All>(
+  name: Name,
+  description: string,
+  parameters: P,
+  success: S
+): Tool<Name, P, S, typeof Schema.Never> => ({
+  [TypeId]: TypeId,
+  name,
+  description,
+  parameters,
+  success,
+  failure: Schema.Never,
+  strict: undefined,
+  kind: "client"
+})
+
+/**
+ * The `shell` tool (API reference `FunctionShellToolParam`), run by the client: the model sends
+ * `shell_call` items (`Part.ShellCallPart`: commands, `timeoutMs`, `maxOutputLength`), the handler takes the
+ * call part and answers one `Part.ShellCommandOutput` per command, sent back as a `shell_call_output`.
+ * `Shell.handler` runs the commands for real; what runs, where, and with which safeguards (a sandbox, a
+ * container, an approval) is the application's decision.
+ *
+ * ```ts
+ * const Tools = Toolkit.make(Tool.shell)
+ * const ToolsLive = Tools.toLayer({ shell: Shell.handler({ cwd: "/tmp/workspace" }) })
+ * ```
+ *
+ * @since 0.3.0
+ * @category client tools
+ */
+export const shell: Tool<"shell", typeof Part.ShellCallPart, typeof ShellResult, typeof Schema.Never> = clientTool(
+  "shell",
+  "Runs shell commands on the client.",
+  Part.ShellCallPart,
+  ShellResult
+)
+
+/**
+ * The `apply_patch` tool (API reference `ApplyPatchToolParam`), run by the client: the model sends
+ * `apply_patch_call` items (`Part.ApplyPatchCallPart`: create, update with a V4A diff, or delete a file),
+ * the handler answers an `ApplyPatchResult`, sent back as an `apply_patch_call_output`. `ApplyPatch.handler`
+ * applies the diff under a root directory.
+ *
+ * @since 0.3.0
+ * @category client tools
+ */
+export const applyPatch: Tool<"apply_patch", typeof Part.ApplyPatchCallPart, typeof ApplyPatchResult, typeof Schema.Never> =
+  clientTool("apply_patch", "Creates, updates and deletes files on the client.", Part.ApplyPatchCallPart, ApplyPatchResult)
+
+/**
+ * The `local_shell` tool (API reference `LocalShellToolParam`, the tool of `codex-mini-latest`), run by the
+ * client: the model sends `local_shell_call` items (`Part.LocalShellCallPart`: an argument vector, working
+ * directory, timeout, environment), the handler answers the output text (the API reference asks for a JSON
+ * string; `Shell.localHandler` gives `{"stdout","stderr","exit_code"}`), sent back as a
+ * `local_shell_call_output`.
+ *
+ * @since 0.3.0
+ * @category client tools
+ */
+export const localShell: Tool<"local_shell", typeof Part.LocalShellCallPart, typeof Schema.String, typeof Schema.Never> =
+  clientTool("local_shell", "Runs a command on the client.", Part.LocalShellCallPart, Schema.String)
 
 // ---------------------------------------------------------------------------------------------------------
 // JSON Schema
@@ -461,16 +625,37 @@ const nullable = (schema: unknown): unknown => {
 }
 
 /**
- * The tool as the model sees it: name, description, the JSON Schema of its parameters and `strict`.
- * Strict mode is used whenever the parameters have a strict form (`toStrict`: optional properties become
- * nullable), unless the tool says `strict: false`; without a strict form the schema goes as it is
- * (`parametersJsonSchema`), strict only if the tool forces it. The tool's `namespace` and `deferLoading`
- * go along. Sent as a Responses `function` tool.
+ * The tool as the model sees it. A function tool: name, description, the JSON Schema of its parameters and
+ * `strict` (a `LanguageModel.ToolDefinition`). Strict mode is used whenever the parameters have a strict
+ * form (`toStrict`: optional properties become nullable), unless the tool says `strict: false`; without a
+ * strict form the schema goes as it is (`parametersJsonSchema`), strict only if the tool forces it. A custom
+ * tool: a `LanguageModel.CustomToolDefinition` (name, description, format); a client-run built-in tool: a
+ * `LanguageModel.ClientToolDefinition` (its name). The tool's `namespace` and `deferLoading` go along.
  *
  * @since 0.1.0
  * @category JSON Schema
  */
-export const definition = (tool: Any): LanguageModel.ToolDefinition => {
+export const definition = (tool: Any): LanguageModel.AnyToolDefinition => {
+  if (tool.kind === "custom") {
+    return new LanguageModel.CustomToolDefinition({
+      name: tool.name,
+      description: tool.description,
+      ...(tool.format === undefined ? {} : { format: tool.format })
+    })
+  }
+  if (tool.kind === "client") {
+    return new LanguageModel.ClientToolDefinition({ name: tool.name as LanguageModel.ClientToolDefinition["name"] })
+  }
+  return functionDefinition(tool)
+}
+
+/**
+ * The definition of a function tool (see `definition`).
+ *
+ * @since 0.3.0
+ * @category JSON Schema
+ */
+export const functionDefinition = (tool: Any): LanguageModel.ToolDefinition => {
   const parameters = parametersJsonSchema(tool)
   const strict = tool.strict === false ? undefined : toStrict(parameters)
   return new LanguageModel.ToolDefinition({

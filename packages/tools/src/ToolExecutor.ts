@@ -1,6 +1,7 @@
 /**
- * Runs the local function calls of one model turn and turns every outcome into a `ToolResultPart` the
- * model can read. Nothing the model got wrong crashes the caller:
+ * Runs the client calls of one model turn and turns every outcome into the answer the model reads. Nothing
+ * the model got wrong crashes the caller. For a function tool (a `function_call`, answered with a
+ * `ToolResultPart`, i.e. a `function_call_output`):
  *
  * | outcome | result `output` (JSON text) | `isError` |
  * |---|---|---|
@@ -13,11 +14,24 @@
  * | handler interrupted itself | `{"error":"tool … was interrupted"}` | `true` |
  * | defect (a bug) | `{"error":"tool … failed unexpectedly"}` (no stack), the cause logged | `true` |
  *
+ * A custom tool call (`custom_tool_call`) gets the same answers as a `ToolResultPart` with `kind: "custom"`
+ * (a `custom_tool_call_output`); its input is the raw text, never decoded, and a success that encodes to a
+ * string is sent as that text. The client-run built-in tools answer in their own item types, failures
+ * included: a `shell_call` gets a `ShellCallOutputPart` (a failure is one output with the message on
+ * standard error and exit code 1, a timeout one with the `timeout` outcome), an `apply_patch_call` an
+ * `ApplyPatchCallOutputPart` (`failed` with the message), a `local_shell_call` a `LocalShellCallOutputPart`
+ * (`{"error":…}`).
+ *
+ * Limits: each call gets at most `timeout` (default `DEFAULT_TIMEOUT`, `"none"` for no limit); the text of
+ * an answer longer than `maxOutputLength` characters (default `DEFAULT_MAX_OUTPUT_LENGTH`, `"none"` for no
+ * bound) is cut, its head and tail kept around a marker the model can read (`truncate`), and a warning
+ * logged. Function and custom tool calls run concurrently (at most `concurrency` at once); shell, apply_patch
+ * and local_shell calls run one after the other in output order (a later patch may depend on an earlier one).
+ *
  * `arguments: ""` (a function without parameters, as some servers send it) reads as `{}`; a `null` for an
  * optional property reads as the property left out (strict mode makes optional properties nullable, see
- * `Tool.toStrict`). Only
- * `ToolCallPart`s (Responses `function_call` items) are run; items of built-in tools never reach here.
- * Each call runs in a span `execute_tool <name>` with the OpenTelemetry GenAI attributes.
+ * `Tool.toStrict`). Items of built-in tools the server runs (web search, …) never reach here. Each call
+ * runs in a span `execute_tool <name>` with the OpenTelemetry GenAI attributes.
  *
  * @since 0.1.0
  */
@@ -36,15 +50,18 @@ import * as Tool from "./Tool.js"
 import type * as Toolkit from "./Toolkit.js"
 
 /**
- * How calls are run: at most `concurrency` at once (default `DEFAULT_CONCURRENCY`), each given at most
- * `timeout` (default: none) before it becomes an error result.
+ * How calls are run: at most `concurrency` function / custom tool calls at once (default
+ * `DEFAULT_CONCURRENCY`), each call given at most `timeout` (default `DEFAULT_TIMEOUT`; `"none"`: no limit)
+ * before it becomes an error answer, and each answer's text bounded by `maxOutputLength` characters (default
+ * `DEFAULT_MAX_OUTPUT_LENGTH`; `"none"`: no bound).
  *
  * @since 0.1.0
  * @category models
  */
 export interface Options {
   readonly concurrency?: number | undefined
-  readonly timeout?: Duration.DurationInput | undefined
+  readonly timeout?: Duration.DurationInput | "none" | undefined
+  readonly maxOutputLength?: number | "none" | undefined
 }
 
 /**
@@ -56,19 +73,76 @@ export interface Options {
 export const DEFAULT_CONCURRENCY = 4
 
 /**
- * Runs the calls concurrently (bounded by `options.concurrency`) and returns one result per call, in call
- * order, each with the call's `callId` and `name`. Never fails: every outcome is a result (see the module
- * comment). Requires the handlers of the toolkit's tools (`toolkit.toLayer`).
+ * The longest a tool call runs by default before it becomes an error answer: 5 minutes. A shell call
+ * whose commands may run longer needs a larger `timeout` (the `Shell` handler's own per-command timeout
+ * applies inside it).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const DEFAULT_TIMEOUT: Duration.Duration = Duration.minutes(5)
+
+/**
+ * The default bound on the text of one answer sent back to the model: 50 000 characters (UTF-16 code
+ * units, about 12 000 tokens of English). For a shell call, the bound covers the standard output and
+ * error of all its commands together.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const DEFAULT_MAX_OUTPUT_LENGTH = 50_000
+
+/**
+ * A call this module runs: a function or custom tool call, or a call of a client-run built-in tool.
+ * (MCP approval requests and client-executed tool searches are answered elsewhere.)
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type RunnableCall =
+  | Part.ToolCallPart
+  | Part.CustomToolCallPart
+  | Part.ShellCallPart
+  | Part.ApplyPatchCallPart
+  | Part.LocalShellCallPart
+
+/**
+ * The answer to a call of type `C`: a `ToolResultPart` for a function or custom tool call, a
+ * `ShellCallOutputPart`, `ApplyPatchCallOutputPart` or `LocalShellCallOutputPart` for the built-ins.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ResultOf<C extends RunnableCall> = C extends Part.ToolCallPart | Part.CustomToolCallPart ? Part.ToolResultPart
+  : C extends Part.ShellCallPart ? Part.ShellCallOutputPart
+  : C extends Part.ApplyPatchCallPart ? Part.ApplyPatchCallOutputPart
+  : Part.LocalShellCallOutputPart
+
+/**
+ * Whether an assistant part is a call `execute` runs (`RunnableCall`).
+ *
+ * @since 0.3.0
+ * @category guards
+ */
+export const isRunnable = (part: Part.AssistantPart): part is RunnableCall =>
+  part.type === "tool_call" || part.type === "custom_tool_call" || part.type === "shell_call" ||
+  part.type === "apply_patch_call" || part.type === "local_shell_call"
+
+/**
+ * Runs the calls and returns one answer per call, in call order (function and custom tool calls
+ * concurrently, bounded by `options.concurrency`; built-in tool calls one after the other). Never fails:
+ * every outcome is an answer (see the module comment). Requires the handlers of the toolkit's tools
+ * (`toolkit.toLayer`).
  *
  * @since 0.1.0
  * @category execution
  */
-export const execute = <Tools extends Tool.Any>(
+export const execute = <Tools extends Tool.Any, C extends RunnableCall>(
   toolkit: Toolkit.Toolkit<Tools>,
-  calls: ReadonlyArray<Part.ToolCallPart>,
+  calls: ReadonlyArray<C>,
   options?: Options
-): Effect.Effect<ReadonlyArray<Part.ToolResultPart>, never, Tool.HandlersFor<Tools>> =>
-  executeUnchecked(toolkit, calls, options)
+): Effect.Effect<ReadonlyArray<ResultOf<C>>, never, Tool.HandlersFor<Tools>> =>
+  executeUnchecked(toolkit, calls, options) as Effect.Effect<ReadonlyArray<ResultOf<C>>>
 
 /**
  * Runs one call; see `execute`.
@@ -76,46 +150,102 @@ export const execute = <Tools extends Tool.Any>(
  * @since 0.1.0
  * @category execution
  */
-export const executeOne = <Tools extends Tool.Any>(
+export const executeOne = <Tools extends Tool.Any, C extends RunnableCall>(
   toolkit: Toolkit.Toolkit<Tools>,
-  call: Part.ToolCallPart,
-  options?: Pick<Options, "timeout">
-): Effect.Effect<Part.ToolResultPart, never, Tool.HandlersFor<Tools>> => executeOneUnchecked(toolkit, call, options)
+  call: C,
+  options?: Omit<Options, "concurrency">
+): Effect.Effect<ResultOf<C>, never, Tool.HandlersFor<Tools>> =>
+  executeOneUnchecked(toolkit, call, limitsOf(options)) as Effect.Effect<ResultOf<C>>
 
 /**
  * `execute` with the handler services looked up at run time instead of required by type: for callers
  * (the tool loop) whose own signature states the requirement. A handler missing at run time gives an
- * error result and a logged error.
+ * error answer and a logged error.
  *
  * @since 0.1.0
  * @category execution
  */
 export const executeUnchecked = (
   toolkit: Toolkit.Any,
-  calls: ReadonlyArray<Part.ToolCallPart>,
+  calls: ReadonlyArray<RunnableCall>,
   options?: Options
-): Effect.Effect<ReadonlyArray<Part.ToolResultPart>> =>
-  Effect.forEach(calls, (call) => executeOneUnchecked(toolkit, call, options), {
-    concurrency: options?.concurrency ?? DEFAULT_CONCURRENCY
+): Effect.Effect<ReadonlyArray<Part.ToolMessagePart>> =>
+  Effect.suspend(() => {
+    const limits = limitsOf(options)
+    const results: Array<Part.ToolMessagePart> = new Array(calls.length)
+    const concurrent: Array<number> = []
+    const inOrder: Array<number> = []
+    calls.forEach((call, index) => (isBuiltIn(call) ? inOrder : concurrent).push(index))
+    const runAt = (index: number) =>
+      Effect.map(executeOneUnchecked(toolkit, calls[index]!, limits), (result) => {
+        results[index] = result
+      })
+    return Effect.as(
+      Effect.all([
+        Effect.forEach(concurrent, runAt, { concurrency: options?.concurrency ?? DEFAULT_CONCURRENCY, discard: true }),
+        Effect.forEach(inOrder, runAt, { discard: true })
+      ], { concurrency: 2, discard: true }),
+      results
+    )
   })
+
+/**
+ * `text` bounded to `max` characters: unchanged when it fits, else its head and tail (half of `max` each)
+ * around the line `[… N characters cut …]`, so the model sees both the start and the end (where errors
+ * usually are) and knows something is missing. A surrogate pair is never split.
+ *
+ * @since 0.3.0
+ * @category limits
+ */
+export const truncate = (text: string, max: number): string => {
+  if (text.length <= max) return text
+  let head = Math.floor(max / 2)
+  let tail = text.length - (max - head)
+  if (isHighSurrogate(text.charCodeAt(head - 1))) head--
+  if (isLowSurrogate(text.charCodeAt(tail))) tail++
+  return `${text.slice(0, head)}\n[… ${tail - head} characters cut …]\n${text.slice(tail)}`
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff
 
 // ---------------------------------------------------------------------------------------------------------
 // internal
 // ---------------------------------------------------------------------------------------------------------
 
-const success = (call: Part.ToolCallPart, output: string): Part.ToolResultPart =>
-  new CorePart.ToolResultPart({ callId: call.callId, name: call.name, output, isError: false })
+interface Limits {
+  readonly timeout: Duration.Duration | undefined
+  readonly maxOutputLength: number | undefined
+}
 
-const failure = (call: Part.ToolCallPart, errorType: string, error: unknown): Effect.Effect<Part.ToolResultPart> =>
-  Effect.as(
-    Effect.annotateCurrentSpan("error.type", errorType),
-    new CorePart.ToolResultPart({
-      callId: call.callId,
-      name: call.name,
-      output: toJson({ error }) ?? toJson({ error: `tool "${call.name}" failed` })!,
-      isError: true
-    })
-  )
+const limitsOf = (options: Omit<Options, "concurrency"> | undefined): Limits => ({
+  timeout: options?.timeout === "none" ? undefined : Duration.decode(options?.timeout ?? DEFAULT_TIMEOUT),
+  maxOutputLength: options?.maxOutputLength === "none"
+    ? undefined
+    : Math.max(0, options?.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH)
+})
+
+const isBuiltIn = (call: RunnableCall): boolean =>
+  call.type === "shell_call" || call.type === "apply_patch_call" || call.type === "local_shell_call"
+
+/** The tool name a call asks for (a built-in's is its type's name). */
+const nameOf = (call: RunnableCall): string => {
+  switch (call.type) {
+    case "tool_call":
+    case "custom_tool_call":
+      return call.name
+    case "shell_call":
+      return "shell"
+    case "apply_patch_call":
+      return "apply_patch"
+    case "local_shell_call":
+      return "local_shell"
+  }
+}
+
+/** The kind of tool a call needs. */
+const kindOf = (call: RunnableCall): Tool.Kind =>
+  call.type === "tool_call" ? "function" : call.type === "custom_tool_call" ? "custom" : "client"
 
 /** The longest decode message sent back to the model, in UTF-16 code units. */
 const MAX_MESSAGE = 2000
@@ -129,10 +259,131 @@ const toJson = (value: unknown): string | undefined => {
   }
 }
 
-const unexpected = (call: Part.ToolCallPart, cause: Cause.Cause<unknown>, what: string) =>
+const errorJson = (call: RunnableCall, error: unknown): string =>
+  toJson({ error }) ?? toJson({ error: `tool "${nameOf(call)}" failed` })!
+
+/** The answer to `call` when it failed: `error` is a message, or an encoded typed failure. */
+const failed = (call: RunnableCall, errorType: string, error: unknown): Effect.Effect<Part.ToolMessagePart> =>
+  Effect.as(Effect.annotateCurrentSpan("error.type", errorType), failedAnswer(call, errorType, error))
+
+const failedAnswer = (call: RunnableCall, errorType: string, error: unknown): Part.ToolMessagePart => {
+  const message = typeof error === "string" ? error : errorJson(call, error)
+  switch (call.type) {
+    case "tool_call":
+      return new CorePart.ToolResultPart({ callId: call.callId, name: call.name, output: errorJson(call, error), isError: true })
+    case "custom_tool_call":
+      return new CorePart.ToolResultPart({
+        callId: call.callId,
+        name: call.name,
+        output: errorJson(call, error),
+        isError: true,
+        kind: "custom"
+      })
+    case "shell_call":
+      return new CorePart.ShellCallOutputPart({
+        callId: call.callId,
+        output: [{
+          stdout: "",
+          stderr: message,
+          outcome: errorType === "timeout" ? { type: "timeout" } : { type: "exit", exitCode: 1 }
+        }],
+        ...(call.maxOutputLength === undefined ? {} : { maxOutputLength: call.maxOutputLength })
+      })
+    case "apply_patch_call":
+      return new CorePart.ApplyPatchCallOutputPart({ callId: call.callId, status: "failed", output: message })
+    case "local_shell_call":
+      return new CorePart.LocalShellCallOutputPart({ callId: call.callId, output: errorJson(call, error) })
+  }
+}
+
+/** The answer to `call` from its handler's encoded success. */
+const succeeded = (call: RunnableCall, encoded: unknown): Part.ToolMessagePart | undefined => {
+  switch (call.type) {
+    case "tool_call": {
+      const output = toJson(encoded)
+      return output === undefined
+        ? undefined
+        : new CorePart.ToolResultPart({ callId: call.callId, name: call.name, output, isError: false })
+    }
+    case "custom_tool_call": {
+      const output = typeof encoded === "string" ? encoded : toJson(encoded)
+      return output === undefined
+        ? undefined
+        : new CorePart.ToolResultPart({ callId: call.callId, name: call.name, output, isError: false, kind: "custom" })
+    }
+    case "shell_call":
+      return new CorePart.ShellCallOutputPart({
+        callId: call.callId,
+        output: encoded as ReadonlyArray<Part.ShellCommandOutput>,
+        ...(call.maxOutputLength === undefined ? {} : { maxOutputLength: call.maxOutputLength })
+      })
+    case "apply_patch_call": {
+      const result = encoded as Tool.ApplyPatchResult
+      return new CorePart.ApplyPatchCallOutputPart({
+        callId: call.callId,
+        status: result.status,
+        ...(result.output === undefined ? {} : { output: result.output })
+      })
+    }
+    case "local_shell_call":
+      return typeof encoded === "string"
+        ? new CorePart.LocalShellCallOutputPart({ callId: call.callId, output: encoded })
+        : undefined
+  }
+}
+
+/** The answer with its text cut to `max` characters (a warning logged when it is). */
+const bounded = (
+  call: RunnableCall,
+  answer: Part.ToolMessagePart,
+  max: number | undefined
+): Effect.Effect<Part.ToolMessagePart> => {
+  if (max === undefined) return Effect.succeed(answer)
+  const warn = (length: number) =>
+    Effect.logWarning(
+      `tool "${nameOf(call)}" (call ${CorePart.callIdOf(call)}) answered ${length} characters; cut to ${max} (maxOutputLength)`
+    )
+  switch (answer.type) {
+    case "tool_result":
+      return answer.output.length <= max
+        ? Effect.succeed(answer)
+        : Effect.as(warn(answer.output.length), new CorePart.ToolResultPart({ ...answer, output: truncate(answer.output, max) }))
+    case "local_shell_call_output":
+      return answer.output.length <= max
+        ? Effect.succeed(answer)
+        : Effect.as(
+          warn(answer.output.length),
+          new CorePart.LocalShellCallOutputPart({ ...answer, output: truncate(answer.output, max) })
+        )
+    case "apply_patch_call_output":
+      return answer.output === undefined || answer.output.length <= max
+        ? Effect.succeed(answer)
+        : Effect.as(
+          warn(answer.output.length),
+          new CorePart.ApplyPatchCallOutputPart({ ...answer, output: truncate(answer.output, max) })
+        )
+    case "shell_call_output": {
+      const total = answer.output.reduce((sum, out) => sum + out.stdout.length + out.stderr.length, 0)
+      if (total <= max) return Effect.succeed(answer)
+      // one budget for every stream of every command, shared out in order
+      let left = max
+      const share = (text: string) => {
+        const kept = truncate(text, Math.min(left, text.length))
+        left = Math.max(0, left - text.length)
+        return kept
+      }
+      const output = answer.output.map((out) => ({ ...out, stdout: share(out.stdout), stderr: share(out.stderr) }))
+      return Effect.as(warn(total), new CorePart.ShellCallOutputPart({ ...answer, output }))
+    }
+    default:
+      return Effect.succeed(answer)
+  }
+}
+
+const unexpected = (call: RunnableCall, cause: Cause.Cause<unknown>, what: string) =>
   Effect.zipRight(
-    Effect.logError(`tool "${call.name}" (call ${call.callId}) ${what}`, cause),
-    failure(call, "unexpected_error", `tool "${call.name}" failed unexpectedly`)
+    Effect.logError(`tool "${nameOf(call)}" (call ${CorePart.callIdOf(call)}) ${what}`, cause),
+    failed(call, "unexpected_error", `tool "${nameOf(call)}" failed unexpectedly`)
   )
 
 const parseArguments = (text: string): Exit.Exit<unknown, string> => {
@@ -144,90 +395,112 @@ const parseArguments = (text: string): Exit.Exit<unknown, string> => {
   }
 }
 
-const run = (tool: Tool.Any, call: Part.ToolCallPart, options: Pick<Options, "timeout"> | undefined) =>
+/** The handler's input: the decoded arguments of a function call, the raw input of a custom call, the part of a built-in call. */
+const paramsOf = (tool: Tool.Any, call: RunnableCall): Effect.Effect<unknown, string> => {
+  switch (call.type) {
+    case "custom_tool_call":
+      return Effect.succeed(call.input)
+    case "tool_call":
+      return Effect.gen(function*() {
+        const json = parseArguments(call.arguments)
+        if (Exit.isFailure(json)) {
+          const message = Option.getOrElse(Cause.failureOption(json.cause), () => "unreadable")
+          return yield* Effect.fail(
+            `invalid JSON arguments for tool "${tool.name}": ${message} in ${JSON.stringify(AiError.excerpt(call.arguments))}`
+          )
+        }
+        // in strict mode the model sends `null` for an optional property it leaves out
+        const value = InternalSchema.dropNullOptionals(json.value, Tool.parametersJsonSchema(tool))
+        const params = yield* Effect.either(
+          Schema.decodeUnknown(InternalSchema.erase(tool.parameters), { errors: "all" })(value)
+        )
+        if (params._tag === "Left") {
+          return yield* Effect.fail(
+            `invalid arguments for tool "${tool.name}": ${
+              AiError.excerpt(ParseResult.TreeFormatter.formatErrorSync(params.left), MAX_MESSAGE)
+            }`
+          )
+        }
+        return params.right
+      })
+    default:
+      return Effect.succeed(call)
+  }
+}
+
+const run = (tool: Tool.Any, call: RunnableCall, limits: Limits) =>
   Effect.gen(function*() {
-    const json = parseArguments(call.arguments)
-    if (Exit.isFailure(json)) {
-      const message = Option.getOrElse(Cause.failureOption(json.cause), () => "unreadable")
-      return yield* failure(
-        call,
-        "invalid_arguments",
-        `invalid JSON arguments for tool "${tool.name}": ${message} in ${JSON.stringify(AiError.excerpt(call.arguments))}`
-      )
-    }
-    // in strict mode the model sends `null` for an optional property it leaves out
-    const value = InternalSchema.dropNullOptionals(json.value, Tool.parametersJsonSchema(tool))
-    const params = yield* Effect.either(
-      Schema.decodeUnknown(InternalSchema.erase(tool.parameters), { errors: "all" })(value)
-    )
-    if (params._tag === "Left") {
-      return yield* failure(
-        call,
-        "invalid_arguments",
-        `invalid arguments for tool "${tool.name}": ${
-          AiError.excerpt(ParseResult.TreeFormatter.formatErrorSync(params.left), MAX_MESSAGE)
-        }`
-      )
-    }
+    const params = yield* Effect.either(paramsOf(tool, call))
+    if (params._tag === "Left") return yield* failed(call, "invalid_arguments", params.left)
     const context = yield* Effect.context<never>()
     const handler = Context.getOption(context, Tool.handlerTag(Tool.key(tool)))
     if (Option.isNone(handler)) {
       return yield* unexpected(call, Cause.die(new Error(`no handler provided for tool "${Tool.key(tool)}"`)), "has no handler")
     }
-    const handled = handler.value.handle(params.right, {
-      callId: call.callId,
-      name: call.name,
-      ...(call.namespace === undefined ? {} : { namespace: call.namespace })
-    })
+    const namespace = call.type === "tool_call" || call.type === "custom_tool_call" ? call.namespace : undefined
+    const callContext: Tool.CallContext = {
+      callId: CorePart.callIdOf(call),
+      name: nameOf(call),
+      ...(namespace === undefined ? {} : { namespace })
+    }
+    const handled = handler.value.handle(params.right, callContext)
     const outcome = yield* Effect.exit(
-      options?.timeout === undefined ? Effect.asSome(handled) : Effect.timeoutOption(handled, options.timeout)
+      limits.timeout === undefined ? Effect.asSome(handled) : Effect.timeoutOption(handled, limits.timeout)
     )
     if (Exit.isSuccess(outcome)) {
       if (Option.isNone(outcome.value)) {
-        const after = Duration.format(Duration.decode(options?.timeout ?? 0))
-        return yield* failure(call, "timeout", `tool "${tool.name}" timed out after ${after}`)
+        return yield* failed(call, "timeout", `tool "${tool.name}" timed out after ${Duration.format(limits.timeout!)}`)
       }
       const encoded = yield* Effect.exit(Schema.encodeUnknown(InternalSchema.erase(tool.success))(outcome.value.value))
       if (Exit.isFailure(encoded)) return yield* unexpected(call, encoded.cause, "returned a value its success schema cannot encode")
-      const output = toJson(encoded.value)
-      if (output === undefined) return yield* unexpected(call, Cause.empty, "returned a value with no JSON text")
-      return success(call, output)
+      const answer = succeeded(call, encoded.value)
+      if (answer === undefined) return yield* unexpected(call, Cause.empty, "returned a value with no JSON text")
+      return answer
     }
     const cause = outcome.cause
     // Only the handler interrupted itself: were this fiber interrupted, it would not get here.
-    if (Cause.isInterruptedOnly(cause)) return yield* failure(call, "interrupted", `tool "${tool.name}" was interrupted`)
+    if (Cause.isInterruptedOnly(cause)) return yield* failed(call, "interrupted", `tool "${tool.name}" was interrupted`)
     const error = Cause.failureOption(cause)
     if (Option.isSome(error)) {
       const encoded = yield* Effect.exit(Schema.encodeUnknown(InternalSchema.erase(tool.failure))(error.value))
       if (Exit.isFailure(encoded)) return yield* unexpected(call, cause, "failed with an error its failure schema cannot encode")
-      return yield* failure(call, "tool_error", encoded.value)
+      return yield* failed(call, "tool_error", encoded.value)
     }
     return yield* unexpected(call, cause, "died")
   })
 
 const executeOneUnchecked = (
   toolkit: Toolkit.Any,
-  call: Part.ToolCallPart,
-  options: Pick<Options, "timeout"> | undefined
-): Effect.Effect<Part.ToolResultPart> => {
-  const tool = toolkit.find(call.name, call.namespace)
+  call: RunnableCall,
+  limits: Limits
+): Effect.Effect<Part.ToolMessagePart> => {
+  const name = nameOf(call)
+  const namespace = call.type === "tool_call" || call.type === "custom_tool_call" ? call.namespace : undefined
+  const found = toolkit.find(name, namespace)
+  const tool = found !== undefined && found.kind === kindOf(call) ? found : undefined
   const result = tool === undefined
-    ? failure(
+    ? failed(
       call,
       "unknown_tool",
-      `unknown tool "${call.name}"${
-        call.namespace === undefined ? "" : ` in namespace "${call.namespace}"`
-      }; available tools: ${toolkit.names.length === 0 ? "none" : toolkit.names.join(", ")}`
+      found !== undefined
+        ? `tool "${name}" is a ${found.kind} tool, called as a ${kindOf(call)} tool`
+        : `unknown tool "${name}"${
+          namespace === undefined ? "" : ` in namespace "${namespace}"`
+        }; available tools: ${toolkit.names.length === 0 ? "none" : toolkit.names.join(", ")}`
     )
-    : Effect.catchAllCause(run(tool, call, options), (cause) => unexpected(call, cause, "died"))
-  return Effect.withSpan(result, `execute_tool ${call.name}`, {
-    kind: "internal",
-    attributes: {
-      "gen_ai.operation.name": "execute_tool",
-      "gen_ai.tool.name": call.name,
-      "gen_ai.tool.call.id": call.callId,
-      "gen_ai.tool.type": "function",
-      ...(tool === undefined ? {} : { "gen_ai.tool.description": tool.description })
+    : Effect.catchAllCause(run(tool, call, limits), (cause) => unexpected(call, cause, "died"))
+  return Effect.withSpan(
+    Effect.flatMap(result, (answer) => bounded(call, answer, limits.maxOutputLength)),
+    `execute_tool ${name}`,
+    {
+      kind: "internal",
+      attributes: {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": name,
+        "gen_ai.tool.call.id": CorePart.callIdOf(call),
+        "gen_ai.tool.type": kindOf(call) === "client" ? "extension" : "function",
+        ...(tool === undefined ? {} : { "gen_ai.tool.description": tool.description })
+      }
     }
-  })
+  )
 }

@@ -1,15 +1,28 @@
 /**
- * The tool loop: call the model with the toolkit's tools, run the local function calls it asks for, hand
- * the results back, and repeat until a response asks for none.
+ * The tool loop: call the model with the toolkit's tools, run the calls it asks for, hand the answers back,
+ * and repeat until a response asks for none.
+ *
+ * The calls the loop runs (with `ToolExecutor`): function tool calls, custom tool calls, and calls of the
+ * client-run built-in tools `shell`, `apply_patch` and `local_shell`, each answered in the item type the
+ * API expects (`function_call_output`, `custom_tool_call_output`, `shell_call_output`,
+ * `apply_patch_call_output`, `local_shell_call_output`). Which of them run, and with which safeguards, is
+ * the application's decision: the loop runs only the tools of its toolkit, with the handlers the
+ * application provides. A response holding a call the loop cannot answer (an MCP approval request, a tool
+ * search the client executes) ends the loop without running anything, for the caller to answer.
  *
  * Each step appends to the transcript the assistant message whole (every part in output order, reasoning
  * with its encrypted payload, built-in tool items verbatim), so replaying it gives back the items the
- * server sent; then, when it holds function calls, a tool message with one result per call, in call order.
- * A loop that reaches `maxSteps` model calls with calls still pending fails with `AiError.ToolError`: it
- * never runs forever.
+ * server sent; then, when it holds calls, a tool message with one answer per call, in call order.
+ *
+ * Limits: a tool call gets at most `timeout` (default `ToolExecutor.DEFAULT_TIMEOUT`), an answer at most
+ * `maxOutputLength` characters (default `ToolExecutor.DEFAULT_MAX_OUTPUT_LENGTH`, cut with a marker the
+ * model reads), the loop at most `maxSteps` model calls: it never runs forever. A bad argument, an unknown
+ * tool, a failing or hanging handler each become an error answer the model reads; they never end the loop.
+ * When a model call fails (or `maxSteps` is reached with calls pending), `generate` fails with `StepFailed`,
+ * which carries the transcript of the steps that completed: tool calls already run are not lost.
  *
  * With `execute: false` the loop makes one model call and runs nothing: the result's `response` holds the
- * tool calls (`response.message.toolCalls`) and its `transcript` ends with the assistant message, for the
+ * calls (`response.message.clientCalls`) and its `transcript` ends with the assistant message, for the
  * caller to run them (e.g. with `ToolExecutor.execute`), append a `ToolMessage` and call again.
  *
  * @since 0.1.0
@@ -34,9 +47,14 @@ import type * as Toolkit from "./Toolkit.js"
  *
  * - `toolkit`: the local tools offered to the model;
  * - `maxSteps`: the most model calls the loop makes (default `DEFAULT_MAX_STEPS`, at least 1);
- * - `concurrency`: tool calls of one step run at once (default `ToolExecutor.DEFAULT_CONCURRENCY`);
- * - `timeout`: the longest a tool call may run before it becomes an error result (default: none);
- * - `execute`: `false` to make one model call and return its tool calls unrun (default `true`).
+ * - `concurrency`: function and custom tool calls of one step run at once (default
+ *   `ToolExecutor.DEFAULT_CONCURRENCY`; built-in tool calls run one after the other);
+ * - `timeout`: the longest a tool call may run before it becomes an error answer (default
+ *   `ToolExecutor.DEFAULT_TIMEOUT`, 5 minutes; `"none"`: no limit);
+ * - `maxOutputLength`: the most characters of one answer sent back (default
+ *   `ToolExecutor.DEFAULT_MAX_OUTPUT_LENGTH`; `"none"`: no bound); a longer one is cut with a marker
+ *   (`ToolExecutor.truncate`) and a warning logged;
+ * - `execute`: `false` to make one model call and return its calls unrun (default `true`).
  *
  * `toolChoice: "required"` applies to every step, so such a loop ends only at `maxSteps`, with a failure.
  *
@@ -47,7 +65,8 @@ export interface Options<Tools extends Tool.Any> extends Omit<LanguageModel.Call
   readonly toolkit: Toolkit.Toolkit<Tools>
   readonly maxSteps?: number | undefined
   readonly concurrency?: number | undefined
-  readonly timeout?: Duration.DurationInput | undefined
+  readonly timeout?: Duration.DurationInput | "none" | undefined
+  readonly maxOutputLength?: number | "none" | undefined
   readonly execute?: boolean | undefined
 }
 
@@ -73,8 +92,10 @@ export interface Result {
 }
 
 /**
- * A stream element: the result of one local tool call, emitted after the step whose response
- * `responseId` asked for it, in call order. JSON: `{"type":"tool_result","responseId","result":{…}}`.
+ * A stream element: the answer to one call the loop ran, emitted after the step whose response
+ * `responseId` asked for it, in call order. `result` is a `ToolResultPart` for a function or custom tool,
+ * else the built-in tool's output part (`ShellCallOutputPart`, `ApplyPatchCallOutputPart`,
+ * `LocalShellCallOutputPart`). JSON: `{"type":"tool_result","responseId","result":{…}}`.
  *
  * @since 0.1.0
  * @category events
@@ -82,8 +103,44 @@ export interface Result {
 export class ToolResult extends Schema.Class<ToolResult>("@effect-responses/tools/ToolResult")({
   type: Schema.tag("tool_result"),
   responseId: Schema.String,
-  result: Part.ToolResultPart
+  result: Part.ToolMessagePart
 }) {}
+
+/**
+ * A failed `generate`: the model call of step `step` (1-based) failed with `error`, or that step still
+ * asked for calls at `maxSteps` (`error` is then an `AiError.ToolError`). It keeps what the steps before
+ * gave: `transcript` (the prompt, every assistant message and every tool message of the completed steps,
+ * answers of tool calls already run included: continue from it rather than run them again), `steps` (their
+ * responses) and `usage` (summed). `retryable` and `retryAfter` are those of `error`.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class StepFailed extends Schema.TaggedError<StepFailed>("@effect-responses/tools/StepFailed")("StepFailed", {
+  step: Schema.Number,
+  error: AiError.AiError,
+  transcript: Prompt.Prompt,
+  steps: Schema.Array(ModelResponse.ModelResponse),
+  usage: Usage.Usage
+}) {
+  /**
+   * @since 0.3.0
+   */
+  get retryable(): boolean {
+    return this.error.retryable
+  }
+
+  /**
+   * @since 0.3.0
+   */
+  get retryAfter(): Duration.Duration | undefined {
+    return this.error.retryAfter
+  }
+
+  override get message(): string {
+    return `tool loop step ${this.step} failed: ${this.error.message}`
+  }
+}
 
 /**
  * The last stream element of a loop that ended well: the number of model calls (`steps`), their summed
@@ -140,7 +197,7 @@ interface Plan {
 }
 
 const plan = (options: AnyOptions): Effect.Effect<Plan, AiError.InvalidPrompt> => {
-  const { concurrency, execute, maxSteps, timeout, toolkit, ...callOptions } = options
+  const { concurrency, execute, maxOutputLength, maxSteps, timeout, toolkit, ...callOptions } = options
   const steps = maxSteps ?? DEFAULT_MAX_STEPS
   if (!Number.isInteger(steps) || steps < 1) {
     return Effect.fail(new AiError.InvalidPrompt({ description: `maxSteps must be a positive integer, got ${steps}` }))
@@ -149,31 +206,44 @@ const plan = (options: AnyOptions): Effect.Effect<Plan, AiError.InvalidPrompt> =
     toolkit,
     maxSteps: steps,
     execute: execute ?? true,
-    executor: { concurrency, timeout },
+    executor: { concurrency, timeout, maxOutputLength },
     call: { ...callOptions, tools: toolkit.definitions }
   })
 }
 
-/** What to do after a step's response: stop, or run the calls. */
+const describe = (call: Part.ClientCallPart): string => {
+  const name = call.type === "tool_call" || call.type === "custom_tool_call" || call.type === "mcp_approval_request"
+    ? call.name
+    : call.type.replace(/_call$/, "")
+  return `${name} (${Part.callIdOf(call)})`
+}
+
+/**
+ * What to do after a step's response: stop (no calls, `execute: false`, or a call the loop cannot answer),
+ * or run the calls.
+ */
 const pending = (
   plan: Plan,
   step: number,
   response: ModelResponse.ModelResponse
-): Effect.Effect<ReadonlyArray<Part.ToolCallPart>, AiError.ToolError> => {
-  const calls = response.message.toolCalls
+): Effect.Effect<ReadonlyArray<ToolExecutor.RunnableCall>, AiError.ToolError> => {
+  const calls = response.message.clientCalls
   if (calls.length === 0 || !plan.execute) return Effect.succeed([])
+  const runnable = calls.filter(ToolExecutor.isRunnable)
+  // an MCP approval request or a client tool search: the caller answers them, with the other calls
+  if (runnable.length < calls.length) return Effect.succeed([])
   if (step >= plan.maxSteps) {
-    const list = calls.map((call) => `${call.name} (${call.callId})`).join(", ")
+    const list = calls.map(describe).join(", ")
     return Effect.fail(
       new AiError.ToolError({
         description: `the tool loop reached maxSteps (${plan.maxSteps}) with ${calls.length} tool call(s) still pending: ${list}`
       })
     )
   }
-  return Effect.succeed(calls)
+  return Effect.succeed(runnable)
 }
 
-const toolMessage = (results: ReadonlyArray<Part.ToolResultPart>) => new Message.ToolMessage({ role: "tool", results }, true)
+const toolMessage = (results: ReadonlyArray<Part.ToolMessagePart>) => new Message.ToolMessage({ role: "tool", results }, true)
 
 // ---------------------------------------------------------------------------------------------------------
 // generate
@@ -182,7 +252,7 @@ const toolMessage = (results: ReadonlyArray<Part.ToolResultPart>) => new Message
 const generateUnchecked = (
   prompt: Prompt.Prompt,
   options: AnyOptions
-): Effect.Effect<Result, AiError.AiError, LanguageModel.LanguageModel> =>
+): Effect.Effect<Result, StepFailed | AiError.InvalidPrompt, LanguageModel.LanguageModel> =>
   Effect.gen(function*() {
     const loop = yield* plan(options)
     const model = yield* LanguageModel.LanguageModel
@@ -190,11 +260,17 @@ const generateUnchecked = (
     let usage = Usage.empty
     const steps: Array<ModelResponse.ModelResponse> = []
     for (let step = 1;; step++) {
-      const response = yield* model.generate(transcript, loop.call)
+      const failedAt = (error: AiError.AiError) =>
+        new StepFailed({ step, error, transcript, steps: steps.slice(), usage })
+      const response = yield* Effect.mapError(model.generate(transcript, loop.call), failedAt)
       steps.push(response)
       usage = Usage.add(usage, response.usage)
       transcript = Prompt.append(transcript, response.message)
-      const calls = yield* pending(loop, step, response)
+      const calls = yield* Effect.mapError(
+        pending(loop, step, response),
+        // the step is complete (its response is kept), its calls are not run
+        (error) => new StepFailed({ step, error, transcript, steps: steps.slice(), usage })
+      )
       if (calls.length === 0) return { response, transcript, steps, usage, text: response.text }
       const results = yield* ToolExecutor.executeUnchecked(loop.toolkit, calls, loop.executor)
       transcript = Prompt.append(transcript, toolMessage(results))
@@ -203,10 +279,21 @@ const generateUnchecked = (
 
 /**
  * Runs the loop with `LanguageModel.generate` (one whole response per step) and gives the final response,
- * the transcript, every step's response and the summed usage. Fails with the model's `AiError`, with
- * `AiError.ToolError` when `maxSteps` calls still end with tool calls, and with `AiError.InvalidPrompt` for
- * a `maxSteps` below 1. Tool failures never fail the loop: they go back to the model as error results.
- * Requires the model and the handlers of the toolkit (none with `execute: false`).
+ * the transcript, every step's response and the summed usage. Fails with `StepFailed` when a model call
+ * fails (its `error` is the model's `AiError`) or when the response of step `maxSteps` still asks for calls
+ * (`error`: `AiError.ToolError`), keeping the transcript of the completed steps; with
+ * `AiError.InvalidPrompt` for a `maxSteps` below 1. Tool failures never fail the loop: they go back to the
+ * model as error answers. Requires the model and the handlers of the toolkit (none with `execute: false`).
+ *
+ * @example
+ * ```ts
+ * const result = yield* ToolLoop.generate(Prompt.user("Fix the failing test"), { toolkit, maxSteps: 20 }).pipe(
+ *   Effect.catchTag("StepFailed", (failure) => {
+ *     // failure.transcript holds every completed step and the answers of the tools already run
+ *     return Effect.fail(failure.error)
+ *   })
+ * )
+ * ```
  *
  * @since 0.1.0
  * @category loops
@@ -215,11 +302,11 @@ export const generate: {
   <Tools extends Tool.Any>(
     prompt: Prompt.Prompt,
     options: Options<Tools> & { readonly execute: false }
-  ): Effect.Effect<Result, AiError.AiError, LanguageModel.LanguageModel>
+  ): Effect.Effect<Result, StepFailed | AiError.InvalidPrompt, LanguageModel.LanguageModel>
   <Tools extends Tool.Any>(
     prompt: Prompt.Prompt,
     options: Options<Tools>
-  ): Effect.Effect<Result, AiError.AiError, LanguageModel.LanguageModel | Tool.HandlersFor<Tools>>
+  ): Effect.Effect<Result, StepFailed | AiError.InvalidPrompt, LanguageModel.LanguageModel | Tool.HandlersFor<Tools>>
 } = <Tools extends Tool.Any>(prompt: Prompt.Prompt, options: Options<Tools>) =>
   generateUnchecked(prompt, options)
 
@@ -278,11 +365,12 @@ const streamUnchecked = (
 
 /**
  * Runs the loop with `LanguageModel.stream`: emits every element of each step's model stream as it
- * arrives, then a `ToolResult` per tool call of that step (in call order), then the next step, and a final
+ * arrives, then a `ToolResult` per call of that step (in call order), then the next step, and a final
  * `LoopFinished`. Each step's stream is folded with `MessageAggregator` as it passes, to build the assistant
- * message replayed in the next step. A step whose stream fails fails the whole stream after the elements
- * already emitted; a step stream that ends without finishing its response fails with
- * `AiError.MalformedOutput`. Other failures and requirements as `generate`.
+ * message replayed in the next step. A step whose stream fails fails the whole stream with the model's
+ * `AiError` after the elements already emitted (the consumer has seen every step and tool answer); a step
+ * stream that ends without finishing its response fails with `AiError.MalformedOutput`; `maxSteps` reached
+ * with calls pending fails with `AiError.ToolError`. Requirements as `generate`.
  *
  * @since 0.1.0
  * @category loops

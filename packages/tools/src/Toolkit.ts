@@ -126,7 +126,7 @@ export interface Toolkit<Tools extends Tool.Any> {
   readonly [TypeId]: TypeId
   readonly tools: { readonly [T in Tools as Tool.Key<T>]: T }
   readonly names: ReadonlyArray<Tool.Key<Tools>>
-  readonly definitions: ReadonlyArray<LanguageModel.ToolDefinition>
+  readonly definitions: ReadonlyArray<LanguageModel.AnyToolDefinition>
   readonly find: (name: string, namespace?: string | undefined) => Tools | undefined
   /**
    * The layer of the toolkit's handlers. `handlers` must have exactly one entry per tool key. The
@@ -159,7 +159,7 @@ export interface Toolkit<Tools extends Tool.Any> {
 export interface Any {
   readonly [TypeId]: TypeId
   readonly names: ReadonlyArray<string>
-  readonly definitions: ReadonlyArray<LanguageModel.ToolDefinition>
+  readonly definitions: ReadonlyArray<LanguageModel.AnyToolDefinition>
   readonly find: (name: string, namespace?: string | undefined) => Tool.Any | undefined
 }
 

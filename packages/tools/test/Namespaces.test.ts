@@ -63,7 +63,7 @@ describe("Toolkit namespaces", () => {
   })
 
   it("sends the namespace and deferLoading in the definitions", () => {
-    const [github, gitlab, weather] = Code.definitions
+    const [github, gitlab, weather] = LanguageModel.functionTools(Code.definitions)
     expect(github).toMatchObject({ name: "search", namespace: GitHub })
     expect(gitlab).toMatchObject({ name: "search", namespace: GitLab })
     assert.isUndefined(github!.deferLoading)

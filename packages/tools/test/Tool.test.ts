@@ -39,7 +39,7 @@ describe("Tool", () => {
       },
       success: Schema.Array(Schema.String)
     })
-    const definition = Tool.definition(tool)
+    const definition = Tool.functionDefinition(tool)
     assert.isTrue(definition.strict)
     expect(definition.parameters).toStrictEqual({
       type: "object",
@@ -53,7 +53,7 @@ describe("Tool", () => {
     })
     assert.isTrue(Tool.isStrictCompatible(definition.parameters))
     // without strict mode the schema goes as JSONSchema.make gives it
-    const loose = Tool.definition(Tool.make("search", { ...tool, strict: false }))
+    const loose = Tool.functionDefinition(Tool.make("search", { ...tool, strict: false }))
     assert.isFalse(loose.strict)
     assert.deepStrictEqual((loose.parameters as { required: Array<string> }).required, ["query"])
   })
@@ -64,25 +64,25 @@ describe("Tool", () => {
       parameters: { labels: Schema.Record({ key: Schema.String, value: Schema.String }) },
       success: Schema.Boolean
     })
-    assert.isFalse(Tool.definition(tool).strict)
+    assert.isFalse(Tool.functionDefinition(tool).strict)
     assert.isFalse(Tool.isStrictCompatible({ type: "object", properties: { x: { type: "string" } }, required: [] }))
   })
 
   it("gives a tool without parameters an empty object schema", () => {
     const tool = Tool.make("now", { description: "The time.", success: Schema.String })
-    expect(Tool.definition(tool).parameters).toStrictEqual({
+    expect(Tool.functionDefinition(tool).parameters).toStrictEqual({
       type: "object",
       properties: {},
       required: [],
       additionalProperties: false
     })
-    assert.isTrue(Tool.definition(tool).strict)
+    assert.isTrue(Tool.functionDefinition(tool).strict)
   })
 
   it("inlines the root definition of a class schema", () => {
     class Point extends Schema.Class<Point>("Point")({ x: Schema.Number, y: Schema.Number }) {}
     const tool = Tool.make("plot", { description: "Plot.", parameters: Point, success: Schema.Boolean })
-    const parameters = Tool.definition(tool).parameters
+    const parameters = Tool.functionDefinition(tool).parameters
     assert.strictEqual(parameters["type"], "object")
     assert.isUndefined(parameters["$ref"])
     assert.isUndefined(parameters["$schema"])
@@ -96,7 +96,7 @@ describe("Tool", () => {
       parameters: { seconds: Schema.NumberFromString },
       success: Schema.Void
     })
-    const parameters = Tool.definition(tool).parameters
+    const parameters = Tool.functionDefinition(tool).parameters
     assert.isUndefined(parameters["$schema"])
     const seconds = (parameters["properties"] as Record<string, Record<string, unknown>>)["seconds"]!
     const ref = seconds["$ref"]

@@ -105,7 +105,7 @@ describe("ToolLoop.generate", () => {
       })
     }))
 
-  it.effect("fails with a ToolError when maxSteps is reached with calls pending", () =>
+  it.effect("fails with StepFailed (a ToolError inside) when maxSteps is reached with calls pending, keeping the steps", () =>
     Effect.gen(function*() {
       const fake = fakeModel({ responses: [1, 2, 3, 4].map(askAgain) })
       const error = yield* ToolLoop.generate(Prompt.user("loop"), { toolkit: MathToolkit, maxSteps: 3 }).pipe(
@@ -113,8 +113,14 @@ describe("ToolLoop.generate", () => {
         Effect.provide(fake.layer),
         Effect.flip
       )
-      assert.instanceOf(error, AiError.ToolError)
-      assert.match(error.message, /reached maxSteps \(3\) with 1 tool call\(s\) still pending: calculator \(call_3\)/)
+      assert.strictEqual(error._tag, "StepFailed")
+      const failed = error as ToolLoop.StepFailed
+      assert.instanceOf(failed.error, AiError.ToolError)
+      assert.match(failed.message, /reached maxSteps \(3\) with 1 tool call\(s\) still pending: calculator \(call_3\)/)
+      assert.strictEqual(failed.step, 3)
+      assert.strictEqual(failed.steps.length, 3)
+      // user, then (assistant, tool) twice, then the third assistant message with its call not run
+      expect(failed.transcript.messages.map((m) => m.role)).toStrictEqual(["user", "assistant", "tool", "assistant", "tool", "assistant"])
       assert.strictEqual(fake.calls.length, 3)
     }))
 
@@ -144,7 +150,7 @@ describe("ToolLoop.generate", () => {
       const program = ToolLoop.generate(Prompt.user(QUESTION), { toolkit: MathToolkit, execute: false })
       // no handlers needed
       expectTypeOf(program).toEqualTypeOf<
-        Effect.Effect<ToolLoop.Result, AiError.AiError, LanguageModel.LanguageModel>
+        Effect.Effect<ToolLoop.Result, ToolLoop.StepFailed | AiError.InvalidPrompt, LanguageModel.LanguageModel>
       >()
       const result = yield* program.pipe(Effect.provide(fake.layer))
       assert.strictEqual(fake.calls.length, 1)
@@ -182,7 +188,7 @@ describe("ToolLoop.generate", () => {
       expect(result.transcript.messages.map((m) => m.role)).toStrictEqual(["user", "assistant"])
     }))
 
-  it.effect("passes a model failure through", () =>
+  it.effect("fails with StepFailed carrying the model's error and the completed steps, tool answers included", () =>
     Effect.gen(function*() {
       const fake = fakeModel({ responses: [responseOf(STEPS[0]!)] })
       const error = yield* ToolLoop.generate(Prompt.user(QUESTION), { toolkit: MathToolkit }).pipe(
@@ -190,9 +196,19 @@ describe("ToolLoop.generate", () => {
         Effect.provide(fake.layer),
         Effect.flip
       )
-      // the fake has no second answer
-      assert.instanceOf(error, AiError.InvalidPrompt)
       assert.strictEqual(fake.calls.length, 2)
+      assert.strictEqual(error._tag, "StepFailed")
+      const failed = error as ToolLoop.StepFailed
+      // the fake has no second answer
+      assert.instanceOf(failed.error, AiError.InvalidPrompt)
+      assert.strictEqual(failed.step, 2)
+      assert.isFalse(failed.retryable)
+      expect(failed.steps.map((s) => s.id)).toStrictEqual([STEPS[0]!.responseId])
+      expect(failed.usage).toStrictEqual(STEPS[0]!.usage)
+      // the step-1 call was run and its answer is kept: the transcript is what step 2 was sent
+      expect(json(failed.transcript)).toStrictEqual(json(fake.calls[1]!.prompt))
+      const tool = failed.transcript.messages.at(-1) as Message.ToolMessage
+      expect(tool.toolResults.map((r) => r.output)).toStrictEqual(["19"])
     }))
 })
 
@@ -223,7 +239,7 @@ describe("ToolLoop.stream", () => {
       const outline = events
         .filter((e) => e.type !== "part")
         .map((e) =>
-          e.type === "tool_result"
+          e.type === "tool_result" && e.result.type === "tool_result"
             ? `result ${e.result.output} for ${e.responseId.slice(-4)}`
             : e.type === "loop_finished"
             ? `finished ${e.steps}`

@@ -96,11 +96,11 @@ describe("tool search through the tool loop (recorded hosted tool search)", () =
         asked.length = 0
         const replay = yield* ReplayHttpClient.make(capture)
         const result = yield* (mode === "generate"
-          ? Effect.map(ToolLoop.generate(prompt, { toolkit: Assistant }), (result) => result.text)
-          : Effect.map(
+          ? Effect.orDie(Effect.map(ToolLoop.generate(prompt, { toolkit: Assistant }), (result) => result.text))
+          : Effect.orDie(Effect.map(
             Stream.runLast(ToolLoop.stream(prompt, { toolkit: Assistant })),
             (last) => Option.isSome(last) && last.value.type === "loop_finished" ? last.value.finalText : ""
-          )).pipe(Effect.provide(session(replay.client)))
+          ))).pipe(Effect.provide(session(replay.client)))
         const requests = replay.requests.map((request) => request.body as Json)
         assert.strictEqual(result, "It is 64°F and foggy in San Francisco.")
         assert.strictEqual(requests.length, 2)

@@ -1,0 +1,317 @@
+/**
+ * Custom (freeform) tools and the client-run built-in tools (shell, apply_patch, local_shell) through the
+ * public API: their definitions, `ToolExecutor` answering each in its own item type, and `ToolLoop`
+ * driven by a scripted model, with the reference handlers on a temporary directory. Call shapes follow the
+ * recordings (`pai-gpt5-custom-tool-call-input-deltas.sse`, `vai-openai-apply-patch-call.chunks.txt`,
+ * `vai-openai-shell-call.chunks.txt`); ids are invented.
+ */
+import { LanguageModel, Message, ModelResponse, Part, Prompt, Usage } from "@effect-responses/core"
+import { ApplyPatch, Shell, Tool, Toolkit, ToolExecutor, ToolLoop } from "@effect-responses/tools"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Schema from "effect/Schema"
+import * as TestClock from "effect/TestClock"
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fakeModel } from "./calculator.js"
+
+const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
+
+const answer = (id: string, parts: ReadonlyArray<Part.AssistantPart>) =>
+  new ModelResponse.ModelResponse({
+    id,
+    model: "gpt-5.1",
+    status: "completed",
+    finishReason: ModelResponse.finishReasonOf(new Message.AssistantMessage({ parts })),
+    usage: Usage.empty,
+    message: new Message.AssistantMessage({ parts })
+  })
+
+const LARK = `start: expr
+expr: term (("+" | "-") term)*
+term: factor (("*" | "/") factor)*
+factor: NUMBER | "(" expr ")"
+%import common.NUMBER
+%ignore " "`
+
+const Evaluate = Tool.custom("evaluate", {
+  description: "Evaluates an arithmetic expression.",
+  format: { type: "grammar", syntax: "lark", definition: LARK }
+})
+
+class Unreadable extends Schema.TaggedError<Unreadable>()("Unreadable", { input: Schema.String }) {}
+
+const Strict = Tool.custom("strict_echo", {
+  description: "Echoes its input as JSON, fails on an empty one.",
+  success: Schema.Struct({ echoed: Schema.String }),
+  failure: Unreadable
+})
+
+/** A tiny evaluator for the grammar above (digits, + - * / and parentheses). */
+const evaluate = (input: string): number => {
+  const tokens = input.match(/\d+(?:\.\d+)?|[-+*/()]/g) ?? []
+  let at = 0
+  const factor = (): number => {
+    const token = tokens[at++]
+    if (token === "(") {
+      const value = expr()
+      at++
+      return value
+    }
+    return Number(token)
+  }
+  const term = (): number => {
+    let value = factor()
+    while (tokens[at] === "*" || tokens[at] === "/") value = tokens[at++] === "*" ? value * factor() : value / factor()
+    return value
+  }
+  const expr = (): number => {
+    let value = term()
+    while (tokens[at] === "+" || tokens[at] === "-") value = tokens[at++] === "+" ? value + term() : value - term()
+    return value
+  }
+  return expr()
+}
+
+const Agent = Toolkit.make(Evaluate, Strict, Tool.shell, Tool.applyPatch, Tool.localShell)
+
+const workspace = () => mkdtempSync(join(tmpdir(), "client-tools-"))
+
+const agentLive = (root: string, shell: Shell.Options = {}) =>
+  Agent.toLayer({
+    evaluate: (input) => Effect.succeed(String(evaluate(input))),
+    strict_echo: (input) => input === "" ? Effect.fail(new Unreadable({ input })) : Effect.succeed({ echoed: input }),
+    shell: Shell.handler({ cwd: root, ...shell }),
+    apply_patch: ApplyPatch.handler({ root }),
+    local_shell: Shell.localHandler({ cwd: root, ...shell })
+  })
+
+describe("Tool.custom and the client-run built-in tools", () => {
+  it("are offered as custom and client tool definitions", () => {
+    expect(json(Agent.definitions)).toStrictEqual([
+      {
+        type: "custom",
+        name: "evaluate",
+        description: "Evaluates an arithmetic expression.",
+        format: { type: "grammar", syntax: "lark", definition: LARK }
+      },
+      { type: "custom", name: "strict_echo", description: "Echoes its input as JSON, fails on an empty one." },
+      { type: "client", name: "shell" },
+      { type: "client", name: "apply_patch" },
+      { type: "client", name: "local_shell" }
+    ])
+    assert.instanceOf(Agent.definitions[0], LanguageModel.CustomToolDefinition)
+    assert.instanceOf(Agent.definitions[2], LanguageModel.ClientToolDefinition)
+  })
+
+  it.effect("ToolExecutor answers each call in its own item type", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const results = yield* ToolExecutor.execute(Agent, [
+        new Part.CustomToolCallPart({ callId: "call_c1", name: "evaluate", input: "(12 + 7) * 3 * 10" }),
+        new Part.CustomToolCallPart({ callId: "call_c2", name: "strict_echo", input: "hi" }),
+        new Part.CustomToolCallPart({ callId: "call_c3", name: "strict_echo", input: "" }),
+        new Part.ApplyPatchCallPart({
+          callId: "call_p1",
+          operation: { type: "create_file", path: "notes.md", diff: "+# Notes\n+- milk\n" }
+        }),
+        new Part.ShellCallPart({ callId: "call_s1", commands: ["cat notes.md", "exit 2"], maxOutputLength: 4096 }),
+        new Part.LocalShellCallPart({ callId: "call_l1", command: ["printf", "%s", "ok"] })
+      ]).pipe(Effect.provide(agentLive(root)))
+      expect(json(results)).toStrictEqual([
+        { type: "tool_result", callId: "call_c1", name: "evaluate", output: "570", isError: false, kind: "custom" },
+        { type: "tool_result", callId: "call_c2", name: "strict_echo", output: "{\"echoed\":\"hi\"}", isError: false, kind: "custom" },
+        {
+          type: "tool_result",
+          callId: "call_c3",
+          name: "strict_echo",
+          output: "{\"error\":{\"input\":\"\",\"_tag\":\"Unreadable\"}}",
+          isError: true,
+          kind: "custom"
+        },
+        { type: "apply_patch_call_output", callId: "call_p1", status: "completed", output: "created notes.md" },
+        {
+          type: "shell_call_output",
+          callId: "call_s1",
+          output: [
+            { stdout: "# Notes\n- milk\n", stderr: "", outcome: { type: "exit", exitCode: 0 } },
+            { stdout: "", stderr: "", outcome: { type: "exit", exitCode: 2 } }
+          ],
+          maxOutputLength: 4096
+        },
+        { type: "local_shell_call_output", callId: "call_l1", output: "{\"stdout\":\"ok\",\"stderr\":\"\",\"exit_code\":0}" }
+      ])
+    }))
+
+  it.effect("runs built-in calls one after the other, in output order", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const results = yield* ToolExecutor.execute(Agent, [
+        new Part.ApplyPatchCallPart({ callId: "p1", operation: { type: "create_file", path: "a.txt", diff: "+one\n" } }),
+        new Part.ApplyPatchCallPart({ callId: "p2", operation: { type: "update_file", path: "a.txt", diff: "@@\n-one\n+two\n" } }),
+        new Part.ShellCallPart({ callId: "s1", commands: ["cat a.txt"] }),
+        new Part.ApplyPatchCallPart({ callId: "p3", operation: { type: "delete_file", path: "a.txt" } })
+      ]).pipe(Effect.provide(agentLive(root)))
+      expect(results.map((r) => r.type === "shell_call_output" ? r.output[0]!.stdout : r.type === "apply_patch_call_output" ? r.output : ""))
+        .toStrictEqual(["created a.txt", "updated a.txt", "two\n", "deleted a.txt"])
+    }))
+
+  it.effect("a call of a tool the toolkit lacks gets an error answer in the call's own type", () =>
+    Effect.gen(function*() {
+      const Only = Toolkit.make(Evaluate)
+      const results = yield* ToolExecutor.execute(Only, [
+        new Part.ShellCallPart({ callId: "s1", commands: ["rm -rf /"] }),
+        new Part.ApplyPatchCallPart({ callId: "p1", operation: { type: "delete_file", path: "x" } }),
+        new Part.ToolCallPart({ callId: "f1", name: "evaluate", arguments: "{}" })
+      ]).pipe(Effect.provide(Only.toLayer({ evaluate: () => Effect.succeed("0") })))
+      expect(json(results)).toStrictEqual([
+        {
+          type: "shell_call_output",
+          callId: "s1",
+          output: [{ stdout: "", stderr: "unknown tool \"shell\"; available tools: evaluate", outcome: { type: "exit", exitCode: 1 } }]
+        },
+        { type: "apply_patch_call_output", callId: "p1", status: "failed", output: "unknown tool \"apply_patch\"; available tools: evaluate" },
+        {
+          type: "tool_result",
+          callId: "f1",
+          name: "evaluate",
+          output: "{\"error\":\"tool \\\"evaluate\\\" is a custom tool, called as a function tool\"}",
+          isError: true
+        }
+      ])
+    }))
+
+  it.effect("a patch the file system refuses is a failed answer the model reads, not a defect", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      // a directory where the patch expects a file: reading it fails, whoever runs the test
+      mkdirSync(join(root, "src"))
+      const results = yield* ToolExecutor.execute(Agent, [
+        new Part.ApplyPatchCallPart({ callId: "p1", operation: { type: "update_file", path: "missing.txt", diff: "@@\n-a\n+b\n" } }),
+        new Part.ApplyPatchCallPart({ callId: "p2", operation: { type: "update_file", path: "src", diff: "@@\n-a\n+b\n" } })
+      ]).pipe(Effect.provide(agentLive(root)))
+      const [missing, directory] = results
+      expect(json(missing)).toStrictEqual({
+        type: "apply_patch_call_output",
+        callId: "p1",
+        status: "failed",
+        output: "missing.txt: the file to update does not exist"
+      })
+      assert.strictEqual(directory!.status, "failed")
+      assert.match(directory!.output!, /^src: cannot read the file: EISDIR \(/)
+    }))
+
+  it.effect("a handler past the timeout, and an answer past maxOutputLength, in each item type", () =>
+    Effect.gen(function*() {
+      const Slow = Toolkit.make(Evaluate, Tool.shell, Tool.applyPatch, Tool.localShell)
+      const layer = Slow.toLayer({
+        evaluate: (input) => input === "long" ? Effect.succeed("x".repeat(1000) + "END") : Effect.never,
+        shell: () => Effect.never,
+        apply_patch: () => Effect.never,
+        local_shell: () => Effect.never
+      })
+      const fiber = yield* ToolExecutor.execute(Slow, [
+        new Part.CustomToolCallPart({ callId: "c1", name: "evaluate", input: "1" }),
+        new Part.CustomToolCallPart({ callId: "c2", name: "evaluate", input: "long" }),
+        new Part.ShellCallPart({ callId: "s1", commands: ["sleep 100"] }),
+        new Part.ApplyPatchCallPart({ callId: "p1", operation: { type: "delete_file", path: "a" } }),
+        new Part.LocalShellCallPart({ callId: "l1", command: ["sleep", "100"] })
+      ], { timeout: "30 seconds", maxOutputLength: 100 }).pipe(Effect.provide(layer), Effect.fork)
+      // the built-ins run one after the other: three timeouts in a row
+      yield* TestClock.adjust("30 seconds")
+      yield* TestClock.adjust("30 seconds")
+      yield* TestClock.adjust("30 seconds")
+      const [custom, long, shell, patch, local] = yield* Fiber.join(fiber)
+      expect(json(custom)).toMatchObject({ isError: true, output: "{\"error\":\"tool \\\"evaluate\\\" timed out after 30s\"}" })
+      assert.strictEqual((long as Part.ToolResultPart).output, `${"x".repeat(50)}\n[… 903 characters cut …]\n${"x".repeat(47)}END`)
+      expect(json(shell)).toMatchObject({
+        output: [{ stdout: "", stderr: "tool \"shell\" timed out after 30s", outcome: { type: "timeout" } }]
+      })
+      expect(json(patch)).toMatchObject({ status: "failed", output: "tool \"apply_patch\" timed out after 30s" })
+      expect(json(local)).toMatchObject({ output: "{\"error\":\"tool \\\"local_shell\\\" timed out after 30s\"}" })
+    }))
+
+  it("truncate keeps head and tail around a marker, never splitting a surrogate pair", () => {
+    assert.strictEqual(ToolExecutor.truncate("short", 10), "short")
+    assert.strictEqual(ToolExecutor.truncate("abcdefghij", 4), "ab\n[… 6 characters cut …]\nij")
+    // "😀" is two UTF-16 code units: the cut moves so that neither half is left alone
+    assert.strictEqual(ToolExecutor.truncate("a😀bcdef😀g", 4), "a\n[… 9 characters cut …]\ng")
+  })
+})
+
+describe("ToolLoop with a custom tool and client-run built-in tools", () => {
+  it.effect("runs a custom call, a patch and a shell command, and replays each answer in its item type", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const fake = fakeModel({
+        responses: [
+          answer("resp_1", [
+            new Part.CustomToolCallPart({
+              callId: "call_eval",
+              name: "evaluate",
+              input: "(12 + 7) * 3 * 10",
+              attributes: { itemId: "ctc_1", status: "completed" }
+            })
+          ]),
+          answer("resp_2", [
+            new Part.ApplyPatchCallPart({
+              callId: "call_patch",
+              operation: { type: "create_file", path: "answer.md", diff: "+570\n" },
+              attributes: { itemId: "apc_1", status: "completed" }
+            }),
+            new Part.ShellCallPart({
+              callId: "call_shell",
+              commands: ["cat answer.md"],
+              timeoutMs: 5000,
+              attributes: { itemId: "sh_1", status: "completed" }
+            })
+          ]),
+          answer("resp_3", [new Part.TextPart({ text: "The answer, 570, is in answer.md." })])
+        ]
+      })
+      const result = yield* ToolLoop.generate(Prompt.user("Compute (12 + 7) * 3 * 10 and save it."), { toolkit: Agent }).pipe(
+        Effect.provide(agentLive(root)),
+        Effect.provide(fake.layer)
+      )
+      assert.strictEqual(result.text, "The answer, 570, is in answer.md.")
+      assert.strictEqual(readFileSync(join(root, "answer.md"), "utf8"), "570\n")
+      // every call offers the custom and client tools
+      expect(fake.calls[0]!.options?.tools).toStrictEqual(Agent.definitions)
+      const step3 = fake.calls[2]!.prompt.messages
+      expect(step3.map((m) => m.role)).toStrictEqual(["user", "assistant", "tool", "assistant", "tool"])
+      expect(json((step3[2] as Message.ToolMessage).results)).toStrictEqual([
+        { type: "tool_result", callId: "call_eval", name: "evaluate", output: "570", isError: false, kind: "custom" }
+      ])
+      expect(json((step3[4] as Message.ToolMessage).results)).toStrictEqual([
+        { type: "apply_patch_call_output", callId: "call_patch", status: "completed", output: "created answer.md" },
+        {
+          type: "shell_call_output",
+          callId: "call_shell",
+          output: [{ stdout: "570\n", stderr: "", outcome: { type: "exit", exitCode: 0 } }]
+        }
+      ])
+    }))
+
+  it.effect("a response with a call the loop cannot answer (an MCP approval request) ends the loop, nothing run", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const fake = fakeModel({
+        responses: [
+          answer("resp_1", [
+            new Part.McpApprovalRequestPart({ approvalRequestId: "mcpr_1", serverLabel: "deepwiki", name: "ask", arguments: "{}" }),
+            new Part.ShellCallPart({ callId: "call_shell", commands: ["touch ran.txt"] })
+          ])
+        ]
+      })
+      const result = yield* ToolLoop.generate(Prompt.user("x"), { toolkit: Agent }).pipe(
+        Effect.provide(agentLive(root)),
+        Effect.provide(fake.layer)
+      )
+      assert.strictEqual(fake.calls.length, 1)
+      expect(result.response.message.clientCalls.map((c) => c.type)).toStrictEqual(["mcp_approval_request", "shell_call"])
+      expect(result.transcript.messages.map((m) => m.role)).toStrictEqual(["user", "assistant"])
+      assert.throws(() => readFileSync(join(root, "ran.txt")))
+    }))
+})
