@@ -3,7 +3,8 @@
 // `exports` (one entry per public module in src/, `./internal/*` sealed), `files`, `sideEffects`,
 // `repository`, `license` (and a copy of the root LICENSE, which npm ships), the internal dependency versions, and each package's `tsconfig.build.json`
 // (a composite project referencing the packages it imports); and `.changeset/config.json`, whose one fixed group
-// is every published package (they share one version while 0.x). It also fails when a module in src/ imports a
+// is every published package (they share one version while 0.x); and the CLI's version constant
+// (`packages/cli/src/internal/version.ts`). It also fails when a module in src/ imports a
 // package its manifest declares in neither `dependencies` nor `peerDependencies`.
 //
 //   node scripts/packages.mjs          rewrite what is out of step
@@ -111,6 +112,20 @@ for (const dir of published) {
   }
   write(join(root, "packages", dir, "tsconfig.build.json"), JSON.stringify(tsconfig, null, 2) + "\n")
 }
+
+// The command line's version, which `effect-responses --version` prints before it loads anything else.
+write(
+  join(root, "packages", "cli", "src", "internal", "version.ts"),
+  `/**
+ * The version of the command line, the package's \`version\` (written by \`scripts/packages.mjs\`, which keeps
+ * it in step with \`package.json\`). A module of its own, importing nothing, so that the executable answers
+ * \`--version\` before it loads anything else.
+ *
+ * @internal
+ */
+export const VERSION = ${JSON.stringify(manifests.get("cli").version)}
+`
+)
 
 const changesets = {
   $schema: "https://unpkg.com/@changesets/config@3.1.4/schema.json",

@@ -1,6 +1,6 @@
 /**
  * Start-up costs of the built CLI, as a user meets them: the wall time of a whole `effect-responses
- * --version` process (Node's own start included), and the resident set size (RSS) of an idle gateway
+ * --version` process (Node's own start included), the same for `--help`, and the resident set size (RSS) of an idle gateway
  * (`effect-responses serve`, once `/health` answers and a second has passed, before any request).
  * Both run `packages/cli/bin/effect-responses.mjs`, which `npm run build` must have written.
  *
@@ -13,24 +13,42 @@ import { fileURLToPath } from "node:url"
 
 const bin = fileURLToPath(new URL("../../cli/bin/effect-responses.mjs", import.meta.url))
 
-/**
- * Wall times in milliseconds of `runs` `--version` processes after `warmup` uncounted ones.
- *
- * @since 0.2.0
- */
-export const versionTimes = (warmup: number, runs: number): ReadonlyArray<number> => {
+/** Wall times in milliseconds of `runs` processes `effect-responses ...args` after `warmup` uncounted ones. */
+const processTimes = (
+  args: ReadonlyArray<string>,
+  expected: RegExp,
+  warmup: number,
+  runs: number
+): ReadonlyArray<number> => {
   const times: Array<number> = []
   for (let i = 0; i < warmup + runs; i++) {
     const start = performance.now()
-    const result = spawnSync(process.execPath, [bin, "--version"], { encoding: "utf8" })
+    const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8" })
     const elapsed = performance.now() - start
-    if (result.status !== 0 || !/^\d+\.\d+\.\d+/.test(result.stdout)) {
-      throw new Error(`effect-responses --version failed (${result.status}): ${result.stderr.slice(0, 500)}`)
+    if (result.status !== 0 || !expected.test(result.stdout)) {
+      throw new Error(`effect-responses ${args.join(" ")} failed (${result.status}): ${result.stderr.slice(0, 500)}`)
     }
     if (i >= warmup) times.push(elapsed)
   }
   return times
 }
+
+/**
+ * Wall times in milliseconds of `runs` `--version` processes after `warmup` uncounted ones.
+ *
+ * @since 0.2.0
+ */
+export const versionTimes = (warmup: number, runs: number): ReadonlyArray<number> =>
+  processTimes(["--version"], /^\d+\.\d+\.\d+/, warmup, runs)
+
+/**
+ * Wall times in milliseconds of `runs` `--help` processes after `warmup` uncounted ones: the command line
+ * is loaded (`@effect/cli`, the verbs' declarations), the verbs' modules are not.
+ *
+ * @since 0.2.0
+ */
+export const helpTimes = (warmup: number, runs: number): ReadonlyArray<number> =>
+  processTimes(["--help"], /^effect-responses /, warmup, runs)
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {

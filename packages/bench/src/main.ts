@@ -15,7 +15,7 @@
  * Options: `--quick`; `--only=id,id` (contenders: ours, ours-decode, ours-client, openai, ai-sdk, effect-ai, floor, effect-floor);
  * `--warmup=N`, `--iterations=N` (rounds, overriding the mode's); `--bytes=N` (size of the generated
  * stream); `--no-memory`, `--no-aggregation`, `--no-speed`, `--no-gateway` (the gateway section; `--quick` shrinks it
- * too), `--no-startup` (the built CLI's `--version` time and the idle gateway's RSS), `--no-store` (streams per
+ * too), `--no-startup` (the built CLI's `--version` and `--help` times and the idle gateway's RSS), `--no-store` (streams per
  * second through the gateway stateless, with SQLite and with PostgreSQL).
  *
  * @since 0.1.0
@@ -336,9 +336,10 @@ const main = async () => {
 
   if (!flags["no-startup"]) {
     const [warmup, runs] = quick ? [1, 3] : [2, 11]
-    progress(`start-up: ${runs} effect-responses --version processes, then an idle gateway`)
+    progress(`start-up: ${runs} effect-responses --version and --help processes each, then an idle gateway`)
     try {
       const times = [...Startup.versionTimes(warmup, runs)].sort((a, b) => a - b)
+      const help = [...Startup.helpTimes(warmup, runs)].sort((a, b) => a - b)
       const rss = await Startup.gatewayIdleRss()
       const median = times[Math.floor(times.length / 2)]!
       print()
@@ -346,6 +347,8 @@ const main = async () => {
       print()
       print(`- \`effect-responses --version\`: median ${fixed(median, 0)} ms of ${runs} runs after ${warmup} warm-up ` +
         `(min–max ${fixed(times[0]!, 0)}–${fixed(times[times.length - 1]!, 0)} ms); target < 500 ms: ${median < 500 ? "met" : "not met"}`)
+      print(`- \`effect-responses --help\` (loads the command line, not the verbs): median ` +
+        `${fixed(help[Math.floor(help.length / 2)]!, 0)} ms (min–max ${fixed(help[0]!, 0)}–${fixed(help[help.length - 1]!, 0)} ms)`)
       print(`- idle gateway (\`effect-responses serve\`, before any request): RSS ${mib(rss)}; target < 100 MiB: ` +
         `${rss < 100 * 1024 * 1024 ? "met" : "not met"}`)
     } catch (error) {

@@ -1,9 +1,15 @@
 #!/usr/bin/env node
-// Bundles the compiled CLI (dist/bin.js, written by `tsc -b`) and what it imports into one ESM file,
-// dist/effect-responses.mjs (plus on-demand chunks in dist/chunks/), which bin/effect-responses.mjs runs. Node then reads one file instead of
-// about a thousand modules at start-up (effect, @effect/cli, @effect/platform-node, undici): the process
-// starts in about a third of the time. The library modules of this package (dist/*.js) stay unbundled and
-// import `effect` as a peer dependency; only the executable carries its own copy.
+// Bundles the compiled CLI (dist/bin.js, written by `tsc -b`) and what it imports into ESM files:
+// dist/effect-responses.mjs, which bin/effect-responses.mjs runs, and chunks beside it, dist/cli-*.mjs. Node then reads
+// a few files instead of about a thousand modules (effect, @effect/cli, @effect/platform-node, undici).
+// The code is split where the sources import on demand, so start-up reads only what it needs:
+// - dist/effect-responses.mjs answers `--version` alone and imports the command line (`internal/main.js`);
+// - the command line (@effect/cli, the verbs' declarations, the front end, `--help`) is one chunk group;
+// - each verb's module (`Chat.js`, `Serve.js`, …) and what only it uses (undici and ws for the HTTP client
+//   and server, the gateway, the decoders) is imported when the verb runs (`Cli.command`'s handlers);
+// - the database drivers of `serve --store` only by `serve --store sqlite:…|postgres:…`.
+// The library modules of this package (dist/*.js) stay unbundled and import `effect` as a peer dependency;
+// only the executable carries its own copy.
 // The licences of everything bundled are written to dist/THIRD_PARTY_LICENSES.md.
 import * as esbuild from "esbuild"
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
@@ -14,17 +20,23 @@ const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, "..")
 
 // chunk names carry a content hash: clear the previous build's, or a package would ship stale chunks
+// (dist/chunks/ is where an earlier layout put them)
 rmSync(join(root, "dist/chunks"), { recursive: true, force: true })
+for (const file of readdirSync(join(root, "dist"))) {
+  if (file.startsWith("cli-") && file.endsWith(".mjs")) rmSync(join(root, "dist", file))
+}
 
 const result = await esbuild.build({
   entryPoints: [{ in: join(root, "dist/bin.js"), out: "effect-responses" }],
   outdir: join(root, "dist"),
   outExtension: { ".js": ".mjs" },
-  // the database drivers of `serve --store` are imported on demand into chunks of their own
-  // (dist/chunks/), so that their native module (better-sqlite3, a peer dependency installed by those who
-  // use SQLite) is loaded only by `serve --store sqlite:…`, and start-up does not read them
+  // what the sources import on demand goes into chunks of its own (see above): the native
+  // module of better-sqlite3 (a peer dependency installed by those who use SQLite) is loaded only by
+  // `serve --store sqlite:…`
   splitting: true,
-  chunkNames: "chunks/[name]-[hash]",
+  // the chunks sit beside the entry, in dist/ as the modules they come from: a path a module finds from
+  // its own `import.meta.url` (`Demo.recordingPath`, `../demo/…`) is then the same bundled or not
+  chunkNames: "cli-[name]-[hash]",
   external: ["better-sqlite3", "pg-native", "pg-cloudflare"],
   bundle: true,
   platform: "node",
@@ -61,6 +73,6 @@ for (const input of Object.keys(result.metafile.inputs)) {
 const sorted = [...packages.values()].sort((a, b) => a.name.localeCompare(b.name))
 writeFileSync(
   join(root, "dist/THIRD_PARTY_LICENSES.md"),
-  "# Third-party licences\n\n`dist/effect-responses.mjs` bundles these packages:\n\n" +
+  "# Third-party licences\n\n`dist/effect-responses.mjs` and its chunks (`dist/cli-*.mjs`) bundle these packages:\n\n" +
     sorted.map((p) => `## ${p.name} ${p.version} (${p.license})\n\n${p.text}\n`).join("\n")
 )

@@ -24,7 +24,6 @@ import { MessageAggregator } from "@effect-responses/aggregate"
 import { ChatCompletionsOutput } from "@effect-responses/chat-completions"
 import { ModelResponse } from "@effect-responses/core"
 import { Capture, ResponsesOutput, ResponsesStream } from "@effect-responses/responses"
-import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
@@ -33,6 +32,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Decode from "./Decode.js"
 import * as CaptureInput from "./internal/captureInput.js"
+import * as Commands from "./internal/commands.js"
 import * as Sniff from "./internal/sniff.js"
 import type * as Protocol from "./Protocol.js"
 
@@ -132,17 +132,11 @@ const encodeResponses = Schema.encodeSync(Schema.Array(ModelResponse.ModelRespon
  * @since 0.1.0
  * @category commands
  */
-export const command = Command.make(
-  "aggregate",
-  {
-    input: Args.text({ name: "FILE" }).pipe(
-      Args.withDescription("a captured stream (raw SSE or line-JSON) or a JSON body, or - for standard input")
-    ),
-    protocol: Decode.protocolOption
-  },
-  ({ input, protocol }) =>
+export const command = Commands.aggregate.pipe(
+  Command.withHandler(({ input, protocol }) =>
     Effect.flatMap(responses(input, { protocol }), (result) =>
       Effect.sync(() => {
         process.stdout.write(`${JSON.stringify(encodeResponses(result), null, 2)}\n`)
       }))
-).pipe(Command.withDescription("print the ModelResponses of a captured stream or JSON body as a JSON array"))
+  )
+)

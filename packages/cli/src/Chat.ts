@@ -24,9 +24,7 @@ import { ChatCapture, ChatReplayServer } from "@effect-responses/chat-completion
 import { Prompt } from "@effect-responses/core"
 import { Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
 import { ToolLoop } from "@effect-responses/tools"
-import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -43,6 +41,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createServer } from "node:http"
 import * as Demo from "./Demo.js"
+import * as Commands from "./internal/commands.js"
 import { useColour } from "./internal/args.js"
 import * as CaptureInput from "./internal/captureInput.js"
 import * as Sniff from "./internal/sniff.js"
@@ -419,60 +418,25 @@ export const run = (options: {
  * @since 0.1.0
  * @category commands
  */
-export const command = Command.make(
-  "chat",
-  {
-    prompt: Args.text({ name: "PROMPT" }).pipe(
-      Args.withDescription(
-        `what to ask; several words are joined with spaces (default: "${Demo.defaultPrompt}")`
-      ),
-      Args.repeated
-    ),
-    demo: Options.boolean("demo").pipe(
-      Options.withDescription("replay the embedded demo recording (a calculator session answering 570); nothing is sent")
-    ),
-    replay: Options.text("replay").pipe(
-      Options.withPseudoName("FILE"),
-      Options.withDescription(
-        "replay a capture of consecutive responses (raw SSE or line-JSON) on a loopback server; nothing is sent"
-      ),
-      Options.optional
-    ),
-    model: Options.text("model").pipe(
-      Options.withPseudoName("MODEL"),
-      Options.withDescription(
-        "the model to ask (default: gpt-5.1, gpt-4o-mini with chat-completions; a replay's recorded model)"
-      ),
-      Options.optional
-    ),
-    requestsOut: Options.text("requests-out").pipe(
-      Options.withPseudoName("FILE"),
-      Options.withDescription("write every request body sent, as JSON Lines, to this file"),
-      Options.optional
-    ),
-    protocol: Options.choice("protocol", ["responses", "chat-completions"]).pipe(
-      Options.withDescription(
-        "the wire protocol: responses (POST /v1/responses) or chat-completions (default: OPENAI_PROTOCOL, else responses)"
-      ),
-      Options.withFallbackConfig(Protocol.protocolConfig)
-    )
-  },
-  ({ demo, model, prompt, protocol, replay, requestsOut }) =>
-    Effect.gen(function*() {
-      const question = prompt.length === 0 ? Option.none() : Option.some(prompt.join(" "))
-      const target = yield* resolveTarget(replay, Demo.recordingPath, protocol, demo)
-      yield* checkReplay(target, question, model)
-      const notice = replayNotice(target, !demo && Option.isNone(replay))
-      if (notice !== undefined) yield* Effect.sync(() => void process.stderr.write(notice))
-      const write = (text: string) => Effect.sync(() => void process.stdout.write(text))
-      yield* run({
-        prompt: Option.getOrElse(question, () => Demo.defaultPrompt),
-        target,
-        model,
-        requestsOut,
-        write,
-        style: useColour(process.stdout) ? Render.ansi : Render.plain,
-        protocol
+export const command = Commands.chat.pipe(
+  Command.withHandler(
+    ({ demo, model, prompt, protocol, replay, requestsOut }) =>
+      Effect.gen(function*() {
+        const question = prompt.length === 0 ? Option.none() : Option.some(prompt.join(" "))
+        const target = yield* resolveTarget(replay, Demo.recordingPath, protocol, demo)
+        yield* checkReplay(target, question, model)
+        const notice = replayNotice(target, !demo && Option.isNone(replay))
+        if (notice !== undefined) yield* Effect.sync(() => void process.stderr.write(notice))
+        const write = (text: string) => Effect.sync(() => void process.stdout.write(text))
+        yield* run({
+          prompt: Option.getOrElse(question, () => Demo.defaultPrompt),
+          target,
+          model,
+          requestsOut,
+          write,
+          style: useColour(process.stdout) ? Render.ansi : Render.plain,
+          protocol
+        })
       })
-    })
-).pipe(Command.withDescription("a tool-calling conversation with a calculator, streamed to the terminal"))
+  )
+)

@@ -13,33 +13,50 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import * as Aggregate from "./Aggregate.js"
 import * as Args from "./internal/args.js"
-import * as Chat from "./Chat.js"
-import * as Decode from "./Decode.js"
-import * as Request from "./Request.js"
-import * as Serve from "./Serve.js"
+import * as Commands from "./internal/commands.js"
+import * as Version from "./internal/version.js"
 
 const DESCRIPTION = "a typed, streaming, Effect-native toolkit for OpenAI's Responses API"
 
 /**
- * The root command and its verbs.
+ * The handler of a verb whose module is imported when the verb runs (`load`), so that neither `--help` nor
+ * another verb reads it: the modules of `chat` and `serve` bring the HTTP client and server, `serve` the
+ * response store.
+ */
+const lazily = <A, E, R>(
+  load: () => Promise<{ readonly command: { readonly handler: (args: A) => Effect.Effect<void, E, R> } }>
+) =>
+(args: A): Effect.Effect<void, E, R> => Effect.flatMap(Effect.promise(load), (module) => module.command.handler(args))
+
+const verbs = [
+  Commands.chat.pipe(Command.withHandler(lazily(() => import("./Chat.js")))),
+  Commands.decode.pipe(Command.withHandler(lazily(() => import("./Decode.js")))),
+  Commands.aggregate.pipe(Command.withHandler(lazily(() => import("./Aggregate.js")))),
+  Commands.serve.pipe(Command.withHandler(lazily(() => import("./Serve.js")))),
+  Commands.request.pipe(Command.withHandler(lazily(() => import("./Request.js"))))
+] as const
+
+/**
+ * The root command and its verbs (`Chat.command`, `Decode.command`, …). Each verb's module is imported
+ * when the verb runs, not before: `--help` and `--version` do not load the HTTP client, the server or the
+ * decoders.
  *
  * @since 0.1.0
  * @category commands
  */
 export const command = Command.make("effect-responses").pipe(
   Command.withDescription(DESCRIPTION),
-  Command.withSubcommands([Chat.command, Decode.command, Aggregate.command, Serve.command, Request.command])
+  Command.withSubcommands(verbs)
 )
 
 /**
- * The version of the command line.
+ * The version of the command line: the package's version (`scripts/packages.mjs` keeps it in step).
  *
  * @since 0.1.0
  * @category constants
  */
-export const VERSION = "0.1.0"
+export const VERSION: string = Version.VERSION
 
 /**
  * What the help of each verb shows beyond its options: the environment variables it reads and examples.
@@ -89,8 +106,6 @@ const helpExtras: Record<string, Args.HelpExtra> = {
     ]
   }
 }
-
-const verbs = [Chat.command, Decode.command, Aggregate.command, Serve.command, Request.command]
 
 // The verbs as the front end reads them from their `@effect/cli` commands (options, arguments, defaults),
 // with their help's extra sections.
@@ -226,6 +241,10 @@ export const main = (argv: ReadonlyArray<string>) =>
   Effect.suspend(() => {
     const parsed = Args.parse(argv, specs)
     switch (parsed._tag) {
+      case "Version":
+        return Effect.sync(() => {
+          process.stdout.write(`${VERSION}\n`)
+        })
       case "Help":
         return Effect.sync(() => {
           process.stdout.write(help(parsed.verb?.name, Args.useColour(process.stdout)))

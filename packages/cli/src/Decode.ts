@@ -19,15 +19,15 @@
  */
 import { StreamPart } from "@effect-responses/core"
 import { Capture } from "@effect-responses/responses"
-import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
+import type * as Options from "@effect/cli/Options"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as CaptureInput from "./internal/captureInput.js"
+import * as Commands from "./internal/commands.js"
 import * as Sniff from "./internal/sniff.js"
 import type * as Protocol from "./Protocol.js"
 
@@ -90,10 +90,7 @@ const stdoutError = (error: unknown): Capture.CaptureError =>
  * @since 0.1.0
  * @category options
  */
-export const protocolOption = Options.choice("protocol", ["responses", "chat-completions"]).pipe(
-  Options.withDescription("the wire protocol of the capture: responses (the default) or chat-completions"),
-  Options.withDefault("responses" as const)
-)
+export const protocolOption: Options.Options<"responses" | "chat-completions"> = Commands.protocolOption
 
 /**
  * The `decode` command.
@@ -101,16 +98,10 @@ export const protocolOption = Options.choice("protocol", ["responses", "chat-com
  * @since 0.1.0
  * @category commands
  */
-export const command = Command.make(
-  "decode",
-  {
-    input: Args.text({ name: "FILE" }).pipe(
-      Args.withDescription("a captured stream (raw SSE or line-JSON), or - for standard input")
-    ),
-    protocol: protocolOption
-  },
-  ({ input, protocol }) =>
+export const command = Commands.decode.pipe(
+  Command.withHandler(({ input, protocol }) =>
     lines(input, { protocol }).pipe(
       Stream.run(NodeSink.fromWritable(() => process.stdout, stdoutError, { endOnDone: false }))
     )
-).pipe(Command.withDescription("print the StreamParts of a captured stream, one JSON object per line"))
+  )
+)

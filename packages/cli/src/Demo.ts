@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { fileURLToPath } from "node:url"
+import * as Defaults from "./internal/defaults.js"
 
 /**
  * The calculator's parameters, as in the recorded session's tool definition.
@@ -95,7 +96,7 @@ export const CalculatorToolkitLive = CalculatorToolkit.toLayer({
  * @since 0.1.0
  * @category constants
  */
-export const defaultPrompt = "What is (12 + 7) * 3 * 10? Use the calculator for each step."
+export const defaultPrompt: string = Defaults.DEFAULT_PROMPT
 
 /**
  * Where the recording of the demo lives: `demo/` inside this package (shipped with it; an unchanged copy of

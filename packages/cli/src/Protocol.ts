@@ -24,6 +24,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as Defaults from "./internal/defaults.js"
 
 /**
  * The wire protocols: `responses` (`POST /v1/responses`) and `chat-completions`
@@ -92,9 +93,7 @@ export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel
  * @since 0.1.0
  * @category config
  */
-export const protocolConfig: Config.Config<Protocol> = Config.literal("responses", "chat-completions")(
-  "OPENAI_PROTOCOL"
-).pipe(Config.withDefault("responses" as const))
+export const protocolConfig: Config.Config<Protocol> = Defaults.protocolConfig
 
 /**
  * The default configuration of `layerConfig`: `OPENAI_PROTOCOL` (see `protocolConfig`), `OPENAI_MODEL`

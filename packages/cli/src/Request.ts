@@ -12,14 +12,14 @@
  */
 import { type AiError, Prompt } from "@effect-responses/core"
 import { ResponsesRequest } from "@effect-responses/responses"
-import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Commands from "./internal/commands.js"
+import * as Defaults from "./internal/defaults.js"
 
 /**
  * The input of `request` cannot become a request body. `source` is the file (or `<stdin>`); the message is
@@ -43,7 +43,7 @@ export class RequestInputError extends Schema.TaggedError<RequestInputError>("@e
  * @since 0.1.0
  * @category constants
  */
-export const DEFAULT_MODEL = "gpt-5.1"
+export const DEFAULT_MODEL: string = Defaults.DEFAULT_MODEL
 
 /**
  * A parse issue's path as a JSON path: `messages[1].parts[0].mediaType`.
@@ -115,22 +115,12 @@ const readText = (input: string): Effect.Effect<string, RequestInputError, FileS
  * @since 0.1.0
  * @category commands
  */
-export const command = Command.make(
-  "request",
-  {
-    input: Args.text({ name: "FILE" }).pipe(
-      Args.withDescription("a Prompt in the JSON encoding of core ({\"messages\":[…]}), or - for standard input")
-    ),
-    model: Options.text("model").pipe(
-      Options.withDescription(`the model the body names (default: ${DEFAULT_MODEL})`),
-      Options.withDefault(DEFAULT_MODEL)
-    ),
-    stream: Options.boolean("stream").pipe(Options.withDescription("print the body of a streamed request (stream: true)"))
-  },
-  ({ input, model, stream }) =>
+export const command = Commands.request.pipe(
+  Command.withHandler(({ input, model, stream }) =>
     Effect.gen(function*() {
       const text = yield* readText(input)
       const body = yield* requestBody(text, input === "-" ? STDIN : input, { model, stream })
       yield* Effect.sync(() => process.stdout.write(`${JSON.stringify(body, null, 2)}\n`))
     })
-).pipe(Command.withDescription("print the Responses request body a Prompt (JSON) becomes"))
+  )
+)

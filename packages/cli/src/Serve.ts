@@ -39,7 +39,6 @@
 import type { AiError } from "@effect-responses/core"
 import { Gateway, ResponseStore, Upstream } from "@effect-responses/server"
 import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -54,6 +53,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createServer } from "node:http"
+import * as Commands from "./internal/commands.js"
 
 /**
  * The gateway cannot start: the upstream is not an http(s) URL, a named environment variable is unset, or
@@ -298,56 +298,4 @@ const listenError = (options: ServeOptions, cause: unknown): ServeSetupError => 
  * @since 0.1.0
  * @category commands
  */
-export const command = Command.make(
-  "serve",
-  {
-    upstream: Options.text("upstream").pipe(
-      Options.withDescription("the Chat Completions backend's base URL, with /v1 (e.g. http://localhost:11434/v1)")
-    ),
-    port: Options.integer("port").pipe(Options.withDescription("the port to listen on"), Options.withDefault(8787)),
-    host: Options.text("host").pipe(Options.withDescription("the address to listen on"), Options.withDefault("127.0.0.1")),
-    upstreamKeyEnv: Options.text("upstream-key-env").pipe(
-      Options.withDescription("the environment variable holding the upstream's API key"),
-      Options.optional
-    ),
-    apiKeyEnv: Options.text("api-key-env").pipe(
-      Options.withDescription("the environment variable holding the key clients must send as a bearer token"),
-      Options.optional
-    ),
-    builtinTools: Options.choice("builtin-tools", ["drop", "reject"]).pipe(
-      Options.withDescription("what to do with built-in tools (web_search, file_search, …): drop them, or reject the request"),
-      Options.withDefault("drop" as const)
-    ),
-    upstreamHeadersTimeout: Options.integer("upstream-headers-timeout").pipe(
-      Options.withDescription("seconds to wait for the upstream's response headers before answering 504"),
-      Options.withDefault(300)
-    ),
-    upstreamIdleTimeout: Options.integer("upstream-idle-timeout").pipe(
-      Options.withDescription("seconds of upstream silence (between two chunks of its body) before giving up"),
-      Options.withDefault(180)
-    ),
-    upstreamRetries: Options.integer("upstream-retries").pipe(
-      Options.withDescription("the gateway's own retries of a failed upstream call (0: the client's SDK retries)"),
-      Options.withDefault(0)
-    ),
-    maxInputItems: Options.integer("max-input-items").pipe(
-      Options.withDescription("the most input items a request may hold (more: 400)"),
-      Options.withDefault(20_000)
-    ),
-    store: Options.text("store").pipe(
-      Options.withDescription(
-        "where to keep responses for store / previous_response_id / item_reference: none (stateless), sqlite:PATH or postgres:URL"
-      ),
-      Options.withDefault("none")
-    ),
-    storeTtl: Options.text("store-ttl").pipe(
-      Options.withDescription("how long a stored response is kept: 30d, 12h, 90m, 3600s"),
-      Options.withDefault("30d")
-    ),
-    storeMaxResponses: Options.integer("store-max-responses").pipe(
-      Options.withDescription("the most responses kept; the oldest are deleted first"),
-      Options.withDefault(ResponseStore.DEFAULT_MAX_RESPONSES)
-    )
-  },
-  (options) => Layer.launch(layer(options))
-).pipe(Command.withDescription("a /v1/responses gateway in front of a Chat Completions backend (stateless unless --store)"))
+export const command = Commands.serve.pipe(Command.withHandler((options) => Layer.launch(layer(options))))

@@ -1,43 +1,11 @@
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as Cause from "effect/Cause"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Cli from "./Cli.js"
+// The executable (bundled into dist/effect-responses.mjs by scripts/bundle.mjs). `effect-responses --version`
+// is answered here, before anything else is read: Node's start and this file, well under 0.1 s of work.
+// Everything else, `--help` included, runs the command line (`internal/main.ts`, a chunk of its own), whose
+// verbs import their modules (the HTTP client and server, the decoders, the store) only when they run.
+import { VERSION } from "./internal/version.js"
 
-// The exit status, as the README's command-line section documents it:
-// - a closed standard output (the reader went away: `| head -1`) ends the verb at once, quietly, with 0:
-//   the reader chose to stop reading, as `cat` ends with SIGPIPE ignored;
-// - SIGINT (Ctrl-C) 130 and SIGTERM 143 (128 + the signal number), so that a half answer never looks
-//   complete; the main fiber is interrupted first, which aborts an HTTP request in flight and lets `chat`
-//   end its partial line with a marker; a second signal exits at once;
-// - a failure 1 (one line on stderr, see `Cli.main`), a bad command line 2.
-const SIGNAL_STATUS: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 }
-let received: NodeJS.Signals | undefined
-const onSignal = (signal: NodeJS.Signals) => {
-  if (received !== undefined) process.exit(SIGNAL_STATUS[received] ?? 1)
-  received = signal
+if (process.argv.length === 3 && process.argv[2] === "--version") {
+  process.stdout.write(`${VERSION}\n`)
+} else {
+  await import("./internal/main.js")
 }
-process.on("SIGINT", onSignal)
-process.on("SIGTERM", onSignal)
-
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED") process.exit(0)
-  process.stderr.write(`effect-responses: cannot write to standard output (${error.code ?? error.message})\n`)
-  process.exit(1)
-})
-
-// One line per error, and a non-zero exit: the user sees what failed, not a stack trace (see `Cli.main`).
-Cli.main(process.argv).pipe(
-  Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain({
-    disableErrorReporting: true,
-    disablePrettyLogger: true,
-    teardown: (exit, onExit) => {
-      if (received !== undefined) return onExit(SIGNAL_STATUS[received] ?? 1)
-      if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) return onExit(1)
-      const code = process.exitCode
-      onExit(typeof code === "number" ? code : 0)
-    }
-  })
-)

@@ -2,7 +2,8 @@
  * The command line in process: what goes to standard output and standard error, the argument order, the
  * error line.
  */
-import { Cli } from "@effect-responses/cli"
+import { Cli, Demo, Request } from "@effect-responses/cli"
+import { ResponseStore } from "@effect-responses/server"
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Cause from "effect/Cause"
@@ -78,6 +79,13 @@ describe("effect-responses (in process)", () => {
       assert.notInclude(Cli.help(undefined) + Cli.help("chat"), "A user-defined piece of text")
       assert.notMatch(Cli.help("chat"), /\x1b\[/)
       assert.match(Cli.help("chat", true), /\x1b\[1mUsage:/)
+    }))
+
+  it.effect("the help's defaults are those the verbs use: the store's bound, the demo prompt, the model of request", () =>
+    Effect.sync(() => {
+      assert.include(Cli.help("serve"), `(default: ${ResponseStore.DEFAULT_MAX_RESPONSES})`)
+      assert.include(Cli.help("chat").replace(/\s+/g, " "), Demo.defaultPrompt)
+      assert.include(Cli.help("request"), `(default: ${Request.DEFAULT_MODEL})`)
     }))
 
   it.effect("chat takes a prompt of several words, and a word starting with - after --", () =>

@@ -218,6 +218,7 @@ export const globalOptions: ReadonlyArray<readonly [string, string]> = [
 export type Parsed =
   | { readonly _tag: "Run"; readonly argv: ReadonlyArray<string>; readonly logLevel: LogLevelName | undefined }
   | { readonly _tag: "Help"; readonly verb: VerbSpec | undefined; readonly logLevel: LogLevelName | undefined }
+  | { readonly _tag: "Version" }
   | { readonly _tag: "UsageError"; readonly message: string; readonly verb: VerbSpec | undefined }
 
 /** `--log-level LEVEL` / `--log-level=LEVEL`, anywhere before `--`, taken out of `args`. */
@@ -255,8 +256,9 @@ const takeLogLevel = (
 const isHelp = (arg: string) => arg === "--help" || arg === "-h"
 
 /**
- * Reads `argv` (as `process.argv`: node and the script first) against the verbs. Built-in options of
- * `@effect/cli` at the top (`--version`, `--completions SHELL`, `--wizard`) pass through unchanged.
+ * Reads `argv` (as `process.argv`: node and the script first) against the verbs. `--version` alone is
+ * read here (as the executable reads it before loading the command line); the other built-in options of
+ * `@effect/cli` at the top (`--completions SHELL`, `--wizard`) pass through unchanged.
  *
  * @internal
  */
@@ -268,6 +270,7 @@ export const parse = (argv: ReadonlyArray<string>, verbs: ReadonlyArray<VerbSpec
   const args = taken.rest
   const first = args[0]
   if (first === undefined || isHelp(first)) return { _tag: "Help", verb: undefined, logLevel }
+  if (first === "--version" && args.length === 1) return { _tag: "Version" }
   if (first.startsWith("-")) {
     // @effect/cli's own options at the top: --version, --completions, --wizard
     return { _tag: "Run", argv: [...head, ...args], logLevel }

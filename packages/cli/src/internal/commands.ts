@@ -1,0 +1,140 @@
+/**
+ * The command lines of the verbs as `@effect/cli` declares them (arguments, options, defaults,
+ * descriptions), without their handlers.
+ *
+ * The front end (`args.ts`), `--help` and the executable's start read only these declarations: the verbs'
+ * modules (`Chat`, `Decode`, `Aggregate`, `Serve`, `Request`), with the HTTP client and server, the
+ * decoders and the response store behind them, are loaded when a verb runs (`Cli.command` imports the
+ * verb's module on demand), so `effect-responses --help` does not read them. Each verb's module adds its
+ * handler to its declaration here (`Chat.command`, …).
+ *
+ * Nothing here may import a verb's module or a package of the HTTP stack; the constants the declarations
+ * show (the demo prompt, the default model, the protocol's configuration) are in `defaults.ts`.
+ *
+ * @internal
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import { DEFAULT_MAX_RESPONSES, DEFAULT_MODEL, DEFAULT_PROMPT, protocolConfig } from "./defaults.js"
+
+/** The `--protocol` option of `decode` and `aggregate` (`Decode.protocolOption`). @internal */
+export const protocolOption = Options.choice("protocol", ["responses", "chat-completions"]).pipe(
+  Options.withDescription("the wire protocol of the capture: responses (the default) or chat-completions"),
+  Options.withDefault("responses" as const)
+)
+
+/** `chat`. @internal */
+export const chat = Command.make("chat", {
+  prompt: Args.text({ name: "PROMPT" }).pipe(
+    Args.withDescription(`what to ask; several words are joined with spaces (default: "${DEFAULT_PROMPT}")`),
+    Args.repeated
+  ),
+  demo: Options.boolean("demo").pipe(
+    Options.withDescription("replay the embedded demo recording (a calculator session answering 570); nothing is sent")
+  ),
+  replay: Options.text("replay").pipe(
+    Options.withPseudoName("FILE"),
+    Options.withDescription(
+      "replay a capture of consecutive responses (raw SSE or line-JSON) on a loopback server; nothing is sent"
+    ),
+    Options.optional
+  ),
+  model: Options.text("model").pipe(
+    Options.withPseudoName("MODEL"),
+    Options.withDescription(
+      "the model to ask (default: gpt-5.1, gpt-4o-mini with chat-completions; a replay's recorded model)"
+    ),
+    Options.optional
+  ),
+  requestsOut: Options.text("requests-out").pipe(
+    Options.withPseudoName("FILE"),
+    Options.withDescription("write every request body sent, as JSON Lines, to this file"),
+    Options.optional
+  ),
+  protocol: Options.choice("protocol", ["responses", "chat-completions"]).pipe(
+    Options.withDescription(
+      "the wire protocol: responses (POST /v1/responses) or chat-completions (default: OPENAI_PROTOCOL, else responses)"
+    ),
+    Options.withFallbackConfig(protocolConfig)
+  )
+}).pipe(Command.withDescription("a tool-calling conversation with a calculator, streamed to the terminal"))
+
+/** `decode`. @internal */
+export const decode = Command.make("decode", {
+  input: Args.text({ name: "FILE" }).pipe(
+    Args.withDescription("a captured stream (raw SSE or line-JSON), or - for standard input")
+  ),
+  protocol: protocolOption
+}).pipe(Command.withDescription("print the StreamParts of a captured stream, one JSON object per line"))
+
+/** `aggregate`. @internal */
+export const aggregate = Command.make("aggregate", {
+  input: Args.text({ name: "FILE" }).pipe(
+    Args.withDescription("a captured stream (raw SSE or line-JSON) or a JSON body, or - for standard input")
+  ),
+  protocol: protocolOption
+}).pipe(Command.withDescription("print the ModelResponses of a captured stream or JSON body as a JSON array"))
+
+/** `serve`. @internal */
+export const serve = Command.make("serve", {
+  upstream: Options.text("upstream").pipe(
+    Options.withDescription("the Chat Completions backend's base URL, with /v1 (e.g. http://localhost:11434/v1)")
+  ),
+  port: Options.integer("port").pipe(Options.withDescription("the port to listen on"), Options.withDefault(8787)),
+  host: Options.text("host").pipe(Options.withDescription("the address to listen on"), Options.withDefault("127.0.0.1")),
+  upstreamKeyEnv: Options.text("upstream-key-env").pipe(
+    Options.withDescription("the environment variable holding the upstream's API key"),
+    Options.optional
+  ),
+  apiKeyEnv: Options.text("api-key-env").pipe(
+    Options.withDescription("the environment variable holding the key clients must send as a bearer token"),
+    Options.optional
+  ),
+  builtinTools: Options.choice("builtin-tools", ["drop", "reject"]).pipe(
+    Options.withDescription("what to do with built-in tools (web_search, file_search, …): drop them, or reject the request"),
+    Options.withDefault("drop" as const)
+  ),
+  upstreamHeadersTimeout: Options.integer("upstream-headers-timeout").pipe(
+    Options.withDescription("seconds to wait for the upstream's response headers before answering 504"),
+    Options.withDefault(300)
+  ),
+  upstreamIdleTimeout: Options.integer("upstream-idle-timeout").pipe(
+    Options.withDescription("seconds of upstream silence (between two chunks of its body) before giving up"),
+    Options.withDefault(180)
+  ),
+  upstreamRetries: Options.integer("upstream-retries").pipe(
+    Options.withDescription("the gateway's own retries of a failed upstream call (0: the client's SDK retries)"),
+    Options.withDefault(0)
+  ),
+  maxInputItems: Options.integer("max-input-items").pipe(
+    Options.withDescription("the most input items a request may hold (more: 400)"),
+    Options.withDefault(20_000)
+  ),
+  store: Options.text("store").pipe(
+    Options.withDescription(
+      "where to keep responses for store / previous_response_id / item_reference: none (stateless), sqlite:PATH or postgres:URL"
+    ),
+    Options.withDefault("none")
+  ),
+  storeTtl: Options.text("store-ttl").pipe(
+    Options.withDescription("how long a stored response is kept: 30d, 12h, 90m, 3600s"),
+    Options.withDefault("30d")
+  ),
+  storeMaxResponses: Options.integer("store-max-responses").pipe(
+    Options.withDescription("the most responses kept; the oldest are deleted first"),
+    Options.withDefault(DEFAULT_MAX_RESPONSES)
+  )
+}).pipe(Command.withDescription("a /v1/responses gateway in front of a Chat Completions backend (stateless unless --store)"))
+
+/** `request`. @internal */
+export const request = Command.make("request", {
+  input: Args.text({ name: "FILE" }).pipe(
+    Args.withDescription("a Prompt in the JSON encoding of core ({\"messages\":[…]}), or - for standard input")
+  ),
+  model: Options.text("model").pipe(
+    Options.withDescription(`the model the body names (default: ${DEFAULT_MODEL})`),
+    Options.withDefault(DEFAULT_MODEL)
+  ),
+  stream: Options.boolean("stream").pipe(Options.withDescription("print the body of a streamed request (stream: true)"))
+}).pipe(Command.withDescription("print the Responses request body a Prompt (JSON) becomes"))
