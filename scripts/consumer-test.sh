@@ -14,7 +14,7 @@ version() { node -p "require('$repo/node_modules/$1/package.json').version"; }
 node22=22.23.5
 
 mkdir -p "$work/tarballs" "$work/app"
-for pkg in core wire aggregate responses chat-completions tools testing server cli; do
+for pkg in core wire aggregate responses chat-completions tools testing effect-ai server cli; do
   (cd "$repo" && npm pack --silent -w "packages/$pkg" --pack-destination "$work/tarballs" >/dev/null)
 done
 echo "consumer: packed $(ls "$work/tarballs" | wc -l) packages"
@@ -27,6 +27,7 @@ npm install --no-audit --no-fund --loglevel=error \
   "$work"/tarballs/*.tgz \
   "effect@$(version effect)" "@effect/platform@$(version @effect/platform)" \
   "@effect/platform-node@$(version @effect/platform-node)" \
+  "@effect/ai@$(version @effect/ai)" "@effect/experimental@$(version @effect/experimental)" "@effect/rpc@$(version @effect/rpc)" \
   "typescript@$(version typescript)" "@types/node@$(version @types/node)" "@types/ws@8.18.2" >/dev/null
 # @types/ws: @effect/platform-node's own declarations import `ws`, which ships no types; any app that
 # type-checks them (skipLibCheck false) needs it, with or without this project.

@@ -126,6 +126,12 @@ describe("package README examples", () => {
     ).toBe("The final result is **570**.\n")
   })
 
+  it("effect-ai.ts: an @effect/ai toolkit app over the Responses layer, against the recorded calculator session", async () => {
+    expect(
+      await runAgainst("responses-sse/vai-openai-reasoning-encrypted-multistep.chunks.txt", () => import("../packages/effect-ai.js"))
+    ).toBe("The final result is **570**.\n")
+  })
+
   it("cli.ts: the demo calculator over the protocol chosen by configuration", async () => {
     expect(
       await runAgainst("responses-sse/vai-openai-reasoning-encrypted-multistep.chunks.txt", () => import("../packages/cli.js"))

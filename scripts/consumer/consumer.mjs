@@ -8,7 +8,7 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 
 const require = createRequire(import.meta.url)
-const packages = ["core", "wire", "aggregate", "responses", "chat-completions", "tools", "testing", "server", "cli"]
+const packages = ["core", "wire", "aggregate", "responses", "chat-completions", "tools", "testing", "effect-ai", "server", "cli"]
 let modules = 0
 for (const name of packages) {
   const manifest = JSON.parse(readFileSync(join(dirname(require.resolve(`@effect-responses/${name}/package.json`)), "package.json"), "utf8"))

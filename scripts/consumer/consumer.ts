@@ -7,6 +7,8 @@ import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/respo
 import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
 import { Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
 import { Gateway, Upstream } from "@effect-responses/server"
+import { EffectAiLanguageModel, EffectAiPrompt } from "@effect-responses/effect-ai"
+import * as AiLanguageModel from "@effect/ai/LanguageModel"
 import { Framing } from "@effect-responses/wire"
 import * as Demo from "@effect-responses/cli/Demo"
 import { NodeHttpClient } from "@effect/platform-node"
@@ -43,3 +45,9 @@ export const streamed: Effect.Effect<ReadonlyArray<ModelResponse.ModelResponse>,
 export const demo: Effect.Effect<number, never> = Effect.sync(() => Demo.expectedResults.size)
 export const framing: typeof Framing = Framing
 export const gateway: unknown = [Gateway.layer, Upstream.fromLanguageModel, Stream.empty]
+
+// An @effect/ai app over the Responses layer, its history built by EffectAiPrompt
+export const effectAi: Effect.Effect<string, unknown> = AiLanguageModel.generateText({ prompt: "hi" }).pipe(
+  Effect.map((response) => `${response.text} ${EffectAiPrompt.fromResponseParts(response.content).content.length}`),
+  Effect.provide(EffectAiLanguageModel.layer.pipe(Layer.provide(responses)))
+)
