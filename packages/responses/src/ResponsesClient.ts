@@ -29,12 +29,13 @@
  * @since 0.1.0
  */
 import { AiError, type LanguageModel, type StreamPart } from "@effect-responses/core"
+import * as Framing from "@effect-responses/wire/Framing"
 import * as HttpTransport from "@effect-responses/wire/HttpTransport"
 import { arrayField, isObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import type * as Chunk from "effect/Chunk"
 import * as Cause from "effect/Cause"
+import * as Channel from "effect/Channel"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -48,8 +49,10 @@ import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import type * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import * as ResponsesOutput from "./ResponsesOutput.js"
 import type * as ResponsesRequest from "./ResponsesRequest.js"
+import { Decoder } from "./internal/decoder.js"
 import * as ResponsesStream from "./ResponsesStream.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -180,29 +183,45 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
         })
       )
 
-    // Few stream stages: each one costs a channel per call (the fixed cost of a short answer). The summary
-    // of what the elements said is kept for the span and the metrics; one finalizer sees how it ended.
+    // Few stream stages, each one costing a channel per call (the fixed cost of a short answer): the summary
+    // of the lifecycle elements for the span and the metrics is taken inside the decoding stage
+    // (`Framing.observing`), and one finalizer records it however the stream ends. `Channel.unwrap` where
+    // `Stream.unwrap` would spend about 140 fiber steps per call on a one-element stream.
     const createStream = (body: ResponsesRequest.RequestBody): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
-      Stream.unwrap(Effect.map(Clock.currentTimeMillis, (start) => {
+      Stream.fromChannel(Channel.suspend(() => {
+        let start = 0
+        let span = Context.empty()
         let summary: ResponseSummary = {}
-        let finished = false
-        return Stream.unwrap(
-          Effect.map(execute(body, true), (response) => ResponsesStream.decodeSse(transport.bodyStream(response)))
-        ).pipe(
-          Stream.mapChunksEffect((chunk) => {
-            const seen = summaryOfParts(chunk)
-            if (seen === undefined) return Effect.succeed(chunk)
-            summary = { ...summary, ...seen }
-            if (seen.finishReason === undefined) return Effect.as(annotate(summary), chunk)
-            finished = true
-            return Effect.as(recordResponse(body, start, summary, undefined), chunk)
-          }),
-          Stream.ensuringWith((exit) => {
-            const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
-            const recorded = Option.isSome(failure) ? recordFailure(body, start, failure.value) : Effect.void
-            return finished ? recorded : Effect.zipRight(recorded, annotate(summary))
-          })
-        )
+        const observe = (part: StreamPart.StreamPart): void => {
+          if (part.type === "response_started") {
+            summary = { ...summary, id: part.responseId, model: part.model }
+          } else if (part.type === "response_finished") {
+            summary = {
+              ...summary,
+              id: part.responseId,
+              finishReason: part.finishReason,
+              inputTokens: part.usage.inputTokens,
+              outputTokens: part.usage.outputTokens
+            }
+          }
+        }
+        const parts = Channel.unwrap(Effect.flatMap(Effect.zip(Clock.currentTimeMillis, Effect.context<never>()), ([now, context]) => {
+          start = now
+          span = Context.pick(Tracer.ParentSpan)(context)
+          return Effect.map(execute(body, true), (response) =>
+            Stream.toChannel(Stream.pipeThroughChannel(transport.bodyStream(response), decodeChannel(observe))))
+        }))
+        return Channel.ensuringWith(parts, (exit) => {
+          const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+          const recorded = summary.finishReason === undefined
+            ? annotate(summary)
+            : recordResponse(body, start, summary, undefined)
+          // A channel's finalizer runs outside the context the span provides: the span is given back to it.
+          return Effect.provide(
+            Option.isSome(failure) ? Effect.zipRight(recordFailure(body, start, failure.value), recorded) : recorded,
+            span
+          )
+        })
       })).pipe(
         Stream.withSpan(spanName(body), {
           kind: "client",
@@ -360,24 +379,12 @@ const responseSummary = (json: unknown): ResponseSummary => {
   }
 }
 
-// One look per chunk, not per element: deltas are the hot path.
-const summaryOfParts = (chunk: Chunk.Chunk<StreamPart.StreamPart>): ResponseSummary | undefined => {
-  let summary: ResponseSummary | undefined
-  for (const part of chunk) {
-    if (part.type === "response_started") {
-      summary = { ...summary, id: part.responseId, model: part.model }
-    } else if (part.type === "response_finished") {
-      summary = {
-        ...summary,
-        id: part.responseId,
-        finishReason: part.finishReason,
-        inputTokens: part.usage.inputTokens,
-        outputTokens: part.usage.outputTokens
-      }
-    }
-  }
-  return summary
-}
+/** `ResponsesStream.decodeSse`'s channel, handing `observe` every element as the decoder yields it. */
+const decodeChannel = (observe: (part: StreamPart.StreamPart) => void) =>
+  Framing.decodeBytesChannel<StreamPart.StreamPart, ResponsesStream.DecodeError, AiError.TransportError>(
+    () => Framing.makeSseFramer(ResponsesStream.DEFAULT_MAX_EVENT_SIZE),
+    () => Framing.observing(new Decoder(), observe)
+  )
 
 const annotate = (summary: ResponseSummary): Effect.Effect<void> => {
   const attributes: Record<string, unknown> = {}

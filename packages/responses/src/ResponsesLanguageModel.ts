@@ -17,6 +17,7 @@
  */
 import { AiError, LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
 import { isObject, objectField, stringField } from "@effect-responses/wire/Json"
+import * as Channel from "effect/Channel"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
@@ -206,10 +207,10 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
       prompt: Prompt.Prompt,
       call?: LanguageModel.CallOptions
     ): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
-      requestBody(prompt, call).pipe(
-        Effect.map((body) => client.createStream({ ...body, stream: true })),
-        Stream.unwrap
-      )
+      // `Channel.unwrap`: `Stream.unwrap` costs about 140 fiber steps per call more.
+      Stream.fromChannel(Channel.unwrap(
+        Effect.map(requestBody(prompt, call), (body) => Stream.toChannel(client.createStream({ ...body, stream: true })))
+      ))
 
     return LanguageModel.LanguageModel.of({ generate, stream })
   })

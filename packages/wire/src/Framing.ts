@@ -366,6 +366,31 @@ export interface PayloadDecoder<A, D> {
   readonly takeLogs: () => ReadonlyArray<LogEntry>
 }
 
+/**
+ * `decoder`, handing `observe` every element it yields, in order, as it yields it (before the elements reach
+ * the stream). For what a client keeps of a stream (its telemetry summary) without a stream stage of its
+ * own: on the client path such a stage (`Stream.mapChunksEffect`) cost about 70 fiber steps per call and a
+ * hand-off per chunk (packages/bench/RESULTS.md, "client path" of 2026-12-02).
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const observing = <A, D>(decoder: PayloadDecoder<A, D>, observe: (element: A) => void): PayloadDecoder<A, D> => ({
+  feed: (data, out) => {
+    const from = out.length
+    const error = decoder.feed(data, out)
+    for (let i = from; i < out.length; i++) observe(out[i]!)
+    return error
+  },
+  end: (out) => {
+    const from = out.length
+    const error = decoder.end(out)
+    for (let i = from; i < out.length; i++) observe(out[i]!)
+    return error
+  },
+  takeLogs: () => decoder.takeLogs()
+})
+
 const runLogs = (logs: ReadonlyArray<LogEntry>): Effect.Effect<void> =>
   Effect.forEach(
     logs,

@@ -36,6 +36,7 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import * as ResponseBody from "./internal/responseBody.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // models
@@ -373,7 +374,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const bodyStream = (
       response: HttpClientResponse.HttpClientResponse
     ): Stream.Stream<Uint8Array, AiError.TransportError> =>
-      withIdleTimeout(Stream.mapError(response.stream, (error) => transportError(error, url)))
+      withIdleTimeout(ResponseBody.stream(response, (error) => transportError(error, url)))
 
     const readText = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string, AiError.TransportError> =>
       idleTimeout === undefined

@@ -7,8 +7,10 @@ import { assert, describe, it } from "@effect/vitest"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 
 const API_KEY = "sk-test-secret-0123456789"
 
@@ -69,4 +71,74 @@ describe("HttpTransport", () => {
       const error = yield* Effect.flip(Effect.flatMap(transport.execute({}, false), transport.readJson))
       assert.instanceOf(error, AiError.MalformedOutput)
     }))
+
+  describe("bodyStream", () => {
+    const bytes = (text: string) => new TextEncoder().encode(text)
+    /** A body that gives `pieces`, then ends (`end: "close"`) or breaks off; `cancelled` says whether it was cancelled. */
+    const body = (pieces: ReadonlyArray<string>, end: "close" | "error") => {
+      let next = 0
+      const state = { cancelled: false }
+      const stream = new ReadableStream<Uint8Array>({
+        pull: (controller) => {
+          const piece = pieces[next++]
+          if (piece !== undefined) controller.enqueue(bytes(piece))
+          else if (end === "close") controller.close()
+          else controller.error(new Error("connection reset"))
+        },
+        cancel: () => {
+          state.cancelled = true
+        }
+      }, { highWaterMark: 0 })
+      return { stream, state }
+    }
+    const transportOver = (answer: (request: HttpClientRequest.HttpClientRequest) => HttpClientResponse.HttpClientResponse) =>
+      HttpTransport.make("/responses", { idleTimeout: false }).pipe(
+        Effect.provideService(HttpClient.HttpClient, HttpClient.make((request) => Effect.sync(() => answer(request))))
+      )
+    const text = (chunks: Chunk.Chunk<Uint8Array>) => Chunk.toReadonlyArray(chunks).map((c) => new TextDecoder().decode(c))
+
+    it.effect("gives a web Response's chunks as they come, and does not cancel a body read to its end", () =>
+      Effect.gen(function*() {
+        const { stream, state } = body(["data: 1\n\n", "data: 2\n\n"], "close")
+        const transport = yield* transportOver((request) => HttpClientResponse.fromWeb(request, new Response(stream)))
+        const response = yield* transport.execute({}, true)
+        assert.deepStrictEqual(text(yield* Stream.runCollect(transport.bodyStream(response))), ["data: 1\n\n", "data: 2\n\n"])
+        assert.isFalse(state.cancelled)
+      }))
+
+    it.effect("cancels the body (which aborts the request) when the stream is left early", () =>
+      Effect.gen(function*() {
+        const { stream, state } = body(["a", "b", "c"], "close")
+        const transport = yield* transportOver((request) => HttpClientResponse.fromWeb(request, new Response(stream)))
+        const response = yield* transport.execute({}, true)
+        assert.deepStrictEqual(text(yield* Stream.runCollect(Stream.take(transport.bodyStream(response), 1))), ["a"])
+        assert.isTrue(state.cancelled)
+      }))
+
+    it.effect("a body that breaks off fails with a TransportError after the chunks that came", () =>
+      Effect.gen(function*() {
+        const { stream } = body(["a"], "error")
+        const transport = yield* transportOver((request) => HttpClientResponse.fromWeb(request, new Response(stream)))
+        const response = yield* transport.execute({}, true)
+        const seen: Array<string> = []
+        const error = yield* Effect.flip(
+          Stream.runForEach(transport.bodyStream(response), (chunk) => Effect.sync(() => seen.push(new TextDecoder().decode(chunk))))
+        )
+        assert.deepStrictEqual(seen, ["a"])
+        assert.instanceOf(error, AiError.TransportError)
+        assert.include(error.message, "connection reset")
+      }))
+
+    it.effect("a response of another kind (here one with a stream of its own) is read through its stream", () =>
+      Effect.gen(function*() {
+        const { stream, state } = body(["never read"], "close")
+        const transport = yield* transportOver((request) => {
+          const web = HttpClientResponse.fromWeb(request, new Response(stream))
+          return Object.create(web, { stream: { value: Stream.make(bytes("own "), bytes("stream")) } })
+        })
+        const response = yield* transport.execute({}, true)
+        assert.deepStrictEqual(text(yield* Stream.runCollect(transport.bodyStream(response))), ["own ", "stream"])
+        assert.isFalse(state.cancelled)
+      }))
+  })
 })
