@@ -2,7 +2,9 @@
  * `Prompt` -> Chat Completions request body.
  */
 import { ChatCompletionsRequest } from "@effect-responses/chat-completions"
-import { AiError, LanguageModel, Message, Part, Prompt } from "@effect-responses/core"
+import { AiError, LanguageModel, Message, Part, Prompt, ResponseFormat, StrictSchema } from "@effect-responses/core"
+import { ResponsesRequest } from "@effect-responses/responses"
+import { Tool } from "@effect-responses/tools"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -166,5 +168,37 @@ describe("ChatCompletionsRequest.fromPrompt", () => {
         AiError.InvalidPrompt
       )
       assert.instanceOf(yield* Effect.flip(ChatCompletionsRequest.fromPrompt(Prompt.user("x"), { model: "" })), AiError.InvalidPrompt)
+    }))
+})
+
+describe("one strict schema for both wires", () => {
+  it.effect("a tool's parameters and a structured output format go out in the same strict form on Chat Completions and Responses", () =>
+    Effect.gen(function*() {
+      const Search = Tool.make("search", {
+        description: "Search.",
+        parameters: { query: Schema.String, limit: Schema.optional(Schema.Number) },
+        success: Schema.Array(Schema.String)
+      })
+      const Answer = Schema.Struct({ city: Schema.String, country: Schema.optional(Schema.String) })
+      const options = { model: "m", tools: [Tool.definition(Search)] }
+      const chat = yield* ChatCompletionsRequest.fromPrompt(Prompt.user("x"), {
+        ...options,
+        responseFormat: ResponseFormat.json(Answer)
+      })
+      const responses = yield* ResponsesRequest.fromPrompt(Prompt.user("x"), {
+        ...options,
+        text: { format: ResponseFormat.json(Answer) }
+      })
+      const chatTool = (chat.tools as ReadonlyArray<{ readonly function: { readonly parameters: unknown; readonly strict: boolean } }>)[0]!
+      const responsesTool = responses.tools![0] as { readonly parameters: unknown; readonly strict: boolean }
+      expect(chatTool.function.parameters).toStrictEqual(responsesTool.parameters)
+      expect(chatTool.function.parameters).toStrictEqual(StrictSchema.toStrict(Tool.parametersJsonSchema(Search)))
+      assert.isTrue(chatTool.function.strict && responsesTool.strict)
+      const chatFormat = (chat.response_format as { readonly json_schema: { readonly schema: unknown; readonly strict: boolean } })
+        .json_schema
+      const responsesFormat = (responses.text as { readonly format: { readonly schema: unknown; readonly strict: boolean } }).format
+      expect(chatFormat.schema).toStrictEqual(responsesFormat.schema)
+      expect(chatFormat.schema).toStrictEqual(StrictSchema.toStrict(StrictSchema.fromSchema(Answer)))
+      assert.isTrue(chatFormat.strict && responsesFormat.strict)
     }))
 })

@@ -68,14 +68,14 @@ describe("StructuredOutput over Chat Completions", () => {
   it.effect("a format that cannot be sent fails the call with InvalidPrompt before any request", () =>
     Effect.gen(function*() {
       const http = fake({ model: "gpt-4o" })
-      const optional = Schema.Struct({ city: Schema.optional(Schema.String) })
+      const open = Schema.Struct({ population: Schema.Record({ key: Schema.String, value: Schema.Number }) })
       const error = yield* Effect.flip(
-        LanguageModel.generate(Prompt.make("hi"), { responseFormat: ResponseFormat.json(optional, { strict: true }) }).pipe(
+        LanguageModel.generate(Prompt.make("hi"), { responseFormat: ResponseFormat.json(open, { strict: true }) }).pipe(
           Effect.provide(http.layer)
         )
       )
       assert.strictEqual(error._tag, "InvalidPrompt")
-      assert.include(error.message, "$.city is optional")
+      assert.include(error.message, "$.population does not set additionalProperties: false")
       assert.strictEqual(http.requests.length, 0)
     }))
 })

@@ -17,9 +17,9 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
-import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
 import * as AiError from "./AiError.js"
+import * as StrictSchema from "./StrictSchema.js"
 
 /**
  * A JSON Schema document as a plain JSON object.
@@ -27,9 +27,7 @@ import * as AiError from "./AiError.js"
  * @since 0.2.0
  * @category models
  */
-export interface JsonSchema {
-  readonly [key: string]: unknown
-}
+export type JsonSchema = StrictSchema.JsonSchema
 
 /**
  * Free text (the default of every protocol).
@@ -48,8 +46,12 @@ export interface Text {
  *
  * - `name`: 1 to 64 letters, digits, `_` or `-` (default `"output"`).
  * - `description`: what the output is for, shown to the model.
- * - `strict`: left out, strict when the schema fits OpenAI's strict subset (`strictIncompatibility`);
- *   `true` with a schema that does not fit is an `InvalidPrompt`.
+ * - `strict`: left out, strict when the schema has a strict form; `true` with a schema that has none is an
+ *   `InvalidPrompt`; `false` sends the schema as it is, not strict. An Effect `Schema` is sent in its strict
+ *   form (`StrictSchema.strictForm`: every property required, the optional ones nullable, as function
+ *   tools are; `StructuredOutput.decode` reads a `null` for an optional property as the property left
+ *   out); a JSON Schema object is sent as it is, strict when it fits the subset
+ *   (`StrictSchema.incompatibility`).
  *
  * @since 0.2.0
  * @category models
@@ -122,8 +124,8 @@ export const json = (
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/
 
 /**
- * The wire form of `format` (see `Resolved`): the JSON Schema made from an Effect `Schema`, the name
- * defaulted to `"output"`, `strict` decided.
+ * The wire form of `format` (see `Resolved`): the JSON Schema made from an Effect `Schema` (in its strict
+ * form when it has one, see `Json`), the name defaulted to `"output"`, `strict` decided.
  *
  * Fails with `AiError.InvalidPrompt` when the name is not 1 to 64 letters, digits, `_` or `-`, when the
  * schema cannot be converted to JSON Schema, or when `strict: true` is asked with a schema the strict mode
@@ -143,7 +145,7 @@ export const resolve = (format: ResponseFormat): Effect.Effect<Resolved, AiError
     const source = format.schema
     let schema: JsonSchema
     try {
-      schema = Schema.isSchema(source) ? jsonSchemaOf(source) : source as JsonSchema
+      schema = Schema.isSchema(source) ? StrictSchema.fromSchema(source) : source as JsonSchema
     } catch (error) {
       return invalid(
         `the json format ${name} cannot be converted to JSON Schema: ${
@@ -151,132 +153,43 @@ export const resolve = (format: ResponseFormat): Effect.Effect<Resolved, AiError
         }`
       )
     }
-    const incompatibility = strictIncompatibility(schema)
-    if (format.strict === true && incompatibility !== undefined) {
-      return invalid(`the json format ${name} cannot be strict: ${incompatibility}`)
+    const strict: { readonly schema?: JsonSchema | undefined; readonly reason?: string | undefined } = format.strict === false
+      ? { reason: "strict: false" }
+      : Schema.isSchema(source)
+      ? StrictSchema.strictForm(schema)
+      : StrictSchema.isStrict(schema)
+      ? { schema }
+      : { reason: StrictSchema.incompatibility(schema)! }
+    if (format.strict === true && strict.schema === undefined) {
+      return invalid(`the json format ${name} cannot be strict: ${strict.reason}`)
     }
     return Effect.succeed({
       type: "json_schema" as const,
       name,
-      schema,
+      schema: strict.schema ?? schema,
       ...(format.description === undefined ? {} : { description: format.description }),
-      strict: format.strict ?? incompatibility === undefined
+      strict: strict.schema !== undefined
     })
   })
 
 const invalid = (description: string) => Effect.fail(new AiError.InvalidPrompt({ description }))
 
-const isObject = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 /**
- * The JSON Schema of an Effect `Schema` as the structured-output formats want it: `JSONSchema.make` without
- * the `$schema` keyword, and with a root `$ref` into `$defs` (a `Schema.Class`) inlined, since the root must
- * be an object schema. Throws what `JSONSchema.make` throws for a schema JSON Schema cannot express.
+ * The JSON Schema of an Effect `Schema` as the structured-output formats want it (`StrictSchema.fromSchema`:
+ * without `$schema`, a root `$ref` inlined). Throws what `JSONSchema.make` throws for a schema JSON Schema
+ * cannot express.
  *
  * @since 0.2.0
  * @category conversions
  */
-export const jsonSchemaOf = <A, I, R>(schema: Schema.Schema<A, I, R>): JsonSchema => {
-  const made: unknown = JSONSchema.make(schema)
-  if (!isObject(made)) return {}
-  const { $schema: _, ...document } = made
-  const ref = document.$ref
-  const defs = document.$defs
-  if (typeof ref === "string" && ref.startsWith("#/$defs/") && isObject(defs)) {
-    const name = ref.slice("#/$defs/".length)
-    const root = defs[name]
-    // Inline the root only when nothing else refers to it (a recursive root keeps its $ref).
-    const rest = { ...defs }
-    delete rest[name]
-    if (isObject(root) && !JSON.stringify([root, rest]).includes(JSON.stringify(ref))) {
-      const { $ref: __, $defs: ___, ...others } = document
-      return Object.keys(rest).length === 0 ? { ...others, ...root } : { ...others, ...root, $defs: rest }
-    }
-  }
-  return document
-}
-
-// The keywords of OpenAI's strict structured-output subset of JSON Schema (API guide "Structured
-// Outputs", supported schemas); any other keyword makes a schema non-strict.
-const STRICT_KEYWORDS = new Set([
-  "type",
-  "properties",
-  "required",
-  "additionalProperties",
-  "items",
-  "enum",
-  "const",
-  "anyOf",
-  "$ref",
-  "$defs",
-  "definitions",
-  "title",
-  "description",
-  "pattern",
-  "format",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "minItems",
-  "maxItems"
-])
+export const jsonSchemaOf: <A, I, R>(schema: Schema.Schema<A, I, R>) => JsonSchema = StrictSchema.fromSchema
 
 /**
  * Why a JSON Schema cannot be used with `strict: true` (OpenAI's structured-output subset), or `undefined`
- * when it can: the root must be an object schema; every object schema must list all its `properties` in
- * `required` and have `additionalProperties: false`; `items` must be one schema; only the keywords of the
- * subset may appear (type, properties, required, additionalProperties, items, enum, const, anyOf, $ref,
- * $defs, title, description, pattern, format, numeric bounds, minItems, maxItems). The reason names the
- * JSON path of the first offending schema. Source: OpenAI API guide "Structured Outputs".
+ * when it can: `StrictSchema.incompatibility`, whose reason names the JSON path of the first offending
+ * schema. Source: OpenAI API guide "Structured Outputs".
  *
  * @since 0.2.0
  * @category conversions
  */
-export const strictIncompatibility = (schema: unknown): string | undefined => {
-  if (!isObject(schema) || schema.type !== "object") return "the root is not an object schema"
-  return strictIssue(schema, "$")
-}
-
-const strictIssue = (schema: unknown, path: string): string | undefined => {
-  if (typeof schema === "boolean") return `${path} is a boolean schema`
-  if (!isObject(schema)) return `${path} is not a schema`
-  for (const key of Object.keys(schema)) {
-    if (!STRICT_KEYWORDS.has(key)) return `${path} uses ${key}`
-  }
-  const types = Array.isArray(schema.type) ? schema.type : [schema.type]
-  if (types.includes("object") || schema.properties !== undefined) {
-    const properties = isObject(schema.properties) ? schema.properties : {}
-    if (schema.additionalProperties !== false) return `${path} does not set additionalProperties: false`
-    const required = Array.isArray(schema.required) ? schema.required : []
-    for (const key of Object.keys(properties)) {
-      if (!required.includes(key)) return `${path}.${key} is optional (strict mode needs every property required)`
-      const issue = strictIssue(properties[key], `${path}.${key}`)
-      if (issue !== undefined) return issue
-    }
-  }
-  if (schema.items !== undefined) {
-    if (Array.isArray(schema.items)) return `${path} is a tuple (items is a list)`
-    const issue = strictIssue(schema.items, `${path}[]`)
-    if (issue !== undefined) return issue
-  }
-  if (schema.anyOf !== undefined) {
-    if (!Array.isArray(schema.anyOf)) return `${path}.anyOf is not a list`
-    for (let index = 0; index < schema.anyOf.length; index++) {
-      const issue = strictIssue(schema.anyOf[index], `${path}.anyOf[${index}]`)
-      if (issue !== undefined) return issue
-    }
-  }
-  for (const defsKey of ["$defs", "definitions"] as const) {
-    const defs = schema[defsKey]
-    if (defs === undefined) continue
-    if (!isObject(defs)) return `${path}.${defsKey} is not an object`
-    for (const [name, def] of Object.entries(defs)) {
-      const issue = strictIssue(def, `${path}.${defsKey}.${name}`)
-      if (issue !== undefined) return issue
-    }
-  }
-  return undefined
-}
+export const strictIncompatibility: (schema: unknown) => string | undefined = StrictSchema.incompatibility

@@ -22,6 +22,7 @@ import type * as ModelResponse from "./ModelResponse.js"
 import type * as Part from "./Part.js"
 import type * as Prompt from "./Prompt.js"
 import * as ResponseFormat from "./ResponseFormat.js"
+import * as StrictSchema from "./StrictSchema.js"
 
 /**
  * How the format is named and described to the model: `name` (1 to 64 letters, digits, `_` or `-`;
@@ -62,7 +63,9 @@ export const format = <A, I, R>(
 
 /**
  * Decodes the final text of `response` with `schema` (the text is parsed as JSON first). The final text is
- * the last text part whose phase is `final_answer`, else the last text part.
+ * the last text part whose phase is `final_answer`, else the last text part. A `null` where `schema` has an
+ * optional property that does not take `null` reads as the property left out: the format was sent in its
+ * strict form, where optional properties are required and nullable (`StrictSchema.dropNullOptionals`).
  *
  * Fails with `AiError.StructuredOutputError`: `refusal` when the message holds a refusal, `incomplete` when
  * the response stopped early (finish reason `length` or `content_filter`), `missing` when there is no text,
@@ -97,7 +100,15 @@ export const decode = <A, I, R>(
     const texts = parts.filter((part): part is Part.TextPart => part.type === "text")
     const final = texts.findLast((part) => part.attributes.phase === "final_answer") ?? texts.at(-1)
     if (final === undefined) return fail("missing", "the response holds no text")
-    return Schema.decodeUnknown(Schema.parseJson(schema))(final.text).pipe(
+    let json: unknown
+    try {
+      json = JSON.parse(final.text)
+    } catch (error) {
+      return fail("mismatch", `the text is not JSON: ${error instanceof Error ? error.message : String(error)}`, final.text)
+    }
+    // the format went out in its strict form: `null` stands for an optional property left out
+    const value = StrictSchema.dropNullOptionals(json, jsonSchemaFor(schema))
+    return Schema.decodeUnknown(schema)(value).pipe(
       Effect.catchTag("ParseError", (error) => {
         const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
         const path = issue === undefined || issue.path.length === 0 ? "" : ` at ${issue.path.join(".")}`
@@ -105,6 +116,21 @@ export const decode = <A, I, R>(
       })
     )
   })
+
+/** The JSON Schema of `schema` (made once per schema), or none when JSON Schema cannot express it. */
+const jsonSchemaFor = <A, I, R>(schema: Schema.Schema<A, I, R>): StrictSchema.JsonSchema | undefined => {
+  if (jsonSchemas.has(schema)) return jsonSchemas.get(schema)
+  let made: StrictSchema.JsonSchema | undefined
+  try {
+    made = StrictSchema.fromSchema(schema)
+  } catch {
+    made = undefined
+  }
+  jsonSchemas.set(schema, made)
+  return made
+}
+
+const jsonSchemas = new WeakMap<object, StrictSchema.JsonSchema | undefined>()
 
 /**
  * One model call (`LanguageModel.generate`) that asks for JSON matching `schema` (the call's

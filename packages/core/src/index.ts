@@ -52,3 +52,8 @@ export * as UnsafePart from "./UnsafePart.js"
  * @since 0.1.0
  */
 export * as StructuredOutput from "./StructuredOutput.js"
+
+/**
+ * @since 0.3.0
+ */
+export * as StrictSchema from "./StrictSchema.js"

@@ -108,8 +108,18 @@ describe("ResponseFormat.resolve", () => {
       assert.instanceOf(badName, AiError.InvalidPrompt)
       assert.include(badName.description, "\"a b\"")
       const notStrict = yield* Effect.flip(
-        ResponseFormat.resolve(ResponseFormat.json(Schema.Struct({ a: Schema.optional(Schema.String) }), { strict: true }))
+        ResponseFormat.resolve(
+          ResponseFormat.json(Schema.Struct({ a: Schema.Record({ key: Schema.String, value: Schema.Number }) }), { strict: true })
+        )
       )
-      assert.include(notStrict.description, "$.a is optional")
+      assert.include(notStrict.description, "$.a does not set additionalProperties: false")
+      const optionalJson = yield* Effect.flip(
+        ResponseFormat.resolve(
+          ResponseFormat.json({ type: "object", properties: { a: { type: "string" } }, required: [], additionalProperties: false }, {
+            strict: true
+          })
+        )
+      )
+      assert.include(optionalJson.description, "$.a is optional")
     }))
 })

@@ -477,15 +477,21 @@ describe("ResponsesRequest", () => {
         expect(city.schema).toMatchObject({ type: "object", required: ["name", "population"], additionalProperties: false })
       }))
 
-    it.effect("not strict when a property is optional or a keyword is outside the strict subset; strict: true then fails", () =>
+    it.effect("optional properties go out required and nullable; not strict for an open object or a keyword outside the subset; strict: true then fails", () =>
       Effect.gen(function*() {
         const optional = Schema.Struct({ a: Schema.String, b: Schema.optional(Schema.Number) })
-        assert.strictEqual((yield* format(optional)).strict, false)
+        const strict = yield* format(optional)
+        assert.strictEqual(strict.strict, true)
+        expect(strict.schema).toMatchObject({
+          required: ["a", "b"],
+          properties: { b: { anyOf: [{ type: "number" }, { type: "null" }] } }
+        })
         assert.strictEqual((yield* format(Schema.Struct({ a: Schema.NonEmptyString }))).strict, false)
-        assert.strictEqual((yield* format(Schema.Record({ key: Schema.String, value: Schema.Number }))).strict, false)
+        const record = Schema.Struct({ a: Schema.Record({ key: Schema.String, value: Schema.Number }) })
+        assert.strictEqual((yield* format(record)).strict, false)
         assert.strictEqual((yield* format(optional, false)).strict, false)
-        const error = yield* Effect.flip(format(optional, true))
-        assert.include(error.description, "$.b is optional")
+        const error = yield* Effect.flip(format(record, true))
+        assert.include(error.description, "$.a does not set additionalProperties: false")
         assert.strictEqual(
           ResponseFormat.strictIncompatibility({ type: "object", properties: {}, additionalProperties: false }),
           undefined

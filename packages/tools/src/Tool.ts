@@ -15,12 +15,10 @@
  *
  * @since 0.1.0
  */
-import { LanguageModel, Part } from "@effect-responses/core"
+import { LanguageModel, Part, StrictSchema } from "@effect-responses/core"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
-import * as SchemaAST from "effect/SchemaAST"
 import * as InternalSchema from "./internal/schema.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -463,14 +461,9 @@ export const localShell: Tool<"local_shell", typeof Part.LocalShellCallPart, typ
 // JSON Schema
 // ---------------------------------------------------------------------------------------------------------
 
-type Json = { readonly [key: string]: unknown }
-
-const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /**
- * The JSON Schema of a tool's parameters, as OpenAI takes it: the output of `JSONSchema.make` without
- * `$schema`; a root `$ref` into `$defs` (what a `Schema.Class` gives) inlined, since the API wants an
- * object at the root; a struct without fields given as `{"type":"object","properties":{},…}`.
+ * The JSON Schema of a tool's parameters, as OpenAI takes it (`StrictSchema.fromSchema` of core: without
+ * `$schema`, a root `$ref` inlined, a struct without fields as an empty closed object).
  *
  * @since 0.1.0
  * @category JSON Schema
@@ -478,7 +471,7 @@ const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null 
 export const parametersJsonSchema = (tool: Any): Record<string, unknown> => {
   const cached = jsonSchemas.get(tool)
   if (cached !== undefined) return cached
-  const schema = makeParametersJsonSchema(tool)
+  const schema = { ...StrictSchema.fromSchema(InternalSchema.erase(tool.parameters)) }
   jsonSchemas.set(tool, schema)
   return schema
 }
@@ -486,142 +479,28 @@ export const parametersJsonSchema = (tool: Any): Record<string, unknown> => {
 // A tool's JSON Schema is asked for on every model call and every tool call: make it once.
 const jsonSchemas = new WeakMap<Any, Record<string, unknown>>()
 
-const makeParametersJsonSchema = (tool: Any): Record<string, unknown> => {
-  const ast = SchemaAST.encodedAST(tool.parameters.ast)
-  if (SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
-    return { type: "object", properties: {}, required: [], additionalProperties: false }
-  }
-  const { $schema: _, ...schema }: Record<string, unknown> = { ...JSONSchema.make(InternalSchema.erase(tool.parameters)) }
-  return inlineRootRef(schema)
-}
-
-const inlineRootRef = (schema: Record<string, unknown>): Record<string, unknown> => {
-  const ref = schema["$ref"]
-  const defs = schema["$defs"]
-  if (typeof ref !== "string" || !ref.startsWith("#/$defs/") || !isObject(defs)) return schema
-  const name = ref.slice("#/$defs/".length)
-  const target = defs[name]
-  if (!isObject(target)) return schema
-  const { [name]: _, ...otherDefs } = defs
-  // keep the definition when something else still points at it (a recursive schema)
-  const stillUsed = JSON.stringify({ target, otherDefs }).includes(JSON.stringify(ref))
-  const keptDefs = stillUsed ? defs : otherDefs
-  return {
-    ...target,
-    ...(Object.keys(keptDefs).length === 0 ? {} : { $defs: keptDefs })
-  }
-}
-
 /**
- * Whether OpenAI strict mode can enforce a JSON Schema as it is: every object schema in it lists all its
- * properties as `required` and has `additionalProperties: false` (strict mode has no optional properties
- * and no open records).
+ * Whether OpenAI strict mode can enforce a JSON Schema as it is (`StrictSchema.isStrict` of core: an object
+ * root, every property required, `additionalProperties: false`, only the keywords of the strict subset).
  *
  * @since 0.1.0
  * @category JSON Schema
  */
-export const isStrictCompatible = (schema: unknown): boolean => {
-  if (!isObject(schema)) return true
-  const properties = schema["properties"]
-  if (schema["type"] === "object" || properties !== undefined) {
-    if (schema["additionalProperties"] !== false) return false
-    const required = Array.isArray(schema["required"]) ? schema["required"] : []
-    if (isObject(properties) && !Object.keys(properties).every((key) => required.includes(key))) return false
-  }
-  for (const key of schemaMapKeywords) {
-    const map = schema[key]
-    if (isObject(map) && !Object.values(map).every(isStrictCompatible)) return false
-  }
-  for (const key of schemaKeywords) {
-    const value = schema[key]
-    if (Array.isArray(value) ? !value.every(isStrictCompatible) : !isStrictCompatible(value)) return false
-  }
-  return true
-}
-
-/** Keywords whose value is a map of names to schemas. */
-const schemaMapKeywords = ["properties", "$defs", "definitions", "patternProperties"] as const
-
-/** Keywords whose value is a schema or a list of schemas. */
-const schemaKeywords = [
-  "items",
-  "prefixItems",
-  "additionalItems",
-  "additionalProperties",
-  "anyOf",
-  "allOf",
-  "oneOf",
-  "not",
-  "if",
-  "then",
-  "else"
-] as const
+export const isStrictCompatible = (schema: unknown): boolean => StrictSchema.isStrict(schema)
 
 /**
- * The strict-mode form of a parameters JSON Schema (OpenAI "structured outputs" for function calling), or
- * `undefined` when strict mode cannot express it. Strict mode has no optional properties and no open
- * objects, so every object schema must close with `additionalProperties: false`, and each optional property
- * becomes required and nullable (`{"anyOf":[<schema>,{"type":"null"}]}`): the model then sends `null` for
- * what it leaves out, and the executor reads that `null` as absent before decoding (see `ToolExecutor`).
- * An object schema with open additional properties (a `Schema.Record`) has no strict form.
+ * The strict-mode form of a parameters JSON Schema, or `undefined` when strict mode cannot express it
+ * (`StrictSchema.toStrict` of core, shared with structured output): each optional property becomes
+ * required and nullable, so the model sends `null` for what it leaves out, and the executor reads that
+ * `null` as absent before decoding (see `ToolExecutor`). An object schema with open additional properties
+ * (a `Schema.Record`) has no strict form.
  *
  * @since 0.1.0
  * @category JSON Schema
  */
 export const toStrict = (schema: Record<string, unknown>): Record<string, unknown> | undefined => {
-  const strict = strictify(schema)
-  return isObject(strict) && isStrictCompatible(strict) ? { ...strict } : undefined
-}
-
-/** Marks a schema that strict mode cannot express. */
-const NotStrict: unique symbol = Symbol("NotStrict")
-
-const strictify = (schema: unknown): unknown => {
-  if (!isObject(schema)) return schema
-  const out: Record<string, unknown> = { ...schema }
-  const properties = schema["properties"]
-  if (schema["type"] === "object" || properties !== undefined) {
-    if (schema["additionalProperties"] !== false) return NotStrict
-    if (isObject(properties)) {
-      const required = Array.isArray(schema["required"]) ? schema["required"] : []
-      const strictProperties: Record<string, unknown> = {}
-      for (const [key, value] of Object.entries(properties)) {
-        const strict = strictify(value)
-        if (strict === NotStrict) return NotStrict
-        strictProperties[key] = required.includes(key) || InternalSchema.acceptsNull(strict) ? strict : nullable(strict)
-      }
-      out["properties"] = strictProperties
-      out["required"] = Object.keys(properties)
-    }
-  }
-  for (const key of schemaMapKeywords) {
-    const map = schema[key]
-    if (key === "properties" || !isObject(map)) continue
-    const strictMap: Record<string, unknown> = {}
-    for (const [name, value] of Object.entries(map)) {
-      const strict = strictify(value)
-      if (strict === NotStrict) return NotStrict
-      strictMap[name] = strict
-    }
-    out[key] = strictMap
-  }
-  for (const key of schemaKeywords) {
-    const value = schema[key]
-    if (value === undefined || (key === "additionalProperties" && value === false)) continue
-    const strict = Array.isArray(value) ? value.map(strictify) : strictify(value)
-    if (strict === NotStrict || (Array.isArray(strict) && strict.includes(NotStrict))) return NotStrict
-    out[key] = strict
-  }
-  return out
-}
-
-const nullable = (schema: unknown): unknown => {
-  if (!isObject(schema)) return { anyOf: [schema, { type: "null" }] }
-  const { description, ...rest } = schema
-  return {
-    anyOf: [rest, { type: "null" }],
-    ...(description === undefined ? {} : { description })
-  }
+  const strict = StrictSchema.toStrict(schema)
+  return strict === undefined ? undefined : { ...strict }
 }
 
 /**
