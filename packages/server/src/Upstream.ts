@@ -2,9 +2,11 @@
  * What the gateway forwards to: the `LanguageModel` to call for each decoded request, the request
  * parameters that upstream does not use, and the answer to `GET /v1/models`.
  *
- * - `fromLanguageModel`: any core `LanguageModel` in the context (a `ResponsesLanguageModel`, a fake, …).
- *   Only the prompt (`input`, `instructions`), the tools and the tool choice reach it (the `LanguageModel`
- *   interface takes nothing else per call); the other request parameters are accepted and echoed only.
+ * - `fromLanguageModel`: any core `LanguageModel` in the context (a `ResponsesLanguageModel`, a fake, an
+ *   `@effect/ai` model through `@effect-responses/effect-ai`, …). The prompt (`input`, `instructions`), the
+ *   tools, the tool choice and `text.format` (as the call's `responseFormat`) reach it (the
+ *   `LanguageModel` interface takes nothing else per call); the other request parameters are accepted and
+ *   echoed only.
  * - `chatCompletions` (the default of `effect-responses serve`): a Chat Completions backend (vLLM,
  *   llama.cpp, Ollama, DeepSeek, OpenAI…) at `baseUrl`, called with the request's own parameters where Chat
  *   Completions has a field for them (`FORWARDED_TO_CHAT_COMPLETIONS`, see `chatRequestOptions`); the
@@ -27,7 +29,7 @@
  *
  * @since 0.1.0
  */
-import { AiError, LanguageModel } from "@effect-responses/core"
+import { AiError, LanguageModel, type ResponseFormat } from "@effect-responses/core"
 import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
 import type { ChatCompletionsRequest } from "@effect-responses/chat-completions"
 import type * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
@@ -133,6 +135,15 @@ export const modelList = (models: ReadonlyArray<string>): RawAnswer => ({
 export const FORWARDED_TO_ANY: ReadonlyArray<string> = ["model", "input", "instructions", "tools", "tool_choice", "stream"]
 
 /**
+ * The request parameters a `fromLanguageModel` upstream uses: those of `FORWARDED_TO_ANY` and `text.format`
+ * (the call's `responseFormat`).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const FORWARDED_TO_LANGUAGE_MODEL: ReadonlyArray<string> = [...FORWARDED_TO_ANY, "text.format"]
+
+/**
  * The request parameters (as `DecodedRequest.parameters` names them) a Chat Completions upstream uses (see
  * the module doc for the fields they become); `user` only when `safety_identifier` is not set too.
  *
@@ -174,8 +185,28 @@ const chatUnused = (request: ResponsesRequestDecoder.DecodedRequest): ReadonlyAr
 }
 
 /**
+ * `model` with `format` as the response format of every call that sets none itself.
+ */
+const withResponseFormat = (
+  model: LanguageModel.Service,
+  format: ResponseFormat.ResponseFormat | undefined
+): LanguageModel.Service => {
+  if (format === undefined) return model
+  const call = (options: LanguageModel.CallOptions | undefined): LanguageModel.CallOptions => ({
+    ...options,
+    responseFormat: options?.responseFormat ?? format
+  })
+  return LanguageModel.LanguageModel.of({
+    generate: (prompt, options) => model.generate(prompt, call(options)),
+    stream: (prompt, options) => model.stream(prompt, call(options))
+  })
+}
+
+/**
  * The upstream made of the `LanguageModel` in the context: every request goes to it (its model is the
- * one the layer was built with). `GET /v1/models` lists `models` (default none).
+ * one the layer was built with), with the request's `text.format` as each call's `responseFormat` (a
+ * layer that cannot honour it fails the call with `InvalidPrompt`, answered 400). `GET /v1/models` lists
+ * `models` (default none).
  *
  * @since 0.1.0
  * @category layers
@@ -187,8 +218,8 @@ export const fromLanguageModel = (
     Upstream,
     Effect.map(LanguageModel.LanguageModel, (model) =>
       Upstream.of({
-        languageModel: () => Effect.succeed(model),
-        unusedParameters: (request) => unusedParameters(request, FORWARDED_TO_ANY),
+        languageModel: (request) => Effect.succeed(withResponseFormat(model, request.options.textFormat)),
+        unusedParameters: (request) => unusedParameters(request, FORWARDED_TO_LANGUAGE_MODEL),
         listModels: Effect.succeed(modelList(options.models ?? []))
       }))
   )

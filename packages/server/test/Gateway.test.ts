@@ -414,6 +414,20 @@ describe("Gateway (scripted upstream)", () => {
       expect(captured.logs).toContain("DEBUG: unknown top-level fields ignored: frobnicate")
     }))
 
+  it.effect("text.format reaches the LanguageModel as the call's responseFormat", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({ stream: [started, finished("stop")] })
+      const captured = captureLogs()
+      const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false }
+      const answer = yield* withGateway(upstreamOf(model.layer), {}, (url) =>
+        post(`${url}/responses`, streamBody({ text: { format: { type: "json_schema", name: "city", schema, strict: true } } }))).pipe(
+          Effect.provide(captured.layer)
+        )
+      expect(answer.status).toBe(200)
+      expect(model.calls[0]!.options?.responseFormat).toEqual({ type: "json", name: "city", schema, strict: true })
+      expect(captured.logs.filter((line) => line.includes("not used by the upstream"))).toEqual([])
+    }))
+
   it.effect("an empty API key fails at startup instead of answering 401 to everything", () =>
     Effect.gen(function*() {
       const model = scriptedModel({})
