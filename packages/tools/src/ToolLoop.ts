@@ -7,8 +7,10 @@
  * API expects (`function_call_output`, `custom_tool_call_output`, `shell_call_output`,
  * `apply_patch_call_output`, `local_shell_call_output`). Which of them run, and with which safeguards, is
  * the application's decision: the loop runs only the tools of its toolkit, with the handlers the
- * application provides. A response holding a call the loop cannot answer (an MCP approval request, a tool
- * search the client executes) ends the loop without running anything, for the caller to answer.
+ * application provides. MCP approval requests are answered with the decisions of the `McpApprovals`
+ * service when the context has one (sent as `mcp_approval_response` items). A response holding a call the
+ * loop cannot answer (an MCP approval request without that service, a tool search the client executes)
+ * ends the loop without running anything, for the caller to answer.
  *
  * Each step appends to the transcript the assistant message whole (every part in output order, reasoning
  * with its encrypted payload, built-in tool items verbatim), so replaying it gives back the items the
@@ -31,10 +33,12 @@ import { MessageAggregator } from "@effect-responses/aggregate"
 import { AiError, LanguageModel, Message, ModelResponse, Part, Prompt, StreamPart, Usage } from "@effect-responses/core"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as Tool from "./Tool.js"
 import * as ToolExecutor from "./ToolExecutor.js"
+import * as McpApprovals from "./McpApprovals.js"
 import type * as Toolkit from "./Toolkit.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -194,6 +198,7 @@ interface Plan {
   readonly execute: boolean
   readonly executor: ToolExecutor.Options
   readonly call: LanguageModel.CallOptions
+  readonly approvals: McpApprovals.Service | undefined
 }
 
 const plan = (options: AnyOptions): Effect.Effect<Plan, AiError.InvalidPrompt> => {
@@ -202,14 +207,18 @@ const plan = (options: AnyOptions): Effect.Effect<Plan, AiError.InvalidPrompt> =
   if (!Number.isInteger(steps) || steps < 1) {
     return Effect.fail(new AiError.InvalidPrompt({ description: `maxSteps must be a positive integer, got ${steps}` }))
   }
-  return Effect.succeed({
+  return Effect.map(Effect.serviceOption(McpApprovals.McpApprovals), (approvals) => ({
     toolkit,
     maxSteps: steps,
     execute: execute ?? true,
     executor: { concurrency, timeout, maxOutputLength },
-    call: { ...callOptions, tools: toolkit.definitions }
-  })
+    call: { ...callOptions, tools: toolkit.definitions },
+    approvals: Option.getOrUndefined(approvals)
+  }))
 }
+
+/** A call the loop answers: one it runs, or an MCP approval request when an approvals service decides. */
+type AnswerableCall = ToolExecutor.RunnableCall | Part.McpApprovalRequestPart
 
 const describe = (call: Part.ClientCallPart): string => {
   const name = call.type === "tool_call" || call.type === "custom_tool_call" || call.type === "mcp_approval_request"
@@ -220,18 +229,21 @@ const describe = (call: Part.ClientCallPart): string => {
 
 /**
  * What to do after a step's response: stop (no calls, `execute: false`, or a call the loop cannot answer),
- * or run the calls.
+ * or answer the calls.
  */
 const pending = (
   plan: Plan,
   step: number,
   response: ModelResponse.ModelResponse
-): Effect.Effect<ReadonlyArray<ToolExecutor.RunnableCall>, AiError.ToolError> => {
+): Effect.Effect<ReadonlyArray<AnswerableCall>, AiError.ToolError> => {
   const calls = response.message.clientCalls
   if (calls.length === 0 || !plan.execute) return Effect.succeed([])
-  const runnable = calls.filter(ToolExecutor.isRunnable)
-  // an MCP approval request or a client tool search: the caller answers them, with the other calls
-  if (runnable.length < calls.length) return Effect.succeed([])
+  const answerable = calls.filter((call): call is AnswerableCall =>
+    ToolExecutor.isRunnable(call) || (call.type === "mcp_approval_request" && plan.approvals !== undefined)
+  )
+  // a client tool search, or an MCP approval request without an approvals service: the caller answers
+  // them, with the other calls
+  if (answerable.length < calls.length) return Effect.succeed([])
   if (step >= plan.maxSteps) {
     const list = calls.map(describe).join(", ")
     return Effect.fail(
@@ -240,8 +252,27 @@ const pending = (
       })
     )
   }
-  return Effect.succeed(runnable)
+  return Effect.succeed(answerable)
 }
+
+/**
+ * The answers to a step's calls, in call order: the runnable ones run by `ToolExecutor`, the MCP approval
+ * requests decided by the approvals service.
+ */
+const answer = (plan: Plan, calls: ReadonlyArray<AnswerableCall>): Effect.Effect<ReadonlyArray<Part.ToolMessagePart>> =>
+  Effect.gen(function*() {
+    const runnable = calls.filter(ToolExecutor.isRunnable)
+    const requests = calls.filter((call): call is Part.McpApprovalRequestPart => call.type === "mcp_approval_request")
+    const results = runnable.length === 0 ? [] : yield* ToolExecutor.executeUnchecked(plan.toolkit, runnable, plan.executor)
+    const decisions = requests.length === 0 || plan.approvals === undefined
+      ? []
+      : yield* McpApprovals.answerWith(plan.approvals, requests)
+    let nextResult = 0
+    let nextDecision = 0
+    return calls.map((call): Part.ToolMessagePart =>
+      call.type === "mcp_approval_request" ? decisions[nextDecision++]! : results[nextResult++]!
+    )
+  })
 
 const toolMessage = (results: ReadonlyArray<Part.ToolMessagePart>) => new Message.ToolMessage({ role: "tool", results }, true)
 
@@ -272,7 +303,7 @@ const generateUnchecked = (
         (error) => new StepFailed({ step, error, transcript, steps: steps.slice(), usage })
       )
       if (calls.length === 0) return { response, transcript, steps, usage, text: response.text }
-      const results = yield* ToolExecutor.executeUnchecked(loop.toolkit, calls, loop.executor)
+      const results = yield* answer(loop, calls)
       transcript = Prompt.append(transcript, toolMessage(results))
     }
   }).pipe(Effect.withSpan("ToolLoop.generate", { attributes: { "gen_ai.operation.name": "tool_loop" } }))
@@ -355,7 +386,7 @@ const streamUnchecked = (
         if (calls.length === 0) {
           return Stream.make(new LoopFinished({ steps: step, usage, finalText: response.text, transcript: replayed }))
         }
-        const results = yield* ToolExecutor.executeUnchecked(loop.toolkit, calls, loop.executor)
+        const results = yield* answer(loop, calls)
         const emitted = Stream.fromIterable(results.map((result) => new ToolResult({ responseId: response.id, result })))
         return Stream.concat(emitted, runStep(Prompt.append(replayed, toolMessage(results)), step + 1, usage))
       })

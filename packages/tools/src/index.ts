@@ -27,3 +27,8 @@ export * as ApplyPatch from "./ApplyPatch.js"
  * @since 0.3.0
  */
 export * as Shell from "./Shell.js"
+
+/**
+ * @since 0.3.0
+ */
+export * as McpApprovals from "./McpApprovals.js"
