@@ -133,7 +133,7 @@ const runLoop = async (body: ReadableStream<Uint8Array>, loop: ReturnType<typeof
  * @since 0.1.0
  * @category contenders
  */
-export const IDS: ReadonlyArray<string> = ["ours", "ours-decode", "ours-client", "openai", "ai-sdk", "effect-ai", "floor", "effect-floor"]
+export const IDS: ReadonlyArray<string> = ["ours", "ours-decode", "ours-client", "openai", "ai-sdk", "effect-ai", "ours-effect-ai", "floor", "effect-floor"]
 
 /**
  * The ids of the contenders on the Chat Completions streams, ours first.
@@ -159,6 +159,7 @@ export const make = async (ids: ReadonlyArray<string> = IDS): Promise<ReadonlyAr
     "openai": () => import("./contenders/openai.js").then((openai) => openai.make()),
     "ai-sdk": () => import("./contenders/aiSdk.js").then((aiSdk) => aiSdk.make()),
     "effect-ai": () => import("./contenders/effectAi.js").then((effectAi) => effectAi.make()),
+    "ours-effect-ai": () => import("./contenders/effectAi.js").then((effectAi) => effectAi.makeOurs()),
     "floor": () => Promise.resolve(floor),
     "effect-floor": () => import("./contenders/ours.js").then((ours) => ours.effectFloor),
     "ours-chat-client": () => import("./contenders/ours.js").then((ours) => ours.chatClient()),

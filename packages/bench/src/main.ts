@@ -12,7 +12,7 @@
  * npx tsx packages/bench/src/main.ts --only=ours --no-memory --no-aggregation   # e.g. under --cpu-prof
  * ```
  *
- * Options: `--quick`; `--only=id,id` (contenders: ours, ours-decode, ours-client, openai, ai-sdk, effect-ai, floor, effect-floor);
+ * Options: `--quick`; `--only=id,id` (contenders: ours, ours-decode, ours-client, openai, ai-sdk, effect-ai, ours-effect-ai, floor, effect-floor);
  * `--warmup=N`, `--iterations=N` (rounds, overriding the mode's); `--bytes=N` (size of the generated
  * stream); `--no-memory`, `--no-aggregation`, `--no-speed`, `--no-gateway` (the gateway section; `--quick` shrinks it
  * too), `--no-startup` (the built CLI's `--version` and `--help` times and the idle gateway's RSS), `--no-store` (streams per

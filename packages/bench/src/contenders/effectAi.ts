@@ -1,8 +1,11 @@
 /**
- * `@effect/ai-openai` (0.41, the Effect 3 line).
+ * `@effect/ai-openai` (0.41, the Effect 3 line), and the same `@effect/ai` program over our provider
+ * (`@effect-responses/effect-ai`).
  *
  * @since 0.1.0
  */
+import { EffectAiLanguageModel } from "@effect-responses/effect-ai"
+import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
 import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
@@ -41,6 +44,46 @@ export const make = (): Contender => {
   return {
     id: "effect-ai",
     name: "@effect/ai-openai 0.41 (streamText)",
+    run: (body) => {
+      pending = body
+      const texts: Array<string> = []
+      return runtime.runPromise(
+        Stream.runForEach(LanguageModel.streamText({ prompt: PROMPT }), (part) =>
+          Effect.sync(() => {
+            if (part.type === "text-delta") texts.push(part.delta)
+          }))
+      ).then(() => texts.join(""))
+    }
+  }
+}
+
+/**
+ * The same `@effect/ai` program (`LanguageModel.streamText`, the `text-delta` parts accumulated) with its
+ * provider swapped: `EffectAiLanguageModel.layer` over our Responses layer and client, on the same kind of
+ * `HttpClient`. Set against `make`, it measures what an `@effect/ai` app pays or saves by the swap.
+ *
+ * @since 0.3.0
+ * @category contenders
+ */
+export const makeOurs = (): Contender => {
+  let pending: ReadableStream<Uint8Array> | undefined
+  const httpClient = HttpClient.make((request) =>
+    Effect.sync(() => {
+      const body = pending
+      pending = undefined
+      return HttpClientResponse.fromWeb(request, new Response(body ?? null, { status: 200, headers: SSE_HEADERS }))
+    })
+  )
+  const runtime = ManagedRuntime.make(
+    EffectAiLanguageModel.layer.pipe(
+      Layer.provide(ResponsesLanguageModel.layer({ model: MODEL })),
+      Layer.provide(ResponsesClient.layer({ apiKey: Redacted.make("sk-bench"), baseUrl: "http://bench.invalid/v1" })),
+      Layer.provide(Layer.succeed(HttpClient.HttpClient, httpClient))
+    )
+  )
+  return {
+    id: "ours-effect-ai",
+    name: "@effect/ai streamText over @effect-responses/effect-ai",
     run: (body) => {
       pending = body
       const texts: Array<string> = []
