@@ -27,10 +27,11 @@
  * @since 0.1.0
  */
 import type { AiError, LanguageModel, StreamPart } from "@effect-responses/core"
+import * as Framing from "@effect-responses/wire/Framing"
 import * as HttpTransport from "@effect-responses/wire/HttpTransport"
 import { isObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import type * as Chunk from "effect/Chunk"
+import * as Channel from "effect/Channel"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -39,8 +40,10 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import * as ChatCompletionsStream from "./ChatCompletionsStream.js"
 import type * as ChatCompletionsRequest from "./ChatCompletionsRequest.js"
+import { Decoder } from "./internal/decoder.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // models
@@ -162,12 +165,28 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
     const createStream = (
       body: ChatCompletionsRequest.RequestBody
     ): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
-      Stream.unwrap(
-        Effect.map(transport.execute(body, true), (response) =>
-          ChatCompletionsStream.decodeSse(transport.bodyStream(response)))
-      ).pipe(
-        Stream.mapChunksEffect(annotateStreamParts),
-        Stream.withSpan("ChatCompletionsClient.createStream", { attributes: requestAttributes(body) })
+      // Few stream stages (each costs a channel per call): the span's attributes are gathered inside the
+      // decoding stage (`Framing.observing`) and set by one finalizer; `Channel.unwrap`, not `Stream.unwrap`.
+      Stream.fromChannel(Channel.suspend(() => {
+        const attributes: Record<string, unknown> = {}
+        let span = Context.empty()
+        const parts = Channel.unwrap(Effect.flatMap(Effect.context<never>(), (context) => {
+          span = Context.pick(Tracer.ParentSpan)(context)
+          return Effect.map(transport.execute(body, true), (response) =>
+            Stream.toChannel(Stream.pipeThroughChannel(
+              transport.bodyStream(response),
+              decodeChannel((part) => gatherAttributes(part, attributes))
+            )))
+        }))
+        // A channel's finalizer runs outside the context the span provides: the span is given back to it.
+        return Channel.ensuring(
+          parts,
+          Effect.suspend(() =>
+            Object.keys(attributes).length === 0 ? Effect.void : Effect.provide(Effect.annotateCurrentSpan(attributes), span)
+          )
+        )
+      })).pipe(
+        Stream.withSpan("ChatCompletionsClient.createStream", { attributes: requestAttributes(body), captureStackTrace: false })
       )
 
     return { create, createStream } satisfies Service
@@ -240,23 +259,21 @@ const annotateResponse = (json: unknown): Effect.Effect<void> => {
   return Effect.annotateCurrentSpan(attributes)
 }
 
-// One effect per chunk, not per element: deltas are the hot path.
-const annotateStreamParts = (
-  chunk: Chunk.Chunk<StreamPart.StreamPart>
-): Effect.Effect<Chunk.Chunk<StreamPart.StreamPart>> => {
-  const attributes: Record<string, unknown> = {}
-  let found = false
-  for (const part of chunk) {
-    if (part.type === "response_started") {
-      found = true
-      attributes["gen_ai.response.id"] = part.responseId
-      attributes["gen_ai.response.model"] = part.model
-    } else if (part.type === "response_finished") {
-      found = true
-      attributes["gen_ai.response.finish_reasons"] = [part.finishReason]
-      attributes["gen_ai.usage.input_tokens"] = part.usage.inputTokens
-      attributes["gen_ai.usage.output_tokens"] = part.usage.outputTokens
-    }
+/** `ChatCompletionsStream.decodeSse`'s channel, handing `observe` every element as the decoder yields it. */
+const decodeChannel = (observe: (part: StreamPart.StreamPart) => void) =>
+  Framing.decodeBytesChannel<StreamPart.StreamPart, ChatCompletionsStream.DecodeError, AiError.TransportError>(
+    () => Framing.makeSseFramer(Framing.DEFAULT_MAX_EVENT_SIZE),
+    () => Framing.observing(new Decoder(), observe)
+  )
+
+/** Adds the span attributes a lifecycle element gives to `attributes`. */
+const gatherAttributes = (part: StreamPart.StreamPart, attributes: Record<string, unknown>): void => {
+  if (part.type === "response_started") {
+    attributes["gen_ai.response.id"] = part.responseId
+    attributes["gen_ai.response.model"] = part.model
+  } else if (part.type === "response_finished") {
+    attributes["gen_ai.response.finish_reasons"] = [part.finishReason]
+    attributes["gen_ai.usage.input_tokens"] = part.usage.inputTokens
+    attributes["gen_ai.usage.output_tokens"] = part.usage.outputTokens
   }
-  return found ? Effect.as(Effect.annotateCurrentSpan(attributes), chunk) : Effect.succeed(chunk)
 }
