@@ -151,7 +151,8 @@ export interface RequestOptions {
  * Fails with `AiError.InvalidPrompt` when: `model` is empty; a user message has no parts; a user media part
  * cannot be sent over Chat Completions (an image given only by `fileId`, a file given only by `url`, audio
  * without `data` or in another format, or none of `data`, `url`, `fileId`); a tool result has an empty call
- * id; `toolChoice` names a tool that is not in `tools`; the response format cannot be resolved
+ * id; `toolChoice` names a tool that is not in `tools`; two tools have one name (tools of two namespaces:
+ * Chat Completions sends tools by name alone); the response format cannot be resolved
  * (`ResponseFormat.resolve`).
  *
  * @since 0.1.0
@@ -205,6 +206,12 @@ export const fromPrompt = (
       if (tool instanceof LanguageModel.ClientToolDefinition) {
         yield* Effect.logDebug(`the ${tool.name} tool is not sent (Chat Completions has no built-in tools)`)
       } else {
+        // Chat Completions has no namespaces: two namespaces' tools of one name would be one function
+        if (wireTools.some((sent) => sent.function.name === tool.name)) {
+          return yield* invalid(
+            `two tools are named ${tool.name} (in different namespaces): Chat Completions has no namespaces to tell them apart`
+          )
+        }
         wireTools.push(tool instanceof LanguageModel.CustomToolDefinition ? customToolAsFunction(tool) : functionTool(tool))
       }
     }

@@ -202,3 +202,24 @@ describe("one strict schema for both wires", () => {
       assert.isTrue(chatFormat.strict && responsesFormat.strict)
     }))
 })
+
+describe("tools in namespaces", () => {
+  it.effect("go out by name alone; two namespaces' tools of one name are an InvalidPrompt", () =>
+    Effect.gen(function*() {
+      const search = (namespace: string) =>
+        new LanguageModel.ToolDefinition({
+          name: "search",
+          parameters: { type: "object", properties: {}, required: [], additionalProperties: false },
+          strict: true,
+          namespace: { name: namespace, description: namespace }
+        })
+      const one = yield* ChatCompletionsRequest.fromPrompt(Prompt.user("x"), { model: "m", tools: [search("github"), weather] })
+      expect((one.tools as ReadonlyArray<{ readonly function: { readonly name: string } }>).map((tool) => tool.function.name))
+        .toStrictEqual(["search", "get_weather"])
+      const error = yield* Effect.flip(
+        ChatCompletionsRequest.fromPrompt(Prompt.user("x"), { model: "m", tools: [search("github"), search("gitlab")] })
+      )
+      assert.instanceOf(error, AiError.InvalidPrompt)
+      assert.include(error.description, "two tools are named search")
+    }))
+})

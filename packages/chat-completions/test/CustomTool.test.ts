@@ -1,0 +1,134 @@
+/**
+ * A custom (freeform) tool over Chat Completions, end to end over real HTTP: `ToolLoop` ->
+ * `ChatCompletionsLanguageModel` -> `ChatCompletionsClient` -> undici -> a loopback `ChatReplayServer`.
+ * Chat Completions has no custom tools: the model offers the tool as a function with one string parameter
+ * `input`, and maps the call of that function back to a `CustomToolCallPart` whose `input` is the string.
+ * The capture (`captures/custom-tool-as-function.sse`) is hand-made in the shape of the recorded gpt-4o-mini
+ * tool call stream (`pai-chat-gpt4omini-tool-call-deltas-usage.sse`), with invented ids: the call of
+ * `execute_sql` with its arguments in eleven deltas, then the answer.
+ */
+import {
+  ChatCapture,
+  ChatCompletionsClient,
+  ChatCompletionsLanguageModel,
+  ChatCompletionsRequest,
+  ChatReplayServer
+} from "@effect-responses/chat-completions"
+import { LanguageModel, Part, Prompt } from "@effect-responses/core"
+import { Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import { readFileSync } from "node:fs"
+import { createServer } from "node:http"
+
+const SQL = "SELECT * FROM users LIMIT 5;"
+const ANSWER = "The first five users are Ada, Alan, Grace, Edsger and Barbara."
+
+const ExecuteSql = Tool.custom("execute_sql", {
+  description: "Runs one SQL query against the users database.",
+  format: { type: "grammar", syntax: "lark", definition: "start: \"SELECT\" /[^;]+/ \";\"" }
+})
+const Database = Toolkit.make(ExecuteSql)
+const received: Array<string> = []
+const DatabaseLive = Database.toLayer({
+  execute_sql: (input) =>
+    Effect.sync(() => {
+      received.push(input)
+      return "id,name\n1,Ada\n2,Alan\n3,Grace\n4,Edsger\n5,Barbara"
+    })
+})
+
+const capture = Effect.runSync(
+  ChatCapture.parse(
+    readFileSync(new URL("./captures/custom-tool-as-function.sse", import.meta.url), "utf8"),
+    "custom-tool-as-function.sse"
+  )
+)
+
+const session = Layer.unwrapEffect(
+  Effect.map(ChatReplayServer.ChatReplayServer, (server) =>
+    ChatCompletionsLanguageModel.layer({ model: "gpt-4o-mini" }).pipe(
+      Layer.provide(ChatCompletionsClient.layer({ baseUrl: server.baseUrl })),
+      Layer.provideMerge(Layer.succeed(ChatReplayServer.ChatReplayServer, server))
+    ))
+).pipe(
+  Layer.provide(ChatReplayServer.layer({ capture })),
+  Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  Layer.provide(NodeHttpClient.layerUndici)
+)
+
+const prompt = Prompt.user("Show me the first five users.")
+
+describe("a custom tool over Chat Completions and the loopback chat replay server", () => {
+  for (const mode of ["stream", "generate"] as const) {
+    it.effect(`ToolLoop.${mode}: offered as a function with one string parameter, its call mapped back and answered`, () =>
+      Effect.gen(function*() {
+        received.length = 0
+        let finalText: string
+        let calls: ReadonlyArray<Part.AssistantPart>
+        if (mode === "stream") {
+          const events = Array.from(yield* Stream.runCollect(ToolLoop.stream(prompt, { toolkit: Database })))
+          const last = events.at(-1)!
+          finalText = last.type === "loop_finished" ? last.finalText : ""
+          // the call's JSON argument deltas are held: one complete custom tool call part is emitted
+          const updates = events.flatMap((event) => event.type === "part" ? [event] : [])
+          const toolParts = updates.filter((update) => update.part.type !== "text")
+          expect(toolParts.map((update) => [update.partial, update.part.type])).toStrictEqual([[false, "custom_tool_call"]])
+          calls = toolParts.map((update) => update.part)
+          const results = events.flatMap((event) => event.type === "tool_result" ? [event.result] : [])
+          expect(results).toMatchObject([{ type: "tool_result", callId: "call_custom_sql_1", kind: "custom" }])
+        } else {
+          const result = yield* ToolLoop.generate(prompt, { toolkit: Database })
+          finalText = result.text
+          calls = result.steps[0]!.message.parts
+        }
+        assert.strictEqual(finalText, ANSWER)
+        expect(calls).toStrictEqual([
+          new Part.CustomToolCallPart({ callId: "call_custom_sql_1", name: "execute_sql", input: SQL, attributes: calls[0]!.attributes })
+        ])
+        // the handler got the raw text, not the JSON of the function arguments
+        expect(received).toStrictEqual([SQL])
+
+        const server = yield* ChatReplayServer.ChatReplayServer
+        const [first, second] = yield* server.requests
+        // the tool is offered as the function that stands for it
+        const definition = Toolkit.make(ExecuteSql).definitions[0] as LanguageModel.CustomToolDefinition
+        expect(first!.body.tools).toStrictEqual([ChatCompletionsRequest.customToolAsFunction(definition)])
+        expect(first!.body.tools).toMatchObject([{
+          type: "function",
+          function: {
+            name: "execute_sql",
+            parameters: {
+              type: "object",
+              properties: { input: { type: "string" } },
+              required: ["input"],
+              additionalProperties: false
+            },
+            strict: true
+          }
+        }])
+        assert.include(
+          (first!.body.tools as ReadonlyArray<{ readonly function: { readonly description: string } }>)[0]!.function.description,
+          "start: \"SELECT\""
+        )
+        // the call goes back as the function call it was, the answer as the tool message
+        expect(second!.body.messages).toStrictEqual([
+          { role: "user", content: "Show me the first five users." },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{
+              id: "call_custom_sql_1",
+              type: "function",
+              function: { name: "execute_sql", arguments: JSON.stringify({ input: SQL }) }
+            }]
+          },
+          { role: "tool", tool_call_id: "call_custom_sql_1", content: "id,name\n1,Ada\n2,Alan\n3,Grace\n4,Edsger\n5,Barbara" }
+        ])
+      }).pipe(Effect.provide(DatabaseLive), Effect.provide(session)))
+  }
+})
