@@ -16,7 +16,8 @@
  * `--warmup=N`, `--iterations=N` (rounds, overriding the mode's); `--bytes=N` (size of the generated
  * stream); `--no-memory`, `--no-aggregation`, `--no-speed`, `--no-gateway` (the gateway section; `--quick` shrinks it
  * too), `--no-startup` (the built CLI's `--version` and `--help` times and the idle gateway's RSS), `--no-store` (streams per
- * second through the gateway stateless, with SQLite and with PostgreSQL).
+ * second through the gateway stateless, with SQLite and with PostgreSQL), `--no-request` (the cost of decoding
+ * a large request body).
  *
  * @since 0.1.0
  */
@@ -27,6 +28,7 @@ import * as Contenders from "./Contenders.js"
 import * as Gateway from "./Gateway.js"
 import * as Input from "./Input.js"
 import * as Memory from "./Memory.js"
+import * as Request from "./Request.js"
 import * as Speed from "./Speed.js"
 import * as Startup from "./Startup.js"
 import * as Store from "./Store.js"
@@ -43,7 +45,8 @@ const { values: flags } = parseArgs({
     "no-speed": { type: "boolean", default: false },
     "no-gateway": { type: "boolean", default: false },
     "no-startup": { type: "boolean", default: false },
-    "no-store": { type: "boolean", default: false }
+    "no-store": { type: "boolean", default: false },
+    "no-request": { type: "boolean", default: false }
   }
 })
 
@@ -304,6 +307,31 @@ const main = async () => {
       failed = true
       print()
       print(`**FAILED** gateway: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  if (!flags["no-request"]) {
+    const options = Request.defaults(quick)
+    progress(`request decoding: ${options.items} input items, ${options.warmup} warm-up + ${options.iterations} rounds`)
+    try {
+      const r = await Request.measure(options)
+      const megabytes = r.bytes / 1e6
+      print()
+      print(`### Decoding a large request: ${r.items.toLocaleString("en-US")} input items, ${Input.megabytes(r.bytes)}`)
+      print()
+      print("CPU time of this process, median of the rounds; the longest block is the longest gap between two ticks " +
+        "of a `setImmediate` ticker run beside the decode (what another request waits at most).")
+      print()
+      print("| step | CPU ms | CPU ms per MB | CPU µs per item | longest block ms |")
+      print("|---|---:|---:|---:|---:|")
+      print(`| \`JSON.parse\` of the body | ${fixed(r.parseCpu, 1)} | ${fixed(r.parseCpu / megabytes, 2)} | ` +
+        `${fixed((r.parseCpu * 1000) / r.items, 2)} | ${fixed(r.parseCpu, 1)} (one call) |`)
+      print(`| \`ResponsesRequestDecoder.decode\` | ${fixed(r.decodeCpu, 1)} | ${fixed(r.decodeCpu / megabytes, 2)} | ` +
+        `${fixed((r.decodeCpu * 1000) / r.items, 2)} | ${fixed(r.decodeLongestBlock, 1)} |`)
+    } catch (error) {
+      failed = true
+      print()
+      print(`**FAILED** request decoding: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
 

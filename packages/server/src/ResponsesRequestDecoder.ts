@@ -55,17 +55,15 @@
  *
  * @since 0.1.0
  */
-import { LanguageModel, Message, Part, Prompt, ResponseFormat } from "@effect-responses/core"
-import { Provider } from "@effect-responses/responses"
+import { LanguageModel, Message, Prompt, ResponseFormat } from "@effect-responses/core"
 import { isObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Common from "./internal/decoder/common.js"
 import { decodeAt, fail, Nullable } from "./internal/decoder/common.js"
-import { assistantPart, attributes, MessageInput, outputText, systemText, userParts } from "./internal/decoder/content.js"
+import * as Input from "./internal/decoder/input.js"
 import * as Tools from "./internal/decoder/tools.js"
-import { decodeTools, logAmbiguousNames, makeToolSet, type ToolSet } from "./internal/decoder/tools.js"
-import { capMessage, makeBudget, yieldToIo } from "./internal/limits.js"
+import { decodeTools, logAmbiguousNames, makeToolSet } from "./internal/decoder/tools.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // errors
@@ -343,58 +341,12 @@ export const CreateResponse = Schema.Struct({
   moderation: Nullable(Schema.Unknown)
 })
 
-const CustomToolCallInput = Schema.Struct({
-  call_id: Schema.String,
-  name: Schema.String,
-  namespace: Nullable(Schema.String),
-  input: Schema.String,
-  id: Nullable(Schema.String)
-})
-
-const ToolsItem = Schema.Struct({
-  tools: Schema.Array(Schema.Unknown)
-})
-
-const ToolSearchCallInput = Schema.Struct({
-  call_id: Nullable(Schema.String),
-  id: Nullable(Schema.String),
-  arguments: Schema.optional(Schema.Unknown)
-})
-
-const ToolSearchOutputInput = Schema.Struct({
-  call_id: Nullable(Schema.String),
-  id: Nullable(Schema.String),
-  tools: Schema.Array(Schema.Unknown)
-})
-
 const JsonSchemaFormat = Schema.Struct({
   type: Schema.Literal("json_schema"),
   name: Schema.String,
   schema: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   description: Nullable(Schema.String),
   strict: Nullable(Schema.Boolean)
-})
-
-const FunctionCallInput = Schema.Struct({
-  call_id: Schema.String,
-  name: Schema.String,
-  namespace: Nullable(Schema.String),
-  arguments: Nullable(Schema.String),
-  id: Nullable(Schema.String),
-  status: Nullable(Schema.String)
-})
-
-const FunctionCallOutputInput = Schema.Struct({
-  call_id: Schema.String,
-  output: Schema.Union(Schema.String, Schema.Array(Schema.Unknown))
-})
-
-const ReasoningInput = Schema.Struct({
-  id: Nullable(Schema.String),
-  status: Nullable(Schema.String),
-  encrypted_content: Nullable(Schema.String),
-  summary: Nullable(Schema.Array(Schema.Struct({ text: Schema.String }))),
-  content: Nullable(Schema.Array(Schema.Struct({ type: Schema.String, text: Nullable(Schema.String) })))
 })
 
 // ---------------------------------------------------------------------------------------------------------
@@ -540,7 +492,7 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
     if (typeof input === "string") {
       messages.push(Prompt.userMessage(input))
     } else if (input != null) {
-      yield* decodeInput(input, toolSet, policy, options.inputFiles ?? ["data", "id"], messages)
+      yield* Input.decodeInput(input, toolSet, policy, options.inputFiles ?? ["data", "id"], messages)
     }
     yield* logAmbiguousNames(toolSet)
 
@@ -636,7 +588,8 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
     return {
       model: request.model,
       stream: request.stream === true,
-      prompt: Prompt.make(messages),
+      // `true`: the messages are instances made here (validating them again costs time per message)
+      prompt: new Prompt.Prompt({ messages }, true),
       tools: offered,
       toolChoice,
       namespacedTools: toolSet.names,
@@ -652,10 +605,6 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
 const unsupportedParameter = (param: string, hint: string) =>
   fail(`This gateway is stateless and does not support '${param}': ${hint}.`, param, "unsupported_parameter")
 
-/** Item types built-in tools produce (`web_search_call`, `computer_call_output`, `mcp_call`, …). */
-const isBuiltinItem = (type: string): boolean =>
-  type.endsWith("_call") || type.endsWith("_call_output") || type.startsWith("mcp_")
-
 /**
  * The function name a client-run tool search (`tool_search_call` / `tool_search_output` input items) is
  * shown to the upstream under.
@@ -663,178 +612,4 @@ const isBuiltinItem = (type: string): boolean =>
  * @since 0.1.0
  * @category constants
  */
-export const TOOL_SEARCH = "tool_search" as const
-
-const decodeInput = (
-  input: ReadonlyArray<unknown>,
-  toolSet: ToolSet,
-  policy: BuiltinToolsPolicy,
-  inputFiles: ReadonlyArray<FileInput>,
-  messages: Array<Message.Message>
-): Effect.Effect<void, RequestError> =>
-  Effect.gen(function*() {
-    let assistant: Array<Part.AssistantPart> | undefined
-    let results: Array<Part.ToolResultPart> | undefined
-    const callNames = new Map<string, string>()
-    const budget = makeBudget()
-    const flush = () => {
-      // `true`: the parts are instances made here; validating them again costs ~0.1 ms per message in Effect 3
-      if (assistant !== undefined) messages.push(new Message.AssistantMessage({ role: "assistant", parts: assistant }, true))
-      if (results !== undefined) messages.push(new Message.ToolMessage({ role: "tool", results }, true))
-      assistant = undefined
-      results = undefined
-    }
-    const assistantParts = () => {
-      if (results !== undefined) flush()
-      return assistant ??= []
-    }
-    const flatName = (name: string, namespace: string | null | undefined): string => {
-      if (namespace == null || namespace === "") return name
-      const flat = `${namespace}${NAMESPACE_SEPARATOR}${name}`
-      return toolSet.names.has(flat) || !toolSet.names.has(name) ? flat : name
-    }
-    const toolResult = (callId: string, output: string) => {
-      if (assistant !== undefined) flush()
-      results ??= []
-      results.push(new Part.ToolResultPart({ callId, name: callNames.get(callId) ?? "", output }))
-    }
-    const toolCall = (callId: string, name: string, args: string, attrs: Part.Attributes) => {
-      callNames.set(callId, name)
-      assistantParts().push(new Part.ToolCallPart({ callId, name, arguments: args, attributes: attrs }))
-    }
-
-    for (let index = 0; index < input.length; index++) {
-      if (budget.tick()) yield* yieldToIo
-      const item = input[index]
-      if (!isObject(item)) {
-        return yield* fail("Each input item must be a JSON object.", `input[${index}]`, "invalid_type")
-      }
-      const type = stringField(item, "type") ?? (item.role !== undefined ? "message" : undefined)
-      switch (type) {
-        case "message": {
-          const message = yield* decodeAt(MessageInput, item, ["input", index])
-          if (message.role === "system" || message.role === "developer") {
-            flush()
-            messages.push(new Message.SystemMessage({ content: yield* systemText(message.content, index) }))
-          } else if (message.role === "user") {
-            flush()
-            messages.push(
-              new Message.UserMessage({ role: "user", parts: yield* userParts(message.content, index, inputFiles) }, true)
-            )
-          } else {
-            const part = yield* assistantPart(message, index)
-            // two assistant messages in a row stay two messages (Chat Completions would join their texts)
-            if (assistant?.some((p) => p.type === "text" || p.type === "refusal")) flush()
-            assistantParts().push(part)
-          }
-          break
-        }
-        case "reasoning": {
-          const reasoning = yield* decodeAt(ReasoningInput, item, ["input", index])
-          const summary = (reasoning.summary ?? []).map((entry) => entry.text)
-          let text: string | undefined
-          for (const content of reasoning.content ?? []) {
-            if (content.type === "reasoning_text" && typeof content.text === "string") {
-              text = text === undefined ? content.text : text + content.text
-            }
-          }
-          if (summary.length === 0 && text === undefined) {
-            yield* Effect.logDebug(
-              `input[${index}]: reasoning item dropped: it holds only encrypted content, which no upstream here can read`
-            )
-            break
-          }
-          assistantParts().push(
-            new Part.ReasoningPart({
-              summary,
-              ...(text === undefined ? {} : { text }),
-              ...(reasoning.encrypted_content == null ? {} : {
-                payload: new Part.OpaquePayload({
-                  provider: Provider.PROVIDER,
-                  kind: Provider.ENCRYPTED_CONTENT,
-                  data: reasoning.encrypted_content
-                })
-              }),
-              attributes: attributes(reasoning)
-            })
-          )
-          break
-        }
-        case "function_call": {
-          const call = yield* decodeAt(FunctionCallInput, item, ["input", index])
-          toolCall(call.call_id, flatName(call.name, call.namespace), call.arguments || "{}", attributes(call))
-          break
-        }
-        case "custom_tool_call": {
-          // presented upstream as a function with one string parameter, `input` (see `decodeTools`)
-          const call = yield* decodeAt(CustomToolCallInput, item, ["input", index])
-          toolCall(call.call_id, flatName(call.name, call.namespace), JSON.stringify({ input: call.input }), attributes(call))
-          break
-        }
-        case "function_call_output":
-        case "custom_tool_call_output": {
-          const output = yield* decodeAt(FunctionCallOutputInput, item, ["input", index])
-          toolResult(output.call_id, typeof output.output === "string" ? output.output : yield* outputText(output.output, index))
-          break
-        }
-        case "additional_tools": {
-          const added = yield* decodeAt(ToolsItem, item, ["input", index])
-          yield* decodeTools(added.tools, ["input", index, "tools"], policy, toolSet)
-          break
-        }
-        case "tool_search_call": {
-          // the client ran a tool search: the upstream reads it as a call of a `tool_search` function
-          const call = yield* decodeAt(ToolSearchCallInput, item, ["input", index])
-          const callId = call.call_id ?? call.id ?? `tool_search_${index}`
-          const args = call.arguments === undefined ? "{}" : typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)
-          toolCall(callId, TOOL_SEARCH, args, attributes({ id: call.id }))
-          break
-        }
-        case "tool_search_output": {
-          // its tools join the tool list; the upstream reads the names it loaded as the search's result
-          const output = yield* decodeAt(ToolSearchOutputInput, item, ["input", index])
-          const before = toolSet.tools.length
-          yield* decodeTools(output.tools, ["input", index, "tools"], policy, toolSet)
-          const loaded = toolSet.tools.slice(before).map((tool) => tool.name)
-          const callId = output.call_id ?? output.id ?? `tool_search_${index}`
-          if (!callNames.has(callId)) toolCall(callId, TOOL_SEARCH, "{}", {})
-          toolResult(callId, loaded.length === 0 ? "No tools loaded." : `Tools loaded: ${loaded.join(", ")}.`)
-          break
-        }
-        case "item_reference": {
-          const id = stringField(item, "id")
-          if (id !== undefined && id.startsWith("rs_")) {
-            // reasoning is never sent upstream as encrypted content, so a reference to it carries nothing
-            yield* Effect.logDebug(`input[${index}]: item_reference to reasoning item ${id} dropped: no upstream here reads stored reasoning`)
-            break
-          }
-          return yield* fail(
-            `This gateway does not store responses and cannot resolve the item_reference to ${
-              id === undefined ? "an item without an id" : `'${capMessage(id, 100)}'`
-            }: send the item itself.`,
-            `input[${index}].id`,
-            "unsupported_value"
-          )
-        }
-        default: {
-          if (type !== undefined && isBuiltinItem(type)) {
-            if (policy === "reject") {
-              return yield* fail(
-                `The built-in tool item ${type} cannot be sent through this gateway.`,
-                `input[${index}]`,
-                "unsupported_value"
-              )
-            }
-            yield* Effect.logWarning(`input[${index}]: ${type} item dropped: the upstream cannot read built-in tool items`)
-            break
-          }
-          return yield* fail(
-            `Unsupported input item type: ${String(type)}.`,
-            `input[${index}].type`,
-            "unsupported_value"
-          )
-        }
-      }
-    }
-    flush()
-  })
+export const TOOL_SEARCH: typeof Input.TOOL_SEARCH = Input.TOOL_SEARCH

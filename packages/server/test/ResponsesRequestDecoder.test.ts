@@ -191,6 +191,50 @@ describe("ResponsesRequestDecoder", () => {
       expect(missing).toMatchObject({ param: "tool_choice", code: "invalid_value" })
     }))
 
+  it.effect("common items take a checked fast path: extra fields are ignored as by the schema, a wrong field still gets the schema's error", () =>
+    Effect.gen(function*() {
+      const decoded = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        input: [
+          { type: "message", role: "user", content: [{ type: "input_text", text: "hi" }], extra: 1 },
+          { type: "function_call", call_id: "c1", name: "f", arguments: "{}", id: "fc_1", status: "completed", phase: "x", extra: 1 },
+          { type: "function_call_output", call_id: "c1", output: [{ type: "input_text", text: "4" }], extra: 1 },
+          { type: "custom_tool_call", call_id: "c2", name: "g", input: "raw", id: "ctc_1", status: "completed" },
+          { type: "custom_tool_call_output", call_id: "c2", output: "ok" },
+          { type: "message", role: "assistant", content: "done", id: "msg_1", status: null, phase: "final_answer" }
+        ]
+      })
+      expect(decoded.prompt.messages).toEqual([
+        Prompt.userMessage("hi"),
+        new Message.AssistantMessage({
+          parts: [new Part.ToolCallPart({ callId: "c1", name: "f", arguments: "{}", attributes: { itemId: "fc_1", status: "completed" } })]
+        }),
+        new Message.ToolMessage({ results: [new Part.ToolResultPart({ callId: "c1", name: "f", output: "4" })] }),
+        new Message.AssistantMessage({
+          parts: [new Part.ToolCallPart({ callId: "c2", name: "g", arguments: "{\"input\":\"raw\"}", attributes: { itemId: "ctc_1" } })]
+        }),
+        new Message.ToolMessage({ results: [new Part.ToolResultPart({ callId: "c2", name: "g", output: "ok" })] }),
+        new Message.AssistantMessage({
+          parts: [new Part.TextPart({ text: "done", attributes: { itemId: "msg_1", phase: "final_answer" } })]
+        })
+      ])
+      const cases: ReadonlyArray<readonly [unknown, string, string]> = [
+        [{ type: "message", role: "robot", content: "hi" }, "input[0].role", "invalid_type"],
+        [{ type: "message", role: "user", content: 5 }, "input[0].content", "invalid_type"],
+        [{ type: "message", role: "user", content: "hi", id: 5 }, "input[0].id", "invalid_type"],
+        [{ type: "function_call", call_id: "c", name: "f", arguments: {} }, "input[0].arguments", "invalid_type"],
+        [{ type: "function_call", name: "f", arguments: "{}" }, "input[0].call_id", "missing_required_parameter"],
+        [{ type: "custom_tool_call", call_id: "c", name: "g" }, "input[0].input", "missing_required_parameter"],
+        [{ type: "function_call_output", call_id: "c", output: 4 }, "input[0].output", "invalid_type"],
+        [{ type: "message", role: "user", content: [{ type: "input_text", text: 4 }] }, "input[0].content[0].text", "missing_required_parameter"],
+        [{ type: "message", role: "assistant", content: [{ text: "x" }] }, "input[0].content[0]", "invalid_type"]
+      ]
+      for (const [item, param, code] of cases) {
+        const error = yield* rejected({ model: "m", input: [item] })
+        expect([error.param, error.code], JSON.stringify(item)).toEqual([param, code])
+      }
+    }))
+
   it.effect("what a stateless bridge cannot honour: a RequestError naming the parameter", () =>
     Effect.gen(function*() {
       const base = { model: "m", input: "hi" }
