@@ -327,7 +327,8 @@ export interface MakeOptions<
  *   Lark grammars as the `llguidance` dialect, regular expressions in Rust `regex` syntax);
  * - `success`: the schema of the handler's result (default `Schema.String`); a result that encodes to a
  *   string is sent back as that text, anything else as its JSON text; `failure`: of its typed errors
- *   (default `Schema.Never`), sent as `{"error": <encoded failure>}`.
+ *   (default `Schema.Never`), sent as `{"error": <encoded failure>}`;
+ * - `namespace`, `deferLoading`: as for `make` (a namespace holds function and custom tools alike).
  *
  * The answer goes back as a `custom_tool_call_output` (a `ToolResultPart` with `kind: "custom"`). A
  * provider without custom tools (Chat Completions) offers it as a function with one string parameter
@@ -349,23 +350,32 @@ export interface MakeOptions<
 export const custom = <
   const Name extends string,
   Success extends Schema.Schema.All = typeof Schema.String,
-  Failure extends Schema.Schema.All = typeof Schema.Never
+  Failure extends Schema.Schema.All = typeof Schema.Never,
+  const Namespace extends string = never
 >(name: Name, options: {
   readonly description: string
   readonly format?: LanguageModel.CustomToolFormat | undefined
   readonly success?: Success | undefined
   readonly failure?: Failure | undefined
-}): Tool<Name, typeof Schema.String, Success, Failure> => ({
-  [TypeId]: TypeId,
-  name,
-  description: options.description,
-  parameters: Schema.String,
-  success: (options.success ?? Schema.String) as Success,
-  failure: (options.failure ?? Schema.Never) as Failure,
-  strict: undefined,
-  kind: "custom",
-  format: options.format
-})
+  readonly namespace?: { readonly name: Namespace; readonly description: string } | undefined
+  readonly deferLoading?: boolean | undefined
+}): Tool<Name, typeof Schema.String, Success, Failure> & ([Namespace] extends [never] ? unknown : Namespaced<Namespace>) =>
+  ({
+    [TypeId]: TypeId,
+    name,
+    description: options.description,
+    parameters: Schema.String,
+    success: (options.success ?? Schema.String) as Success,
+    failure: (options.failure ?? Schema.Never) as Failure,
+    strict: undefined,
+    kind: "custom",
+    format: options.format,
+    ...(options.namespace === undefined
+      ? {}
+      : { namespace: { name: options.namespace.name, description: options.namespace.description } }),
+    ...(options.deferLoading === undefined ? {} : { deferLoading: options.deferLoading })
+    // the conditional `Namespaced` part of the type follows `options.namespace`, which TypeScript cannot check
+  }) as Tool<Name, typeof Schema.String, Success, Failure> & ([Namespace] extends [never] ? unknown : Namespaced<Namespace>)
 
 /**
  * What an `apply_patch` handler answers: `completed` with an optional log for the model, or `failed` with
@@ -519,7 +529,9 @@ export const definition = (tool: Any): LanguageModel.AnyToolDefinition => {
     return new LanguageModel.CustomToolDefinition({
       name: tool.name,
       description: tool.description,
-      ...(tool.format === undefined ? {} : { format: tool.format })
+      ...(tool.format === undefined ? {} : { format: tool.format }),
+      ...(tool.namespace === undefined ? {} : { namespace: tool.namespace }),
+      ...(tool.deferLoading === undefined ? {} : { deferLoading: tool.deferLoading })
     })
   }
   if (tool.kind === "client") {

@@ -4,6 +4,7 @@
  * the handler of its namespace and name.
  */
 import { LanguageModel, Part } from "@effect-responses/core"
+import { ResponsesRequest } from "@effect-responses/responses"
 import type { Tool } from "@effect-responses/tools"
 import { Tool as ToolModule, Toolkit, ToolExecutor } from "@effect-responses/tools"
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
@@ -127,5 +128,54 @@ describe("Toolkit namespaces", () => {
           true
         ]
       ])
+    }))
+
+  it.effect("groups function and custom tools by namespace on the Responses wire; a namespaced custom call finds its handler", () =>
+    Effect.gen(function*() {
+      const Db = ToolModule.namespace("db", "The users database.")
+      const ExecuteSql = ToolModule.custom("execute_sql", { description: "Runs SQL.", namespace: Db, deferLoading: true })
+      const Tables = ToolModule.make("tables", { description: "Lists the tables.", success: Schema.Array(Schema.String), namespace: Db })
+      expectTypeOf<ToolModule.Key<typeof ExecuteSql>>().toEqualTypeOf<"db.execute_sql">()
+      const Kit = Toolkit.make(ExecuteSql, GetWeather, Tables)
+      expect(ResponsesRequest.toolsToWire(Kit.definitions)).toStrictEqual([
+        {
+          type: "namespace",
+          name: "db",
+          description: "The users database.",
+          tools: [
+            { type: "custom", name: "execute_sql", description: "Runs SQL.", defer_loading: true },
+            {
+              type: "function",
+              name: "tables",
+              description: "Lists the tables.",
+              parameters: { type: "object", properties: {}, required: [], additionalProperties: false },
+              strict: true
+            }
+          ]
+        },
+        {
+          type: "function",
+          name: "get_weather",
+          description: "The current weather at a place.",
+          parameters: {
+            type: "object",
+            required: ["location"],
+            properties: { location: { type: "string" } },
+            additionalProperties: false
+          },
+          strict: true,
+          defer_loading: true
+        }
+      ])
+      const [answer] = yield* ToolExecutor.execute(Kit, [
+        new Part.CustomToolCallPart({ callId: "call_sql", name: "execute_sql", input: "SELECT 1;", namespace: "db" })
+      ]).pipe(
+        Effect.provide(Kit.toLayer({
+          "db.execute_sql": (input) => Effect.succeed(`ran ${input}`),
+          "db.tables": () => Effect.succeed(["users"]),
+          get_weather: () => Effect.succeed("")
+        }))
+      )
+      expect(answer).toMatchObject({ type: "tool_result", callId: "call_sql", kind: "custom", output: "ran SELECT 1;", isError: false })
     }))
 })
