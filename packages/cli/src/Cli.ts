@@ -9,7 +9,10 @@
 import * as Command from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Cause from "effect/Cause"
+import * as PlatformError from "@effect/platform/Error"
+import * as Terminal from "@effect/platform/Terminal"
 import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
@@ -202,6 +205,41 @@ export const errorMessage = (cause: Cause.Cause<unknown>): string => {
   return text === "" ? "failed" : text
 }
 
+/**
+ * The wizard talks on standard error (its questions, the terminal's `display`, and what `@effect/cli` prints
+ * around them with `Console.log`), so that standard output carries only the output of the command it
+ * builds, and may be redirected: `effect-responses --wizard > out.jsonl`. Its answers come from standard
+ * input, which must be a terminal.
+ */
+const onStandardError = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Terminal.Terminal> =>
+  Effect.flatMap(Effect.console, (console) =>
+    effect.pipe(
+      Effect.withConsole({ ...console, log: console.error, unsafe: { ...console.unsafe, log: console.unsafe.error } }),
+      Effect.updateService(Terminal.Terminal, (terminal) => ({
+        ...terminal,
+        columns: Effect.sync(() => process.stderr.columns ?? 0),
+        rows: Effect.sync(() => process.stderr.rows ?? 0),
+        isTTY: Effect.sync(() => process.stderr.isTTY === true),
+        display: (text: string) =>
+          Effect.async<void, PlatformError.PlatformError>((resume) => {
+            process.stderr.write(text, (error) =>
+              resume(
+                error
+                  ? Effect.fail(
+                    new PlatformError.SystemError({
+                      module: "Terminal",
+                      method: "display",
+                      reason: "Unknown",
+                      description: "cannot write to standard error",
+                      cause: error
+                    })
+                  )
+                  : Effect.void
+              ))
+          })
+      }))
+    ))
+
 const LEVELS: Record<Args.LogLevelName, LogLevel.LogLevel> = {
   all: LogLevel.All,
   trace: LogLevel.Trace,
@@ -230,7 +268,9 @@ export const USAGE_ERROR = 2
  *   around the positional arguments; `--log-level LEVEL` and `--help` are read anywhere. A bad command line
  *   is two lines on standard error (`effect-responses: <what is wrong>`, `usage: …`) and exit status 2.
  * - `--help` prints plain text (bold headers only on a terminal, and not with `NO_COLOR`).
- * - `--wizard` asks questions on the terminal: without one it fails at once.
+ * - `--wizard` reads its answers from standard input, which must be a terminal (else it fails at once,
+ *   exit status 2), and asks its questions on standard error: standard output may be redirected, and gets
+ *   only the output of the command the wizard builds.
  * - The verb runs with the standard-error `logger`; a failure is one line on standard error,
  *   `effect-responses: <message>`, and exit status 1.
  *
@@ -258,15 +298,17 @@ export const main = (argv: ReadonlyArray<string>) =>
           process.stderr.write(`${who}: ${parsed.message}\nusage: ${usage}\n(more: ${more})\n`)
         })
       case "Run": {
-        if (parsed.argv.includes("--wizard") && (process.stdin.isTTY !== true || process.stdout.isTTY !== true)) {
+        const wizard = parsed.argv.includes("--wizard")
+        if (wizard && process.stdin.isTTY !== true) {
           return Effect.sync(() => {
             process.exitCode = USAGE_ERROR
             process.stderr.write(
-              "effect-responses: --wizard asks its questions on a terminal, and standard input or output is not one\n"
+              "effect-responses: --wizard reads its answers from a terminal, and standard input is not one\n"
             )
           })
         }
         return run(parsed.argv).pipe(
+          wizard ? onStandardError : identity,
           Effect.catchAllCause((cause) =>
             Effect.sync(() => {
               process.exitCode = 1

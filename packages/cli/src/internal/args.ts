@@ -447,7 +447,7 @@ export const rootHelp = (
         ...globalOptions,
         ["--version", "print the version"],
         ["--completions SHELL", "print a completion script for sh, bash, fish or zsh"],
-        ["--wizard", "build a command line interactively (needs a terminal)"]
+        ["--wizard", "build a command line by answering questions (on standard error; answers from a terminal)"]
       ])
     }`
   ]

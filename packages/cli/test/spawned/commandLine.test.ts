@@ -1,9 +1,12 @@
 /**
  * The command line as a person meets it, through the built executable: typos are named as unknown options
  * with the verb's usage, a prompt may be several words, `--log-level` goes anywhere, `--help` reads well in
- * a pipe, `--wizard` without a terminal fails at once.
+ * a pipe, `--wizard` needs a terminal on standard input only (it asks on standard error).
  */
 import { describe, expect, it } from "@effect/vitest"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fixturePath } from "../fixtures.js"
 import * as Cli from "./run.js"
 
@@ -68,11 +71,46 @@ describe("effect-responses command line (the executable)", () => {
     expect(root.stdout).toContain("Commands:\n  chat ")
   })
 
-  it("--wizard without a terminal fails at once, exit 2", async () => {
+  it("on a terminal, --help and the chat are in colour, and not with NO_COLOR", async () => {
+    for (const args of [["--help"], ["chat", "--demo"]]) {
+      const coloured = Cli.onTerminal(args)
+      expect(await coloured.done).toBe(0)
+      expect(coloured.screen(true)).toContain(ESC)
+      const plain = Cli.onTerminal(args, { env: { NO_COLOR: "1" } })
+      expect(await plain.done).toBe(0)
+      expect(plain.screen(true)).not.toContain(ESC)
+    }
+  })
+
+  it("--wizard without a terminal on standard input fails at once, exit 2", async () => {
     const result = await Cli.run(["--wizard"])
     expect(result.status).toBe(2)
     expect(result.stderr).toBe(
-      "effect-responses: --wizard asks its questions on a terminal, and standard input or output is not one\n"
+      "effect-responses: --wizard reads its answers from a terminal, and standard input is not one\n"
     )
+  })
+
+  it("--wizard with standard output redirected: the questions on the terminal, the command's output in the file", async () => {
+    // a terminal on standard input and standard error, standard output to a file; each answer is typed once
+    // its question shows
+    const dir = mkdtempSync(join(tmpdir(), "effect-responses-wizard-"))
+    const out = join(dir, "out.json")
+    const file = fixturePath("responses-sse/vai-azure-text.chunks.txt")
+    const wizard = Cli.onTerminal(["--wizard"], { stdoutTo: out })
+    try {
+      const DOWN = "\x1b[B"
+      await wizard.answer("Select which command you would like to execute", `${DOWN}${DOWN}\r`)
+      await wizard.answer("use the default?", "\r")
+      await wizard.answer("Enter some text", `${file}\r`)
+      await wizard.answer("Would you like to run the command?", "\r")
+      wizard.child.stdin.end()
+      expect(await wizard.done).toBe(0)
+      expect(wizard.screen()).toContain(`effect-responses aggregate ${file}`)
+      const printed = JSON.parse(readFileSync(out, "utf8")) as ReadonlyArray<{ readonly status: string }>
+      expect(printed.map((response) => response.status)).toStrictEqual(["completed"])
+    } finally {
+      wizard.child.kill()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

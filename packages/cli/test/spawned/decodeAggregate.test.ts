@@ -32,6 +32,21 @@ describe("effect-responses decode / aggregate (the executable)", () => {
     expect(printed.map((line) => (JSON.parse(line) as { type: string }).type)[0]).toBe("response_started")
   })
 
+  for (const [signal, status] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+    it(`decode - interrupted by ${signal} mid-input: the lines decoded so far, exit ${status} (never 0)`, async () => {
+      const lines = readFileSync(fixturePath("responses-sse/vai-azure-text.chunks.txt"), "utf8").split("\n")
+      const running = Cli.start(["decode", "-"])
+      // the first event only: standard input stays open, so decode waits for more
+      running.child.stdin.write(`${lines[0]}\n`)
+      await running.waitFor(/"type":"response_started".*\n/)
+      running.child.kill(signal)
+      const result = await running.done
+      expect(result.status).toBe(status)
+      expect(result.stderr).toBe("")
+      expect(result.stdout.trimEnd().split("\n")).toHaveLength(1)
+    })
+  }
+
   it("decode streams: a 50 MB capture goes through a process whose heap is capped at 64 MB", async () => {
     // the Azure text recording (vercel/ai, Apache-2.0) repeated: 10,000 consecutive responses, ~50 MB
     const recording = readFileSync(fixturePath("responses-sse/vai-azure-text.chunks.txt"), "utf8").trim() + "\n"

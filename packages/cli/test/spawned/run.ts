@@ -96,3 +96,64 @@ export const run = (
   args: ReadonlyArray<string>,
   options: { readonly env?: Readonly<Record<string, string | undefined>>; readonly input?: string } = {}
 ): Promise<Result> => start(args, { ...options, input: options.input ?? "" }).done
+
+/** A process on a terminal: the child (`script`), what the terminal showed so far, and how it ends. */
+export interface OnTerminal {
+  readonly child: ChildProcessWithoutNullStreams
+  /** What the terminal showed, without its ANSI control sequences unless `raw`. */
+  readonly screen: (raw?: boolean) => string
+  /**
+   * Waits until `text` shows on the terminal after what the previous call waited for, then types `keys`;
+   * rejects when the process ends first.
+   */
+  readonly answer: (text: string, keys: string) => Promise<void>
+  /** The exit status of the process (that of `script`, which passes on the executable's). */
+  readonly done: Promise<number | null>
+}
+
+const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
+
+/**
+ * Starts the executable with `args` on a terminal: `script` (util-linux) gives it a pseudo-terminal as
+ * standard input, output and error, unless `stdoutTo` names a file standard output is redirected to. The
+ * environment is that of `environment(env)`.
+ */
+export const onTerminal = (
+  args: ReadonlyArray<string>,
+  options: { readonly env?: Readonly<Record<string, string | undefined>>; readonly stdoutTo?: string } = {}
+): OnTerminal => {
+  const line = [process.execPath, bin, ...args].map(quote).join(" ") +
+    (options.stdoutTo === undefined ? "" : ` > ${quote(options.stdoutTo)}`)
+  const child = spawn("script", ["-qfec", `exec ${line}`, "/dev/null"], {
+    env: environment(options.env),
+    stdio: ["pipe", "pipe", "pipe"]
+  })
+  let raw = ""
+  let read = 0
+  const waiters: Array<() => void> = []
+  const plain = () => raw.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
+  child.stdout.setEncoding("utf8")
+  child.stdout.on("data", (data: string) => {
+    raw += data
+    for (const waiter of waiters.splice(0)) waiter()
+  })
+  const done = new Promise<number | null>((resolve) =>
+    child.on("close", (status) => {
+      for (const waiter of waiters.splice(0)) waiter()
+      resolve(status)
+    })
+  )
+  return {
+    child,
+    screen: (asShown = false) => asShown ? raw : plain(),
+    answer: async (text, keys) => {
+      while (plain().indexOf(text, read) === -1) {
+        if (child.exitCode !== null) throw new Error(`ended before "${text}" showed: ${plain()}`)
+        await new Promise<void>((resolve) => waiters.push(resolve))
+      }
+      read = plain().indexOf(text, read) + text.length
+      child.stdin.write(keys)
+    },
+    done
+  }
+}
