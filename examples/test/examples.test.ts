@@ -53,7 +53,8 @@ const run = async (load: () => Promise<unknown>): Promise<string> => {
   return output
 }
 
-const fixture = (path: string): string => fileURLToPath(new URL(`../../fixtures/${path}`, import.meta.url))
+const fixture = (path: string): string =>
+  fileURLToPath(new URL(path.startsWith("packages/") ? `../../${path}` : `../../fixtures/${path}`, import.meta.url))
 const loopback = Layer.merge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }), NodeContext.layer)
 
 /**
@@ -145,6 +146,12 @@ describe("package README examples", () => {
 describe("examples", () => {
   it("tool.ts: a tool of one's own answers the recorded session's three calculator calls", async () => {
     expect(await run(() => import("../tool.js"))).toBe("4 model calls, answer: The final result is **570**.\n")
+  })
+
+  it("agent.ts: apply_patch calls applied in a workspace directory (a capture written for the CLI's tests)", async () => {
+    expect(await runAgainst("packages/cli/test/captures/apply-patch-todo.chunks.txt", () => import("../agent.js"))).toBe(
+      "I created `notes/todo.md`, checked off milk and added eggs.\n# Todo\n\n- [x] milk\n- [ ] bread\n- [ ] eggs\n\n"
+    )
   })
 
   it("stream.ts: reasoning, tool calls, tool results and the answer, each once, on their own lines", async () => {

@@ -8,7 +8,10 @@
  *
  * Where the model is:
  * - `--replay FILE`: a loopback replay server on 127.0.0.1 (random free port) answering from the capture
- *   FILE (raw SSE or line-JSON), reached over real HTTP;
+ *   FILE (raw SSE or line-JSON), reached over real HTTP; a Responses capture gets the tools of
+ *   `Demo.ReplayToolkit` (the calculator, the custom tool `evaluate`, `apply_patch` applied in a temporary
+ *   directory, `shell` and `local_shell` as stand-ins that run nothing), so a capture of a custom, shell or
+ *   apply_patch call runs to its final answer;
  * - else, with `OPENAI_API_KEY` set: the live API (or `OPENAI_BASE_URL`);
  * - else: the embedded default, the replay of the recorded session of `Demo.recordingPath`, which checks
  *   that every calculator result sent back is right.
@@ -21,7 +24,7 @@
  * @since 0.1.0
  */
 import { ChatCapture, ChatReplayServer } from "@effect-responses/chat-completions"
-import { Prompt } from "@effect-responses/core"
+import { type Part, Prompt } from "@effect-responses/core"
 import { Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
 import { ToolLoop } from "@effect-responses/tools"
 import * as Command from "@effect/cli/Command"
@@ -66,7 +69,7 @@ export class ChatSetupError extends Schema.TaggedError<ChatSetupError>("@effect-
  * A replayed recording has no more responses while the conversation goes on: the model of the last
  * recorded response asked for tools (`tools`) whose results this chat sends back, and the recording holds
  * no answer to them (the replay server's `replay_exhausted`). Typical of a capture recorded with other
- * tools than the demo calculator.
+ * tools than the demo's (`available`: the tools this chat has; default the calculator alone).
  *
  * @since 0.1.0
  * @category errors
@@ -74,14 +77,18 @@ export class ChatSetupError extends Schema.TaggedError<ChatSetupError>("@effect-
 export class ReplayEnded extends Schema.TaggedError<ReplayEnded>("@effect-responses/cli/ReplayEnded")("ReplayEnded", {
   source: Schema.String,
   responses: Schema.Number,
-  tools: Schema.Array(Schema.String)
+  tools: Schema.Array(Schema.String),
+  available: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [Demo.Calculator.name] })
 }) {
   override get message(): string {
     const held = `${this.responses} ${this.responses === 1 ? "response" : "responses"}`
+    const has = this.available.length === 1
+      ? `the ${this.available[0]} tool`
+      : `the tools ${this.available.join(", ")}`
     const asked = this.tools.length === 0
       ? ""
       : ` after the model asked for ${this.tools.length === 1 ? "the tool" : "the tools"} ${this.tools.join(", ")}` +
-        ` (this chat has only the ${Demo.Calculator.name} tool)`
+        ` (this chat has only ${has})`
     return `the recording ${this.source} has no more responses: it holds ${held}, and the conversation went on${asked}`
   }
 }
@@ -295,6 +302,21 @@ const recordingHttpClient = (path: string) =>
     })
   ).pipe(Layer.provide(NodeHttpClient.layerUndici))
 
+/** The tool a part calls, if it is a call: its name, or a built-in tool's (`shell`, `apply_patch`, …). */
+const calledTool = (part: Part.AssistantPart): string | undefined => {
+  switch (part.type) {
+    case "tool_call":
+    case "custom_tool_call":
+      return part.name
+    case "shell_call":
+    case "apply_patch_call":
+    case "local_shell_call":
+      return part.type.slice(0, -"_call".length)
+    default:
+      return undefined
+  }
+}
+
 /**
  * What ends the partial line of an interrupted chat (Ctrl-C): a half answer never looks complete.
  *
@@ -377,12 +399,23 @@ export const run = (options: {
     let finalText = ""
     // the tools the last response asked for, to explain a replay that runs out
     let tools: Array<string> = []
-    yield* ToolLoop.stream(Prompt.user(options.prompt), { toolkit: Demo.CalculatorToolkit, maxSteps: 10 }).pipe(
+    // a replayed Responses capture other than the embedded one may hold custom, shell or apply_patch calls
+    const replaying = target._tag === "Replay" && !target.embedded
+    const prompt = Prompt.user(options.prompt)
+    const loop = replaying
+      ? ToolLoop.stream(prompt, { toolkit: Demo.ReplayToolkit, maxSteps: 10 }).pipe(
+        Stream.provideSomeLayer(Demo.ReplayToolkitLive)
+      )
+      : ToolLoop.stream(prompt, { toolkit: Demo.CalculatorToolkit, maxSteps: 10 }).pipe(
+        Stream.provideSomeLayer(Demo.CalculatorToolkitLive)
+      )
+    yield* loop.pipe(
       Stream.runForEach((event) => {
         if (event.type === "loop_finished") finalText = event.finalText
         if (event.type === "response_started") tools = []
-        if (event.type === "part" && event.part.type === "tool_call" && !event.partial && !tools.includes(event.part.name)) {
-          tools.push(event.part.name)
+        if (event.type === "part" && !event.partial) {
+          const name = calledTool(event.part)
+          if (name !== undefined && !tools.includes(name)) tools.push(name)
         }
         const text = renderer.render(event)
         return text === "" ? Effect.void : options.write(text)
@@ -393,7 +426,8 @@ export const run = (options: {
           new ReplayEnded({
             source: target._tag === "Live" ? "" : target.capture.source,
             responses: target._tag === "Live" ? 0 : target.capture.responses.length,
-            tools
+            tools,
+            available: replaying ? Demo.ReplayToolkit.names : Demo.CalculatorToolkit.names
           })
       ),
       Effect.mapError((error) =>
@@ -406,7 +440,6 @@ export const run = (options: {
         const text = renderer.end(interrupted ? INTERRUPTED : undefined)
         return text === "" ? Effect.void : options.write(text)
       }),
-      Effect.provide(Demo.CalculatorToolkitLive),
       Effect.provide(languageModel)
     )
     return finalText

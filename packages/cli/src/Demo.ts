@@ -4,12 +4,22 @@
  * (`demo/vai-openai-reasoning-encrypted-multistep.chunks.txt` in this package, recorded by vercel/ai,
  * Apache-2.0: four consecutive responses computing (12 + 7) * 3 * 10 one calculator call at a time).
  *
+ * A `--replay FILE` of another capture gets the tools of `ReplayToolkit`: the calculator, a custom tool
+ * `evaluate` (an arithmetic expression as raw text, with a Lark grammar), and the client-run built-ins
+ * `apply_patch` (applied for real, in a temporary directory made for the chat and removed after it), `shell`
+ * and `local_shell` (stand-ins that run nothing: running commands a model wrote is an application's
+ * decision, and a replay needs an answer, not its effect).
+ *
  * @since 0.1.0
  */
-import { Tool, Toolkit } from "@effect-responses/tools"
+import type { Part } from "@effect-responses/core"
+import { ApplyPatch, Tool, Toolkit } from "@effect-responses/tools"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Fs from "node:fs/promises"
+import * as Os from "node:os"
+import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Defaults from "./internal/defaults.js"
 
@@ -155,3 +165,121 @@ export const validateResults = (request: { readonly body: Readonly<Record<string
   }
   return Option.none()
 }
+
+/**
+ * The Lark grammar of `evaluate`'s input: numbers, `+ - * /` and parentheses (the `llguidance` dialect the
+ * API reference names for custom tool grammars).
+ *
+ * @since 0.3.0
+ * @category tools
+ */
+export const EXPRESSION_GRAMMAR = `start: expr
+expr: term (("+" | "-") term)*
+term: factor (("*" | "/") factor)*
+factor: NUMBER | "(" expr ")"
+%import common.NUMBER
+%ignore " "`
+
+/**
+ * The `evaluate` custom tool: an arithmetic expression in, its value out (as text), e.g.
+ * `(12 + 7) * 3 * 10` -> `570`. An expression it cannot read is a failure the model reads.
+ *
+ * @since 0.3.0
+ * @category tools
+ */
+export const Evaluate = Tool.custom("evaluate", {
+  description: "Evaluates an arithmetic expression (numbers, + - * / and parentheses) and answers its value.",
+  format: { type: "grammar", syntax: "lark", definition: EXPRESSION_GRAMMAR },
+  failure: CalculatorFailure
+})
+
+/**
+ * Evaluates an expression of `EXPRESSION_GRAMMAR` (no `eval`: a small recursive-descent reader). Fails with
+ * `CalculatorFailure` on anything else, or a division by zero.
+ *
+ * @since 0.3.0
+ * @category tools
+ */
+export const evaluate = (input: string): Effect.Effect<string, CalculatorFailure> =>
+  Effect.suspend(() => {
+    const tokens = input.match(/\d+(?:\.\d+)?|[-+*/()]|\S/g) ?? []
+    let at = 0
+    const fail = (why: string) => {
+      throw new CalculatorFailure({ error: `cannot evaluate ${JSON.stringify(input)}: ${why}` })
+    }
+    const factor = (): number => {
+      const token = tokens[at++]
+      if (token === "(") {
+        const value = expr()
+        if (tokens[at++] !== ")") fail("a parenthesis is not closed")
+        return value
+      }
+      if (token === "-") return -factor()
+      if (token === undefined || !/^\d/.test(token)) fail(token === undefined ? "it ends too early" : `unexpected ${JSON.stringify(token)}`)
+      return Number(token)
+    }
+    const term = (): number => {
+      let value = factor()
+      while (tokens[at] === "*" || tokens[at] === "/") {
+        const op = tokens[at++]
+        const right = factor()
+        if (op === "/" && right === 0) fail("division by zero")
+        value = op === "*" ? value * right : value / right
+      }
+      return value
+    }
+    const expr = (): number => {
+      let value = term()
+      while (tokens[at] === "+" || tokens[at] === "-") value = tokens[at++] === "+" ? value + term() : value - term()
+      return value
+    }
+    try {
+      const value = expr()
+      if (at < tokens.length) fail(`unexpected ${JSON.stringify(tokens[at])}`)
+      return Effect.succeed(String(value))
+    } catch (error) {
+      if (error instanceof CalculatorFailure) return Effect.fail(error)
+      throw error
+    }
+  })
+
+/**
+ * The tools of a `chat --replay` of a Responses capture: the calculator, `evaluate` (custom), and the
+ * client-run built-ins `shell`, `apply_patch` and `local_shell`.
+ *
+ * @since 0.3.0
+ * @category tools
+ */
+export const ReplayToolkit = Toolkit.make(Calculator, Evaluate, Tool.shell, Tool.applyPatch, Tool.localShell)
+
+/**
+ * What the stand-in `shell` and `local_shell` handlers answer for every command: nothing runs.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const NOT_RUN = "not run (effect-responses chat does not run the model's commands)"
+
+/**
+ * The handlers of `ReplayToolkit`, as a layer: the calculator and `evaluate` for real; `apply_patch` with
+ * `ApplyPatch.handler` over a temporary directory made when the layer is built and removed with it;
+ * `shell` and `local_shell` as stand-ins answering `NOT_RUN` (exit code 126, "cannot execute") for every
+ * command.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const ReplayToolkitLive = ReplayToolkit.toLayer(Effect.gen(function*() {
+  const root = yield* Effect.acquireRelease(
+    Effect.promise(() => Fs.mkdtemp(NodePath.join(Os.tmpdir(), "effect-responses-chat-"))),
+    (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
+  )
+  return {
+    calculator: (params: typeof CalculatorParameters.Type) => calculate(params),
+    evaluate: (input: string) => evaluate(input),
+    apply_patch: ApplyPatch.handler({ root }),
+    shell: (call: Part.ShellCallPart) =>
+      Effect.succeed(call.commands.map(() => ({ stdout: "", stderr: NOT_RUN, outcome: { type: "exit", exitCode: 126 } as const }))),
+    local_shell: () => Effect.succeed(JSON.stringify({ stdout: "", stderr: NOT_RUN, exit_code: 126 }))
+  }
+}))

@@ -5,7 +5,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { fixturePath } from "./fixtures.js"
+import { capturePath, fixturePath } from "./fixtures.js"
 
 // No OPENAI_API_KEY, whatever the machine's environment holds: the embedded default.
 const noKey = Effect.withConfigProvider(ConfigProvider.fromMap(new Map()))
@@ -147,6 +147,66 @@ describe("effect-responses chat", () => {
           fixturePath("chat-sse/opy-chat-gpt4o-parallel-tool-calls.sse")
         } has no more responses: it holds 1 response, and the conversation went on after the model asked for the ` +
           "tools GetWeatherArgs, get_stock_price (this chat has only the calculator tool)"
+      )
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("--replay of a custom tool call: evaluate answers from its raw input, to the final answer", () =>
+    Effect.gen(function*() {
+      const target = yield* Chat.resolveTarget(Option.some(capturePath("custom-tool-evaluate.chunks.txt")))
+      const { finalText, out } = yield* chat(target)
+      assert.strictEqual(finalText, "(12 + 7) * 3 * 10 = **570**.")
+      assert.strictEqual(
+        out,
+        [
+          "tool call: evaluate (12 + 7) * 3 * 10",
+          "tool result: evaluate -> 570",
+          "answer: (12 + 7) * 3 * 10 = **570**.",
+          "usage: input 288 (cached 0), output 45 (reasoning 0) tokens; 2 steps",
+          ""
+        ].join("\n")
+      )
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("--replay of apply_patch calls: applied in a temporary directory, each outcome sent back", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const target = yield* Chat.resolveTarget(Option.some(capturePath("apply-patch-todo.chunks.txt")))
+      const { finalText, out } = yield* chat(target, Option.some(`${dir}/requests.jsonl`))
+      assert.strictEqual(finalText, "I created `notes/todo.md`, checked off milk and added eggs.")
+      assert.deepStrictEqual(out.split("\n").filter((line) => line.startsWith("tool ")), [
+        "tool result: apply_patch -> created notes/todo.md",
+        "tool result: apply_patch -> updated notes/todo.md"
+      ])
+      assert.include(out, "apply_patch call: create_file notes/todo.md")
+      const requests = (yield* fs.readFileString(`${dir}/requests.jsonl`)).trim().split("\n").map((line) => JSON.parse(line))
+      assert.deepStrictEqual(requests.at(-1).input.at(-1), {
+        type: "apply_patch_call_output",
+        call_id: "call_apply_patch_2",
+        status: "completed",
+        output: "updated notes/todo.md"
+      })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("--replay of the recorded shell call: answered by the stand-in (nothing runs), to the final answer", () =>
+    Effect.gen(function*() {
+      const target = yield* Chat.resolveTarget(Option.some(fixturePath("responses-sse/vai-openai-shell-call.chunks.txt")))
+      const { finalText, out } = yield* chat(target)
+      assert.match(finalText, /^Here are the files and folders in your `~\/Desktop` directory:/)
+      assert.include(out, "shell call: ls -a ~/Desktop\n")
+      assert.include(out, `tool error: shell -> [exit 126] ${Demo.NOT_RUN}\n`)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("--replay of a capture whose tool this chat lacks: the error names the tools it has", () =>
+    Effect.gen(function*() {
+      const target = yield* Chat.resolveTarget(
+        Option.some(fixturePath("responses-sse/pai-gpt5-custom-tool-call-input-deltas.sse"))
+      )
+      const { error } = yield* chatFailing(target)
+      assert.strictEqual(error._tag, "ReplayEnded")
+      assert.match(
+        error.message,
+        /after the model asked for the tool execute_sql \(this chat has only the tools calculator, evaluate, shell, apply_patch, local_shell\)$/
       )
     }).pipe(Effect.provide(NodeContext.layer)))
 
