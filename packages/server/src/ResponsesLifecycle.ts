@@ -38,6 +38,11 @@
  *   decoded from the arguments' JSON as they stream and written as `response.custom_tool_call_input.delta`
  *   events, then `response.custom_tool_call_input.done` with the whole input (an upstream that wrote the
  *   input bare, not as JSON, gets it whole at the end).
+ * - **apply_patch.** A call of the function that stands for the client-run `apply_patch` tool
+ *   (`ResponsesRequestDecoder.DecodedRequest.applyPatch`) is written as an `apply_patch_call` item (`apc_…`)
+ *   whose `operation` is the call's arguments (`{type, path, diff}`), whole when the call is complete
+ *   (`response.output_item.added` and `.done`, no deltas); arguments that are no such operation leave it a
+ *   function call.
  * - **Namespaces.** A function or custom tool call whose name is a flattened namespace tool
  *   (`ResponsesRequestDecoder.DecodedRequest.namespacedTools`: the flattened `crm__lookup`, the dotted
  *   `crm.lookup`, or an unambiguous bare `lookup`) is written with its `namespace` and name.
@@ -129,7 +134,7 @@ export interface Options {
   readonly model: string
   readonly request:
     & Pick<ResponsesRequestDecoder.DecodedRequest, "echo" | "namespacedTools">
-    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools">>
+    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch">>
 }
 
 /**

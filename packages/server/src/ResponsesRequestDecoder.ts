@@ -13,6 +13,8 @@
  * | `function_call` | `ToolCallPart` (a `namespace` call gets its flattened name, see below; `""` arguments become `"{}"`) |
  * | `custom_tool_call` | `ToolCallPart` with arguments `{"input": <its input>}` |
  * | `function_call_output`, `custom_tool_call_output` (string, or a content array of `input_text`) | a `ToolResultPart` in a `ToolMessage` |
+ * | `apply_patch_call` (the client-run `apply_patch` tool) | `ToolCallPart` of the function `apply_patch` (`APPLY_PATCH`) with the operation as arguments |
+ * | `apply_patch_call_output` | a `ToolResultPart`: its `output` log (a failed one said so) |
  * | `additional_tools` | nothing in the prompt: its tools join the tool list (which `tool_choice` is checked against) |
  * | `tool_search_call` (client-run) | `ToolCallPart` of a function named `tool_search` (`TOOL_SEARCH`) with the search's arguments |
  * | `tool_search_output` | its tools join the tool list; a `ToolResultPart` naming the tools it loaded |
@@ -26,7 +28,8 @@
  * Tools: `function` tools become `ToolDefinition`s (`strict` defaults to `false`: open-model backends
  * rarely enforce schemas). A `custom` (freeform) tool becomes a function with one string parameter,
  * `input`, its description carrying the input format (a grammar's syntax and definition go into the text,
- * not the JSON schema, which cannot hold them); `customTools` names them. A `namespace` group is flattened
+ * not the JSON schema, which cannot hold them); `customTools` names them. The client-run `apply_patch` tool
+ * becomes a function `apply_patch` whose arguments are the operation (`type`, `path`, `diff`). A `namespace` group is flattened
  * into its function and custom tools named `<namespace>__<name>` (`NAMESPACE_SEPARATOR`), and
  * `namespacedTools` maps the flattened, dotted and unambiguous bare names back, so a server can write the
  * call with its `namespace`; a bare name declared in two namespaces is not mapped (a warning names it) and
@@ -200,6 +203,9 @@ export interface ModelOptions {
  *   when exactly one namespace declares it and no top-level tool has it.
  * - `customTools`: the (flattened) names of the custom tools, presented upstream as functions of one
  *   string parameter `input`; a call of one is written back as a `custom_tool_call`.
+ * - `applyPatch`: the name of the function presenting the client-run `apply_patch` tool, when the request
+ *   declares it (and no function of that name); a call of it is written back as an `apply_patch_call`
+ *   whose `operation` is the call's arguments.
  * - `droppedTools`: the `type`s of the built-in tools removed under the `drop` policy.
  * - `options`: the other options (`ModelOptions`).
  * - `parameters`: the `CreateResponse` parameters the request set (not `null`), in `PARAMETERS` order, with
@@ -223,6 +229,7 @@ export interface DecodedRequest {
   readonly toolChoice: LanguageModel.ToolChoice | undefined
   readonly namespacedTools: ReadonlyMap<string, NamespacedName>
   readonly customTools: ReadonlySet<string>
+  readonly applyPatch?: string | undefined
   readonly droppedTools: ReadonlyArray<string>
   readonly options: ModelOptions
   readonly parameters: ReadonlyArray<string>
@@ -526,6 +533,8 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
         }
         offered = tools.filter((tool) => names.has(tool.name))
         toolChoice = mode === "required" ? "required" : "auto"
+      } else if (type === "apply_patch" && toolSet.applyPatch !== undefined) {
+        toolChoice = { tool: toolSet.applyPatch }
       } else if (type !== undefined && policy === "drop") {
         yield* Effect.logWarning(`tool choice ${type} dropped: the upstream cannot run built-in tools`)
       } else {
@@ -594,6 +603,7 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
       toolChoice,
       namespacedTools: toolSet.names,
       customTools: toolSet.custom,
+      applyPatch: toolSet.applyPatch,
       droppedTools: toolSet.dropped,
       options: modelOptions,
       parameters,

@@ -234,6 +234,44 @@ describe("a coding agent's request through the gateway", () => {
         expect(final.output[0]).toMatchObject({ type: "function_call", name: "shell", arguments: "{}" })
       })))
 
+  it.effect("the client-run apply_patch tool: its call comes back as an apply_patch_call item; arguments that are no operation stay a function call", () =>
+    withScriptedGateway([
+      sse(
+        toolChunk({ index: 0, id: "call_a", name: "apply_patch", arguments: "{\"type\":\"update_file\",\"path\":\"a.txt\"," }),
+        toolChunk({ index: 0, arguments: "\"diff\":\"@@\\n-a\\n+b\\n\"}" }),
+        toolChunk({ index: 1, id: "call_b", name: "apply_patch", arguments: "{\"type\":\"rename\"}" }),
+        finishChunks("tool_calls")
+      )
+    ], {}, (url, received) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, {
+          model: "m",
+          stream: true,
+          tools: [{ type: "apply_patch" }],
+          tool_choice: { type: "apply_patch" },
+          input: [
+            { role: "user", content: "Fix a.txt" },
+            { type: "apply_patch_call", call_id: "call_0", status: "completed", operation: { type: "delete_file", path: "old.txt" } },
+            { type: "apply_patch_call_output", call_id: "call_0", status: "failed", output: "old.txt: no such file" }
+          ]
+        })
+        expect(answer.status, answer.text).toBe(200)
+        const output = checkLifecycle(parseSse(answer.text)).output as ReadonlyArray<Json>
+        expect(output[0]).toMatchObject({
+          type: "apply_patch_call",
+          call_id: "call_a",
+          status: "completed",
+          operation: { type: "update_file", path: "a.txt", diff: "@@\n-a\n+b\n" }
+        })
+        expect(output[0]!.id).toMatch(/^apc_/)
+        expect(output[1]).toMatchObject({ type: "function_call", call_id: "call_b", name: "apply_patch", arguments: "{\"type\":\"rename\"}" })
+        const body = received[0]!.body as Json
+        expect(body.tool_choice).toEqual({ type: "function", function: { name: "apply_patch" } })
+        const messages = body.messages as ReadonlyArray<Json>
+        expect(messages[1]!.tool_calls[0].function).toEqual({ name: "apply_patch", arguments: "{\"type\":\"delete_file\",\"path\":\"old.txt\"}" })
+        expect(messages[2]).toMatchObject({ role: "tool", tool_call_id: "call_0", content: "The patch was not applied. old.txt: no such file" })
+      })))
+
   it.effect("item_reference: to reasoning dropped with a debug line; to anything else a 400 naming the parameter and the id", () => {
     const captured = captureLogs()
     return withScriptedGateway([sse(textChunk("fine"), finishChunks())], {}, (url) =>

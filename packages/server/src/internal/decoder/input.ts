@@ -19,7 +19,7 @@ import type { BuiltinToolsPolicy, FileInput } from "../../ResponsesRequestDecode
 import { capMessage, makeBudget, yieldToIo } from "../limits.js"
 import { decodeAt, fail, Nullable, type RequestError } from "./common.js"
 import { assistantPart, attributes, MessageInput, outputText, systemText, userParts } from "./content.js"
-import { decodeTools, NAMESPACE_SEPARATOR, type ToolSet } from "./tools.js"
+import { APPLY_PATCH, decodeTools, NAMESPACE_SEPARATOR, type ToolSet } from "./tools.js"
 
 const CustomToolCallInput = Schema.Struct({
   call_id: Schema.String,
@@ -43,6 +43,19 @@ const ToolSearchOutputInput = Schema.Struct({
   call_id: Nullable(Schema.String),
   id: Nullable(Schema.String),
   tools: Schema.Array(Schema.Unknown)
+})
+
+const ApplyPatchCallInput = Schema.Struct({
+  call_id: Schema.String,
+  operation: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  id: Nullable(Schema.String),
+  status: Nullable(Schema.String)
+})
+
+const ApplyPatchCallOutputInput = Schema.Struct({
+  call_id: Schema.String,
+  status: Nullable(Schema.String),
+  output: Nullable(Schema.String)
 })
 
 const FunctionCallInput = Schema.Struct({
@@ -230,6 +243,21 @@ export const decodeInput = (
           const callId = output.call_id ?? output.id ?? `tool_search_${index}`
           if (!callNames.has(callId)) toolCall(callId, TOOL_SEARCH, "{}", {})
           toolResult(callId, loaded.length === 0 ? "No tools loaded." : `Tools loaded: ${loaded.join(", ")}.`)
+          break
+        }
+        case "apply_patch_call": {
+          // the client-run apply_patch tool, presented upstream as a function taking the operation
+          const call = yield* decodeAt(ApplyPatchCallInput, item, ["input", index])
+          toolCall(call.call_id, toolSet.applyPatch ?? APPLY_PATCH, JSON.stringify(call.operation), attributes({ id: call.id }))
+          break
+        }
+        case "apply_patch_call_output": {
+          const output = yield* decodeAt(ApplyPatchCallOutputInput, item, ["input", index])
+          const log = output.output ?? ""
+          toolResult(
+            output.call_id,
+            output.status === "failed" ? `The patch was not applied.${log === "" ? "" : ` ${log}`}` : log === "" ? "The patch was applied." : log
+          )
           break
         }
         case "item_reference": {

@@ -50,6 +50,8 @@ export interface ToolSet {
   readonly tools: Array<LanguageModel.ToolDefinition>
   readonly names: Map<string, NamespacedName>
   readonly custom: Set<string>
+  /** the function presenting the client-run `apply_patch` tool, when the request declares it */
+  applyPatch: string | undefined
   readonly dropped: Array<string>
   /** bare name -> the namespaces declaring it */
   readonly bare: Map<string, Array<string>>
@@ -60,6 +62,7 @@ export const makeToolSet = (): ToolSet => ({
   tools: [],
   names: new Map(),
   custom: new Set(),
+  applyPatch: undefined,
   dropped: [],
   bare: new Map(),
   topLevel: new Set()
@@ -132,8 +135,9 @@ const customTool = (tool: typeof CustomToolParam.Type, name: string): LanguageMo
  * Decodes a list of tools (`tools`, or the `tools` of an `additional_tools` / `tool_search_output` item)
  * at `at` into `set`: function and custom tools (also inside `namespace` groups, flattened), `defer_loading`
  * ones presented like the others (the upstream has no tool search, so it sees every tool the client may
- * call), `tool_search` left out (the client's search is not needed when every tool is presented), built-in
- * tools dropped or refused by `policy`.
+ * call), `tool_search` left out (the client's search is not needed when every tool is presented), the
+ * client-run `apply_patch` presented as a function (`APPLY_PATCH`), built-in tools dropped or refused by
+ * `policy`.
  */
 export const decodeTools = (
   rawTools: ReadonlyArray<unknown>,
@@ -172,6 +176,12 @@ export const decodeTools = (
             )
           }
         }
+      } else if (type === "apply_patch") {
+        // client-run: the upstream calls a function, the client gets an `apply_patch_call`
+        if (!set.tools.some((existing) => existing.name === APPLY_PATCH)) {
+          addTool(set, applyPatchTool, false)
+          set.applyPatch = APPLY_PATCH
+        }
       } else if (type === "tool_search") {
         yield* Effect.logDebug(
           `${where(index)}: tool_search not sent upstream: every tool, deferred or not, is presented to the upstream`
@@ -187,6 +197,30 @@ export const decodeTools = (
       }
     }
   })
+
+/** The name of the function the client-run `apply_patch` tool is presented as. */
+export const APPLY_PATCH = "apply_patch" as const
+
+/**
+ * The client-run `apply_patch` tool as a function: its arguments are the operation of an `apply_patch_call`
+ * (API reference, `ApplyPatchToolCall`: `create_file` / `update_file` with a V4A `diff`, `delete_file`).
+ */
+const applyPatchTool = new LanguageModel.ToolDefinition({
+  name: APPLY_PATCH,
+  description:
+    "Creates, updates or deletes one file. `type`: create_file, update_file or delete_file; `path`: the file, relative to the workspace; `diff` (create_file and update_file): a V4A diff. For create_file every line of the new file prefixed with `+`; for update_file one or more hunks, each starting with `@@` (optionally followed by a line to find), then lines prefixed with ` ` (context, three lines around each change), `-` (removed) and `+` (added).",
+  parameters: {
+    type: "object",
+    properties: {
+      type: { type: "string", enum: ["create_file", "update_file", "delete_file"] },
+      path: { type: "string" },
+      diff: { type: "string" }
+    },
+    required: ["type", "path"],
+    additionalProperties: false
+  },
+  strict: false
+})
 
 const functionTool = (tool: typeof FunctionToolParam.Type): LanguageModel.ToolDefinition =>
   new LanguageModel.ToolDefinition({

@@ -9,7 +9,7 @@
 import type { Event } from "../../ResponsesLifecycle.js"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import * as CustomInput from "../customInput.js"
-import { contentPart, itemJson, type Slot, textOf } from "./items.js"
+import { applyPatchOperation, contentPart, itemJson, type Slot, textOf } from "./items.js"
 
 /** The writer of a response's items (see the module doc). Each method appends its events to `out`. */
 export interface ItemWriter {
@@ -50,7 +50,8 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
     slot.opened = true
     slot.outputIndex = nextOutputIndex++
     active = slot
-    if (slot.kind === "verbatim") return
+    // written whole when they close
+    if (slot.kind === "verbatim" || slot.kind === "apply_patch_call") return
     emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", false) })
     if (slot.kind === "message" || slot.kind === "refusal") {
       emit(out, "response.content_part.added", {
@@ -82,7 +83,7 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
       }
       return
     }
-    if (slot.written >= slot.chunks.length || slot.kind === "verbatim") return
+    if (slot.written >= slot.chunks.length || slot.kind === "verbatim" || slot.kind === "apply_patch_call") return
     if (slot.kind === "custom_tool_call") {
       const reader = slot.customReader ??= CustomInput.make()
       let decoded = ""
@@ -180,6 +181,11 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
   }
 
   const close = (slot: Slot, itemStatus: string, out: Array<Event>) => {
+    if (slot.kind === "apply_patch_call" && applyPatchOperation(textOf(slot)) === undefined) {
+      // arguments that are no apply_patch operation: the function call it was, so that nothing is lost
+      slot.kind = "function_call"
+      emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", false) })
+    }
     // a call without arguments gets `{}`, which every client parses as JSON (`""` makes strict ones throw)
     if (slot.kind === "function_call" && slot.chunks.length === 0) slot.chunks.push("{}")
     flush(slot, out)
@@ -234,12 +240,13 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
           input: textOf(slot)
         })
         break
+      case "apply_patch_call":
       case "verbatim":
         break
     }
     const done = item(slot, finalStatus, true)
     output.push(done)
-    if (slot.kind === "verbatim") {
+    if (slot.kind === "verbatim" || slot.kind === "apply_patch_call") {
       emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: done })
     }
     emit(out, "response.output_item.done", { output_index: slot.outputIndex, item: done })

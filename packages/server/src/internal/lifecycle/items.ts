@@ -9,10 +9,11 @@ import { ResponsesRequest } from "@effect-responses/responses"
 import type * as CustomInput from "../customInput.js"
 
 /** The kind of an output item being written. */
-export type Kind = "message" | "refusal" | "reasoning" | "function_call" | "custom_tool_call" | "verbatim"
+export type Kind = "message" | "refusal" | "reasoning" | "function_call" | "custom_tool_call" | "apply_patch_call" | "verbatim"
 
 /** Whether an item is a tool call (its deltas do not close other items). */
-export const isCall = (kind: Kind): boolean => kind === "function_call" || kind === "custom_tool_call"
+export const isCall = (kind: Kind): boolean =>
+  kind === "function_call" || kind === "custom_tool_call" || kind === "apply_patch_call"
 
 /** What the encoder knows about one output item (one upstream output index). */
 export interface Slot {
@@ -47,11 +48,21 @@ export interface Slot {
   customWritten: string
 }
 
+const ID_PREFIXES: { readonly [K in Kind]: string } = {
+  message: "msg",
+  refusal: "msg",
+  reasoning: "rs",
+  function_call: "fc",
+  custom_tool_call: "ctc",
+  apply_patch_call: "apc",
+  verbatim: "msg"
+}
+
 /** A new slot for upstream output index `index`, with a fresh item id of its kind. */
 export const newSlot = (index: number, kind: Kind, makeId: (prefix: string) => string): Slot => ({
   upstreamIndex: index,
   kind,
-  itemId: makeId(kind === "reasoning" ? "rs" : kind === "function_call" ? "fc" : kind === "custom_tool_call" ? "ctc" : "msg"),
+  itemId: makeId(ID_PREFIXES[kind]),
   outputIndex: -1,
   opened: false,
   closed: false,
@@ -132,9 +143,37 @@ export const itemJson = (
         input: complete ? textOf(slot) : "",
         ...name
       }
+    case "apply_patch_call":
+      return {
+        id: slot.itemId,
+        type: "apply_patch_call",
+        status: itemStatus,
+        call_id: slot.callId,
+        operation: applyPatchOperation(textOf(slot)) ?? {}
+      }
     case "verbatim":
       return slot.verbatim
   }
+}
+
+/**
+ * The `operation` of an `apply_patch_call` from the arguments of the function standing for the tool:
+ * `{type, path, diff}` (`diff` for `create_file` and `update_file` only); `undefined` when the arguments are
+ * no such operation (API reference, `ApplyPatchToolCall`).
+ */
+export const applyPatchOperation = (args: string): Record<string, string> | undefined => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(args)
+  } catch {
+    return undefined
+  }
+  if (typeof parsed !== "object" || parsed === null) return undefined
+  const { diff, path, type } = parsed as { readonly type?: unknown; readonly path?: unknown; readonly diff?: unknown }
+  if (typeof path !== "string") return undefined
+  if (type === "delete_file") return { type, path }
+  if ((type === "create_file" || type === "update_file") && typeof diff === "string") return { type, path, diff }
+  return undefined
 }
 
 /** The kind of output item a part belongs to (`undefined`: none, e.g. media without data). */

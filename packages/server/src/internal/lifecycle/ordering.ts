@@ -27,7 +27,7 @@ export const make = (
   writer: ItemWriter,
   request:
     & Pick<ResponsesRequestDecoder.DecodedRequest, "namespacedTools">
-    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools">>,
+    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch">>,
   makeId: (prefix: string) => string
 ): Ordering => {
   const slots = new Map<number, Slot>()
@@ -61,16 +61,19 @@ export const make = (
     return original === undefined ? name : `${original.namespace}__${original.name}`
   }
 
-  /** The kind of item `update` belongs to: a call of a function standing for a custom tool is a custom tool call. */
+  /**
+   * The kind of item `update` belongs to: a call of a function standing for a custom tool is a custom tool
+   * call, one of the function standing for `apply_patch` an `apply_patch_call`.
+   */
   const kindOfUpdate = (update: StreamPart.PartUpdate): Kind | undefined => {
     const kind = kindOf(update.part)
-    if (
-      kind === "function_call" && update.part.type === "tool_call" && request.customTools !== undefined &&
-      request.customTools.size > 0
-    ) {
+    const custom = request.customTools !== undefined && request.customTools.size > 0
+    if (kind === "function_call" && update.part.type === "tool_call" && (custom || request.applyPatch !== undefined)) {
       const existing = slots.get(update.outputIndex)
-      const name = update.part.name !== "" ? update.part.name : existing?.name ?? ""
-      if (existing?.kind === "custom_tool_call" || request.customTools.has(flatName(name))) return "custom_tool_call"
+      if (existing?.kind === "custom_tool_call" || existing?.kind === "apply_patch_call") return existing.kind
+      const name = flatName(update.part.name !== "" ? update.part.name : existing?.name ?? "")
+      if (request.customTools?.has(name) === true) return "custom_tool_call"
+      if (name === request.applyPatch) return "apply_patch_call"
     }
     return kind
   }

@@ -1,0 +1,149 @@
+/**
+ * The OpenAI Agents SDK (`@openai/agents`, `OpenAIResponsesModel` over the `openai` client) as a coding agent
+ * through the gateway, over loopback HTTP, to a scripted Chat Completions upstream: its client-run
+ * `apply_patch` tool (`applyPatchTool` with an editor that records the operations) and a namespaced function
+ * tool (`toolNamespace`), streamed and not. The SDK runs the whole loop: the gateway's `apply_patch_call`
+ * item must carry an operation its editor takes, and the next turn's `apply_patch_call` and
+ * `apply_patch_call_output` input items must reach the upstream as a call and its result.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import {
+  Agent,
+  applyPatchTool,
+  type Editor,
+  OpenAIResponsesModel,
+  run,
+  setTracingDisabled,
+  tool,
+  toolNamespace
+} from "@openai/agents"
+import * as Effect from "effect/Effect"
+import OpenAI from "openai"
+import { z } from "zod"
+import { finishChunks, type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+
+setTracingDisabled(true)
+
+// Bodies the upstream received are walked several levels deep and checked with `expect`.
+type Json = { readonly [key: string]: any }
+
+const PATCH = { type: "create_file", path: "hello.txt", diff: "+Hello, world!\n" }
+
+/** An upstream turn answering with one tool call, streamed or whole as the gateway asked. */
+const callTurn = (id: string, name: string, args: string): Handler => (request, response, body) => {
+  if (body.stream === true) return sse(toolChunk({ id, name, arguments: args }), finishChunks("tool_calls"))(request, response, body)
+  response.writeHead(200, { "content-type": "application/json" })
+  response.end(JSON.stringify({
+    id: "chatcmpl-a",
+    object: "chat.completion",
+    created: 0,
+    model: "scripted-model",
+    choices: [{
+      index: 0,
+      message: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name, arguments: args } }] },
+      finish_reason: "tool_calls"
+    }],
+    usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 }
+  }))
+}
+
+/** An upstream turn answering with text. */
+const textTurn = (text: string): Handler => (request, response, body) => {
+  if (body.stream === true) return sse(textChunk(text), finishChunks())(request, response, body)
+  response.writeHead(200, { "content-type": "application/json" })
+  response.end(JSON.stringify({
+    id: "chatcmpl-t",
+    object: "chat.completion",
+    created: 0,
+    model: "scripted-model",
+    choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 }
+  }))
+}
+
+/** The coding agent: apply_patch with a recording editor, and crm.lookup in a namespace. */
+const codingAgent = (url: string) => {
+  const operations: Array<Json> = []
+  const lookups: Array<string> = []
+  const editor: Editor = {
+    createFile: async (operation) => {
+      operations.push(operation)
+      return { status: "completed", output: `Created ${operation.path}` }
+    },
+    updateFile: async (operation) => {
+      operations.push(operation)
+    },
+    deleteFile: async (operation) => {
+      operations.push(operation)
+    }
+  }
+  const crm = toolNamespace({
+    name: "crm",
+    description: "The customer database.",
+    tools: [
+      tool({
+        name: "lookup",
+        description: "Looks a customer up by id.",
+        parameters: z.object({ id: z.string() }),
+        execute: async ({ id }) => {
+          lookups.push(id)
+          return `Customer ${id}: Ada`
+        }
+      })
+    ]
+  })
+  const agent = new Agent({
+    name: "coder",
+    instructions: "You edit files.",
+    model: new OpenAIResponsesModel(new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 }), "scripted-model"),
+    tools: [applyPatchTool({ editor }), ...crm]
+  })
+  return { agent, operations, lookups }
+}
+
+const script = (): ReadonlyArray<Handler> => [
+  callTurn("call_patch", "apply_patch", JSON.stringify(PATCH)),
+  callTurn("call_crm", "crm__lookup", JSON.stringify({ id: "42" })),
+  textTurn("Created hello.txt for Ada.")
+]
+
+describe("@openai/agents as a coding agent through the gateway", () => {
+  for (const stream of [false, true]) {
+    it.effect(`apply_patch and a namespaced tool run to a final answer (${stream ? "streamed" : "not streamed"})`, () =>
+      withScriptedGateway(script(), {}, (url, received) =>
+        Effect.promise(async () => {
+          const { agent, lookups, operations } = codingAgent(url)
+          let finalOutput: unknown
+          if (stream) {
+            const result = await run(agent, "Create hello.txt and greet customer 42.", { stream: true })
+            await result.completed
+            finalOutput = result.finalOutput
+          } else {
+            finalOutput = (await run(agent, "Create hello.txt and greet customer 42.")).finalOutput
+          }
+          expect(finalOutput).toBe("Created hello.txt for Ada.")
+          expect(operations).toEqual([PATCH])
+          expect(lookups).toEqual(["42"])
+
+          expect(received).toHaveLength(3)
+          const first = received[0]!.body as Json
+          expect(first.stream).toBe(stream)
+          const tools = first.tools.map((t: Json) => t.function.name)
+          expect(tools).toEqual(["apply_patch", "crm__lookup"])
+          expect(first.tools[0].function.parameters.required).toEqual(["type", "path"])
+          // the last turn holds both calls and their results, in order
+          const last = (received[2]!.body as Json).messages as ReadonlyArray<Json>
+          const calls = last.filter((m) => m.role === "assistant").flatMap((m) => m.tool_calls ?? [])
+          expect(calls.map((call: Json) => [call.id, call.function.name])).toEqual([
+            ["call_patch", "apply_patch"],
+            ["call_crm", "crm__lookup"]
+          ])
+          expect(JSON.parse(calls[0].function.arguments)).toEqual(PATCH)
+          const results = last.filter((m) => m.role === "tool")
+          expect(results.map((m) => [m.tool_call_id, m.content])).toEqual([
+            ["call_patch", "Created hello.txt"],
+            ["call_crm", expect.stringContaining("Customer 42: Ada")]
+          ])
+        })))
+  }
+})
