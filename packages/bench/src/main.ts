@@ -15,7 +15,8 @@
  * Options: `--quick`; `--only=id,id` (contenders: ours, ours-decode, ours-client, openai, ai-sdk, effect-ai, ours-effect-ai, floor, effect-floor);
  * `--warmup=N`, `--iterations=N` (rounds, overriding the mode's); `--bytes=N` (size of the generated
  * stream); `--no-memory`, `--no-aggregation`, `--no-speed`, `--no-gateway` (the gateway section; `--quick` shrinks it
- * too), `--no-startup` (the built CLI's `--version` and `--help` times and the idle gateway's RSS), `--no-store` (streams per
+ * too), `--no-gateway-load` (the built gateway in a child process: its CPU per request and per event, paced and
+ * unpaced, and its RSS idle and under load), `--no-startup` (the built CLI's `--version` and `--help` times and the idle gateway's RSS), `--no-store` (streams per
  * second through the gateway stateless, with SQLite and with PostgreSQL), `--no-request` (the cost of decoding
  * a large request body).
  *
@@ -26,6 +27,7 @@ import { parseArgs } from "node:util"
 import * as Aggregation from "./Aggregation.js"
 import * as Contenders from "./Contenders.js"
 import * as Gateway from "./Gateway.js"
+import * as GatewayLoad from "./GatewayLoad.js"
 import * as Input from "./Input.js"
 import * as Memory from "./Memory.js"
 import * as Request from "./Request.js"
@@ -44,6 +46,7 @@ const { values: flags } = parseArgs({
     "no-aggregation": { type: "boolean", default: false },
     "no-speed": { type: "boolean", default: false },
     "no-gateway": { type: "boolean", default: false },
+    "no-gateway-load": { type: "boolean", default: false },
     "no-startup": { type: "boolean", default: false },
     "no-store": { type: "boolean", default: false },
     "no-request": { type: "boolean", default: false }
@@ -332,6 +335,48 @@ const main = async () => {
       failed = true
       print()
       print(`**FAILED** request decoding: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  if (!flags["no-gateway-load"]) {
+    try {
+      const r = await GatewayLoad.measure(GatewayLoad.defaults(quick), progress)
+      const o = r.options
+      const micros = (value: number) => `${value.toFixed(1)} µs`
+      const integer = (value: number) => Math.round(value).toLocaleString("en-US")
+      const met = (ok: boolean) => (ok ? "met" : "not met")
+      print()
+      print("### The gateway under load (`effect-responses serve` in a child process, its own CPU time and RSS)")
+      print()
+      print(`Load average ${r.load[0].toFixed(1)} at the start, ${r.load[1].toFixed(1)} at the end: wall times here include the ` +
+        "waits for a core; CPU times (the gateway's threads, from /proc) do not.")
+      print()
+      print("| measure | value | target |")
+      print("|---|---:|---|")
+      print(`| idle RSS | ${mib(r.idleRss)} | < 100 MiB: ${met(r.idleRss < 100 * 1024 * 1024)} |`)
+      print(`| CPU per streamed request (${integer(o.requests)} one-delta requests, ${o.concurrency} at a time; ` +
+        `${r.requests.eventsPerRequest.toFixed(0)} events each) | ${fixed(r.requests.cpuPerRequest / 1000, 2)} ms | ≤ 2 ms: ` +
+        `${met(r.requests.cpuPerRequest <= 2000)} |`)
+      print(`| paced: CPU per event (${o.streams} streams x ${o.deltas} deltas, ${o.intervalMs} ms apart; ` +
+        `${integer(r.paced.events)} events in ${fixed(r.paced.seconds, 1)} s) | ${micros(r.paced.cpuPerEvent)} | ≤ 10 µs: ` +
+        `${met(r.paced.cpuPerEvent <= 10)} |`)
+      print(`| paced: CPU per stream (request included) | ${fixed(r.paced.cpuPerStream / 1000, 1)} ms | – |`)
+      print(`| paced: share of a core used by the gateway | ${fixed(r.paced.coreShare * 100, 0)} % | – |`)
+      print(`| paced: streams per core at 100 tokens/s | ${integer(r.paced.streamsPerCore)} | – |`)
+      print(`| RSS under ${o.streams} concurrent streams (peak, sampled every 100 ms) | ${mib(r.paced.peakRss)} | reported |`)
+      print(`| unpaced: events/s through /v1/responses (${integer(r.unpaced.events)} events, median of ${o.longRounds}) | ` +
+        `${integer(r.unpaced.eventsPerSecond)} | ≥ 400,000: ${met(r.unpaced.eventsPerSecond >= 400_000)} |`)
+      print(`| unpaced: time added per event (gateway ${fixed(r.unpaced.gatewayMs, 0)} ms vs upstream alone ` +
+        `${fixed(r.unpaced.upstreamMs, 0)} ms) | ${micros(r.unpaced.addedMicrosPerEvent)} | ≤ 3 µs: ` +
+        `${met(r.unpaced.addedMicrosPerEvent <= 3)} |`)
+      print(`| unpaced: time added to the first byte (${fixed(r.unpaced.gatewayFirstByteMs, 1)} vs ` +
+        `${fixed(r.unpaced.upstreamFirstByteMs, 1)} ms) | ${fixed(r.unpaced.gatewayFirstByteMs - r.unpaced.upstreamFirstByteMs, 1)} ms | ` +
+        `≤ 2 ms: ${met(r.unpaced.gatewayFirstByteMs - r.unpaced.upstreamFirstByteMs <= 2)} |`)
+      print(`| unpaced: CPU per event | ${micros(r.unpaced.cpuPerEvent)} | – |`)
+    } catch (error) {
+      failed = true
+      print()
+      print(`**FAILED** gateway load: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
 
