@@ -7,16 +7,18 @@
  * - The transport (request building, status check, retries, error mapping) is `HttpTransport` of
  *   `@effect-responses/wire`, shared with the Responses client.
  * - The API key (`Redacted`) goes only into the `Authorization: Bearer` header; it never appears in an
- *   error (it is cut out of an error body that echoes it), a log or a span (the `HttpClient` span redacts
- *   `authorization`). Without a key no `Authorization` header is sent, which suits local servers.
+ *   error, a log or a span (the `HttpClient` span redacts `authorization`): a key of 8 characters or more
+ *   is cut out of every error built from what the server sent (an error body, an in-stream error, an
+ *   excerpt of a malformed event) when the server echoes it. Without a key no `Authorization` header is sent, which suits local servers.
  * - A non-2xx answer fails with `AiError.HttpError`, read from OpenAI's error body
  *   `{"error":{"message","type","param","code"}}` by the shared `AiError.httpErrorFromResponse`, with the
  *   `x-request-id` header as `requestId` and `retry-after-ms` / `retry-after` as `retryAfter`.
  * - A request that gets no answer, or a body that breaks off, fails with `AiError.TransportError`.
  * - No call waits forever: no response headers within `headersTimeout` (default 10 minutes, per attempt)
  *   fails with a retryable `AiError.TransportError` whose `timeout` is `"headers"`; a body silent longer than
- *   `idleTimeout` between two chunks (default 5 minutes) with one whose `timeout` is `"idle"`, never sent
- *   again after the first byte of a 2xx body; both abort the request; `false` turns each off. Error bodies
+ *   `idleTimeout` between two chunks (default 5 minutes) with one whose `timeout` is `"idle"`, after the
+ *   parts that arrived and not retryable once a byte of the body arrived (`bytesReceived`); both abort the
+ *   request; `false` turns each off. Error bodies
  *   are read up to 64 KiB.
  * - Retries (`RetryOptions`, the same rules as `ResponsesClient`): a retryable error
  *   (`HttpError` 408 / 409 / 429 / 5xx except `insufficient_quota`, `TransportError`) is retried with
@@ -173,10 +175,14 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
         const parts = Channel.unwrap(Effect.flatMap(Effect.context<never>(), (context) => {
           span = Context.pick(Tracer.ParentSpan)(context)
           return Effect.map(transport.execute(body, true), (response) =>
-            Stream.toChannel(Stream.pipeThroughChannel(
-              transport.bodyStream(response),
-              decodeChannel((part) => gatherAttributes(part, attributes))
-            )))
+            // An in-stream error or an excerpt of a malformed chunk may echo the key.
+            Channel.mapError(
+              Stream.toChannel(Stream.pipeThroughChannel(
+                transport.bodyStream(response),
+                decodeChannel((part) => gatherAttributes(part, attributes))
+              )),
+              transport.scrubError
+            ))
         }))
         // A channel's finalizer runs outside the context the span provides: the span is given back to it.
         return Channel.ensuring(

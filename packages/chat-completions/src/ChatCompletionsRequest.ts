@@ -19,6 +19,11 @@
  * An assistant message with neither content, refusal nor tool calls left is not sent (debug log). `stream`
  * and `stream_options` are left to the caller (`ChatCompletionsLanguageModel` sets them).
  *
+ * Before the body is returned, `messages` is checked against the pairing rules the API enforces
+ * (`PAIRING_RULES`): a tool message that answers no tool call of the assistant message right before it
+ * fails with `InvalidPrompt` naming the message; a tool call without its tool message is dropped with a
+ * warning.
+ *
  * Source: the OpenAI API reference, "Create chat completion" (the OpenAPI
  * description's `CreateChatCompletionRequest`).
  *
@@ -151,7 +156,8 @@ export interface RequestOptions {
  * Fails with `AiError.InvalidPrompt` when: `model` is empty; a user message has no parts; a user media part
  * cannot be sent over Chat Completions (an image given only by `fileId`, a file given only by `url`, audio
  * without `data` or in another format, or none of `data`, `url`, `fileId`); a tool result has an empty call
- * id; `toolChoice` names a tool that is not in `tools`; two tools have one name (tools of two namespaces:
+ * id; a tool result answers no tool call of the assistant message right before it (`PAIRING_RULES`);
+ * `toolChoice` names a tool that is not in `tools`; two tools have one name (tools of two namespaces:
  * Chat Completions sends tools by name alone); the response format cannot be resolved
  * (`ResponseFormat.resolve`).
  *
@@ -200,7 +206,7 @@ export const fromPrompt = (
         }
       }
     }
-    const body: Record<string, unknown> = { model: options.model, messages }
+    const body: Record<string, unknown> = { model: options.model, messages: yield* checkPairing(messages) }
     const wireTools: Array<FunctionTool> = []
     for (const tool of options.tools ?? []) {
       if (tool instanceof LanguageModel.ClientToolDefinition) {
@@ -237,6 +243,109 @@ export const fromPrompt = (
   })
 
 const invalid = (description: string) => Effect.fail(new AiError.InvalidPrompt({ description }))
+
+/** The `id`s of an assistant message's `tool_calls`. */
+const toolCallIds = (message: ChatMessage): ReadonlyArray<unknown> =>
+  message.role === "assistant" && Array.isArray(message.tool_calls)
+    ? message.tool_calls.map((call: unknown) => (typeof call === "object" && call !== null ? (call as { id?: unknown }).id : undefined))
+    : []
+
+/**
+ * The pairing rules the Chat Completions API enforces on `messages` (see `PAIRING_RULES`): refuses with
+ * `InvalidPrompt` a tool message that answers no call of the assistant message right before it (the result
+ * is the user's data), drops with a warning a tool call left without its tool message (and the assistant
+ * message when nothing else is left in it).
+ */
+const checkPairing = (messages: Array<ChatMessage>): Effect.Effect<Array<ChatMessage>, AiError.InvalidPrompt> =>
+  Effect.gen(function*() {
+    const answered = new Set<unknown>()
+    // the assistant message whose tool calls the tool messages that follow it answer
+    let open: { readonly index: number; readonly ids: ReadonlyArray<unknown> } | undefined
+    const unanswered = new Map<number, Set<unknown>>()
+    const close = () => {
+      if (open === undefined) return
+      const left = open.ids.filter((id) => !answered.has(id))
+      if (left.length > 0) unanswered.set(open.index, new Set(left))
+      open = undefined
+    }
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index]!
+      if (message.role !== "tool") {
+        close()
+        const ids = toolCallIds(message)
+        if (ids.length > 0) open = { index, ids }
+        continue
+      }
+      const callId = message.tool_call_id
+      if (open === undefined || !open.ids.includes(callId)) {
+        const earlier = messages.findIndex((m, at) => at < index && toolCallIds(m).includes(callId))
+        return yield* invalid(
+          `messages[${index}]: the tool message for call ${String(callId)} answers no tool call of the assistant ` +
+            `message right before it (the API rejects it with "messages with role 'tool' must be a response to a ` +
+            `preceding message with 'tool_calls'")` +
+            (earlier === -1
+              ? "; keep the assistant message holding that call, or remove the result"
+              : `; its call is in messages[${earlier}], but other messages come between them: move the result ` +
+                "right after the message holding its call")
+        )
+      }
+      answered.add(callId)
+    }
+    close()
+    if (unanswered.size === 0) return messages
+    const out: Array<ChatMessage> = []
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index]!
+      const dropped = unanswered.get(index)
+      if (dropped === undefined) {
+        out.push(message)
+        continue
+      }
+      const calls = (message.tool_calls as ReadonlyArray<{ readonly id?: unknown; readonly function?: { readonly name?: unknown } }>)
+      for (const call of calls) {
+        if (!dropped.has(call.id)) continue
+        yield* Effect.logWarning(
+          `messages[${index}]: tool call ${String(call.function?.name)} (call ${String(call.id)}) dropped: no tool ` +
+            `message answers it right after its assistant message (the API rejects it with "An assistant message ` +
+            `with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'"); add its ` +
+            `result in a tool message after it to keep it`
+        )
+      }
+      const kept = calls.filter((call) => !dropped.has(call.id))
+      const { tool_calls: _, ...rest } = message
+      if (kept.length > 0) {
+        out.push({ ...rest, role: "assistant", tool_calls: kept })
+      } else if (rest.content !== null || rest.refusal !== undefined) {
+        out.push({ ...rest, role: "assistant", content: rest.content ?? "" })
+      } else {
+        yield* Effect.logDebug(`messages[${index}] not sent: nothing is left in it once its tool calls are dropped`)
+      }
+    }
+    return out
+  })
+
+/**
+ * The pairing rules of the Chat Completions API for tool calls and their results, checked by `fromPrompt`
+ * before a request is sent, and what it does about each (sources: the API's 400 answers, as reported against
+ * other clients, e.g. agno-agi/agno#3105, BerriAI/litellm#10083, FoundationAgents/OpenManus#744,
+ * miurla/morphic#136; the same rules hold on DeepSeek, Qwen and other compatible servers):
+ *
+ * | rule | the API's answer | `fromPrompt` |
+ * |---|---|---|
+ * | every `tool` message answers a tool call of the assistant message right before it (only tool messages between them) | 400 "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'" (`param` `messages.[i].role`) | fails with `InvalidPrompt` naming `messages[i]` and the call id (and where its call is, when other messages come between): the result is the user's data, where it belongs is theirs to say |
+ * | every tool call of an assistant message is answered by a `tool` message after it, before any other message | 400 "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: …" | the call is dropped with a warning naming `messages[i]`, the tool and the call id (an assistant message left with nothing is not sent); add a `ToolResultPart` in a tool message right after it to keep it |
+ *
+ * The same decisions as the Responses API's rules (`ResponsesRequest.PAIRING_RULES` of
+ * `@effect-responses/responses`), with the one difference of the wire: a tool message must come right after
+ * the assistant message holding its call.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const PAIRING_RULES = [
+  "tool message answering no tool call of the assistant message right before it: InvalidPrompt",
+  "tool call without a tool message right after its assistant message: dropped with a warning"
+] as const
 
 // ---------------------------------------------------------------------------------------------------------
 // user messages

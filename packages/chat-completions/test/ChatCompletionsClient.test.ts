@@ -64,6 +64,17 @@ describe("ChatCompletionsLanguageModel over ChatCompletionsClient", () => {
       assert.include(result.description, "upstream connection reset")
     }))
 
+  it.effect("an in-stream error that echoes the API key does not put it into the error", () =>
+    Effect.gen(function*() {
+      const recorded = readFileSync(fileURLToPath(new URL("./captures/error-in-200-stream.sse", import.meta.url)), "utf8")
+      const body = recorded.replace("upstream connection reset", `key ${API_KEY} was refused upstream`)
+      const fake = fakeHttp(() => ({ body, headers: sse }))
+      const result = yield* Effect.flatMap(LanguageModel.LanguageModel, (lm) =>
+        Stream.runCollect(lm.stream(Prompt.user("Hi")))).pipe(Effect.provide(model(fake.layer)), Effect.flip)
+      assert.instanceOf(result, AiError.StreamErrorEvent)
+      assert.strictEqual(result.description, "Provider returned error: key [redacted] was refused upstream")
+      assert.notInclude(result.message, API_KEY)
+    }))
 
   it.effect("stream posts to /chat/completions with stream and stream_options.include_usage, bearer key", () =>
     Effect.gen(function*() {

@@ -1,13 +1,16 @@
 /**
  * `Prompt` -> Chat Completions request body.
  */
-import { ChatCompletionsRequest } from "@effect-responses/chat-completions"
+import { ChatCompletionsOutput, ChatCompletionsRequest } from "@effect-responses/chat-completions"
 import { AiError, LanguageModel, Message, Part, Prompt, ResponseFormat, StrictSchema } from "@effect-responses/core"
 import { ResponsesRequest } from "@effect-responses/responses"
 import { Tool } from "@effect-responses/tools"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
+import { readFixture } from "./fixtures.js"
 
 const weather = new LanguageModel.ToolDefinition({
   name: "get_weather",
@@ -78,7 +81,8 @@ describe("ChatCompletionsRequest.fromPrompt", () => {
             new Part.ReasoningPart({ text: "think" }),
             new Part.ToolCallPart({ callId: "c", name: "f", arguments: "{}" })
           ]
-        })
+        }),
+        new Message.ToolMessage({ results: [new Part.ToolResultPart({ callId: "c", name: "f", output: "1" })] })
       ])
       const body = yield* ChatCompletionsRequest.fromPrompt(prompt, {
         model: "deepseek-reasoner",
@@ -169,6 +173,106 @@ describe("ChatCompletionsRequest.fromPrompt", () => {
       )
       assert.instanceOf(yield* Effect.flip(ChatCompletionsRequest.fromPrompt(Prompt.user("x"), { model: "" })), AiError.InvalidPrompt)
     }))
+
+  describe("pairing rules of tool calls and tool messages", () => {
+    // the recorded answer: an assistant message with two parallel tool calls (delete_file, create_file)
+    const PARALLEL = "chat-json/pai-chat-gpt4o-two-parallel-tool-calls.json"
+    const recorded = () => ChatCompletionsOutput.fromCompletion(JSON.parse(readFixture(PARALLEL)))
+    const result = (call: Part.ToolCallPart, output: string) =>
+      new Part.ToolResultPart({ callId: call.callId, name: call.name, output })
+    const warningsOf = <A, E>(effect: Effect.Effect<A, E>) => {
+      const warnings: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        if (LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) warnings.push(String(message))
+      })
+      return Effect.map(
+        Effect.provide(effect, Logger.replace(Logger.defaultLogger, logger)),
+        (value) => ({ value, warnings })
+      )
+    }
+
+    it.effect("calls answered right after their assistant message are sent as they are, without a warning", () =>
+      Effect.gen(function*() {
+        const response = yield* recorded()
+        const [remove, create] = response.message.toolCalls
+        const { value: body, warnings } = yield* warningsOf(ChatCompletionsRequest.fromPrompt(
+          Prompt.make([
+            Prompt.userMessage("Delete .env and create test.txt"),
+            response.message,
+            new Message.ToolMessage({ results: [result(remove!, "deleted"), result(create!, "created")] })
+          ]),
+          { model: "gpt-4o" }
+        ))
+        const wire = JSON.parse(readFixture(PARALLEL)).choices[0].message
+        expect(body.messages[1]).toStrictEqual({ role: "assistant", content: null, tool_calls: wire.tool_calls })
+        expect(body.messages.slice(2).map((m) => m.tool_call_id)).toStrictEqual([remove!.callId, create!.callId])
+        expect(warnings).toStrictEqual([])
+      }))
+
+    it.effect("a call without its tool message is dropped with a warning naming it; the answered one stays", () =>
+      Effect.gen(function*() {
+        const response = yield* recorded()
+        const [remove, create] = response.message.toolCalls
+        const { value: body, warnings } = yield* warningsOf(ChatCompletionsRequest.fromPrompt(
+          Prompt.make([
+            Prompt.userMessage("Delete .env and create test.txt"),
+            response.message,
+            new Message.ToolMessage({ results: [result(create!, "created")] }),
+            Prompt.userMessage("Thanks")
+          ]),
+          { model: "gpt-4o" }
+        ))
+        const sent = body.messages[1]!.tool_calls as ReadonlyArray<{ readonly id: string }>
+        expect(sent.map((call) => call.id)).toStrictEqual([create!.callId])
+        assert.strictEqual(warnings.length, 1)
+        assert.include(warnings[0], "messages[1]")
+        assert.include(warnings[0], "delete_file")
+        assert.include(warnings[0], remove!.callId)
+      }))
+
+    it.effect("an assistant message left with nothing once its unanswered calls are dropped is not sent", () =>
+      Effect.gen(function*() {
+        const response = yield* recorded()
+        const { value: body, warnings } = yield* warningsOf(ChatCompletionsRequest.fromPrompt(
+          Prompt.make([Prompt.userMessage("Delete .env and create test.txt"), response.message, Prompt.userMessage("Never mind.")]),
+          { model: "gpt-4o" }
+        ))
+        expect(body.messages.map((m) => m.role)).toStrictEqual(["user", "user"])
+        assert.strictEqual(warnings.length, 2)
+      }))
+
+    it.effect("a tool message answering no call is refused with InvalidPrompt naming the message and call id", () =>
+      Effect.gen(function*() {
+        const prompt = Prompt.make([
+          Prompt.userMessage("What is 7 + 12?"),
+          new Message.ToolMessage({
+            results: [new Part.ToolResultPart({ callId: "call_orphan_1", name: "calculator", output: "19" })]
+          })
+        ])
+        const error = yield* Effect.flip(ChatCompletionsRequest.fromPrompt(prompt, { model: "m" }))
+        assert.instanceOf(error, AiError.InvalidPrompt)
+        assert.include(error.description, "messages[1]")
+        assert.include(error.description, "call_orphan_1")
+      }))
+
+    it.effect("a tool message separated from its call by another message is refused, saying where the call is", () =>
+      Effect.gen(function*() {
+        const response = yield* recorded()
+        const [remove, create] = response.message.toolCalls
+        const prompt = Prompt.make([
+          Prompt.userMessage("Delete .env and create test.txt"),
+          response.message,
+          new Message.ToolMessage({ results: [result(remove!, "deleted")] }),
+          Prompt.userMessage("And the other one?"),
+          new Message.ToolMessage({ results: [result(create!, "created")] })
+        ])
+        const error = yield* Effect.flip(ChatCompletionsRequest.fromPrompt(prompt, { model: "gpt-4o" }))
+        assert.instanceOf(error, AiError.InvalidPrompt)
+        assert.include(error.description, "messages[4]")
+        assert.include(error.description, create!.callId)
+        assert.include(error.description, "its call is in messages[1]")
+      }))
+  })
 })
 
 describe("one strict schema for both wires", () => {

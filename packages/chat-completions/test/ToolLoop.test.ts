@@ -12,6 +12,8 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createServer } from "node:http"
@@ -96,13 +98,22 @@ describe("ToolLoop over Chat Completions and the loopback chat replay server", (
       }).pipe(Effect.provide(GeographyLive), Effect.provide(session)))
   }
 
-  it.effect("a follow-up without the tool message gets an OpenAI-shaped 400", () =>
+  it.effect("a follow-up without the tool message: the unanswered call is dropped with a warning before the request", () =>
     Effect.gen(function*() {
+      const warnings: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        if (LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) warnings.push(String(message))
+      })
       const result = yield* ToolLoop.generate(prompt, { toolkit: Geography, execute: false })
-      const error = yield* Effect.flip(ToolLoop.generate(result.transcript, { toolkit: Geography, execute: false }))
+      const error = yield* Effect.flip(ToolLoop.generate(result.transcript, { toolkit: Geography, execute: false })).pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+      )
+      assert.strictEqual(warnings.length, 1)
+      assert.include(warnings[0], "call_ZR5UUuTt3pf61kjwAJIYdVMj")
+      // the replay server still wants the recorded call handed back: what was sent lacks it
       assert.strictEqual(error._tag, "StepFailed")
       const cause = error._tag === "StepFailed" ? error.error : error
       assert.strictEqual(cause._tag, "HttpError")
-      if (cause._tag === "HttpError") assert.strictEqual(cause.code, "missing_tool_message")
+      if (cause._tag === "HttpError") assert.strictEqual(cause.code, "missing_replayed_message")
     }).pipe(Effect.provide(session)))
 })

@@ -50,7 +50,12 @@ export class HttpError extends Schema.TaggedError<HttpError>("@effect-responses/
 /**
  * The request never got an HTTP answer, or the body broke off: connection refused, reset, DNS, timeout.
  * `timeout` says which bound of the transport passed, when one did: `headers` (no response headers in
- * time) or `idle` (the body went silent for too long between two chunks). Always retryable.
+ * time) or `idle` (the body went silent for too long between two chunks). `bytesReceived` is set when the
+ * failure came while reading a response body: how many bytes of it had arrived.
+ *
+ * Retryable until the first byte of the body: a request whose answer has begun is not sent again (the
+ * model has started generating, and a second request is a second, billed answer), so a body that breaks
+ * off or stalls after its first byte is not retryable, and what arrived before it is kept by the caller.
  *
  * @since 0.1.0
  * @category errors
@@ -59,14 +64,15 @@ export class TransportError
   extends Schema.TaggedError<TransportError>("@effect-responses/core/TransportError")("TransportError", {
     description: Schema.String,
     url: optional(Schema.String),
-    timeout: optional(Schema.Literal("headers", "idle"))
+    timeout: optional(Schema.Literal("headers", "idle")),
+    bytesReceived: optional(Schema.Number)
   })
 {
   /**
    * @since 0.1.0
    */
   get retryable(): boolean {
-    return true
+    return this.bytesReceived === undefined || this.bytesReceived === 0
   }
   /**
    * @since 0.1.0
@@ -76,7 +82,10 @@ export class TransportError
   }
 
   override get message(): string {
-    return `transport error${this.url === undefined ? "" : ` calling ${this.url}`}: ${this.description}`
+    const received = this.bytesReceived === undefined || this.bytesReceived === 0
+      ? ""
+      : ` (after ${this.bytesReceived} ${this.bytesReceived === 1 ? "byte" : "bytes"} of the body)`
+    return `transport error${this.url === undefined ? "" : ` calling ${this.url}`}: ${this.description}${received}`
   }
 }
 

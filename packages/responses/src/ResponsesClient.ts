@@ -6,7 +6,9 @@
  * - The transport (request building, status check, retries, error mapping) is `HttpTransport` of
  *   `@effect-responses/wire`, shared with the Chat Completions client.
  * - The API key (`Redacted`) goes only into the `Authorization: Bearer` header; it never appears in an
- *   error, a log or a span (the `HttpClient` span redacts `authorization`). Without a key no
+ *   error, a log or a span (the `HttpClient` span redacts `authorization`): a key of 8 characters or more
+ *   is cut out of every error built from what the server sent (an error body, an in-stream error, an
+ *   excerpt of a malformed event) when the server echoes it. Without a key no
  *   `Authorization` header is sent, which suits local servers.
  * - A non-2xx answer fails with `AiError.HttpError`, read from OpenAI's error body
  *   `{"error":{"message","type","param","code"}}`, with the `x-request-id` header as `requestId` and
@@ -14,8 +16,9 @@
  * - A request that gets no answer, or a body that breaks off, fails with `AiError.TransportError`.
  * - No call waits forever: no response headers within `headersTimeout` (default 10 minutes, per attempt)
  *   fails with a retryable `AiError.TransportError` whose `timeout` is `"headers"`; a body silent longer than
- *   `idleTimeout` between two chunks (default 5 minutes) with one whose `timeout` is `"idle"`, never sent
- *   again after the first byte of a 2xx body; both abort the request; `false` turns each off. Error bodies
+ *   `idleTimeout` between two chunks (default 5 minutes) with one whose `timeout` is `"idle"`, after the
+ *   parts that arrived and not retryable once a byte of the body arrived (`bytesReceived`); both abort the
+ *   request; `false` turns each off. Error bodies
  *   are read up to 64 KiB.
  * - Retries (`RetryOptions`): exponential backoff with jitter, a bounded number of times, only for
  *   retryable errors (408, 409, 429 rate limits, 5xx, connection failures; never `insufficient_quota` or
@@ -209,7 +212,11 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
           start = now
           span = Context.pick(Tracer.ParentSpan)(context)
           return Effect.map(execute(body, true), (response) =>
-            Stream.toChannel(Stream.pipeThroughChannel(transport.bodyStream(response), decodeChannel(observe))))
+            // An error event or an excerpt of a malformed one may echo the key.
+            Channel.mapError(
+              Stream.toChannel(Stream.pipeThroughChannel(transport.bodyStream(response), decodeChannel(observe))),
+              transport.scrubError
+            ))
         }))
         return Channel.ensuringWith(parts, (exit) => {
           const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()

@@ -231,6 +231,8 @@ describe("ResponsesClient retries", () => {
       const error = yield* Fiber.join(fiber)
       assert.instanceOf(error, AiError.TransportError)
       assert.strictEqual(error.timeout, "idle")
+      assert.strictEqual(error.bytesReceived, head.length)
+      assert.isFalse(error.retryable)
       assert.isAbove(received.length, 0)
       assert.strictEqual(http.count(), 1)
     }))

@@ -222,6 +222,25 @@ describe("ResponsesClient", () => {
       const { elements, error } = yield* withClient((client) => collectSettled(client.createStream(requestBody)), fake.layer)
       expect(elements.map((e) => e.type)).toStrictEqual(["response_started", "part", "part"])
       assert.instanceOf(error, AiError.TransportError)
+      assert.strictEqual(error.bytesReceived, head.length)
+      assert.isFalse(error.retryable)
+    }))
+
+  it.effect("a stream's error event that echoes the API key does not put it into the error", () =>
+    Effect.gen(function*() {
+      const recorded = payloadsOf("responses-sse/vai-openai-error-event-response-failed.chunks.txt")
+      const echoed = recorded.map((payload) =>
+        payload.replace("You exceeded your current quota", `Key ${API_KEY} exceeded its current quota`)
+      )
+      assert.notDeepEqual(echoed, recorded)
+      const fake = fakeHttp(() => ({ body: sseText(echoed), headers: sse }))
+      const { error } = yield* withClient((client) => collectSettled(client.createStream(requestBody)), fake.layer)
+      assert.instanceOf(error, AiError.StreamErrorEvent)
+      assert.strictEqual(error.code, "insufficient_quota")
+      assert.include(error.description, "Key [redacted] exceeded its current quota")
+      for (const rendered of [error.message, String(error), JSON.stringify(error)]) {
+        assert.notInclude(rendered, API_KEY)
+      }
     }))
 
   it.effect("layerConfig reads OPENAI_API_KEY and OPENAI_BASE_URL; the key is optional", () =>

@@ -16,8 +16,11 @@
  * - No call waits forever (`Options.headersTimeout`, default 10 minutes; `Options.idleTimeout`, default 5
  *   minutes; `false` turns each off): no response headers in time, or a body silent for too long between
  *   two chunks, fail with a `TransportError` whose `timeout` says which (`headers` / `idle`), and abort the
- *   request. A headers timeout is retried like any transport error; an idle timeout after the first byte
- *   of a 2xx body is never sent again.
+ *   request. A headers timeout is retried like any transport error. A body that stalls or breaks off
+ *   fails after the chunks that arrived, with `bytesReceived` set; after its first byte the error is not
+ *   retryable (`retryable` false: the model has begun its answer, a second request is a second answer).
+ *   The idle timeout is one timer per body, moved on at every chunk (not a race per read), and counts only
+ *   the server's silence, not the time a slow consumer takes.
  * - A streamed request answered 2xx with a body that is plainly not an event stream (`content-type`
  *   `text/html`, or JSON) fails with `AiError.MalformedOutput` naming the content type, with an excerpt.
  * - Retries (`RetryOptions`, `retrySchedule`): only retryable errors, and only before the first byte of a
@@ -33,9 +36,11 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import { watchBody } from "./internal/idleTimeout.js"
 import * as ResponseBody from "./internal/responseBody.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -128,6 +133,32 @@ export const MIN_SECRET_LENGTH = 8
 export const scrubSecret = (text: string, secret: string): string =>
   secret.length < MIN_SECRET_LENGTH ? text : text.split(secret).join("[redacted]")
 
+/**
+ * `error` with `secret` cut out of every text field (`description`, `excerpt`, `param`, …) as `scrubSecret`
+ * cuts it; the same error when no field holds it (or the secret is shorter than `MIN_SECRET_LENGTH`). For
+ * errors built from what a server sent (a stream's `error` event, a failed response, an excerpt of a
+ * malformed event), which may echo the request's key.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const scrubError = <E extends AiError.AiError>(error: E, secret: string): E => {
+  if (secret.length < MIN_SECRET_LENGTH) return error
+  let changed = false
+  const fields: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(error)) {
+    if (typeof value === "string" && value.includes(secret)) {
+      fields[name] = scrubSecret(value, secret)
+      changed = true
+    } else {
+      fields[name] = value
+    }
+  }
+  if (!changed) return error
+  const ErrorClass = error.constructor as new(fields: Record<string, unknown>, disableValidation: boolean) => E
+  return new ErrorClass(fields, true)
+}
+
 /** A timeout option: `false` or an infinite duration for none, `undefined` for the default. */
 const timeoutOf = (
   input: Duration.DurationInput | false | undefined,
@@ -175,10 +206,19 @@ export interface HttpTransport {
   readonly readJson: (
     response: HttpClientResponse.HttpClientResponse
   ) => Effect.Effect<unknown, AiError.TransportError | AiError.MalformedOutput>
-  /** The body of a response as bytes, a break-off failing with `TransportError`. */
+  /**
+   * The body of a response as bytes, a break-off or a silence longer than the idle timeout failing with
+   * `TransportError` (with `bytesReceived`: not retryable after the first byte) after the chunks that
+   * arrived.
+   */
   readonly bodyStream: (
     response: HttpClientResponse.HttpClientResponse
   ) => Stream.Stream<Uint8Array, AiError.TransportError>
+  /**
+   * `error` with the API key cut out of its text (`scrubError`): for the errors a protocol client builds
+   * from what the server sent.
+   */
+  readonly scrubError: <E extends AiError.AiError>(error: E) => E
 }
 
 /**
@@ -287,28 +327,36 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const schedule = retrySchedule(options.retry)
     const headersTimeout = timeoutOf(options.headersTimeout, DEFAULT_HEADERS_TIMEOUT)
     const idleTimeout = timeoutOf(options.idleTimeout, DEFAULT_IDLE_TIMEOUT)
-    const timeoutError = (kind: "headers" | "idle", after: Duration.Duration) =>
-      new AiError.TransportError({
-        description: kind === "headers"
-          ? `no response headers within ${Duration.format(after)} (the headers timeout)`
-          : `the response body was silent for ${Duration.format(after)} (the idle timeout)`,
-        url,
-        timeout: kind
-      })
-    const withIdleTimeout = <E>(stream: Stream.Stream<Uint8Array, E>): Stream.Stream<Uint8Array, E | AiError.TransportError> =>
-      idleTimeout === undefined ? stream : Stream.timeoutFail(stream, () => timeoutError("idle", idleTimeout), idleTimeout)
-    const send = (request: HttpClientRequest.HttpClientRequest) => {
-      const sent = httpClient.execute(request).pipe(
-        Effect.mapError((error) => transportError(error, url))
-      )
-      return headersTimeout === undefined ? sent : Effect.timeoutFail(sent, {
-        duration: headersTimeout,
-        onTimeout: () => timeoutError("headers", headersTimeout)
-      })
-    }
     // A server that echoes the key in an error body must not put it into the error.
     const secret = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
     const scrub = (text: string): string => scrubSecret(text, secret)
+    const failed = (error: HttpClientError.HttpClientError, bytesReceived?: number) =>
+      scrubError(transportError(error, url, bytesReceived), secret)
+    const headersTimeoutError = (after: Duration.Duration) =>
+      new AiError.TransportError({
+        description: `no response headers within ${Duration.format(after)} (the headers timeout)`,
+        url,
+        timeout: "headers"
+      })
+    const idleTimeoutError = (after: Duration.Duration, bytesReceived: number) =>
+      new AiError.TransportError({
+        description: `the response body was silent for ${Duration.format(after)} (the idle timeout)`,
+        url,
+        timeout: "idle",
+        bytesReceived
+      })
+    // An error body (or a body that is not an event stream) is read until its first error, for what it says.
+    const errorBody = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<Uint8Array> =>
+      untilError(watchBody(ResponseBody.stream(response, identity), idleTimeout, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes)))
+    const send = (request: HttpClientRequest.HttpClientRequest) => {
+      const sent = httpClient.execute(request).pipe(
+        Effect.mapError((error) => failed(error))
+      )
+      return headersTimeout === undefined ? sent : Effect.timeoutFail(sent, {
+        duration: headersTimeout,
+        onTimeout: () => headersTimeoutError(headersTimeout)
+      })
+    }
 
     const request = (body: object, stream: boolean) => {
       let request = HttpClientRequest.post(url).pipe(
@@ -335,7 +383,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
             if (response.status >= 200 && response.status < 300) {
               const type = response.headers["content-type"] ?? ""
               if (!stream || !notAnEventStream(type)) return Effect.succeed(response)
-              return Effect.flatMap(readBounded(untilError(withIdleTimeout(response.stream)), 200), (text) =>
+              return Effect.flatMap(readBounded(errorBody(response), 200), (text) =>
                 Effect.fail(
                   new AiError.MalformedOutput({
                     description:
@@ -345,7 +393,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
                 ))
             }
             return Effect.flatMap(
-              readBounded(untilError(withIdleTimeout(response.stream)), MAX_ERROR_BODY_BYTES),
+              readBounded(errorBody(response), MAX_ERROR_BODY_BYTES),
               (text) =>
                 Effect.fail(
                   AiError.httpErrorFromResponse({ status: response.status, headers: response.headers, body: scrub(text) })
@@ -365,30 +413,29 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
             catch: (error) =>
               new AiError.MalformedOutput({
                 description: `the response body is not JSON: ${error instanceof Error ? error.message : String(error)}`,
-                excerpt: AiError.excerpt(text)
+                excerpt: AiError.excerpt(scrub(text))
               })
           })
         )
       )
 
+    // One idle timer for the whole body, not a race per read (see internal/idleTimeout).
     const bodyStream = (
       response: HttpClientResponse.HttpClientResponse
     ): Stream.Stream<Uint8Array, AiError.TransportError> =>
-      withIdleTimeout(ResponseBody.stream(response, (error) => transportError(error, url)))
+      watchBody(ResponseBody.stream(response, identity), idleTimeout, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes))
 
     const readText = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string, AiError.TransportError> =>
-      idleTimeout === undefined
-        ? Effect.mapError(response.text, (error) => transportError(error, url))
-        : Effect.suspend(() => {
-          const decoder = new TextDecoder()
-          let text = ""
-          return Stream.runForEach(bodyStream(response), (chunk) =>
-            Effect.sync(() => {
-              text += decoder.decode(chunk, { stream: true })
-            })).pipe(Effect.map(() => text + decoder.decode()))
-        })
+      Effect.suspend(() => {
+        const decoder = new TextDecoder()
+        let text = ""
+        return Stream.runForEach(bodyStream(response), (chunk) =>
+          Effect.sync(() => {
+            text += decoder.decode(chunk, { stream: true })
+          })).pipe(Effect.map(() => text + decoder.decode()))
+      })
 
-    return { url, execute, readJson, bodyStream }
+    return { url, execute, readJson, bodyStream, scrubError: <E extends AiError.AiError>(error: E) => scrubError(error, secret) }
   })
 
 /** Whether a 2xx answer to a streamed request is plainly something else: an HTML page, or JSON. */
@@ -403,13 +450,20 @@ const notAnEventStream = (contentType: string): boolean => {
 
 /**
  * The `TransportError` of a request to `url` that got no HTTP answer or whose body broke off: the
- * `HttpClientError` reason, then its description (or its cause's message).
+ * `HttpClientError` reason, then its description (or its cause's message); `bytesReceived`, when given, is
+ * how much of the response body had arrived (after the first byte the error is not retryable).
  *
  * @since 0.1.0
  * @category errors
  */
-export const transportError = (error: HttpClientError.HttpClientError, url: string): AiError.TransportError => {
+export const transportError = (
+  error: HttpClientError.HttpClientError,
+  url: string,
+  bytesReceived?: number
+): AiError.TransportError => {
   const cause = error.cause instanceof Error ? error.cause.message : undefined
   const description = [error.reason, error.description ?? cause].filter((s) => s !== undefined).join(": ")
-  return new AiError.TransportError({ description, url })
+  return new AiError.TransportError(
+    bytesReceived === undefined ? { description, url } : { description, url, bytesReceived }
+  )
 }

@@ -28,12 +28,16 @@ const silentServer = () => {
   return { state, client }
 }
 
-/** A client answering `status` with a body that sends `first` and then `rest` chunks (forever when `rest` is `Infinity`), or stalls. */
+/**
+ * A client answering `status` with a body that sends `first` and then `rest` chunks (forever when `rest` is
+ * `Infinity`), then stalls (or ends, with `end`).
+ */
 const streamingServer = (options: {
   readonly status: number
   readonly first: Uint8Array
   readonly rest?: number
   readonly chunk?: Uint8Array
+  readonly end?: boolean
 }) => {
   const state = { pulledBytes: 0, cancelled: false }
   const client = HttpClient.make((request) =>
@@ -45,7 +49,10 @@ const streamingServer = (options: {
           state.pulledBytes += options.first.length
         },
         pull(controller) {
-          if (options.rest === undefined || sent >= options.rest) return new Promise<void>(() => {})
+          if (options.rest === undefined || sent >= options.rest) {
+            if (options.end === true) controller.close()
+            return options.end === true ? undefined : new Promise<void>(() => {})
+          }
           sent++
           controller.enqueue(options.chunk!)
           state.pulledBytes += options.chunk!.length
@@ -133,8 +140,75 @@ describe("HttpTransport timeouts", () => {
       const error = yield* Effect.flip(exit)
       assert.instanceOf(error, AiError.TransportError)
       assert.strictEqual(error.timeout, "idle")
+      assert.strictEqual(error.bytesReceived, 10)
+      assert.isFalse(error.retryable)
+      assert.include(error.message, "after 10 bytes of the body")
       yield* realPause
       assert.isTrue(server.state.cancelled)
+    }))
+
+  it.effect("a body silent from its start fails with a retryable idle timeout (no byte arrived)", () =>
+    Effect.gen(function*() {
+      const server = streamingServer({ status: 200, first: new Uint8Array(0) })
+      const transport = yield* transportOver(server.client, { idleTimeout: "30 seconds" })
+      const response = yield* transport.execute({ model: "m" }, true)
+      const fiber = yield* Effect.fork(Stream.runDrain(transport.bodyStream(response)))
+      yield* realPause
+      yield* TestClock.adjust("30 seconds")
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      assert.instanceOf(error, AiError.TransportError)
+      assert.strictEqual(error.timeout, "idle")
+      assert.strictEqual(error.bytesReceived, 0)
+      assert.isTrue(error.retryable)
+    }))
+
+  it.effect("the idle timeout counts the server's silence, not the time a slow consumer takes", () =>
+    Effect.gen(function*() {
+      const chunk = new TextEncoder().encode("data: {}\n\n")
+      const server = streamingServer({ status: 200, first: chunk, rest: 39, chunk, end: true })
+      const transport = yield* transportOver(server.client, { idleTimeout: "30 seconds" })
+      const response = yield* transport.execute({ model: "m" }, true)
+      let received = 0
+      const fiber = yield* Effect.fork(
+        Stream.runForEach(transport.bodyStream(response), () =>
+          Effect.zipRight(Effect.sleep("1 minute"), Effect.sync(() => received++)))
+      )
+      for (let i = 0; i < 40; i++) {
+        yield* realPause
+        yield* TestClock.adjust("1 minute")
+      }
+      yield* Fiber.join(fiber)
+      assert.strictEqual(received, 40)
+    }))
+
+  it.effect("a body that breaks off after its first byte fails with a transport error that is not retryable", () =>
+    Effect.gen(function*() {
+      let pulls = 0
+      const client = HttpClient.make((request) =>
+        Effect.succeed(HttpClientResponse.fromWeb(
+          request,
+          new Response(
+            new ReadableStream<Uint8Array>({
+              pull(controller) {
+                if (pulls++ === 0) controller.enqueue(new TextEncoder().encode("data: {}\n\n"))
+                else controller.error(new Error("socket hang up"))
+              }
+            }),
+            { status: 200, headers: { "content-type": "text/event-stream" } }
+          )
+        ))
+      )
+      const transport = yield* transportOver(client)
+      const response = yield* transport.execute({ model: "m" }, true)
+      const received: Array<Uint8Array> = []
+      const error = yield* Effect.flip(
+        Stream.runForEach(transport.bodyStream(response), (chunk) => Effect.sync(() => received.push(chunk)))
+      )
+      assert.strictEqual(received.length, 1)
+      assert.instanceOf(error, AiError.TransportError)
+      assert.isUndefined(error.timeout)
+      assert.strictEqual(error.bytesReceived, 10)
+      assert.isFalse(error.retryable)
     }))
 
   it.effect("readJson of a body that stalls fails with the idle timeout too (default 5 minutes)", () =>
@@ -209,6 +283,19 @@ describe("HttpTransport redaction", () => {
       assert.instanceOf(error, AiError.HttpError)
       assert.strictEqual(error.description, "key [redacted] rejected")
     }))
+
+  it("scrubError cuts the key out of every text field of an error built from what a server sent", () => {
+    const key = "sk-proj-abcdefghijklmnop0123456789"
+    const event = new AiError.StreamErrorEvent({ description: `Incorrect API key provided: ${key}`, code: "invalid_api_key" })
+    const scrubbed = HttpTransport.scrubError(event, key)
+    assert.instanceOf(scrubbed, AiError.StreamErrorEvent)
+    assert.strictEqual(scrubbed.description, "Incorrect API key provided: [redacted]")
+    assert.strictEqual(scrubbed.code, "invalid_api_key")
+    assert.notInclude(scrubbed.message, key)
+    const malformed = new AiError.MalformedOutput({ description: "bad event", excerpt: `{"key":"${key}"}` })
+    assert.strictEqual(HttpTransport.scrubError(malformed, key).excerpt, "{\"key\":\"[redacted]\"}")
+    assert.strictEqual(HttpTransport.scrubError(event, "x"), event)
+  })
 
   it("scrubSecret leaves text alone for keys shorter than MIN_SECRET_LENGTH", () => {
     assert.strictEqual(HttpTransport.scrubSecret("upstream exploded", "x"), "upstream exploded")
