@@ -7,8 +7,8 @@
  * the `get_weather` handler; the second request hands back the tool search items verbatim, the call with
  * its namespace, and its output.
  */
-import { Prompt } from "@effect-responses/core"
-import { BuiltInTool, Capture, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { Message, Part, Prompt } from "@effect-responses/core"
+import { BuiltInTool, Capture, ResponsesClient, ResponsesLanguageModel, ResponsesRequest } from "@effect-responses/responses"
 import { ReplayHttpClient } from "@effect-responses/testing"
 import { Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -129,4 +129,94 @@ describe("tool search through the tool loop (recorded hosted tool search)", () =
         assert.strictEqual(input.length, 5)
       }))
   }
+})
+
+/**
+ * A tool search the client executes (`BuiltInTool.toolSearch({ execution: "client" })`), on a hand-made
+ * capture built from the API reference's item shapes (`captures/client-tool-search.chunks.txt`, invented
+ * ids): the model asks the client to search (`tool_search_call` with a call id), the loop returns the call,
+ * the caller answers with the `tool_search_output` of the tools it loads, and the model calls the loaded
+ * namespaced tool.
+ */
+const Crm = Tool.namespace("crm", "The customer database.")
+const FindCustomer = Tool.make("find_customer", {
+  description: "Finds a customer by email.",
+  parameters: { email: Schema.String },
+  success: Schema.String,
+  namespace: Crm,
+  deferLoading: true
+})
+const CrmToolkit = Toolkit.make(FindCustomer, GetWeather)
+const CrmLive = CrmToolkit.toLayer({
+  "crm.find_customer": ({ email }) => Effect.succeed(`${email}: Ada Lovelace, customer since 1843`),
+  get_weather: () => Effect.succeed("")
+})
+const clientCapture = Effect.runSync(
+  Capture.parse(readFileSync(new URL("./captures/client-tool-search.chunks.txt", import.meta.url), "utf8"), "client tool search")
+)
+
+describe("a tool search the client executes, through the tool loop", () => {
+  it.effect("the loop returns the search call; the caller's tool_search_output and the loaded tool's call are handed back", () =>
+    Effect.gen(function*() {
+      const replay = yield* ReplayHttpClient.make(clientCapture)
+      const layer = Layer.merge(
+        CrmLive,
+        ResponsesLanguageModel.layer({ model: "gpt-5.4", builtInTools: [BuiltInTool.toolSearch({ execution: "client" })] }).pipe(
+          Layer.provide(ResponsesClient.layer()),
+          Layer.provide(Layer.succeed(HttpClient.HttpClient, replay.client))
+        )
+      )
+      const first = yield* ToolLoop.generate(Prompt.user("Who is ada@example.com?"), { toolkit: CrmToolkit }).pipe(
+        Effect.provide(layer)
+      )
+      const [search] = first.response.message.clientCalls
+      expect(search).toMatchObject({ type: "tool_search_call", callId: "call_client_search_1", execution: "client" })
+      assert.strictEqual(replay.requests.length, 1)
+
+      // the caller searches: the namespace the model asked for, as the request's tools spell it
+      const loaded = ResponsesRequest.toolsToWire(CrmToolkit.definitions).filter((tool) => tool.name === "crm")
+      const answered = Prompt.append(
+        first.transcript,
+        new Message.ToolMessage({
+          results: [new Part.ToolSearchOutputPart({ callId: "call_client_search_1", execution: "client", tools: loaded })]
+        })
+      )
+      const result = yield* ToolLoop.generate(answered, { toolkit: CrmToolkit }).pipe(Effect.provide(layer))
+      assert.strictEqual(result.text, "Ada Lovelace is a customer since 1843.")
+
+      const [, second, third] = replay.requests.map((request) => request.body as Json)
+      const searchItem = {
+        id: "tsc_client_search_1",
+        type: "tool_search_call",
+        status: "completed",
+        arguments: { paths: ["crm"] },
+        call_id: "call_client_search_1",
+        execution: "client"
+      }
+      const searchOutput = { type: "tool_search_output", call_id: "call_client_search_1", execution: "client", tools: loaded }
+      expect((second!.input as ReadonlyArray<Json>).slice(1)).toStrictEqual([searchItem, searchOutput])
+      expect(loaded).toMatchObject([{
+        type: "namespace",
+        name: "crm",
+        tools: [{ type: "function", name: "find_customer", defer_loading: true }]
+      }])
+      expect((third!.input as ReadonlyArray<Json>).slice(1)).toStrictEqual([
+        searchItem,
+        searchOutput,
+        {
+          id: "fc_client_search_1",
+          type: "function_call",
+          status: "completed",
+          arguments: "{\"email\":\"ada@example.com\"}",
+          call_id: "call_find_customer_1",
+          name: "find_customer",
+          namespace: "crm"
+        },
+        {
+          type: "function_call_output",
+          call_id: "call_find_customer_1",
+          output: JSON.stringify("ada@example.com: Ada Lovelace, customer since 1843")
+        }
+      ])
+    }))
 })
