@@ -25,6 +25,36 @@ describe("effect-responses chat (the executable)", () => {
     expect(result.stdout).toContain("answer: The final result is **570**.")
   })
 
+  it("chat --replay of a capture whose call has \"\" arguments runs to its answer (\"{}\" sent back is accepted)", async () => {
+    // The recorded calculator session, its first call made argument-less as some servers send it: no
+    // argument deltas, "" in the done event, the item and the snapshot (sequence numbers kept consecutive).
+    const lines = readFileSync(
+      fixturePath("responses-sse/vai-openai-reasoning-encrypted-multistep.chunks.txt"),
+      "utf8"
+    ).split("\n").filter((line) => line.trim() !== "")
+    const secondResponse = lines.findIndex((line, index) => index > 0 && line.includes("\"type\":\"response.created\""))
+    const blanked = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(blanked)
+      if (typeof value !== "object" || value === null) return value
+      const out: Record<string, unknown> = {}
+      for (const [key, field] of Object.entries(value)) out[key] = key === "arguments" ? "" : blanked(field)
+      return out
+    }
+    const first = lines.slice(0, secondResponse)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((event) => event["type"] !== "response.function_call_arguments.delta")
+      .map((event, sequence) => ({ ...(blanked(event) as Record<string, unknown>), sequence_number: sequence }))
+    expect(first.filter((event) => JSON.stringify(event).includes("\"arguments\":\"\"")).length).toBeGreaterThanOrEqual(3)
+    const file = join(dir, "empty-arguments.chunks.txt")
+    writeFileSync(file, [...first.map((event) => JSON.stringify(event)), ...lines.slice(secondResponse)].join("\n") + "\n")
+    const result = await run("chat", "--replay", file)
+    expect(result.stderr).toBe(
+      `effect-responses: replaying ${file} (4 recorded responses of gpt-5.1-codex-max); nothing is sent to a model\n`
+    )
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain("answer: The final result is **570**.")
+  })
+
   it("a capture that does not exist: one line naming the file, exit 1", async () => {
     const file = join(dir, "missing.sse")
     const result = await run("chat", "--replay", file)

@@ -42,4 +42,39 @@ describe("effect-responses request (the executable)", () => {
     expect(result.stdout).toBe("")
     expect(result.stderr).toBe("effect-responses: <stdin>: invalid prompt: no messages, nothing to ask\n")
   })
+
+  it("request shows the pairing check: a call without its result dropped with a warning on stderr, exit 0", async () => {
+    const text = JSON.stringify({
+      messages: [
+        { role: "user", parts: [{ type: "text", text: "What is 12 + 7?" }] },
+        {
+          role: "assistant",
+          parts: [{ type: "tool_call", callId: "call_unanswered_1", name: "calculator", arguments: "{\"a\":12,\"b\":7,\"op\":\"add\"}" }]
+        },
+        { role: "user", parts: [{ type: "text", text: "Never mind." }] }
+      ]
+    })
+    const result = await Cli.run(["request", "-"], { input: text })
+    expect(result.status).toBe(0)
+    expect(result.stderr).toMatch(
+      /^effect-responses: warning: input\[1\]: function_call calculator \(call call_unanswered_1\) dropped: it has no output .*\n$/
+    )
+    const body = JSON.parse(result.stdout) as { readonly input: ReadonlyArray<{ readonly type: string }> }
+    expect(body.input.map((item) => item.type)).toStrictEqual(["message", "message"])
+  })
+
+  it("request shows the pairing check: a result answering no call is refused in one line naming it, exit 1", async () => {
+    const text = JSON.stringify({
+      messages: [
+        { role: "user", parts: [{ type: "text", text: "What is 12 + 7?" }] },
+        { role: "tool", results: [{ type: "tool_result", callId: "call_orphan_1", name: "calculator", output: "19" }] }
+      ]
+    })
+    const result = await Cli.run(["request", "-"], { input: text })
+    expect(result.status).toBe(1)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toMatch(
+      /^effect-responses: <stdin>: invalid prompt: input\[1\]: the function_call_output for call call_orphan_1 answers no earlier tool call .*\n$/
+    )
+  })
 })
