@@ -21,7 +21,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
-import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
 import * as ChatCompletionsClient from "./ChatCompletionsClient.js"
 import * as ChatCompletionsOutput from "./ChatCompletionsOutput.js"
@@ -73,7 +72,7 @@ export const mergeOptions: {
     const value = override[key]
     if (value === undefined) continue
     if (key === "extraBody") out[key] = { ...base.extraBody, ...override.extraBody }
-    else if (key === "tools") out[key] = mergeCall(base, { tools: override.tools }).tools
+    else if (key === "tools") out[key] = LanguageModel.mergeTools(base.tools, override.tools)
     else out[key] = value
   }
   return out as O
@@ -96,20 +95,11 @@ export const mergeOptions: {
 export const withOptions: {
   (overrides: OptionsOverride): <Self extends EffectOrStream>(self: Self) => Self
   <Self extends EffectOrStream>(self: Self, overrides: OptionsOverride): Self
-} = dual(2, <Self extends EffectOrStream>(self: Self, overrides: OptionsOverride): Self => {
-  // The casts only restore `Self`: providing a reference the effect or stream does not require keeps its type.
-  if (Predicate.hasProperty(self, Stream.StreamTypeId)) {
-    const stream = self as Stream.Stream<unknown, unknown, unknown>
-    return Stream.unwrap(
-      Effect.map(CurrentOptions, (current) => Stream.provideService(stream, CurrentOptions, mergeOptions(current, overrides)))
-    ) as unknown as Self
-  }
-  const effect = self as Effect.Effect<unknown, unknown, unknown>
-  return Effect.flatMap(
-    CurrentOptions,
-    (current) => Effect.provideService(effect, CurrentOptions, mergeOptions(current, overrides))
-  ) as unknown as Self
-})
+} = dual(
+  2,
+  <Self extends EffectOrStream>(self: Self, overrides: OptionsOverride): Self =>
+    LanguageModel.withReference(self, CurrentOptions, (current) => mergeOptions(current, overrides))
+)
 
 /**
  * What `withOptions` applies to: any `Effect` or `Stream`.
@@ -117,7 +107,7 @@ export const withOptions: {
  * @since 0.2.0
  * @category models
  */
-export type EffectOrStream = Effect.Effect<unknown, unknown, unknown> | Stream.Stream<unknown, unknown, unknown>
+export type EffectOrStream = LanguageModel.EffectOrStream
 
 /**
  * The request options of one call: the layer's `options` with the call's `tools` merged over them by name
@@ -133,19 +123,12 @@ export const mergeCallOptions = (
   call: LanguageModel.CallOptions | undefined
 ): ChatCompletionsRequest.RequestOptions => call === undefined ? options : mergeCall(options, call)
 
-const mergeCall = <O extends OptionsOverride>(options: O, call: LanguageModel.CallOptions): O => {
-  let tools = options.tools
-  if (call.tools !== undefined) {
-    const names = new Set(call.tools.map(LanguageModel.toolName))
-    tools = [...(options.tools ?? []).filter((tool) => !names.has(LanguageModel.toolName(tool))), ...call.tools]
-  }
-  return {
-    ...options,
-    tools,
-    toolChoice: call.toolChoice ?? options.toolChoice,
-    responseFormat: call.responseFormat ?? options.responseFormat
-  }
-}
+const mergeCall = <O extends OptionsOverride>(options: O, call: LanguageModel.CallOptions): O => ({
+  ...options,
+  tools: LanguageModel.mergeTools(options.tools, call.tools),
+  toolChoice: call.toolChoice ?? options.toolChoice,
+  responseFormat: call.responseFormat ?? options.responseFormat
+})
 
 /**
  * A call of a function that stands for a custom tool (`ChatCompletionsRequest.customToolAsFunction`) ->

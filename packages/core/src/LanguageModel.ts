@@ -6,6 +6,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as AiError from "./AiError.js"
@@ -129,6 +130,22 @@ export const functionTools = (tools: ReadonlyArray<AnyToolDefinition> | undefine
 export const toolName = (tool: AnyToolDefinition): string => tool.name
 
 /**
+ * `override` merged over `base` by tool name: a tool of `override` replaces the tool of `base` with the
+ * same name; the others are kept, those of `base` first. `override` absent leaves `base`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const mergeTools = (
+  base: ReadonlyArray<AnyToolDefinition> | undefined,
+  override: ReadonlyArray<AnyToolDefinition> | undefined
+): ReadonlyArray<AnyToolDefinition> | undefined => {
+  if (override === undefined) return base
+  const names = new Set(override.map(toolName))
+  return [...(base ?? []).filter((tool) => !names.has(toolName(tool))), ...override]
+}
+
+/**
  * Which tools the model may call: `auto` (its choice), `none`, `required` (at least one), or one named tool.
  *
  * @since 0.1.0
@@ -229,3 +246,34 @@ export const stream = (
   options?: CallOptions
 ): Stream.Stream<StreamPart.StreamPart, ModelError, LanguageModel> =>
   Stream.unwrap(Effect.map(LanguageModel, (model) => model.stream(prompt, options)))
+
+/**
+ * What `withReference` (and the layers' `withOptions`) apply to: any `Effect` or `Stream`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type EffectOrStream = Effect.Effect<unknown, unknown, unknown> | Stream.Stream<unknown, unknown, unknown>
+
+/**
+ * Runs `self` (an `Effect` or a `Stream`) with `reference` set to `f` of its value around it, the way a
+ * layer's per-call options are overridden (`ResponsesLanguageModel.withOptions`,
+ * `ChatCompletionsLanguageModel.withOptions`): nested calls see the inner value, so `f` usually merges over
+ * the current one. The type of `self` is kept (a `Context.Reference` is never a requirement).
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const withReference = <Self extends EffectOrStream, Id, A>(
+  self: Self,
+  reference: Context.Reference<Id, A>,
+  f: (current: A) => A
+): Self => {
+  // The casts only restore `Self`: providing a reference the effect or stream does not require keeps its type.
+  if (Predicate.hasProperty(self, Stream.StreamTypeId)) {
+    const stream = self as Stream.Stream<unknown, unknown, unknown>
+    return Stream.unwrap(Effect.map(reference, (current) => Stream.provideService(stream, reference, f(current)))) as unknown as Self
+  }
+  const effect = self as Effect.Effect<unknown, unknown, unknown>
+  return Effect.flatMap(reference, (current) => Effect.provideService(effect, reference, f(current))) as unknown as Self
+}

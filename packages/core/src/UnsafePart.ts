@@ -78,13 +78,7 @@ export const refusalPart = (text: string, attributes: Part.Attributes): Part.Ref
 export const reasoningSummaryPart = (
   summary: ReadonlyArray<string>,
   attributes: Part.Attributes
-): Part.ReasoningPart => {
-  const part = instance(Part.ReasoningPart)
-  part.type = "reasoning"
-  part.summary = summary
-  part.attributes = attributes
-  return part
-}
+): Part.ReasoningPart => reasoningPart(summary, undefined, attributes)
 
 /**
  * `new Part.ReasoningPart({ summary: [], text, attributes }, true)`, the delta of raw reasoning text.
@@ -92,11 +86,19 @@ export const reasoningSummaryPart = (
  * @since 0.2.0
  * @category constructors
  */
-export const reasoningTextPart = (text: string, attributes: Part.Attributes): Part.ReasoningPart => {
+export const reasoningTextPart = (text: string, attributes: Part.Attributes): Part.ReasoningPart =>
+  reasoningPart(noSummary, text, attributes)
+
+/** A reasoning part of a summary delta (`text` absent) or of a raw text delta. */
+const reasoningPart = (
+  summary: ReadonlyArray<string>,
+  text: string | undefined,
+  attributes: Part.Attributes
+): Part.ReasoningPart => {
   const part = instance(Part.ReasoningPart)
   part.type = "reasoning"
-  part.summary = noSummary
-  part.text = text
+  part.summary = summary
+  if (text !== undefined) part.text = text
   part.attributes = attributes
   return part
 }
@@ -114,16 +116,7 @@ export const toolCallPart = (
   args: string,
   attributes: Part.Attributes,
   namespace?: string | undefined
-): Part.ToolCallPart => {
-  const part = instance(Part.ToolCallPart)
-  part.type = "tool_call"
-  part.callId = callId
-  part.name = name
-  part.arguments = args
-  if (namespace !== undefined) part.namespace = namespace
-  part.attributes = attributes
-  return part
-}
+): Part.ToolCallPart => callPart(Part.ToolCallPart, "tool_call", "arguments", callId, name, args, attributes, namespace)
 
 /**
  * `new Part.CustomToolCallPart({ callId, name, input, namespace, attributes }, true)` (`namespace` only
@@ -138,15 +131,31 @@ export const customToolCallPart = (
   input: string,
   attributes: Part.Attributes,
   namespace?: string | undefined
-): Part.CustomToolCallPart => {
-  const part = instance(Part.CustomToolCallPart)
-  part.type = "custom_tool_call"
+): Part.CustomToolCallPart =>
+  callPart(Part.CustomToolCallPart, "custom_tool_call", "input", callId, name, input, attributes, namespace)
+
+/**
+ * A function or custom tool call part: the two have the same fields but for the name of the one that holds
+ * what the model wrote (`arguments`, `input`).
+ */
+const callPart = <P extends Part.ToolCallPart | Part.CustomToolCallPart>(
+  Class: { readonly prototype: P },
+  type: P["type"],
+  content: "arguments" | "input",
+  callId: string,
+  name: string,
+  value: string,
+  attributes: Part.Attributes,
+  namespace: string | undefined
+): P => {
+  const part: { [key: string]: unknown } = Object.create(Class.prototype as object)
+  part.type = type
   part.callId = callId
   part.name = name
-  part.input = input
+  part[content] = value
   if (namespace !== undefined) part.namespace = namespace
   part.attributes = attributes
-  return part
+  return part as unknown as P
 }
 
 /**

@@ -22,7 +22,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
-import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
 import * as ResponsesClient from "./ResponsesClient.js"
 import * as ResponsesOutput from "./ResponsesOutput.js"
@@ -84,7 +83,7 @@ export const mergeOptions: {
         out[key] = current === undefined ? value : { ...(current as object), ...(value as object) }
         break
       case "tools":
-        out[key] = mergeTools(base.tools, override.tools)
+        out[key] = LanguageModel.mergeTools(base.tools, override.tools)
         break
       default:
         out[key] = value
@@ -92,15 +91,6 @@ export const mergeOptions: {
   }
   return out as O
 })
-
-const mergeTools = (
-  base: ReadonlyArray<LanguageModel.AnyToolDefinition> | undefined,
-  override: ReadonlyArray<LanguageModel.AnyToolDefinition> | undefined
-): ReadonlyArray<LanguageModel.AnyToolDefinition> | undefined => {
-  if (override === undefined) return base
-  const names = new Set(override.map(LanguageModel.toolName))
-  return [...(base ?? []).filter((tool) => !names.has(LanguageModel.toolName(tool))), ...override]
-}
 
 /**
  * Runs `self` (an `Effect` or a `Stream`, e.g. a `ToolLoop.generate`) with `overrides` merged over the
@@ -120,19 +110,11 @@ const mergeTools = (
 export const withOptions: {
   (overrides: OptionsOverride): <Self extends EffectOrStream>(self: Self) => Self
   <Self extends EffectOrStream>(self: Self, overrides: OptionsOverride): Self
-} = dual(2, <Self extends EffectOrStream>(self: Self, overrides: OptionsOverride): Self => {
-  // The casts only restore `Self`: providing a service the effect or stream does not require keeps its type.
-  if (isStream(self)) {
-    return Stream.unwrap(
-      Effect.map(CurrentOptions, (current) => Stream.provideService(self, CurrentOptions, mergeOptions(current, overrides)))
-    ) as unknown as Self
-  }
-  const effect = self as Effect.Effect<unknown, unknown, unknown>
-  return Effect.flatMap(
-    CurrentOptions,
-    (current) => Effect.provideService(effect, CurrentOptions, mergeOptions(current, overrides))
-  ) as unknown as Self
-})
+} = dual(
+  2,
+  <Self extends EffectOrStream>(self: Self, overrides: OptionsOverride): Self =>
+    LanguageModel.withReference(self, CurrentOptions, (current) => mergeOptions(current, overrides))
+)
 
 /**
  * What `withOptions` applies to: any `Effect` or `Stream`.
@@ -140,9 +122,7 @@ export const withOptions: {
  * @since 0.1.0
  * @category models
  */
-export type EffectOrStream = Effect.Effect<unknown, unknown, unknown> | Stream.Stream<unknown, unknown, unknown>
-
-const isStream = (u: unknown): u is Stream.Stream<unknown, unknown, unknown> => Predicate.hasProperty(u, Stream.StreamTypeId)
+export type EffectOrStream = LanguageModel.EffectOrStream
 
 /**
  * The request options of one call: the layer's `options` with the call's `tools` merged over them by name
@@ -160,7 +140,7 @@ export const mergeCallOptions = (
   if (call === undefined) return options
   return {
     ...options,
-    tools: mergeTools(options.tools, call.tools),
+    tools: LanguageModel.mergeTools(options.tools, call.tools),
     toolChoice: call.toolChoice ?? options.toolChoice,
     ...(call.responseFormat === undefined ? {} : { text: { ...options.text, format: call.responseFormat } })
   }

@@ -26,36 +26,12 @@ import { MODEL, PROMPT, SSE_HEADERS } from "./shared.js"
  * @since 0.1.0
  * @category contenders
  */
-export const make = (): Contender => {
-  let pending: ReadableStream<Uint8Array> | undefined
-  const httpClient = HttpClient.make((request) =>
-    Effect.sync(() => {
-      const body = pending
-      pending = undefined
-      return HttpClientResponse.fromWeb(request, new Response(body ?? null, { status: 200, headers: SSE_HEADERS }))
-    })
-  )
-  const runtime = ManagedRuntime.make(
+export const make = (): Contender =>
+  streamText("effect-ai", "@effect/ai-openai 0.41 (streamText)", (http) =>
     OpenAiLanguageModel.layer({ model: MODEL }).pipe(
       Layer.provide(OpenAiClient.layer({ apiKey: Redacted.make("sk-bench") })),
-      Layer.provide(Layer.succeed(HttpClient.HttpClient, httpClient))
-    )
-  )
-  return {
-    id: "effect-ai",
-    name: "@effect/ai-openai 0.41 (streamText)",
-    run: (body) => {
-      pending = body
-      const texts: Array<string> = []
-      return runtime.runPromise(
-        Stream.runForEach(LanguageModel.streamText({ prompt: PROMPT }), (part) =>
-          Effect.sync(() => {
-            if (part.type === "text-delta") texts.push(part.delta)
-          }))
-      ).then(() => texts.join(""))
-    }
-  }
-}
+      Layer.provide(http)
+    ))
 
 /**
  * The same `@effect/ai` program (`LanguageModel.streamText`, the `text-delta` parts accumulated) with its
@@ -65,7 +41,20 @@ export const make = (): Contender => {
  * @since 0.3.0
  * @category contenders
  */
-export const makeOurs = (): Contender => {
+export const makeOurs = (): Contender =>
+  streamText("ours-effect-ai", "@effect/ai streamText over @effect-responses/effect-ai", (http) =>
+    EffectAiLanguageModel.layer.pipe(
+      Layer.provide(ResponsesLanguageModel.layer({ model: MODEL })),
+      Layer.provide(ResponsesClient.layer({ apiKey: Redacted.make("sk-bench"), baseUrl: "http://bench.invalid/v1" })),
+      Layer.provide(http)
+    ))
+
+/** The `streamText` program over `model`, built on an `HttpClient` that answers with the run's body. */
+const streamText = (
+  id: string,
+  name: string,
+  model: (http: Layer.Layer<HttpClient.HttpClient>) => Layer.Layer<LanguageModel.LanguageModel>
+): Contender => {
   let pending: ReadableStream<Uint8Array> | undefined
   const httpClient = HttpClient.make((request) =>
     Effect.sync(() => {
@@ -74,16 +63,10 @@ export const makeOurs = (): Contender => {
       return HttpClientResponse.fromWeb(request, new Response(body ?? null, { status: 200, headers: SSE_HEADERS }))
     })
   )
-  const runtime = ManagedRuntime.make(
-    EffectAiLanguageModel.layer.pipe(
-      Layer.provide(ResponsesLanguageModel.layer({ model: MODEL })),
-      Layer.provide(ResponsesClient.layer({ apiKey: Redacted.make("sk-bench"), baseUrl: "http://bench.invalid/v1" })),
-      Layer.provide(Layer.succeed(HttpClient.HttpClient, httpClient))
-    )
-  )
+  const runtime = ManagedRuntime.make(model(Layer.succeed(HttpClient.HttpClient, httpClient)))
   return {
-    id: "ours-effect-ai",
-    name: "@effect/ai streamText over @effect-responses/effect-ai",
+    id,
+    name,
     run: (body) => {
       pending = body
       const texts: Array<string> = []
