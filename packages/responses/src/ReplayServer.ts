@@ -2,8 +2,11 @@
  * A loopback stand-in for `POST /v1/responses` that replays a capture of consecutive responses, one
  * response per request, and checks each request the way the stateless API would: a follow-up request must
  * hand back every earlier output item (reasoning with its `encrypted_content` byte for byte, every
- * `function_call` with its `call_id`) and one `function_call_output` per call. Anything else gets a 400 in
- * OpenAI's error shape `{"error":{"message","type","param","code"}}`.
+ * `function_call` with its `call_id`) and one `function_call_output` per call; likewise one
+ * `custom_tool_call_output`, `shell_call_output`, `apply_patch_call_output` or `local_shell_call_output` per
+ * call of a custom tool or of a built-in tool the client runs (a shell call answered by the server in the same
+ * response needs none). Anything else gets a 400 in OpenAI's error shape
+ * `{"error":{"message","type","param","code"}}`.
  *
  * Used by `effect-responses chat` (its embedded default) and by tests; it runs on any `HttpServer`
  * (the application picks the platform, e.g. `NodeHttpServer.layer(createServer, { port: 0 })`).
@@ -87,8 +90,25 @@ const acceptedEncryptedContent = (response: Capture.CapturedResponse, itemId: un
 type Problem = WireReplayServer.Problem
 
 /**
+ * The output item that answers each kind of call the client runs (besides `function_call`), and the field
+ * of it holding the call id (the API reference: `CustomToolCallOutput`, `FunctionShellCallOutputItemParam`,
+ * `ApplyPatchToolCallOutputItemParam`, `LocalShellToolCallOutput` whose `id` is the call's).
+ */
+const ANSWERS: Readonly<Record<string, { readonly type: string; readonly key: "call_id" | "id" }>> = {
+  custom_tool_call: { type: "custom_tool_call_output", key: "call_id" },
+  shell_call: { type: "shell_call_output", key: "call_id" },
+  apply_patch_call: { type: "apply_patch_call_output", key: "call_id" },
+  local_shell_call: { type: "local_shell_call_output", key: "id" }
+}
+
+/** Whether the recorded response answers the call itself (a shell call the server ran: its output follows). */
+const answeredInResponse = (response: Capture.CapturedResponse, callId: unknown): boolean =>
+  Capture.outputItems(response).some((item) => String(item.type).endsWith("_output") && item.call_id === callId)
+
+/**
  * Checks that `body` is what a stateless client must send for recorded response `index`: `store: false`,
- * the earlier responses' output items handed back in order, and one `function_call_output` per call.
+ * the earlier responses' output items handed back in order, and one output item after each call the client
+ * answers (`function_call_output` per function call, and per `ANSWERS` for the other calls).
  */
 const check = (capture: Capture.Capture, index: number, body: JsonObject): Problem | undefined => {
   if (body.store !== false) {
@@ -141,6 +161,18 @@ const check = (capture: Capture.Capture, index: number, body: JsonObject): Probl
         default: {
           what = `${String(item.type)} item ${String(item.id)}`
           at = find(cursor, (i) => i.type === item.type && i.id === item.id)
+          const answer = ANSWERS[String(item.type)]
+          const callId = item.call_id
+          if (at >= 0 && answer !== undefined && !answeredInResponse(response, callId)) {
+            const outputs = items.filter((i) => i.type === answer.type && i[answer.key] === callId)
+            if (outputs.length !== 1 || items.indexOf(outputs[0]!) < at) {
+              return {
+                message: `expected exactly one ${answer.type} for call ${String(callId)} after the call, found ${outputs.length}`,
+                param: "input",
+                code: outputs.length === 0 ? `missing_${answer.type}` : `invalid_${answer.type}`
+              }
+            }
+          }
         }
       }
       if (at < 0) {

@@ -112,6 +112,41 @@ describe("ReplayServer", () => {
     ))
 })
 
+describe("ReplayServer, a shell call the client runs (the recorded two-response shell session)", () => {
+  const shell = Effect.runSync(
+    Capture.parse(readFixture("responses-sse/vai-openai-shell-call.chunks.txt"), "vai-openai-shell-call.chunks.txt")
+  )
+  const [call] = Capture.outputItems(shell.responses[0]!)
+  const followUp = (answers: ReadonlyArray<unknown>) => ({
+    model: "gpt-5.1",
+    store: false,
+    stream: true,
+    input: [{ type: "message", role: "user", content: [{ type: "input_text", text: "ls" }] }, call, ...answers]
+  })
+  const output = {
+    type: "shell_call_output",
+    call_id: call!.call_id,
+    output: [{ stdout: "a\n", stderr: "", outcome: { type: "exit", exit_code: 0 } }]
+  }
+  const layer = Layer.mergeAll(
+    ReplayServer.layer({ capture: shell }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))),
+    NodeHttpClient.layerUndici
+  )
+
+  it.effect("wants one shell_call_output after the call, as the API does", () =>
+    Effect.gen(function*() {
+      // the first request: the user's message alone
+      assert.strictEqual((yield* post({ ...followUp([]), input: followUp([]).input.slice(0, 1) })).status, 200)
+      const missing = yield* post(followUp([]))
+      assert.strictEqual(missing.status, 400)
+      const error = JSON.parse(missing.text).error
+      assert.strictEqual(error.code, "missing_shell_call_output")
+      assert.strictEqual(error.message, `expected exactly one shell_call_output for call ${call!.call_id} after the call, found 0`)
+      assert.strictEqual(JSON.parse((yield* post(followUp([output, output]))).text).error.code, "invalid_shell_call_output")
+      assert.strictEqual((yield* post(followUp([output]))).status, 200)
+    }).pipe(Effect.provide(layer)))
+})
+
 describe("ReplayServer, a recording that ends without a terminal event", () => {
   // the error-event recording (vercel/ai, Apache-2.0) without its final response.failed line
   const lines = readFixture("responses-sse/vai-openai-error-event-response-failed.chunks.txt").trim().split("\n")
