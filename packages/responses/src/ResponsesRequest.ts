@@ -34,7 +34,8 @@
  * `false`, `include: ["reasoning.encrypted_content"]`, so that reasoning can be handed back on the next
  * call. `stream` is left to the caller (`ResponsesClient` sets it). Built-in tools (`BuiltInTool`) are sent
  * in `tools` after the function tools; the text format is core's `ResponseFormat` (a JSON format made from an
- * Effect `Schema` is strict when OpenAI's structured-output subset of JSON Schema can express it).
+ * Effect `Schema` goes out in its strict form when it has one: core's `StrictSchema`, the same as function
+ * tools' parameters).
  *
  * @since 0.1.0
  */
@@ -205,8 +206,8 @@ export const INCLUDE_ENCRYPTED_REASONING = "reasoning.encrypted_content" as cons
  *
  * Fails with `AiError.InvalidPrompt` when: `model` is empty; a user message has no parts; a user media
  * part has neither `data`, `url` nor `fileId`; a tool result has an empty call id; `toolChoice` names a
- * tool that is not in `tools`; `truncation` is `"auto"`; a built-in tool cannot be sent yet
- * (`BuiltInTool.unsupportedReason`: an MCP tool that needs approvals); the text format cannot be resolved
+ * tool that is not in `tools`; `truncation` is `"auto"`; a built-in tool cannot be sent
+ * (`BuiltInTool.unsupportedReason`; none today); the text format cannot be resolved
  * (`ResponseFormat.resolve`: a bad name, a schema JSON Schema cannot express, `strict: true` with a schema
  * the strict mode cannot take).
  *
