@@ -5,7 +5,8 @@
  * on a core, summed over the gateway's threads: GC and libuv helpers included), which the waits for a core on
  * a loaded machine do not inflate; the memory from `/proc/<pid>/status` (`VmRSS`, `VmHWM`).
  *
- * - **Idle**: RSS one second after the gateway answers `/health`, before any request.
+ * - **Idle**: RSS one second after the gateway answers `/health`, before any request; then the CPU per
+ *   `GET /health` (`requests` of them, `concurrency` at a time): the HTTP server's own floor per request.
  * - **Requests**: `requests` streamed requests of one content delta each, `concurrency` at a time: the
  *   gateway's CPU per request (decoding the request, calling the upstream, the lifecycle events, the access
  *   log line).
@@ -72,6 +73,8 @@ export const defaults = (quick: boolean): Options =>
 export interface Result {
   readonly options: Options
   readonly idleRss: number
+  /** The gateway's CPU per `GET /health` (the HTTP server and router alone: the floor of any request). */
+  readonly cpuPerHealth: number
   readonly requests: { readonly cpuPerRequest: number; readonly eventsPerRequest: number; readonly seconds: number }
   readonly paced: {
     readonly events: number
@@ -307,6 +310,16 @@ export const measure = async (options: Options, progress: (message: string) => v
     await new Promise((resolve) => setTimeout(resolve, 1000))
     const idleRss = statusField(gateway.pid, "VmRSS")
 
+    const health = async () => {
+      const response = await fetch(gateway.url.replace(/\/v1$/, "/health"))
+      if (!response.ok) throw new Error(`gateway: /health answered ${response.status}`)
+      await response.text()
+    }
+    await pool(Math.min(50, options.requests), options.concurrency, health)
+    const healthCpu = cpuNanos(gateway.pid)
+    await pool(options.requests, options.concurrency, health)
+    const cpuPerHealth = (cpuNanos(gateway.pid) - healthCpu) / 1000 / options.requests
+
     progress(`gateway load: ${options.requests} one-delta requests, ${options.concurrency} at a time`)
     await pool(Math.min(50, options.requests), options.concurrency, () => throughGateway(gateway.url, 1, 0).then(() => {}))
     let requestEvents = 0
@@ -387,7 +400,7 @@ export const measure = async (options: Options, progress: (message: string) => v
       gatewayFirstByteMs: median(gatewayFirst),
       cpuPerEvent: median(cpus) / longEvents
     }
-    return { options, idleRss, requests, paced, unpaced, load: [loadStart, loadavg()[0]!] }
+    return { options, idleRss, cpuPerHealth, requests, paced, unpaced, load: [loadStart, loadavg()[0]!] }
   } finally {
     const exited = new Promise((resolve) => gateway.child.once("exit", resolve))
     gateway.child.kill("SIGTERM")

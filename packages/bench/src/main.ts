@@ -354,6 +354,7 @@ const main = async () => {
       print("| measure | value | target |")
       print("|---|---:|---|")
       print(`| idle RSS | ${mib(r.idleRss)} | < 100 MiB: ${met(r.idleRss < 100 * 1024 * 1024)} |`)
+      print(`| CPU per \`GET /health\` (the HTTP server alone, for scale) | ${fixed(r.cpuPerHealth / 1000, 2)} ms | – |`)
       print(`| CPU per streamed request (${integer(o.requests)} one-delta requests, ${o.concurrency} at a time; ` +
         `${r.requests.eventsPerRequest.toFixed(0)} events each) | ${fixed(r.requests.cpuPerRequest / 1000, 2)} ms | ≤ 2 ms: ` +
         `${met(r.requests.cpuPerRequest <= 2000)} |`)
