@@ -5,16 +5,30 @@
  *
  * - `JSON.parse` of the body: CPU per MB, and the longest stretch without a yield (the parse is one call);
  * - `ResponsesRequestDecoder.decode` of the parsed body: CPU per MB and per item, and the longest stretch
- *   the event loop was held meanwhile (a `setImmediate` ticker runs beside it: the decoder yields every few
- *   milliseconds, so that other requests are served).
+ *   the event loop was held meanwhile (a `setImmediate` ticker runs beside it, and the block is the CPU time
+ *   between two of its ticks: the decoder yields every few milliseconds, so that other requests are served).
  *
- * Every decode must give one message per user item, tool message per output, … (checked), so that an
- * error is never measured.
+ * - `POST /v1/responses` of a body near the gateway's 16 MiB bound (`gatewayItems` items) to a gateway in
+ *   this process whose model refuses at once: the wall time until the answer and the longest stretch the
+ *   event loop was held meanwhile (the gateway parses the `input` elements one by one, yielding), beside
+ *   the time one `JSON.parse` of that body takes.
+ *
+ * Every decode must give one message per user item, tool message per output, … (checked), and the gateway
+ * must answer the model's refusal (400 `invalid_prompt`), so that an error is never measured.
  *
  * @since 0.1.0
  */
-import { ResponsesRequestDecoder } from "@effect-responses/server"
+import { AiError, LanguageModel } from "@effect-responses/core"
+import { Gateway, ResponsesRequestDecoder, Upstream } from "@effect-responses/server"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Stream from "effect/Stream"
+import { createServer } from "node:http"
 import { median } from "./Speed.js"
 
 /**
@@ -27,17 +41,20 @@ export interface Options {
   readonly items: number
   readonly warmup: number
   readonly iterations: number
+  readonly gatewayItems: number
 }
 
 /**
- * A full run (20,000 items, the gateway's default bound: about 1.5 MB; 3 + 9 rounds) and `--quick` (2,000
- * items, 1 + 3 rounds).
+ * A full run (20,000 items, the gateway's default bound: about 2.2 MB; 3 + 9 rounds; 130,000 items, about
+ * 14 MB, through the gateway) and `--quick` (2,000 items, 1 + 3 rounds; 20,000 through the gateway).
  *
  * @since 0.1.0
  * @category constants
  */
 export const defaults = (quick: boolean): Options =>
-  quick ? { items: 2_000, warmup: 1, iterations: 3 } : { items: 20_000, warmup: 3, iterations: 9 }
+  quick
+    ? { items: 2_000, warmup: 1, iterations: 3, gatewayItems: 20_000 }
+    : { items: 20_000, warmup: 3, iterations: 9, gatewayItems: 130_000 }
 
 /**
  * The measurements, CPU times in milliseconds (this process's user + system time), medians of the timed
@@ -52,8 +69,16 @@ export interface Result {
   readonly bytes: number
   readonly parseCpu: number
   readonly decodeCpu: number
-  /** The longest gap between two ticks of the ticker while decoding, in milliseconds (median over rounds). */
+  /** The most CPU time between two ticks of the ticker while decoding, in milliseconds (median over rounds). */
   readonly decodeLongestBlock: number
+  /** Through the gateway: the body's items and size, wall ms until the answer, longest block (CPU ms), `JSON.parse` CPU ms of it. */
+  readonly gateway: {
+    readonly items: number
+    readonly bytes: number
+    readonly wall: number
+    readonly longestBlock: number
+    readonly parseCpu: number
+  }
 }
 
 /**
@@ -96,24 +121,28 @@ const cpuMillis = (since: NodeJS.CpuUsage): number => {
   return (used.user + used.system) / 1000
 }
 
-/** Runs `work` with a `setImmediate` ticker beside it: the CPU time, and the longest gap between ticks. */
+/**
+ * Runs `work` with a `setImmediate` ticker beside it: the CPU time, and the longest block, the most CPU
+ * time this process spent between two ticks (in CPU rather than wall time, so that the waits for a core on
+ * a loaded machine do not count as blocks).
+ */
 const withTicker = async (work: () => Promise<unknown>): Promise<{ cpu: number; longest: number }> => {
-  let last = performance.now()
+  let last = process.cpuUsage()
   let longest = 0
   let running = true
   const tick = () => {
-    const now = performance.now()
-    longest = Math.max(longest, now - last)
+    const now = process.cpuUsage()
+    longest = Math.max(longest, (now.user - last.user + now.system - last.system) / 1000)
     last = now
     if (running) setImmediate(tick)
   }
   setImmediate(tick)
   const start = process.cpuUsage()
-  last = performance.now()
+  last = start
   await work()
   const cpu = cpuMillis(start)
   running = false
-  longest = Math.max(longest, performance.now() - last)
+  tick()
   return { cpu, longest }
 }
 
@@ -151,6 +180,51 @@ export const measure = async (options: Options): Promise<Result> => {
     bytes: text.length,
     parseCpu: median(parse),
     decodeCpu: median(decode),
-    decodeLongestBlock: median(blocks)
+    decodeLongestBlock: median(blocks),
+    gateway: await throughGateway(options.gatewayItems)
+  }
+}
+
+/** A model that refuses every call at once: the gateway's answer comes right after the request is decoded. */
+const refusing = Layer.succeed(
+  LanguageModel.LanguageModel,
+  LanguageModel.LanguageModel.of({
+    generate: () => Effect.fail(new AiError.InvalidPrompt({ description: "bench: refused" })),
+    stream: () => Stream.fail(new AiError.InvalidPrompt({ description: "bench: refused" }))
+  })
+)
+
+const throughGateway = async (items: number): Promise<Result["gateway"]> => {
+  const text = body(items)
+  const runtime = ManagedRuntime.make(
+    Gateway.layer({ maxInputItems: items, accessLog: false }).pipe(
+      Layer.provide(Upstream.fromLanguageModel().pipe(Layer.provide(refusing))),
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+      Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger))),
+      Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+    )
+  )
+  try {
+    const url = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => {
+      const address = server.address
+      if (address._tag !== "TcpAddress") throw new Error("gateway: not listening on TCP")
+      return `http://${address.hostname}:${address.port}/v1/responses`
+    }))
+    const post = async () => {
+      const answer = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: text })
+      const error = (await answer.json() as { readonly error?: { readonly code?: unknown } }).error
+      if (answer.status !== 400 || error?.code !== "invalid_prompt") {
+        throw new Error(`request decoding through the gateway: HTTP ${answer.status} ${JSON.stringify(error)}`)
+      }
+    }
+    await post() // warm-up
+    const start = performance.now()
+    const { longest } = await withTicker(post)
+    const wall = performance.now() - start
+    const parseStart = process.cpuUsage()
+    JSON.parse(text)
+    return { items, bytes: text.length, wall, longestBlock: longest, parseCpu: cpuMillis(parseStart) }
+  } finally {
+    await runtime.dispose()
   }
 }

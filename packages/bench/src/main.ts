@@ -322,8 +322,8 @@ const main = async () => {
       print()
       print(`### Decoding a large request: ${r.items.toLocaleString("en-US")} input items, ${Input.megabytes(r.bytes)}`)
       print()
-      print("CPU time of this process, median of the rounds; the longest block is the longest gap between two ticks " +
-        "of a `setImmediate` ticker run beside the decode (what another request waits at most).")
+      print("CPU time of this process, median of the rounds; the longest block is the most CPU time between two ticks " +
+        "of a `setImmediate` ticker run beside the decode (what another request waits at most, on an idle core).")
       print()
       print("| step | CPU ms | CPU ms per MB | CPU µs per item | longest block ms |")
       print("|---|---:|---:|---:|---:|")
@@ -331,6 +331,10 @@ const main = async () => {
         `${fixed((r.parseCpu * 1000) / r.items, 2)} | ${fixed(r.parseCpu, 1)} (one call) |`)
       print(`| \`ResponsesRequestDecoder.decode\` | ${fixed(r.decodeCpu, 1)} | ${fixed(r.decodeCpu / megabytes, 2)} | ` +
         `${fixed((r.decodeCpu * 1000) / r.items, 2)} | ${fixed(r.decodeLongestBlock, 1)} |`)
+      print()
+      print(`- \`POST /v1/responses\` of ${r.gateway.items.toLocaleString("en-US")} items (${Input.megabytes(r.gateway.bytes)}) to a ` +
+        `gateway whose model refuses at once: answered in ${fixed(r.gateway.wall, 0)} ms; the longest block of the event loop ` +
+        `meanwhile ${fixed(r.gateway.longestBlock, 1)} CPU ms (one \`JSON.parse\` of that body: ${fixed(r.gateway.parseCpu, 1)} CPU ms)`)
     } catch (error) {
       failed = true
       print()

@@ -121,7 +121,8 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { lineAndColumn, syntaxErrorPosition } from "./internal/jsonPosition.js"
-import { capMessage, depthExceededAt } from "./internal/limits.js"
+import * as JsonSlices from "./internal/jsonSlices.js"
+import { capMessage } from "./internal/limits.js"
 import * as GatewayState from "./internal/gatewayState.js"
 import * as ResponseStore from "./ResponseStore.js"
 import * as ResponsesLifecycle from "./ResponsesLifecycle.js"
@@ -667,9 +668,10 @@ export const createResponse = (
     const tenant = yield* authorize(request, options)
     const text = yield* readBody(request, options.maxBodyBytes ?? MAX_BODY_BYTES)
     const maxDepth = options.maxJsonDepth ?? MAX_JSON_DEPTH
-    const deepAt = yield* depthExceededAt(text, maxDepth)
-    if (deepAt >= 0) return yield* tooDeep(maxDepth, deepAt)
-    const json = yield* parseJson(text)
+    // nesting checked and `input` elements found in one pass; parsed element by element (yielding)
+    const found = yield* JsonSlices.scan(text, maxDepth)
+    if (found.deepAt >= 0) return yield* tooDeep(maxDepth, found.deepAt)
+    const json = yield* JsonSlices.parse(text, found, parseJson)
     const store = yield* Effect.serviceOption(ResponseStore.ResponseStore)
     const prepared = Option.isSome(store) && GatewayState.isObject(json)
       ? yield* GatewayState.prepare(store.value, tenant, json).pipe(Effect.mapError((fields) => new GatewayError(fields)))

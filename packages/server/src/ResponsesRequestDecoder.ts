@@ -63,7 +63,7 @@ import { isObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Common from "./internal/decoder/common.js"
-import { decodeAt, fail, Nullable } from "./internal/decoder/common.js"
+import { decodeAt, fail, Nullable, UnknownArray } from "./internal/decoder/common.js"
 import * as Input from "./internal/decoder/input.js"
 import * as Tools from "./internal/decoder/tools.js"
 import { decodeTools, logAmbiguousNames, makeToolSet } from "./internal/decoder/tools.js"
@@ -310,9 +310,9 @@ export const NAMESPACE_SEPARATOR: typeof Tools.NAMESPACE_SEPARATOR = Tools.NAMES
  */
 export const CreateResponse = Schema.Struct({
   model: Schema.String,
-  input: Nullable(Schema.Union(Schema.String, Schema.Array(Schema.Unknown))),
+  input: Nullable(Schema.Union(Schema.String, UnknownArray)),
   instructions: Nullable(Schema.String),
-  tools: Nullable(Schema.Array(Schema.Unknown)),
+  tools: Nullable(UnknownArray),
   tool_choice: Nullable(Schema.Unknown),
   temperature: Nullable(Schema.Number),
   top_p: Nullable(Schema.Number),
