@@ -8,13 +8,14 @@
 import { Prompt } from "@effect-responses/core"
 import { Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
 import { ApplyPatch, Shell, Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
-import { Demo } from "@effect-responses/cli"
+import { Demo, Request } from "@effect-responses/cli"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { createServer } from "node:http"
@@ -105,6 +106,14 @@ describe("client-run tools over the loopback replay server", () => {
         "apply_patch_call",
         "apply_patch_call_output"
       ])
+      // `request` shows the same items for the loop's transcript (its Prompt JSON), the final answer after them
+      const body = yield* Request.requestBody(
+        JSON.stringify(Schema.encodeSync(Prompt.Prompt)(result.transcript)),
+        "transcript.json",
+        { model: "gpt-5.1" }
+      )
+      expect(body.input.slice(0, -1)).toStrictEqual(third)
+      expect(body.input.at(-1)).toMatchObject({ type: "message", role: "assistant", id: "msg_apply_patch_3" })
     }).pipe(Effect.provide(session("apply-patch-todo.chunks.txt"))))
 
   it.effect("shell: the reference handler runs the commands, the one past the call's timeout_ms is killed", () =>

@@ -20,6 +20,18 @@
  * }))
  * ```
  *
+ * Custom tools (`Tool.custom`) and the client-run built-ins (`Tool.shell`, `Tool.applyPatch`,
+ * `Tool.localShell`) go in the same toolkit; their handlers take the raw input text and the typed call part:
+ *
+ * ```ts
+ * const Agent = Toolkit.make(Evaluate, Tool.shell, Tool.applyPatch)
+ * const AgentLive = Agent.toLayer({
+ *   evaluate: (input) => Effect.succeed(String(evaluateExpression(input))),
+ *   shell: Shell.handler({ cwd: workspace }),
+ *   apply_patch: ApplyPatch.handler({ root: workspace })
+ * })
+ * ```
+ *
  * Tools made with a `namespace` are grouped on the Responses wire (one `{"type":"namespace",…}` tool per
  * namespace) and keyed `<namespace>.<name>`; a tool with `deferLoading` waits for a tool search
  * (`BuiltInTool.toolSearch` in the Responses layer's `builtInTools`) to load it:
