@@ -6,7 +6,7 @@
 import * as Decode from "@effect-responses/cli/Decode"
 import { Prompt } from "@effect-responses/core"
 import { NodeContext } from "@effect/platform-node"
-import { Effect, Stream } from "effect"
+import { Effect, Logger, Stream } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
@@ -22,12 +22,20 @@ const blocks = (markdown: string, lang: string): ReadonlyArray<{ readonly before
     text: match[1]!
   }))
 
-const decodeLines = (path: string): Promise<string> =>
-  Decode.lines(fileURLToPath(new URL(path, root))).pipe(
+/** What `decode` prints for the recording at `path`, and the messages it logs (the CLI's stderr). */
+const decodeLines = (path: string): Promise<{ readonly printed: string; readonly logged: ReadonlyArray<string> }> => {
+  const logged: Array<string> = []
+  const logger = Logger.make(({ message }) => {
+    logged.push((Array.isArray(message) ? message : [message]).map(String).join(" "))
+  })
+  return Decode.lines(fileURLToPath(new URL(path, root))).pipe(
     Stream.runFold("", (out, lines) => out + lines),
+    Effect.map((printed) => ({ printed, logged })),
     Effect.provide(NodeContext.layer),
+    Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
     Effect.runPromise
   )
+}
 
 describe("README Formats", () => {
   it("the Prompt JSON decodes, one message per role, and encodes back with every field it sets", async () => {
@@ -41,12 +49,17 @@ describe("README Formats", () => {
   it("the StreamPart lines are what decode prints for the named recording", async () => {
     const found = blocks(formats, "jsonl")
     expect(found).toHaveLength(2)
+    const logs: Array<ReadonlyArray<string>> = []
     for (const block of found) {
       const recording = [...block.before.matchAll(/fixtures\/[\w./-]+\.(?:sse|txt)/g)].at(-1)?.[0]
       expect(recording, "the text before the block names its recording").toBeDefined()
-      const printed = await decodeLines(recording!)
+      const { logged, printed } = await decodeLines(recording!)
       expect(printed.includes(`\n${block.text}\n`), `${recording}: the lines are printed, consecutive`).toBe(true)
+      logs.push(logged)
     }
+    // the recording of the `replace` block contradicts its deltas, and decode says so (a warning on stderr)
+    expect(logs[0]).toStrictEqual([])
+    expect(logs[1]!.join("\n")).toContain("contradicts what its deltas delivered; the snapshot wins")
     expect(found[0]!.text).toContain("\"partial\":false,\"part\":{\"type\":\"tool_call\"")
     expect(found[0]!.text).toContain("\"arguments\":\"\"")
     expect(found[1]!.text).toContain("\"replace\":true")

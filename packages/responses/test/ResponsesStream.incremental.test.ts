@@ -1,5 +1,5 @@
 /**
- * `ResponsesStream` decodes incrementally (issue 8): when the body stalls after N events, the parts of
+ * `ResponsesStream` decodes incrementally: when the body stalls after N events, the parts of
  * those N events have already been emitted. Not timed: a decoder that waited for more input would never
  * hand the parts over, and the test would not finish.
  */

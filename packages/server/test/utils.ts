@@ -45,7 +45,7 @@ type Json = { readonly [key: string]: unknown }
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"])
 
 /**
- * The event-order check of the Responses streaming lifecycle (DESIGN section 8, issue 7): `event:` equals
+ * The event-order check of the Responses streaming lifecycle the gateway writes, as the API sends it: `event:` equals
  * the payload `type`; `sequence_number` from 0 rising by one; `response.created` then
  * `response.in_progress` first; items appended at output indices 0, 1, 2… each closed before the next
  * opens; every item event names the open item; text, refusal, argument and summary deltas add up to their
