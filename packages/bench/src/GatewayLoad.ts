@@ -402,9 +402,12 @@ export const measure = async (options: Options, progress: (message: string) => v
     }
     return { options, idleRss, cpuPerHealth, requests, paced, unpaced, load: [loadStart, loadavg()[0]!] }
   } finally {
+    // SIGTERM lets it write a --cpu-prof profile; SIGKILL if it has not exited 5 s later
     const exited = new Promise((resolve) => gateway.child.once("exit", resolve))
     gateway.child.kill("SIGTERM")
+    const kill = setTimeout(() => gateway.child.kill("SIGKILL"), 5000)
     await exited
+    clearTimeout(kill)
     server.closeAllConnections()
     await new Promise<void>((resolve) => server.close(() => resolve()))
   }
