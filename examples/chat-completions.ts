@@ -13,20 +13,17 @@ import { Console, Effect, Layer, Stream } from "effect"
 import { createServer } from "node:http"
 import { fileURLToPath } from "node:url"
 
-const program = Effect.gen(function*() {
-  const model = yield* LanguageModel.LanguageModel
-  yield* model.stream(Prompt.user("What is the capital of the UK?")).pipe(
-    Stream.runForEach((element) => {
-      if (element.type === "part" && element.part.type === "text") {
-        const text = element.part.text
-        return Effect.sync(() => process.stdout.write(text))
-      }
-      return element.type === "response_finished"
-        ? Console.log(`\n(${element.finishReason}, ${element.usage.totalTokens} tokens)`)
-        : Effect.void
-    })
-  )
-})
+const program = LanguageModel.stream(Prompt.make("What is the capital of the UK?")).pipe(
+  Stream.runForEach((element) => {
+    if (element.type === "part" && element.part.type === "text") {
+      const text = element.part.text
+      return Effect.sync(() => process.stdout.write(text))
+    }
+    return element.type === "response_finished"
+      ? Console.log(`\n(${element.finishReason}, ${element.usage.totalTokens} tokens)`)
+      : Effect.void
+  })
+)
 
 const recording = fileURLToPath(new URL("../fixtures/chat-sse/pai-chat-gpt4omini-text-usage.sse", import.meta.url))
 const Replayed = Layer.unwrapEffect(

@@ -19,8 +19,7 @@ const Model = ResponsesLanguageModel.layer({
 })
 
 const program = Effect.gen(function*() {
-  const model = yield* LanguageModel.LanguageModel
-  const response = yield* model.generate(Prompt.user("What are the top world news stories today?")).pipe(
+  const response = yield* LanguageModel.generate(Prompt.make("What are the top world news stories today?")).pipe(
     ResponsesLanguageModel.withOptions({ reasoning: { effort: "high" } }) // merged over the layer's, for this call
   )
   const searches = response.message.parts.filter((part) => part.type === "unknown" && part.kind === "web_search_call")

@@ -4,8 +4,7 @@ import { NodeHttpClient, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
 
 Effect.gen(function*() {
-  const model = yield* LanguageModel.LanguageModel
-  const response = yield* model.generate(Prompt.user("What is the capital of the UK?"))
+  const response = yield* LanguageModel.generate(Prompt.make("What is the capital of the UK?"))
   yield* Console.log(response.text)
 }).pipe(
   Effect.provide(ChatCompletionsLanguageModel.layer({ model: "gpt-4o-mini" })),

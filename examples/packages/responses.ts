@@ -4,8 +4,7 @@ import { NodeHttpClient, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
 
 Effect.gen(function*() {
-  const model = yield* LanguageModel.LanguageModel
-  const response = yield* model.generate(Prompt.user("Say hello in one word."))
+  const response = yield* LanguageModel.generate(Prompt.make("Say hello in one word."))
   yield* Console.log(response.text)
 }).pipe(
   Effect.provide(ResponsesLanguageModel.layer({ model: "gpt-5.1" })),
