@@ -294,6 +294,32 @@ describe("ToolLoop with a custom tool and client-run built-in tools", () => {
       ])
     }))
 
+  it.effect("by default a hanging handler becomes an error answer after 5 minutes, and a long answer is cut", () =>
+    Effect.gen(function*() {
+      const fake = fakeModel({
+        responses: [
+          answer("resp_1", [
+            new Part.CustomToolCallPart({ callId: "call_hang", name: "evaluate", input: "1" }),
+            new Part.CustomToolCallPart({ callId: "call_long", name: "evaluate", input: "2" })
+          ]),
+          answer("resp_2", [new Part.TextPart({ text: "done" })])
+        ]
+      })
+      const Only = Toolkit.make(Evaluate)
+      const fiber = yield* ToolLoop.generate(Prompt.user("x"), { toolkit: Only }).pipe(
+        Effect.provide(Only.toLayer({ evaluate: (input) => input === "1" ? Effect.never : Effect.succeed("y".repeat(60_000)) })),
+        Effect.provide(fake.layer),
+        Effect.fork
+      )
+      yield* TestClock.adjust(ToolExecutor.DEFAULT_TIMEOUT)
+      const result = yield* Fiber.join(fiber)
+      assert.strictEqual(result.text, "done")
+      const [hang, long] = (fake.calls[1]!.prompt.messages.at(-1) as Message.ToolMessage).toolResults
+      assert.strictEqual(hang!.output, "{\"error\":\"tool \\\"evaluate\\\" timed out after 5m\"}")
+      assert.strictEqual(long!.output.length, ToolExecutor.DEFAULT_MAX_OUTPUT_LENGTH + "\n[… 10000 characters cut …]\n".length)
+      assert.include(long!.output, "\n[… 10000 characters cut …]\n")
+    }))
+
   it.effect("a response with a call the loop cannot answer (an MCP approval request) ends the loop, nothing run", () =>
     Effect.gen(function*() {
       const root = workspace()
