@@ -7,23 +7,14 @@
  * tool call stream (`pai-chat-gpt4omini-tool-call-deltas-usage.sse`), with invented ids: the call of
  * `execute_sql` with its arguments in eleven deltas, then the answer.
  */
-import {
-  ChatCapture,
-  ChatCompletionsClient,
-  ChatCompletionsLanguageModel,
-  ChatCompletionsRequest,
-  ChatReplayServer
-} from "@effect-responses/chat-completions"
+import { ChatCapture, ChatCompletionsRequest, ChatReplayServer } from "@effect-responses/chat-completions"
 import { LanguageModel, Part, Prompt } from "@effect-responses/core"
 import { Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
 import { assert, describe, expect, it } from "@effect/vitest"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { readFileSync } from "node:fs"
-import { createServer } from "node:http"
+import { loopbackSession } from "./loopback.js"
 
 const SQL = "SELECT * FROM users LIMIT 5;"
 const ANSWER = "The first five users are Ada, Alan, Grace, Edsger and Barbara."
@@ -49,17 +40,7 @@ const capture = Effect.runSync(
   )
 )
 
-const session = Layer.unwrapEffect(
-  Effect.map(ChatReplayServer.ChatReplayServer, (server) =>
-    ChatCompletionsLanguageModel.layer({ model: "gpt-4o-mini" }).pipe(
-      Layer.provide(ChatCompletionsClient.layer({ baseUrl: server.baseUrl })),
-      Layer.provideMerge(Layer.succeed(ChatReplayServer.ChatReplayServer, server))
-    ))
-).pipe(
-  Layer.provide(ChatReplayServer.layer({ capture })),
-  Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-  Layer.provide(NodeHttpClient.layerUndici)
-)
+const session = loopbackSession(capture)
 
 const prompt = Prompt.user("Show me the first five users.")
 

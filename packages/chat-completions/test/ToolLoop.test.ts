@@ -4,20 +4,17 @@
  * replaying the recorded gpt-4o-mini `get_capital` call and its follow-up answer (pydantic-ai, MIT: see
  * `fixtures/SOURCES.md`).
  */
-import { ChatCapture, ChatCompletionsClient, ChatCompletionsLanguageModel, ChatReplayServer } from "@effect-responses/chat-completions"
+import { ChatCapture, ChatReplayServer } from "@effect-responses/chat-completions"
 import { Prompt } from "@effect-responses/core"
 import { Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
 import { assert, describe, expect, it } from "@effect/vitest"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { createServer } from "node:http"
 import { readFixture, TEXT_SSE, TOOL_CALL_SSE } from "./fixtures.js"
+import { loopbackSession } from "./loopback.js"
 
 const GetCapital = Tool.make("get_capital", {
   description: "The capital of a country.",
@@ -33,17 +30,7 @@ const capture = Effect.runSync(
   ChatCapture.parse(`${readFixture(TOOL_CALL_SSE)}${readFixture(TEXT_SSE)}`, "tool-call + text")
 )
 
-const session = Layer.unwrapEffect(
-  Effect.map(ChatReplayServer.ChatReplayServer, (server) =>
-    ChatCompletionsLanguageModel.layer({ model: "gpt-4o-mini" }).pipe(
-      Layer.provide(ChatCompletionsClient.layer({ baseUrl: server.baseUrl })),
-      Layer.provideMerge(Layer.succeed(ChatReplayServer.ChatReplayServer, server))
-    ))
-).pipe(
-  Layer.provide(ChatReplayServer.layer({ capture })),
-  Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-  Layer.provide(NodeHttpClient.layerUndici)
-)
+const session = loopbackSession(capture)
 
 const prompt = Prompt.user("What is the capital of the UK?")
 
