@@ -36,12 +36,10 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { identity } from "effect/Function"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { watchBody } from "./internal/idleTimeout.js"
-import * as ResponseBody from "./internal/responseBody.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // models
@@ -347,7 +345,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
       })
     // An error body (or a body that is not an event stream) is read until its first error, for what it says.
     const errorBody = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<Uint8Array> =>
-      untilError(watchBody(ResponseBody.stream(response, identity), idleTimeout, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes)))
+      untilError(watchBody(response, idleTimeout, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes)))
     const send = (request: HttpClientRequest.HttpClientRequest) => {
       const sent = httpClient.execute(request).pipe(
         Effect.mapError((error) => failed(error))
@@ -423,7 +421,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const bodyStream = (
       response: HttpClientResponse.HttpClientResponse
     ): Stream.Stream<Uint8Array, AiError.TransportError> =>
-      watchBody(ResponseBody.stream(response, identity), idleTimeout, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes))
+      watchBody(response, idleTimeout, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes))
 
     const readText = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string, AiError.TransportError> =>
       Effect.suspend(() => {

@@ -38,6 +38,8 @@ const streamingServer = (options: {
   readonly rest?: number
   readonly chunk?: Uint8Array
   readonly end?: boolean
+  /** Answer with a response that has a stream of its own (not the platform's web `Response` wrapper). */
+  readonly own?: boolean
 }) => {
   const state = { pulledBytes: 0, cancelled: false }
   const client = HttpClient.make((request) =>
@@ -62,7 +64,8 @@ const streamingServer = (options: {
           state.cancelled = true
         }
       })
-      return HttpClientResponse.fromWeb(request, new Response(body, { status: options.status }))
+      const web = HttpClientResponse.fromWeb(request, new Response(body, { status: options.status }))
+      return options.own === true ? Object.create(web, { stream: { value: web.stream } }) : web
     })
   )
   return { state, client }
@@ -121,31 +124,33 @@ describe("HttpTransport timeouts", () => {
       assert.strictEqual(server.state.aborted, 1)
     }))
 
-  it.effect("a body that stalls fails with an idle timeout after the bytes that arrived, cancelling the body", () =>
-    Effect.gen(function*() {
-      const server = streamingServer({ status: 200, first: new TextEncoder().encode("data: {}\n\n") })
-      const transport = yield* transportOver(server.client, { idleTimeout: "30 seconds" })
-      const response = yield* transport.execute({ model: "m" }, true)
-      const received: Array<Uint8Array> = []
-      const fiber = yield* Effect.fork(
-        Stream.runForEach(transport.bodyStream(response), (chunk) => Effect.sync(() => received.push(chunk)))
-      )
-      yield* realPause
-      assert.strictEqual(received.length, 1)
-      yield* TestClock.adjust("29 seconds")
-      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
-      yield* TestClock.adjust("1 second")
-      const exit = yield* Fiber.await(fiber)
-      assert.isTrue(Exit.isFailure(exit))
-      const error = yield* Effect.flip(exit)
-      assert.instanceOf(error, AiError.TransportError)
-      assert.strictEqual(error.timeout, "idle")
-      assert.strictEqual(error.bytesReceived, 10)
-      assert.isFalse(error.retryable)
-      assert.include(error.message, "after 10 bytes of the body")
-      yield* realPause
-      assert.isTrue(server.state.cancelled)
-    }))
+  for (const kind of ["a web Response", "a body of its own"] as const) {
+    it.effect(`a body that stalls fails with an idle timeout after the bytes that arrived, cancelling the body (${kind})`, () =>
+      Effect.gen(function*() {
+        const server = streamingServer({ own: kind === "a body of its own", status: 200, first: new TextEncoder().encode("data: {}\n\n") })
+        const transport = yield* transportOver(server.client, { idleTimeout: "30 seconds" })
+        const response = yield* transport.execute({ model: "m" }, true)
+        const received: Array<Uint8Array> = []
+        const fiber = yield* Effect.fork(
+          Stream.runForEach(transport.bodyStream(response), (chunk) => Effect.sync(() => received.push(chunk)))
+        )
+        yield* realPause
+        assert.strictEqual(received.length, 1)
+        yield* TestClock.adjust("29 seconds")
+        assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+        yield* TestClock.adjust("1 second")
+        const exit = yield* Fiber.await(fiber)
+        assert.isTrue(Exit.isFailure(exit))
+        const error = yield* Effect.flip(exit)
+        assert.instanceOf(error, AiError.TransportError)
+        assert.strictEqual(error.timeout, "idle")
+        assert.strictEqual(error.bytesReceived, 10)
+        assert.isFalse(error.retryable)
+        assert.include(error.message, "after 10 bytes of the body")
+        yield* realPause
+        assert.isTrue(server.state.cancelled)
+      }))
+  }
 
   it.effect("a body silent from its start fails with a retryable idle timeout (no byte arrived)", () =>
     Effect.gen(function*() {
@@ -162,24 +167,26 @@ describe("HttpTransport timeouts", () => {
       assert.isTrue(error.retryable)
     }))
 
-  it.effect("the idle timeout counts the server's silence, not the time a slow consumer takes", () =>
-    Effect.gen(function*() {
-      const chunk = new TextEncoder().encode("data: {}\n\n")
-      const server = streamingServer({ status: 200, first: chunk, rest: 39, chunk, end: true })
-      const transport = yield* transportOver(server.client, { idleTimeout: "30 seconds" })
-      const response = yield* transport.execute({ model: "m" }, true)
-      let received = 0
-      const fiber = yield* Effect.fork(
-        Stream.runForEach(transport.bodyStream(response), () =>
-          Effect.zipRight(Effect.sleep("1 minute"), Effect.sync(() => received++)))
-      )
-      for (let i = 0; i < 40; i++) {
-        yield* realPause
-        yield* TestClock.adjust("1 minute")
-      }
-      yield* Fiber.join(fiber)
-      assert.strictEqual(received, 40)
-    }))
+  for (const kind of ["a web Response", "a body of its own"] as const) {
+    it.effect(`the idle timeout counts the server's silence, not the time a slow consumer takes (${kind})`, () =>
+      Effect.gen(function*() {
+        const chunk = new TextEncoder().encode("data: {}\n\n")
+        const server = streamingServer({ own: kind === "a body of its own", status: 200, first: chunk, rest: 39, chunk, end: true })
+        const transport = yield* transportOver(server.client, { idleTimeout: "30 seconds" })
+        const response = yield* transport.execute({ model: "m" }, true)
+        let received = 0
+        const fiber = yield* Effect.fork(
+          Stream.runForEach(transport.bodyStream(response), () =>
+            Effect.zipRight(Effect.sleep("1 minute"), Effect.sync(() => received++)))
+        )
+        for (let i = 0; i < 40; i++) {
+          yield* realPause
+          yield* TestClock.adjust("1 minute")
+        }
+        yield* Fiber.join(fiber)
+        assert.strictEqual(received, 40)
+      }))
+  }
 
   it.effect("a body that breaks off after its first byte fails with a transport error that is not retryable", () =>
     Effect.gen(function*() {

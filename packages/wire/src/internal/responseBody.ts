@@ -23,7 +23,7 @@ let webResponseClass: object | undefined
  * The web `Response` behind `response` when it is the platform's own wrapper of one, unchanged: its class
  * (no own `stream` in its place) and a web `Response` in its `source` field. Else `undefined`.
  */
-const webSource = (response: HttpClientResponse.HttpClientResponse): Response | undefined => {
+export const webSource = (response: HttpClientResponse.HttpClientResponse): Response | undefined => {
   webResponseClass ??= Object.getPrototypeOf(
     HttpClientResponse.fromWeb(HttpClientRequest.get("http://localhost/"), new Response(null))
   ) as object
