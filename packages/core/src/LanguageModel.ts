@@ -81,7 +81,7 @@ export type CustomToolFormat = typeof CustomToolFormat.Type
  * @since 0.3.0
  * @category models
  */
-export class CustomToolDefinition extends Schema.Class<CustomToolDefinition>("CustomToolDefinition")({
+export class CustomToolDefinition extends Schema.Class<CustomToolDefinition>("@effect-responses/core/CustomToolDefinition")({
   type: Schema.tag("custom"),
   name: Schema.String,
   description: Schema.optionalWith(Schema.String, { exact: true }),
@@ -99,7 +99,7 @@ export class CustomToolDefinition extends Schema.Class<CustomToolDefinition>("Cu
  * @since 0.3.0
  * @category models
  */
-export class ClientToolDefinition extends Schema.Class<ClientToolDefinition>("ClientToolDefinition")({
+export class ClientToolDefinition extends Schema.Class<ClientToolDefinition>("@effect-responses/core/ClientToolDefinition")({
   type: Schema.tag("client"),
   name: Schema.Literal("shell", "apply_patch", "local_shell")
 }) {}

@@ -208,7 +208,7 @@ export class ToolCallPart extends Schema.Class<ToolCallPart>("@effect-responses/
  * @since 0.3.0
  * @category parts
  */
-export class CustomToolCallPart extends Schema.Class<CustomToolCallPart>("CustomToolCallPart")({
+export class CustomToolCallPart extends Schema.Class<CustomToolCallPart>("@effect-responses/core/CustomToolCallPart")({
   type: Schema.tag("custom_tool_call"),
   callId: Schema.String,
   name: Schema.String,
@@ -227,7 +227,7 @@ export class CustomToolCallPart extends Schema.Class<CustomToolCallPart>("Custom
  * @since 0.3.0
  * @category parts
  */
-export class ShellCallPart extends Schema.Class<ShellCallPart>("ShellCallPart")({
+export class ShellCallPart extends Schema.Class<ShellCallPart>("@effect-responses/core/ShellCallPart")({
   type: Schema.tag("shell_call"),
   callId: Schema.String,
   commands: Schema.Array(Schema.String),
@@ -265,7 +265,7 @@ export type ApplyPatchOperation = typeof ApplyPatchOperation.Type
  * @since 0.3.0
  * @category parts
  */
-export class ApplyPatchCallPart extends Schema.Class<ApplyPatchCallPart>("ApplyPatchCallPart")({
+export class ApplyPatchCallPart extends Schema.Class<ApplyPatchCallPart>("@effect-responses/core/ApplyPatchCallPart")({
   type: Schema.tag("apply_patch_call"),
   callId: Schema.String,
   operation: ApplyPatchOperation,
@@ -280,7 +280,7 @@ export class ApplyPatchCallPart extends Schema.Class<ApplyPatchCallPart>("ApplyP
  * @since 0.3.0
  * @category parts
  */
-export class LocalShellCallPart extends Schema.Class<LocalShellCallPart>("LocalShellCallPart")({
+export class LocalShellCallPart extends Schema.Class<LocalShellCallPart>("@effect-responses/core/LocalShellCallPart")({
   type: Schema.tag("local_shell_call"),
   callId: Schema.String,
   command: Schema.Array(Schema.String),
@@ -303,7 +303,7 @@ export class LocalShellCallPart extends Schema.Class<LocalShellCallPart>("LocalS
  * @since 0.3.0
  * @category parts
  */
-export class McpApprovalRequestPart extends Schema.Class<McpApprovalRequestPart>("McpApprovalRequestPart")({
+export class McpApprovalRequestPart extends Schema.Class<McpApprovalRequestPart>("@effect-responses/core/McpApprovalRequestPart")({
   type: Schema.tag("mcp_approval_request"),
   approvalRequestId: Schema.String,
   serverLabel: Schema.String,
@@ -321,7 +321,7 @@ export class McpApprovalRequestPart extends Schema.Class<McpApprovalRequestPart>
  * @since 0.3.0
  * @category parts
  */
-export class ToolSearchCallPart extends Schema.Class<ToolSearchCallPart>("ToolSearchCallPart")({
+export class ToolSearchCallPart extends Schema.Class<ToolSearchCallPart>("@effect-responses/core/ToolSearchCallPart")({
   type: Schema.tag("tool_search_call"),
   callId: Schema.optionalWith(Schema.String, { exact: true }),
   execution: Schema.String,
@@ -337,7 +337,7 @@ export class ToolSearchCallPart extends Schema.Class<ToolSearchCallPart>("ToolSe
  * @since 0.3.0
  * @category parts
  */
-export class ToolSearchOutputPart extends Schema.Class<ToolSearchOutputPart>("ToolSearchOutputPart")({
+export class ToolSearchOutputPart extends Schema.Class<ToolSearchOutputPart>("@effect-responses/core/ToolSearchOutputPart")({
   type: Schema.tag("tool_search_output"),
   callId: Schema.optionalWith(Schema.String, { exact: true }),
   execution: Schema.String,
@@ -441,7 +441,7 @@ export type ShellCommandOutput = typeof ShellCommandOutput.Type
  * @since 0.3.0
  * @category parts
  */
-export class ShellCallOutputPart extends Schema.Class<ShellCallOutputPart>("ShellCallOutputPart")({
+export class ShellCallOutputPart extends Schema.Class<ShellCallOutputPart>("@effect-responses/core/ShellCallOutputPart")({
   type: Schema.tag("shell_call_output"),
   callId: Schema.String,
   output: Schema.Array(ShellCommandOutput),
@@ -456,7 +456,7 @@ export class ShellCallOutputPart extends Schema.Class<ShellCallOutputPart>("Shel
  * @since 0.3.0
  * @category parts
  */
-export class ApplyPatchCallOutputPart extends Schema.Class<ApplyPatchCallOutputPart>("ApplyPatchCallOutputPart")({
+export class ApplyPatchCallOutputPart extends Schema.Class<ApplyPatchCallOutputPart>("@effect-responses/core/ApplyPatchCallOutputPart")({
   type: Schema.tag("apply_patch_call_output"),
   callId: Schema.String,
   status: Schema.Literal("completed", "failed"),
@@ -471,7 +471,7 @@ export class ApplyPatchCallOutputPart extends Schema.Class<ApplyPatchCallOutputP
  * @since 0.3.0
  * @category parts
  */
-export class LocalShellCallOutputPart extends Schema.Class<LocalShellCallOutputPart>("LocalShellCallOutputPart")({
+export class LocalShellCallOutputPart extends Schema.Class<LocalShellCallOutputPart>("@effect-responses/core/LocalShellCallOutputPart")({
   type: Schema.tag("local_shell_call_output"),
   callId: Schema.String,
   output: Schema.String
@@ -485,7 +485,7 @@ export class LocalShellCallOutputPart extends Schema.Class<LocalShellCallOutputP
  * @since 0.3.0
  * @category parts
  */
-export class McpApprovalResponsePart extends Schema.Class<McpApprovalResponsePart>("McpApprovalResponsePart")({
+export class McpApprovalResponsePart extends Schema.Class<McpApprovalResponsePart>("@effect-responses/core/McpApprovalResponsePart")({
   type: Schema.tag("mcp_approval_response"),
   approvalRequestId: Schema.String,
   approve: Schema.Boolean,

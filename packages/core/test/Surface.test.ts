@@ -123,3 +123,18 @@ describe("ResponseFormat.resolve", () => {
       assert.include(optionalJson.description, "$.a is optional")
     }))
 })
+
+describe("schema identifiers", () => {
+  it("every Schema class and tagged error of core is identified as @effect-responses/core/<Name>", () => {
+    const modules = { AiError, LanguageModel, Message, ModelResponse, Part, Prompt, StreamPart, Usage }
+    let classes = 0
+    for (const module of Object.values(modules)) {
+      for (const [name, value] of Object.entries(module)) {
+        if (typeof value !== "function" || !("fields" in value) || !("identifier" in value)) continue
+        classes++
+        assert.strictEqual(value.identifier, `@effect-responses/core/${name}`, name)
+      }
+    }
+    expect(classes).toBeGreaterThan(30)
+  })
+})
