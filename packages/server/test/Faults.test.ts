@@ -9,6 +9,7 @@ import { Gateway, Upstream } from "@effect-responses/server"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
 import OpenAI from "openai"
 import { finishChunks, sse, textChunk, withScriptedGateway } from "./scriptedUpstream.js"
@@ -16,8 +17,13 @@ import { captureLogs, checkLifecycle, parseSse, post, withGateway } from "./util
 
 const fast = { headersTimeout: "400 millis", idleTimeout: "400 millis" } as const
 
+// `it.live` keeps Effect's default logger (`it.effect` removes it): without this, the gateway's warnings and
+// access log lines would go into the test output. A test that reads the log provides its own logger.
+const live = (name: string, self: () => Effect.Effect<unknown, unknown>) =>
+  it.live(name, () => self().pipe(Effect.provide(Logger.remove(Logger.defaultLogger))))
+
 describe("Gateway faults (scripted loopback upstream)", () => {
-  it.live("an upstream that never sends headers: 504 upstream_timeout (streamed and whole), the upstream request aborted", () =>
+  live("an upstream that never sends headers: 504 upstream_timeout (streamed and whole), the upstream request aborted", () =>
     withScriptedGateway([() => {}], { upstream: fast }, (url, received) =>
       Effect.gen(function*() {
         for (const stream of [true, false]) {
@@ -34,7 +40,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         yield* Effect.promise(() => Promise.all(received.map((r) => r.closed)))
       })))
 
-  it.live("an upstream that stalls mid-stream: response.failed upstream_timeout after the text so far, upstream aborted", () =>
+  live("an upstream that stalls mid-stream: response.failed upstream_timeout after the text so far, upstream aborted", () =>
     withScriptedGateway([(_request, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" })
       response.write(textChunk("Hel"))
@@ -50,7 +56,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         yield* Effect.promise(() => received[0]!.closed)
       })))
 
-  it.live("a non-streaming upstream whose body stalls after its headers: 504 upstream_timeout", () =>
+  live("a non-streaming upstream whose body stalls after its headers: 504 upstream_timeout", () =>
     withScriptedGateway([(_request, response) => {
       response.writeHead(200, { "content-type": "application/json" })
       response.write("{\"id\":\"chatcmpl-w\",")
@@ -122,7 +128,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect((error as InstanceType<typeof OpenAI.RateLimitError>).requestID).toBe("req_upstream_1")
       })))
 
-  it.live("--upstream-retries: retries when asked (2 retries -> 3 attempts)", () =>
+  live("--upstream-retries: retries when asked (2 retries -> 3 attempts)", () =>
     withScriptedGateway([(_request, response) => {
       response.writeHead(503, { "content-type": "application/json", "retry-after-ms": "10" })
       response.end(JSON.stringify({ error: { message: "overloaded" } }))
@@ -180,7 +186,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(JSON.parse(answer.text).error).toMatchObject({ param: "input", code: "array_above_max_length" })
       })))
 
-  it.live("a large legal request does not hold up /health: it is answered while the items are decoded", () =>
+  live("a large legal request does not hold up /health: it is answered while the items are decoded", () =>
     withScriptedGateway([sse(textChunk("ok"), finishChunks())], { gateway: { maxInputItems: 50_000 } }, (url, received) =>
       Effect.promise(async () => {
         const items = Array.from({ length: 50_000 }, (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: `item ${i}` }))
@@ -197,7 +203,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(order[0]).toBe("health before the upstream call")
       })))
 
-  it.live("the access log: one info line per request, a stream's once it ended, with model, attempts, no body", () => {
+  live("the access log: one info line per request, a stream's once it ended, with model, attempts, no body", () => {
     const captured = captureLogs()
     return withScriptedGateway([
       (_request, response) => {
