@@ -172,45 +172,35 @@ const carriedOfMetadata = (metadata: Response.ProviderMetadata): Carried | undef
 export const fromResponseParts = (parts: ReadonlyArray<Response.AnyPart>): AiPrompt.Prompt => {
   const assistant: Array<AiPrompt.AssistantMessagePart> = []
   const tool: Array<AiPrompt.ToolResultPart> = []
-  const text = new Map<string, string>()
-  const reasoning = new Map<string, string>()
+  // the text of each streamed text or reasoning part, by id, from its start to its end
+  const open = new Map<string, string>()
+  const take = (id: string): string => {
+    const text = open.get(id) ?? ""
+    open.delete(id)
+    return text
+  }
   let following: ReadonlyArray<unknown> = []
   for (const part of parts) {
     switch (part.type) {
       case "text":
-        assistant.push(AiPrompt.makePart("text", { text: part.text, ...withCarried(carriedOfMetadata(part.metadata)) }))
+      case "reasoning":
+        assistant.push(AiPrompt.makePart(part.type, { text: part.text, ...withCarried(carriedOfMetadata(part.metadata)) }))
         break
       case "text-start":
-        text.set(part.id, "")
+      case "reasoning-start":
+        open.set(part.id, "")
         break
       case "text-delta":
-        if (text.has(part.id)) text.set(part.id, text.get(part.id) + part.delta)
+      case "reasoning-delta":
+        if (open.has(part.id)) open.set(part.id, open.get(part.id) + part.delta)
         break
       case "text-end":
-        assistant.push(
-          AiPrompt.makePart("text", { text: text.get(part.id) ?? "", ...withCarried(carriedOfMetadata(part.metadata)) })
-        )
-        text.delete(part.id)
-        break
-      case "reasoning":
-        assistant.push(
-          AiPrompt.makePart("reasoning", { text: part.text, ...withCarried(carriedOfMetadata(part.metadata)) })
-        )
-        break
-      case "reasoning-start":
-        reasoning.set(part.id, "")
-        break
-      case "reasoning-delta":
-        if (reasoning.has(part.id)) reasoning.set(part.id, reasoning.get(part.id) + part.delta)
+        assistant.push(AiPrompt.makePart("text", { text: take(part.id), ...withCarried(carriedOfMetadata(part.metadata)) }))
         break
       case "reasoning-end":
         assistant.push(
-          AiPrompt.makePart("reasoning", {
-            text: reasoning.get(part.id) ?? "",
-            ...withCarried(carriedOfMetadata(part.metadata))
-          })
+          AiPrompt.makePart("reasoning", { text: take(part.id), ...withCarried(carriedOfMetadata(part.metadata)) })
         )
-        reasoning.delete(part.id)
         break
       case "tool-call":
         assistant.push(AiPrompt.makePart("tool-call", {
