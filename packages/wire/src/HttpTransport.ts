@@ -198,8 +198,10 @@ export interface HttpTransport {
     stream: boolean
   ) => Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError>
   /**
-   * The whole body of a response as JSON. Fails with `TransportError` when the body breaks off, or
-   * `MalformedOutput` (with an excerpt of the text) when it is not JSON.
+   * The whole body of a response as JSON, the API key cut out of it when the server echoes it (a failed
+   * response's `error.message`, say: the errors made from it must not hold the key). Fails with
+   * `TransportError` when the body breaks off, or `MalformedOutput` (with an excerpt of the text) when it is
+   * not JSON.
    */
   readonly readJson: (
     response: HttpClientResponse.HttpClientResponse
@@ -407,7 +409,8 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
       readText(response).pipe(
         Effect.flatMap((text) =>
           Effect.try({
-            try: (): unknown => JSON.parse(text),
+            // The key's characters need no escaping in a JSON string: cut out of the text, the JSON stays valid.
+            try: (): unknown => JSON.parse(secret.length >= MIN_SECRET_LENGTH && text.includes(secret) ? scrub(text) : text),
             catch: (error) =>
               new AiError.MalformedOutput({
                 description: `the response body is not JSON: ${error instanceof Error ? error.message : String(error)}`,

@@ -291,6 +291,18 @@ describe("HttpTransport redaction", () => {
       assert.strictEqual(error.description, "key [redacted] rejected")
     }))
 
+  it.effect("a 2xx JSON body that echoes the key (a failed response's message) is read with the key cut out", () =>
+    Effect.gen(function*() {
+      const key = "sk-proj-abcdefghijklmnop0123456789"
+      const failed = { id: "resp_invented_1", status: "failed", error: { code: "server_error", message: `key ${key} hit a fault` } }
+      const client = HttpClient.make((request) =>
+        Effect.succeed(HttpClientResponse.fromWeb(request, new Response(JSON.stringify(failed), { status: 200 })))
+      )
+      const transport = yield* transportOver(client, { apiKey: Redacted.make(key) })
+      const json = yield* Effect.flatMap(transport.execute({ model: "m" }, false), transport.readJson)
+      assert.deepStrictEqual(json, { ...failed, error: { ...failed.error, message: "key [redacted] hit a fault" } })
+    }))
+
   it("scrubError cuts the key out of every text field of an error built from what a server sent", () => {
     const key = "sk-proj-abcdefghijklmnop0123456789"
     const event = new AiError.StreamErrorEvent({ description: `Incorrect API key provided: ${key}`, code: "invalid_api_key" })
