@@ -43,6 +43,13 @@
  *   whose `operation` is the call's arguments (`{type, path, diff}`), whole when the call is complete
  *   (`response.output_item.added` and `.done`, no deltas); arguments that are no such operation leave it a
  *   function call.
+ * - **shell.** A call of the function that stands for the client-run `shell` tool
+ *   (`ResponsesRequestDecoder.DecodedRequest.shell`) is written as a `shell_call` item (`sh_…`) whose
+ *   `action` is the call's arguments (`{commands, timeout_ms, max_output_length}`, the limits `null` when
+ *   absent), when the call is complete, as the API streams one (`vai-openai-shell-call.chunks.txt`):
+ *   `response.output_item.added` with no commands, then per command `response.shell_call_command.added`,
+ *   `.delta` and `.done`, then `response.output_item.done`; arguments that are no such action leave it a
+ *   function call.
  * - **Namespaces.** A function or custom tool call whose name is a flattened namespace tool
  *   (`ResponsesRequestDecoder.DecodedRequest.namespacedTools`: the flattened `crm__lookup`, the dotted
  *   `crm.lookup`, or an unambiguous bare `lookup`) is written with its `namespace` and name.
@@ -134,7 +141,7 @@ export interface Options {
   readonly model: string
   readonly request:
     & Pick<ResponsesRequestDecoder.DecodedRequest, "echo" | "namespacedTools">
-    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch">>
+    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell">>
 }
 
 /**

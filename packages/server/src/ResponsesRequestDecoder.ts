@@ -15,6 +15,8 @@
  * | `function_call_output`, `custom_tool_call_output` (string, or a content array of `input_text`) | a `ToolResultPart` in a `ToolMessage` |
  * | `apply_patch_call` (the client-run `apply_patch` tool) | `ToolCallPart` of the function `apply_patch` (`APPLY_PATCH`) with the operation as arguments |
  * | `apply_patch_call_output` | a `ToolResultPart`: its `output` log (a failed one said so) |
+ * | `shell_call` (the client-run `shell` tool) | `ToolCallPart` of the function `shell` (`SHELL`) with the action (`commands`, `timeout_ms`, `max_output_length`) as arguments |
+ * | `shell_call_output` | a `ToolResultPart`: per command its stdout, its stderr and how it ended (exit code, or timed out) |
  * | `additional_tools` | nothing in the prompt: its tools join the tool list (which `tool_choice` is checked against) |
  * | `tool_search_call` (client-run) | `ToolCallPart` of a function named `tool_search` (`TOOL_SEARCH`) with the search's arguments |
  * | `tool_search_output` | its tools join the tool list; a `ToolResultPart` naming the tools it loaded |
@@ -29,7 +31,9 @@
  * rarely enforce schemas). A `custom` (freeform) tool becomes a function with one string parameter,
  * `input`, its description carrying the input format (a grammar's syntax and definition go into the text,
  * not the JSON schema, which cannot hold them); `customTools` names them. The client-run `apply_patch` tool
- * becomes a function `apply_patch` whose arguments are the operation (`type`, `path`, `diff`). A `namespace` group is flattened
+ * becomes a function `apply_patch` whose arguments are the operation (`type`, `path`, `diff`), the client-run
+ * `shell` tool a function `shell` whose arguments are the action (`commands`, `timeout_ms`,
+ * `max_output_length`). A `namespace` group is flattened
  * into its function and custom tools named `<namespace>__<name>` (`NAMESPACE_SEPARATOR`), and
  * `namespacedTools` maps the flattened, dotted and unambiguous bare names back, so a server can write the
  * call with its `namespace`; a bare name declared in two namespaces is not mapped (a warning names it) and
@@ -206,6 +210,9 @@ export interface ModelOptions {
  * - `applyPatch`: the name of the function presenting the client-run `apply_patch` tool, when the request
  *   declares it (and no function of that name); a call of it is written back as an `apply_patch_call`
  *   whose `operation` is the call's arguments.
+ * - `shell`: the name of the function presenting the client-run `shell` tool, when the request declares it
+ *   (and no function of that name); a call of it is written back as a `shell_call` whose `action` is the
+ *   call's arguments.
  * - `droppedTools`: the `type`s of the built-in tools removed under the `drop` policy.
  * - `options`: the other options (`ModelOptions`).
  * - `parameters`: the `CreateResponse` parameters the request set (not `null`), in `PARAMETERS` order, with
@@ -230,6 +237,7 @@ export interface DecodedRequest {
   readonly namespacedTools: ReadonlyMap<string, NamespacedName>
   readonly customTools: ReadonlySet<string>
   readonly applyPatch?: string | undefined
+  readonly shell?: string | undefined
   readonly droppedTools: ReadonlyArray<string>
   readonly options: ModelOptions
   readonly parameters: ReadonlyArray<string>
@@ -535,6 +543,8 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
         toolChoice = mode === "required" ? "required" : "auto"
       } else if (type === "apply_patch" && toolSet.applyPatch !== undefined) {
         toolChoice = { tool: toolSet.applyPatch }
+      } else if (type === "shell" && toolSet.shell !== undefined) {
+        toolChoice = { tool: toolSet.shell }
       } else if (type !== undefined && policy === "drop") {
         yield* Effect.logWarning(`tool choice ${type} dropped: the upstream cannot run built-in tools`)
       } else {
@@ -604,6 +614,7 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
       namespacedTools: toolSet.names,
       customTools: toolSet.custom,
       applyPatch: toolSet.applyPatch,
+      shell: toolSet.shell,
       droppedTools: toolSet.dropped,
       options: modelOptions,
       parameters,

@@ -1,10 +1,11 @@
 /**
  * The OpenAI Agents SDK (`@openai/agents`, `OpenAIResponsesModel` over the `openai` client) as a coding agent
  * through the gateway, over loopback HTTP, to a scripted Chat Completions upstream: its client-run
- * `apply_patch` tool (`applyPatchTool` with an editor that records the operations) and a namespaced function
- * tool (`toolNamespace`), streamed and not. The SDK runs the whole loop: the gateway's `apply_patch_call`
- * item must carry an operation its editor takes, and the next turn's `apply_patch_call` and
- * `apply_patch_call_output` input items must reach the upstream as a call and its result.
+ * `apply_patch` tool (`applyPatchTool` with an editor that records the operations), its client-run `shell`
+ * tool (`shellTool` with a shell that records the actions) and a namespaced function tool (`toolNamespace`),
+ * streamed and not. The SDK runs the whole loop: the gateway's `apply_patch_call` and `shell_call` items must
+ * carry an operation its editor takes and an action its shell runs, and the next turns' calls and outputs
+ * must reach the upstream as calls and their results.
  */
 import { describe, expect, it } from "@effect/vitest"
 import {
@@ -14,6 +15,8 @@ import {
   OpenAIResponsesModel,
   run,
   setTracingDisabled,
+  type Shell,
+  shellTool,
   tool,
   toolNamespace
 } from "@openai/agents"
@@ -61,10 +64,17 @@ const textTurn = (text: string): Handler => (request, response, body) => {
   }))
 }
 
-/** The coding agent: apply_patch with a recording editor, and crm.lookup in a namespace. */
+/** The coding agent: apply_patch with a recording editor, shell with a recording shell, and crm.lookup in a namespace. */
 const codingAgent = (url: string) => {
   const operations: Array<Json> = []
   const lookups: Array<string> = []
+  const actions: Array<Json> = []
+  const shell: Shell = {
+    run: async (action) => {
+      actions.push(action)
+      return { output: [{ stdout: "Hello, world!\n", stderr: "", outcome: { type: "exit", exitCode: 0 } }] }
+    }
+  }
   const editor: Editor = {
     createFile: async (operation) => {
       operations.push(operation)
@@ -96,23 +106,24 @@ const codingAgent = (url: string) => {
     name: "coder",
     instructions: "You edit files.",
     model: new OpenAIResponsesModel(new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 }), "scripted-model"),
-    tools: [applyPatchTool({ editor }), ...crm]
+    tools: [applyPatchTool({ editor }), shellTool({ shell }), ...crm]
   })
-  return { agent, operations, lookups }
+  return { agent, operations, lookups, actions }
 }
 
 const script = (): ReadonlyArray<Handler> => [
   callTurn("call_patch", "apply_patch", JSON.stringify(PATCH)),
+  callTurn("call_shell", "shell", JSON.stringify({ commands: ["cat hello.txt"], timeout_ms: 5000 })),
   callTurn("call_crm", "crm__lookup", JSON.stringify({ id: "42" })),
   textTurn("Created hello.txt for Ada.")
 ]
 
 describe("@openai/agents as a coding agent through the gateway", () => {
   for (const stream of [false, true]) {
-    it.effect(`apply_patch and a namespaced tool run to a final answer (${stream ? "streamed" : "not streamed"})`, () =>
+    it.effect(`apply_patch, shell and a namespaced tool run to a final answer (${stream ? "streamed" : "not streamed"})`, () =>
       withScriptedGateway(script(), {}, (url, received) =>
         Effect.promise(async () => {
-          const { agent, lookups, operations } = codingAgent(url)
+          const { actions, agent, lookups, operations } = codingAgent(url)
           let finalOutput: unknown
           if (stream) {
             const result = await run(agent, "Create hello.txt and greet customer 42.", { stream: true })
@@ -124,24 +135,28 @@ describe("@openai/agents as a coding agent through the gateway", () => {
           expect(finalOutput).toBe("Created hello.txt for Ada.")
           expect(operations).toEqual([PATCH])
           expect(lookups).toEqual(["42"])
+          expect(actions).toEqual([{ commands: ["cat hello.txt"], timeoutMs: 5000 }])
 
-          expect(received).toHaveLength(3)
+          expect(received).toHaveLength(4)
           const first = received[0]!.body as Json
           expect(first.stream).toBe(stream)
           const tools = first.tools.map((t: Json) => t.function.name)
-          expect(tools).toEqual(["apply_patch", "crm__lookup"])
+          expect(tools).toEqual(["apply_patch", "shell", "crm__lookup"])
           expect(first.tools[0].function.parameters.required).toEqual(["type", "path"])
-          // the last turn holds both calls and their results, in order
-          const last = (received[2]!.body as Json).messages as ReadonlyArray<Json>
+          // the last turn holds the three calls and their results, in order
+          const last = (received[3]!.body as Json).messages as ReadonlyArray<Json>
           const calls = last.filter((m) => m.role === "assistant").flatMap((m) => m.tool_calls ?? [])
           expect(calls.map((call: Json) => [call.id, call.function.name])).toEqual([
             ["call_patch", "apply_patch"],
+            ["call_shell", "shell"],
             ["call_crm", "crm__lookup"]
           ])
           expect(JSON.parse(calls[0].function.arguments)).toEqual(PATCH)
+          expect(JSON.parse(calls[1].function.arguments)).toEqual({ commands: ["cat hello.txt"], timeout_ms: 5000 })
           const results = last.filter((m) => m.role === "tool")
           expect(results.map((m) => [m.tool_call_id, m.content])).toEqual([
             ["call_patch", "Created hello.txt"],
+            ["call_shell", "Hello, world!\n\n(exit code 0)"],
             ["call_crm", expect.stringContaining("Customer 42: Ada")]
           ])
         })))

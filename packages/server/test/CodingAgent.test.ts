@@ -272,6 +272,68 @@ describe("a coding agent's request through the gateway", () => {
         expect(messages[2]).toMatchObject({ role: "tool", tool_call_id: "call_0", content: "The patch was not applied. old.txt: no such file" })
       })))
 
+  it.effect("the client-run shell tool: its call streams back as a shell_call item, command by command; arguments that are no action stay a function call", () =>
+    withScriptedGateway([
+      sse(
+        toolChunk({ index: 0, id: "call_s", name: "shell", arguments: "{\"commands\":[\"ls -a\"," }),
+        toolChunk({ index: 0, arguments: "\"cat a.txt\"],\"timeout_ms\":5000}" }),
+        toolChunk({ index: 1, id: "call_t", name: "shell", arguments: "{\"command\":\"ls\"}" }),
+        finishChunks("tool_calls")
+      )
+    ], {}, (url, received) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, {
+          model: "m",
+          stream: true,
+          tools: [{ type: "shell", environment: { type: "local" } }],
+          tool_choice: { type: "shell" },
+          input: [
+            { role: "user", content: "What is in a.txt?" },
+            { type: "shell_call", call_id: "call_0", status: "completed", action: { commands: ["pwd", "sleep 9"], timeout_ms: 1000, max_output_length: null } },
+            {
+              type: "shell_call_output",
+              call_id: "call_0",
+              max_output_length: null,
+              output: [
+                { stdout: "/work\n", stderr: "", outcome: { type: "exit", exit_code: 0 } },
+                { stdout: "", stderr: "", outcome: { type: "timeout" } }
+              ]
+            }
+          ]
+        })
+        expect(answer.status, answer.text).toBe(200)
+        const frames = parseSse(answer.text)
+        const output = checkLifecycle(frames).output as ReadonlyArray<Json>
+        expect(output[0]).toEqual({
+          id: expect.stringMatching(/^sh_/),
+          type: "shell_call",
+          status: "completed",
+          action: { commands: ["ls -a", "cat a.txt"], max_output_length: null, timeout_ms: 5000 },
+          call_id: "call_s"
+        })
+        // the recorded shape of a shell call's events (vai-openai-shell-call.chunks.txt)
+        expect(frames.map((frame) => frame.data.type).slice(2, 11)).toEqual([
+          "response.output_item.added",
+          "response.shell_call_command.added",
+          "response.shell_call_command.delta",
+          "response.shell_call_command.done",
+          "response.shell_call_command.added",
+          "response.shell_call_command.delta",
+          "response.shell_call_command.done",
+          "response.output_item.done",
+          "response.output_item.added"
+        ])
+        expect((frames[2]!.data.item as Json).action).toEqual({ commands: [], max_output_length: null, timeout_ms: null })
+        expect(output[1]).toMatchObject({ type: "function_call", call_id: "call_t", name: "shell", arguments: "{\"command\":\"ls\"}" })
+        const body = received[0]!.body as Json
+        expect(body.tools.map((tool: Json) => tool.function.name)).toEqual(["shell"])
+        expect(body.tools[0].function.parameters.required).toEqual(["commands"])
+        expect(body.tool_choice).toEqual({ type: "function", function: { name: "shell" } })
+        const messages = body.messages as ReadonlyArray<Json>
+        expect(messages[1]!.tool_calls[0].function).toEqual({ name: "shell", arguments: "{\"commands\":[\"pwd\",\"sleep 9\"],\"timeout_ms\":1000}" })
+        expect(messages[2]).toMatchObject({ role: "tool", tool_call_id: "call_0", content: "/work\n\n(exit code 0)\n\n(timed out)" })
+      })))
+
   it.effect("item_reference: to reasoning dropped with a debug line; to anything else a 400 naming the parameter and the id", () => {
     const captured = captureLogs()
     return withScriptedGateway([sse(textChunk("fine"), finishChunks())], {}, (url) =>

@@ -49,7 +49,7 @@ const TERMINAL = new Set(["response.completed", "response.incomplete", "response
  * the payload `type`; `sequence_number` from 0 rising by one; `response.created` then
  * `response.in_progress` first; items appended at output indices 0, 1, 2… each closed before the next
  * opens; every item event names the open item; text, refusal, argument and summary deltas add up to their
- * `.done` (custom tool input deltas too); `logprobs: []` on text events; `name` on `function_call_arguments.done`; exactly one terminal
+ * `.done` (custom tool input deltas too, and each shell command's); `logprobs: []` on text events; `name` on `function_call_arguments.done`; exactly one terminal
  * event, last, whose `output` equals the done items and whose status matches it. Returns the terminal
  * response.
  */
@@ -75,6 +75,7 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
   let summaryIndex = -1
   let summaryOpen = false
   const summaries: Array<string> = []
+  const commands: Array<string> = []
   const itemEvent = (data: Json, what: string) => {
     expect(open, `${what} outside an open item`).toBeDefined()
     expect(data.output_index, `${what} output index`).toBe(openIndex)
@@ -92,6 +93,7 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
         summaryIndex = -1
         summaryOpen = false
         summaries.length = 0
+        commands.length = 0
         break
       }
       case "response.content_part.added":
@@ -142,6 +144,23 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
         itemEvent(data, data.type)
         expect(data.input, "input deltas add up to .done").toBe(text.join(""))
         break
+      case "response.shell_call_command.added":
+        itemEvent(data, data.type)
+        expect(open!.type).toBe("shell_call")
+        expect(data.command_index, "commands added in order").toBe(commands.length)
+        expect(data.command).toBe("")
+        commands.push("")
+        break
+      case "response.shell_call_command.delta":
+        itemEvent(data, data.type)
+        expect(data.command_index).toBe(commands.length - 1)
+        commands[commands.length - 1] += data.delta as string
+        break
+      case "response.shell_call_command.done":
+        itemEvent(data, data.type)
+        expect(data.command_index).toBe(commands.length - 1)
+        expect(data.command, "command deltas add up to .done").toBe(commands[commands.length - 1])
+        break
       case "response.reasoning_summary_part.added":
         itemEvent(data, data.type)
         expect(open!.type).toBe("reasoning")
@@ -180,6 +199,8 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
           expect(item.arguments).toBe(text.join(""))
         } else if (item.type === "custom_tool_call") {
           expect(item.input).toBe(text.join(""))
+        } else if (item.type === "shell_call") {
+          expect((item.action as Json).commands).toEqual(commands)
         } else if (item.type === "reasoning") {
           expect((item.summary as ReadonlyArray<Json>).map((s) => s.text)).toEqual(summaries)
         }

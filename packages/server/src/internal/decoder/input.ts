@@ -19,7 +19,7 @@ import type { BuiltinToolsPolicy, FileInput } from "../../ResponsesRequestDecode
 import { capMessage, makeBudget, yieldToIo } from "../limits.js"
 import { decodeAt, fail, Nullable, type RequestError } from "./common.js"
 import { assistantPart, attributes, MessageInput, outputText, systemText, userParts } from "./content.js"
-import { APPLY_PATCH, decodeTools, NAMESPACE_SEPARATOR, type ToolSet } from "./tools.js"
+import { APPLY_PATCH, decodeTools, NAMESPACE_SEPARATOR, SHELL, type ToolSet } from "./tools.js"
 
 const CustomToolCallInput = Schema.Struct({
   call_id: Schema.String,
@@ -57,6 +57,38 @@ const ApplyPatchCallOutputInput = Schema.Struct({
   status: Nullable(Schema.String),
   output: Nullable(Schema.String)
 })
+
+const ShellCallInput = Schema.Struct({
+  call_id: Schema.String,
+  action: Schema.Struct({
+    commands: Schema.Array(Schema.String),
+    timeout_ms: Nullable(Schema.Number),
+    max_output_length: Nullable(Schema.Number)
+  }),
+  id: Nullable(Schema.String)
+})
+
+const ShellCallOutputInput = Schema.Struct({
+  call_id: Schema.String,
+  output: Schema.Array(Schema.Struct({
+    stdout: Schema.String,
+    stderr: Schema.String,
+    outcome: Schema.Struct({ type: Schema.String, exit_code: Nullable(Schema.Number) })
+  }))
+})
+
+/**
+ * What the upstream reads of a `shell_call_output`: per command, its standard output, its standard error
+ * (after `stderr:`) and how it ended (`exit code N`, or `timed out`); commands apart by a blank line.
+ */
+const shellOutputText = (output: typeof ShellCallOutputInput.Type["output"]): string =>
+  output.length === 0 ? "No output." : output.map((entry) =>
+    [
+      entry.stdout,
+      entry.stderr === "" ? "" : `stderr:\n${entry.stderr}`,
+      entry.outcome.type === "timeout" ? "(timed out)" : `(exit code ${entry.outcome.exit_code ?? "unknown"})`
+    ].filter((line) => line !== "").join("\n")
+  ).join("\n\n")
 
 const FunctionCallInput = Schema.Struct({
   call_id: Schema.String,
@@ -258,6 +290,23 @@ export const decodeInput = (
             output.call_id,
             output.status === "failed" ? `The patch was not applied.${log === "" ? "" : ` ${log}`}` : log === "" ? "The patch was applied." : log
           )
+          break
+        }
+        case "shell_call": {
+          // the client-run shell tool, presented upstream as a function taking the action
+          const call = yield* decodeAt(ShellCallInput, item, ["input", index])
+          const { commands, max_output_length, timeout_ms } = call.action
+          const args = {
+            commands,
+            ...(timeout_ms === undefined || timeout_ms === null ? {} : { timeout_ms }),
+            ...(max_output_length === undefined || max_output_length === null ? {} : { max_output_length })
+          }
+          toolCall(call.call_id, toolSet.shell ?? SHELL, JSON.stringify(args), attributes({ id: call.id }))
+          break
+        }
+        case "shell_call_output": {
+          const output = yield* decodeAt(ShellCallOutputInput, item, ["input", index])
+          toolResult(output.call_id, shellOutputText(output.output))
           break
         }
         case "item_reference": {

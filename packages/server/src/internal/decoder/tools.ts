@@ -52,6 +52,8 @@ export interface ToolSet {
   readonly custom: Set<string>
   /** the function presenting the client-run `apply_patch` tool, when the request declares it */
   applyPatch: string | undefined
+  /** the function presenting the client-run `shell` tool, when the request declares it */
+  shell: string | undefined
   readonly dropped: Array<string>
   /** bare name -> the namespaces declaring it */
   readonly bare: Map<string, Array<string>>
@@ -63,6 +65,7 @@ export const makeToolSet = (): ToolSet => ({
   names: new Map(),
   custom: new Set(),
   applyPatch: undefined,
+  shell: undefined,
   dropped: [],
   bare: new Map(),
   topLevel: new Set()
@@ -136,7 +139,7 @@ const customTool = (tool: typeof CustomToolParam.Type, name: string): LanguageMo
  * at `at` into `set`: function and custom tools (also inside `namespace` groups, flattened), `defer_loading`
  * ones presented like the others (the upstream has no tool search, so it sees every tool the client may
  * call), `tool_search` left out (the client's search is not needed when every tool is presented), the
- * client-run `apply_patch` presented as a function (`APPLY_PATCH`), built-in tools dropped or refused by
+ * client-run `apply_patch` and `shell` presented as functions (`APPLY_PATCH`, `SHELL`), built-in tools dropped or refused by
  * `policy`.
  */
 export const decodeTools = (
@@ -176,11 +179,13 @@ export const decodeTools = (
             )
           }
         }
-      } else if (type === "apply_patch") {
-        // client-run: the upstream calls a function, the client gets an `apply_patch_call`
-        if (!set.tools.some((existing) => existing.name === APPLY_PATCH)) {
-          addTool(set, applyPatchTool, false)
-          set.applyPatch = APPLY_PATCH
+      } else if (type === "apply_patch" || type === "shell") {
+        // client-run: the upstream calls a function, the client gets an `apply_patch_call` / `shell_call`
+        const definition = type === "apply_patch" ? applyPatchTool : shellTool
+        const field = type === "apply_patch" ? "applyPatch" : "shell"
+        if (set[field] === undefined && !set.tools.some((existing) => existing.name === definition.name)) {
+          addTool(set, definition, false)
+          set[field] = definition.name
         }
       } else if (type === "tool_search") {
         yield* Effect.logDebug(
@@ -217,6 +222,31 @@ const applyPatchTool = new LanguageModel.ToolDefinition({
       diff: { type: "string" }
     },
     required: ["type", "path"],
+    additionalProperties: false
+  },
+  strict: false
+})
+
+/** The name of the function the client-run `shell` tool is presented as. */
+export const SHELL = "shell" as const
+
+/**
+ * The client-run `shell` tool as a function: its arguments are the action of a `shell_call` (API reference,
+ * `FunctionShellAction`: `commands` run in order, `timeout_ms` in milliseconds, `max_output_length` in
+ * characters of output per command).
+ */
+const shellTool = new LanguageModel.ToolDefinition({
+  name: SHELL,
+  description:
+    "Runs shell commands on the user's machine, in order, in the workspace. `commands`: the commands, each one shell command line; `timeout_ms` (optional): a time limit in milliseconds; `max_output_length` (optional): the most characters of output to return per command.",
+  parameters: {
+    type: "object",
+    properties: {
+      commands: { type: "array", items: { type: "string" } },
+      timeout_ms: { type: "integer" },
+      max_output_length: { type: "integer" }
+    },
+    required: ["commands"],
     additionalProperties: false
   },
   strict: false

@@ -9,7 +9,7 @@
 import type { Event } from "../../ResponsesLifecycle.js"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import * as CustomInput from "../customInput.js"
-import { applyPatchOperation, contentPart, itemJson, type Slot, textOf } from "./items.js"
+import { clientCallFits, contentPart, isClientCall, itemJson, shellAction, type Slot, textOf } from "./items.js"
 
 /** The writer of a response's items (see the module doc). Each method appends its events to `out`. */
 export interface ItemWriter {
@@ -50,8 +50,8 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
     slot.opened = true
     slot.outputIndex = nextOutputIndex++
     active = slot
-    // written whole when they close
-    if (slot.kind === "verbatim" || slot.kind === "apply_patch_call") return
+    // written when they close
+    if (slot.kind === "verbatim" || isClientCall(slot.kind)) return
     emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", false) })
     if (slot.kind === "message" || slot.kind === "refusal") {
       emit(out, "response.content_part.added", {
@@ -83,7 +83,7 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
       }
       return
     }
-    if (slot.written >= slot.chunks.length || slot.kind === "verbatim" || slot.kind === "apply_patch_call") return
+    if (slot.written >= slot.chunks.length || slot.kind === "verbatim" || isClientCall(slot.kind)) return
     if (slot.kind === "custom_tool_call") {
       const reader = slot.customReader ??= CustomInput.make()
       let decoded = ""
@@ -181,8 +181,8 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
   }
 
   const close = (slot: Slot, itemStatus: string, out: Array<Event>) => {
-    if (slot.kind === "apply_patch_call" && applyPatchOperation(textOf(slot)) === undefined) {
-      // arguments that are no apply_patch operation: the function call it was, so that nothing is lost
+    if (isClientCall(slot.kind) && !clientCallFits(slot.kind, textOf(slot))) {
+      // arguments that are no apply_patch operation or shell action: the function call it was, so that nothing is lost
       slot.kind = "function_call"
       emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", false) })
     }
@@ -240,6 +240,18 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
           input: textOf(slot)
         })
         break
+      case "shell_call": {
+        // as the API streams one: the item without commands, then each command added, its text, done
+        emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", false) })
+        const commands = shellAction(textOf(slot))?.commands ?? []
+        commands.forEach((command, index) => {
+          const at = { output_index: slot.outputIndex, command_index: index }
+          emit(out, "response.shell_call_command.added", { ...at, command: "" })
+          if (command !== "") emit(out, "response.shell_call_command.delta", { ...at, delta: command })
+          emit(out, "response.shell_call_command.done", { ...at, command })
+        })
+        break
+      }
       case "apply_patch_call":
       case "verbatim":
         break

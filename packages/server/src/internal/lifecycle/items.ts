@@ -9,11 +9,26 @@ import { ResponsesRequest } from "@effect-responses/responses"
 import type * as CustomInput from "../customInput.js"
 
 /** The kind of an output item being written. */
-export type Kind = "message" | "refusal" | "reasoning" | "function_call" | "custom_tool_call" | "apply_patch_call" | "verbatim"
+export type Kind =
+  | "message"
+  | "refusal"
+  | "reasoning"
+  | "function_call"
+  | "custom_tool_call"
+  | "apply_patch_call"
+  | "shell_call"
+  | "verbatim"
 
 /** Whether an item is a tool call (its deltas do not close other items). */
 export const isCall = (kind: Kind): boolean =>
-  kind === "function_call" || kind === "custom_tool_call" || kind === "apply_patch_call"
+  kind === "function_call" || kind === "custom_tool_call" || isClientCall(kind)
+
+/**
+ * Whether an item is the call of a client-run built-in tool presented upstream as a function
+ * (`apply_patch_call`, `shell_call`): written when the call is complete, from its arguments.
+ */
+export const isClientCall = (kind: Kind): kind is "apply_patch_call" | "shell_call" =>
+  kind === "apply_patch_call" || kind === "shell_call"
 
 /** What the encoder knows about one output item (one upstream output index). */
 export interface Slot {
@@ -55,6 +70,7 @@ const ID_PREFIXES: { readonly [K in Kind]: string } = {
   function_call: "fc",
   custom_tool_call: "ctc",
   apply_patch_call: "apc",
+  shell_call: "sh",
   verbatim: "msg"
 }
 
@@ -151,6 +167,14 @@ export const itemJson = (
         call_id: slot.callId,
         operation: applyPatchOperation(textOf(slot)) ?? {}
       }
+    case "shell_call":
+      return {
+        id: slot.itemId,
+        type: "shell_call",
+        status: itemStatus,
+        action: complete ? shellAction(textOf(slot)) ?? NO_ACTION : NO_ACTION,
+        call_id: slot.callId
+      }
     case "verbatim":
       return slot.verbatim
   }
@@ -162,18 +186,53 @@ export const itemJson = (
  * no such operation (API reference, `ApplyPatchToolCall`).
  */
 export const applyPatchOperation = (args: string): Record<string, string> | undefined => {
+  const parsed = parseObject(args)
+  if (parsed === undefined) return undefined
+  const { diff, path, type } = parsed
+  if (typeof path !== "string") return undefined
+  if (type === "delete_file") return { type, path }
+  if ((type === "create_file" || type === "update_file") && typeof diff === "string") return { type, path, diff }
+  return undefined
+}
+
+/** The action of a `shell_call` not known yet (`response.output_item.added`, as the API writes it). */
+const NO_ACTION = { commands: [], max_output_length: null, timeout_ms: null }
+
+/**
+ * The `action` of a `shell_call` from the arguments of the function standing for the tool:
+ * `{commands, max_output_length, timeout_ms}` (the limits `null` when not given); `undefined` when the
+ * arguments are no such action (API reference, `FunctionShellAction`).
+ */
+export const shellAction = (
+  args: string
+): { commands: ReadonlyArray<string>; max_output_length: number | null; timeout_ms: number | null } | undefined => {
+  const parsed = parseObject(args)
+  if (parsed === undefined) return undefined
+  const { commands, max_output_length, timeout_ms } = parsed
+  const limit = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : value === undefined || value === null ? null : undefined
+  if (!Array.isArray(commands) || !commands.every((command) => typeof command === "string")) return undefined
+  const maxOutputLength = limit(max_output_length)
+  const timeoutMs = limit(timeout_ms)
+  if (maxOutputLength === undefined || timeoutMs === undefined) return undefined
+  return { commands, max_output_length: maxOutputLength, timeout_ms: timeoutMs }
+}
+
+/**
+ * Whether the arguments of a client-run built-in tool's call hold what its item needs (an operation, an
+ * action); when they do not, the call is written as the function call it was.
+ */
+export const clientCallFits = (kind: "apply_patch_call" | "shell_call", args: string): boolean =>
+  (kind === "apply_patch_call" ? applyPatchOperation(args) : shellAction(args)) !== undefined
+
+/** JSON arguments as an object, `undefined` when they are not JSON or no object. */
+const parseObject = (args: string): { readonly [key: string]: unknown } | undefined => {
   let parsed: unknown
   try {
     parsed = JSON.parse(args)
   } catch {
     return undefined
   }
-  if (typeof parsed !== "object" || parsed === null) return undefined
-  const { diff, path, type } = parsed as { readonly type?: unknown; readonly path?: unknown; readonly diff?: unknown }
-  if (typeof path !== "string") return undefined
-  if (type === "delete_file") return { type, path }
-  if ((type === "create_file" || type === "update_file") && typeof diff === "string") return { type, path, diff }
-  return undefined
+  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as { readonly [key: string]: unknown } : undefined
 }
 
 /** The kind of output item a part belongs to (`undefined`: none, e.g. media without data). */

@@ -12,7 +12,7 @@ import type { StreamPart } from "@effect-responses/core"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import type { Event } from "../../ResponsesLifecycle.js"
 import type { ItemWriter } from "./itemEvents.js"
-import { absorb, carriesContent, isCall, type Kind, kindOf, newSlot, type Slot } from "./items.js"
+import { absorb, carriesContent, isCall, isClientCall, type Kind, kindOf, newSlot, type Slot } from "./items.js"
 
 /** The ordering of one response's items: `push` takes a part, `closeAll` closes every item left open. */
 export interface Ordering {
@@ -27,7 +27,7 @@ export const make = (
   writer: ItemWriter,
   request:
     & Pick<ResponsesRequestDecoder.DecodedRequest, "namespacedTools">
-    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch">>,
+    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell">>,
   makeId: (prefix: string) => string
 ): Ordering => {
   const slots = new Map<number, Slot>()
@@ -63,17 +63,19 @@ export const make = (
 
   /**
    * The kind of item `update` belongs to: a call of a function standing for a custom tool is a custom tool
-   * call, one of the function standing for `apply_patch` an `apply_patch_call`.
+   * call, one of the function standing for `apply_patch` an `apply_patch_call`, for `shell` a `shell_call`.
    */
   const kindOfUpdate = (update: StreamPart.PartUpdate): Kind | undefined => {
     const kind = kindOf(update.part)
     const custom = request.customTools !== undefined && request.customTools.size > 0
-    if (kind === "function_call" && update.part.type === "tool_call" && (custom || request.applyPatch !== undefined)) {
+    const clientTools = request.applyPatch !== undefined || request.shell !== undefined
+    if (kind === "function_call" && update.part.type === "tool_call" && (custom || clientTools)) {
       const existing = slots.get(update.outputIndex)
-      if (existing?.kind === "custom_tool_call" || existing?.kind === "apply_patch_call") return existing.kind
+      if (existing !== undefined && (existing.kind === "custom_tool_call" || isClientCall(existing.kind))) return existing.kind
       const name = flatName(update.part.name !== "" ? update.part.name : existing?.name ?? "")
       if (request.customTools?.has(name) === true) return "custom_tool_call"
       if (name === request.applyPatch) return "apply_patch_call"
+      if (name === request.shell) return "shell_call"
     }
     return kind
   }
