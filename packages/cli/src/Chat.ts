@@ -9,9 +9,10 @@
  * Where the model is:
  * - `--replay FILE`: a loopback replay server on 127.0.0.1 (random free port) answering from the capture
  *   FILE (raw SSE or line-JSON), reached over real HTTP; a Responses capture gets the tools of
- *   `Demo.ReplayToolkit` (the calculator, the custom tool `evaluate`, `apply_patch` applied in a temporary
- *   directory, `shell` and `local_shell` as stand-ins that run nothing), so a capture of a custom, shell or
- *   apply_patch call runs to its final answer;
+ *   `Demo.ReplayToolkit` (the calculator, the custom tool `evaluate`, `math.power` deferred in a namespace
+ *   with OpenAI's hosted tool search beside it, `apply_patch` applied in a temporary directory, `shell` and
+ *   `local_shell` as stand-ins that run nothing), so a capture of a custom, shell or apply_patch call, or of
+ *   a namespaced call after a tool search, runs to its final answer;
  * - else, with `OPENAI_API_KEY` set: the live API (or `OPENAI_BASE_URL`);
  * - else: the embedded default, the replay of the recorded session of `Demo.recordingPath`, which checks
  *   that every calculator result sent back is right.
@@ -25,7 +26,7 @@
  */
 import { ChatCapture, ChatReplayServer } from "@effect-responses/chat-completions"
 import { type Part, Prompt } from "@effect-responses/core"
-import { Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { BuiltInTool, Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
 import { ToolLoop } from "@effect-responses/tools"
 import * as Command from "@effect/cli/Command"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -375,10 +376,14 @@ export const run = (options: {
       options.model,
       () => recordedModel(target) ?? (protocol === "chat-completions" ? "gpt-4o-mini" : "gpt-5.1")
     )
+    // a replayed Responses capture other than the embedded one may hold custom, shell or apply_patch calls,
+    // or a hosted tool search loading the deferred math.power
+    const replaying = target._tag === "Replay" && !target.embedded
     const languageModel = protocol === "responses"
       ? ResponsesLanguageModel.layer({
         model,
-        reasoning: { effort: "medium", summary: "auto" }
+        reasoning: { effort: "medium", summary: "auto" },
+        ...(replaying ? { builtInTools: [BuiltInTool.toolSearch()] } : {})
       }).pipe(Layer.provide(client), Layer.provide(httpClient))
       : target._tag === "ChatReplay"
       ? Layer.unwrapEffect(
@@ -399,8 +404,6 @@ export const run = (options: {
     let finalText = ""
     // the tools the last response asked for, to explain a replay that runs out
     let tools: Array<string> = []
-    // a replayed Responses capture other than the embedded one may hold custom, shell or apply_patch calls
-    const replaying = target._tag === "Replay" && !target.embedded
     const prompt = Prompt.user(options.prompt)
     const loop = replaying
       ? ToolLoop.stream(prompt, { toolkit: Demo.ReplayToolkit, maxSteps: 10 }).pipe(

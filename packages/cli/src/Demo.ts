@@ -5,7 +5,8 @@
  * Apache-2.0: four consecutive responses computing (12 + 7) * 3 * 10 one calculator call at a time).
  *
  * A `--replay FILE` of another capture gets the tools of `ReplayToolkit`: the calculator, a custom tool
- * `evaluate` (an arithmetic expression as raw text, with a Lark grammar), and the client-run built-ins
+ * `evaluate` (an arithmetic expression as raw text, with a Lark grammar), `math.power` (a function tool in
+ * the namespace `math`, deferred until a hosted tool search loads it), and the client-run built-ins
  * `apply_patch` (applied for real, in a temporary directory made for the chat and removed after it), `shell`
  * and `local_shell` (stand-ins that run nothing: running commands a model wrote is an application's
  * decision, and a replay needs an answer, not its effect).
@@ -244,13 +245,40 @@ export const evaluate = (input: string): Effect.Effect<string, CalculatorFailure
   })
 
 /**
- * The tools of a `chat --replay` of a Responses capture: the calculator, `evaluate` (custom), and the
- * client-run built-ins `shell`, `apply_patch` and `local_shell`.
+ * The `math` namespace of the demo's deferred tools (a tool search loads them by this name).
  *
  * @since 0.3.0
  * @category tools
  */
-export const ReplayToolkit = Toolkit.make(Calculator, Evaluate, Tool.shell, Tool.applyPatch, Tool.localShell)
+export const MathNamespace = Tool.namespace("math", "More arithmetic, loaded by a tool search when needed.")
+
+/**
+ * The `power` tool of the `math` namespace, deferred (`deferLoading`: the model sees it once a tool search
+ * loads the namespace): `{base, exponent}` in, `base ** exponent` out. Its handler is keyed `math.power`.
+ *
+ * @since 0.3.0
+ * @category tools
+ */
+export const Power = Tool.make("power", {
+  description: "Raises base to the power exponent.",
+  parameters: {
+    base: Schema.Number.annotations({ description: "The base." }),
+    exponent: Schema.Number.annotations({ description: "The exponent." })
+  },
+  success: Schema.Number,
+  namespace: MathNamespace,
+  deferLoading: true
+})
+
+/**
+ * The tools of a `chat --replay` of a Responses capture: the calculator, `evaluate` (custom), `math.power`
+ * (namespaced and deferred, for a hosted tool search), and the client-run built-ins `shell`, `apply_patch`
+ * and `local_shell`.
+ *
+ * @since 0.3.0
+ * @category tools
+ */
+export const ReplayToolkit = Toolkit.make(Calculator, Evaluate, Power, Tool.shell, Tool.applyPatch, Tool.localShell)
 
 /**
  * What the stand-in `shell` and `local_shell` handlers answer for every command: nothing runs.
@@ -261,7 +289,7 @@ export const ReplayToolkit = Toolkit.make(Calculator, Evaluate, Tool.shell, Tool
 export const NOT_RUN = "not run (effect-responses chat does not run the model's commands)"
 
 /**
- * The handlers of `ReplayToolkit`, as a layer: the calculator and `evaluate` for real; `apply_patch` with
+ * The handlers of `ReplayToolkit`, as a layer: the calculator, `evaluate` and `math.power` for real; `apply_patch` with
  * `ApplyPatch.handler` over a temporary directory made when the layer is built and removed with it;
  * `shell` and `local_shell` as stand-ins answering `NOT_RUN` (exit code 126, "cannot execute") for every
  * command.
@@ -277,6 +305,8 @@ export const ReplayToolkitLive = ReplayToolkit.toLayer(Effect.gen(function*() {
   return {
     calculator: (params: typeof CalculatorParameters.Type) => calculate(params),
     evaluate: (input: string) => evaluate(input),
+    "math.power": ({ base, exponent }: { readonly base: number; readonly exponent: number }) =>
+      Effect.succeed(base ** exponent),
     apply_patch: ApplyPatch.handler({ root }),
     shell: (call: Part.ShellCallPart) =>
       Effect.succeed(call.commands.map(() => ({ stdout: "", stderr: NOT_RUN, outcome: { type: "exit", exitCode: 126 } as const }))),

@@ -188,6 +188,22 @@ describe("effect-responses chat", () => {
       })
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scoped("--replay of a hosted tool search then a namespaced call: math.power answers, the search items go back", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const target = yield* Chat.resolveTarget(Option.some(capturePath("tool-search-power.chunks.txt")))
+      const { finalText, out } = yield* chat(target, Option.some(`${dir}/requests.jsonl`))
+      assert.strictEqual(finalText, "2 to the power of 10 is **1024**.")
+      assert.include(out, "tool result: power -> 1024\n")
+      const requests = (yield* fs.readFileString(`${dir}/requests.jsonl`)).trim().split("\n").map((line) => JSON.parse(line))
+      assert.deepStrictEqual(
+        requests[1].input.slice(1).map((item: { type: string }) => item.type),
+        ["tool_search_call", "tool_search_output", "function_call", "function_call_output"]
+      )
+      assert.deepStrictEqual(requests[1].input.at(-1), { type: "function_call_output", call_id: "call_power_1", output: "1024" })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.effect("--replay of the recorded shell call: answered by the stand-in (nothing runs), to the final answer", () =>
     Effect.gen(function*() {
       const target = yield* Chat.resolveTarget(Option.some(fixturePath("responses-sse/vai-openai-shell-call.chunks.txt")))
@@ -206,7 +222,7 @@ describe("effect-responses chat", () => {
       assert.strictEqual(error._tag, "ReplayEnded")
       assert.match(
         error.message,
-        /after the model asked for the tool execute_sql \(this chat has only the tools calculator, evaluate, shell, apply_patch, local_shell\)$/
+        /after the model asked for the tool execute_sql \(this chat has only the tools calculator, evaluate, math.power, shell, apply_patch, local_shell\)$/
       )
     }).pipe(Effect.provide(NodeContext.layer)))
 

@@ -6,7 +6,7 @@
  * server received.
  */
 import { Prompt } from "@effect-responses/core"
-import { Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { BuiltInTool, Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
 import { ApplyPatch, Shell, Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
 import { Demo, Request } from "@effect-responses/cli"
 import { assert, describe, expect, it } from "@effect/vitest"
@@ -23,12 +23,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { capturePath } from "./fixtures.js"
 
-const session = (name: string) =>
+const session = (name: string, builtInTools: ReadonlyArray<BuiltInTool.BuiltInTool> = []) =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const capture = yield* Capture.load(capturePath(name))
     return Layer.unwrapEffect(
       Effect.map(ReplayServer.ReplayServer, (server) =>
-        ResponsesLanguageModel.layer({ model: "gpt-5.1" }).pipe(
+        ResponsesLanguageModel.layer({ model: "gpt-5.1", builtInTools }).pipe(
           Layer.provide(ResponsesClient.layer({ baseUrl: server.baseUrl })),
           Layer.provideMerge(Layer.succeed(ReplayServer.ReplayServer, server))
         ))
@@ -135,4 +135,35 @@ describe("client-run tools over the loopback replay server", () => {
         max_output_length: 4096
       })
     }).pipe(Effect.provide(session("shell-timeout.chunks.txt"))))
+
+  it.effect("a hosted tool search loads the math namespace: the search items, the namespaced call and its output go back", () =>
+    Effect.gen(function*() {
+      const capture = yield* Capture.load(capturePath("tool-search-power.chunks.txt")).pipe(Effect.provide(NodeContext.layer))
+      const recordedOutput = Capture.outputItems(capture.responses[0]!)
+      const result = yield* ToolLoop.generate(Prompt.user("What is 2 to the power of 10?"), { toolkit: Demo.ReplayToolkit }).pipe(
+        Effect.provide(Demo.ReplayToolkitLive)
+      )
+      assert.strictEqual(result.text, "2 to the power of 10 is **1024**.")
+      const requests = yield* Effect.flatMap(ReplayServer.ReplayServer, (server) => server.requests)
+      // the deferred tool goes out in its namespace, beside the hosted tool search
+      const tools = requests[0]!.body.tools as ReadonlyArray<Item>
+      expect(tools.filter((tool) => tool.type === "tool_search")).toStrictEqual([{ type: "tool_search" }])
+      expect(tools.find((tool) => tool.type === "namespace")).toMatchObject({
+        name: "math",
+        tools: [{ type: "function", name: "power", defer_loading: true }]
+      })
+      const [, second] = yield* inputs
+      // tool_search_call, tool_search_output and the call with its namespace verbatim, then the output
+      expect(second!.slice(1, 4)).toStrictEqual(recordedOutput)
+      expect(recordedOutput[2]).toMatchObject({ type: "function_call", name: "power", namespace: "math" })
+      expect(second!.slice(4)).toStrictEqual([{ type: "function_call_output", call_id: "call_power_1", output: "1024" }])
+      // `request` shows the same items for the loop's transcript (its Prompt JSON), the final answer after them
+      const body = yield* Request.requestBody(
+        JSON.stringify(Schema.encodeSync(Prompt.Prompt)(result.transcript)),
+        "transcript.json",
+        { model: "gpt-5.4" }
+      )
+      expect(body.input.slice(0, -1)).toStrictEqual(second)
+      expect(body.input.at(-1)).toMatchObject({ type: "message", role: "assistant", id: "msg_tool_search_power_2" })
+    }).pipe(Effect.provide(session("tool-search-power.chunks.txt", [BuiltInTool.toolSearch()]))))
 })
