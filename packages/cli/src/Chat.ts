@@ -12,7 +12,8 @@
  *   `Demo.ReplayToolkit` (the calculator, the custom tool `evaluate`, `math.power` deferred in a namespace
  *   with OpenAI's hosted tool search beside it, `apply_patch` applied in a temporary directory, `shell` and
  *   `local_shell` as stand-ins that run nothing), so a capture of a custom, shell or apply_patch call, or of
- *   a namespaced call after a tool search, runs to its final answer;
+ *   a namespaced call after a tool search, runs to its final answer; its MCP approval requests are approved
+ *   (`McpApprovals.approveAll`, said in the replay's notice on standard error);
  * - else, with `OPENAI_API_KEY` set: the live API (or `OPENAI_BASE_URL`);
  * - else: the embedded default, the replay of the recorded session of `Demo.recordingPath`, which checks
  *   that every calculator result sent back is right.
@@ -27,7 +28,7 @@
 import { ChatCapture, ChatReplayServer } from "@effect-responses/chat-completions"
 import { type Part, Prompt } from "@effect-responses/core"
 import { BuiltInTool, Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
-import { ToolLoop } from "@effect-responses/tools"
+import { McpApprovals, ToolLoop } from "@effect-responses/tools"
 import * as Command from "@effect/cli/Command"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -264,9 +265,17 @@ export const checkReplay = (
   return Effect.void
 }
 
+/** Whether a response of the capture asks for an MCP approval (an `mcp_approval_request` output item). */
+const holdsMcpApprovalRequest = (capture: Capture.Capture): boolean =>
+  capture.responses.some((response) =>
+    Capture.outputItems(response).some((item) => item.type === "mcp_approval_request")
+  )
+
 /**
  * The one line `chat` writes on standard error before a replay, so that nobody takes it for a live answer:
- * what is replayed, and why when nothing asked for it (`implicit`: no `--demo`, no key, no server).
+ * what is replayed, and why when nothing asked for it (`implicit`: no `--demo`, no key, no server); for a
+ * `--replay FILE` capture holding MCP approval requests, that the chat approves them
+ * (`McpApprovals.approveAll`: a replay runs no MCP tool, and the recorded answer follows an approval).
  *
  * @since 0.1.0
  * @category replay
@@ -277,9 +286,12 @@ export const replayNotice = (target: Target, implicit: boolean): string | undefi
   const held = `${responses} recorded ${responses === 1 ? "response" : "responses"} of ${recordedModel(target)}`
   const embedded = target._tag === "Replay" && target.embedded
   const what = embedded ? `the demo recording (${held})` : `${target.capture.source} (${held})`
+  const approves = target._tag === "Replay" && !embedded && holdsMcpApprovalRequest(target.capture)
+    ? "; its MCP approval requests are approved (no MCP tool runs in a replay)"
+    : ""
   return implicit
     ? `effect-responses: no OPENAI_API_KEY or OPENAI_BASE_URL: replaying ${what}; nothing is sent to a model (--demo says so explicitly)\n`
-    : `effect-responses: replaying ${what}; nothing is sent to a model\n`
+    : `effect-responses: replaying ${what}; nothing is sent to a model${approves}\n`
 }
 
 /**
@@ -407,7 +419,7 @@ export const run = (options: {
     const prompt = Prompt.user(options.prompt)
     const loop = replaying
       ? ToolLoop.stream(prompt, { toolkit: Demo.ReplayToolkit, maxSteps: 10 }).pipe(
-        Stream.provideSomeLayer(Demo.ReplayToolkitLive)
+        Stream.provideSomeLayer(Layer.merge(Demo.ReplayToolkitLive, McpApprovals.approveAll))
       )
       : ToolLoop.stream(prompt, { toolkit: Demo.CalculatorToolkit, maxSteps: 10 }).pipe(
         Stream.provideSomeLayer(Demo.CalculatorToolkitLive)

@@ -204,6 +204,24 @@ describe("effect-responses chat", () => {
       assert.deepStrictEqual(requests[1].input.at(-1), { type: "function_call_output", call_id: "call_power_1", output: "1024" })
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scoped("--replay of an MCP approval round trip: the request is approved (said on stderr), to the final answer", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const target = yield* Chat.resolveTarget(Option.some(capturePath("mcp-approval-weather.chunks.txt")))
+      assert.include(Chat.replayNotice(target, false), "its MCP approval requests are approved (no MCP tool runs in a replay)")
+      const { finalText, out } = yield* chat(target, Option.some(`${dir}/requests.jsonl`))
+      assert.strictEqual(finalText, "Tomorrow in Paris: sunny, 21 °C.")
+      assert.include(out, "MCP approval request: weather.get_forecast {\"city\":\"Paris\"}\n")
+      assert.include(out, "tool result: mcp approval -> approved\n")
+      const requests = (yield* fs.readFileString(`${dir}/requests.jsonl`)).trim().split("\n").map((line) => JSON.parse(line))
+      assert.deepStrictEqual(requests[1].input.at(-1), {
+        type: "mcp_approval_response",
+        approval_request_id: "mcpr_mcp_weather_1",
+        approve: true
+      })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.effect("--replay of the recorded shell call: answered by the stand-in (nothing runs), to the final answer", () =>
     Effect.gen(function*() {
       const target = yield* Chat.resolveTarget(Option.some(fixturePath("responses-sse/vai-openai-shell-call.chunks.txt")))

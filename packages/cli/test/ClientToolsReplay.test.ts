@@ -7,7 +7,7 @@
  */
 import { Prompt } from "@effect-responses/core"
 import { BuiltInTool, Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
-import { ApplyPatch, Shell, Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
+import { ApplyPatch, McpApprovals, Shell, Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
 import { Demo, Request } from "@effect-responses/cli"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -166,4 +166,37 @@ describe("client-run tools over the loopback replay server", () => {
       expect(body.input.slice(0, -1)).toStrictEqual(second)
       expect(body.input.at(-1)).toMatchObject({ type: "message", role: "assistant", id: "msg_tool_search_power_2" })
     }).pipe(Effect.provide(session("tool-search-power.chunks.txt", [BuiltInTool.toolSearch()]))))
+
+  it.effect("an MCP approval round trip: the approval goes back after the request, the answer follows the mcp_call", () =>
+    Effect.gen(function*() {
+      const capture = yield* Capture.load(capturePath("mcp-approval-weather.chunks.txt")).pipe(Effect.provide(NodeContext.layer))
+      const recordedOutput = Capture.outputItems(capture.responses[0]!)
+      const result = yield* ToolLoop.generate(Prompt.user("What is the weather in Paris tomorrow?"), { toolkit: Demo.ReplayToolkit }).pipe(
+        Effect.provide(Demo.ReplayToolkitLive),
+        Effect.provide(McpApprovals.approveAll)
+      )
+      assert.strictEqual(result.text, "Tomorrow in Paris: sunny, 21 °C.")
+      expect(Capture.outputItems(capture.responses[1]!).find((item) => item.type === "mcp_call")).toMatchObject({
+        approval_request_id: "mcpr_mcp_weather_1",
+        output: "Paris, tomorrow: sunny, 21 °C"
+      })
+      const [, second] = yield* inputs
+      // mcp_list_tools and the approval request verbatim, then the approval
+      expect(second!.slice(1)).toStrictEqual([
+        ...recordedOutput,
+        { type: "mcp_approval_response", approval_request_id: "mcpr_mcp_weather_1", approve: true }
+      ])
+      // `request` shows the same items for the loop's transcript (its Prompt JSON), the final answer after them
+      const body = yield* Request.requestBody(
+        JSON.stringify(Schema.encodeSync(Prompt.Prompt)(result.transcript)),
+        "transcript.json",
+        { model: "gpt-5.1" }
+      )
+      expect(body.input.slice(0, second!.length)).toStrictEqual(second)
+      expect(body.input.slice(second!.length).map((item: Item) => item.type)).toStrictEqual([
+        "mcp_list_tools",
+        "mcp_call",
+        "message"
+      ])
+    }).pipe(Effect.provide(session("mcp-approval-weather.chunks.txt"))))
 })

@@ -36,7 +36,8 @@ export const chat = Command.make("chat", {
   replay: Options.text("replay").pipe(
     Options.withPseudoName("FILE"),
     Options.withDescription(
-      "replay a capture of consecutive responses (raw SSE or line-JSON) on a loopback server; nothing is sent"
+      "replay a capture of consecutive responses (raw SSE or line-JSON) on a loopback server; nothing is sent " +
+        "(its MCP approval requests are approved: no MCP tool runs in a replay)"
     ),
     Options.optional
   ),
