@@ -2,8 +2,9 @@
  * `ChatCompletionsClient` and `ChatCompletionsLanguageModel` against a fake `HttpClient` that records
  * requests and answers with recorded bodies (pydantic-ai, MIT: see `fixtures/SOURCES.md`).
  */
+import { MessageAggregator } from "@effect-responses/aggregate"
 import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
-import { AiError, LanguageModel, Prompt } from "@effect-responses/core"
+import { AiError, LanguageModel, Prompt, type StreamPart } from "@effect-responses/core"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -74,6 +75,40 @@ describe("ChatCompletionsLanguageModel over ChatCompletionsClient", () => {
       assert.instanceOf(result, AiError.StreamErrorEvent)
       assert.strictEqual(result.description, "Provider returned error: key [redacted] was refused upstream")
       assert.notInclude(result.message, API_KEY)
+    }))
+
+  it.effect("a body that ends after chunks without a finish reason or [DONE]: TruncatedStream, not retryable, not sent again", () =>
+    Effect.gen(function*() {
+      // the recorded get_capital call up to its last argument fragment, then the body ends cleanly
+      const events = readFixture(TOOL_CALL_SSE).split("\n\n").filter((event) => event.trim() !== "")
+      const cut = events.findIndex((event) => event.includes("\"finish_reason\":\"tool_calls\""))
+      assert.isAbove(cut, 1)
+      const fake = fakeHttp(() => ({ body: events.slice(0, cut).join("\n\n") + "\n\n", headers: sse }))
+      const elements: Array<StreamPart.StreamPart> = []
+      const error = yield* Effect.flatMap(LanguageModel.LanguageModel, (lm) =>
+        Stream.runForEach(lm.stream(Prompt.user("Capital of the UK?")), (element) =>
+          Effect.sync(() => void elements.push(element)))).pipe(Effect.provide(model(fake.layer)), Effect.flip)
+      assert.instanceOf(error, AiError.TruncatedStream)
+      assert.strictEqual(error.responseId, "chatcmpl-Dx0XpqH8w09uBXwq1zFGYdETjtnEl")
+      assert.isFalse(error.retryable)
+      assert.strictEqual(fake.requests.length, 1)
+      // what arrived is kept: the call with all of its arguments
+      const [response] = MessageAggregator.fromIterable(elements)
+      expect(response!.message.toolCalls.map((call) => [call.name, call.arguments])).toStrictEqual([
+        ["get_capital", "{\"country\":\"UK\"}"]
+      ])
+    }))
+
+  it.effect("an empty 200 body: TruncatedStream without a response, retryable (nothing of an answer came)", () =>
+    Effect.gen(function*() {
+      const fake = fakeHttp(() => ({ body: "", headers: sse }))
+      const error = yield* Effect.flatMap(LanguageModel.LanguageModel, (lm) =>
+        Stream.runDrain(lm.stream(Prompt.user("Capital of the UK?")))).pipe(Effect.provide(model(fake.layer)), Effect.flip)
+      assert.instanceOf(error, AiError.TruncatedStream)
+      assert.isUndefined(error.responseId)
+      assert.isTrue(error.retryable)
+      // the client itself does not send it again: its retries end where the body begins
+      assert.strictEqual(fake.requests.length, 1)
     }))
 
   it.effect("stream posts to /chat/completions with stream and stream_options.include_usage, bearer key", () =>

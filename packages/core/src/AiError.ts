@@ -199,9 +199,16 @@ export class MalformedOutput
 
 /**
  * A stream ended without a terminal event (`response.completed`, `response.incomplete`, `response.failed`
- * or `error`): the connection or the capture was cut short. `responseId` names the response left open (absent
- * when the stream ended before any `response.created`); `position` is the number of events read. Retryable:
- * the request itself was fine.
+ * or `error`; for Chat Completions a `finish_reason` or `[DONE]`): the connection or the capture was cut
+ * short. `responseId` names the response left open (absent when the stream ended before any
+ * `response.created`, or before any chunk of a chat completion); `position` is the number of events read.
+ *
+ * Retryable only when no response had begun (no `responseId`: an empty body, or one with no event of an
+ * answer), like a `TransportError` before the first byte. Once a response began it is not retryable: the
+ * model has started its answer (the parts that arrived are kept by the caller), and a second request would
+ * be a second, billed answer. The clients never send a request again themselves once its response body
+ * is being read; `retryable` tells a caller's own retry policy (e.g. `ResponsesClient.retrySchedule`)
+ * whether it may.
  *
  * @since 0.1.0
  * @category errors
@@ -217,7 +224,7 @@ export class TruncatedStream
    * @since 0.1.0
    */
   get retryable(): boolean {
-    return true
+    return this.responseId === undefined
   }
   /**
    * @since 0.1.0

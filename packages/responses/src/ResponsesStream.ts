@@ -106,7 +106,8 @@
  * 0-based position of the payload among all payloads of the stream (`[DONE]` counts), the event type when
  * known, the line for text input, and a bounded excerpt; so does a part event before the first
  * `response.created` (part events between two responses are skipped with a debug log). A stream that ends
- * while a response is open, or before any response started, fails with `AiError.TruncatedStream`. Errors
+ * while a response is open, or before any response started, fails with `AiError.TruncatedStream`
+ * (retryable only in the second case: once a response began, its answer is not asked for again). Errors
  * always come after the elements of the events before them, so `MessageAggregator.aggregateSettled` keeps
  * the transcript that arrived.
  *

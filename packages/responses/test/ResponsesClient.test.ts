@@ -226,6 +226,30 @@ describe("ResponsesClient", () => {
       assert.isFalse(error.retryable)
     }))
 
+  it.effect("a body that ends after output without a terminal event: TruncatedStream, not retryable, not sent again", () =>
+    Effect.gen(function*() {
+      // a recorded response's first events, then the body ends cleanly
+      const fake = fakeHttp(() => ({ headers: sse, body: sseText(payloadsOf(MULTISTEP).slice(94, 100)) }))
+      const { elements, error } = yield* withClient((client) => collectSettled(client.createStream(requestBody)), fake.layer)
+      expect(elements.map((e) => e.type)).toStrictEqual(["response_started", "part", "part"])
+      assert.instanceOf(error, AiError.TruncatedStream)
+      assert.strictEqual(error.responseId, elements[0]!.responseId)
+      assert.isFalse(error.retryable)
+      assert.strictEqual(fake.requests.length, 1)
+    }))
+
+  it.effect("an empty 200 body: TruncatedStream without a response, retryable (nothing of an answer came)", () =>
+    Effect.gen(function*() {
+      const fake = fakeHttp(() => ({ headers: sse, body: "" }))
+      const { elements, error } = yield* withClient((client) => collectSettled(client.createStream(requestBody)), fake.layer)
+      expect(elements).toStrictEqual([])
+      assert.instanceOf(error, AiError.TruncatedStream)
+      assert.isUndefined(error.responseId)
+      assert.isTrue(error.retryable)
+      // the client itself does not send it again: its retries end where the body begins
+      assert.strictEqual(fake.requests.length, 1)
+    }))
+
   it.effect("a stream's error event that echoes the API key does not put it into the error", () =>
     Effect.gen(function*() {
       const recorded = payloadsOf("responses-sse/vai-openai-error-event-response-failed.chunks.txt")

@@ -160,6 +160,7 @@ describe("ResponsesStream terminal snapshot reconciliation", () => {
       Effect.gen(function*() {
         const { elements, error } = yield* decode(capture("truncated-after-output.chunks.txt"))
         assert.instanceOf(error, AiError.TruncatedStream)
+        assert.isFalse(error.retryable)
         expect(elements.map((element) => element.type)).toStrictEqual(["response_started", "part"])
       }))
 

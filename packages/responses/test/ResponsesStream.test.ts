@@ -226,11 +226,13 @@ describe("ResponsesStream", () => {
         const truncated = error as AiError.TruncatedStream
         assert.strictEqual(truncated.responseId, elements[0]!.responseId)
         assert.strictEqual(truncated.position, 54)
-        assert.isTrue(truncated.retryable)
+        // the response began: its answer is not asked for again
+        assert.isFalse(truncated.retryable)
         assert.include(truncated.message, "without a terminal event")
         const empty = yield* collectSettled(fromLines([]))
         assert.instanceOf(empty.error, AiError.TruncatedStream)
         assert.isUndefined((empty.error as AiError.TruncatedStream).responseId)
+        assert.isTrue((empty.error as AiError.TruncatedStream).retryable)
       }))
 
     const errorCapture = payloadsOf("responses-sse/vai-openai-error-event-response-failed.chunks.txt")

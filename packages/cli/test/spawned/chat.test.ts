@@ -55,6 +55,46 @@ describe("effect-responses chat (the executable)", () => {
     expect(result.stdout).toContain("answer: The final result is **570**.")
   })
 
+  it("chat --protocol chat-completions --replay of a capture whose tool call has \"\" arguments sends \"{}\" back, accepted, and runs to its answer", async () => {
+    // The recorded gpt-4o-mini get_capital call made argument-less as some servers send it: the chunk that
+    // opens the call keeps its `"arguments": ""`, the chunks with argument fragments are left out; then the
+    // recorded answer.
+    const chunks = readFileSync(fixturePath("chat-sse/pai-chat-gpt4omini-tool-call-deltas-usage.sse"), "utf8")
+      .split("\n\n").filter((event) => event.trim() !== "")
+    const argumentFragment = (event: string): boolean => {
+      const data = event.replace(/^data: /, "")
+      if (data === "[DONE]") return false
+      const chunk = JSON.parse(data) as {
+        choices: ReadonlyArray<{ delta?: { tool_calls?: ReadonlyArray<{ id?: string; function?: { arguments?: string } }> } }>
+      }
+      return (chunk.choices[0]?.delta?.tool_calls ?? []).some((call) => call.id === undefined && call.function?.arguments !== "")
+    }
+    const kept = chunks.filter((event) => !argumentFragment(event))
+    expect(chunks.length - kept.length).toBe(5)
+    expect(kept.filter((event) => event.includes("\"arguments\":\"\"")).length).toBe(1)
+    const file = join(dir, "chat-empty-arguments.sse")
+    const requestsOut = join(dir, "chat-empty-arguments.requests.jsonl")
+    writeFileSync(
+      file,
+      kept.join("\n\n") + "\n\n" +
+        readFileSync(fixturePath("chat-sse/pai-chat-gpt4omini-text-usage.sse"), "utf8")
+    )
+    const result = await run("chat", "--protocol", "chat-completions", "--replay", file, "--requests-out", requestsOut)
+    expect(result.stderr).toBe(
+      `effect-responses: replaying ${file} (2 recorded responses of gpt-4o-mini-2024-07-18); nothing is sent to a model\n`
+    )
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain("answer: The capital of the UK is London.")
+    const requests = readFileSync(requestsOut, "utf8").trim().split("\n").map((line) =>
+      JSON.parse(line) as {
+        messages: ReadonlyArray<{ role: string; tool_calls?: ReadonlyArray<{ function: { arguments: string } }> }>
+      }
+    )
+    expect(requests).toHaveLength(2)
+    expect(requests[1]!.messages.find((message) => message.role === "assistant")?.tool_calls?.[0]?.function.arguments)
+      .toBe("{}")
+  })
+
   it("a capture that does not exist: one line naming the file, exit 1", async () => {
     const file = join(dir, "missing.sse")
     const result = await run("chat", "--replay", file)
