@@ -92,13 +92,18 @@ type Problem = WireReplayServer.Problem
 /**
  * The output item that answers each kind of call the client runs (besides `function_call`), and the field
  * of it holding the call id (the API reference: `CustomToolCallOutput`, `FunctionShellCallOutputItemParam`,
- * `ApplyPatchToolCallOutputItemParam`, `LocalShellToolCallOutput` whose `id` is the call's).
+ * `ApplyPatchToolCallOutputItemParam`, `LocalShellToolCallOutput` whose `id` is the call's), and the answer
+ * to an MCP approval request (`MCPApprovalResponse`, whose `approval_request_id` is the request's `id`).
  */
-const ANSWERS: Readonly<Record<string, { readonly type: string; readonly key: "call_id" | "id" }>> = {
+const ANSWERS: Readonly<
+  Record<string, { readonly type: string; readonly key: string; readonly of?: "id" | undefined }>
+> = {
   custom_tool_call: { type: "custom_tool_call_output", key: "call_id" },
   shell_call: { type: "shell_call_output", key: "call_id" },
   apply_patch_call: { type: "apply_patch_call_output", key: "call_id" },
-  local_shell_call: { type: "local_shell_call_output", key: "id" }
+  local_shell_call: { type: "local_shell_call_output", key: "id" },
+  // an MCP approval request is answered by an mcp_approval_response whose approval_request_id is its id
+  mcp_approval_request: { type: "mcp_approval_response", key: "approval_request_id", of: "id" }
 }
 
 /** Whether the recorded response answers the call itself (a shell call the server ran: its output follows). */
@@ -162,7 +167,7 @@ const check = (capture: Capture.Capture, index: number, body: JsonObject): Probl
           what = `${String(item.type)} item ${String(item.id)}`
           at = find(cursor, (i) => i.type === item.type && i.id === item.id)
           const answer = ANSWERS[String(item.type)]
-          const callId = item.call_id
+          const callId = answer?.of === "id" ? item.id : item.call_id
           if (at >= 0 && answer !== undefined && !answeredInResponse(response, callId)) {
             const outputs = items.filter((i) => i.type === answer.type && i[answer.key] === callId)
             if (outputs.length !== 1 || items.indexOf(outputs[0]!) < at) {

@@ -147,6 +147,42 @@ describe("ReplayServer, a shell call the client runs (the recorded two-response 
     }).pipe(Effect.provide(layer)))
 })
 
+describe("ReplayServer, an MCP approval request (the recorded request, then the recorded approved call)", () => {
+  const mcp = Effect.runSync(
+    Capture.parse(
+      `${readFixture("responses-sse/vai-openai-mcp-approval-request.chunks.txt").trimEnd()}\n${
+        readFixture("responses-sse/vai-openai-mcp-approved-call.chunks.txt")
+      }`,
+      "mcp approval"
+    )
+  )
+  const items = Capture.outputItems(mcp.responses[0]!)
+  const request = items.find((item) => item.type === "mcp_approval_request")!
+  const followUp = (answers: ReadonlyArray<unknown>) => ({
+    model: "gpt-5-mini",
+    store: false,
+    stream: true,
+    input: [{ type: "message", role: "user", content: [{ type: "input_text", text: "shorten" }] }, ...items, ...answers]
+  })
+  const approval = { type: "mcp_approval_response", approval_request_id: request.id, approve: true }
+  const layer = Layer.mergeAll(
+    ReplayServer.layer({ capture: mcp }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))),
+    NodeHttpClient.layerUndici
+  )
+
+  it.effect("wants one mcp_approval_response for the request after it, as the API does", () =>
+    Effect.gen(function*() {
+      assert.strictEqual((yield* post({ ...followUp([]), input: followUp([]).input.slice(0, 1) })).status, 200)
+      const missing = yield* post(followUp([]))
+      assert.strictEqual(missing.status, 400)
+      const error = JSON.parse(missing.text).error
+      assert.strictEqual(error.code, "missing_mcp_approval_response")
+      assert.strictEqual(error.message, `expected exactly one mcp_approval_response for call ${String(request.id)} after the call, found 0`)
+      assert.strictEqual((yield* post(followUp([approval, approval]))).status, 400)
+      assert.strictEqual((yield* post(followUp([approval]))).status, 200)
+    }).pipe(Effect.provide(layer)))
+})
+
 describe("ReplayServer, a recording that ends without a terminal event", () => {
   // the error-event recording (vercel/ai, Apache-2.0) without its final response.failed line
   const lines = readFixture("responses-sse/vai-openai-error-event-response-failed.chunks.txt").trim().split("\n")
