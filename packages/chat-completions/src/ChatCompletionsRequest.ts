@@ -32,6 +32,7 @@
 import { AiError, LanguageModel, type Message, type Part, type Prompt, ResponseFormat } from "@effect-responses/core"
 import * as Media from "@effect-responses/wire/Media"
 import * as Effect from "effect/Effect"
+import { makeBudget, yieldToIo } from "./internal/budget.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // models
@@ -173,7 +174,10 @@ export const fromPrompt = (
     const messages: Array<ChatMessage> = []
     const systemRole = options.systemMessageRole ?? "system"
     const all = prompt.messages
+    // a prompt of many messages is built in slices of a few milliseconds, other fibers' I/O running between
+    const budget = makeBudget()
     for (let index = 0; index < all.length; index++) {
+      if (budget.tick()) yield* yieldToIo
       const message = all[index]
       switch (message.role) {
         case "system": {
@@ -268,7 +272,9 @@ const checkPairing = (messages: Array<ChatMessage>): Effect.Effect<Array<ChatMes
       if (left.length > 0) unanswered.set(open.index, new Set(left))
       open = undefined
     }
+    const budget = makeBudget()
     for (let index = 0; index < messages.length; index++) {
+      if (budget.tick()) yield* yieldToIo
       const message = messages[index]!
       if (message.role !== "tool") {
         close()
@@ -295,6 +301,7 @@ const checkPairing = (messages: Array<ChatMessage>): Effect.Effect<Array<ChatMes
     if (unanswered.size === 0) return messages
     const out: Array<ChatMessage> = []
     for (let index = 0; index < messages.length; index++) {
+      if (budget.tick()) yield* yieldToIo
       const message = messages[index]!
       const dropped = unanswered.get(index)
       if (dropped === undefined) {

@@ -178,3 +178,20 @@ export const partUpdate = (
   update.part = part
   return update
 }
+
+/**
+ * `new Part.ToolResultPart({ callId, name, output }, true)`: a result that is not an error (`isError`
+ * `false`), without `kind`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const toolResultPart = (callId: string, name: string, output: string): Part.ToolResultPart => {
+  const part = instance(Part.ToolResultPart)
+  part.type = "tool_result"
+  part.callId = callId
+  part.name = name
+  part.output = output
+  part.isError = false
+  return part
+}

@@ -49,6 +49,11 @@ export * as Usage from "./Usage.js"
 export * as UnsafePart from "./UnsafePart.js"
 
 /**
+ * @since 0.3.0
+ */
+export * as UnsafeMessage from "./UnsafeMessage.js"
+
+/**
  * @since 0.1.0
  */
 export * as StructuredOutput from "./StructuredOutput.js"

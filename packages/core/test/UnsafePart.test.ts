@@ -1,7 +1,7 @@
 /**
  * The unvalidated constructors of `UnsafePart` build the same instances as the class constructors.
  */
-import { Message, Part, Prompt, StreamPart, UnsafePart } from "@effect-responses/core"
+import { Message, Part, Prompt, StreamPart, UnsafeMessage, UnsafePart } from "@effect-responses/core"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Equal from "effect/Equal"
@@ -67,6 +67,11 @@ describe("UnsafePart", () => {
       new Part.CustomToolCallPart({ callId: "call_2", name: "sql", input: "", namespace: "db", attributes: {} }),
       Part.CustomToolCallPart
     )
+    same(
+      UnsafePart.toolResultPart("call_1", "f", "42"),
+      new Part.ToolResultPart({ callId: "call_1", name: "f", output: "42" }),
+      Part.ToolResultPart
+    )
     const part = UnsafePart.textDelta("hi", attributes)
     const update = UnsafePart.partUpdate("resp_1", 2, true, part)
     const made = new StreamPart.PartUpdate({ responseId: "resp_1", outputIndex: 2, partial: true, part })
@@ -90,6 +95,22 @@ describe("UnsafePart", () => {
     const [fastMessage, madeMessage] = [fast.messages[0] as Message.UserMessage, made.messages[0] as Message.UserMessage]
     same(fastMessage, madeMessage, Message.UserMessage)
     same(fastMessage.parts[0]!, madeMessage.parts[0]!, Part.TextPart)
+    assert.deepStrictEqual(Prompt.encode(fast).pipe(Effect.runSync), Prompt.encode(made).pipe(Effect.runSync))
+  })
+
+  it("UnsafeMessage builds the messages the validated constructors build", () => {
+    const parts = [UnsafePart.textDelta("hi", attributes), UnsafePart.toolCallPart("call_1", "f", "{}", {})]
+    const assistant = UnsafeMessage.assistantMessage(parts)
+    const madeAssistant = new Message.AssistantMessage({ parts })
+    same(assistant, madeAssistant, Message.AssistantMessage)
+    assert.strictEqual(assistant.text, "hi")
+    const results = [UnsafePart.toolResultPart("call_1", "f", "42")]
+    const tool = UnsafeMessage.toolMessage(results)
+    const madeTool = new Message.ToolMessage({ results })
+    same(tool, madeTool, Message.ToolMessage)
+    assert.deepStrictEqual(tool.toolResults, madeTool.toolResults)
+    const fast = Prompt.make([assistant, tool])
+    const made = Prompt.make([madeAssistant, madeTool])
     assert.deepStrictEqual(Prompt.encode(fast).pipe(Effect.runSync), Prompt.encode(made).pipe(Effect.runSync))
   })
 })
