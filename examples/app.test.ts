@@ -1,7 +1,8 @@
 // Testing an app against a recorded session: the replay server answers each model call with the next
 // recorded response and rejects a request a stateless client must not send (a reasoning item not handed
 // back byte for byte, a function call without its output); the test also reads what the app sent.
-import { Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { Capture, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { ReplayServer } from "@effect-responses/testing"
 import { NodeContext, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"

@@ -1,13 +1,9 @@
 // The same LanguageModel over POST /v1/chat/completions (vLLM, llama.cpp, Ollama, DeepSeek, LM Studio, Azure).
 // Runs offline: a loopback server replays a recorded gpt-4o-mini stream. For a real server, provide
 // `ChatCompletionsClient.layerConfig()` (OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MAX_RETRIES) instead of `Replayed`.
-import {
-  ChatCapture,
-  ChatCompletionsClient,
-  ChatCompletionsLanguageModel,
-  ChatReplayServer
-} from "@effect-responses/chat-completions"
+import { ChatCapture, ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
 import { LanguageModel, Prompt } from "@effect-responses/core"
+import { ChatReplayServer } from "@effect-responses/testing"
 import { NodeContext, NodeHttpClient, NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Stream } from "effect"
 import { createServer } from "node:http"

@@ -2,8 +2,9 @@
 // to it, as any Responses client (the OpenAI SDKs, Codex CLI) would send it. Runs offline: the backend is a
 // loopback server replaying a recorded gpt-4o-mini stream. For a real backend, pass its URL as `baseUrl`
 // (e.g. Ollama's "http://localhost:11434/v1") and a fixed `port`.
-import { ChatCapture, ChatReplayServer } from "@effect-responses/chat-completions"
+import { ChatCapture } from "@effect-responses/chat-completions"
 import { Gateway, Upstream } from "@effect-responses/server"
+import { ChatReplayServer } from "@effect-responses/testing"
 import { HttpServer } from "@effect/platform"
 import { NodeContext, NodeHttpClient, NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer } from "effect"

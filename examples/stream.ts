@@ -2,7 +2,8 @@
 // answer text are written as their deltas arrive, each output item on its own line, each character once.
 // Runs offline against the recorded calculator session (see tool.ts for a live client).
 import { Prompt } from "@effect-responses/core"
-import { Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { Capture, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { ReplayServer } from "@effect-responses/testing"
 import { Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
 import { NodeContext, NodeHttpClient, NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Schema, Stream } from "effect"

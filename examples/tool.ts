@@ -3,7 +3,8 @@
 // times and checks every request the client sends. To talk to the API instead, provide
 // `ResponsesClient.layerConfig()` (reads OPENAI_API_KEY, OPENAI_BASE_URL) in place of `Replayed`.
 import { Prompt } from "@effect-responses/core"
-import { Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { Capture, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { ReplayServer } from "@effect-responses/testing"
 import { Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
 import { NodeContext, NodeHttpClient, NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Schema } from "effect"

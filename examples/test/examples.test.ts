@@ -4,8 +4,9 @@
  * (`console.log`, `process.stdout.write`) is captured and checked. The examples reach only loopback
  * servers replaying recorded fixtures.
  */
-import { ChatCapture, ChatReplayServer } from "@effect-responses/chat-completions"
-import { Capture, ReplayServer } from "@effect-responses/responses"
+import { ChatCapture } from "@effect-responses/chat-completions"
+import { Capture } from "@effect-responses/responses"
+import { ChatReplayServer, ReplayServer } from "@effect-responses/testing"
 import { NodeContext, NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer } from "effect"
 import { createServer } from "node:http"

@@ -39,10 +39,3 @@ export * as ChatCompletionsRequest from "./ChatCompletionsRequest.js"
  * @since 0.1.0
  */
 export * as ChatCompletionsStream from "./ChatCompletionsStream.js"
-
-/**
- * A loopback `POST /v1/chat/completions` replaying a chat capture, for tests and the CLI.
- *
- * @since 0.1.0
- */
-export * as ChatReplayServer from "./ChatReplayServer.js"

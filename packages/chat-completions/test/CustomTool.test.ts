@@ -7,8 +7,9 @@
  * tool call stream (`pai-chat-gpt4omini-tool-call-deltas-usage.sse`), with invented ids: the call of
  * `execute_sql` with its arguments in eleven deltas, then the answer.
  */
-import { ChatCapture, ChatCompletionsRequest, ChatReplayServer } from "@effect-responses/chat-completions"
+import { ChatCapture, ChatCompletionsRequest } from "@effect-responses/chat-completions"
 import { LanguageModel, Part, Prompt } from "@effect-responses/core"
+import { ChatReplayServer } from "@effect-responses/testing"
 import { Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"

@@ -4,8 +4,9 @@
  * replaying the recorded gpt-4o-mini `get_capital` call and its follow-up answer (pydantic-ai, MIT: see
  * `fixtures/SOURCES.md`).
  */
-import { ChatCapture, ChatReplayServer } from "@effect-responses/chat-completions"
+import { ChatCapture } from "@effect-responses/chat-completions"
 import { Prompt } from "@effect-responses/core"
+import { ChatReplayServer } from "@effect-responses/testing"
 import { Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"

@@ -3,7 +3,8 @@
  * -> `ChatCompletionsClient` -> undici -> a server on 127.0.0.1 replaying `capture`, one recorded response
  * per request. The layer provides the model and the server (to read the requests it received).
  */
-import { type ChatCapture, ChatCompletionsClient, ChatCompletionsLanguageModel, ChatReplayServer } from "@effect-responses/chat-completions"
+import { type ChatCapture, ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
+import { ChatReplayServer } from "@effect-responses/testing"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"

@@ -25,9 +25,10 @@
  *
  * @since 0.1.0
  */
-import { ChatCapture, ChatReplayServer } from "@effect-responses/chat-completions"
+import { ChatCapture } from "@effect-responses/chat-completions"
 import { type Part, Prompt } from "@effect-responses/core"
-import { BuiltInTool, Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { BuiltInTool, Capture, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { ChatReplayServer, ReplayServer } from "@effect-responses/testing"
 import { McpApprovals, ToolLoop } from "@effect-responses/tools"
 import * as Command from "@effect/cli/Command"
 import * as FileSystem from "@effect/platform/FileSystem"

@@ -6,7 +6,8 @@
  * server received.
  */
 import { Prompt } from "@effect-responses/core"
-import { BuiltInTool, Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { BuiltInTool, Capture, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { ReplayServer } from "@effect-responses/testing"
 import { ApplyPatch, McpApprovals, Shell, Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
 import { Demo, Request } from "@effect-responses/cli"
 import { assert, describe, expect, it } from "@effect/vitest"

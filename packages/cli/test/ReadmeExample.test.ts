@@ -3,7 +3,8 @@
  * loopback replay server of the recorded calculator session: the README's example stays true.
  */
 import { Prompt } from "@effect-responses/core"
-import { Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { Capture, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { ReplayServer } from "@effect-responses/testing"
 import { ToolLoop } from "@effect-responses/tools"
 import { NodeContext, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"

@@ -4,7 +4,8 @@
  * (vercel/ai, Apache-2.0), which checks each request like the stateless API would.
  */
 import { AiError, Prompt } from "@effect-responses/core"
-import { Capture, ReplayServer, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { Capture, ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { ReplayServer } from "@effect-responses/testing"
 import { ToolLoop } from "@effect-responses/tools"
 import { Demo } from "@effect-responses/cli"
 import { assert, describe, it } from "@effect/vitest"

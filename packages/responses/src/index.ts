@@ -18,11 +18,6 @@ export * as Capture from "./Capture.js"
 export * as Provider from "./Provider.js"
 
 /**
- * @since 0.1.0
- */
-export * as ReplayServer from "./ReplayServer.js"
-
-/**
  * The Responses HTTP client service (`create`, `createStream`).
  *
  * @since 0.1.0
@@ -56,4 +51,3 @@ export * as ResponsesRequest from "./ResponsesRequest.js"
  * @since 0.1.0
  */
 export * as ResponsesStream from "./ResponsesStream.js"
-

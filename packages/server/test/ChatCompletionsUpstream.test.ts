@@ -5,10 +5,11 @@
  * `ResponsesLanguageModel`, and raw `fetch` (every streamed body passes `checkLifecycle`).
  */
 import { MessageAggregator } from "@effect-responses/aggregate"
-import { ChatCapture, ChatCompletionsClient, ChatCompletionsLanguageModel, ChatReplayServer } from "@effect-responses/chat-completions"
+import { ChatCapture, ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
 import { LanguageModel, type ModelResponse, Prompt } from "@effect-responses/core"
 import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
 import { Gateway, Upstream } from "@effect-responses/server"
+import { ChatReplayServer } from "@effect-responses/testing"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool } from "@openai/agents"

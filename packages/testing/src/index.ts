@@ -1,4 +1,11 @@
 /**
+ * A loopback `POST /v1/chat/completions` replaying a chat capture, for tests and the CLI.
+ *
+ * @since 0.1.0
+ */
+export * as ChatReplayServer from "./ChatReplayServer.js"
+
+/**
  * A scripted fake `LanguageModel` for unit tests.
  *
  * @since 0.1.0
@@ -13,8 +20,22 @@ export * as FakeLanguageModel from "./FakeLanguageModel.js"
 export * as RecordingHttpClient from "./RecordingHttpClient.js"
 
 /**
+ * The scaffolding both replay servers share: routes, the record of request bodies, OpenAI-shaped 400s.
+ *
+ * @since 0.1.0
+ */
+export * as ReplayEndpoint from "./ReplayEndpoint.js"
+
+/**
  * An `HttpClient` that answers from a capture file of consecutive responses and keeps what the app sent.
  *
  * @since 0.1.0
  */
 export * as ReplayHttpClient from "./ReplayHttpClient.js"
+
+/**
+ * A loopback `POST /v1/responses` replaying a capture of consecutive responses, for tests and the CLI.
+ *
+ * @since 0.1.0
+ */
+export * as ReplayServer from "./ReplayServer.js"

@@ -22,8 +22,3 @@ export * as Json from "./Json.js"
  * @since 0.1.0
  */
 export * as Media from "./Media.js"
-
-/**
- * @since 0.1.0
- */
-export * as ReplayServer from "./ReplayServer.js"

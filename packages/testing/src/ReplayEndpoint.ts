@@ -4,13 +4,14 @@
  * the record of the request bodies, the 400 answers in OpenAI's error shape
  * `{"error":{"message","type","param","code"}}`, and the base URL. What a recorded response is, how a
  * request is checked against the ones before it and how an answer is encoded is each protocol's
- * (`ReplayServer` in responses, `ChatReplayServer` in chat-completions).
+ * (`ReplayServer` for Responses, `ChatReplayServer` for Chat Completions).
  *
  * It runs on any `HttpServer` (the application picks the platform, e.g.
  * `NodeHttpServer.layer(createServer, { port: 0 })`).
  *
  * @since 0.1.0
  */
+import { isObject, type JsonObject } from "@effect-responses/wire/Json"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -18,7 +19,6 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import { isObject, type JsonObject } from "./Json.js"
 
 /**
  * What the replay server was asked: the 0-based index of the recorded response it was checked against

@@ -1,7 +1,7 @@
 /**
- * `ReplayServer` scaffolding on a loopback Node server.
+ * `ReplayEndpoint`, the replay servers' scaffolding, on a loopback Node server.
  */
-import { ReplayServer } from "@effect-responses/wire"
+import { ReplayEndpoint } from "@effect-responses/testing"
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -17,7 +17,7 @@ const post = (url: string, body: string) =>
 describe("ReplayServer", () => {
   it.scoped("answers accepted requests in order, 400s in OpenAI's error shape, and records every JSON body", () =>
     Effect.gen(function*() {
-      const server = yield* ReplayServer.make({
+      const server = yield* ReplayEndpoint.make({
         path: "/things",
         source: "rec.sse",
         responses: 1,
@@ -50,15 +50,15 @@ describe("ReplayServer", () => {
     }).pipe(Effect.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))))
 
   it("argumentsEqual compares JSON texts after parsing", () => {
-    assert.isTrue(ReplayServer.argumentsEqual("{\"a\": 1}", "{\"a\":1}"))
-    assert.isFalse(ReplayServer.argumentsEqual("{\"a\":1}", "{\"a\":2}"))
-    assert.isFalse(ReplayServer.argumentsEqual("{", "{\"a\":1}"))
+    assert.isTrue(ReplayEndpoint.argumentsEqual("{\"a\": 1}", "{\"a\":1}"))
+    assert.isFalse(ReplayEndpoint.argumentsEqual("{\"a\":1}", "{\"a\":2}"))
+    assert.isFalse(ReplayEndpoint.argumentsEqual("{", "{\"a\":1}"))
   })
 
   it("argumentsEqual accepts \"{}\" (what a correct client sends) for recorded \"\" arguments", () => {
-    assert.isTrue(ReplayServer.argumentsEqual("", "{}"))
-    assert.isTrue(ReplayServer.argumentsEqual("{}", ""))
-    assert.isTrue(ReplayServer.argumentsEqual(" ", "{ }"))
-    assert.isFalse(ReplayServer.argumentsEqual("", "{\"a\":1}"))
+    assert.isTrue(ReplayEndpoint.argumentsEqual("", "{}"))
+    assert.isTrue(ReplayEndpoint.argumentsEqual("{}", ""))
+    assert.isTrue(ReplayEndpoint.argumentsEqual(" ", "{ }"))
+    assert.isFalse(ReplayEndpoint.argumentsEqual("", "{\"a\":1}"))
   })
 })

@@ -13,8 +13,8 @@
  *
  * @since 0.1.0
  */
+import * as Capture from "@effect-responses/responses/Capture"
 import { isObject, type JsonObject } from "@effect-responses/wire/Json"
-import * as WireReplayServer from "@effect-responses/wire/ReplayServer"
 import type * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Context from "effect/Context"
@@ -22,7 +22,7 @@ import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import * as Capture from "./Capture.js"
+import * as ReplayEndpoint from "./ReplayEndpoint.js"
 
 /**
  * What the replay server was asked: the 0-based index of the recorded response it was checked against
@@ -31,7 +31,7 @@ import * as Capture from "./Capture.js"
  * @since 0.1.0
  * @category models
  */
-export type ReplayRequest = WireReplayServer.ReplayRequest
+export type ReplayRequest = ReplayEndpoint.ReplayRequest
 
 /**
  * @since 0.1.0
@@ -54,13 +54,13 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export type Service = WireReplayServer.Service
+export type Service = ReplayEndpoint.Service
 
 /**
  * @since 0.1.0
  * @category tags
  */
-export class ReplayServer extends Context.Tag("@effect-responses/responses/ReplayServer")<ReplayServer, Service>() {}
+export class ReplayServer extends Context.Tag("@effect-responses/testing/ReplayServer")<ReplayServer, Service>() {}
 
 const messageText = (item: JsonObject): string => {
   const content = item.content
@@ -87,7 +87,7 @@ const acceptedEncryptedContent = (response: Capture.CapturedResponse, itemId: un
   return values
 }
 
-type Problem = WireReplayServer.Problem
+type Problem = ReplayEndpoint.Problem
 
 /**
  * The output item that answers each kind of call the client runs (besides `function_call`), and the field
@@ -145,7 +145,7 @@ const check = (capture: Capture.Capture, index: number, body: JsonObject): Probl
           what = `function_call ${String(item.call_id)} (${String(item.name)} ${String(item.arguments)})`
           at = find(cursor, (i) =>
             i.type === "function_call" && i.call_id === item.call_id && i.name === item.name &&
-            WireReplayServer.argumentsEqual(i.arguments, item.arguments))
+            ReplayEndpoint.argumentsEqual(i.arguments, item.arguments))
           if (at >= 0) {
             const outputs = items.filter((i) => i.type === "function_call_output" && i.call_id === item.call_id)
             if (outputs.length !== 1 || items.indexOf(outputs[0]!) < at) {
@@ -203,7 +203,7 @@ const check = (capture: Capture.Capture, index: number, body: JsonObject): Probl
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Service, never, HttpServer.HttpServer | Scope.Scope> =>
-  WireReplayServer.make({
+  ReplayEndpoint.make({
     path: "/responses",
     source: options.capture.source,
     responses: options.capture.responses.length,

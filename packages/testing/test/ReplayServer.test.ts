@@ -1,4 +1,5 @@
-import { Capture, ReplayServer } from "@effect-responses/responses"
+import { Capture } from "@effect-responses/responses"
+import { ReplayServer } from "@effect-responses/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"

@@ -10,8 +10,8 @@
  *
  * @since 0.1.0
  */
+import * as ChatCapture from "@effect-responses/chat-completions/ChatCapture"
 import { isObject, type JsonObject } from "@effect-responses/wire/Json"
-import * as WireReplayServer from "@effect-responses/wire/ReplayServer"
 import type * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Context from "effect/Context"
@@ -19,7 +19,7 @@ import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import * as ChatCapture from "./ChatCapture.js"
+import * as ReplayEndpoint from "./ReplayEndpoint.js"
 
 /**
  * What the replay server was asked: the 0-based index of the recorded response it was checked against
@@ -28,7 +28,7 @@ import * as ChatCapture from "./ChatCapture.js"
  * @since 0.1.0
  * @category models
  */
-export type ReplayRequest = WireReplayServer.ReplayRequest
+export type ReplayRequest = ReplayEndpoint.ReplayRequest
 
 /**
  * @since 0.1.0
@@ -48,17 +48,17 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export type Service = WireReplayServer.Service
+export type Service = ReplayEndpoint.Service
 
 /**
  * @since 0.1.0
  * @category tags
  */
 export class ChatReplayServer
-  extends Context.Tag("@effect-responses/chat-completions/ChatReplayServer")<ChatReplayServer, Service>()
+  extends Context.Tag("@effect-responses/testing/ChatReplayServer")<ChatReplayServer, Service>()
 {}
 
-type Problem = WireReplayServer.Problem
+type Problem = ReplayEndpoint.Problem
 
 const callOf = (call: unknown): { id: unknown; name: unknown; arguments: unknown } | undefined => {
   if (!isObject(call) || !isObject(call.function)) return undefined
@@ -87,7 +87,7 @@ const check = (capture: ChatCapture.ChatCapture, index: number, body: JsonObject
       const sent = Array.isArray(message.tool_calls) ? message.tool_calls.map(callOf) : []
       const textOk = text === "" || message.content === text
       const callsOk = calls.every((call) =>
-        sent.some((s) => s !== undefined && s.id === call.id && s.name === call.name && WireReplayServer.argumentsEqual(s.arguments, call.arguments))
+        sent.some((s) => s !== undefined && s.id === call.id && s.name === call.name && ReplayEndpoint.argumentsEqual(s.arguments, call.arguments))
       )
       if (textOk && callsOk) at = i
     }
@@ -127,7 +127,7 @@ const check = (capture: ChatCapture.ChatCapture, index: number, body: JsonObject
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Service, never, HttpServer.HttpServer | Scope.Scope> =>
-  WireReplayServer.make({
+  ReplayEndpoint.make({
     path: "/chat/completions",
     source: options.capture.source,
     responses: options.capture.responses.length,
