@@ -40,6 +40,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { watchBody } from "./internal/idleTimeout.js"
+import { jsonBytes } from "./internal/jsonBody.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // models
@@ -364,10 +365,10 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
       )
       if (options.headers !== undefined) request = HttpClientRequest.setHeaders(request, options.headers)
       if (options.apiKey !== undefined) request = HttpClientRequest.bearerToken(request, options.apiKey)
-      return HttpClientRequest.bodyJson(request, { ...body, stream }).pipe(
-        Effect.mapError((error) =>
-          new AiError.InvalidPrompt({ description: `the request body cannot be encoded as JSON: ${error.reason._tag}` })
-        )
+      // written in slices with yields between them: a large prompt does not hold the event loop meanwhile
+      return jsonBytes({ ...body, stream }).pipe(
+        Effect.map((bytes) => HttpClientRequest.bodyUint8Array(request, bytes, "application/json")),
+        Effect.mapError(() => new AiError.InvalidPrompt({ description: "the request body cannot be encoded as JSON: JsonError" }))
       )
     }
 

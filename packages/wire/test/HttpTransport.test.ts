@@ -46,6 +46,31 @@ describe("HttpTransport", () => {
       assert.strictEqual(request.headers["authorization"], `Bearer ${API_KEY}`)
     }))
 
+  it.effect("a large body is sent as the bytes of JSON.stringify (written in slices); one that cannot be written is InvalidPrompt", () =>
+    Effect.gen(function*() {
+      const http = fakeHttp([{ status: 200, body: "{}" }])
+      const transport = yield* HttpTransport.make("/chat/completions", {}).pipe(
+        Effect.provideService(HttpClient.HttpClient, http.client)
+      )
+      // elements JSON.stringify writes as null, keys it leaves out, non-ASCII text, a toJSON element
+      const messages: Array<unknown> = Array.from({ length: 5000 }, (_, i) =>
+        i % 7 === 0 ? undefined : { role: "tool", tool_call_id: `call_${i}`, content: `é𝄞 "${i}"\n`, skip: undefined })
+      messages[3] = new Date(0)
+      const body = { model: "m", messages, drop: () => 1, tools: [{ type: "function" }] }
+      yield* transport.execute(body, true)
+      const sent = http.requests[0]!.body
+      assert.strictEqual(sent._tag, "Uint8Array")
+      if (sent._tag === "Uint8Array") {
+        assert.strictEqual(sent.contentType, "application/json")
+        assert.strictEqual(new TextDecoder().decode(sent.body), JSON.stringify({ ...body, stream: true }))
+      }
+      const cyclic: { [key: string]: unknown } = {}
+      cyclic.self = cyclic
+      const error = yield* Effect.flip(transport.execute({ model: "m", messages: [...messages, cyclic] }, true))
+      assert.instanceOf(error, AiError.InvalidPrompt)
+      assert.strictEqual(http.requests.length, 1)
+    }))
+
   it.effect("a 4xx fails with HttpError from OpenAI's error body, the echoed key cut out, without a retry", () =>
     Effect.gen(function*() {
       const http = fakeHttp([{
