@@ -27,7 +27,7 @@ const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c ==
  * One pass over `text` (strings skipped), in slices of `slice` characters with a yield between them; stops
  * as soon as the nesting of objects and arrays passes `limit`.
  */
-export const scan = (text: string, limit: number, slice = 1 << 20): Effect.Effect<Scan> =>
+export const scan = (text: string, limit: number, slice = 1 << 18): Effect.Effect<Scan> =>
   Effect.gen(function*() {
     let depth = 0
     let inString = false
