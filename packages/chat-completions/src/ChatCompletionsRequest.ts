@@ -32,7 +32,7 @@
 import { AiError, LanguageModel, type Message, type Part, type Prompt, ResponseFormat } from "@effect-responses/core"
 import * as Media from "@effect-responses/wire/Media"
 import * as Effect from "effect/Effect"
-import { makeBudget, yieldToIo } from "./internal/budget.js"
+import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 
 // ---------------------------------------------------------------------------------------------------------
 // models

@@ -6,6 +6,11 @@ export * as CaptureFile from "./CaptureFile.js"
 /**
  * @since 0.1.0
  */
+export * as Cooperative from "./Cooperative.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Framing from "./Framing.js"
 
 /**

@@ -12,7 +12,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import { makeBudget, yieldToIo } from "./limits.js"
+import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 
 /** What the pass found: where the nesting passed the bound (-1: it did not), and the `input` elements. */
 export interface Scan {

@@ -8,12 +8,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-
-/** Lets the event loop run pending I/O (a macrotask). */
-const yieldToIo: Effect.Effect<void> = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
+import { yieldToIo } from "../Cooperative.js"
 
 /** Arrays shorter than this are written with the rest of their object. */
 const SLICED_ARRAY_LENGTH = 256

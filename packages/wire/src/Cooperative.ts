@@ -1,0 +1,56 @@
+/**
+ * Cooperative yields for long CPU work over large values (a request of tens of thousands of input items, a
+ * prompt of as many messages, a body of many megabytes): the work pauses every few milliseconds so that other
+ * requests' I/O is served meanwhile, instead of holding the event loop for the whole value. Used by the
+ * gateway's request decoding, the Chat Completions request builder and the JSON body writer.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+
+/**
+ * Lets the event loop run pending I/O (a macrotask, `setImmediate`) before resuming, so that other
+ * requests are served meanwhile. Interruptible: an interrupted wait clears its timer.
+ *
+ * @since 0.1.0
+ * @category yielding
+ */
+export const yieldToIo: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
+/**
+ * A yield point for loops over many elements.
+ *
+ * @since 0.1.0
+ * @category yielding
+ */
+export interface Budget {
+  /**
+   * `true` once about the budget's milliseconds of work passed since the last `true` (the clock is read
+   * every 64 calls); the caller then yields with `yieldToIo`.
+   */
+  readonly tick: () => boolean
+}
+
+/**
+ * A `Budget` of `budgetMs` milliseconds (default 4) of work between yields. Usage:
+ * `const budget = makeBudget(); for (...) { if (budget.tick()) yield* yieldToIo; ... }`.
+ *
+ * @since 0.1.0
+ * @category yielding
+ */
+export const makeBudget = (budgetMs = 4): Budget => {
+  let calls = 0
+  let since = performance.now()
+  return {
+    tick: () => {
+      if ((++calls & 63) !== 0) return false
+      const now = performance.now()
+      if (now - since < budgetMs) return false
+      since = now
+      return true
+    }
+  }
+}
