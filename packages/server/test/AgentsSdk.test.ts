@@ -23,46 +23,26 @@ import {
 import * as Effect from "effect/Effect"
 import OpenAI from "openai"
 import { z } from "zod"
-import { finishChunks, type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { completion, finishChunks, type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import type { WireJson as Json } from "./utils.js"
 
 setTracingDisabled(true)
-
-// Bodies the upstream received are walked several levels deep and checked with `expect`.
-type Json = { readonly [key: string]: any }
 
 const PATCH = { type: "create_file", path: "hello.txt", diff: "+Hello, world!\n" }
 
 /** An upstream turn answering with one tool call, streamed or whole as the gateway asked. */
-const callTurn = (id: string, name: string, args: string): Handler => (request, response, body) => {
-  if (body.stream === true) return sse(toolChunk({ id, name, arguments: args }), finishChunks("tool_calls"))(request, response, body)
-  response.writeHead(200, { "content-type": "application/json" })
-  response.end(JSON.stringify({
-    id: "chatcmpl-a",
-    object: "chat.completion",
-    created: 0,
-    model: "scripted-model",
-    choices: [{
-      index: 0,
-      message: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name, arguments: args } }] },
-      finish_reason: "tool_calls"
-    }],
-    usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 }
-  }))
-}
+const callTurn = (id: string, name: string, args: string): Handler => (request, response, body) =>
+  (body.stream === true
+    ? sse(toolChunk({ id, name, arguments: args }), finishChunks("tool_calls"))
+    : completion({ content: null, tool_calls: [{ id, type: "function", function: { name, arguments: args } }] }, "tool_calls"))(
+      request,
+      response,
+      body
+    )
 
 /** An upstream turn answering with text. */
-const textTurn = (text: string): Handler => (request, response, body) => {
-  if (body.stream === true) return sse(textChunk(text), finishChunks())(request, response, body)
-  response.writeHead(200, { "content-type": "application/json" })
-  response.end(JSON.stringify({
-    id: "chatcmpl-t",
-    object: "chat.completion",
-    created: 0,
-    model: "scripted-model",
-    choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
-    usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 }
-  }))
-}
+const textTurn = (text: string): Handler => (request, response, body) =>
+  (body.stream === true ? sse(textChunk(text), finishChunks()) : completion({ content: text }))(request, response, body)
 
 /** The coding agent: apply_patch with a recording editor, shell with a recording shell, and crm.lookup in a namespace. */
 const codingAgent = (url: string) => {

@@ -11,11 +11,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import OpenAI from "openai"
 import { completion, finishChunks, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
-import { captureLogs, checkLifecycle, parseSse, post } from "./utils.js"
-
-// Bodies read off the wire (SSE events, the upstream's captured requests) are walked several levels deep and
-// checked with `expect` (which fails the test on any wrong shape); `any` keeps those walks readable in this test.
-type Json = { readonly [key: string]: any }
+import { captureLogs, checkLifecycle, parseSse, post, type WireJson as Json } from "./utils.js"
 
 const APPLY_PATCH_GRAMMAR = `start: begin_patch hunk+ end_patch
 begin_patch: "*** Begin Patch" LF

@@ -16,6 +16,13 @@ import { readFileSync } from "node:fs"
 import { createServer, request as httpRequest } from "node:http"
 import { fileURLToPath } from "node:url"
 
+/**
+ * A body read off the wire (an SSE event's data, a request the scripted upstream received), walked several
+ * levels deep in tests whose every read value is checked with `expect`, which fails the test on a wrong shape:
+ * `any` (not `unknown`) keeps those walks readable without a cast at each level. Test code only.
+ */
+export type WireJson = { readonly [key: string]: any }
+
 /** The absolute path of a file under `fixtures` (read in place; see `SOURCES.md` there). */
 export const fixturePath = (relative: string): string =>
   fileURLToPath(new URL(`../../../fixtures/${relative}`, import.meta.url))
