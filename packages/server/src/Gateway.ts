@@ -82,8 +82,9 @@
  * | any other top-level field | ignored, named in a debug log line (client metadata: ignored, not refused) |
  *
  * Tools: function tools are forwarded; custom (freeform) tools as functions of one string parameter, their
- * calls written back as `custom_tool_call` items; the client-run `apply_patch` and `shell` tools as functions
- * taking their operation and action, their calls written back as `apply_patch_call` and `shell_call` items;
+ * calls written back as `custom_tool_call` items; the client-run `apply_patch`, `shell` and `local_shell`
+ * tools as functions taking their operation and action, their calls written back as `apply_patch_call`,
+ * `shell_call` and `local_shell_call` items;
  * namespaced tools flattened (`crm__lookup`), their calls
  * written back with their `namespace`; `additional_tools` and `tool_search_output` items add to the tool
  * list; `defer_loading` tools are presented like the others (see `ResponsesRequestDecoder` and

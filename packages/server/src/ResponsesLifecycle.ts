@@ -50,6 +50,13 @@
  *   `response.output_item.added` with no commands, then per command `response.shell_call_command.added`,
  *   `.delta` and `.done`, then `response.output_item.done`; arguments that are no such action leave it a
  *   function call.
+ * - **local_shell.** A call of the function that stands for the client-run `local_shell` tool
+ *   (`ResponsesRequestDecoder.DecodedRequest.localShell`) is written as a `local_shell_call` item (`lsh_…`)
+ *   whose `action` is the call's arguments as an exec action (`{type: "exec", command, timeout_ms,
+ *   working_directory, env, user}`, `null` or `{}` for what the call left out; API reference,
+ *   `LocalShellToolCall`), when the call is complete: `response.output_item.added` (status `in_progress`)
+ *   and `.done`, both with the whole action, since the API defines no events of its own for it;
+ *   arguments that are no such action leave it a function call.
  * - **Namespaces.** A function or custom tool call whose name is a flattened namespace tool
  *   (`ResponsesRequestDecoder.DecodedRequest.namespacedTools`: the flattened `crm__lookup`, the dotted
  *   `crm.lookup`, or an unambiguous bare `lookup`) is written with its `namespace` and name.
@@ -141,7 +148,7 @@ export interface Options {
   readonly model: string
   readonly request:
     & Pick<ResponsesRequestDecoder.DecodedRequest, "echo" | "namespacedTools">
-    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell">>
+    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell" | "localShell">>
 }
 
 /**

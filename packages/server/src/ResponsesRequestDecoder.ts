@@ -17,6 +17,8 @@
  * | `apply_patch_call_output` | a `ToolResultPart`: its `output` log (a failed one said so) |
  * | `shell_call` (the client-run `shell` tool) | `ToolCallPart` of the function `shell` (`SHELL`) with the action (`commands`, `timeout_ms`, `max_output_length`) as arguments |
  * | `shell_call_output` | a `ToolResultPart`: per command its stdout, its stderr and how it ended (exit code, or timed out) |
+ * | `local_shell_call` (the client-run `local_shell` tool) | `ToolCallPart` of the function `local_shell` (`LOCAL_SHELL`) with the exec action (`command`, `timeout_ms`, `working_directory`, `env`, `user`; `null`s and an empty `env` left out) as arguments |
+ * | `local_shell_call_output` | a `ToolResultPart`: its `output` as it came; the call named by `call_id`, or by `id` (the call id, as the API reference has it, or the `local_shell_call` item's id) |
  * | `additional_tools` | nothing in the prompt: its tools join the tool list (which `tool_choice` is checked against) |
  * | `tool_search_call` (client-run) | `ToolCallPart` of a function named `tool_search` (`TOOL_SEARCH`) with the search's arguments |
  * | `tool_search_output` | its tools join the tool list; a `ToolResultPart` naming the tools it loaded |
@@ -33,7 +35,8 @@
  * not the JSON schema, which cannot hold them); `customTools` names them. The client-run `apply_patch` tool
  * becomes a function `apply_patch` whose arguments are the operation (`type`, `path`, `diff`), the client-run
  * `shell` tool a function `shell` whose arguments are the action (`commands`, `timeout_ms`,
- * `max_output_length`). A `namespace` group is flattened
+ * `max_output_length`), the client-run `local_shell` tool a function `local_shell` whose arguments are the
+ * exec action (`command`, `timeout_ms`, `working_directory`, `env`, `user`). A `namespace` group is flattened
  * into its function and custom tools named `<namespace>__<name>` (`NAMESPACE_SEPARATOR`), and
  * `namespacedTools` maps the flattened, dotted and unambiguous bare names back, so a server can write the
  * call with its `namespace`; a bare name declared in two namespaces is not mapped (a warning names it) and
@@ -213,6 +216,9 @@ export interface ModelOptions {
  * - `shell`: the name of the function presenting the client-run `shell` tool, when the request declares it
  *   (and no function of that name); a call of it is written back as a `shell_call` whose `action` is the
  *   call's arguments.
+ * - `localShell`: the name of the function presenting the client-run `local_shell` tool, when the request
+ *   declares it (and no function of that name); a call of it is written back as a `local_shell_call` whose
+ *   `action` is the call's arguments.
  * - `droppedTools`: the `type`s of the built-in tools removed under the `drop` policy.
  * - `options`: the other options (`ModelOptions`).
  * - `parameters`: the `CreateResponse` parameters the request set (not `null`), in `PARAMETERS` order, with
@@ -238,6 +244,7 @@ export interface DecodedRequest {
   readonly customTools: ReadonlySet<string>
   readonly applyPatch?: string | undefined
   readonly shell?: string | undefined
+  readonly localShell?: string | undefined
   readonly droppedTools: ReadonlyArray<string>
   readonly options: ModelOptions
   readonly parameters: ReadonlyArray<string>
@@ -615,6 +622,7 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
       customTools: toolSet.custom,
       applyPatch: toolSet.applyPatch,
       shell: toolSet.shell,
+      localShell: toolSet.localShell,
       droppedTools: toolSet.dropped,
       options: modelOptions,
       parameters,

@@ -1,11 +1,13 @@
 /**
  * Requests real coding agents send, through the gateway to a scripted loopback Chat Completions upstream:
  * custom (freeform) tools with a grammar, namespaced tools called by any of their names, a client-run tool
- * search with deferred tools, `additional_tools`, built-in tools, an AI SDK `item_reference` to reasoning,
- * two assistant messages in a row, empty arguments. Checked on the raw SSE (`checkLifecycle`), with the
+ * search with deferred tools, `additional_tools`, built-in tools, the client-run `apply_patch`, `shell` and
+ * `local_shell` tools, an AI SDK `item_reference` to reasoning, two assistant messages in a row, empty
+ * arguments. Checked on the raw SSE (`checkLifecycle`), with the
  * official `openai` SDK (`finalResponse()`, which checks item ids per output index), and on the request
  * the upstream received. Request shapes follow the API reference (`CreateResponse`, `CustomToolParam`,
- * `AdditionalToolsItemParam`, `ToolSearchCall`, `ToolSearchOutput`); ids are invented.
+ * `AdditionalToolsItemParam`, `ToolSearchCall`, `ToolSearchOutput`, `LocalShellToolCall`,
+ * `LocalShellToolCallOutput`); ids are invented.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -79,6 +81,37 @@ const agentRequest = (stream: boolean) => ({
     },
     { type: "function_call", call_id: "call_shell_1", name: "shell", arguments: "" },
     { type: "function_call_output", call_id: "call_shell_1", output: "a.txt" }
+  ]
+})
+
+/**
+ * A request of a client with the `local_shell` tool and three earlier calls of it, their outputs naming the
+ * call by `id` (the call id, as the API reference has it), by `call_id`, and by the call item's `id`.
+ */
+const localShellRequest = (stream: boolean) => ({
+  model: "codex-mini-latest",
+  stream,
+  tools: [{ type: "local_shell" }],
+  input: [
+    { role: "user", content: "What is in a.txt?" },
+    {
+      type: "local_shell_call",
+      id: "lsh_0",
+      call_id: "call_0",
+      status: "completed",
+      action: { type: "exec", command: ["cat", "a.txt"], env: {}, timeout_ms: null, working_directory: "/work", user: null }
+    },
+    { type: "local_shell_call_output", id: "call_0", output: JSON.stringify({ output: "hi\n", metadata: { exit_code: 0 } }) },
+    {
+      type: "local_shell_call",
+      id: "lsh_1",
+      call_id: "call_1",
+      status: "completed",
+      action: { type: "exec", command: ["pwd"], env: { A: "b" }, timeout_ms: 500, user: "me" }
+    },
+    { type: "local_shell_call_output", call_id: "call_1", output: "/work" },
+    { type: "local_shell_call", id: "lsh_2", call_id: "call_2", status: "completed", action: { type: "exec", command: ["true"], env: {} } },
+    { type: "local_shell_call_output", id: "lsh_2", output: "done" }
   ]
 })
 
@@ -328,6 +361,73 @@ describe("a coding agent's request through the gateway", () => {
         const messages = body.messages as ReadonlyArray<Json>
         expect(messages[1]!.tool_calls[0].function).toEqual({ name: "shell", arguments: "{\"commands\":[\"pwd\",\"sleep 9\"],\"timeout_ms\":1000}" })
         expect(messages[2]).toMatchObject({ role: "tool", tool_call_id: "call_0", content: "/work\n\n(exit code 0)\n\n(timed out)" })
+      })))
+
+  it.effect("the client-run local_shell tool: its call comes back as a local_shell_call item; arguments that are no exec action stay a function call", () =>
+    withScriptedGateway([
+      sse(
+        toolChunk({ index: 0, id: "call_l", name: "local_shell", arguments: "{\"command\":[\"ls\",\"-la\"]," }),
+        toolChunk({ index: 0, arguments: "\"working_directory\":\"/work\",\"timeout_ms\":2000}" }),
+        toolChunk({ index: 1, id: "call_m", name: "local_shell", arguments: "{\"command\":\"ls\"}" }),
+        finishChunks("tool_calls")
+      )
+    ], {}, (url, received) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, localShellRequest(true))
+        expect(answer.status, answer.text).toBe(200)
+        const frames = parseSse(answer.text)
+        const output = checkLifecycle(frames).output as ReadonlyArray<Json>
+        expect(output[0]).toEqual({
+          id: expect.stringMatching(/^lsh_/),
+          type: "local_shell_call",
+          status: "completed",
+          call_id: "call_l",
+          action: { type: "exec", command: ["ls", "-la"], timeout_ms: 2000, working_directory: "/work", env: {}, user: null }
+        })
+        expect(frames.map((frame) => frame.data.type).slice(2, 5)).toEqual([
+          "response.output_item.added",
+          "response.output_item.done",
+          "response.output_item.added"
+        ])
+        expect(frames[2]!.data.item).toEqual({ ...output[0], status: "in_progress" })
+        expect(output[1]).toMatchObject({ type: "function_call", call_id: "call_m", name: "local_shell", arguments: "{\"command\":\"ls\"}" })
+        const body = received[0]!.body as Json
+        expect(body.tools.map((tool: Json) => tool.function.name)).toEqual(["local_shell"])
+        expect(body.tools[0].function.parameters.required).toEqual(["command"])
+        const messages = body.messages as ReadonlyArray<Json>
+        expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant", "tool", "assistant", "tool"])
+        expect(messages[1]!.tool_calls[0]).toMatchObject({
+          id: "call_0",
+          function: { name: "local_shell", arguments: "{\"command\":[\"cat\",\"a.txt\"],\"working_directory\":\"/work\"}" }
+        })
+        expect(messages[3]!.tool_calls[0].function.arguments).toBe("{\"command\":[\"pwd\"],\"timeout_ms\":500,\"env\":{\"A\":\"b\"},\"user\":\"me\"}")
+        // the output names its call by `id` (the call id, as the API reference has it), by `call_id`, or by the call item's `id`
+        expect(messages.filter((message) => message.role === "tool").map((message) => [message.tool_call_id, message.content])).toEqual([
+          ["call_0", "{\"output\":\"hi\\n\",\"metadata\":{\"exit_code\":0}}"],
+          ["call_1", "/work"],
+          ["call_2", "done"]
+        ])
+      })))
+
+  it.effect("openai SDK: stream() + finalResponse() and create() (non-streaming) both give the local_shell_call", () =>
+    withScriptedGateway([
+      sse(toolChunk({ id: "call_l", name: "local_shell", arguments: "{\"command\":[\"ls\"]}" }), finishChunks("tool_calls")),
+      completion({
+        content: null,
+        tool_calls: [{ id: "call_w", type: "function", function: { name: "local_shell", arguments: "{\"command\":[\"pwd\"],\"user\":\"me\"}" } }]
+      }, "tool_calls")
+    ], {}, (url) =>
+      Effect.promise(async () => {
+        const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
+        const final = await client.responses.stream(localShellRequest(true) as never).finalResponse()
+        expect(final.output[0]).toMatchObject({ type: "local_shell_call", call_id: "call_l", action: { type: "exec", command: ["ls"] } })
+        const whole = await client.responses.create(localShellRequest(false) as never)
+        expect((whole as Json).output[0]).toMatchObject({
+          type: "local_shell_call",
+          status: "completed",
+          call_id: "call_w",
+          action: { type: "exec", command: ["pwd"], user: "me", env: {} }
+        })
       })))
 
   it.effect("item_reference: to reasoning dropped with a debug line; to anything else a 400 naming the parameter and the id", () => {

@@ -225,6 +225,8 @@ describe("ResponsesRequestDecoder", () => {
         [{ type: "function_call", call_id: "c", name: "f", arguments: {} }, "input[0].arguments", "invalid_type"],
         [{ type: "function_call", name: "f", arguments: "{}" }, "input[0].call_id", "missing_required_parameter"],
         [{ type: "custom_tool_call", call_id: "c", name: "g" }, "input[0].input", "missing_required_parameter"],
+        [{ type: "local_shell_call", call_id: "c", action: { type: "exec", command: "ls" } }, "input[0].action.command", "invalid_type"],
+        [{ type: "local_shell_call_output", output: "x" }, "input[0].id", "missing_required_parameter"],
         [{ type: "function_call_output", call_id: "c", output: 4 }, "input[0].output", "invalid_type"],
         [{ type: "message", role: "user", content: [{ type: "input_text", text: 4 }] }, "input[0].content[0].text", "missing_required_parameter"],
         [{ type: "message", role: "assistant", content: [{ text: "x" }] }, "input[0].content[0]", "invalid_type"]

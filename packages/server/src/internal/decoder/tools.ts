@@ -54,6 +54,8 @@ export interface ToolSet {
   applyPatch: string | undefined
   /** the function presenting the client-run `shell` tool, when the request declares it */
   shell: string | undefined
+  /** the function presenting the client-run `local_shell` tool, when the request declares it */
+  localShell: string | undefined
   readonly dropped: Array<string>
   /** bare name -> the namespaces declaring it */
   readonly bare: Map<string, Array<string>>
@@ -66,6 +68,7 @@ export const makeToolSet = (): ToolSet => ({
   custom: new Set(),
   applyPatch: undefined,
   shell: undefined,
+  localShell: undefined,
   dropped: [],
   bare: new Map(),
   topLevel: new Set()
@@ -139,8 +142,8 @@ const customTool = (tool: typeof CustomToolParam.Type, name: string): LanguageMo
  * at `at` into `set`: function and custom tools (also inside `namespace` groups, flattened), `defer_loading`
  * ones presented like the others (the upstream has no tool search, so it sees every tool the client may
  * call), `tool_search` left out (the client's search is not needed when every tool is presented), the
- * client-run `apply_patch` and `shell` presented as functions (`APPLY_PATCH`, `SHELL`), built-in tools dropped or refused by
- * `policy`.
+ * client-run `apply_patch`, `shell` and `local_shell` presented as functions (`APPLY_PATCH`, `SHELL`,
+ * `LOCAL_SHELL`), built-in tools dropped or refused by `policy`.
  */
 export const decodeTools = (
   rawTools: ReadonlyArray<unknown>,
@@ -179,10 +182,10 @@ export const decodeTools = (
             )
           }
         }
-      } else if (type === "apply_patch" || type === "shell") {
-        // client-run: the upstream calls a function, the client gets an `apply_patch_call` / `shell_call`
-        const definition = type === "apply_patch" ? applyPatchTool : shellTool
-        const field = type === "apply_patch" ? "applyPatch" : "shell"
+      } else if (type === "apply_patch" || type === "shell" || type === "local_shell") {
+        // client-run: the upstream calls a function, the client gets an `apply_patch_call` / `shell_call` /
+        // `local_shell_call`
+        const { definition, field } = CLIENT_TOOLS[type]
         if (set[field] === undefined && !set.tools.some((existing) => existing.name === definition.name)) {
           addTool(set, definition, false)
           set[field] = definition.name
@@ -251,6 +254,41 @@ const shellTool = new LanguageModel.ToolDefinition({
   },
   strict: false
 })
+
+/** The name of the function the client-run `local_shell` tool is presented as. */
+export const LOCAL_SHELL = "local_shell" as const
+
+/**
+ * The client-run `local_shell` tool as a function: its arguments are the exec action of a
+ * `local_shell_call` (API reference, `LocalShellExecAction`: `command` the argument vector, `timeout_ms` in
+ * milliseconds, `working_directory`, `env` extra environment variables, `user` to run it as), without its
+ * constant `type: "exec"`.
+ */
+const localShellTool = new LanguageModel.ToolDefinition({
+  name: LOCAL_SHELL,
+  description:
+    "Runs one command on the user's machine. `command`: the program and its arguments, one array element each (e.g. [\"ls\", \"-la\"]; a shell command line as [\"bash\", \"-lc\", \"<line>\"]); `timeout_ms` (optional): a time limit in milliseconds; `working_directory` (optional): the directory to run it in; `env` (optional): environment variables to set; `user` (optional): the user to run it as.",
+  parameters: {
+    type: "object",
+    properties: {
+      command: { type: "array", items: { type: "string" } },
+      timeout_ms: { type: "integer" },
+      working_directory: { type: "string" },
+      env: { type: "object", additionalProperties: { type: "string" } },
+      user: { type: "string" }
+    },
+    required: ["command"],
+    additionalProperties: false
+  },
+  strict: false
+})
+
+/** The client-run built-in tools by `type`: the function each is presented as, and its `ToolSet` field. */
+const CLIENT_TOOLS = {
+  apply_patch: { definition: applyPatchTool, field: "applyPatch" },
+  shell: { definition: shellTool, field: "shell" },
+  local_shell: { definition: localShellTool, field: "localShell" }
+} as const
 
 const functionTool = (tool: typeof FunctionToolParam.Type): LanguageModel.ToolDefinition =>
   new LanguageModel.ToolDefinition({

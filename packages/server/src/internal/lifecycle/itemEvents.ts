@@ -182,7 +182,7 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
 
   const close = (slot: Slot, itemStatus: string, out: Array<Event>) => {
     if (isClientCall(slot.kind) && !clientCallFits(slot.kind, textOf(slot))) {
-      // arguments that are no apply_patch operation or shell action: the function call it was, so that nothing is lost
+      // arguments that are no apply_patch operation or (local) shell action: the function call it was, so that nothing is lost
       slot.kind = "function_call"
       emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", false) })
     }
@@ -252,6 +252,10 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
         })
         break
       }
+      case "local_shell_call":
+        // the API has no events of a local shell call's own: the item, whole, added and done
+        emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", true) })
+        break
       case "apply_patch_call":
       case "verbatim":
         break

@@ -17,18 +17,23 @@ export type Kind =
   | "custom_tool_call"
   | "apply_patch_call"
   | "shell_call"
+  | "local_shell_call"
   | "verbatim"
 
 /** Whether an item is a tool call (its deltas do not close other items). */
 export const isCall = (kind: Kind): boolean =>
   kind === "function_call" || kind === "custom_tool_call" || isClientCall(kind)
 
+/** The kinds of the calls of client-run built-in tools presented upstream as functions. */
+export type ClientCallKind = "apply_patch_call" | "shell_call" | "local_shell_call"
+
 /**
  * Whether an item is the call of a client-run built-in tool presented upstream as a function
- * (`apply_patch_call`, `shell_call`): written when the call is complete, from its arguments.
+ * (`apply_patch_call`, `shell_call`, `local_shell_call`): written when the call is complete, from its
+ * arguments.
  */
-export const isClientCall = (kind: Kind): kind is "apply_patch_call" | "shell_call" =>
-  kind === "apply_patch_call" || kind === "shell_call"
+export const isClientCall = (kind: Kind): kind is ClientCallKind =>
+  kind === "apply_patch_call" || kind === "shell_call" || kind === "local_shell_call"
 
 /** What the encoder knows about one output item (one upstream output index). */
 export interface Slot {
@@ -71,6 +76,7 @@ const ID_PREFIXES: { readonly [K in Kind]: string } = {
   custom_tool_call: "ctc",
   apply_patch_call: "apc",
   shell_call: "sh",
+  local_shell_call: "lsh",
   verbatim: "msg"
 }
 
@@ -175,6 +181,14 @@ export const itemJson = (
         action: complete ? shellAction(textOf(slot)) ?? NO_ACTION : NO_ACTION,
         call_id: slot.callId
       }
+    case "local_shell_call":
+      return {
+        id: slot.itemId,
+        type: "local_shell_call",
+        status: itemStatus,
+        call_id: slot.callId,
+        action: localShellAction(textOf(slot)) ?? { ...NO_EXEC, command: [] }
+      }
     case "verbatim":
       return slot.verbatim
   }
@@ -209,20 +223,61 @@ export const shellAction = (
   const parsed = parseObject(args)
   if (parsed === undefined) return undefined
   const { commands, max_output_length, timeout_ms } = parsed
-  const limit = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : value === undefined || value === null ? null : undefined
-  if (!Array.isArray(commands) || !commands.every((command) => typeof command === "string")) return undefined
-  const maxOutputLength = limit(max_output_length)
-  const timeoutMs = limit(timeout_ms)
+  if (!Array.isArray(commands) || !commands.every(isString)) return undefined
+  const maxOutputLength = optionalField(max_output_length, isLimit)
+  const timeoutMs = optionalField(timeout_ms, isLimit)
   if (maxOutputLength === undefined || timeoutMs === undefined) return undefined
   return { commands, max_output_length: maxOutputLength, timeout_ms: timeoutMs }
 }
+
+/** The limits of an exec action the model did not give (`null` on the wire, as the API writes them). */
+const NO_EXEC = { type: "exec", timeout_ms: null, working_directory: null, env: {}, user: null } as const
+
+/**
+ * The `action` of a `local_shell_call` from the arguments of the function standing for the tool:
+ * `{type: "exec", command, timeout_ms, working_directory, env, user}` (`null`, or `{}` for `env`, when not
+ * given); `undefined` when the arguments are no such action: `command` not an array of strings, or a field
+ * of the wrong type (API reference, `LocalShellExecAction`).
+ */
+export const localShellAction = (args: string): {
+  type: "exec"
+  command: ReadonlyArray<string>
+  timeout_ms: number | null
+  working_directory: string | null
+  env: { readonly [name: string]: string }
+  user: string | null
+} | undefined => {
+  const parsed = parseObject(args)
+  if (parsed === undefined) return undefined
+  const { command } = parsed
+  if (!Array.isArray(command) || !command.every(isString)) return undefined
+  const timeoutMs = optionalField(parsed.timeout_ms, isLimit)
+  const workingDirectory = optionalField(parsed.working_directory, isString)
+  const env = optionalField(parsed.env, isEnv)
+  const user = optionalField(parsed.user, isString)
+  if (timeoutMs === undefined || workingDirectory === undefined || env === undefined || user === undefined) return undefined
+  return { type: "exec", command, timeout_ms: timeoutMs, working_directory: workingDirectory, env: env ?? {}, user }
+}
+
+const isString = (value: unknown): value is string => typeof value === "string"
+
+/** A limit of an action: a whole number, 0 or more (milliseconds, characters). */
+const isLimit = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0
+
+const isEnv = (value: unknown): value is { readonly [name: string]: string } =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every(isString)
+
+/** An optional field of an action: `null` when absent (or `null`), `undefined` when of the wrong type. */
+const optionalField = <A>(value: unknown, is: (value: unknown) => value is A): A | null | undefined =>
+  value === undefined || value === null ? null : is(value) ? value : undefined
 
 /**
  * Whether the arguments of a client-run built-in tool's call hold what its item needs (an operation, an
  * action); when they do not, the call is written as the function call it was.
  */
-export const clientCallFits = (kind: "apply_patch_call" | "shell_call", args: string): boolean =>
-  (kind === "apply_patch_call" ? applyPatchOperation(args) : shellAction(args)) !== undefined
+export const clientCallFits = (kind: ClientCallKind, args: string): boolean =>
+  (kind === "apply_patch_call" ? applyPatchOperation(args) : kind === "shell_call" ? shellAction(args) : localShellAction(args)) !==
+    undefined
 
 /** JSON arguments as an object, `undefined` when they are not JSON or no object. */
 const parseObject = (args: string): { readonly [key: string]: unknown } | undefined => {

@@ -27,7 +27,7 @@ export const make = (
   writer: ItemWriter,
   request:
     & Pick<ResponsesRequestDecoder.DecodedRequest, "namespacedTools">
-    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell">>,
+    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell" | "localShell">>,
   makeId: (prefix: string) => string
 ): Ordering => {
   const slots = new Map<number, Slot>()
@@ -63,12 +63,13 @@ export const make = (
 
   /**
    * The kind of item `update` belongs to: a call of a function standing for a custom tool is a custom tool
-   * call, one of the function standing for `apply_patch` an `apply_patch_call`, for `shell` a `shell_call`.
+   * call, one of the function standing for `apply_patch` an `apply_patch_call`, for `shell` a `shell_call`,
+   * for `local_shell` a `local_shell_call`.
    */
   const kindOfUpdate = (update: StreamPart.PartUpdate): Kind | undefined => {
     const kind = kindOf(update.part)
     const custom = request.customTools !== undefined && request.customTools.size > 0
-    const clientTools = request.applyPatch !== undefined || request.shell !== undefined
+    const clientTools = request.applyPatch !== undefined || request.shell !== undefined || request.localShell !== undefined
     if (kind === "function_call" && update.part.type === "tool_call" && (custom || clientTools)) {
       const existing = slots.get(update.outputIndex)
       if (existing !== undefined && (existing.kind === "custom_tool_call" || isClientCall(existing.kind))) return existing.kind
@@ -76,6 +77,7 @@ export const make = (
       if (request.customTools?.has(name) === true) return "custom_tool_call"
       if (name === request.applyPatch) return "apply_patch_call"
       if (name === request.shell) return "shell_call"
+      if (name === request.localShell) return "local_shell_call"
     }
     return kind
   }
