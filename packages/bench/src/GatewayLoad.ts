@@ -20,6 +20,9 @@
  * Every stream read through the gateway must end with `response.completed` and carry exactly the text the
  * upstream sent (else `measure` fails): an error page is never measured.
  *
+ * With `server: "floor"` the same parts measure `FloorProxy` (a bare `node:http` proxy, no Effect, one
+ * delta frame written per upstream chunk) in place of the gateway: what Node itself costs per event.
+ *
  * @since 0.2.0
  */
 import { spawn } from "node:child_process"
@@ -31,6 +34,7 @@ import { fileURLToPath } from "node:url"
 import { median } from "./Speed.js"
 
 const bin = fileURLToPath(new URL("../../cli/bin/effect-responses.mjs", import.meta.url))
+const child = fileURLToPath(new URL("./child.ts", import.meta.url))
 
 /**
  * Sizes of `measure` (see the module doc).
@@ -50,6 +54,8 @@ export interface Options {
   readonly nodeArgs?: ReadonlyArray<string> | undefined
   /** The CLI script to run (default the bundled `bin/effect-responses.mjs`; `dist/bin.js` profiles readably). */
   readonly entry?: string | undefined
+  /** What is measured: the gateway (default) or the floor, `FloorProxy` (see the module doc). */
+  readonly server?: "gateway" | "floor" | undefined
 }
 
 /**
@@ -203,22 +209,25 @@ const statusField = (pid: number, field: string): number => {
   return Number(match[1]) * 1024
 }
 
-const startGateway = async (upstreamUrl: string, nodeArgs: ReadonlyArray<string>, entry: string) => {
+const startGateway = async (upstreamUrl: string, options: Options) => {
   const port = await freePort()
-  const child = spawn(process.execPath, [...nodeArgs, entry, "serve", "--upstream", upstreamUrl, "--port", String(port)], {
-    stdio: ["ignore", "ignore", "pipe"]
-  })
+  const nodeArgs = options.nodeArgs ?? []
+  // the floor runs through `child.ts` with this process's loader (`tsx`), never under its `--cpu-prof`
+  const args = options.server === "floor"
+    ? [...process.execArgv.filter((flag) => !flag.startsWith("--cpu-prof")), ...nodeArgs, child, "floor-proxy", upstreamUrl, String(port)]
+    : [...nodeArgs, options.entry ?? bin, "serve", "--upstream", upstreamUrl, "--port", String(port)]
+  const server = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] })
   let stderr = ""
-  child.stderr.on("data", (piece) => (stderr += piece))
+  server.stderr.on("data", (piece) => (stderr += piece))
   const url = `http://127.0.0.1:${port}/v1`
   const deadline = Date.now() + 30_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the gateway exited (${child.exitCode}): ${stderr.slice(0, 500)}`)
+    if (server.exitCode !== null) throw new Error(`the gateway exited (${server.exitCode}): ${stderr.slice(0, 500)}`)
     if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) break
     if (Date.now() > deadline) throw new Error("the gateway did not answer /health within 30 s")
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  return { child, pid: child.pid!, url, stderr: () => stderr }
+  return { child: server, pid: server.pid!, url, stderr: () => stderr }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -305,7 +314,7 @@ export const measure = async (options: Options, progress: (message: string) => v
   const server = upstream()
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()))
   const upstreamUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
-  const gateway = await startGateway(upstreamUrl, options.nodeArgs ?? [], options.entry ?? bin)
+  const gateway = await startGateway(upstreamUrl, options)
   try {
     await new Promise((resolve) => setTimeout(resolve, 1000))
     const idleRss = statusField(gateway.pid, "VmRSS")

@@ -2,16 +2,17 @@
  * Entry point of the harness's child processes, each a fresh V8 heap:
  *
  * - `child.ts memory <contender id> <bytes> <live | sampled>`: see `Memory.child`;
- * - `child.ts aggregation <small> <large> <repeats>`: prints `Aggregation.measure` as one JSON line.
+ * - `child.ts aggregation <small> <large> <repeats>`: prints `Aggregation.measure` as one JSON line;
+ * - `child.ts floor-proxy <upstream base URL> <port>`: serves `FloorProxy` until killed.
  *
  * @since 0.1.0
  */
-import * as Aggregation from "./Aggregation.js"
-import * as Memory from "./Memory.js"
 
+// each command loads only its own modules (the floor proxy's process holds no Effect, no SDK)
 const usage = () => {
   process.stderr.write(
-    "usage: child.ts memory <contender id> <bytes> <live | sampled>\n       child.ts aggregation <small> <large> <repeats>\n"
+    "usage: child.ts memory <contender id> <bytes> <live | sampled>\n       child.ts aggregation <small> <large> <repeats>\n" +
+      "       child.ts floor-proxy <upstream base URL> <port>\n"
   )
   process.exit(2)
 }
@@ -21,13 +22,21 @@ const run = async (): Promise<void> => {
   if (command === "memory") {
     const [id, bytes, mode] = rest
     if (id === undefined || bytes === undefined || (mode !== "live" && mode !== "sampled")) return usage()
+    const Memory = await import("./Memory.js")
     return Memory.child(id, Number(bytes), mode)
   }
   if (command === "aggregation") {
     const [small, large, repeats] = rest.map(Number)
     if (small === undefined || large === undefined || repeats === undefined) return usage()
+    const Aggregation = await import("./Aggregation.js")
     process.stdout.write(`${JSON.stringify(Aggregation.measure(small, large, repeats))}\n`)
     return
+  }
+  if (command === "floor-proxy") {
+    const [upstream, port] = rest
+    if (upstream === undefined || port === undefined) return usage()
+    const FloorProxy = await import("./FloorProxy.js")
+    return FloorProxy.serve(upstream, Number(port))
   }
   usage()
 }

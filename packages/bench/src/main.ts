@@ -16,7 +16,7 @@
  * `--warmup=N`, `--iterations=N` (rounds, overriding the mode's); `--bytes=N` (size of the generated
  * stream); `--no-memory`, `--no-aggregation`, `--no-speed`, `--no-gateway` (the gateway section; `--quick` shrinks it
  * too), `--no-gateway-load` (the built gateway in a child process: its CPU per request and per event, paced and
- * unpaced, and its RSS idle and under load), `--no-startup` (the built CLI's `--version` and `--help` times and the idle gateway's RSS), `--no-store` (streams per
+ * unpaced, and its RSS idle and under load; beside it the same for a bare `node:http` proxy, the floor), `--no-startup` (the built CLI's `--version` and `--help` times and the idle gateway's RSS), `--no-store` (streams per
  * second through the gateway stateless, with SQLite and with PostgreSQL), `--no-request` (the cost of decoding
  * a large request body).
  *
@@ -345,39 +345,44 @@ const main = async () => {
   if (!flags["no-gateway-load"]) {
     try {
       const r = await GatewayLoad.measure(GatewayLoad.defaults(quick), progress)
+      progress("gateway load: the same against the floor (a bare node:http proxy)")
+      const f = await GatewayLoad.measure({ ...GatewayLoad.defaults(quick), server: "floor" }, progress)
       const o = r.options
       const micros = (value: number) => `${value.toFixed(1)} µs`
       const integer = (value: number) => Math.round(value).toLocaleString("en-US")
       const met = (ok: boolean) => (ok ? "met" : "not met")
+      const both = (show: (x: GatewayLoad.Result) => string) => `${show(r)} | ${show(f)}`
       print()
       print("### The gateway under load (`effect-responses serve` in a child process, its own CPU time and RSS)")
       print()
-      print(`Load average ${r.load[0].toFixed(1)} at the start, ${r.load[1].toFixed(1)} at the end: wall times here include the ` +
-        "waits for a core; CPU times (the gateway's threads, from /proc) do not.")
+      print(`Load average ${r.load[0].toFixed(1)} at the start, ${f.load[1].toFixed(1)} at the end: wall times here include the ` +
+        "waits for a core; CPU times (the server's threads, from /proc) do not. **floor**: the same parts against a bare " +
+        "`node:http` proxy in a child process (`FloorProxy.ts`: no Effect; per upstream chunk a `JSON.parse` per line and " +
+        "one write of whole delta frames), what Node itself costs per socket wake-up.")
       print()
-      print("| measure | value | target |")
-      print("|---|---:|---|")
-      print(`| idle RSS | ${mib(r.idleRss)} | < 100 MiB: ${met(r.idleRss < 100 * 1024 * 1024)} |`)
-      print(`| CPU per \`GET /health\` (the HTTP server alone, for scale) | ${fixed(r.cpuPerHealth / 1000, 2)} ms | – |`)
+      print("| measure | ours | floor | target (ours) |")
+      print("|---|---:|---:|---|")
+      print(`| idle RSS (the floor with the \`tsx\` loader) | ${both((x) => mib(x.idleRss))} | < 100 MiB: ${met(r.idleRss < 100 * 1024 * 1024)} |`)
+      print(`| CPU per \`GET /health\` (the HTTP server alone, for scale) | ${both((x) => `${fixed(x.cpuPerHealth / 1000, 2)} ms`)} | – |`)
       print(`| CPU per streamed request (${integer(o.requests)} one-delta requests, ${o.concurrency} at a time; ` +
-        `${r.requests.eventsPerRequest.toFixed(0)} events each) | ${fixed(r.requests.cpuPerRequest / 1000, 2)} ms | ≤ 2 ms: ` +
-        `${met(r.requests.cpuPerRequest <= 2000)} |`)
+        `${r.requests.eventsPerRequest.toFixed(0)} / ${f.requests.eventsPerRequest.toFixed(0)} events each) | ` +
+        `${both((x) => `${fixed(x.requests.cpuPerRequest / 1000, 2)} ms`)} | ≤ 2 ms: ${met(r.requests.cpuPerRequest <= 2000)} |`)
       print(`| paced: CPU per event (${o.streams} streams x ${o.deltas} deltas, ${o.intervalMs} ms apart; ` +
-        `${integer(r.paced.events)} events in ${fixed(r.paced.seconds, 1)} s) | ${micros(r.paced.cpuPerEvent)} | ≤ 10 µs: ` +
-        `${met(r.paced.cpuPerEvent <= 10)} |`)
-      print(`| paced: CPU per stream (request included) | ${fixed(r.paced.cpuPerStream / 1000, 1)} ms | – |`)
-      print(`| paced: share of a core used by the gateway | ${fixed(r.paced.coreShare * 100, 0)} % | – |`)
-      print(`| paced: streams per core at 100 tokens/s | ${integer(r.paced.streamsPerCore)} | – |`)
-      print(`| RSS under ${o.streams} concurrent streams (peak, sampled every 100 ms) | ${mib(r.paced.peakRss)} | reported |`)
+        `${integer(r.paced.events)} / ${integer(f.paced.events)} events in ${fixed(r.paced.seconds, 1)} / ${fixed(f.paced.seconds, 1)} s) | ` +
+        `${both((x) => micros(x.paced.cpuPerEvent))} | ≤ 10 µs: ${met(r.paced.cpuPerEvent <= 10)} |`)
+      print(`| paced: CPU per stream (request included) | ${both((x) => `${fixed(x.paced.cpuPerStream / 1000, 1)} ms`)} | – |`)
+      print(`| paced: share of a core used | ${both((x) => `${fixed(x.paced.coreShare * 100, 0)} %`)} | – |`)
+      print(`| paced: streams per core at 100 tokens/s | ${both((x) => integer(x.paced.streamsPerCore))} | – |`)
+      print(`| RSS under ${o.streams} concurrent streams (peak, sampled every 100 ms) | ${both((x) => mib(x.paced.peakRss))} | reported |`)
       print(`| unpaced: events/s through /v1/responses (${integer(r.unpaced.events)} events, median of ${o.longRounds}) | ` +
-        `${integer(r.unpaced.eventsPerSecond)} | ≥ 400,000: ${met(r.unpaced.eventsPerSecond >= 400_000)} |`)
-      print(`| unpaced: time added per event (gateway ${fixed(r.unpaced.gatewayMs, 0)} ms vs upstream alone ` +
-        `${fixed(r.unpaced.upstreamMs, 0)} ms) | ${micros(r.unpaced.addedMicrosPerEvent)} | ≤ 3 µs: ` +
-        `${met(r.unpaced.addedMicrosPerEvent <= 3)} |`)
-      print(`| unpaced: time added to the first byte (${fixed(r.unpaced.gatewayFirstByteMs, 1)} vs ` +
-        `${fixed(r.unpaced.upstreamFirstByteMs, 1)} ms) | ${fixed(r.unpaced.gatewayFirstByteMs - r.unpaced.upstreamFirstByteMs, 1)} ms | ` +
+        `${both((x) => integer(x.unpaced.eventsPerSecond))} | ≥ 400,000: ${met(r.unpaced.eventsPerSecond >= 400_000)} |`)
+      print(`| unpaced: time added per event (ours ${fixed(r.unpaced.gatewayMs, 0)} ms, floor ${fixed(f.unpaced.gatewayMs, 0)} ms, ` +
+        `upstream alone ${fixed(r.unpaced.upstreamMs, 0)} / ${fixed(f.unpaced.upstreamMs, 0)} ms) | ` +
+        `${both((x) => micros(x.unpaced.addedMicrosPerEvent))} | ≤ 3 µs: ${met(r.unpaced.addedMicrosPerEvent <= 3)} |`)
+      print(`| unpaced: time added to the first byte | ` +
+        `${both((x) => `${fixed(x.unpaced.gatewayFirstByteMs - x.unpaced.upstreamFirstByteMs, 1)} ms`)} | ` +
         `≤ 2 ms: ${met(r.unpaced.gatewayFirstByteMs - r.unpaced.upstreamFirstByteMs <= 2)} |`)
-      print(`| unpaced: CPU per event | ${micros(r.unpaced.cpuPerEvent)} | – |`)
+      print(`| unpaced: CPU per event | ${both((x) => micros(x.unpaced.cpuPerEvent))} | – |`)
     } catch (error) {
       failed = true
       print()
