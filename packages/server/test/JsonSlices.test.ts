@@ -1,6 +1,7 @@
 /**
  * The gateway's sliced body parse (internal `jsonSlices`): the same value as `JSON.parse` on every body,
- * the same failure on every malformed one, the nesting bound, and escapes cut by a slice boundary.
+ * the same failure on every malformed one, the nesting bound, and escapes, keys and characters cut by a
+ * slice or chunk boundary.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -8,9 +9,19 @@ import * as JsonSlices from "../src/internal/jsonSlices.js"
 
 const whole = (text: string) => Effect.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
 
-/** The sliced parse of `text`, with slices of `slice` characters in the scan. */
-const sliced = (text: string, slice?: number) =>
-  Effect.flatMap(JsonSlices.scan(text, 64, slice), (found) => JsonSlices.parse(text, found, whole))
+const utf8 = (text: string) => [new TextEncoder().encode(text)]
+
+/** `text`'s UTF-8 bytes in chunks of `size` bytes (the last one shorter). */
+const chunked = (text: string, size: number): JsonSlices.Chunks => {
+  const [bytes] = utf8(text)
+  const chunks: Array<Uint8Array> = []
+  for (let at = 0; at < bytes!.length; at += size) chunks.push(bytes!.subarray(at, at + size))
+  return chunks
+}
+
+/** The sliced parse of `text`'s UTF-8 bytes, with slices of `slice` bytes in the scan. */
+const sliced = (text: string, slice?: number, chunks: JsonSlices.Chunks = utf8(text)) =>
+  Effect.flatMap(JsonSlices.scan(chunks, 64, slice), (found) => JsonSlices.parse(chunks, found, whole))
 
 const VALID = [
   `{"model":"m","input":[{"role":"user","content":"a,b]"},{"type":"function_call","arguments":"{\\"x\\":[1,2]}"}]}`,
@@ -24,7 +35,8 @@ const VALID = [
   `{"input":[1],"inp\\u0075t":[2]}`,
   `{"__proto__":{"x":1},"input":[{"__proto__":null}]}`,
   `[{"input":[1]}]`,
-  `"input"`
+  `"input"`,
+  `{"instructions":"é ✓ 😀","input":[{"role":"user","content":"héllo [\\"😀\\"], ü"},"日本"],"model":"ø"}`
 ]
 
 const INVALID = [
@@ -36,7 +48,9 @@ const INVALID = [
   `{"input":[1]} x`,
   `{"input":[1]`,
   `{"input":[1],}`,
-  `{"input" [1]}`
+  `{"input" [1]}`,
+  `{"input":[\uFEFF1]}`,
+  `\uFEFF\uFEFF{"input":[1]}`
 ]
 
 describe("jsonSlices", () => {
@@ -48,8 +62,12 @@ describe("jsonSlices", () => {
           expect(value, `${text} (slice ${slice})`).toEqual(JSON.parse(text))
           expect(Object.keys(value as object), text).toEqual(Object.keys(JSON.parse(text) as object))
         }
+        // chunks as read from a socket: a multi-byte character, an escape or a key split between two
+        for (const size of [1, 2, 5]) {
+          expect(yield* sliced(text, 3, chunked(text, size)), `${text} (chunks of ${size})`).toEqual(JSON.parse(text))
+        }
       }
-      const found = yield* JsonSlices.scan(VALID[0]!, 64)
+      const found = yield* JsonSlices.scan(utf8(VALID[0]!), 64)
       expect(found.input?.items).toHaveLength(4)
     }))
 
@@ -59,6 +77,17 @@ describe("jsonSlices", () => {
         for (const slice of [undefined, 2]) {
           expect(yield* Effect.flip(sliced(text, slice)), text).toBe("invalid")
         }
+        expect(yield* Effect.flip(sliced(text, 2, chunked(text, 1))), text).toBe("invalid")
+      }
+    }))
+
+  it.effect("drops a leading byte order mark as TextDecoder does, and still parses element by element", () =>
+    Effect.gen(function*() {
+      const text = `{"model":"m","input":[{"role":"user","content":"a"},2]}`
+      for (const chunks of [[new Uint8Array([0xef, 0xbb, 0xbf]), ...utf8(text)], [new Uint8Array([0xef]), new Uint8Array([0xbb, 0xbf]), ...utf8(text)]]) {
+        const found = yield* JsonSlices.scan(chunks, 64)
+        expect(found.input?.items).toHaveLength(4)
+        expect(yield* JsonSlices.parse(chunks, found, whole)).toEqual(JSON.parse(text))
       }
     }))
 
@@ -66,17 +95,20 @@ describe("jsonSlices", () => {
     Effect.gen(function*() {
       const deep = `{"input":[${"[".repeat(70)}${"]".repeat(70)}]}`
       // `{"input":[` holds levels 1 and 2 (offsets 0 and 9); level 65 opens at offset 10 + 62
-      expect((yield* JsonSlices.scan(deep, 64)).deepAt).toBe(72)
+      expect((yield* JsonSlices.scan(utf8(deep), 64)).deepAt).toBe(72)
       const quoted = `{"input":["${"[".repeat(100)}"]}`
-      expect((yield* JsonSlices.scan(quoted, 64)).deepAt).toBe(-1)
+      expect((yield* JsonSlices.scan(utf8(quoted), 64)).deepAt).toBe(-1)
+      // the offset counts characters of the text (UTF-16 code units), not bytes
+      const wide = `{"note":"é😀",${deep.slice(1)}`
+      expect((yield* JsonSlices.scan(utf8(wide), 64)).deepAt).toBe(wide.indexOf("[") + 63)
     }))
 
   it.effect("a many-item body is parsed element by element", () =>
     Effect.gen(function*() {
       const input = Array.from({ length: 5000 }, (_, i) => ({ role: "user", content: `m${i}, "q" [${i}]` }))
       const text = JSON.stringify({ model: "m", input, stream: true })
-      const found = yield* JsonSlices.scan(text, 64, 4096)
+      const found = yield* JsonSlices.scan(chunked(text, 65_536), 64, 4096)
       expect(found.input?.items).toHaveLength(10_000)
-      expect(yield* sliced(text, 4096)).toEqual({ model: "m", input, stream: true })
+      expect(yield* sliced(text, 4096, chunked(text, 65_536))).toEqual({ model: "m", input, stream: true })
     }))
 })

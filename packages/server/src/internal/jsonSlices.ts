@@ -1,12 +1,17 @@
 /**
- * A request body parsed without holding the event loop for long: one pass over the text checks the
- * nesting bound (before `JSON.parse`, so that no recursion ever meets a deep value) and finds the elements
- * of the top-level `input` array; the body is then parsed without them, and the elements one by one, with
- * a yield to other requests every few milliseconds. `JSON.parse` of a whole 16 MiB body is one call of
- * tens of milliseconds; parsed this way no stretch is longer than an element.
+ * A request body parsed without holding the event loop for long: one pass over its UTF-8 bytes, chunk by
+ * chunk as they were read, checks the nesting bound (before `JSON.parse`, so that no recursion ever meets
+ * a deep value) and finds the elements of the top-level `input` array; the body is then decoded and parsed
+ * without them, and the elements one by one, with a yield to other requests every few milliseconds.
+ * Whole-body steps are what this avoids: `JSON.parse` of a 16 MiB body is one call of tens of
+ * milliseconds, and so are decoding it into one string, V8's flattening of a string built from its
+ * chunks (at the string's first indexed read), and copying the chunks into one buffer (fresh memory: a
+ * page fault per 4 KiB). Parsed this way no stretch is longer than an element.
  *
- * The result is exactly `JSON.parse(text)`: whatever the pass cannot vouch for (a body that is no object,
- * an escaped or repeated key at the top level, an element or a rest that does not parse) is parsed whole,
+ * The pass reads bytes: every byte JSON's syntax cares about is ASCII, and no byte of a multi-byte UTF-8
+ * sequence is. The result is exactly `JSON.parse` of the body decoded as UTF-8 (a leading byte order mark
+ * dropped, as `TextDecoder` does): whatever the pass cannot vouch for (a body that is no object, an escaped
+ * or repeated key at the top level, an element or a rest that does not parse) is decoded and parsed whole,
  * which also gives the syntax error of a malformed body.
  *
  * @internal
@@ -14,26 +19,69 @@
 import * as Effect from "effect/Effect"
 import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 
+/** A body as it was read: its chunks of bytes, in order. Offsets into it count bytes from its start. */
+export type Chunks = ReadonlyArray<Uint8Array>
+
 /** What the pass found: where the nesting passed the bound (-1: it did not), and the `input` elements. */
 export interface Scan {
+  /** The offset of the first character (UTF-16 code units of the decoded body) past the bound, or -1. */
   readonly deepAt: number
-  /** The `input` array (`[` to `]` inclusive) and its elements, as flat `[start, end)` offset pairs. */
+  /** The `input` array (`[` to `]` inclusive) and its elements, as flat `[start, end)` byte offset pairs. */
   readonly input: { readonly start: number; readonly end: number; readonly items: ReadonlyArray<number> } | undefined
 }
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9
 
+/** `"input"`, quotes included, as bytes. */
+const INPUT_KEY = new TextEncoder().encode("\"input\"")
+
+const sizeOf = (chunks: Chunks): number => chunks.reduce((size, chunk) => size + chunk.length, 0)
+
+/** The bytes `[start, end)` of `chunks` (fewer past their end), without a copy when they lie in one chunk. */
+const bytesOf = (chunks: Chunks, start: number, to: number): Uint8Array => {
+  const end = Math.min(to, sizeOf(chunks))
+  if (end <= start) return new Uint8Array(0)
+  let base = 0
+  let index = 0
+  while (index < chunks.length && base + chunks[index]!.length <= start) base += chunks[index++]!.length
+  const first = chunks[index]!
+  if (end - base <= first.length) return first.subarray(start - base, end - base)
+  const bytes = new Uint8Array(end - start)
+  for (let at = 0; at < bytes.length; index++) {
+    const chunk = chunks[index]!
+    const piece = chunk.subarray(Math.max(0, start - base), Math.min(chunk.length, end - base))
+    bytes.set(piece, at)
+    at += piece.length
+    base += chunk.length
+  }
+  return bytes
+}
+
+// the body from its first byte: a leading byte order mark is dropped (`TextDecoder`'s default)
+const bodyDecoder = new TextDecoder()
+// a part of the body after its first byte: a byte order mark there is a character, kept
+const partDecoder = new TextDecoder("utf-8", { ignoreBOM: true })
+
+/** The whole body as text, a leading byte order mark dropped. */
+export const decode = (chunks: Chunks): string => {
+  let text = ""
+  for (const chunk of chunks) text += bodyDecoder.decode(chunk, { stream: true })
+  return text + bodyDecoder.decode()
+}
+
 /**
- * One pass over `text` (strings skipped), in slices of `slice` characters with a yield between them; stops
- * as soon as the nesting of objects and arrays passes `limit`.
+ * One pass over `chunks` (strings skipped), with a yield after every `slice` bytes; stops as soon as the
+ * nesting of objects and arrays passes `limit`.
  */
-export const scan = (text: string, limit: number, slice = 1 << 18): Effect.Effect<Scan> =>
+export const scan = (chunks: Chunks, limit: number, slice = 1 << 18): Effect.Effect<Scan> =>
   Effect.gen(function*() {
     let depth = 0
     let inString = false
-    let stringStart = -1
+    let escaped = false
     let stringIsKey = false
     let keyEscaped = false
+    // how much of `"input"` the key read so far matches (-1: it is another key)
+    let keyMatch = -1
     // the top level: an object whose next string is a key, the key just read, the value awaited
     let topObject = false
     let expectKey = false
@@ -48,67 +96,91 @@ export const scan = (text: string, limit: number, slice = 1 << 18): Effect.Effec
     let broken = false
     const items: Array<number> = []
     let first = true
-    // one index across the slices: an escape at the end of a slice skips the first character of the next
-    let i = 0
-    while (i < text.length) {
-      if (i > 0) yield* yieldToIo
-      const end = Math.min(text.length, i + slice)
-      for (; i < end; i++) {
-        const c = text.charCodeAt(i)
-        if (inString) {
-          if (c === 92 /* \ */) {
-            if (stringIsKey) keyEscaped = true
-            i++
-          } else if (c === 34 /* " */) {
-            inString = false
-            if (stringIsKey) keyIsInput = text.slice(stringStart, i + 1) === "\"input\""
-          }
-          continue
+    // a leading byte order mark is no character of the text
+    const head = bytesOf(chunks, 0, 3)
+    let skip = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0
+    let base = 0
+    let sinceYield = 0
+    for (const chunk of chunks) {
+      for (let j = 0; j < chunk.length;) {
+        if (sinceYield >= slice) {
+          yield* yieldToIo
+          sinceYield = 0
         }
-        if (isSpace(c)) continue
-        if (first) {
-          first = false
-          topObject = c === 123
-        }
-        if (depth === 1 && awaitInput) {
-          awaitInput = false
-          if (c === 91 /* [ */) {
-            inInput = true
-            inputStart = i
-            itemStart = -1
+        const end = Math.min(chunk.length, j + slice - sinceYield)
+        sinceYield += end - j
+        for (; j < end; j++) {
+          if (skip > 0) {
+            skip--
+            continue
           }
-        } else if (inInput && depth === 2 && itemStart === -1 && c !== 44 && c !== 93) {
-          itemStart = i
-        }
-        if (c === 34) {
-          inString = true
-          stringStart = i
-          stringIsKey = topObject && depth === 1 && expectKey
-          if (stringIsKey) expectKey = false
-        } else if (c === 123 || c === 91) {
-          if (++depth > limit) return { deepAt: i, input: undefined }
-          if (depth === 1 && c === 123) expectKey = true
-        } else if (c === 125 || c === 93) {
-          if (inInput && depth === 2 && c === 93) {
-            if (itemStart !== -1) items.push(itemStart, i)
-            else if (items.length > 0) broken = true // `[1,]`
-            inInput = false
-            inputEnd = i + 1
+          const c = chunk[j]!
+          if (inString) {
+            if (escaped) {
+              escaped = false
+            } else if (c === 92 /* \ */) {
+              escaped = true
+              if (stringIsKey) {
+                keyEscaped = true
+                keyMatch = -1
+              }
+            } else if (c === 34 /* " */) {
+              inString = false
+              if (stringIsKey) keyIsInput = keyMatch === 6
+            } else if (stringIsKey && keyMatch !== -1) {
+              keyMatch = keyMatch < 6 && c === INPUT_KEY[keyMatch] ? keyMatch + 1 : -1
+            }
+            continue
           }
-          depth--
-        } else if (c === 44 /* , */) {
-          if (depth === 1) expectKey = true
-          else if (inInput && depth === 2) {
-            if (itemStart === -1) broken = true // `[,1]`, `[1,,2]`
-            else items.push(itemStart, i)
-            itemStart = -1
+          if (isSpace(c)) continue
+          const i = base + j
+          if (first) {
+            first = false
+            topObject = c === 123
           }
-        } else if (c === 58 /* : */ && depth === 1 && keyIsInput) {
-          keyIsInput = false
-          awaitInput = true
-          inputs++
+          if (depth === 1 && awaitInput) {
+            awaitInput = false
+            if (c === 91 /* [ */) {
+              inInput = true
+              inputStart = i
+              itemStart = -1
+            }
+          } else if (inInput && depth === 2 && itemStart === -1 && c !== 44 && c !== 93) {
+            itemStart = i
+          }
+          if (c === 34) {
+            inString = true
+            stringIsKey = topObject && depth === 1 && expectKey
+            if (stringIsKey) {
+              expectKey = false
+              keyMatch = 1
+            }
+          } else if (c === 123 || c === 91) {
+            if (++depth > limit) return { deepAt: decode([bytesOf(chunks, 0, i)]).length, input: undefined }
+            if (depth === 1 && c === 123) expectKey = true
+          } else if (c === 125 || c === 93) {
+            if (inInput && depth === 2 && c === 93) {
+              if (itemStart !== -1) items.push(itemStart, i)
+              else if (items.length > 0) broken = true // `[1,]`
+              inInput = false
+              inputEnd = i + 1
+            }
+            depth--
+          } else if (c === 44 /* , */) {
+            if (depth === 1) expectKey = true
+            else if (inInput && depth === 2) {
+              if (itemStart === -1) broken = true // `[,1]`, `[1,,2]`
+              else items.push(itemStart, i)
+              itemStart = -1
+            }
+          } else if (c === 58 /* : */ && depth === 1 && keyIsInput) {
+            keyIsInput = false
+            awaitInput = true
+            inputs++
+          }
         }
       }
+      base += chunk.length
     }
     const sliceable = topObject && !keyEscaped && !broken && inputs === 1 && inputStart !== -1 && inputEnd !== -1
     return { deepAt: -1, input: sliceable ? { start: inputStart, end: inputEnd, items } : undefined }
@@ -124,27 +196,39 @@ const tryParse = (text: string): { readonly value: unknown } | undefined => {
 }
 
 /**
- * The parsed body (exactly `JSON.parse(text)`) using `found` (see the module doc); `parseWhole` parses it
- * in one call, and gives the error of a malformed body.
+ * The parsed body (exactly `JSON.parse` of `chunks` decoded) using `found` (see the module doc);
+ * `parseWhole` parses the decoded body in one call, and gives the error of a malformed body.
  */
 export const parse = <E>(
-  text: string,
+  chunks: Chunks,
   found: Scan,
   parseWhole: (text: string) => Effect.Effect<unknown, E>
 ): Effect.Effect<unknown, E> =>
   Effect.gen(function*() {
     const input = found.input
-    if (input === undefined) return yield* parseWhole(text)
-    const rest = tryParse(`${text.slice(0, input.start)}null${text.slice(input.end)}`)
+    if (input === undefined) return yield* parseWhole(decode(chunks))
+    const before = bodyDecoder.decode(bytesOf(chunks, 0, input.start))
+    const after = partDecoder.decode(bytesOf(chunks, input.end, sizeOf(chunks)))
+    const rest = tryParse(`${before}null${after}`)
     if (rest === undefined || typeof rest.value !== "object" || rest.value === null || (rest.value as { input?: unknown }).input !== null) {
-      return yield* parseWhole(text)
+      return yield* parseWhole(decode(chunks))
     }
     const elements: Array<unknown> = new Array(input.items.length / 2)
     const budget = makeBudget()
+    // the elements come in order: the chunk holding the next one is found from the last one's
+    let index = 0
+    let base = 0
     for (let k = 0; k < input.items.length; k += 2) {
       if (budget.tick()) yield* yieldToIo
-      const element = tryParse(text.slice(input.items[k], input.items[k + 1]))
-      if (element === undefined) return yield* parseWhole(text)
+      const start = input.items[k]!
+      const end = input.items[k + 1]!
+      while (base + chunks[index]!.length <= start) base += chunks[index++]!.length
+      const chunk = chunks[index]!
+      const bytes = end - base <= chunk.length
+        ? chunk.subarray(start - base, end - base)
+        : bytesOf(chunks.slice(index), start - base, end - base)
+      const element = tryParse(partDecoder.decode(bytes))
+      if (element === undefined) return yield* parseWhole(decode(chunks))
       elements[k / 2] = element.value
     }
     ;(rest.value as { input: unknown }).input = elements
