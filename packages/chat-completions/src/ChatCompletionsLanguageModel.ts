@@ -131,31 +131,48 @@ const mergeCall = <O extends OptionsOverride>(options: O, call: LanguageModel.Ca
 })
 
 /**
- * A call of a function that stands for a custom tool (`ChatCompletionsRequest.customToolAsFunction`) ->
- * the `CustomToolCallPart` it means: `input` is the `input` string of the JSON arguments, or the arguments
- * text itself when they are not such an object (a model that wrote raw text).
+ * The input of a custom tool call from the complete arguments of the function call standing for it
+ * (`ChatCompletionsRequest.customToolFunction`): the `input` string (`CUSTOM_TOOL_INPUT`) when the
+ * arguments are a JSON object holding one; else the only string property of such an object (a model that
+ * named the parameter otherwise); else the string, when the arguments are one JSON string; else the
+ * arguments text itself (a model that wrote the input bare).
  *
  * @since 0.3.0
  * @category custom tools
  */
-export const customToolCall = (part: Part.ToolCallPart): Part.CustomToolCallPart => {
-  let input = part.arguments
+export const customToolInput = (args: string): string => {
+  let parsed: unknown
   try {
-    const parsed: unknown = JSON.parse(part.arguments)
-    if (typeof parsed === "object" && parsed !== null && ChatCompletionsRequest.CUSTOM_TOOL_INPUT in parsed) {
-      const value = (parsed as Record<string, unknown>)[ChatCompletionsRequest.CUSTOM_TOOL_INPUT]
-      if (typeof value === "string") input = value
-    }
+    parsed = JSON.parse(args)
   } catch {
     // not JSON: the text is the input
+    return args
   }
-  return new Part.CustomToolCallPart({
+  if (typeof parsed === "string") return parsed
+  if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+    const record = parsed as { readonly [key: string]: unknown }
+    const input = record[ChatCompletionsRequest.CUSTOM_TOOL_INPUT]
+    if (typeof input === "string") return input
+    const strings = Object.values(record).filter((value): value is string => typeof value === "string")
+    if (strings.length === 1) return strings[0]!
+  }
+  return args
+}
+
+/**
+ * A call of a function that stands for a custom tool (`ChatCompletionsRequest.customToolAsFunction`) ->
+ * the `CustomToolCallPart` it means, its `input` read from the arguments by `customToolInput`.
+ *
+ * @since 0.3.0
+ * @category custom tools
+ */
+export const customToolCall = (part: Part.ToolCallPart): Part.CustomToolCallPart =>
+  new Part.CustomToolCallPart({
     callId: part.callId,
     name: part.name,
-    input,
+    input: customToolInput(part.arguments),
     attributes: part.attributes
   }, true)
-}
 
 const customNames = (tools: ReadonlyArray<LanguageModel.AnyToolDefinition> | undefined): ReadonlySet<string> =>
   new Set(

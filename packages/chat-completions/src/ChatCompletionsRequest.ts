@@ -516,33 +516,45 @@ export const functionTool = (tool: LanguageModel.ToolDefinition): FunctionTool =
 })
 
 /**
- * A core custom tool definition -> the Chat Completions function it is offered as: the same name and
- * description (the grammar of its format, if any, appended to the description, since Chat Completions
- * cannot enforce it), and one required string parameter `input` (`CUSTOM_TOOL_INPUT`), strict.
+ * A core custom (freeform) tool definition -> the core function tool definition it is offered as where
+ * there are no custom tools (Chat Completions, and the gateway in front of such a backend): the same name,
+ * namespace and `deferLoading`; the description followed, for a grammar format, by the grammar's syntax
+ * and definition (a JSON schema cannot hold a grammar, so the model reads it instead of the backend
+ * enforcing it); one required string parameter `input` (`CUSTOM_TOOL_INPUT`) holding the raw input; strict
+ * (the schema meets strict mode's rules). A call of it carries `{"input": <the input>}` as arguments.
  *
  * @since 0.3.0
  * @category custom tools
  */
-export const customToolAsFunction = (tool: LanguageModel.CustomToolDefinition): FunctionTool => {
+export const customToolFunction = (tool: LanguageModel.CustomToolDefinition): LanguageModel.ToolDefinition => {
   const grammar = tool.format?.type === "grammar"
-    ? `The ${CUSTOM_TOOL_INPUT} must match this ${tool.format.syntax} grammar:\n${tool.format.definition}`
+    ? `The ${CUSTOM_TOOL_INPUT} must match this ${tool.format.syntax} grammar (write the raw text it describes, not JSON):\n${tool.format.definition}`
     : undefined
   const description = [tool.description, grammar].filter((text) => text !== undefined).join("\n\n")
-  return {
-    type: "function",
-    function: {
-      name: tool.name,
-      ...(description === "" ? {} : { description }),
-      parameters: {
-        type: "object",
-        properties: { [CUSTOM_TOOL_INPUT]: { type: "string", description: "The raw input of the tool." } },
-        required: [CUSTOM_TOOL_INPUT],
-        additionalProperties: false
-      },
-      strict: true
-    }
-  }
+  return new LanguageModel.ToolDefinition({
+    name: tool.name,
+    ...(description === "" ? {} : { description }),
+    parameters: {
+      type: "object",
+      properties: { [CUSTOM_TOOL_INPUT]: { type: "string", description: "The tool's whole input, as raw text." } },
+      required: [CUSTOM_TOOL_INPUT],
+      additionalProperties: false
+    },
+    strict: true,
+    ...(tool.namespace === undefined ? {} : { namespace: tool.namespace }),
+    ...(tool.deferLoading === undefined ? {} : { deferLoading: tool.deferLoading })
+  })
 }
+
+/**
+ * A core custom tool definition -> the Chat Completions function it is offered as: `functionTool` of
+ * `customToolFunction` (the grammar of its format, if any, in the description; one required string
+ * parameter `input`, `CUSTOM_TOOL_INPUT`; strict).
+ *
+ * @since 0.3.0
+ * @category custom tools
+ */
+export const customToolAsFunction = (tool: LanguageModel.CustomToolDefinition): FunctionTool => functionTool(customToolFunction(tool))
 
 const toolChoice = (
   choice: LanguageModel.ToolChoice,

@@ -7,7 +7,7 @@
  * tool call stream (`pai-chat-gpt4omini-tool-call-deltas-usage.sse`), with invented ids: the call of
  * `execute_sql` with its arguments in eleven deltas, then the answer.
  */
-import { ChatCapture, ChatCompletionsRequest } from "@effect-responses/chat-completions"
+import { ChatCapture, ChatCompletionsLanguageModel, ChatCompletionsRequest } from "@effect-responses/chat-completions"
 import { LanguageModel, Part, Prompt } from "@effect-responses/core"
 import { ChatReplayServer } from "@effect-responses/testing"
 import { Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
@@ -113,4 +113,20 @@ describe("a custom tool over Chat Completions and the loopback chat replay serve
         ])
       }).pipe(Effect.provide(DatabaseLive), Effect.provide(session)))
   }
+})
+
+describe("the input of a custom tool call, read from the arguments of the function standing for it", () => {
+  it("the input parameter; else the only string property, a JSON string, or the arguments as written", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      [JSON.stringify({ input: SQL }), SQL],
+      [JSON.stringify({ input: SQL, note: "x" }), SQL],
+      [JSON.stringify({ query: SQL }), SQL],
+      [JSON.stringify(SQL), SQL],
+      [SQL, SQL],
+      ["{\"a\":\"1\",\"b\":\"2\"}", "{\"a\":\"1\",\"b\":\"2\"}"],
+      ["{\"input\":5}", "{\"input\":5}"],
+      ["[\"x\"]", "[\"x\"]"]
+    ]
+    for (const [args, input] of cases) expect(ChatCompletionsLanguageModel.customToolInput(args), args).toBe(input)
+  })
 })

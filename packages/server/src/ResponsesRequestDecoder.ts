@@ -30,9 +30,10 @@
  * `ToolMessage`.
  *
  * Tools: `function` tools become `ToolDefinition`s (`strict` defaults to `false`: open-model backends
- * rarely enforce schemas). A `custom` (freeform) tool becomes a function with one string parameter,
- * `input`, its description carrying the input format (a grammar's syntax and definition go into the text,
- * not the JSON schema, which cannot hold them); `customTools` names them. The client-run `apply_patch` tool
+ * rarely enforce schemas). A `custom` (freeform) tool becomes the function Chat Completions offers it as
+ * (`ChatCompletionsRequest.customToolFunction`): one string parameter, `input`, its description carrying
+ * the input format (a grammar's syntax and definition go into the text, not the JSON schema, which cannot
+ * hold them; a format other than text or a `lark` / `regex` grammar is a 400); `customTools` names them. The client-run `apply_patch` tool
  * becomes a function `apply_patch` whose arguments are the operation (`type`, `path`, `diff`), the client-run
  * `shell` tool a function `shell` whose arguments are the action (`commands`, `timeout_ms`,
  * `max_output_length`), the client-run `local_shell` tool a function `local_shell` whose arguments are the

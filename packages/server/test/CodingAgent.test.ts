@@ -9,6 +9,8 @@
  * `AdditionalToolsItemParam`, `ToolSearchCall`, `ToolSearchOutput`, `LocalShellToolCall`,
  * `LocalShellToolCallOutput`); ids are invented.
  */
+import { ChatCompletionsRequest } from "@effect-responses/chat-completions"
+import { LanguageModel } from "@effect-responses/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import OpenAI from "openai"
@@ -147,15 +149,18 @@ describe("a coding agent's request through the gateway", () => {
         const body = received[0]!.body as Json
         const tools = body.tools.map((tool: Json) => tool.function.name)
         expect(tools).toEqual(["apply_patch", "shell", "crm__lookup", "crm__archive", "read_file", "refund"])
-        const patch = body.tools[0].function
-        expect(patch.parameters).toEqual({
-          type: "object",
-          properties: { input: { type: "string", description: expect.stringContaining("lark grammar") } },
-          required: ["input"],
-          additionalProperties: false
-        })
-        expect(patch.parameters.properties.input.description).toContain("*** Begin Patch")
-        expect(patch.description).toContain("Use the `apply_patch` tool")
+        // the function Chat Completions offers a custom tool as: the grammar in the description, one string parameter
+        const patch = body.tools[0]
+        expect(patch).toEqual(ChatCompletionsRequest.customToolAsFunction(
+          new LanguageModel.CustomToolDefinition({
+            name: "apply_patch",
+            description: "Use the `apply_patch` tool to edit files.",
+            format: { type: "grammar", syntax: "lark", definition: APPLY_PATCH_GRAMMAR }
+          })
+        ))
+        expect(patch.function.parameters).toMatchObject({ properties: { input: { type: "string" } }, required: ["input"] })
+        expect(patch.function.description).toContain("Use the `apply_patch` tool")
+        expect(patch.function.description).toContain(`lark grammar (write the raw text it describes, not JSON):\n${APPLY_PATCH_GRAMMAR}`)
         const messages = body.messages as ReadonlyArray<Json>
         expect(messages.map((message) => message.role)).toEqual([
           "system",
@@ -200,6 +205,25 @@ describe("a coding agent's request through the gateway", () => {
         const deltas = frames.filter((frame) => frame.data.type === "response.custom_tool_call_input.delta")
         expect(deltas.length).toBeGreaterThan(2)
         expect(frames.some((frame) => frame.data.type.startsWith("response.function_call"))).toBe(false)
+      })))
+
+  it.effect("an apply_patch call whose upstream named the parameter otherwise, or wrote the input bare, still gives the input", () =>
+    withScriptedGateway([
+      sse(
+        toolChunk({ index: 0, id: "call_n", name: "apply_patch", arguments: "{\"patch\": " }),
+        toolChunk({ index: 0, arguments: JSON.stringify(PATCH_INPUT) + "}" }),
+        toolChunk({ index: 1, id: "call_b", name: "apply_patch", arguments: PATCH_INPUT.slice(0, 9) }),
+        toolChunk({ index: 1, arguments: PATCH_INPUT.slice(9) }),
+        finishChunks("tool_calls")
+      )
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, agentRequest(true))
+        const output = checkLifecycle(parseSse(answer.text)).output as ReadonlyArray<Json>
+        expect(output.map((item) => [item.type, item.call_id, item.input])).toEqual([
+          ["custom_tool_call", "call_n", PATCH_INPUT],
+          ["custom_tool_call", "call_b", PATCH_INPUT]
+        ])
       })))
 
   it.effect("openai SDK: stream() + finalResponse() and create() (non-streaming) both give the custom_tool_call", () =>

@@ -151,6 +151,24 @@ describe("ResponsesRequestDecoder", () => {
       expect(logs.filter((line) => line.startsWith("WARN"))).toHaveLength(2)
     }))
 
+  it.effect("a custom tool's format is text or a lark / regex grammar (API reference, CustomToolParam); any other a 400 naming it", () =>
+    Effect.gen(function*() {
+      const tool = (format: unknown) => ({ model: "m", input: "hi", tools: [{ type: "function", name: "f" }, { type: "custom", name: "g", format }] })
+      const text = yield* ResponsesRequestDecoder.decode(tool({ type: "text" }))
+      expect(text.tools[1]!.description).toBeUndefined()
+      const regex = yield* ResponsesRequestDecoder.decode(tool({ type: "grammar", syntax: "regex", definition: "^[a-z]+$" }))
+      expect(regex.tools[1]!.description).toContain("regex grammar (write the raw text it describes, not JSON):\n^[a-z]+$")
+      const cases: ReadonlyArray<readonly [unknown, string, string]> = [
+        [{ type: "grammar", syntax: "ebnf", definition: "x" }, "tools[1].format.syntax", "invalid_type"],
+        [{ type: "grammar", syntax: "lark" }, "tools[1].format.definition", "missing_required_parameter"],
+        [{ type: "json" }, "tools[1].format.type", "invalid_type"]
+      ]
+      for (const [format, param, code] of cases) {
+        const error = yield* rejected(tool(format))
+        expect([error.param, error.code], JSON.stringify(format)).toEqual([param, code])
+      }
+    }))
+
   it.effect("a tool choice may name a tool that only an additional_tools or tool_search_output item brings", () =>
     Effect.gen(function*() {
       const input = [

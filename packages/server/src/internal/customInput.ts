@@ -6,15 +6,32 @@
  *
  * @internal
  */
+import { ChatCompletionsRequest } from "@effect-responses/chat-completions"
 
-/** The name of the one parameter a custom tool is presented with. */
-export const INPUT_PARAMETER = "input"
+/**
+ * The opening of the arguments up to the value, `{"input": "`, token by token (whitespace allowed where
+ * JSON allows it), built from the parameter's name (`ChatCompletionsRequest.CUSTOM_TOOL_INPUT`).
+ */
+const OPENING_TOKENS: ReadonlyArray<string> = [
+  "\\{\\s*",
+  "\"",
+  ...[...ChatCompletionsRequest.CUSTOM_TOOL_INPUT].map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")),
+  "\"\\s*",
+  ":\\s*",
+  "\""
+]
+
+/** The whole opening. */
+const OPENING = new RegExp(`^\\s*${OPENING_TOKENS.join("")}`)
+
+/** Any beginning of the opening (each token optional once the ones before it are there), and nothing more. */
+const OPENING_PREFIX = new RegExp(`^\\s*${OPENING_TOKENS.reduceRight((rest, token) => `(${token}${rest})?`, "")}$`)
 
 /**
  * An incremental reader of `{"input": "…"}`: `feed` takes the next fragment of the arguments and returns
- * the newly decoded input text (`""` when none); `finish` takes all the arguments and returns the whole
- * input: the `input` string (or the only string property) when the arguments are such a JSON object, else
- * the arguments themselves (an upstream that wrote the input bare).
+ * the newly decoded input text (`""` when none). The whole input, once the arguments are complete, is
+ * `ChatCompletionsLanguageModel.customToolInput` of them (which also reads arguments this reader gives up
+ * on: another parameter name, the input written bare).
  */
 export const make = () => {
   // 0: before the value's opening quote; 1: inside the string; 2: after it (or given up)
@@ -26,10 +43,10 @@ export const make = () => {
     let i = 0
     if (state === 0) {
       head += fragment
-      const match = /^\s*\{\s*"input"\s*:\s*"/.exec(head)
+      const match = OPENING.exec(head)
       if (match === null) {
         // not (yet) the expected opening: give up once it cannot become one
-        if (head.length > 64 || !/^\s*(\{\s*("(i(n(p(u(t("(\s*(:\s*)?)?)?)?)?)?)?)?)?)?$/.test(head)) state = 2
+        if (head.length > 64 || !OPENING_PREFIX.test(head)) state = 2
         return ""
       }
       state = 1
@@ -69,24 +86,7 @@ export const make = () => {
     text = ""
     return out
   }
-  return { feed, finish }
+  return { feed }
 }
 
 const ESCAPES: { readonly [c: string]: string } = { n: "\n", r: "\r", t: "\t", b: "\b", f: "\f", "/": "/", "\\": "\\", "\"": "\"" }
-
-/** The whole input of a custom tool call from its complete arguments (see `make`). */
-export const finish = (args: string): string => {
-  try {
-    const json: unknown = JSON.parse(args)
-    if (typeof json === "string") return json
-    if (typeof json === "object" && json !== null && !Array.isArray(json)) {
-      const record = json as { readonly [key: string]: unknown }
-      if (typeof record[INPUT_PARAMETER] === "string") return record[INPUT_PARAMETER]
-      const strings = Object.values(record).filter((value): value is string => typeof value === "string")
-      if (strings.length === 1) return strings[0]!
-    }
-  } catch {
-    // not JSON: the upstream wrote the input bare
-  }
-  return args
-}

@@ -10,6 +10,7 @@
  *
  * @internal
  */
+import { ChatCompletionsRequest } from "@effect-responses/chat-completions"
 import { Message, Part, UnsafeMessage, UnsafePart } from "@effect-responses/core"
 import { Provider } from "@effect-responses/responses"
 import { isObject, stringField } from "@effect-responses/wire/Json"
@@ -271,7 +272,8 @@ export const decodeInput = (
         case "custom_tool_call": {
           // presented upstream as a function with one string parameter, `input` (see `decodeTools`)
           const call = isCustomToolCallInput(item) ? item : yield* decodeAt(CustomToolCallInput, item, ["input", index])
-          toolCall(call.call_id, flatName(call.name, call.namespace), JSON.stringify({ input: call.input }), attributes({ id: call.id }))
+          const args = JSON.stringify({ [ChatCompletionsRequest.CUSTOM_TOOL_INPUT]: call.input })
+          toolCall(call.call_id, flatName(call.name, call.namespace), args, attributes({ id: call.id }))
           break
         }
         case "function_call_output":

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { ChatCompletionsRequest } from "@effect-responses/chat-completions"
 import { LanguageModel } from "@effect-responses/core"
 import { isObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
@@ -27,11 +28,7 @@ const CustomToolParam = Schema.Struct({
   type: Schema.Literal("custom"),
   name: Schema.String,
   description: Nullable(Schema.String),
-  format: Nullable(Schema.Struct({
-    type: Schema.String,
-    syntax: Nullable(Schema.String),
-    definition: Nullable(Schema.String)
-  }))
+  format: Nullable(LanguageModel.CustomToolFormat)
 })
 
 const NamespaceToolParam = Schema.Struct({
@@ -114,28 +111,19 @@ export const logAmbiguousNames = (set: ToolSet): Effect.Effect<void> =>
   })
 
 /**
- * The definition a custom (freeform) tool is presented with: a function with one string parameter,
- * `input`, whose description carries the tool's input format (a grammar's syntax and definition, or
- * free text), since a Chat Completions function cannot take a grammar.
+ * The definition a custom (freeform) tool is presented with: the function Chat Completions offers it as
+ * (`ChatCompletionsRequest.customToolFunction`: one string parameter, `input`, the grammar of its format
+ * in the description), under its (flattened) `name`; its calls are read back by `CustomInput`.
  */
-const customTool = (tool: typeof CustomToolParam.Type, name: string): LanguageModel.ToolDefinition => {
-  const format = tool.format
-  let note = "Free-form text."
-  if (format != null && format.type === "grammar") {
-    note = `Text in the language of this ${format.syntax ?? ""} grammar (write the raw text, not JSON):\n${format.definition ?? ""}`
-  }
-  return new LanguageModel.ToolDefinition({
-    name,
-    description: `${tool.description == null ? "" : `${tool.description}\n\n`}Call it with the whole input as the string parameter \`input\`.`,
-    parameters: {
-      type: "object",
-      properties: { input: { type: "string", description: `The tool's input. ${note}` } },
-      required: ["input"],
-      additionalProperties: false
-    },
-    strict: false
-  })
-}
+const customTool = (tool: typeof CustomToolParam.Type, name: string): LanguageModel.ToolDefinition =>
+  ChatCompletionsRequest.customToolFunction(
+    // unvalidated: the fields were decoded by `CustomToolParam`
+    new LanguageModel.CustomToolDefinition({
+      name,
+      ...(tool.description == null ? {} : { description: tool.description }),
+      ...(tool.format == null ? {} : { format: tool.format })
+    }, true)
+  )
 
 /**
  * Decodes a list of tools (`tools`, or the `tools` of an `additional_tools` / `tool_search_output` item)

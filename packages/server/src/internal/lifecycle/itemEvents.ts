@@ -6,6 +6,7 @@
  *
  * @internal
  */
+import { ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
 import type { Event } from "../../ResponsesLifecycle.js"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import * as CustomInput from "../customInput.js"
@@ -160,7 +161,7 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
   /** Joins what a slot received once, as it closes (a custom tool call's input decoded from its arguments). */
   const settle = (slot: Slot, out: Array<Event>) => {
     if (slot.kind === "custom_tool_call") {
-      const input = CustomInput.finish(slot.chunks.join(""))
+      const input = ChatCompletionsLanguageModel.customToolInput(slot.chunks.join(""))
       // what the incremental reader could not decode (an input written bare, not as JSON) comes now
       if (input.startsWith(slot.customWritten) && input.length > slot.customWritten.length) {
         emit(out, "response.custom_tool_call_input.delta", {
