@@ -52,9 +52,10 @@ describe("HttpTransport", () => {
       const transport = yield* HttpTransport.make("/chat/completions", {}).pipe(
         Effect.provideService(HttpClient.HttpClient, http.client)
       )
-      // elements JSON.stringify writes as null, keys it leaves out, non-ASCII text, a toJSON element
+      // elements JSON.stringify writes as null, keys it leaves out, non-ASCII text, a toJSON element; about
+      // 700 KB, so several slices of text and of the copy into one body
       const messages: Array<unknown> = Array.from({ length: 5000 }, (_, i) =>
-        i % 7 === 0 ? undefined : { role: "tool", tool_call_id: `call_${i}`, content: `é𝄞 "${i}"\n`, skip: undefined })
+        i % 7 === 0 ? undefined : { role: "tool", tool_call_id: `call_${i}`, content: `${"é𝄞 ".repeat(20)}"${i}"\n`, skip: undefined })
       messages[3] = new Date(0)
       const body = { model: "m", messages, drop: () => 1, tools: [{ type: "function" }] }
       yield* transport.execute(body, true)
