@@ -31,8 +31,11 @@
  *   and request id are passed on to it.
  * - `--max-input-items N` (default 20000): more input items get a 400 `array_above_max_length`.
  *
- * Once listening it prints one line, `effect-responses: serving http://HOST:PORT/v1 -> UPSTREAM`, and runs
- * until interrupted (Ctrl-C).
+ * Before it listens it sends one streamed and one whole request through a gateway of the same options to a
+ * loopback upstream of its own (nothing reaches `--upstream`, nothing is logged; at most 5 s): a fresh
+ * process compiles its code at first use, which made the first client request hold the event loop for tens
+ * of milliseconds. Once listening it prints one line, `effect-responses: serving http://HOST:PORT/v1 ->
+ * UPSTREAM`, and runs until interrupted (Ctrl-C).
  *
  * @since 0.1.0
  */
@@ -54,6 +57,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createServer } from "node:http"
 import * as Commands from "./internal/commands.js"
+import { warmUp } from "./internal/warmUp.js"
 
 /**
  * The gateway cannot start: the upstream is not an http(s) URL, a named environment variable is unset, or
@@ -230,6 +234,8 @@ export const layer = (options: ServeOptions) =>
       )
       // everything is checked before the port is bound, and the line is printed once the gateway serves
       const gatewayOptions = yield* Gateway.validateOptions({ apiKey, apiKeys, builtinTools: options.builtinTools, maxInputItems })
+      // before the port is bound: the first client request does not pay for compiling the gateway's code
+      yield* warmUp(gatewayOptions, NodeHttpClient.layerUndici)
       const gateway = Gateway.layer(gatewayOptions)
       return Layer.flatMap(gateway, () => announce).pipe(
         Layer.provide(Layer.map(

@@ -54,7 +54,7 @@ describe("effect-responses serve (the executable)", () => {
     expect(result.stderr).toMatch(/^effect-responses: the gateway's API key is empty .*\n$/)
   })
 
-  it("an --upstream without /v1 that answers 404: the URL tried and the hint are logged; SIGTERM ends it with 143", async () => {
+  it("an --upstream without /v1 that answers 404: the URL tried and the hint are logged; SIGTERM ends it with 143; nothing reaches the upstream before the client's request", async () => {
     const tried: Array<string> = []
     const upstream = createServer((req, res) => {
       tried.push(`${req.method} ${req.url}`)
@@ -66,6 +66,9 @@ describe("effect-responses serve (the executable)", () => {
     const running = Cli.start(["serve", "--upstream", base, "--port", "0"])
     try {
       await running.waitFor(/serving (http:\/\/\S+)\/v1/)
+      // the start-up warm-up (two requests to a loopback upstream of its own) reached nothing and logged nothing
+      expect(tried).toStrictEqual([])
+      expect(running.output().stderr).toBe("")
       const gateway = /serving (http:\/\/\S+\/v1)/.exec(running.output().stdout)![1]!
       const answer = await fetch(`${gateway}/responses`, {
         method: "POST",
