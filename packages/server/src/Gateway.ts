@@ -509,32 +509,24 @@ export const parseJson = (text: string): Either.Either<unknown, GatewayError> =>
 
 const encoder = new TextEncoder()
 
-/** Frames up to this many characters are grouped into one chunk of bytes; larger ones go alone. */
-const GROUP_CHARS = 64 * 1024
-
-/** The event types that may repeat a whole item's content (and so be large). */
+/** The events that may repeat a whole item's content (and so be large). */
 const isWhole = (event: ResponsesLifecycle.Event): boolean =>
   event.type.endsWith(".done") || event.type === "response.completed" || event.type === "response.incomplete" ||
   event.type === "response.failed"
 
-/** The SSE bytes of `events`, serialized one frame at a time as they are pulled (small frames grouped). */
+/**
+ * The SSE bytes of `events`, serialized as they are pulled, in pieces of about 64 Ki characters
+ * (`ResponsesLifecycle.toSsePieces`: small frames grouped, a large answer's text in slices), so that the
+ * events repeating a large answer never stand in memory whole, as text or as bytes.
+ */
 function* frames(events: ReadonlyArray<ResponsesLifecycle.Event>): Generator<Uint8Array> {
-  let buffer = ""
-  for (const event of events) {
-    const frame = ResponsesLifecycle.toSse([event])
-    if (buffer !== "" && buffer.length + frame.length > GROUP_CHARS) {
-      yield encoder.encode(buffer)
-      buffer = ""
-    }
-    if (frame.length > GROUP_CHARS) yield encoder.encode(frame)
-    else buffer += frame
-  }
-  if (buffer !== "") yield encoder.encode(buffer)
+  for (const piece of ResponsesLifecycle.toSsePieces(events)) yield encoder.encode(piece)
 }
 
 /**
  * The bytes of one batch of events: at once when it holds deltas only (the hot path), else lazily, one
- * frame per pull, so that the events that repeat a large answer are serialized and written one by one.
+ * piece of about 64 Ki characters per pull (`frames`), so that the events that repeat a large answer are
+ * serialized and written a slice at a time.
  */
 const encodeBatch = (events: ReadonlyArray<ResponsesLifecycle.Event>): Stream.Stream<Uint8Array> =>
   events.length === 0

@@ -328,3 +328,68 @@ export const toSse = (events: ReadonlyArray<Event>): string => {
   for (const event of events) out += `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
   return out
 }
+
+/**
+ * The SSE text of `events` (what `toSse` gives, character for character) in pieces of about `pieceChars`
+ * characters (default 64 Ki), for an answer too large to hold as one string: small frames are grouped
+ * into a piece, and a string value longer than `pieceChars` (the text an `output_text.done` or
+ * `response.completed` repeats, large arguments) is written as the JSON escaping of consecutive slices
+ * of it (never cutting a surrogate pair), so that no piece, and no intermediate string, is the size of the
+ * answer. A piece exceeds `pieceChars` only by the escaping of a slice (at most 6 characters per character)
+ * or by one frame's non-string JSON.
+ *
+ * @since 0.3.0
+ * @category encoding
+ */
+export function* toSsePieces(events: ReadonlyArray<Event>, pieceChars: number = 64 * 1024): Generator<string> {
+  let buffer = ""
+  const large: Array<string> = []
+  for (const event of events) {
+    large.length = 0
+    const json = JSON.stringify(event, (_key, value: unknown) => {
+      if (typeof value !== "string" || value.length <= pieceChars) return value
+      large.push(value)
+      return LARGE_MARKER
+    })
+    buffer += `event: ${event.type}\ndata: `
+    let from = 0
+    for (const value of large) {
+      const at = json.indexOf(LARGE_MARKER_JSON, from)
+      buffer += json.slice(from, at) + "\""
+      from = at + LARGE_MARKER_JSON.length
+      for (let start = 0; start < value.length;) {
+        let end = Math.min(start + pieceChars, value.length)
+        // a surrogate pair cut in two would be escaped as two lone halves (`\ud83d`): cut before it (after it,
+        // in a one-character slice)
+        if (end < value.length && isHighSurrogate(value.charCodeAt(end - 1)) && isLowSurrogate(value.charCodeAt(end))) {
+          end += end - start > 1 ? -1 : 1
+        }
+        const escaped = JSON.stringify(value.slice(start, end))
+        buffer += escaped.slice(1, escaped.length - 1)
+        start = end
+        if (buffer.length >= pieceChars) {
+          yield buffer
+          buffer = ""
+        }
+      }
+      buffer += "\""
+    }
+    buffer += `${from === 0 ? json : json.slice(from)}\n\n`
+    if (buffer.length >= pieceChars) {
+      yield buffer
+      buffer = ""
+    }
+  }
+  if (buffer !== "") yield buffer
+}
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
+
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff
+
+/**
+ * What a large string stands in for while an event is stringified (`toSsePieces`): random per process, so
+ * that no text an event carries holds it.
+ */
+const LARGE_MARKER = `\u0000large-string-${globalThis.crypto.randomUUID()}\u0000`
+const LARGE_MARKER_JSON = JSON.stringify(LARGE_MARKER)
