@@ -25,7 +25,7 @@
  *
  * @since 0.2.0
  */
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync, readdirSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -209,7 +209,25 @@ const statusField = (pid: number, field: string): number => {
   return Number(match[1]) * 1024
 }
 
-const startGateway = async (upstreamUrl: string, options: Options) => {
+/**
+ * Listens with `upstream` on a loopback port: its base URL (`http://127.0.0.1:PORT/v1`).
+ *
+ * @since 0.2.0
+ * @category the gateway process
+ */
+export const listen = async (upstream: Server): Promise<string> => {
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", () => resolve()))
+  return `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`
+}
+
+/**
+ * Starts the gateway (or the floor) in a child process in front of `upstreamUrl` and waits until it answers
+ * `/health` (30 s at most): its process, pid, base URL (`…/v1`) and what it wrote to stderr so far.
+ *
+ * @since 0.2.0
+ * @category the gateway process
+ */
+export const startGateway = async (upstreamUrl: string, options: Pick<Options, "nodeArgs" | "entry" | "server">) => {
   const port = await freePort()
   const nodeArgs = options.nodeArgs ?? []
   // the floor runs through `child.ts` with this process's loader (`tsx`), never under its `--cpu-prof`
@@ -312,8 +330,7 @@ export const measure = async (options: Options, progress: (message: string) => v
   const { loadavg } = await import("node:os")
   const loadStart = loadavg()[0]!
   const server = upstream()
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()))
-  const upstreamUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
+  const upstreamUrl = await listen(server)
   const gateway = await startGateway(upstreamUrl, options)
   try {
     await new Promise((resolve) => setTimeout(resolve, 1000))
@@ -411,13 +428,23 @@ export const measure = async (options: Options, progress: (message: string) => v
     }
     return { options, idleRss, cpuPerHealth, requests, paced, unpaced, load: [loadStart, loadavg()[0]!] }
   } finally {
-    // SIGTERM lets it write a --cpu-prof profile; SIGKILL if it has not exited 5 s later
-    const exited = new Promise((resolve) => gateway.child.once("exit", resolve))
-    gateway.child.kill("SIGTERM")
-    const kill = setTimeout(() => gateway.child.kill("SIGKILL"), 5000)
-    await exited
-    clearTimeout(kill)
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
+    await stop(gateway.child, server)
   }
+}
+
+/**
+ * Stops the gateway process and the upstream: SIGTERM (which lets it write a `--cpu-prof` profile), SIGKILL
+ * if it has not exited 5 s later.
+ *
+ * @since 0.2.0
+ * @category the gateway process
+ */
+export const stop = async (gateway: ChildProcess, upstream: Server): Promise<void> => {
+  const exited = new Promise((resolve) => gateway.once("exit", resolve))
+  gateway.kill("SIGTERM")
+  const kill = setTimeout(() => gateway.kill("SIGKILL"), 5000)
+  await exited
+  clearTimeout(kill)
+  upstream.closeAllConnections()
+  await new Promise<void>((resolve) => upstream.close(() => resolve()))
 }
