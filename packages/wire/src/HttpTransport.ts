@@ -36,6 +36,8 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
@@ -353,10 +355,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
       const sent = httpClient.execute(request).pipe(
         Effect.mapError((error) => failed(error))
       )
-      return headersTimeout === undefined ? sent : Effect.timeoutFail(sent, {
-        duration: headersTimeout,
-        onTimeout: () => headersTimeoutError(headersTimeout)
-      })
+      return headersTimeout === undefined ? sent : within(sent, headersTimeout, () => headersTimeoutError(headersTimeout))
     }
 
     const request = (body: object, stream: boolean) => {
@@ -439,6 +438,43 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
 
     return { url, execute, readJson, bodyStream, scrubError: <E extends AiError.AiError>(error: E) => scrubError(error, secret) }
   })
+
+/**
+ * `effect` failing with `onTimeout()` when it has not ended within `duration` (of the fiber's `Clock`),
+ * interrupted then (for a request: aborted) before the timeout is reported. What `Effect.timeoutFail` does,
+ * but the timer is a fiber of its own, interrupted without waiting for it when `effect` ends first, where
+ * `Effect.timeoutFail` races two forked fibers under a parent and awaits the loser's interruption: on the
+ * client path's empty call 1,312 -> 992 fiber steps with the idle timeout's change (packages/bench/RESULTS.md).
+ */
+const within = <A, E, E2>(
+  effect: Effect.Effect<A, E>,
+  duration: Duration.Duration,
+  onTimeout: () => E2
+): Effect.Effect<A, E | E2> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.zip(Effect.clock, Effect.forkDaemon(restore(effect))), ([clock, fiber]) =>
+      restore(Effect.async<A, E | E2>((resume) => {
+        let done = false
+        const timer = Effect.runFork(clock.sleep(duration))
+        timer.addObserver((exit) => {
+          if (done || exit._tag === "Failure") return
+          done = true
+          // the request is aborted before the timeout is reported
+          resume(Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(onTimeout())))
+        })
+        fiber.addObserver((exit) => {
+          if (done) return
+          done = true
+          timer.unsafeInterruptAsFork(FiberId.none)
+          resume(exit)
+        })
+        return Effect.suspend(() => {
+          done = true
+          timer.unsafeInterruptAsFork(FiberId.none)
+          return Fiber.interrupt(fiber)
+        })
+      }))
+    ))
 
 /** Whether a 2xx answer to a streamed request is plainly something else: an HTML page, or JSON. */
 const notAnEventStream = (contentType: string): boolean => {

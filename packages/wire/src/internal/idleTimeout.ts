@@ -6,7 +6,9 @@
  *
  * - The body of a web `Response` (what `FetchHttpClient` and `HttpClientResponse.fromWeb` make) is read with
  *   its reader; the watchdog cancels the reader, which ends the pending read (and aborts the request), and
- *   the read then fails with the idle error. One fiber per body.
+ *   the read then fails with the idle error. One fiber per body, outside any scope (it only sleeps and
+ *   cancels): interrupted without waiting for it when the body ends. A scoped fiber, awaited at the end,
+ *   cost about a third of the client path's CPU on an empty stream (packages/bench/RESULTS.md).
  * - Any other body (Node's undici client, a wrapper of one's own) is read by a reader fiber into a small
  *   mailbox, which the watchdog fails. Ending such a body by finalizing it is not enough: a Node body
  *   waiting for data is not woken by its finalizer and would wait forever. Two fibers per body.
@@ -21,6 +23,7 @@ import * as Chunk from "effect/Chunk"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
 import * as Mailbox from "effect/Mailbox"
 import * as Stream from "effect/Stream"
 import * as ResponseBody from "./responseBody.js"
@@ -78,23 +81,20 @@ const webBody = <E>(
   onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
   onIdle: (bytesRead: number) => E
 ): Stream.Stream<Uint8Array, E> =>
-  Stream.fromChannel(Channel.unwrapScoped(Effect.gen(function*() {
-    const clock = yield* Effect.clock
+  Stream.fromChannel(Channel.unwrap(Effect.map(Effect.clock, (clock) => {
     const reader = body.getReader()
     let bytesRead = 0
     let settled = false
     let expired = false
     let deadline = clock.unsafeCurrentTimeMillis() + idleMillis
-    const cancel = Effect.promise(() => reader.cancel().catch(() => undefined))
-    yield* Effect.addFinalizer(() => settled ? Effect.void : cancel)
-    yield* Effect.forkScoped(watchdog(
+    const watch = Effect.runFork(watchdog(
       clock,
       idleMillis,
       () => deadline,
-      Effect.suspend(() => {
-        if (settled) return Effect.void
+      Effect.sync(() => {
+        if (settled) return
         expired = true
-        return cancel
+        reader.cancel().catch(() => undefined)
       })
     ))
     const read = Effect.async<ReadableStreamReadResult<Uint8Array>, E>((resume) => {
@@ -125,7 +125,13 @@ const webBody = <E>(
         return Channel.zipRight(Channel.write(Chunk.of(result.value)), rearm)
       }
     )
-    return loop
+    return Channel.ensuring(
+      loop,
+      Effect.suspend(() => {
+        watch.unsafeInterruptAsFork(FiberId.none)
+        return settled ? Effect.void : Effect.promise(() => reader.cancel().catch(() => undefined))
+      })
+    )
   })))
 
 const mailboxBody = <E>(
