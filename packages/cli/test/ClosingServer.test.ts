@@ -1,0 +1,51 @@
+/**
+ * The server `serve` listens with: once closing, a keep-alive connection whose response was in flight
+ * when `close()` was called is closed as that response ends, instead of staying open for as long as the
+ * client keeps it alive (which kept the process running seconds after SIGTERM).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Agent, request } from "node:http"
+import type { AddressInfo } from "node:net"
+import * as ClosingServer from "../src/internal/closingServer.js"
+
+describe("ClosingServer", () => {
+  it("close() completes once the response in flight ends, though the client keeps its connection alive", async () => {
+    const server = ClosingServer.make()
+    // no idle timeout on the server's side: only the closing rule can end the kept-alive connection
+    server.keepAliveTimeout = 0
+    let end: () => void = () => undefined
+    server.on("request", (_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      response.write("data: 1\n\n")
+      end = () => response.end("data: 2\n\n")
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const agent = new Agent({ keepAlive: true })
+    try {
+      const { body, socketClosed } = await new Promise<{ body: Promise<string>; socketClosed: Promise<void> }>((resolve, reject) => {
+        const outgoing = request({ port: (server.address() as AddressInfo).port, host: "127.0.0.1", agent }, (response) => {
+          const socketClosed = new Promise<void>((done) => response.socket.once("close", () => done()))
+          let text = ""
+          const body = new Promise<string>((done) => {
+            response.on("data", (chunk: Buffer) => {
+              text += chunk.toString("utf8")
+            })
+            response.on("end", () => done(text))
+          })
+          resolve({ body, socketClosed })
+        })
+        outgoing.on("error", reject)
+        outgoing.end()
+      })
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      end()
+      expect(await body).toBe("data: 1\n\ndata: 2\n\n")
+      // the server closed the connection the agent would have kept
+      await socketClosed
+      await closed
+    } finally {
+      agent.destroy()
+      server.closeAllConnections()
+    }
+  })
+})
