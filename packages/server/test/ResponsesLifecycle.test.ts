@@ -1,10 +1,13 @@
 /**
- * `ResponsesLifecycle.toSsePieces`: the SSE text of events in pieces, a large string in slices of its JSON
- * escaping, equal to `toSse` character for character.
+ * `ResponsesLifecycle`: the events of long items (many deltas, held in blocks as they are written), and
+ * `toSsePieces`, the SSE text of events in pieces, a large string in slices of its JSON escaping, equal to
+ * `toSse` character for character.
  */
+import { StreamPart, UnsafePart, Usage } from "@effect-responses/core"
 import { ResponsesLifecycle } from "@effect-responses/server"
 import { describe, expect, it } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
+import { checkLifecycle, parseSse, type WireJson as Json } from "./utils.js"
 
 /** Characters whose escaping or encoding is awkward to slice: escapes, control characters, a surrogate pair, lone surrogates. */
 const awkward = FastCheck.constantFrom("a", "é", "\n", "\"", "\\", "\u0001", "\u2028", "😀", "\ud83d", "\ude00", "</")
@@ -36,5 +39,31 @@ describe("ResponsesLifecycle.toSsePieces", () => {
     expect(pieces.join("")).toBe(ResponsesLifecycle.toSse(events))
     expect(pieces.length).toBeGreaterThan(answer.length / (64 * 1024))
     expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(6 * 64 * 1024)
+  })
+})
+
+describe("ResponsesLifecycle, long items", () => {
+  it("10,000 text deltas, then two calls of 6,000 fragments interleaved (one buffered while the other streams): each fragment written once, the done events and the output whole", () => {
+    const encoder = ResponsesLifecycle.make({ responseId: "resp_1", createdAt: 0, model: "m", request: { echo: {}, namespacedTools: new Map() } })
+    const events: Array<ResponsesLifecycle.Event> = []
+    encoder.start(events)
+    const text = Array.from({ length: 10_000 }, (_, i) => `t${i} `)
+    for (const delta of text) encoder.push(UnsafePart.partUpdate("resp_1", 0, true, UnsafePart.textDelta(delta, {})), events)
+    const args = (call: string) => Array.from({ length: 6_000 }, (_, i) => `${call}${i},`)
+    const [first, second] = [args("a"), args("b")]
+    for (let i = 0; i < 6_000; i++) {
+      encoder.push(UnsafePart.partUpdate("resp_1", 1, true, UnsafePart.toolCallPart(i === 0 ? "call_a" : "", i === 0 ? "f" : "", first[i]!, {})), events)
+      encoder.push(UnsafePart.partUpdate("resp_1", 2, true, UnsafePart.toolCallPart(i === 0 ? "call_b" : "", i === 0 ? "g" : "", second[i]!, {})), events)
+    }
+    encoder.push(new StreamPart.ResponseFinished({ responseId: "resp_1", status: "completed", finishReason: "tool_calls", usage: Usage.empty }), events)
+    const output = checkLifecycle(parseSse(ResponsesLifecycle.toSse(events))).output as ReadonlyArray<Json>
+    expect(output.map((item) => item.type)).toEqual(["message", "function_call", "function_call"])
+    expect(output[0]!.content[0].text).toBe(text.join(""))
+    expect([output[1]!.call_id, output[1]!.arguments]).toEqual(["call_a", first.join("")])
+    expect([output[2]!.call_id, output[2]!.arguments]).toEqual(["call_b", second.join("")])
+    // the buffered call was written at its turn in one delta, the streamed ones a delta per fragment
+    const deltas = (type: string, outputIndex: number) => events.filter((event) => event.type === type && event.output_index === outputIndex).length
+    expect([deltas("response.output_text.delta", 0), deltas("response.function_call_arguments.delta", 1), deltas("response.function_call_arguments.delta", 2)])
+      .toEqual([10_000, 6_000, 1])
   })
 })

@@ -10,7 +10,7 @@ import { ChatCompletionsLanguageModel } from "@effect-responses/chat-completions
 import type { Event } from "../../ResponsesLifecycle.js"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import * as CustomInput from "../customInput.js"
-import { clientCallFits, contentPart, isClientCall, itemJson, shellAction, type Slot, textOf } from "./items.js"
+import { clientCallFits, compactWritten, contentPart, isClientCall, itemJson, shellAction, type Slot, textOf } from "./items.js"
 
 /** The writer of a response's items (see the module doc). Each method appends its events to `out`. */
 export interface ItemWriter {
@@ -90,6 +90,7 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
       let decoded = ""
       for (let index = slot.written; index < slot.chunks.length; index++) decoded += reader.feed(slot.chunks[index]!)
       slot.written = slot.chunks.length
+      compactWritten(slot)
       if (decoded !== "") {
         slot.customWritten += decoded
         emit(out, "response.custom_tool_call_input.delta", { item_id: slot.itemId, output_index: slot.outputIndex, delta: decoded })
@@ -100,6 +101,7 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
       ? slot.chunks[slot.written]!
       : slot.chunks.slice(slot.written).join("")
     slot.written = slot.chunks.length
+    compactWritten(slot)
     if (delta === "") return
     switch (slot.kind) {
       case "message":
@@ -173,11 +175,13 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
       slot.joined = input
       slot.chunks = []
       slot.written = 0
+      slot.blocks = 0
       slot.customReader = undefined
     } else if (slot.kind !== "reasoning" && slot.kind !== "verbatim") {
       slot.joined = slot.chunks.join("")
       slot.chunks = []
       slot.written = 0
+      slot.blocks = 0
     }
   }
 

@@ -52,6 +52,8 @@ export interface Slot {
   joined: string | undefined
   /** how many of `chunks` were written as deltas */
   written: number
+  /** how many of the first `chunks` are blocks: written chunks joined (`compactWritten`) */
+  blocks: number
   /** reasoning: the chunks of each summary part */
   summaries: Array<Array<string>>
   /** reasoning: the summary part being written, -1 before the first */
@@ -94,6 +96,7 @@ export const newSlot = (index: number, kind: Kind, makeId: (prefix: string) => s
   chunks: [],
   joined: undefined,
   written: 0,
+  blocks: 0,
   summaries: [],
   summaryOpen: -1,
   summaryWritten: 0,
@@ -105,6 +108,22 @@ export const newSlot = (index: number, kind: Kind, makeId: (prefix: string) => s
   customReader: undefined,
   customWritten: ""
 })
+
+/** Written chunks are joined into one block every this many (`compactWritten`). */
+const BLOCK_CHUNKS = 4096
+
+/**
+ * Joins the chunks written since the last block into one string once there are `BLOCK_CHUNKS` of them, so
+ * that a long answer in small deltas is held as a few strings per megabyte rather than one per delta
+ * (each small string costs a header and an array slot beside its characters).
+ */
+export const compactWritten = (slot: Slot): void => {
+  const loose = slot.written - slot.blocks
+  if (loose < BLOCK_CHUNKS) return
+  slot.chunks.splice(slot.blocks, loose, slot.chunks.slice(slot.blocks, slot.written).join(""))
+  slot.blocks++
+  slot.written = slot.blocks
+}
 
 /** The whole text, refusal or arguments of a slot (joined once when closed). */
 export const textOf = (slot: Slot): string => slot.joined ?? slot.chunks.join("")
@@ -315,6 +334,7 @@ export const kindOf = (part: Part.AssistantPart): Kind | undefined => {
 export const absorb = (slot: Slot, part: Part.AssistantPart, partial: boolean, replace: boolean) => {
   if (replace) {
     slot.chunks = []
+    slot.blocks = 0
     slot.summaries = []
   }
   if (part.type === "text" || part.type === "refusal" || part.type === "reasoning" || part.type === "tool_call") {

@@ -97,6 +97,7 @@ export const make = (
       if (slot.opened || update.partial) return
       slot.kind = kind
       slot.chunks = []
+      slot.blocks = 0
       slot.summaries = []
     }
     absorb(slot, update.part, update.partial, update.replace === true && !slot.opened)
