@@ -13,12 +13,14 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import * as Tracer from "effect/Tracer"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { readFixture, TOOL_CALL_SSE } from "./fixtures.js"
+import { readFixture, TEXT_SSE, TOOL_CALL_SSE } from "./fixtures.js"
 
 const API_KEY = "sk-test-secret-0123456789"
 
@@ -198,5 +200,40 @@ describe("ChatCompletionsLanguageModel over ChatCompletionsClient", () => {
       assert.instanceOf(error, AiError.HttpError)
       assert.strictEqual(error.status, 503)
       assert.strictEqual(fake.requests.length, 4)
+    }))
+
+  it.effect("createStream: one span, parent of the HTTP request, with the response's id, model, finish reason and usage, ended with the stream", () =>
+    Effect.gen(function*() {
+      const native = yield* Effect.tracer
+      const spans: Array<Tracer.Span> = []
+      const tracer = Tracer.make({
+        span: (...args) => {
+          const span = native.span(...args)
+          spans.push(span)
+          return span
+        },
+        context: (f, fiber) => native.context(f, fiber)
+      })
+      const http = HttpClient.make((request) =>
+        Effect.succeed(HttpClientResponse.fromWeb(request, new Response(readFixture(TEXT_SSE), { headers: sse })))
+      )
+      const client = yield* ChatCompletionsClient.make({ baseUrl: "http://x/v1" }).pipe(
+        Effect.provideService(HttpClient.HttpClient, http)
+      )
+      yield* Stream.runDrain(client.createStream({ model: "gpt-4o-mini", messages: [] })).pipe(Effect.withTracer(tracer))
+      const span = spans.find((s) => s.name === "ChatCompletionsClient.createStream")!
+      const request = spans.find((s) => s.name === "http.client POST")!
+      assert.strictEqual(Option.getOrUndefined(request.parent)?.spanId, span.spanId)
+      assert.strictEqual(span.status._tag, "Ended")
+      expect(Object.fromEntries(span.attributes)).toStrictEqual({
+        "gen_ai.operation.name": "chat",
+        "gen_ai.system": "openai",
+        "gen_ai.request.model": "gpt-4o-mini",
+        "gen_ai.response.id": "chatcmpl-Dx0Xq5Xx9rHB2ehcHZCRDsnuymUXc",
+        "gen_ai.response.model": "gpt-4o-mini-2024-07-18",
+        "gen_ai.response.finish_reasons": ["stop"],
+        "gen_ai.usage.input_tokens": 78,
+        "gen_ai.usage.output_tokens": 9
+      })
     }))
 })
