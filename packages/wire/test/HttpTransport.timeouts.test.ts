@@ -8,13 +8,18 @@ import { HttpTransport } from "@effect-responses/wire"
 import { assert, describe, it } from "@effect/vitest"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { createServer, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
 
 /** A client that never answers; counts attempts and the attempts that were aborted (interrupted). */
 const silentServer = () => {
@@ -230,6 +235,106 @@ describe("HttpTransport timeouts", () => {
       assert.instanceOf(error, AiError.TransportError)
       assert.strictEqual(error.timeout, "idle")
     }))
+})
+
+/**
+ * A loopback `node:http` server that answers every request with `answer` (given its response); the server's
+ * base URL and whether the client closed the request's connection before the answer ended.
+ */
+const nodeServer = (answer: (response: ServerResponse) => void) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly baseUrl: string; readonly state: { closedEarly: boolean } }>((resume) => {
+      const state = { closedEarly: false }
+      const server = createServer((request, response) => {
+        request.resume()
+        response.on("close", () => {
+          if (!response.writableFinished) state.closedEarly = true
+        })
+        answer(response)
+      })
+      server.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, state, server })))
+    }),
+    (handle) => Effect.sync(() => (handle as unknown as { readonly server: { closeAllConnections(): void; close(): void } }).server.closeAllConnections())
+  )
+
+const nodeClients = [
+  ["undici", NodeHttpClient.layerUndici],
+  ["node:http", NodeHttpClient.layer]
+] as const
+
+/** Waits, in real time, until `done()` (a Node socket's events happen while the test clock stands still). */
+const until = (done: () => boolean): Effect.Effect<void> =>
+  Effect.suspend(() => (done() ? Effect.void : Effect.zipRight(realPause, until(done))))
+
+describe("HttpTransport over @effect/platform-node's clients (a Node body)", () => {
+  for (const [kind, layer] of nodeClients) {
+    it.scoped(`a body that stalls fails with an idle timeout after the bytes that arrived, closing the request (${kind})`, () =>
+      Effect.gen(function*() {
+        const server = yield* nodeServer((response) => {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          response.write("data: {}\n\n")
+        })
+        const client = Context.get(yield* Layer.build(layer), HttpClient.HttpClient)
+        const transport = yield* transportOver(client, { idleTimeout: "30 seconds", baseUrl: server.baseUrl })
+        const response = yield* transport.execute({ model: "m" }, true)
+        const received: Array<Uint8Array> = []
+        const fiber = yield* Effect.fork(
+          Stream.runForEach(transport.bodyStream(response), (chunk) => Effect.sync(() => received.push(chunk)))
+        )
+        yield* until(() => received.length === 1)
+        yield* TestClock.adjust("29 seconds")
+        assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+        yield* TestClock.adjust("1 second")
+        const error = yield* Effect.flip(Fiber.join(fiber))
+        assert.instanceOf(error, AiError.TransportError)
+        assert.strictEqual(error.timeout, "idle")
+        assert.strictEqual(error.bytesReceived, 10)
+        yield* until(() => server.state.closedEarly)
+      }))
+
+    it.scoped(`a body written in pieces arrives whole and in order; one left early closes the request (${kind})`, () =>
+      Effect.gen(function*() {
+        const pieces = Array.from({ length: 20 }, (_, i) => `data: {"n":${i}}\n\n`)
+        const server = yield* nodeServer((response) => {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          let next = 0
+          const write = () => {
+            if (next === pieces.length) return void response.end()
+            response.write(pieces[next++])
+            setTimeout(write, 2)
+          }
+          write()
+        })
+        const client = Context.get(yield* Layer.build(layer), HttpClient.HttpClient)
+        const transport = yield* transportOver(client, { idleTimeout: "30 seconds", baseUrl: server.baseUrl })
+        const decoder = new TextDecoder()
+        let text = ""
+        yield* Stream.runForEach(
+          transport.bodyStream(yield* transport.execute({ model: "m" }, true)),
+          (chunk) => Effect.sync(() => (text += decoder.decode(chunk, { stream: true })))
+        )
+        assert.strictEqual(text, pieces.join(""))
+        assert.isFalse(server.state.closedEarly)
+        yield* Stream.runDrain(Stream.take(transport.bodyStream(yield* transport.execute({ model: "m" }, true)), 1))
+        yield* until(() => server.state.closedEarly)
+      }))
+
+    it.scoped(`a body that breaks off fails with a transport error that is no timeout (${kind})`, () =>
+      Effect.gen(function*() {
+        const server = yield* nodeServer((response) => {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          response.write("data: {}\n\n", () => setTimeout(() => response.socket?.destroy(), 20))
+        })
+        const client = Context.get(yield* Layer.build(layer), HttpClient.HttpClient)
+        const transport = yield* transportOver(client, { idleTimeout: "30 seconds", baseUrl: server.baseUrl })
+        const response = yield* transport.execute({ model: "m" }, true)
+        const error = yield* Effect.flip(Stream.runDrain(transport.bodyStream(response)))
+        assert.instanceOf(error, AiError.TransportError)
+        assert.isUndefined(error.timeout)
+        assert.strictEqual(error.bytesReceived, 10)
+      }))
+  }
 })
 
 describe("HttpTransport error bodies", () => {

@@ -9,9 +9,15 @@
  *   the read then fails with the idle error. One fiber per body, outside any scope (it only sleeps and
  *   cancels): interrupted without waiting for it when the body ends. A scoped fiber, awaited at the end,
  *   cost about a third of the client path's CPU on an empty stream (packages/bench/RESULTS.md).
- * - Any other body (Node's undici client, a wrapper of one's own) is read by a reader fiber into a small
- *   mailbox, which the watchdog fails. Ending such a body by finalizing it is not enough: a Node body
- *   waiting for data is not woken by its finalizer and would wait forever. Two fibers per body.
+ * - The body of a response of `@effect/platform-node`'s clients (undici's body, `node:http`'s
+ *   `IncomingMessage`: a Node `Readable` in its `source`) is read from that `Readable` in one channel; the
+ *   watchdog destroys it, which ends the pending read (and aborts the request). One fiber per body. Read
+ *   through the platform's `response.stream` into a mailbox instead, each chunk crossed from a reader fiber
+ *   to the consumer's: 27 of the gateway's 75 fiber steps per upstream chunk (packages/bench/RESULTS.md,
+ *   2026-12-02, round 4).
+ * - Any other body (a wrapper of one's own) is read by a reader fiber into a small mailbox, which the
+ *   watchdog fails. Ending such a body by finalizing it is not enough: a Node body waiting for data is not
+ *   woken by its finalizer and would wait forever. Two fibers per body.
  *
  * While the consumer holds a chunk (it is slower than the server) the clock is stopped: only the server's
  * silence counts.
@@ -54,9 +60,41 @@ export const watchBody = <E>(
     })
   }
   const source = ResponseBody.webSource(response)
-  return source !== undefined && source.body !== null
-    ? webBody(response, source.body, Duration.toMillis(idle), onError, onIdle)
+  if (source !== undefined && source.body !== null) return webBody(response, source.body, Duration.toMillis(idle), onError, onIdle)
+  const readable = nodeReadable(response)
+  return readable !== undefined
+    ? nodeBody(response, readable, Duration.toMillis(idle), onError, onIdle)
     : mailboxBody(response, Duration.toMillis(idle), onError, onIdle)
+}
+
+/** The part of a Node `Readable` (paused mode) that `nodeBody` uses. */
+interface NodeReadable {
+  readonly readable: boolean
+  readonly read: () => unknown
+  readonly on: (event: "readable" | "end" | "error", listener: (cause?: unknown) => void) => unknown
+  readonly off: (event: "readable" | "end" | "error", listener: (cause?: unknown) => void) => unknown
+  readonly destroy: (error?: Error) => unknown
+}
+
+const isNodeReadable = (value: unknown): value is NodeReadable =>
+  typeof value === "object" && value !== null && typeof (value as NodeReadable).readable === "boolean" &&
+  typeof (value as NodeReadable).read === "function" && typeof (value as NodeReadable).on === "function" &&
+  typeof (value as NodeReadable).destroy === "function"
+
+/**
+ * The Node `Readable` whose bytes `response.stream` reads, when `response` is one of `@effect/platform-node`'s
+ * (its `source` is undici's answer with the `Readable` as `body`, or `node:http`'s `IncomingMessage` itself;
+ * the `HttpClient`'s interruptible wrapper looked through, as `ResponseBody.webSource` does) and has no own
+ * `stream` in place of its class's; else `undefined`.
+ */
+const nodeReadable = (response: HttpClientResponse.HttpClientResponse): NodeReadable | undefined => {
+  const original: unknown = (response as { readonly original?: unknown }).original
+  if (original !== undefined) response = original as HttpClientResponse.HttpClientResponse
+  if (Object.hasOwn(response, "stream")) return undefined
+  const source: unknown = (response as { readonly source?: unknown }).source
+  if (isNodeReadable(source)) return source
+  const body: unknown = typeof source === "object" && source !== null ? (source as { readonly body?: unknown }).body : undefined
+  return isNodeReadable(body) ? body : undefined
 }
 
 /** The watchdog: sleeps until `deadline()` has passed (re-armed each time it wakes too early), then `expire`. */
@@ -132,6 +170,92 @@ const webBody = <E>(
         return settled ? Effect.void : Effect.promise(() => reader.cancel().catch(() => undefined))
       })
     )
+  })))
+
+const nodeBody = <E>(
+  response: HttpClientResponse.HttpClientResponse,
+  readable: NodeReadable,
+  idleMillis: number,
+  onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
+  onIdle: (bytesRead: number) => E
+): Stream.Stream<Uint8Array, E> =>
+  Stream.fromChannel(Channel.unwrapScoped(Effect.gen(function*() {
+    const clock = yield* Effect.clock
+    let bytesRead = 0
+    let ended = false
+    let expired = false
+    let failure: unknown = undefined
+    let deadline = clock.unsafeCurrentTimeMillis() + idleMillis
+    // woken by the `Readable`'s events while a read waits
+    let wake: (() => void) | undefined
+    const onReadable = () => wake?.()
+    const onEnd = () => {
+      ended = true
+      wake?.()
+    }
+    const onFailure = (cause: unknown) => {
+      failure ??= cause
+      wake?.()
+    }
+    readable.on("readable", onReadable)
+    readable.on("end", onEnd)
+    readable.on("error", onFailure)
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        readable.off("readable", onReadable)
+        readable.off("end", onEnd)
+        readable.off("error", onFailure)
+        // a body left before its end is destroyed, which aborts the request
+        if (!ended) readable.destroy()
+      })
+    )
+    yield* Effect.forkScoped(watchdog(
+      clock,
+      idleMillis,
+      () => deadline,
+      Effect.sync(() => {
+        if (ended || failure !== undefined) return
+        expired = true
+        readable.destroy(new Error("idle timeout"))
+      })
+    ))
+    const waitForData = Effect.async<void>((resume) => {
+      wake = () => {
+        wake = undefined
+        resume(Effect.void)
+      }
+      return Effect.sync(() => {
+        wake = undefined
+      })
+    })
+    const loop: Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, E, unknown, void, unknown> = Channel.suspend(() => {
+      if (expired) return Channel.fail(onIdle(bytesRead))
+      if (failure !== undefined) {
+        return Channel.fail(onError(
+          new HttpClientError.ResponseError({ request: response.request, response, reason: "Decode", cause: failure }),
+          bytesRead
+        ))
+      }
+      const chunks: Array<Uint8Array> = []
+      for (let piece = readable.read(); piece !== null; piece = readable.read()) {
+        chunks.push(piece as Uint8Array)
+        bytesRead += (piece as Uint8Array).length
+      }
+      if (chunks.length > 0) {
+        deadline = Infinity // the consumer holds the chunks: its time is not the server's silence
+        return Channel.zipRight(Channel.write(Chunk.unsafeFromArray(chunks)), rearm)
+      }
+      if (ended || !readable.readable) {
+        ended = true
+        return Channel.void
+      }
+      return Channel.zipRight(Channel.fromEffect(waitForData), loop)
+    })
+    const rearm = Channel.suspend(() => {
+      deadline = clock.unsafeCurrentTimeMillis() + idleMillis
+      return loop
+    })
+    return loop
   })))
 
 const mailboxBody = <E>(
