@@ -568,12 +568,13 @@ const sseBody = (
       write(out)
       return encode(out)
     })
-  // One stage per upstream chunk: its parts through the lifecycle, the events' bytes written (a batch of
-  // deltas at once; a batch with whole-item events one frame per pull, as `encodeBatch` does), and no read
-  // of the upstream after the batch that holds the terminal event. It replaced `mapChunks`, `takeUntil`
-  // and `flatMap(encode)` (a stream run per batch): 137 -> 68 fiber steps per upstream chunk on a paced stream
-  // (packages/bench/RESULTS.md, 2026-12-02).
-  type Encoding = Channel.Channel<Chunk.Chunk<Uint8Array>, Chunk.Chunk<StreamPart.StreamPart>, AiError.AiError, AiError.AiError, unknown, unknown>
+  // One channel pulls the upstream and encodes each chunk: its parts through the lifecycle, the events'
+  // bytes written (a batch of deltas at once; a batch with whole-item events one frame per pull, as
+  // `encodeBatch` does), and no pull of the upstream after the batch that holds the terminal event. It
+  // replaced `mapChunks`, `takeUntil` and `flatMap(encode)` (a stream run per batch: 137 -> 68 fiber steps
+  // per upstream chunk), then `repeatEffectChunkOption(pull)` piped into it (a stage of its own: 46 -> 40)
+  // (packages/bench/RESULTS.md, 2026-12-02, rounds 3 and 4).
+  type Encoding = Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, AiError.AiError, unknown, unknown, unknown>
   const writeFrames = (frames: Iterator<Uint8Array>): Encoding =>
     Channel.suspend(() => {
       const next = frames.next()
@@ -588,18 +589,14 @@ const sseBody = (
     saved = true
     return Channel.zipRight(Channel.fromEffect(onTerminal(lifecycle.response())), written)
   }
-  const encoding: Encoding = Channel.readWith({
-    onInput: (chunk: Chunk.Chunk<StreamPart.StreamPart>) => {
-      const out: Array<ResponsesLifecycle.Event> = []
-      for (const part of chunk) lifecycle.push(part, out)
-      const written = writeEvents(out)
-      return lifecycle.terminated() ? written : Channel.zipRight(written, encoding)
-    },
-    onFailure: (error: AiError.AiError) => Channel.fail(error),
-    onDone: () => Channel.void
+  const encoding: Encoding = Channel.flatMap(Channel.fromEffect(Effect.either(pull)), (pulled) => {
+    if (Either.isLeft(pulled)) return Option.isNone(pulled.left) ? Channel.void : Channel.fail(pulled.left.value)
+    const out: Array<ResponsesLifecycle.Event> = []
+    for (const part of pulled.right) lifecycle.push(part, out)
+    const written = writeEvents(out)
+    return lifecycle.terminated() ? written : Channel.zipRight(written, encoding)
   })
-  const rest = lifecycle.terminated() ? Stream.empty : Stream.repeatEffectChunkOption(pull).pipe(
-    Stream.pipeThroughChannel(encoding),
+  const rest = lifecycle.terminated() ? Stream.empty : Stream.fromChannel(encoding).pipe(
     Stream.tapError(logUpstreamError),
     Stream.catchAll((error) => after((out) => lifecycle.fail(responseErrorOf(error), out))),
     Stream.concat(after((out) => lifecycle.end(out))),
