@@ -219,14 +219,13 @@ const nodeBody = <E>(
         readable.destroy(new Error("idle timeout"))
       })
     ))
+    // No canceler: an `Effect.async` that returns one is wrapped in `onInterrupt` (about 8 fiber steps per
+    // wait); a wake after an interruption is ignored by the fiber (its callback was already called).
     const waitForData = Effect.async<void>((resume) => {
       wake = () => {
         wake = undefined
         resume(Effect.void)
       }
-      return Effect.sync(() => {
-        wake = undefined
-      })
     })
     const loop: Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, E, unknown, void, unknown> = Channel.suspend(() => {
       if (expired) return Channel.fail(onIdle(bytesRead))
