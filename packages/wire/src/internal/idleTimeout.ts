@@ -179,8 +179,7 @@ const nodeBody = <E>(
   onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
   onIdle: (bytesRead: number) => E
 ): Stream.Stream<Uint8Array, E> =>
-  Stream.fromChannel(Channel.unwrapScoped(Effect.gen(function*() {
-    const clock = yield* Effect.clock
+  Stream.fromChannel(Channel.unwrap(Effect.map(Effect.clock, (clock) => {
     let bytesRead = 0
     let ended = false
     let expired = false
@@ -200,16 +199,8 @@ const nodeBody = <E>(
     readable.on("readable", onReadable)
     readable.on("end", onEnd)
     readable.on("error", onFailure)
-    yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        readable.off("readable", onReadable)
-        readable.off("end", onEnd)
-        readable.off("error", onFailure)
-        // a body left before its end is destroyed, which aborts the request
-        if (!ended) readable.destroy()
-      })
-    )
-    yield* Effect.forkScoped(watchdog(
+    // outside any scope, as the web body's: interrupted without waiting for it when the body ends
+    const watch = Effect.runFork(watchdog(
       clock,
       idleMillis,
       () => deadline,
@@ -254,7 +245,17 @@ const nodeBody = <E>(
       deadline = clock.unsafeCurrentTimeMillis() + idleMillis
       return loop
     })
-    return loop
+    return Channel.ensuring(
+      loop,
+      Effect.sync(() => {
+        watch.unsafeInterruptAsFork(FiberId.none)
+        readable.off("readable", onReadable)
+        readable.off("end", onEnd)
+        readable.off("error", onFailure)
+        // a body left before its end is destroyed, which aborts the request
+        if (!ended) readable.destroy()
+      })
+    )
   })))
 
 const mailboxBody = <E>(
