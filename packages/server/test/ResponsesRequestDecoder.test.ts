@@ -209,6 +209,36 @@ describe("ResponsesRequestDecoder", () => {
       expect(missing).toMatchObject({ param: "tool_choice", code: "invalid_value" })
     }))
 
+  it.effect("a tool_search_output names every tool it loaded to the upstream, also one the request declared with defer_loading", () =>
+    Effect.gen(function*() {
+      const search = (callId: string, tools: ReadonlyArray<unknown>) => [
+        { type: "tool_search_call", call_id: callId, execution: "client", arguments: { query: "crm" } },
+        { type: "tool_search_output", call_id: callId, execution: "client", tools }
+      ]
+      const archive = { type: "namespace", name: "crm", tools: [{ type: "function", name: "archive", defer_loading: true }] }
+      const decoded = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        tools: [archive, { type: "tool_search", execution: "client" }],
+        input: [
+          { role: "user", content: "Archive it" },
+          ...search("s1", [archive, { type: "function", name: "refund" }]),
+          // a second search loading a tool the first one loaded
+          ...search("s2", [{ type: "function", name: "refund" }])
+        ]
+      })
+      const results = decoded.prompt.messages.flatMap((message) =>
+        message instanceof Message.ToolMessage
+          ? message.results.flatMap((result) => result instanceof Part.ToolResultPart ? [[result.callId, result.output]] : [])
+          : []
+      )
+      expect(results).toEqual([["s1", "Tools loaded: crm__archive, refund."], ["s2", "Tools loaded: refund."]])
+      expect(decoded.tools.map((tool) => tool.name)).toEqual(["crm__archive", "refund"])
+      const none = yield* ResponsesRequestDecoder.decode({ model: "m", input: [{ role: "user", content: "x" }, ...search("s3", [])] })
+      expect(none.prompt.messages.at(-1)).toEqual(
+        new Message.ToolMessage({ results: [new Part.ToolResultPart({ callId: "s3", name: "tool_search", output: "No tools loaded." })] })
+      )
+    }))
+
   it.effect("common items take a checked fast path: extra fields are ignored as by the schema, a wrong field still gets the schema's error", () =>
     Effect.gen(function*() {
       const decoded = yield* ResponsesRequestDecoder.decode({

@@ -296,11 +296,10 @@ export const decodeInput = (
           break
         }
         case "tool_search_output": {
-          // its tools join the tool list; the upstream reads the names it loaded as the search's result
+          // its tools join the tool list; the upstream reads the names it loaded as the search's result (also
+          // those the request declared already, e.g. with `defer_loading`)
           const output = yield* decodeAt(ToolSearchOutputInput, item, ["input", index])
-          const before = toolSet.tools.length
-          yield* decodeTools(output.tools, ["input", index, "tools"], policy, toolSet)
-          const loaded = toolSet.tools.slice(before).map((tool) => tool.name)
+          const loaded = yield* decodeTools(output.tools, ["input", index, "tools"], policy, toolSet)
           const callId = output.call_id ?? output.id ?? `tool_search_${index}`
           if (!callNames.has(callId)) toolCall(callId, TOOL_SEARCH, "{}", {})
           toolResult(callId, loaded.length === 0 ? "No tools loaded." : `Tools loaded: ${loaded.join(", ")}.`)

@@ -71,14 +71,17 @@ export const makeToolSet = (): ToolSet => ({
   topLevel: new Set()
 })
 
-/** Adds one function or custom tool (of `namespace`, if any) to `set`, unless a tool of that name is there. */
-const addTool = (set: ToolSet, definition: LanguageModel.ToolDefinition, custom: boolean, namespace?: string) => {
-  if (set.tools.some((tool) => tool.name === definition.name)) return
+/**
+ * Adds one function or custom tool (of `namespace`, if any) to `set`, unless a tool of that name is there;
+ * returns its name.
+ */
+const addTool = (set: ToolSet, definition: LanguageModel.ToolDefinition, custom: boolean, namespace?: string): string => {
+  if (set.tools.some((tool) => tool.name === definition.name)) return definition.name
   set.tools.push(definition)
   if (custom) set.custom.add(definition.name)
   if (namespace === undefined) {
     set.topLevel.add(definition.name)
-    return
+    return definition.name
   }
   const name = definition.name.slice(namespace.length + NAMESPACE_SEPARATOR.length)
   const original = { namespace, name }
@@ -87,6 +90,7 @@ const addTool = (set: ToolSet, definition: LanguageModel.ToolDefinition, custom:
   const namespaces = set.bare.get(name) ?? []
   namespaces.push(namespace)
   set.bare.set(name, namespaces)
+  return definition.name
 }
 
 /**
@@ -131,24 +135,27 @@ const customTool = (tool: typeof CustomToolParam.Type, name: string): LanguageMo
  * ones presented like the others (the upstream has no tool search, so it sees every tool the client may
  * call), `tool_search` left out (the client's search is not needed when every tool is presented), the
  * client-run `apply_patch`, `shell` and `local_shell` presented as functions (`APPLY_PATCH`, `SHELL`,
- * `LOCAL_SHELL`), built-in tools dropped or refused by `policy`.
+ * `LOCAL_SHELL`), built-in tools dropped or refused by `policy`. Returns the names the upstream sees for the
+ * list's function, custom and client-run tools, in order, also those `set` held already (a tool search may
+ * load a tool the request declared with `defer_loading`).
  */
 export const decodeTools = (
   rawTools: ReadonlyArray<unknown>,
   at: ReadonlyArray<PropertyKey>,
   policy: BuiltinToolsPolicy,
   set: ToolSet
-): Effect.Effect<void, RequestError> =>
+): Effect.Effect<ReadonlyArray<string>, RequestError> =>
   Effect.gen(function*() {
     const where = (index: number, ...rest: ReadonlyArray<PropertyKey>) => formatParam([...at, index, ...rest])
+    const names: Array<string> = []
     for (let index = 0; index < rawTools.length; index++) {
       const tool = rawTools[index]
       const type = isObject(tool) ? stringField(tool, "type") : undefined
       if (type === "function") {
-        addTool(set, functionTool(yield* decodeAt(FunctionToolParam, tool, [...at, index])), false)
+        names.push(addTool(set, functionTool(yield* decodeAt(FunctionToolParam, tool, [...at, index])), false))
       } else if (type === "custom") {
         const custom = yield* decodeAt(CustomToolParam, tool, [...at, index])
-        addTool(set, customTool(custom, custom.name), true)
+        names.push(addTool(set, customTool(custom, custom.name), true))
       } else if (type === "namespace") {
         const group = yield* decodeAt(NamespaceToolParam, tool, [...at, index])
         for (let inner = 0; inner < group.tools.length; inner++) {
@@ -158,10 +165,10 @@ export const decodeTools = (
           const flat = (name: string) => `${group.name}${NAMESPACE_SEPARATOR}${name}`
           if (innerType === "function") {
             const fn = yield* decodeAt(FunctionToolParam, innerTool, path)
-            addTool(set, functionTool({ ...fn, name: flat(fn.name) }), false, group.name)
+            names.push(addTool(set, functionTool({ ...fn, name: flat(fn.name) }), false, group.name))
           } else if (innerType === "custom") {
             const custom = yield* decodeAt(CustomToolParam, innerTool, path)
-            addTool(set, customTool(custom, flat(custom.name)), true, group.name)
+            names.push(addTool(set, customTool(custom, flat(custom.name)), true, group.name))
           } else {
             return yield* fail(
               `Unsupported tool type in namespace ${group.name}: ${String(innerType)}. This gateway supports function and custom tools there.`,
@@ -178,6 +185,7 @@ export const decodeTools = (
           addTool(set, definition, false)
           set[field] = definition.name
         }
+        names.push(set[field] ?? definition.name)
       } else if (type === "tool_search") {
         yield* Effect.logDebug(
           `${where(index)}: tool_search not sent upstream: every tool, deferred or not, is presented to the upstream`
@@ -192,6 +200,7 @@ export const decodeTools = (
         return yield* fail("Each tool must be an object with a string 'type'.", where(index, "type"), "invalid_type")
       }
     }
+    return names
   })
 
 /** The name of the function the client-run `apply_patch` tool is presented as. */
