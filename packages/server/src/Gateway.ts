@@ -25,7 +25,8 @@
  * - 400 from the decoder for what a stateless bridge cannot honour, naming the parameter;
  * - an upstream error before the first byte: the upstream's 4xx status and error, 502 for an upstream 5xx,
  *   an unreachable upstream (`upstream_unreachable`, with the generic `UPSTREAM_UNREACHABLE` message: the
- *   upstream's URL and the socket error go to the log only) or an unreadable answer; 504
+ *   upstream's URL and the socket error go to the log only), a connection that broke off after part of the
+ *   upstream's body arrived (`upstream_disconnected`, `UPSTREAM_DISCONNECTED`) or an unreadable answer; 504
  *   `upstream_timeout` when the upstream's headers timeout or idle timeout passed (`TransportError.timeout`,
  *   see `Upstream.ChatCompletionsOptions`); 400 `invalid_prompt` when the upstream protocol cannot carry the
  *   prompt (e.g. an image by file id over Chat Completions). An upstream HTTP error passes its
@@ -241,13 +242,22 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
           code: "upstream_timeout"
         })
       }
-      return new GatewayError({
-        status: 502,
-        description: UPSTREAM_UNREACHABLE,
-        errorType: "server_error",
-        param: null,
-        code: "upstream_unreachable"
-      })
+      // part of the body arrived (a whole answer read before anything reached the client): it broke off
+      return error.bytesReceived !== undefined && error.bytesReceived > 0
+        ? new GatewayError({
+          status: 502,
+          description: UPSTREAM_DISCONNECTED,
+          errorType: "server_error",
+          param: null,
+          code: "upstream_disconnected"
+        })
+        : new GatewayError({
+          status: 502,
+          description: UPSTREAM_UNREACHABLE,
+          errorType: "server_error",
+          param: null,
+          code: "upstream_unreachable"
+        })
     case "InvalidPrompt":
       return new GatewayError({
         status: 400,
@@ -287,8 +297,8 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
 }
 
 /**
- * What a client is told when the upstream could not be reached or its connection broke off
- * (`TransportError`). The detail (the upstream's URL, the socket error) stays in the gateway's log: the
+ * What a client is told when the upstream could not be reached or its connection broke off before any of
+ * its body arrived (`TransportError`). The detail (the upstream's URL, the socket error) stays in the gateway's log: the
  * upstream's address is the operator's business, not the client's.
  *
  * @since 0.1.0
@@ -298,7 +308,8 @@ export const UPSTREAM_UNREACHABLE = "the upstream model server could not be reac
 
 /**
  * What a client is told when the upstream's connection broke off after the response began streaming (a
- * `TransportError` mid-stream); the detail goes to the log.
+ * `TransportError` mid-stream), or after part of its body arrived (a 502 before the first byte to the
+ * client, e.g. a whole answer cut off); the detail goes to the log.
  *
  * @since 0.1.0
  * @category errors

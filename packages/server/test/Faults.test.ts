@@ -79,6 +79,22 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(answer.text).not.toContain("could not be reached")
       })))
 
+  it.effect("a whole answer that breaks off after part of its body: 502 upstream_disconnected, not \"could not be reached\"", () =>
+    withScriptedGateway([(_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" })
+      response.write("{\"id\":\"chatcmpl-w\",", () => setTimeout(() => response.socket?.destroy(), 50))
+    }], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(answer.status).toBe(502)
+        expect(JSON.parse(answer.text).error).toEqual({
+          message: Gateway.UPSTREAM_DISCONNECTED,
+          type: "server_error",
+          param: null,
+          code: "upstream_disconnected"
+        })
+      })))
+
   it.effect("an answer whose done events exceed 64 KiB of SSE: every event up to response.completed is sent", () => {
     // 2,000 deltas of 50 characters: output_text.done, content_part.done, output_item.done and
     // response.completed each repeat 100,000 characters, so their frames are written one at a time.
