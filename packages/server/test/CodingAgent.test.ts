@@ -226,6 +226,32 @@ describe("a coding agent's request through the gateway", () => {
         ])
       })))
 
+  it.effect("a custom or namespaced call whose name the upstream streams in pieces (apply_ + patch, crm. + lookup) is still that call, its input whole", () =>
+    withScriptedGateway([
+      sse(
+        toolChunk({ index: 0, id: "call_s", name: "apply_", arguments: "" }),
+        toolChunk({ index: 0, name: "patch", arguments: "{\"input\": " }),
+        toolChunk({ index: 0, arguments: JSON.stringify(PATCH_INPUT) + "}" }),
+        toolChunk({ index: 1, id: "call_l", name: "crm.", arguments: "{\"id\"" }),
+        toolChunk({ index: 1, name: "lookup", arguments: ": \"7\"}" }),
+        toolChunk({ index: 2, id: "call_h", name: "sh", arguments: "" }),
+        toolChunk({ index: 2, name: "ell", arguments: "{\"command\": [\"ls\"]}" }),
+        finishChunks("tool_calls")
+      )
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, agentRequest(true))
+        const frames = parseSse(answer.text)
+        const output = checkLifecycle(frames).output as ReadonlyArray<Json>
+        expect(output.map((item) => [item.type, item.id.split("_")[0], item.call_id, item.namespace, item.name, item.input ?? item.arguments])).toEqual([
+          ["custom_tool_call", "ctc", "call_s", undefined, "apply_patch", PATCH_INPUT],
+          ["function_call", "fc", "call_l", "crm", "lookup", "{\"id\": \"7\"}"],
+          ["function_call", "fc", "call_h", undefined, "shell", "{\"command\": [\"ls\"]}"]
+        ])
+        const added = frames.filter((frame) => frame.data.type === "response.output_item.added").map((frame) => (frame.data.item as Json).type)
+        expect(added).toEqual(["custom_tool_call", "function_call", "function_call"])
+      })))
+
   it.effect("openai SDK: stream() + finalResponse() and create() (non-streaming) both give the custom_tool_call", () =>
     withScriptedGateway([
       patchStream(),

@@ -109,6 +109,12 @@ export const newSlot = (index: number, kind: Kind, makeId: (prefix: string) => s
   customWritten: ""
 })
 
+/** Makes an unwritten `slot` an item of `kind`, with a fresh item id of that kind. */
+export const changeKind = (slot: Slot, kind: Kind, makeId: (prefix: string) => string): void => {
+  slot.kind = kind
+  slot.itemId = makeId(ID_PREFIXES[kind])
+}
+
 /** Written chunks are joined into one block every this many (`compactWritten`). */
 const BLOCK_CHUNKS = 4096
 

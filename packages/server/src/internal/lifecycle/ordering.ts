@@ -4,7 +4,9 @@
  * parts of other indices are kept in their slot and written, whole so far, when their turn comes (lowest
  * upstream index first). An item closes at its completing part, at the end of the response, or, for text,
  * refusal and reasoning, as soon as another item receives a delta; content that still arrives for an item
- * closed early opens a new item.
+ * closed early opens a new item. A function call whose name so far (a server may stream it in pieces:
+ * `apply_`, then `patch`) could still become a custom or client-run tool's is not written until its name
+ * says which, or it is complete.
  *
  * @internal
  */
@@ -12,7 +14,7 @@ import type { StreamPart } from "@effect-responses/core"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import type { Event } from "../../ResponsesLifecycle.js"
 import type { ItemWriter } from "./itemEvents.js"
-import { absorb, carriesContent, isCall, isClientCall, type Kind, kindOf, newSlot, type Slot } from "./items.js"
+import { absorb, carriesContent, changeKind, isCall, isClientCall, type Kind, kindOf, newSlot, type Slot } from "./items.js"
 
 /** The ordering of one response's items: `push` takes a part, `closeAll` closes every item left open. */
 export interface Ordering {
@@ -41,14 +43,35 @@ export const make = (
     return slot
   }
 
-  /** After the active item closed: opens the lowest pending upstream index, closing it too when complete. */
-  const advance = (out: Array<Event>) => {
+  /**
+   * The names a call of a custom or client-run tool may come under (flattened, dotted, bare), which a
+   * function call's name may still grow into while a server streams it in pieces (`apply_`, then `patch`).
+   */
+  let specialNames: ReadonlyArray<string> | undefined
+  const mayBecomeSpecial = (slot: Slot): boolean => {
+    if (slot.kind !== "function_call") return false
+    if (specialNames === undefined) {
+      const flat = new Set<string>(request.customTools)
+      for (const name of [request.applyPatch, request.shell, request.localShell]) if (name !== undefined) flat.add(name)
+      const names = [...flat]
+      for (const alias of request.namespacedTools.keys()) if (flat.has(flatName(alias))) names.push(alias)
+      specialNames = names
+    }
+    return specialNames.some((name) => name !== slot.name && name.startsWith(slot.name))
+  }
+
+  /**
+   * After the active item closed: opens the lowest pending upstream index, closing it too when complete. A
+   * function call whose name so far may still grow into a custom or client-run tool's waits, unwritten,
+   * until its name says otherwise or it is complete (unless `force`: the response ends).
+   */
+  const advance = (out: Array<Event>, force = false) => {
     while (writer.active() === undefined) {
       let next: Slot | undefined
       for (const slot of slots.values()) {
         if (!slot.closed && (next === undefined || slot.upstreamIndex < next.upstreamIndex)) next = slot
       }
-      if (next === undefined) return
+      if (next === undefined || (!force && !next.completing && mayBecomeSpecial(next))) return
       writer.open(next, out)
       writer.flush(next, out)
       if (next.completing) writer.close(next, "completed", out)
@@ -93,12 +116,19 @@ export const make = (
     }
     const slot = slotOf(update.outputIndex, kind)
     if (slot.kind !== kind) {
-      // a complete part of another kind replaces what the slot held, as long as nothing was written
-      if (slot.opened || update.partial) return
-      slot.kind = kind
-      slot.chunks = []
-      slot.blocks = 0
-      slot.summaries = []
+      if (slot.opened) return
+      if (update.partial) {
+        // a call whose name grew into a custom or client-run tool's before it was written: the same
+        // argument fragments, another item
+        if (!isCall(slot.kind) || !isCall(kind)) return
+        changeKind(slot, kind, makeId)
+      } else {
+        // a complete part of another kind replaces what the slot held, as long as nothing was written
+        changeKind(slot, kind, makeId)
+        slot.chunks = []
+        slot.blocks = 0
+        slot.summaries = []
+      }
     }
     absorb(slot, update.part, update.partial, update.replace === true && !slot.opened)
     if (!update.partial) slot.completing = true
@@ -124,7 +154,7 @@ export const make = (
     const active = writer.active()
     if (active !== undefined) writer.close(active, itemStatus, out)
     for (;;) {
-      advance(out)
+      advance(out, true)
       const next = writer.active()
       if (next === undefined) return
       writer.close(next, itemStatus, out)
