@@ -36,8 +36,8 @@
  * process compiles its code at first use, which made the first client request hold the event loop for tens
  * of milliseconds. Once listening it prints one line, `effect-responses: serving http://HOST:PORT/v1 ->
  * UPSTREAM`, and runs until interrupted (Ctrl-C, SIGTERM: exit 130, 143). On interruption it stops
- * accepting connections, a stream in flight ends with `response.failed` (its upstream request aborted),
- * and each kept-alive client connection is closed as its response ends, so that the process exits at once
+ * accepting connections, a stream in flight ends with `response.failed` code `server_shutting_down` (its
+ * upstream request aborted), and each kept-alive client connection is closed as its response ends, so that the process exits at once
  * rather than when the clients' keep-alive runs out (3-4 s with undici, under the `openai` SDK).
  *
  * @since 0.1.0

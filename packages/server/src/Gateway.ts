@@ -42,7 +42,7 @@
  *
  * Streaming starts only once the upstream's first element arrived, so that errors before it keep their
  * HTTP status; an upstream error, timeout or disconnect later becomes `response.failed` (`responseErrorOf`)
- * and the stream ends. A client that disconnects interrupts the response, which aborts the upstream
+ * and the stream ends (`server_shutting_down` when the gateway is shutting down: `SHUTTING_DOWN`). A client that disconnects interrupts the response, which aborts the upstream
  * request. A response whose upstream reported no usage has `usage: null` (see `ResponsesLifecycle`).
  * Events are serialized one at a time as the socket takes them (small ones grouped), so that the terminal
  * events of a large answer, which each repeat its text, are never all held at once.
@@ -111,6 +111,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -315,6 +316,31 @@ export const UPSTREAM_UNREACHABLE = "the upstream model server could not be reac
  * @category errors
  */
 export const UPSTREAM_DISCONNECTED = "the upstream model server's connection broke off before the response was complete"
+
+/**
+ * What a client whose stream is in flight is told when the gateway shuts down (its `layer` released, as
+ * `effect-responses serve` does on SIGTERM or Ctrl-C): a `response.failed` with code `server_shutting_down`
+ * and this message, the upstream request aborted. Without it the shutdown's closing of the upstream
+ * connection would read as the upstream's fault (`UPSTREAM_DISCONNECTED`).
+ *
+ * @since 0.4.0
+ * @category errors
+ */
+export const SHUTTING_DOWN = "the gateway is shutting down: the response was cut off; send the request again"
+
+/** Whether the gateway serving a request is being released (`layer`): set by its first finalizer. */
+class ShuttingDown extends Context.Tag("@effect-responses/server/Gateway/ShuttingDown")<
+  ShuttingDown,
+  { readonly now: () => boolean }
+>() {}
+
+const shuttingDownLayer = Layer.scoped(
+  ShuttingDown,
+  Effect.suspend(() => {
+    let closing = false
+    return Effect.as(Effect.addFinalizer(() => Effect.sync(() => (closing = true))), { now: () => closing })
+  })
+)
 
 /**
  * The message of an upstream timeout: `headers` (no response headers within the headers timeout) or `idle`
@@ -558,6 +584,7 @@ const sseBody = (
   first: Chunk.Chunk<StreamPart.StreamPart>,
   pull: Effect.Effect<Chunk.Chunk<StreamPart.StreamPart>, Option.Option<AiError.AiError>>,
   scope: Scope.CloseableScope,
+  shuttingDown: () => boolean,
   onTerminal?: (response: ResponsesLifecycle.ResponseObject) => Effect.Effect<void>
 ): Stream.Stream<Uint8Array> => {
   // with a store, the response is saved before its terminal event is written: a client that continues it
@@ -608,8 +635,13 @@ const sseBody = (
     return lifecycle.terminated() ? written : Channel.zipRight(written, encoding)
   })
   const rest = lifecycle.terminated() ? Stream.empty : Stream.fromChannel(encoding).pipe(
-    Stream.tapError(logUpstreamError),
-    Stream.catchAll((error) => after((out) => lifecycle.fail(responseErrorOf(error), out))),
+    // an upstream failure while the gateway shuts down is the shutdown's closing of the upstream connection
+    Stream.tapError((error) => shuttingDown() ? Effect.logInfo(`a stream in flight ended: ${SHUTTING_DOWN}`) : logUpstreamError(error)),
+    Stream.catchAll((error) =>
+      after((out) =>
+        lifecycle.fail(shuttingDown() ? { code: "server_shutting_down", message: SHUTTING_DOWN } : responseErrorOf(error), out)
+      )
+    ),
     Stream.concat(after((out) => lifecycle.end(out))),
     Stream.catchAllCause((cause) =>
       Cause.isInterruptedOnly(cause)
@@ -749,10 +781,11 @@ export const createResponse = (
         save(response).pipe(
           Effect.catchAll((error) => Effect.logError(`the streamed response ${response.id} was not stored: ${error.description}`))
         )
-      return HttpServerResponse.stream(sseBody(ResponsesLifecycle.make(lifecycleOptions), first, pull, scope, onTerminal), {
-        contentType: "text/event-stream",
-        headers: Headers.fromInput({ "cache-control": "no-cache" })
-      })
+      const shuttingDown = yield* Effect.serviceOption(ShuttingDown)
+      return HttpServerResponse.stream(
+        sseBody(ResponsesLifecycle.make(lifecycleOptions), first, pull, scope, () => Option.isSome(shuttingDown) && shuttingDown.value.now(), onTerminal),
+        { contentType: "text/event-stream", headers: Headers.fromInput({ "cache-control": "no-cache" }) }
+      )
     }).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Scope.close(scope, exit)))
   }).pipe(
     Effect.catchAll((error) => Effect.succeed(error.response)),
@@ -962,7 +995,10 @@ export const validateOptions = (options: Options): Effect.Effect<Options, Gatewa
 /**
  * Serves the gateway on the `HttpServer` in the context (e.g. `NodeHttpServer.layer(createServer, {port:
  * 8787, host: "127.0.0.1"})`), over the `Upstream` in the context. Fails with `GatewayOptionsError`, before
- * serving anything, when the options cannot serve (`validateOptions`).
+ * serving anything, when the options cannot serve (`validateOptions`). Once the layer is being released (the
+ * app shuts down), a stream in flight whose upstream call then ends in an error (the upstream connection
+ * closed by the shutdown) ends with `response.failed` code `server_shutting_down` (`SHUTTING_DOWN`), logged
+ * at info rather than as an upstream error.
  *
  * @since 0.1.0
  * @category layers
@@ -972,5 +1008,8 @@ export const layer = (
 ): Layer.Layer<never, GatewayOptionsError, HttpServer.HttpServer | Upstream.Upstream> =>
   Layer.unwrapEffect(
     Effect.map(validateOptions(options), (valid) =>
-      valid.accessLog === false ? HttpServer.serve(router(valid)) : HttpServer.serve(router(valid), accessLog))
+      Layer.provide(
+        valid.accessLog === false ? HttpServer.serve(router(valid)) : HttpServer.serve(router(valid), accessLog),
+        shuttingDownLayer
+      ))
   )

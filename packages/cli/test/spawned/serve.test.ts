@@ -1,6 +1,7 @@
 /**
  * `effect-responses serve`, run as a user runs it (one spawned process: they cost about 2 s each): it
- * prints where it listens, answers `/health`, and demands the key named by `--api-key-env`.
+ * prints where it listens, answers `/health`, and demands the key named by `--api-key-env`; a stream in
+ * flight when it is stopped ends with `response.failed` naming the shutdown.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
@@ -83,6 +84,48 @@ describe("effect-responses serve (the executable)", () => {
       expect(result.stderr).toContain(
         `effect-responses: warning: the upstream answered 404 to POST ${base}/chat/completions: --upstream has no /v1: try ${base}/v1\n`
       )
+    } finally {
+      running.child.kill("SIGKILL")
+      upstream.closeAllConnections()
+      upstream.close()
+    }
+  })
+
+  it("SIGTERM with a stream in flight: the stream ends with response.failed server_shutting_down (not an upstream disconnect), exit 143", async () => {
+    // an upstream that sends its first delta and then nothing more
+    const upstream = createServer((req, res) => {
+      req.resume()
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write(`data: ${JSON.stringify({ id: "chatcmpl-s", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { role: "assistant", content: "partial" } }] })}\n\n`)
+      })
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve))
+    const running = Cli.start(["serve", "--upstream", `http://127.0.0.1:${(upstream.address() as { port: number }).port}/v1`, "--port", "0"])
+    try {
+      await running.waitFor(/serving (http:\/\/\S+)\/v1/)
+      const gateway = /serving (http:\/\/\S+\/v1)/.exec(running.output().stdout)![1]!
+      const answer = await fetch(`${gateway}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", input: "hi", stream: true })
+      })
+      const reader = answer.body!.pipeThrough(new TextDecoderStream()).getReader()
+      let text = ""
+      while (!text.includes("response.output_text.delta")) text += (await reader.read()).value ?? ""
+      running.child.kill("SIGTERM")
+      for (let read = await reader.read(); !read.done; read = await reader.read()) text += read.value
+      const frames = text.split("\n\n").filter((frame) => frame.trim() !== "")
+      const last = JSON.parse(frames.at(-1)!.slice(frames.at(-1)!.indexOf("data: ") + 6))
+      expect(last.type).toBe("response.failed")
+      expect(last.response.error).toEqual({
+        code: "server_shutting_down",
+        message: "the gateway is shutting down: the response was cut off; send the request again"
+      })
+      expect(last.response.output[0].content[0].text).toBe("partial")
+      const result = await running.done
+      expect(result.status).toBe(143)
+      expect(result.stderr).not.toContain("upstream error")
     } finally {
       running.child.kill("SIGKILL")
       upstream.closeAllConnections()
