@@ -42,7 +42,8 @@
  *
  * Streaming starts only once the upstream's first element arrived, so that errors before it keep their
  * HTTP status; an upstream error, timeout or disconnect later becomes `response.failed` (`responseErrorOf`)
- * and the stream ends (`server_shutting_down` when the gateway is shutting down: `SHUTTING_DOWN`). A client that disconnects interrupts the response, which aborts the upstream
+ * and the stream ends (`server_shutting_down` when the gateway is shutting down, a 503 before the stream
+ * began: `SHUTTING_DOWN`). A client that disconnects interrupts the response, which aborts the upstream
  * request. A response whose upstream reported no usage has `usage: null` (see `ResponsesLifecycle`).
  * Events are serialized one at a time as the socket takes them (small ones grouped), so that the terminal
  * events of a large answer, which each repeat its text, are never all held at once.
@@ -318,15 +319,24 @@ export const UPSTREAM_UNREACHABLE = "the upstream model server could not be reac
 export const UPSTREAM_DISCONNECTED = "the upstream model server's connection broke off before the response was complete"
 
 /**
- * What a client whose stream is in flight is told when the gateway shuts down (its `layer` released, as
+ * What a client whose request is in flight is told when the gateway shuts down (its `layer` released, as
  * `effect-responses serve` does on SIGTERM or Ctrl-C): a `response.failed` with code `server_shutting_down`
- * and this message, the upstream request aborted. Without it the shutdown's closing of the upstream
+ * and this message once its stream began, else a 503 with that code; the upstream request is aborted. Without it the shutdown's closing of the upstream
  * connection would read as the upstream's fault (`UPSTREAM_DISCONNECTED`).
  *
  * @since 0.4.0
  * @category errors
  */
 export const SHUTTING_DOWN = "the gateway is shutting down: the response was cut off; send the request again"
+
+/** The answer to a request whose upstream call failed while the gateway shuts down: 503 `server_shutting_down`. */
+const shuttingDownError = new GatewayError({
+  status: 503,
+  description: SHUTTING_DOWN,
+  errorType: "server_error",
+  param: null,
+  code: "server_shutting_down"
+})
 
 /** Whether the gateway serving a request is being released (`layer`): set by its first finalizer. */
 class ShuttingDown extends Context.Tag("@effect-responses/server/Gateway/ShuttingDown")<
@@ -750,11 +760,16 @@ export const createResponse = (
       model: decoded.model,
       request: decoded
     }
+    const shuttingDown = yield* Effect.serviceOption(ShuttingDown).pipe(
+      Effect.map(Option.match({ onNone: () => () => false, onSome: (service) => service.now }))
+    )
+    // the upstream's failure, or the gateway's shutdown (which closes the upstream connection first)
+    const failed = (error: AiError.AiError): Effect.Effect<never, GatewayError> =>
+      shuttingDown()
+        ? Effect.zipRight(Effect.logInfo(`a request in flight ended: ${SHUTTING_DOWN}`), Effect.fail(shuttingDownError))
+        : Effect.zipRight(logUpstreamError(error), Effect.fail(fromAiError(error)))
     if (!decoded.stream) {
-      const response = yield* model.generate(decoded.prompt, callOptions(decoded)).pipe(
-        Effect.tapError(logUpstreamError),
-        Effect.mapError(fromAiError)
-      )
+      const response = yield* model.generate(decoded.prompt, callOptions(decoded)).pipe(Effect.catchAll(failed))
       const object = ResponsesLifecycle.fromModelResponse(lifecycleOptions, response)
       yield* save(object)
       return HttpServerResponse.unsafeJson(object)
@@ -762,28 +777,25 @@ export const createResponse = (
     const scope = yield* Scope.make()
     return yield* Effect.gen(function*() {
       const pull = yield* Scope.extend(Stream.toPull(model.stream(decoded.prompt, callOptions(decoded))), scope)
-      const first = yield* pull.pipe(
-        Effect.tapError(Option.match({ onNone: () => Effect.void, onSome: logUpstreamError })),
-        Effect.mapError(
-        Option.match({
-          onNone: () =>
+      const first = yield* pull.pipe(Effect.catchAll(Option.match({
+        onNone: () =>
+          Effect.fail(
             new GatewayError({
               status: 502,
               description: "the upstream answered with an empty stream",
               errorType: "server_error",
               param: null,
               code: "upstream_error"
-            }),
-          onSome: fromAiError
-        })
-      ))
+            })
+          ),
+        onSome: failed
+      })))
       const onTerminal = (response: ResponsesLifecycle.ResponseObject) =>
         save(response).pipe(
           Effect.catchAll((error) => Effect.logError(`the streamed response ${response.id} was not stored: ${error.description}`))
         )
-      const shuttingDown = yield* Effect.serviceOption(ShuttingDown)
       return HttpServerResponse.stream(
-        sseBody(ResponsesLifecycle.make(lifecycleOptions), first, pull, scope, () => Option.isSome(shuttingDown) && shuttingDown.value.now(), onTerminal),
+        sseBody(ResponsesLifecycle.make(lifecycleOptions), first, pull, scope, shuttingDown, onTerminal),
         { contentType: "text/event-stream", headers: Headers.fromInput({ "cache-control": "no-cache" }) }
       )
     }).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Scope.close(scope, exit)))
@@ -996,9 +1008,9 @@ export const validateOptions = (options: Options): Effect.Effect<Options, Gatewa
  * Serves the gateway on the `HttpServer` in the context (e.g. `NodeHttpServer.layer(createServer, {port:
  * 8787, host: "127.0.0.1"})`), over the `Upstream` in the context. Fails with `GatewayOptionsError`, before
  * serving anything, when the options cannot serve (`validateOptions`). Once the layer is being released (the
- * app shuts down), a stream in flight whose upstream call then ends in an error (the upstream connection
- * closed by the shutdown) ends with `response.failed` code `server_shutting_down` (`SHUTTING_DOWN`), logged
- * at info rather than as an upstream error.
+ * app shuts down), a request in flight whose upstream call then ends in an error (the upstream connection
+ * closed by the shutdown) gets `server_shutting_down` (`SHUTTING_DOWN`): `response.failed` once its stream
+ * began, else a 503; logged at info rather than as an upstream error.
  *
  * @since 0.1.0
  * @category layers

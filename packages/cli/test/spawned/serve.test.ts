@@ -91,11 +91,13 @@ describe("effect-responses serve (the executable)", () => {
     }
   })
 
-  it("SIGTERM with a stream in flight: the stream ends with response.failed server_shutting_down (not an upstream disconnect), exit 143", async () => {
-    // an upstream that sends its first delta and then nothing more
+  it("SIGTERM with requests in flight: a stream ends with response.failed server_shutting_down, a whole answer is a 503 server_shutting_down (not upstream errors), exit 143", async () => {
+    // streamed: the first delta, then nothing more; whole: no answer at all
     const upstream = createServer((req, res) => {
-      req.resume()
+      let body = ""
+      req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")))
       req.on("end", () => {
+        if (JSON.parse(body).stream !== true) return
         res.writeHead(200, { "content-type": "text/event-stream" })
         res.write(`data: ${JSON.stringify({ id: "chatcmpl-s", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { role: "assistant", content: "partial" } }] })}\n\n`)
       })
@@ -105,24 +107,27 @@ describe("effect-responses serve (the executable)", () => {
     try {
       await running.waitFor(/serving (http:\/\/\S+)\/v1/)
       const gateway = /serving (http:\/\/\S+\/v1)/.exec(running.output().stdout)![1]!
-      const answer = await fetch(`${gateway}/responses`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model: "m", input: "hi", stream: true })
-      })
-      const reader = answer.body!.pipeThrough(new TextDecoderStream()).getReader()
+      const post = (stream: boolean) =>
+        fetch(`${gateway}/responses`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "m", input: "hi", stream })
+        })
+      const whole = post(false)
+      const reader = (await post(true)).body!.pipeThrough(new TextDecoderStream()).getReader()
       let text = ""
       while (!text.includes("response.output_text.delta")) text += (await reader.read()).value ?? ""
       running.child.kill("SIGTERM")
       for (let read = await reader.read(); !read.done; read = await reader.read()) text += read.value
       const frames = text.split("\n\n").filter((frame) => frame.trim() !== "")
       const last = JSON.parse(frames.at(-1)!.slice(frames.at(-1)!.indexOf("data: ") + 6))
+      const shuttingDown = "the gateway is shutting down: the response was cut off; send the request again"
       expect(last.type).toBe("response.failed")
-      expect(last.response.error).toEqual({
-        code: "server_shutting_down",
-        message: "the gateway is shutting down: the response was cut off; send the request again"
-      })
+      expect(last.response.error).toEqual({ code: "server_shutting_down", message: shuttingDown })
       expect(last.response.output[0].content[0].text).toBe("partial")
+      const answer = await whole
+      expect(answer.status).toBe(503)
+      expect((await answer.json()).error).toMatchObject({ code: "server_shutting_down", message: shuttingDown })
       const result = await running.done
       expect(result.status).toBe(143)
       expect(result.stderr).not.toContain("upstream error")
