@@ -102,6 +102,22 @@ describe("ResponsesRequestDecoder", () => {
       expect(logs.some((line) => line.startsWith("DEBUG") && line.includes("input[3]") && line.includes("encrypted"))).toBe(true)
     }))
 
+  it.effect("tools: a top-level function named as a namespaced tool is flattened (crm__lookup) gets a warning; a tool declared again does not", () =>
+    Effect.gen(function*() {
+      const namespace = { type: "namespace", name: "crm", tools: [{ type: "function", name: "lookup" }] }
+      const { logs, result } = yield* decodeWithLogs({
+        model: "m",
+        input: [{ type: "additional_tools", tools: [namespace] }],
+        tools: [{ type: "function", name: "crm__lookup" }, namespace]
+      })
+      expect(result.tools.map((tool) => tool.name)).toEqual(["crm__lookup"])
+      expect(logs.filter((line) => line.startsWith("WARN"))).toEqual([
+        "WARN: tool name crm__lookup is both a top-level tool and a namespaced tool's name as the upstream sees it: only the one declared first is offered to the upstream, and a call of crm__lookup goes to the client as that one"
+      ])
+      const again = yield* decodeWithLogs({ model: "m", input: [{ type: "additional_tools", tools: [namespace] }], tools: [namespace] })
+      expect(again.logs.filter((line) => line.startsWith("WARN"))).toEqual([])
+    }))
+
   it.effect("tools: functions, namespaces flattened, built-in tools dropped with a warning; options kept", () =>
     Effect.gen(function*() {
       const { logs, result } = yield* decodeWithLogs({

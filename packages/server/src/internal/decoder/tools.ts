@@ -57,6 +57,8 @@ export interface ToolSet {
   /** bare name -> the namespaces declaring it */
   readonly bare: Map<string, Array<string>>
   readonly topLevel: Set<string>
+  /** a top-level tool and a namespaced one that flatten to the same name: the one declared later is not sent */
+  readonly collisions: Array<string>
 }
 
 export const makeToolSet = (): ToolSet => ({
@@ -68,7 +70,8 @@ export const makeToolSet = (): ToolSet => ({
   localShell: undefined,
   dropped: [],
   bare: new Map(),
-  topLevel: new Set()
+  topLevel: new Set(),
+  collisions: []
 })
 
 /**
@@ -76,7 +79,12 @@ export const makeToolSet = (): ToolSet => ({
  * returns its name.
  */
 const addTool = (set: ToolSet, definition: LanguageModel.ToolDefinition, custom: boolean, namespace?: string): string => {
-  if (set.tools.some((tool) => tool.name === definition.name)) return definition.name
+  if (set.tools.some((tool) => tool.name === definition.name)) {
+    // the same tool declared again (`additional_tools`, a tool search's output) is expected; a top-level
+    // tool and a namespaced one of the same flattened name are two tools, of which the upstream sees one
+    if (set.topLevel.has(definition.name) !== (namespace === undefined)) set.collisions.push(definition.name)
+    return definition.name
+  }
   set.tools.push(definition)
   if (custom) set.custom.add(definition.name)
   if (namespace === undefined) {
@@ -96,10 +104,17 @@ const addTool = (set: ToolSet, definition: LanguageModel.ToolDefinition, custom:
 /**
  * Resolves the bare-name aliases once every tool is known: a bare name declared in exactly one namespace,
  * and not also a top-level tool, maps back to it; one declared in several is left unmapped (a warning
- * names them), so that a call by that bare name goes to the client as it came, without a namespace.
+ * names them), so that a call by that bare name goes to the client as it came, without a namespace. A
+ * top-level tool whose name is also a namespaced tool's flattened name gets a warning too: the upstream is
+ * offered the one declared first.
  */
 export const logAmbiguousNames = (set: ToolSet): Effect.Effect<void> =>
   Effect.gen(function*() {
+    for (const name of new Set(set.collisions)) {
+      yield* Effect.logWarning(
+        `tool name ${name} is both a top-level tool and a namespaced tool's name as the upstream sees it: only the one declared first is offered to the upstream, and a call of ${name} goes to the client as that one`
+      )
+    }
     for (const [name, namespaces] of set.bare) {
       if (set.topLevel.has(name) || set.names.has(name)) continue
       if (namespaces.length === 1) {
