@@ -88,8 +88,7 @@ const isNodeReadable = (value: unknown): value is NodeReadable =>
  * `stream` in place of its class's; else `undefined`.
  */
 const nodeReadable = (response: HttpClientResponse.HttpClientResponse): NodeReadable | undefined => {
-  const original: unknown = (response as { readonly original?: unknown }).original
-  if (original !== undefined) response = original as HttpClientResponse.HttpClientResponse
+  response = ResponseBody.unwrapped(response)
   if (Object.hasOwn(response, "stream")) return undefined
   const source: unknown = (response as { readonly source?: unknown }).source
   if (isNodeReadable(source)) return source
@@ -112,6 +111,20 @@ const watchdog = (
   return watch
 }
 
+/**
+ * Starts the watchdog of one body outside any scope (it only sleeps and ends the body) and returns the
+ * function that stops it, without waiting for it: `expire` must be synchronous work on the body.
+ */
+const startWatchdog = (
+  clock: Clock.Clock,
+  idleMillis: number,
+  deadline: () => number,
+  expire: () => void
+): () => void => {
+  const fiber = Effect.runFork(watchdog(clock, idleMillis, deadline, Effect.sync(expire)))
+  return () => fiber.unsafeInterruptAsFork(FiberId.none)
+}
+
 const webBody = <E>(
   response: HttpClientResponse.HttpClientResponse,
   body: ReadableStream<Uint8Array>,
@@ -125,16 +138,11 @@ const webBody = <E>(
     let settled = false
     let expired = false
     let deadline = clock.unsafeCurrentTimeMillis() + idleMillis
-    const watch = Effect.runFork(watchdog(
-      clock,
-      idleMillis,
-      () => deadline,
-      Effect.sync(() => {
-        if (settled) return
-        expired = true
-        reader.cancel().catch(() => undefined)
-      })
-    ))
+    const stopWatchdog = startWatchdog(clock, idleMillis, () => deadline, () => {
+      if (settled) return
+      expired = true
+      reader.cancel().catch(() => undefined)
+    })
     const read = Effect.async<ReadableStreamReadResult<Uint8Array>, E>((resume) => {
       reader.read().then(
         (result) => resume(Effect.succeed(result)),
@@ -166,7 +174,7 @@ const webBody = <E>(
     return Channel.ensuring(
       loop,
       Effect.suspend(() => {
-        watch.unsafeInterruptAsFork(FiberId.none)
+        stopWatchdog()
         return settled ? Effect.void : Effect.promise(() => reader.cancel().catch(() => undefined))
       })
     )
@@ -199,17 +207,11 @@ const nodeBody = <E>(
     readable.on("readable", onReadable)
     readable.on("end", onEnd)
     readable.on("error", onFailure)
-    // outside any scope, as the web body's: interrupted without waiting for it when the body ends
-    const watch = Effect.runFork(watchdog(
-      clock,
-      idleMillis,
-      () => deadline,
-      Effect.sync(() => {
-        if (ended || failure !== undefined) return
-        expired = true
-        readable.destroy(new Error("idle timeout"))
-      })
-    ))
+    const stopWatchdog = startWatchdog(clock, idleMillis, () => deadline, () => {
+      if (ended || failure !== undefined) return
+      expired = true
+      readable.destroy(new Error("idle timeout"))
+    })
     // No canceler: an `Effect.async` that returns one is wrapped in `onInterrupt` (about 8 fiber steps per
     // wait); a wake after an interruption is ignored by the fiber (its callback was already called).
     const waitForData = Effect.async<void>((resume) => {
@@ -248,7 +250,7 @@ const nodeBody = <E>(
     return Channel.ensuring(
       loop,
       Effect.sync(() => {
-        watch.unsafeInterruptAsFork(FiberId.none)
+        stopWatchdog()
         readable.off("readable", onReadable)
         readable.off("end", onEnd)
         readable.off("error", onFailure)

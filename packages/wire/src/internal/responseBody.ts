@@ -20,6 +20,15 @@ import * as Stream from "effect/Stream"
 let webResponseClass: object | undefined
 
 /**
+ * The response the `HttpClient`'s interruptible wrapper holds (its `original`), else `response` itself: the
+ * object whose class and `source` say how its body can be read.
+ */
+export const unwrapped = (response: HttpClientResponse.HttpClientResponse): HttpClientResponse.HttpClientResponse => {
+  const original: unknown = (response as { readonly original?: unknown }).original
+  return original === undefined ? response : original as HttpClientResponse.HttpClientResponse
+}
+
+/**
  * The web `Response` behind `response` when it is the platform's own wrapper of one, unchanged: its class
  * (no own `stream` in its place) and a web `Response` in its `source` field. Else `undefined`.
  */
@@ -27,8 +36,7 @@ export const webSource = (response: HttpClientResponse.HttpClientResponse): Resp
   webResponseClass ??= Object.getPrototypeOf(
     HttpClientResponse.fromWeb(HttpClientRequest.get("http://localhost/"), new Response(null))
   ) as object
-  const original: unknown = (response as { readonly original?: unknown }).original
-  if (original !== undefined) response = original as HttpClientResponse.HttpClientResponse
+  response = unwrapped(response)
   if (Object.getPrototypeOf(response) !== webResponseClass || Object.hasOwn(response, "stream")) return undefined
   const source: unknown = (response as { readonly source?: unknown }).source
   return source instanceof Response ? source : undefined
