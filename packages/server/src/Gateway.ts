@@ -585,8 +585,8 @@ const encodeBatch = (events: ReadonlyArray<ResponsesLifecycle.Event>): Stream.St
 /**
  * The SSE body of a streamed response: the upstream's first chunk already pulled (so errors before it
  * kept their HTTP status), then the rest, each chunk of elements encoded as one batch (`encodeBatch`).
- * Ends after the terminal event; an upstream error becomes `response.failed` (`responseErrorOf`), a defect
- * in the gateway a logged `response.failed` with `server_error`. Closing it closes `scope`, which holds the
+ * Ends after the terminal event; an upstream error becomes `response.failed` with the error `midStreamError`
+ * gives (which logs it), a defect in the gateway a logged `response.failed` with `server_error`. Closing it closes `scope`, which holds the
  * upstream call (so a client that disconnects aborts the upstream request).
  */
 const sseBody = (
@@ -594,7 +594,7 @@ const sseBody = (
   first: Chunk.Chunk<StreamPart.StreamPart>,
   pull: Effect.Effect<Chunk.Chunk<StreamPart.StreamPart>, Option.Option<AiError.AiError>>,
   scope: Scope.CloseableScope,
-  shuttingDown: () => boolean,
+  midStreamError: (error: AiError.AiError) => Effect.Effect<ResponsesLifecycle.ResponseError>,
   onTerminal?: (response: ResponsesLifecycle.ResponseObject) => Effect.Effect<void>
 ): Stream.Stream<Uint8Array> => {
   // with a store, the response is saved before its terminal event is written: a client that continues it
@@ -645,12 +645,8 @@ const sseBody = (
     return lifecycle.terminated() ? written : Channel.zipRight(written, encoding)
   })
   const rest = lifecycle.terminated() ? Stream.empty : Stream.fromChannel(encoding).pipe(
-    // an upstream failure while the gateway shuts down is the shutdown's closing of the upstream connection
-    Stream.tapError((error) => shuttingDown() ? Effect.logInfo(`a stream in flight ended: ${SHUTTING_DOWN}`) : logUpstreamError(error)),
     Stream.catchAll((error) =>
-      after((out) =>
-        lifecycle.fail(shuttingDown() ? { code: "server_shutting_down", message: SHUTTING_DOWN } : responseErrorOf(error), out)
-      )
+      Stream.unwrap(Effect.map(midStreamError(error), (failure) => after((out) => lifecycle.fail(failure, out))))
     ),
     Stream.concat(after((out) => lifecycle.end(out))),
     Stream.catchAllCause((cause) =>
@@ -763,11 +759,16 @@ export const createResponse = (
     const shuttingDown = yield* Effect.serviceOption(ShuttingDown).pipe(
       Effect.map(Option.match({ onNone: () => () => false, onSome: (service) => service.now }))
     )
-    // the upstream's failure, or the gateway's shutdown (which closes the upstream connection first)
-    const failed = (error: AiError.AiError): Effect.Effect<never, GatewayError> =>
+    // An upstream call's failure, logged: the upstream's, or the gateway's shutdown (which closes the
+    // upstream connection first); before the answer began, an HTTP error, after, a `response.failed`.
+    const byShutdown = (error: AiError.AiError): Effect.Effect<boolean> =>
       shuttingDown()
-        ? Effect.zipRight(Effect.logInfo(`a request in flight ended: ${SHUTTING_DOWN}`), Effect.fail(shuttingDownError))
-        : Effect.zipRight(logUpstreamError(error), Effect.fail(fromAiError(error)))
+        ? Effect.as(Effect.logInfo(`a request in flight ended: ${SHUTTING_DOWN}`), true)
+        : Effect.as(logUpstreamError(error), false)
+    const failed = (error: AiError.AiError): Effect.Effect<never, GatewayError> =>
+      Effect.flatMap(byShutdown(error), (down) => Effect.fail(down ? shuttingDownError : fromAiError(error)))
+    const midStreamError = (error: AiError.AiError): Effect.Effect<ResponsesLifecycle.ResponseError> =>
+      Effect.map(byShutdown(error), (down) => down ? { code: "server_shutting_down", message: SHUTTING_DOWN } : responseErrorOf(error))
     if (!decoded.stream) {
       const response = yield* model.generate(decoded.prompt, callOptions(decoded)).pipe(Effect.catchAll(failed))
       const object = ResponsesLifecycle.fromModelResponse(lifecycleOptions, response)
@@ -795,7 +796,7 @@ export const createResponse = (
           Effect.catchAll((error) => Effect.logError(`the streamed response ${response.id} was not stored: ${error.description}`))
         )
       return HttpServerResponse.stream(
-        sseBody(ResponsesLifecycle.make(lifecycleOptions), first, pull, scope, shuttingDown, onTerminal),
+        sseBody(ResponsesLifecycle.make(lifecycleOptions), first, pull, scope, midStreamError, onTerminal),
         { contentType: "text/event-stream", headers: Headers.fromInput({ "cache-control": "no-cache" }) }
       )
     }).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Scope.close(scope, exit)))
