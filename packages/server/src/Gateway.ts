@@ -81,6 +81,7 @@
  * | `metadata`, `reasoning.summary`, `max_tool_calls`, `prompt_cache_retention`, `prompt_cache_options`, `include` (but logprobs), `top_logprobs: 0`, `stream_options`, `store: false`, `background: false`, `truncation: "disabled"`, `user` when `safety_identifier` is set too | echoed only |
  * | `previous_response_id`, `store: true`, `item_reference` items | with a `ResponseStore`: see "State"; without: 400 (`ResponsesRequestDecoder`; `item_reference` items to reasoning excepted) |
  * | `conversation`, `prompt`, `background: true`, `truncation: "auto"`, `context_management`, `moderation`, `top_logprobs` > 0, `include: ["message.output_text.logprobs"]`, built-in tools under `reject` | 400 (`ResponsesRequestDecoder`) |
+ * | `metadata` past the API's bounds (`ResponsesRequestDecoder.METADATA_BOUNDS`) | 400 `object_above_max_properties` / `string_above_max_length` naming it |
  * | any other top-level field | ignored, named in a debug log line (client metadata: ignored, not refused) |
  *
  * Tools: function tools are forwarded; custom (freeform) tools as functions of one string parameter, their

@@ -56,8 +56,8 @@
  *
  * Every other parameter of `CreateResponse` is accepted: sampling and bookkeeping options (`temperature`,
  * `top_p`, `max_output_tokens`, `max_tool_calls`, `tool_choice`, `parallel_tool_calls`, `reasoning`, `text`,
- * `metadata`, `prompt_cache_key`, `prompt_cache_retention`, `prompt_cache_options`, `safety_identifier`,
- * `user`, `service_tier`, `include`, `stream_options`); those a model call can use are kept in `options`,
+ * `metadata` (within the API's bounds, `METADATA_BOUNDS`), `prompt_cache_key`, `prompt_cache_retention`,
+ * `prompt_cache_options`, `safety_identifier`, `user`, `service_tier`, `include`, `stream_options`); those a model call can use are kept in `options`,
  * those the Response object shows are echoed in `echo`, and `parameters` names those the request set, so that a server can tell which of them its upstream cannot
  * use. Unknown top-level fields (client metadata) are ignored, named in `ignoredFields` and in a debug log.
  *
@@ -85,7 +85,7 @@ import { decodeTools, logAmbiguousNames, makeToolSet } from "./internal/decoder/
  * `param` names the offending request parameter as OpenAI does (`store`, `input[2].content[0].file_url`,
  * `tools[1]`), `null` when the whole body is at fault; `code` is OpenAI's error code
  * (`unsupported_parameter`, `unsupported_value`, `invalid_type`, `missing_required_parameter`,
- * `invalid_value`, `array_above_max_length`). A server answers it with HTTP 400 and its `body`
+ * `invalid_value`, `array_above_max_length`, `string_above_max_length`, `object_above_max_properties`). A server answers it with HTTP 400 and its `body`
  * (`ErrorBody`).
  *
  * @since 0.1.0
@@ -159,6 +159,17 @@ export interface Options {
  * @category constants
  */
 export const MAX_INPUT_ITEMS = 20_000
+
+/**
+ * The bounds of `metadata` (the API reference's `Metadata`): at most 16 key-value pairs, keys of at most 64
+ * characters, values of at most 512 (UTF-16 code units, as JavaScript counts a string's length). A request
+ * past one of them is refused with a `RequestError` (`object_above_max_properties` or
+ * `string_above_max_length`) naming the parameter.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const METADATA_BOUNDS = { pairs: 16, keyChars: 64, valueChars: 512 } as const
 
 /**
  * The original name of a flattened namespace tool.
@@ -393,6 +404,8 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
     if (!isObject(body)) return yield* fail("The request body must be a JSON object.", null, "invalid_type")
     const request = yield* decodeAt(CreateResponse, body, [])
     const policy = options.builtinTools ?? "drop"
+
+    if (request.metadata != null) yield* checkMetadata(request.metadata)
 
     if (request.previous_response_id != null) {
       return yield* unsupportedParameter("previous_response_id", "replay the earlier items in `input` instead")
@@ -631,6 +644,40 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
       echo
     } satisfies DecodedRequest
   })
+
+/**
+ * `metadata` within the API's bounds (the API reference's `Metadata`: at most 16 pairs, keys of at most 64
+ * characters, values of at most 512), so that a request the API would refuse is refused here too and a
+ * large value is never echoed back. The errors are worded as the API words its string bounds.
+ */
+const checkMetadata = (metadata: { readonly [key: string]: string }) => {
+  const keys = Object.keys(metadata)
+  if (keys.length > METADATA_BOUNDS.pairs) {
+    return fail(
+      `Invalid 'metadata': too many properties. Expected an object with at most ${METADATA_BOUNDS.pairs} properties, but got an object with ${keys.length} properties instead.`,
+      "metadata",
+      "object_above_max_properties"
+    )
+  }
+  for (const key of keys) {
+    const value = metadata[key]!
+    if (key.length > METADATA_BOUNDS.keyChars) {
+      return fail(
+        `Invalid 'metadata': key too long. Expected a key with maximum length ${METADATA_BOUNDS.keyChars}, but got a key with length ${key.length} instead.`,
+        "metadata",
+        "string_above_max_length"
+      )
+    }
+    if (value.length > METADATA_BOUNDS.valueChars) {
+      return fail(
+        `Invalid 'metadata.${key}': string too long. Expected a string with maximum length ${METADATA_BOUNDS.valueChars}, but got a string with length ${value.length} instead.`,
+        `metadata.${key}`,
+        "string_above_max_length"
+      )
+    }
+  }
+  return Effect.void
+}
 
 const unsupportedParameter = (param: string, hint: string) =>
   fail(`This gateway is stateless and does not support '${param}': ${hint}.`, param, "unsupported_parameter")

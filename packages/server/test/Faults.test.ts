@@ -193,6 +193,15 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(answer.text.length).toBeLessThan(1000)
       })))
 
+  it.effect("a metadata value past the API's 512 characters: 400 string_above_max_length naming it, the value not echoed", () =>
+    withScriptedGateway([sse(textChunk("ok"), finishChunks())], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true, metadata: { trace: "x".repeat(100_000) } })
+        expect(answer.status).toBe(400)
+        expect(JSON.parse(answer.text).error).toMatchObject({ param: "metadata.trace", code: "string_above_max_length" })
+        expect(answer.text.length).toBeLessThan(500)
+      })))
+
   it.effect("more input items than the bound: 400 array_above_max_length naming input", () =>
     withScriptedGateway([sse(textChunk("ok"), finishChunks())], {}, (url) =>
       Effect.gen(function*() {

@@ -21,8 +21,13 @@ const decodeWithLogs = (body: unknown, options?: ResponsesRequestDecoder.Options
     return { result, logs }
   })
 
+// an accepted body fails the test with a short message (a whole decoded request in the report of a failed
+// test takes vitest minutes to format when it holds long strings)
 const rejected = (body: unknown, options?: ResponsesRequestDecoder.Options) =>
-  Effect.flip(ResponsesRequestDecoder.decode(body, options))
+  ResponsesRequestDecoder.decode(body, options).pipe(Effect.matchEffect({
+    onFailure: Effect.succeed,
+    onSuccess: () => Effect.dieMessage(`accepted, expected a RequestError: ${JSON.stringify(body).slice(0, 200)}`)
+  }))
 
 describe("ResponsesRequestDecoder", () => {
   it.effect("a string input: one user message; defaults echoed as OpenAI shows them", () =>
@@ -343,6 +348,26 @@ describe("ResponsesRequestDecoder", () => {
         { inputFiles: ["url"] }
       )
       expect(accepted.prompt.messages[0]).toMatchObject({ parts: [{ mediaType: "application/pdf", url: "https://x/a.pdf" }] })
+    }))
+
+  it.effect("metadata within the API's bounds (16 pairs, keys of 64, values of 512 characters): at the bounds kept, past them a 400 that does not echo the value", () =>
+    Effect.gen(function*() {
+      const atBounds = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`${i}`.padEnd(64, "k"), "v".repeat(512)]))
+      const accepted = yield* ResponsesRequestDecoder.decode({ model: "m", input: "hi", metadata: atBounds })
+      expect(accepted.echo.metadata).toEqual(atBounds)
+
+      const tooMany = yield* rejected({ model: "m", input: "hi", metadata: { ...atBounds, extra: "v" } })
+      expect([tooMany.param, tooMany.code]).toEqual(["metadata", "object_above_max_properties"])
+      expect(tooMany.description).toContain("at most 16 properties, but got an object with 17")
+
+      const longKey = yield* rejected({ model: "m", input: "hi", metadata: { ["k".repeat(65)]: "v" } })
+      expect([longKey.param, longKey.code]).toEqual(["metadata", "string_above_max_length"])
+
+      const longValue = yield* rejected({ model: "m", input: "hi", metadata: { trace: "x".repeat(100_000) } })
+      expect([longValue.param, longValue.code]).toEqual(["metadata.trace", "string_above_max_length"])
+      expect(longValue.description).toBe(
+        "Invalid 'metadata.trace': string too long. Expected a string with maximum length 512, but got a string with length 100000 instead."
+      )
     }))
 
   it.effect("unknown top-level fields are ignored with a debug log; the parameters set are named", () =>
