@@ -46,7 +46,8 @@
  * began: `SHUTTING_DOWN`). A client that disconnects interrupts the response, which aborts the upstream
  * request. A response whose upstream reported no usage has `usage: null` (see `ResponsesLifecycle`).
  * Events are serialized one at a time as the socket takes them (small ones grouped), so that the terminal
- * events of a large answer, which each repeat its text, are never all held at once.
+ * events of a large answer, which each repeat its text, are never all held at once; a non-streamed
+ * answer's JSON is written in pieces the same way when its text is large.
  *
  * ## State
  *
@@ -584,6 +585,27 @@ const encodeBatch = (events: ReadonlyArray<ResponsesLifecycle.Event>): Stream.St
     : Stream.succeed(encoder.encode(ResponsesLifecycle.toSse(events)))
 
 /**
+ * The body of a non-streamed answer: the Response object's JSON with a `content-length` when it is one
+ * piece (`ResponsesLifecycle.toJsonPieces`), else written a piece of about 64 Ki characters at a time, so
+ * that a large answer's text stands in memory once (in the object), not again as one JSON string and as
+ * its bytes.
+ */
+const jsonAnswer = (object: ResponsesLifecycle.ResponseObject): HttpServerResponse.HttpServerResponse => {
+  const pieces = ResponsesLifecycle.toJsonPieces(object)
+  const first = pieces.next()
+  const one = first.done ? "" : first.value
+  const second = pieces.next()
+  if (second.done) return HttpServerResponse.text(one, { contentType: "application/json" })
+  const two = second.value
+  function* all(): Generator<Uint8Array> {
+    yield encoder.encode(one)
+    yield encoder.encode(two)
+    for (const piece of pieces) yield encoder.encode(piece)
+  }
+  return HttpServerResponse.stream(Stream.fromIteratorSucceed(all(), 1), { contentType: "application/json" })
+}
+
+/**
  * The SSE body of a streamed response: the upstream's first chunk already pulled (so errors before it
  * kept their HTTP status), then the rest, each chunk of elements encoded as one batch (`encodeBatch`).
  * Ends after the terminal event; an upstream error becomes `response.failed` with the error `midStreamError`
@@ -774,7 +796,7 @@ export const createResponse = (
       const response = yield* model.generate(decoded.prompt, callOptions(decoded)).pipe(Effect.catchAll(failed))
       const object = ResponsesLifecycle.fromModelResponse(lifecycleOptions, response)
       yield* save(object)
-      return HttpServerResponse.unsafeJson(object)
+      return jsonAnswer(object)
     }
     const scope = yield* Scope.make()
     return yield* Effect.gen(function*() {

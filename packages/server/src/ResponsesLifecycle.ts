@@ -342,45 +342,68 @@ export const toSse = (events: ReadonlyArray<Event>): string => {
  * @category encoding
  */
 export function* toSsePieces(events: ReadonlyArray<Event>, pieceChars: number = 64 * 1024): Generator<string> {
-  let buffer = ""
-  const large: Array<string> = []
+  const out = { text: "" }
   for (const event of events) {
-    large.length = 0
-    const json = JSON.stringify(event, (_key, value: unknown) => {
-      if (typeof value !== "string" || value.length <= pieceChars) return value
-      large.push(value)
-      return LARGE_MARKER
-    })
-    buffer += `event: ${event.type}\ndata: `
-    let from = 0
-    for (const value of large) {
-      const at = json.indexOf(LARGE_MARKER_JSON, from)
-      buffer += json.slice(from, at) + "\""
-      from = at + LARGE_MARKER_JSON.length
-      for (let start = 0; start < value.length;) {
-        let end = Math.min(start + pieceChars, value.length)
-        // a surrogate pair cut in two would be escaped as two lone halves (`\ud83d`): cut before it (after it,
-        // in a one-character slice)
-        if (end < value.length && isHighSurrogate(value.charCodeAt(end - 1)) && isLowSurrogate(value.charCodeAt(end))) {
-          end += end - start > 1 ? -1 : 1
-        }
-        const escaped = JSON.stringify(value.slice(start, end))
-        buffer += escaped.slice(1, escaped.length - 1)
-        start = end
-        if (buffer.length >= pieceChars) {
-          yield buffer
-          buffer = ""
-        }
-      }
-      buffer += "\""
-    }
-    buffer += `${from === 0 ? json : json.slice(from)}\n\n`
-    if (buffer.length >= pieceChars) {
-      yield buffer
-      buffer = ""
+    out.text += `event: ${event.type}\ndata: `
+    yield* appendJson(out, event, pieceChars)
+    out.text += "\n\n"
+    if (out.text.length >= pieceChars) {
+      yield out.text
+      out.text = ""
     }
   }
-  if (buffer !== "") yield buffer
+  if (out.text !== "") yield out.text
+}
+
+/**
+ * The text of `JSON.stringify(value)` (character for character) in pieces of about `pieceChars` characters
+ * (default 64 Ki), as `toSsePieces` writes an event: for a Response object too large to hold as one string
+ * (the body of a non-streamed answer). A value with no string longer than `pieceChars` is one piece.
+ *
+ * @since 0.3.0
+ * @category encoding
+ */
+export function* toJsonPieces(value: object, pieceChars: number = 64 * 1024): Generator<string> {
+  const out = { text: "" }
+  yield* appendJson(out, value, pieceChars)
+  if (out.text !== "") yield out.text
+}
+
+/**
+ * Appends the JSON text of `value` to `out.text`: at once when it holds no string longer than `pieceChars`,
+ * else with each such string escaped a slice at a time, yielding `out.text` (and emptying it) whenever it
+ * reached `pieceChars`.
+ */
+function* appendJson(out: { text: string }, value: object, pieceChars: number): Generator<string> {
+  const large: Array<string> = []
+  const json = JSON.stringify(value, (_key, field: unknown) => {
+    if (typeof field !== "string" || field.length <= pieceChars) return field
+    large.push(field)
+    return LARGE_MARKER
+  })
+  let from = 0
+  for (const string of large) {
+    const at = json.indexOf(LARGE_MARKER_JSON, from)
+    out.text += json.slice(from, at) + "\""
+    from = at + LARGE_MARKER_JSON.length
+    for (let start = 0; start < string.length;) {
+      let end = Math.min(start + pieceChars, string.length)
+      // a surrogate pair cut in two would be escaped as two lone halves (`\ud83d`): cut before it (after it,
+      // in a one-character slice)
+      if (end < string.length && isHighSurrogate(string.charCodeAt(end - 1)) && isLowSurrogate(string.charCodeAt(end))) {
+        end += end - start > 1 ? -1 : 1
+      }
+      const escaped = JSON.stringify(string.slice(start, end))
+      out.text += escaped.slice(1, escaped.length - 1)
+      start = end
+      if (out.text.length >= pieceChars) {
+        yield out.text
+        out.text = ""
+      }
+    }
+    out.text += "\""
+  }
+  out.text += from === 0 ? json : json.slice(from)
 }
 
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
@@ -388,7 +411,7 @@ const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xd
 const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff
 
 /**
- * What a large string stands in for while an event is stringified (`toSsePieces`): random per process, so
+ * What a large string stands in for while a value is stringified (`appendJson`): random per process, so
  * that no text an event carries holds it.
  */
 const LARGE_MARKER = `\u0000large-string-${globalThis.crypto.randomUUID()}\u0000`

@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
 import OpenAI from "openai"
-import { finishChunks, sse, textChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { completion, finishChunks, sse, textChunk, withScriptedGateway } from "./scriptedUpstream.js"
 import { captureLogs, checkLifecycle, parseSse, post, withGateway } from "./utils.js"
 
 const fast = { headersTimeout: "400 millis", idleTimeout: "400 millis" } as const
@@ -107,6 +107,24 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         const response = checkLifecycle(frames)
         expect(response.status).toBe("completed")
         expect(frames.find((frame) => frame.event === "response.output_text.done")?.data["text"]).toBe(delta.repeat(2_000))
+      }))
+  })
+
+  it.effect("a non-streamed answer: with a content-length when small, written in pieces when its text is large (a 4 MB text arrives whole)", () => {
+    const large = "😀 \"quoted\"\n".repeat(300_000)
+    return withScriptedGateway([completion({ role: "assistant", content: "small" }), completion({ role: "assistant", content: large })], {}, (url) =>
+      Effect.gen(function*() {
+        const small = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(small.headers.get("content-type")).toMatch(/^application\/json/)
+        expect(Number(small.headers.get("content-length"))).toBe(Buffer.byteLength(small.text))
+        expect(JSON.parse(small.text).output[0].content[0].text).toBe("small")
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(answer.status).toBe(200)
+        expect(answer.headers.get("content-type")).toMatch(/^application\/json/)
+        expect(answer.headers.get("content-length")).toBeNull()
+        const response = JSON.parse(answer.text)
+        expect(response.status).toBe("completed")
+        expect(response.output[0].content[0].text === large).toBe(true)
       }))
   })
 

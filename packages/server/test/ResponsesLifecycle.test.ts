@@ -1,7 +1,7 @@
 /**
  * `ResponsesLifecycle`: the events of long items (many deltas, held in blocks as they are written), and
  * `toSsePieces`, the SSE text of events in pieces, a large string in slices of its JSON escaping, equal to
- * `toSse` character for character.
+ * `toSse` character for character; `toJsonPieces`, the same for one JSON value.
  */
 import { StreamPart, UnsafePart, Usage } from "@effect-responses/core"
 import { ResponsesLifecycle } from "@effect-responses/server"
@@ -38,6 +38,28 @@ describe("ResponsesLifecycle.toSsePieces", () => {
     const pieces = [...ResponsesLifecycle.toSsePieces(events)]
     expect(pieces.join("")).toBe(ResponsesLifecycle.toSse(events))
     expect(pieces.length).toBeGreaterThan(answer.length / (64 * 1024))
+    expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(6 * 64 * 1024)
+  })
+})
+
+describe("ResponsesLifecycle.toJsonPieces", () => {
+  it.prop(
+    "the pieces join to JSON.stringify of the same value, for any piece size; no empty piece",
+    [FastCheck.array(event, { maxLength: 4 }), FastCheck.integer({ min: 1, max: 24 })],
+    ([events, pieceChars]) => {
+      const value = { id: "resp_1", output: events }
+      const pieces = [...ResponsesLifecycle.toJsonPieces(value, pieceChars)]
+      expect(pieces.join("")).toBe(JSON.stringify(value))
+      expect(pieces.every((piece) => piece !== "")).toBe(true)
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+
+  it("a value without a long string is one piece; a 4 MB text is written in slices", () => {
+    expect([...ResponsesLifecycle.toJsonPieces({ id: "resp_1", output: [{ text: "hi" }] })]).toEqual([JSON.stringify({ id: "resp_1", output: [{ text: "hi" }] })])
+    const answer = { output: [{ content: [{ type: "output_text", text: "😀 \"quoted\"\n".repeat(300_000) }] }] }
+    const pieces = [...ResponsesLifecycle.toJsonPieces(answer)]
+    expect(pieces.join("")).toBe(JSON.stringify(answer))
     expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(6 * 64 * 1024)
   })
 })
