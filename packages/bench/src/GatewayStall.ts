@@ -2,7 +2,8 @@
  * How long one large legal request stalls the gateway's other requests: the built `effect-responses serve`
  * in a child process (`GatewayLoad.startGateway`) in front of a loopback Chat Completions upstream that
  * reads the whole request and answers a short stream, with `GET /health` polled meanwhile, one request at
- * a time, 1 ms apart.
+ * a time, 1 ms apart, over one keep-alive connection, from a third process (`poller`: not from this one,
+ * whose event loop is busy sending megabytes and reading them as the upstream).
  *
  * - **First request**: a fresh gateway's first request (small, streamed).
  * - **Warm small request**: the same once the gateway has served a few, for scale.
@@ -14,15 +15,21 @@
  * Each reports the longest `/health` wait and the 99th percentile (wall ms), and the most main-thread CPU
  * time the gateway spent during one wait (`/proc/<pid>/task/<pid>/schedstat`; the kernel updates it about
  * every 4 ms; the `/health` answer itself included, about 1-2 ms): what the gateway itself held its event
- * loop for, which on a loaded machine the wall time overstates by the waits for a core. Every request must end with `response.completed`, and the upstream
- * must have received a body of the same size in every round (else `measure` fails).
+ * loop for, which on a loaded machine the wall time overstates by the waits for a core. Every request must
+ * end with `response.completed`, and the upstream must have received a body of the same size in every round
+ * (else `measure` fails).
  *
  * @since 0.2.0
  */
+import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
 import * as GatewayLoad from "./GatewayLoad.js"
 import { median } from "./Speed.js"
+
+const CHILD = fileURLToPath(new URL("./child.ts", import.meta.url))
 
 /**
  * `items`: input items of the large request; `rounds`: large requests measured.
@@ -123,7 +130,7 @@ const chunk = (delta: object, finish: string | null = null): string =>
 
 /**
  * The upstream: reads the request whole and answers `bytes: N`, N the size of the body it received (counted,
- * not parsed: this process polls `/health`, and a parse of megabytes here would delay the polls).
+ * not parsed: the upstream's own work is kept out of the figures, even on a machine of two cores).
  */
 const upstream = (): Server =>
   createServer((request, response) => {
@@ -139,30 +146,61 @@ const upstream = (): Server =>
 const mainThreadMs = (pid: number): number =>
   Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6
 
-/** Polls `/health` (one at a time, 1 ms apart) until `stop` is called, which gives the waits. */
-const poll = (base: string, pid: number) => {
-  const waits: Array<{ readonly ms: number; readonly cpu: number }> = []
-  let running = true
-  const loop = (async () => {
-    while (running) {
+/** What the poller reports for one polled stretch: `Waits` but the request's own time. */
+type Polled = Omit<Waits, "requestMs">
+
+/**
+ * The poller's side (`child.ts stall-poller <gateway base URL> <gateway pid>`): reads commands, one a line,
+ * from stdin. `start` starts polling `<base>/health` (one request at a time over one keep-alive connection,
+ * 1 ms apart; `started` is written once the first answer came); `stop` stops and writes the waits since
+ * `start` as one JSON line. Ends when stdin closes.
+ *
+ * It runs in a process of its own because the process that sends the large request (and hosts the
+ * upstream that reads it) spends milliseconds at a time on its megabytes: polls from there would wait for
+ * that process's event loop, not only for the gateway's.
+ *
+ * @since 0.2.0
+ * @category the poller
+ */
+export const poller = async (base: string, pid: number): Promise<void> => {
+  const { Agent, get } = await import("node:http")
+  const { createInterface } = await import("node:readline")
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const health = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      get(`${base}/health`, { agent }, (response) => {
+        response.on("data", () => {})
+        response.on("end", () => (response.statusCode === 200 ? resolve() : reject(new Error(`/health: HTTP ${response.statusCode}`))))
+        response.on("error", reject)
+      }).on("error", reject)
+    })
+  const loop = async (state: { stop: boolean }, started: () => void): Promise<Polled> => {
+    const waits: Array<{ readonly ms: number; readonly cpu: number }> = []
+    while (!state.stop) {
       const cpu = mainThreadMs(pid)
       const start = performance.now()
-      const response = await fetch(`${base}/health`)
-      await response.text()
+      await health()
       waits.push({ ms: performance.now() - start, cpu: mainThreadMs(pid) - cpu })
+      if (waits.length === 1) started()
       await new Promise((resolve) => setTimeout(resolve, 1))
     }
-  })()
-  return async (requestMs: number): Promise<Waits> => {
-    running = false
-    await loop
     const sorted = waits.map((wait) => wait.ms).sort((a, b) => a - b)
     return {
       maxMs: sorted.at(-1) ?? 0,
       p99Ms: sorted[Math.floor(sorted.length * 0.99)] ?? 0,
       cpuMs: Math.max(0, ...waits.map((wait) => wait.cpu)),
-      polls: waits.length,
-      requestMs
+      polls: waits.length
+    }
+  }
+  let current: { readonly state: { stop: boolean }; readonly done: Promise<Polled> } | undefined
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line === "start" && current === undefined) {
+      const state = { stop: false }
+      current = { state, done: loop(state, () => process.stdout.write("started\n")) }
+    } else if (line === "stop" && current !== undefined) {
+      current.state.stop = true
+      process.stdout.write(`${JSON.stringify(await current.done)}\n`)
+      current = undefined
     }
   }
 }
@@ -178,15 +216,37 @@ const post = async (url: string, text: string | Uint8Array<ArrayBuffer>): Promis
   return done?.[1] ?? ""
 }
 
-/** Runs `request` with `/health` polled around it (20 ms before and after). */
-const polled = async (base: string, pid: number, request: () => Promise<string>) => {
-  const stop = poll(base, pid)
-  await new Promise((resolve) => setTimeout(resolve, 20))
-  const start = performance.now()
-  const answer = await request()
-  const requestMs = performance.now() - start
-  await new Promise((resolve) => setTimeout(resolve, 20))
-  return { answer, waits: await stop(requestMs) }
+/**
+ * Starts `poller` in a child process (with this process's flags: the `tsx` loader): `polled` runs a request
+ * with `/health` polled from 20 ms before it to 20 ms after it; `close` ends the child.
+ */
+const startPoller = (base: string, pid: number) => {
+  const flags = process.execArgv.filter((flag) => !flag.startsWith("--cpu-prof"))
+  const child = spawn(process.execPath, [...flags, CHILD, "stall-poller", base, String(pid)], { stdio: ["pipe", "pipe", "inherit"] })
+  const exited = new Promise((resolve) => child.once("exit", resolve))
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  const next = async (): Promise<string> => {
+    const line = await lines.next()
+    if (line.done === true) throw new Error(`the /health poller exited (${child.exitCode})`)
+    return line.value
+  }
+  const polled = async (request: () => Promise<string>) => {
+    child.stdin.write("start\n")
+    if ((await next()) !== "started") throw new Error("the /health poller did not start")
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const start = performance.now()
+    const answer = await request()
+    const requestMs = performance.now() - start
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    child.stdin.write("stop\n")
+    const waits: Waits = { ...(JSON.parse(await next()) as Polled), requestMs }
+    return { answer, waits }
+  }
+  const close = async () => {
+    child.stdin.end()
+    await exited
+  }
+  return { polled, close }
 }
 
 /**
@@ -200,21 +260,21 @@ export const measure = async (options: Options, progress: (message: string) => v
   const loadStart = loadavg()[0]!
   const server = upstream()
   const gateway = await GatewayLoad.startGateway(await GatewayLoad.listen(server), options)
-  const base = gateway.url.replace(/\/v1$/, "")
+  const poller = startPoller(gateway.url.replace(/\/v1$/, ""), gateway.pid)
   try {
     await new Promise((resolve) => setTimeout(resolve, 500))
     const small = JSON.stringify({ model: "bench-model", input: "hi", stream: true })
     progress("gateway stall: a fresh gateway's first request")
-    const first = await polled(base, gateway.pid, () => post(gateway.url, small))
+    const first = await poller.polled(() => post(gateway.url, small))
     for (let i = 0; i < 3; i++) await post(gateway.url, small)
-    const warm = await polled(base, gateway.pid, () => post(gateway.url, small))
-    // encoded once here: encoding megabytes during a round would delay this process's polls
+    const warm = await poller.polled(() => post(gateway.url, small))
+    // encoded once here, not in every round
     const large = new TextEncoder().encode(body(options.items))
     progress(`gateway stall: ${options.rounds} requests of ${options.items} input items`)
     const rounds: Array<Waits> = []
     let answer: string | undefined
     for (let round = 0; round < options.rounds; round++) {
-      const result = await polled(base, gateway.pid, () => post(gateway.url, large))
+      const result = await poller.polled(() => post(gateway.url, large))
       if (!/^bytes: [1-9]/.test(result.answer) || (answer !== undefined && result.answer !== answer)) {
         throw new Error(`gateway stall: the upstream answered "${result.answer}", in an earlier round "${answer}"`)
       }
@@ -223,6 +283,7 @@ export const measure = async (options: Options, progress: (message: string) => v
     }
     return { options, bytes: large.length, first: first.waits, warm: warm.waits, large: rounds, load: [loadStart, loadavg()[0]!] }
   } finally {
+    await poller.close()
     await GatewayLoad.stop(gateway.child, server)
   }
 }

@@ -3,7 +3,9 @@
  *
  * - `child.ts memory <contender id> <bytes> <live | sampled>`: see `Memory.child`;
  * - `child.ts aggregation <small> <large> <repeats>`: prints `Aggregation.measure` as one JSON line;
- * - `child.ts floor-proxy <upstream base URL> <port>`: serves `FloorProxy` until killed.
+ * - `child.ts floor-proxy <upstream base URL> <port>`: serves `FloorProxy` until killed;
+ * - `child.ts stall-poller <gateway base URL> <gateway pid>`: polls the gateway's `/health` on command from
+ *   stdin, see `GatewayStall.poller`.
  *
  * @since 0.1.0
  */
@@ -12,7 +14,8 @@
 const usage = () => {
   process.stderr.write(
     "usage: child.ts memory <contender id> <bytes> <live | sampled>\n       child.ts aggregation <small> <large> <repeats>\n" +
-      "       child.ts floor-proxy <upstream base URL> <port>\n"
+      "       child.ts floor-proxy <upstream base URL> <port>\n" +
+      "       child.ts stall-poller <gateway base URL> <gateway pid>\n"
   )
   process.exit(2)
 }
@@ -37,6 +40,12 @@ const run = async (): Promise<void> => {
     if (upstream === undefined || port === undefined) return usage()
     const FloorProxy = await import("./FloorProxy.js")
     return FloorProxy.serve(upstream, Number(port))
+  }
+  if (command === "stall-poller") {
+    const [base, pid] = rest
+    if (base === undefined || pid === undefined) return usage()
+    const GatewayStall = await import("./GatewayStall.js")
+    return GatewayStall.poller(base, Number(pid))
   }
   usage()
 }

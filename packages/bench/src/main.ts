@@ -408,7 +408,7 @@ const main = async () => {
       print(`### Stalls: \`/health\` while one request runs (\`effect-responses serve\` in a child process)`)
       print()
       print(`Load average ${r.load[0].toFixed(1)} at the start, ${r.load[1].toFixed(1)} at the end. \`GET /health\` polled one at ` +
-        "a time, 1 ms apart; wall times include the waits for a core on a loaded machine, the gateway's main-thread CPU " +
+        "a time, 1 ms apart, from a process of its own; wall times include the waits for a core on a loaded machine, the gateway's main-thread CPU " +
         "during one wait (\`/proc\`, about 4 ms resolution; the \`/health\` answer included) does not. Large request: " +
         `${r.options.items.toLocaleString("en-US")} input items of a coding agent's session, ${Input.megabytes(r.bytes)}; ` +
         `rounds: ${r.options.rounds}.`)
