@@ -29,24 +29,27 @@ export const yieldToIo: Effect.Effect<void> = Effect.async<void>((resume) => {
 export interface Budget {
   /**
    * `true` once about the budget's milliseconds of work passed since the last `true` (the clock is read
-   * every 64 calls); the caller then yields with `yieldToIo`.
+   * every `every` calls, 64 by default); the caller then yields with `yieldToIo`.
    */
   readonly tick: () => boolean
 }
 
 /**
- * A `Budget` of `budgetMs` milliseconds (default 4) of work between yields. Usage:
+ * A `Budget` of `budgetMs` milliseconds (default 4) of work between yields, reading the clock every `every`
+ * ticks (default 64: a tick per element of a long array; 1 for a loop that ticks once per slice of its
+ * own, e.g. every few KiB of bytes). Usage:
  * `const budget = makeBudget(); for (...) { if (budget.tick()) yield* yieldToIo; ... }`.
  *
  * @since 0.1.0
  * @category yielding
  */
-export const makeBudget = (budgetMs = 4): Budget => {
+export const makeBudget = (budgetMs = 4, every = 64): Budget => {
   let calls = 0
   let since = performance.now()
   return {
     tick: () => {
-      if ((++calls & 63) !== 0) return false
+      if (++calls < every) return false
+      calls = 0
       const now = performance.now()
       if (now - since < budgetMs) return false
       since = now

@@ -20,4 +20,11 @@ describe("Cooperative", () => {
     expect(ticks.slice(0, 63).every((t) => !t)).toBe(true)
     expect(ticks[63]).toBe(true)
   })
+
+  it("makeBudget(ms, every) reads the clock every `every` ticks", () => {
+    const each = Cooperative.makeBudget(0, 1)
+    expect([each.tick(), each.tick()]).toEqual([true, true])
+    const third = Cooperative.makeBudget(0, 3)
+    expect(Array.from({ length: 6 }, () => third.tick())).toEqual([false, false, true, false, false, true])
+  })
 })
