@@ -23,6 +23,7 @@
  */
 import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
+import { setPriority } from "node:os"
 import { createServer, type Server } from "node:http"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
@@ -223,6 +224,13 @@ const post = async (url: string, text: string | Uint8Array<ArrayBuffer>): Promis
 const startPoller = (base: string, pid: number) => {
   const flags = process.execArgv.filter((flag) => !flag.startsWith("--cpu-prof"))
   const child = spawn(process.execPath, [...flags, CHILD, "stall-poller", base, String(pid)], { stdio: ["pipe", "pipe", "inherit"] })
+  // the instrument ahead of other processes for a core (it sleeps 1 ms between polls): on a loaded machine a
+  // poll it was slow to send would count as the gateway's wait; only where the user may raise a priority
+  try {
+    setPriority(child.pid!, -10)
+  } catch {
+    // not permitted: the polls run at the default priority
+  }
   const exited = new Promise((resolve) => child.once("exit", resolve))
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
   const next = async (): Promise<string> => {
