@@ -2,8 +2,9 @@
  * How long one large legal request stalls the gateway's other requests: the built `effect-responses serve`
  * in a child process (`GatewayLoad.startGateway`) in front of a loopback Chat Completions upstream that
  * reads the whole request and answers a short stream, with `GET /health` polled meanwhile, one request at
- * a time, 1 ms apart, over one keep-alive connection, from a third process (`poller`: not from this one,
- * whose event loop is busy sending megabytes and reading them as the upstream).
+ * a time, 1 ms apart, over one keep-alive connection, from a third process (`poller`, at a raised priority
+ * where permitted: not from this one, whose event loop is busy sending megabytes and reading them as the
+ * upstream).
  *
  * - **First request**: a fresh gateway's first request (small, streamed).
  * - **Warm small request**: the same once the gateway has served a few, for scale.
@@ -15,9 +16,11 @@
  * Each reports the longest `/health` wait and the 99th percentile (wall ms), and the most main-thread CPU
  * time the gateway spent during one wait (`/proc/<pid>/task/<pid>/schedstat`; the kernel updates it about
  * every 4 ms; the `/health` answer itself included, about 1-2 ms): what the gateway itself held its event
- * loop for, which on a loaded machine the wall time overstates by the waits for a core. Every request must
- * end with `response.completed`, and the upstream must have received a body of the same size in every round
- * (else `measure` fails).
+ * loop for, which on a loaded machine the wall time overstates by the waits for a core. Both count the
+ * poller's own delays (at load 5 it has received an answer 100+ ms after the gateway wrote it, the
+ * gateway's CPU meanwhile counted too): compare runs at a similar load. Every request must end with
+ * `response.completed`, and the upstream must have received a body of the same size in every round (else
+ * `measure` fails).
  *
  * @since 0.2.0
  */

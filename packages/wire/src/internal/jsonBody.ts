@@ -8,13 +8,10 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import { yieldToIo } from "../Cooperative.js"
+import { BUDGET_MS, yieldToIo } from "../Cooperative.js"
 
 /** Arrays shorter than this are written with the rest of their object. */
 const SLICED_ARRAY_LENGTH = 256
-
-/** Milliseconds of work between two yields. */
-const BUDGET_MS = 4
 
 /**
  * At most this many characters are written, and bytes copied, between two clock reads: encoding and copying
