@@ -51,7 +51,7 @@ export interface ChatMessage {
 
 /**
  * A Chat Completions function tool on the wire: `{type:"function", function:{name, description?,
- * parameters, strict}}`.
+ * parameters, strict?}}`; `strict` is sent only when `true` (`false` is the API's default).
  *
  * @since 0.1.0
  * @category models
@@ -62,7 +62,7 @@ export interface FunctionTool {
     readonly name: string
     readonly description?: string
     readonly parameters: { readonly [key: string]: unknown }
-    readonly strict: boolean
+    readonly strict?: true
   }
 }
 
@@ -500,7 +500,10 @@ const assistantMessage = (
 
 /**
  * A core tool definition -> a Chat Completions function tool `{type:"function", function:{name,
- * description?, parameters, strict}}`.
+ * description?, parameters, strict?}}`. `strict` is sent only when `true`: `false` is the API's default
+ * (the API reference, "Create chat completion", `tools[].function.strict`), and servers whose function
+ * definition has no such field refuse a request that carries it (vLLM's OpenAI-compatible server answers
+ * 400 `extra_forbidden` in its 0.8 and 0.9 lines).
  *
  * @since 0.1.0
  * @category tools
@@ -511,7 +514,7 @@ export const functionTool = (tool: LanguageModel.ToolDefinition): FunctionTool =
     name: tool.name,
     ...(tool.description === undefined ? {} : { description: tool.description }),
     parameters: tool.parameters,
-    strict: tool.strict
+    ...(tool.strict ? { strict: true } : {})
   }
 })
 
@@ -520,8 +523,9 @@ export const functionTool = (tool: LanguageModel.ToolDefinition): FunctionTool =
  * there are no custom tools (Chat Completions, and the gateway in front of such a backend): the same name,
  * namespace and `deferLoading`; the description followed, for a grammar format, by the grammar's syntax
  * and definition (a JSON schema cannot hold a grammar, so the model reads it instead of the backend
- * enforcing it); one required string parameter `input` (`CUSTOM_TOOL_INPUT`) holding the raw input; strict
- * (the schema meets strict mode's rules). A call of it carries `{"input": <the input>}` as arguments.
+ * enforcing it); one required string parameter `input` (`CUSTOM_TOOL_INPUT`) holding the raw input; not
+ * strict, so that it goes to any backend (`functionTool` sends no `strict` field then; a one-string
+ * schema gains little from strict mode). A call of it carries `{"input": <the input>}` as arguments.
  *
  * @since 0.3.0
  * @category custom tools
@@ -540,7 +544,7 @@ export const customToolFunction = (tool: LanguageModel.CustomToolDefinition): La
       required: [CUSTOM_TOOL_INPUT],
       additionalProperties: false
     },
-    strict: true,
+    strict: false,
     ...(tool.namespace === undefined ? {} : { namespace: tool.namespace }),
     ...(tool.deferLoading === undefined ? {} : { deferLoading: tool.deferLoading })
   })
@@ -549,7 +553,7 @@ export const customToolFunction = (tool: LanguageModel.CustomToolDefinition): La
 /**
  * A core custom tool definition -> the Chat Completions function it is offered as: `functionTool` of
  * `customToolFunction` (the grammar of its format, if any, in the description; one required string
- * parameter `input`, `CUSTOM_TOOL_INPUT`; strict).
+ * parameter `input`, `CUSTOM_TOOL_INPUT`; not strict).
  *
  * @since 0.3.0
  * @category custom tools

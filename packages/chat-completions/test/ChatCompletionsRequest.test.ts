@@ -19,6 +19,15 @@ const weather = new LanguageModel.ToolDefinition({
   strict: true
 })
 
+describe("ChatCompletionsRequest.functionTool", () => {
+  it("sends strict only when true: false is the API's default, and some servers (vLLM 0.8-0.9) refuse the field", () => {
+    expect(ChatCompletionsRequest.functionTool(weather).function).toHaveProperty("strict", true)
+    const loose = ChatCompletionsRequest.functionTool(new LanguageModel.ToolDefinition({ ...weather, strict: false }))
+    expect(loose.function).not.toHaveProperty("strict")
+    expect(loose.function).toStrictEqual({ name: "get_weather", description: "Weather of a city.", parameters: weather.parameters })
+  })
+})
+
 describe("ChatCompletionsRequest.fromPrompt", () => {
   it.effect("maps system, user media, assistant text and tool calls, and tool results by tool_call_id", () =>
     Effect.gen(function*() {
