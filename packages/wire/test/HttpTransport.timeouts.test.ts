@@ -20,6 +20,7 @@ import * as TestClock from "effect/TestClock"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { createServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { Readable } from "node:stream"
 
 /** A client that never answers; counts attempts and the attempts that were aborted (interrupted). */
 const silentServer = () => {
@@ -263,6 +264,16 @@ const nodeClients = [
   ["node:http", NodeHttpClient.layer]
 ] as const
 
+/**
+ * The Node `Readable` of a response of `@effect/platform-node`'s clients: undici's body, or `node:http`'s
+ * `IncomingMessage` (the response itself may be the `HttpClient`'s interruptible wrapper of it).
+ */
+const nodeBody = (response: HttpClientResponse.HttpClientResponse): Readable => {
+  const inner = (response as { readonly original?: HttpClientResponse.HttpClientResponse }).original ?? response
+  const source = (inner as unknown as { readonly source: Readable | { readonly body: Readable } }).source
+  return source instanceof Readable ? source : source.body
+}
+
 /** Waits, in real time, until `done()` (a Node socket's events happen while the test clock stands still). */
 const until = (done: () => boolean): Effect.Effect<void> =>
   Effect.suspend(() => (done() ? Effect.void : Effect.zipRight(realPause, until(done))))
@@ -318,6 +329,24 @@ describe("HttpTransport over @effect/platform-node's clients (a Node body)", () 
         assert.isFalse(server.state.closedEarly)
         yield* Stream.runDrain(Stream.take(transport.bodyStream(yield* transport.execute({ model: "m" }, true)), 1))
         yield* until(() => server.state.closedEarly)
+      }))
+
+    it.scoped(`a body left right after its last bytes, before its end was seen, ends instead of being aborted (${kind})`, () =>
+      Effect.gen(function*() {
+        const server = yield* nodeServer((response) => {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          response.end("data: {}\n\ndata: [DONE]\n\n")
+        })
+        const client = Context.get(yield* Layer.build(layer), HttpClient.HttpClient)
+        const transport = yield* transportOver(client, { idleTimeout: "30 seconds", baseUrl: server.baseUrl })
+        const response = yield* transport.execute({ model: "m" }, true)
+        // the consumer stops at the chunk that holds the last bytes, as a decoder stops at `[DONE]`
+        yield* Stream.runDrain(Stream.take(transport.bodyStream(response), 1))
+        const body = nodeBody(response)
+        yield* until(() => body.readableEnded || body.destroyed)
+        assert.isTrue(body.readableEnded)
+        assert.isNull(body.errored)
+        assert.isFalse(server.state.closedEarly)
       }))
 
     it.scoped(`a body that breaks off fails with a transport error that is no timeout (${kind})`, () =>
