@@ -131,6 +131,7 @@ import { lineAndColumn, syntaxErrorPosition } from "./internal/jsonPosition.js"
 import * as JsonSlices from "./internal/jsonSlices.js"
 import { capMessage } from "./internal/limits.js"
 import * as GatewayState from "./internal/gatewayState.js"
+import * as RequestBody from "./internal/requestBody.js"
 import * as ResponseStore from "./ResponseStore.js"
 import * as ResponsesLifecycle from "./ResponsesLifecycle.js"
 import * as Upstream from "./Upstream.js"
@@ -505,11 +506,10 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =
     if (Number.isFinite(declared) && declared > limit) return yield* tooLarge(limit)
     const chunks: Array<Uint8Array> = []
     let size = 0
-    yield* Stream.runForEach(request.stream, (chunk) => {
+    yield* RequestBody.forEachChunk(request, (chunk) => {
       size += chunk.length
       if (size <= limit) chunks.push(chunk)
-      else if (size > limit + MAX_DRAIN_BYTES) return Effect.fail(tooLarge(limit))
-      return Effect.void
+      return size <= limit + MAX_DRAIN_BYTES
     }).pipe(
       Effect.catchTag("RequestError", (error) =>
         Effect.fail(
