@@ -573,18 +573,6 @@ function* frames(events: ReadonlyArray<ResponsesLifecycle.Event>): Generator<Uin
 }
 
 /**
- * The bytes of one batch of events: at once when it holds deltas only (the hot path), else lazily, one
- * piece of about 64 Ki characters per pull (`frames`), so that the events that repeat a large answer are
- * serialized and written a slice at a time.
- */
-const encodeBatch = (events: ReadonlyArray<ResponsesLifecycle.Event>): Stream.Stream<Uint8Array> =>
-  events.length === 0
-    ? Stream.empty
-    : events.some(isWhole)
-    ? Stream.fromIteratorSucceed(frames(events), 1)
-    : Stream.succeed(encoder.encode(ResponsesLifecycle.toSse(events)))
-
-/**
  * The body of a non-streamed answer: the Response object's JSON with a `content-length` when it is one
  * piece (`ResponsesLifecycle.toJsonPieces`), else written a piece of about 64 Ki characters at a time, so
  * that a large answer's text stands in memory once (in the object), not again as one JSON string and as
@@ -607,10 +595,12 @@ const jsonAnswer = (object: ResponsesLifecycle.ResponseObject): HttpServerRespon
 
 /**
  * The SSE body of a streamed response: the upstream's first chunk already pulled (so errors before it
- * kept their HTTP status), then the rest, each chunk of elements encoded as one batch (`encodeBatch`).
- * Ends after the terminal event; an upstream error becomes `response.failed` with the error `midStreamError`
- * gives (which logs it), a defect in the gateway a logged `response.failed` with `server_error`. Closing it closes `scope`, which holds the
- * upstream call (so a client that disconnects aborts the upstream request).
+ * kept their HTTP status), then the rest, each chunk of elements encoded as one batch: at once when it holds
+ * deltas only (the hot path), else one piece of about 64 Ki characters per pull (`frames`), so that the
+ * events that repeat a large answer are serialized and written a slice at a time. Ends after the terminal
+ * event; an upstream error becomes `response.failed` with the error `midStreamError` gives (which logs it),
+ * a defect in the gateway a logged `response.failed` with `server_error`. Closing it closes `scope`, which
+ * holds the upstream call (so a client that disconnects aborts the upstream request).
  */
 const sseBody = (
   lifecycle: ResponsesLifecycle.Encoder,
@@ -620,32 +610,23 @@ const sseBody = (
   midStreamError: (error: AiError.AiError) => Effect.Effect<ResponsesLifecycle.ResponseError>,
   onTerminal?: (response: ResponsesLifecycle.ResponseObject) => Effect.Effect<void>
 ): Stream.Stream<Uint8Array> => {
-  // with a store, the response is saved before its terminal event is written: a client that continues it
-  // (`previous_response_id`) as soon as it reads `response.completed` finds it stored
-  let saved = false
-  const encode = (events: ReadonlyArray<ResponsesLifecycle.Event>): Stream.Stream<Uint8Array> => {
-    if (onTerminal === undefined || saved || !lifecycle.terminated()) return encodeBatch(events)
-    saved = true
-    return Stream.unwrap(Effect.as(onTerminal(lifecycle.response()), encodeBatch(events)))
-  }
   const head: Array<ResponsesLifecycle.Event> = []
   let model: string | undefined
   for (const part of first) if (part.type === "response_started") model = part.model
   lifecycle.start(head, model)
   for (const part of first) lifecycle.push(part, head)
-  const after = (write: (out: Array<ResponsesLifecycle.Event>) => void) =>
-    Stream.suspend(() => {
-      const out: Array<ResponsesLifecycle.Event> = []
-      write(out)
-      return encode(out)
-    })
-  // One channel pulls the upstream and encodes each chunk: its parts through the lifecycle, the events'
-  // bytes written (a batch of deltas at once; a batch with whole-item events one frame per pull, as
-  // `encodeBatch` does), and no pull of the upstream after the batch that holds the terminal event. It
-  // replaced `mapChunks`, `takeUntil` and `flatMap(encode)` (a stream run per batch: 137 -> 68 fiber steps
-  // per upstream chunk), then `repeatEffectChunkOption(pull)` piped into it (a stage of its own: 46 -> 40)
-  // (packages/bench/RESULTS.md, 2026-12-02, rounds 3 and 4).
-  type Encoding = Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, AiError.AiError, unknown, unknown, unknown>
+  // One channel for the whole body: the head, then per upstream chunk its parts through the lifecycle and
+  // the events' bytes written, no pull of the upstream after the batch that holds the terminal event, and
+  // the upstream's end or error as events too (the upstream's errors are values of `Effect.either(pull)`).
+  // It replaced `mapChunks`, `takeUntil` and `flatMap(encode)` (a stream run per batch: 137 -> 68 fiber
+  // steps per upstream chunk), then `repeatEffectChunkOption(pull)` piped into it (46 -> 40)
+  // (packages/bench/RESULTS.md, 2026-12-02, rounds 3 and 4), then the head, the error and the end as
+  // streams of their own concatenated to it (`Stream.concat`, `catchAll`, each a channel executor closed
+  // with its own finalizers: 1,637 -> 1,336 fiber steps per one-delta request).
+  type Encoding = Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, never, unknown, unknown, unknown>
+  // with a store, the response is saved before its terminal event is written: a client that continues it
+  // (`previous_response_id`) as soon as it reads `response.completed` finds it stored
+  let saved = false
   const writeFrames = (frames: Iterator<Uint8Array>): Encoding =>
     Channel.suspend(() => {
       const next = frames.next()
@@ -660,30 +641,37 @@ const sseBody = (
     saved = true
     return Channel.zipRight(Channel.fromEffect(onTerminal(lifecycle.response())), written)
   }
+  const after = (write: (out: Array<ResponsesLifecycle.Event>) => void): Encoding =>
+    Channel.suspend(() => {
+      const out: Array<ResponsesLifecycle.Event> = []
+      write(out)
+      return writeEvents(out)
+    })
   const encoding: Encoding = Channel.flatMap(Channel.fromEffect(Effect.either(pull)), (pulled) => {
-    if (Either.isLeft(pulled)) return Option.isNone(pulled.left) ? Channel.void : Channel.fail(pulled.left.value)
+    if (Either.isLeft(pulled)) {
+      return Option.isNone(pulled.left)
+        ? after((out) => lifecycle.end(out))
+        : Channel.flatMap(
+          Channel.fromEffect(midStreamError(pulled.left.value)),
+          (failure) => after((out) => lifecycle.fail(failure, out))
+        )
+    }
     const out: Array<ResponsesLifecycle.Event> = []
     for (const part of pulled.right) lifecycle.push(part, out)
     const written = writeEvents(out)
     return lifecycle.terminated() ? written : Channel.zipRight(written, encoding)
   })
-  const rest = lifecycle.terminated() ? Stream.empty : Stream.fromChannel(encoding).pipe(
-    Stream.catchAll((error) =>
-      Stream.unwrap(Effect.map(midStreamError(error), (failure) => after((out) => lifecycle.fail(failure, out))))
-    ),
-    Stream.concat(after((out) => lifecycle.end(out))),
-    Stream.catchAllCause((cause) =>
+  const body = Channel.zipRight(writeEvents(head), lifecycle.terminated() ? Channel.void : encoding).pipe(
+    Channel.catchAllCause((cause) =>
       Cause.isInterruptedOnly(cause)
-        ? Stream.failCause(cause)
-        : Stream.unwrap(Effect.as(
-          logDefect(cause),
+        ? Channel.failCause(cause)
+        : Channel.zipRight(
+          Channel.fromEffect(logDefect(cause)),
           after((out) => lifecycle.fail({ code: "server_error", message: "the gateway failed while streaming the response" }, out))
-        ))
+        )
     )
   )
-  return Stream.concat(encode(head), rest).pipe(
-    Stream.ensuring(Scope.close(scope, Exit.void))
-  )
+  return Stream.fromChannel(Channel.ensuring(body, Scope.close(scope, Exit.void)))
 }
 
 /** Logs a defect of the gateway at error level, its message capped (`MAX_MESSAGE_CHARS`). */
