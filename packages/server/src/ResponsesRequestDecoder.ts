@@ -405,7 +405,10 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
     const request = yield* decodeAt(CreateResponse, body, [])
     const policy = options.builtinTools ?? "drop"
 
-    if (request.metadata != null) yield* checkMetadata(request.metadata)
+    // the body's own object, checked by the schema: the decoded copy is built by assignment, which drops a
+    // `__proto__` key (it sets the copy's prototype instead)
+    const metadata = request.metadata == null ? undefined : body.metadata as { readonly [key: string]: string }
+    if (metadata !== undefined) yield* checkMetadata(metadata)
 
     if (request.previous_response_id != null) {
       return yield* unsupportedParameter("previous_response_id", "replay the earlier items in `input` instead")
@@ -588,7 +591,7 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
       reasoningSummary: request.reasoning?.summary ?? undefined,
       textFormat,
       verbosity: request.text?.verbosity ?? undefined,
-      metadata: request.metadata ?? undefined,
+      metadata,
       promptCacheKey: request.prompt_cache_key ?? undefined,
       safetyIdentifier: request.safety_identifier ?? undefined,
       user: request.user ?? undefined,
@@ -612,7 +615,7 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
       parallel_tool_calls: request.parallel_tool_calls ?? true,
       reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
       text,
-      metadata: request.metadata ?? {},
+      metadata: metadata ?? {},
       prompt_cache_key: request.prompt_cache_key ?? null,
       prompt_cache_retention: request.prompt_cache_retention ?? null,
       safety_identifier: request.safety_identifier ?? null,

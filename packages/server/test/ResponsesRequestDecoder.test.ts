@@ -363,6 +363,13 @@ describe("ResponsesRequestDecoder", () => {
       const longKey = yield* rejected({ model: "m", input: "hi", metadata: { ["k".repeat(65)]: "v" } })
       expect([longKey.param, longKey.code]).toEqual(["metadata", "string_above_max_length"])
 
+      // a `__proto__` key (an own property of the parsed body) is a key like any other: bounded and echoed
+      const proto = JSON.parse(`{"model":"m","input":"hi","metadata":{"__proto__":"p","trace":"t"}}`)
+      const echoed = yield* ResponsesRequestDecoder.decode(proto)
+      expect(JSON.stringify(echoed.echo.metadata)).toBe(`{"__proto__":"p","trace":"t"}`)
+      const longProto = yield* rejected(JSON.parse(`{"model":"m","input":"hi","metadata":{"__proto__":"${"x".repeat(600)}"}}`))
+      expect([longProto.param, longProto.code]).toEqual(["metadata.__proto__", "string_above_max_length"])
+
       const longValue = yield* rejected({ model: "m", input: "hi", metadata: { trace: "x".repeat(100_000) } })
       expect([longValue.param, longValue.code]).toEqual(["metadata.trace", "string_above_max_length"])
       expect(longValue.description).toBe(
