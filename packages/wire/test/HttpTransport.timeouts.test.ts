@@ -313,7 +313,8 @@ describe("HttpTransport over @effect/platform-node's clients (a Node body)", () 
           const write = () => {
             if (next === pieces.length) return void response.end()
             response.write(pieces[next++])
-            setTimeout(write, 2)
+            // far longer than the 50 ms a body left early is read on for its end before it is aborted
+            setTimeout(write, 50)
           }
           write()
         })
@@ -346,6 +347,27 @@ describe("HttpTransport over @effect/platform-node's clients (a Node body)", () 
         yield* until(() => body.readableEnded || body.destroyed)
         assert.isTrue(body.readableEnded)
         assert.isNull(body.errored)
+        assert.isFalse(server.state.closedEarly)
+      }))
+
+    it.scoped(`a body left at [DONE] whose end comes in a later write ends instead of being aborted: its connection is reused (${kind})`, () =>
+      Effect.gen(function*() {
+        const server = yield* nodeServer((response) => {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          // the end of the chunked body in a write of its own, a moment later (as Python's servers send it,
+          // over a network)
+          response.write("data: {}\n\ndata: [DONE]\n\n", () => setTimeout(() => response.end(), 2))
+        })
+        const client = Context.get(yield* Layer.build(layer), HttpClient.HttpClient)
+        const transport = yield* transportOver(client, { idleTimeout: "30 seconds", baseUrl: server.baseUrl })
+        for (let round = 0; round < 5; round++) {
+          const response = yield* transport.execute({ model: "m" }, true)
+          yield* Stream.runDrain(Stream.take(transport.bodyStream(response), 1))
+          const body = nodeBody(response)
+          yield* until(() => body.readableEnded || body.destroyed)
+          assert.isTrue(body.readableEnded, `round ${round}`)
+          assert.isNull(body.errored)
+        }
         assert.isFalse(server.state.closedEarly)
       }))
 

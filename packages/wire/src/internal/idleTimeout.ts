@@ -71,6 +71,7 @@ export const watchBody = <E>(
 interface NodeReadable {
   readonly readable: boolean
   readonly read: () => unknown
+  readonly resume: () => unknown
   readonly on: (event: "readable" | "end" | "error", listener: (cause?: unknown) => void) => unknown
   readonly off: (event: "readable" | "end" | "error", listener: (cause?: unknown) => void) => unknown
   readonly destroy: (error?: Error) => unknown
@@ -78,8 +79,8 @@ interface NodeReadable {
 
 const isNodeReadable = (value: unknown): value is NodeReadable =>
   typeof value === "object" && value !== null && typeof (value as NodeReadable).readable === "boolean" &&
-  typeof (value as NodeReadable).read === "function" && typeof (value as NodeReadable).on === "function" &&
-  typeof (value as NodeReadable).destroy === "function"
+  typeof (value as NodeReadable).read === "function" && typeof (value as NodeReadable).resume === "function" &&
+  typeof (value as NodeReadable).on === "function" && typeof (value as NodeReadable).destroy === "function"
 
 /**
  * The Node `Readable` whose bytes `response.stream` reads, when `response` is one of `@effect/platform-node`'s
@@ -180,6 +181,13 @@ const webBody = <E>(
     )
   })))
 
+/**
+ * How long a body left before its end is read on for its end to come (see `nodeBody`'s finalizer): enough
+ * for an end written right after the last event, short enough that a request left mid-answer (a client gone)
+ * is aborted at once in effect.
+ */
+const END_GRACE_MS = 50
+
 const nodeBody = <E>(
   response: HttpClientResponse.HttpClientResponse,
   readable: NodeReadable,
@@ -257,16 +265,23 @@ const nodeBody = <E>(
           readable.off("error", onFailure)
         }
         if (ended) return detach()
-        // A body left before its end is destroyed, which aborts the request. A body left right after its
-        // last bytes (a consumer that stops at a stream's `[DONE]`) has its `end` already scheduled (Node
-        // emits it on the next tick of the `read()` that found the body empty): it is let end instead, as
-        // destroying it would make undici build a `RequestAbortedError`, its stack trace included (about
-        // 2 % of the gateway's CPU per streamed request).
-        readable.read()
-        setImmediate(() => {
+        // A body left before its end is destroyed, which aborts the request and closes its connection. But a
+        // body left at a stream's last event (a consumer that stops at `[DONE]`) has usually only its end
+        // still to come: in the same read, or in a later one when the server writes the end of its chunked
+        // body on its own (Python's servers do). It is read on, its bytes dropped, for up to `END_GRACE_MS`,
+        // and destroyed only if it has not ended by then: destroyed, its connection could not be reused, and
+        // undici would build a `RequestAbortedError` with its stack trace (about 2 % of the gateway's CPU
+        // per streamed request).
+        const grace = setTimeout(() => {
           detach()
           if (!ended) readable.destroy()
+        }, END_GRACE_MS)
+        grace.unref()
+        readable.on("end", () => {
+          clearTimeout(grace)
+          detach()
         })
+        readable.resume()
       })
     )
   })))
