@@ -308,6 +308,25 @@ export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unk
 }
 
 /**
+ * `Effect.retry(attempt, schedule)`, with the schedule run only once an attempt failed: its driver and state
+ * cost about 30 fiber steps per call, a call that succeeds at once (every call, mostly) included. The first
+ * failure is handed to the schedule as its first attempt's, so it waits and counts as `Effect.retry` would
+ * (with no retries, `times: 0`, it stops at once).
+ */
+const retriedAfterFailure = <A, E>(attempt: Effect.Effect<A, E>, schedule: Schedule.Schedule<unknown, E>): Effect.Effect<A, E> =>
+  Effect.catchAll(attempt, (error) => {
+    let first = true
+    return Effect.retry(
+      Effect.suspend(() => {
+        if (!first) return attempt
+        first = false
+        return Effect.fail(error)
+      }),
+      schedule
+    )
+  })
+
+/**
  * The URL of endpoint `path` (e.g. `/responses`) under `baseUrl` (default `DEFAULT_BASE_URL`), trailing
  * slashes of the base URL dropped.
  *
@@ -327,23 +346,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
   Effect.map(HttpClient.HttpClient, (contextClient) => {
     const httpClient = options.transformClient === undefined ? contextClient : options.transformClient(contextClient)
     const url = endpointUrl(options.baseUrl, path)
-    // no retries (`times: 0`, as the gateway serves by default): no schedule at all
-    const schedule = (options.retry?.times ?? 2) > 0 ? retrySchedule(options.retry) : undefined
-    // The schedule is run only once an attempt failed (its driver and state cost about 30 fiber steps per
-    // call, a call that succeeds at once included): the first failure is handed to it as the failure of its
-    // first attempt, so it waits and counts exactly as `Effect.retry(attempt, schedule)` would.
-    const retried = <A, E>(attempt: Effect.Effect<A, E>, schedule: Schedule.Schedule<unknown, E>): Effect.Effect<A, E> =>
-      Effect.catchAll(attempt, (error) => {
-        let first = true
-        return Effect.retry(
-          Effect.suspend(() => {
-            if (!first) return attempt
-            first = false
-            return Effect.fail(error)
-          }),
-          schedule
-        )
-      })
+    const schedule = retrySchedule(options.retry)
     const headersTimeout = timeoutOf(options.headersTimeout, DEFAULT_HEADERS_TIMEOUT)
     const idleTimeout = timeoutOf(options.idleTimeout, DEFAULT_IDLE_TIMEOUT)
     // A server that echoes the key in an error body must not put it into the error.
@@ -416,7 +419,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
                 )
             )
           }),
-          (attempt) => schedule === undefined ? attempt : retried(attempt, schedule)
+          (attempt) => retriedAfterFailure(attempt, schedule)
         ))
 
     const readJson = (
