@@ -563,14 +563,18 @@ const isWhole = (event: ResponsesLifecycle.Event): boolean =>
   event.type.endsWith(".done") || event.type === "response.completed" || event.type === "response.incomplete" ||
   event.type === "response.failed"
 
+/** The UTF-8 bytes of each piece of text of `parts`, in order, encoded as they are pulled. */
+function* encoded(...parts: ReadonlyArray<Iterable<string>>): Generator<Uint8Array> {
+  for (const part of parts) for (const piece of part) yield encoder.encode(piece)
+}
+
 /**
  * The SSE bytes of `events`, serialized as they are pulled, in pieces of about 64 Ki characters
  * (`ResponsesLifecycle.toSsePieces`: small frames grouped, a large answer's text in slices), so that the
  * events repeating a large answer never stand in memory whole, as text or as bytes.
  */
-function* frames(events: ReadonlyArray<ResponsesLifecycle.Event>): Generator<Uint8Array> {
-  for (const piece of ResponsesLifecycle.toSsePieces(events)) yield encoder.encode(piece)
-}
+const frames = (events: ReadonlyArray<ResponsesLifecycle.Event>): Generator<Uint8Array> =>
+  encoded(ResponsesLifecycle.toSsePieces(events))
 
 /**
  * The body of a non-streamed answer: the Response object's JSON with a `content-length` when it is one
@@ -584,13 +588,9 @@ const jsonAnswer = (object: ResponsesLifecycle.ResponseObject): HttpServerRespon
   const one = first.done ? "" : first.value
   const second = pieces.next()
   if (second.done) return HttpServerResponse.text(one, { contentType: "application/json" })
-  const two = second.value
-  function* all(): Generator<Uint8Array> {
-    yield encoder.encode(one)
-    yield encoder.encode(two)
-    for (const piece of pieces) yield encoder.encode(piece)
-  }
-  return HttpServerResponse.stream(Stream.fromIteratorSucceed(all(), 1), { contentType: "application/json" })
+  return HttpServerResponse.stream(Stream.fromIteratorSucceed(encoded([one, second.value], pieces), 1), {
+    contentType: "application/json"
+  })
 }
 
 /**
