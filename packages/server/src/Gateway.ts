@@ -247,8 +247,9 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
           code: "upstream_timeout"
         })
       }
-      // part of the body arrived (a whole answer read before anything reached the client): it broke off
-      return error.bytesReceived !== undefined && error.bytesReceived > 0
+      // the upstream's headers arrived (`bytesReceived` is set, 0 or more bytes of the body read before
+      // anything reached the client): it was reached, and broke off
+      return error.bytesReceived !== undefined
         ? new GatewayError({
           status: 502,
           description: UPSTREAM_DISCONNECTED,
@@ -302,9 +303,9 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
 }
 
 /**
- * What a client is told when the upstream could not be reached or its connection broke off before any of
- * its body arrived (`TransportError`). The detail (the upstream's URL, the socket error) stays in the gateway's log: the
- * upstream's address is the operator's business, not the client's.
+ * What a client is told when the upstream could not be reached or its connection broke off before its
+ * response headers arrived (`TransportError`). The detail (the upstream's URL, the socket error) stays in the
+ * gateway's log: the upstream's address is the operator's business, not the client's.
  *
  * @since 0.1.0
  * @category errors
@@ -313,8 +314,8 @@ export const UPSTREAM_UNREACHABLE = "the upstream model server could not be reac
 
 /**
  * What a client is told when the upstream's connection broke off after the response began streaming (a
- * `TransportError` mid-stream), or after part of its body arrived (a 502 before the first byte to the
- * client, e.g. a whole answer cut off); the detail goes to the log.
+ * `TransportError` mid-stream), or after its response headers arrived (a 502 before the first byte to the
+ * client: a whole answer cut off, or a stream that ended before its first event); the detail goes to the log.
  *
  * @since 0.1.0
  * @category errors

@@ -95,6 +95,25 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         })
       })))
 
+  it.effect("headers, then the connection breaks off before any byte of the body: 502 upstream_disconnected (streamed and whole)", () =>
+    withScriptedGateway([true, false].map((stream) => (_request, response) => {
+      response.writeHead(200, { "content-type": stream ? "text/event-stream" : "application/json" })
+      response.flushHeaders()
+      setTimeout(() => response.socket?.destroy(), 50)
+    }), {}, (url) =>
+      Effect.gen(function*() {
+        for (const stream of [true, false]) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream })
+          expect(answer.status).toBe(502)
+          expect(JSON.parse(answer.text).error).toEqual({
+            message: Gateway.UPSTREAM_DISCONNECTED,
+            type: "server_error",
+            param: null,
+            code: "upstream_disconnected"
+          })
+        }
+      })))
+
   it.effect("an answer whose done events exceed 64 KiB of SSE: every event up to response.completed is sent", () => {
     // 2,000 deltas of 50 characters: output_text.done, content_part.done, output_item.done and
     // response.completed each repeat 100,000 characters, so their frames are written one at a time.
