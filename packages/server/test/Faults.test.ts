@@ -17,6 +17,14 @@ import { captureLogs, checkLifecycle, parseSse, post, withGateway } from "./util
 
 const fast = { headersTimeout: "400 millis", idleTimeout: "400 millis" } as const
 
+/** The 502 error body of an upstream whose connection broke off after its headers. */
+const disconnected = {
+  message: Gateway.UPSTREAM_DISCONNECTED,
+  type: "server_error",
+  param: null,
+  code: "upstream_disconnected"
+} as const
+
 // `it.live` keeps Effect's default logger (`it.effect` removes it): without this, the gateway's warnings and
 // access log lines would go into the test output. A test that reads the log provides its own logger.
 const live = (name: string, self: () => Effect.Effect<unknown, unknown>) =>
@@ -87,12 +95,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       Effect.gen(function*() {
         const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
         expect(answer.status).toBe(502)
-        expect(JSON.parse(answer.text).error).toEqual({
-          message: Gateway.UPSTREAM_DISCONNECTED,
-          type: "server_error",
-          param: null,
-          code: "upstream_disconnected"
-        })
+        expect(JSON.parse(answer.text).error).toEqual(disconnected)
       })))
 
   it.effect("headers, then the connection breaks off before any byte of the body: 502 upstream_disconnected (streamed and whole)", () =>
@@ -105,12 +108,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         for (const stream of [true, false]) {
           const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream })
           expect(answer.status).toBe(502)
-          expect(JSON.parse(answer.text).error).toEqual({
-            message: Gateway.UPSTREAM_DISCONNECTED,
-            type: "server_error",
-            param: null,
-            code: "upstream_disconnected"
-          })
+          expect(JSON.parse(answer.text).error).toEqual(disconnected)
         }
       })))
 
