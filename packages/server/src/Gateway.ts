@@ -722,25 +722,43 @@ export const createResponse = (
     // nesting checked and `input` elements found in one pass; parsed element by element (yielding)
     const found = yield* JsonSlices.scan(body, maxDepth)
     if (found.deepAt >= 0) return yield* tooDeep(maxDepth, found.deepAt)
-    const json = yield* JsonSlices.parse(body, found, parseJson)
     const store = yield* Effect.serviceOption(ResponseStore.ResponseStore)
-    const prepared = Option.isSome(store) && GatewayState.isObject(json)
-      ? yield* GatewayState.prepare(store.value, tenant, json).pipe(Effect.mapError((fields) => new GatewayError(fields)))
-      : undefined
-    const decodedRequest = yield* ResponsesRequestDecoder.decode(prepared === undefined ? json : prepared.body, {
+    const decoderOptions: ResponsesRequestDecoder.Options = {
       builtinTools: options.builtinTools,
       inputFiles: options.inputFiles,
       maxInputItems: options.maxInputItems
-    }).pipe(
-      Effect.mapError((error) =>
-        new GatewayError({
-          status: 400,
-          description: error.description,
-          errorType: "invalid_request_error",
-          param: error.param,
-          code: error.code
-        })
-      )
+    }
+    let prepared: GatewayState.Prepared | undefined
+    let decoding: Effect.Effect<ResponsesRequestDecoder.DecodedRequest, ResponsesRequestDecoder.RequestError | GatewayError>
+    if (Option.isSome(store)) {
+      const json = yield* JsonSlices.parse(body, found, parseJson)
+      prepared = GatewayState.isObject(json)
+        ? yield* GatewayState.prepare(store.value, tenant, json).pipe(Effect.mapError((fields) => new GatewayError(fields)))
+        : undefined
+      decoding = ResponsesRequestDecoder.decode(prepared === undefined ? json : prepared.body, decoderOptions)
+    } else {
+      // the `input` elements parsed as the decoder reads them, each garbage once decoded (only the prompt is
+      // kept): the young generation's collections no longer copy the whole parsed body while the request runs
+      const parsed = yield* JsonSlices.parseLazily(body, found, parseJson)
+      const input = parsed.input
+      decoding = input === undefined
+        ? ResponsesRequestDecoder.decode(parsed.body, decoderOptions)
+        // a body that is no JSON answers as such, whatever the decoder found before its syntax error
+        : ResponsesRequestDecoder.decodeElements(parsed.body, input, decoderOptions).pipe(
+          Effect.tapErrorTag("RequestError", () => input.rest)
+        )
+    }
+    const decodedRequest = yield* decoding.pipe(
+      Effect.catchTag("RequestError", (error) =>
+        Effect.fail(
+          new GatewayError({
+            status: 400,
+            description: error.description,
+            errorType: "invalid_request_error",
+            param: error.param,
+            code: error.code
+          })
+        ))
     )
     const decoded: ResponsesRequestDecoder.DecodedRequest = prepared === undefined ? decodedRequest : {
       ...decodedRequest,

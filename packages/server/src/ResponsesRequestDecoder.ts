@@ -69,6 +69,7 @@
 import { LanguageModel, Message, Prompt, ResponseFormat } from "@effect-responses/core"
 import { isObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Common from "./internal/decoder/common.js"
 import { decodeAt, fail, Nullable, UnknownArray } from "./internal/decoder/common.js"
@@ -400,6 +401,42 @@ const JsonSchemaFormat = Schema.Struct({
  * @category decoding
  */
 export const decode = (body: unknown, options: Options = {}): Effect.Effect<DecodedRequest, RequestError> =>
+  decodeBody(body, undefined, options)
+
+/**
+ * The elements of a request's `input` array, read one at a time and in order: `element(index)` gives the
+ * element at `index` (parsed JSON), or fails with `E` (a server that parses them as they are read: the
+ * body's syntax error).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface InputElements<E> {
+  readonly length: number
+  readonly element: (index: number) => Either.Either<unknown, E>
+}
+
+/**
+ * `decode` of a body whose `input` array is given by `input` (the body's own `input`, `null` or absent, is
+ * not read): each element is read when its turn comes and nothing of it is kept but what the prompt takes
+ * from it, so a server that parses the elements as they are read (the gateway) lets each parsed element
+ * become garbage as soon as it is decoded instead of keeping the whole parsed `input` alive while the
+ * request runs. Fails as `decode` does, and with what `input.element` fails with.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const decodeElements = <E>(
+  body: unknown,
+  input: InputElements<E>,
+  options: Options = {}
+): Effect.Effect<DecodedRequest, RequestError | E> => decodeBody(body, input, options)
+
+const decodeBody = <E>(
+  body: unknown,
+  elements: InputElements<E> | undefined,
+  options: Options
+): Effect.Effect<DecodedRequest, RequestError | E> =>
   Effect.gen(function*() {
     if (!isObject(body)) return yield* fail("The request body must be a JSON object.", null, "invalid_type")
     const request = yield* decodeAt(CreateResponse, body, [])
@@ -461,7 +498,7 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
 
     const parameters: Array<string> = []
     for (const name of PARAMETERS) {
-      const value = body[name]
+      const value = name === "input" && elements !== undefined ? elements : body[name]
       if (value === undefined || value === null) continue
       if ((name === "reasoning" || name === "text") && isObject(value)) {
         for (const field of name === "reasoning" ? ["effort", "summary"] : ["format", "verbosity"]) {
@@ -510,18 +547,19 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
     if (request.instructions != null && request.instructions !== "") {
       messages.push(new Message.SystemMessage({ content: request.instructions }))
     }
-    const input = request.input
+    const input = elements ?? request.input
+    const length = typeof input === "object" && input !== null ? input.length : undefined
     const maxItems = options.maxInputItems ?? MAX_INPUT_ITEMS
-    if (Array.isArray(input) && input.length > maxItems) {
+    if (length !== undefined && length > maxItems) {
       return yield* fail(
-        `Invalid 'input': array too long. Expected an array with maximum length ${maxItems}, but got an array with length ${input.length} instead.`,
+        `Invalid 'input': array too long. Expected an array with maximum length ${maxItems}, but got an array with length ${length} instead.`,
         "input",
         "array_above_max_length"
       )
     }
     // a stateless gateway has no earlier conversation: no input is an empty conversation, refused as the
     // API refuses a request without `input`
-    if (input == null || (Array.isArray(input) && input.length === 0)) {
+    if (input == null || length === 0) {
       return yield* fail(
         input == null ? "Missing required parameter: 'input'." : "Invalid 'input': the conversation is empty.",
         "input",
@@ -530,7 +568,7 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
     }
     if (typeof input === "string") {
       messages.push(Prompt.userMessage(input))
-    } else if (input != null) {
+    } else {
       yield* Input.decodeInput(input, toolSet, policy, options.inputFiles ?? ["data", "id"], messages)
     }
     yield* logAmbiguousNames(toolSet)

@@ -279,6 +279,28 @@ describe("Gateway (scripted upstream)", () => {
         }))
     }))
 
+  it.effect("a body that is no JSON answers invalid_json also when an input item before its syntax error is refused", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({})
+      yield* withGateway(upstreamOf(model.layer), {}, (url) =>
+        Effect.gen(function*() {
+          // the input elements are parsed as the decoder reads them: it refuses input[0] before input[2] is parsed
+          const text = "{\"model\":\"m\",\"input\":[{\"type\":\"no_such_item\"},{\"role\":\"user\",\"content\":\"a\"},{\"role\": }]}"
+          const bad = yield* post(`${url}/responses`, text)
+          expect(bad.status).toBe(400)
+          const error = JSON.parse(bad.text).error
+          expect(error.code).toBe("invalid_json")
+          expect(error.message).toContain(`position ${text.indexOf("}]}")}`)
+          // without the syntax error, the item is what is refused
+          const refused = yield* post(`${url}/responses`, text.replace("{\"role\": }", "2"))
+          expect(JSON.parse(refused.text).error).toMatchObject({ code: "unsupported_value", param: "input[0].type" })
+          // the same for a refusal of a top-level parameter, read before any input element
+          const store = yield* post(`${url}/responses`, text.replace("{", "{\"store\":true,"))
+          expect(JSON.parse(store.text).error.code).toBe("invalid_json")
+          expect(model.calls).toHaveLength(0)
+        }))
+    }))
+
   it.effect("the 16 MiB default: a 17 MiB body is refused with 413", () =>
     Effect.gen(function*() {
       const model = scriptedModel({})

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as JsonSlices from "../src/internal/jsonSlices.js"
 
 const whole = (text: string) => Effect.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
@@ -79,6 +80,34 @@ describe("jsonSlices", () => {
         }
         expect(yield* Effect.flip(sliced(text, 2, chunked(text, 1))), text).toBe("invalid")
       }
+    }))
+
+  it.effect("parseLazily: the same value with the input elements parsed as they are read, the same failure", () =>
+    Effect.gen(function*() {
+      const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
+      const read = (chunks: JsonSlices.Chunks) =>
+        Effect.gen(function*() {
+          const lazy = yield* JsonSlices.parseLazily(chunks, yield* JsonSlices.scan(chunks, 64, 3), parseWhole)
+          if (lazy.input === undefined) return lazy.body
+          const elements: Array<unknown> = []
+          for (let index = 0; index < lazy.input.length; index++) elements.push(yield* lazy.input.element(index))
+          yield* lazy.input.rest
+          return { ...(lazy.body as object), input: elements }
+        })
+      for (const text of VALID) {
+        for (const size of [1, 5, 1000]) {
+          const value = yield* read(chunked(text, size))
+          expect(value, `${text} (chunks of ${size})`).toEqual(JSON.parse(text))
+        }
+      }
+      for (const text of INVALID) expect(yield* Effect.flip(read(chunked(text, 2))), text).toBe("invalid")
+      // an element read on its own, out of order, and the rest of the elements checked without reading them
+      const text = `{"input":[{"a":1},[2,3],"four",{"b" 5}],"model":"m"}`
+      const lazy = yield* JsonSlices.parseLazily(chunked(text, 4), yield* JsonSlices.scan(chunked(text, 4), 64), parseWhole)
+      expect(lazy.body).toEqual({ input: null, model: "m" })
+      expect(yield* lazy.input!.element(2)).toBe("four")
+      expect(yield* lazy.input!.element(0)).toEqual({ a: 1 })
+      expect(yield* Effect.flip(lazy.input!.rest)).toBe("invalid")
     }))
 
   it.effect("drops a leading byte order mark as TextDecoder does, and still parses element by element", () =>

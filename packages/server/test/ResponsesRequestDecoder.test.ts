@@ -5,6 +5,7 @@ import { Message, Part, Prompt } from "@effect-responses/core"
 import { ResponsesRequestDecoder } from "@effect-responses/server"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 
@@ -30,6 +31,32 @@ const rejected = (body: unknown, options?: ResponsesRequestDecoder.Options) =>
   }))
 
 describe("ResponsesRequestDecoder", () => {
+  it.effect("decodeElements: the input read element by element decodes as the same body does; an element's failure is its", () =>
+    Effect.gen(function*() {
+      const input: ReadonlyArray<unknown> = [
+        { role: "user", content: "Hi" },
+        { type: "function_call", call_id: "c1", name: "f", arguments: "{}" },
+        { type: "function_call_output", call_id: "c1", output: "ok" },
+        { role: "assistant", content: "Done." }
+      ]
+      const body = { model: "m", instructions: "Be brief.", tools: [{ type: "function", name: "f", parameters: {} }] }
+      const read: Array<number> = []
+      const elements: ResponsesRequestDecoder.InputElements<string> = {
+        length: input.length,
+        element: (index) => {
+          read.push(index)
+          return Either.right(input[index])
+        }
+      }
+      const decoded = yield* ResponsesRequestDecoder.decodeElements({ ...body, input: null }, elements)
+      expect(decoded).toEqual(yield* ResponsesRequestDecoder.decode({ ...body, input }))
+      expect(read).toEqual([0, 1, 2, 3])
+      const failing = { length: 2, element: (index: number) => index === 0 ? Either.right(input[0]) : Either.left("unparsed") }
+      expect(yield* Effect.flip(ResponsesRequestDecoder.decodeElements(body, failing))).toBe("unparsed")
+      const tooMany = yield* Effect.flip(ResponsesRequestDecoder.decodeElements(body, failing, { maxInputItems: 1 }))
+      expect(tooMany).toMatchObject({ code: "array_above_max_length", param: "input" })
+    }))
+
   it.effect("a string input: one user message; defaults echoed as OpenAI shows them", () =>
     Effect.gen(function*() {
       const decoded = yield* ResponsesRequestDecoder.decode({ model: "m", input: "Hello" })

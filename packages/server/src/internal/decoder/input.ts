@@ -15,8 +15,9 @@ import { Message, Part, UnsafeMessage, UnsafePart } from "@effect-responses/core
 import { Provider } from "@effect-responses/responses"
 import { isObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type { BuiltinToolsPolicy, FileInput } from "../../ResponsesRequestDecoder.js"
+import type { BuiltinToolsPolicy, FileInput, InputElements } from "../../ResponsesRequestDecoder.js"
 import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import { capMessage } from "../limits.js"
 import { decodeAt, fail, Nullable, type RequestError } from "./common.js"
@@ -167,13 +168,16 @@ const isBuiltinItem = (type: string): boolean =>
 /** The function name a client-run tool search is shown to the upstream under. */
 export const TOOL_SEARCH = "tool_search" as const
 
-export const decodeInput = (
-  input: ReadonlyArray<unknown>,
+/**
+ * The items of `input` (an array, or its elements read one at a time: `InputElements`) into `messages`.
+ */
+export const decodeInput = <E>(
+  input: ReadonlyArray<unknown> | InputElements<E>,
   toolSet: ToolSet,
   policy: BuiltinToolsPolicy,
   inputFiles: ReadonlyArray<FileInput>,
   messages: Array<Message.Message>
-): Effect.Effect<void, RequestError> =>
+): Effect.Effect<void, RequestError | E> =>
   Effect.gen(function*() {
     let assistant: Array<Part.AssistantPart> | undefined
     let results: Array<Part.ToolResultPart> | undefined
@@ -209,7 +213,14 @@ export const decodeInput = (
 
     for (let index = 0; index < input.length; index++) {
       if (budget.tick()) yield* yieldToIo
-      const item = input[index]
+      let item: unknown
+      if ("element" in input) {
+        const read = input.element(index)
+        if (Either.isLeft(read)) return yield* read
+        item = read.right
+      } else {
+        item = input[index]
+      }
       if (!isObject(item)) {
         return yield* fail("Each input item must be a JSON object.", `input[${index}]`, "invalid_type")
       }
