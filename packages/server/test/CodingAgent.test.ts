@@ -313,6 +313,45 @@ describe("a coding agent's request through the gateway", () => {
         expect(final.output[0]).toMatchObject({ type: "function_call", name: "shell", arguments: "{}" })
       })))
 
+  it.effect("an answer with text after its tool call goes back with the call's result: the text joins the message holding the call", () =>
+    withScriptedGateway([
+      // text, a call, more text in one upstream answer: three output items (message, function_call, message)
+      sse(
+        textChunk("Let me check."),
+        toolChunk({ id: "call_t", name: "shell", arguments: "{}" }),
+        textChunk(" Checking now."),
+        finishChunks("tool_calls")
+      ),
+      completion({ content: "done" })
+    ], {}, (url, received) =>
+      Effect.gen(function*() {
+        const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
+        const tools = [{ type: "function" as const, name: "shell", parameters: { type: "object", properties: {} }, strict: false }]
+        const first = yield* Effect.promise(() => client.responses.stream({ model: "m", input: "hi", tools }).finalResponse())
+        expect(first.output.map((item) => item.type)).toEqual(["message", "function_call", "message"])
+        // the next turn as the Agents SDK sends it: the output items as they came, then the call's result
+        const second = yield* Effect.promise(() =>
+          client.responses.create({
+            model: "m",
+            tools,
+            input: [
+              { role: "user", content: "hi" },
+              ...first.output.map(({ parsed_arguments: _, ...item }: Json) => item),
+              { type: "function_call_output", call_id: "call_t", output: "ok" }
+            ] as never
+          })
+        )
+        expect(second.output_text).toBe("done")
+        const messages = (received[1]!.body as Json).messages as ReadonlyArray<Json>
+        // as the upstream's one message had it: its whole text and its call, then the call's result, last
+        expect(messages.map((message) => [message.role, message.content ?? null, message.tool_call_id ?? null])).toEqual([
+          ["user", "hi", null],
+          ["assistant", "Let me check. Checking now.", null],
+          ["tool", "ok", "call_t"]
+        ])
+        expect(messages[1]!.tool_calls[0]).toMatchObject({ id: "call_t", function: { name: "shell" } })
+      })))
+
   it.effect("the client-run apply_patch tool: its call comes back as an apply_patch_call item; arguments that are no operation stay a function call", () =>
     withScriptedGateway([
       sse(

@@ -238,6 +238,14 @@ export const decodeInput = <E>(
             )
           } else {
             const part = yield* assistantPart(message, index)
+            if (assistant?.some((p) => p.type === "tool_call")) {
+              // text after tool calls (the gateway streams an upstream answer of text, a call, more text as three
+              // items) joins the message holding the calls, as the upstream's one message had it: the calls'
+              // tool messages must come right after that message, and a conversation sent on after a result
+              // must not end with an assistant message (Mistral's API refuses one)
+              assistant.push(part)
+              break
+            }
             // two assistant messages in a row stay two messages (Chat Completions would join their texts)
             if (assistant?.some((p) => p.type === "text" || p.type === "refusal")) flush()
             assistantParts().push(part)
