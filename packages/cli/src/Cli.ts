@@ -158,10 +158,19 @@ export const help = (verb: string | undefined, colour = false): string => {
  */
 export const run = (argv: ReadonlyArray<string>) => Command.run(command, { name: "effect-responses", version: VERSION })(argv)
 
+// Line breaks and other control characters (and U+2028/U+2029), escaped as in a JSON string: a log entry's
+// text may carry what a server answered (an upstream's error body), which must not start a line of its own
+// (a forged log line) nor reach a terminal as an escape sequence.
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000a-\u001f\u007f\u2028\u2029]/g
+
+const escapeControl = (character: string): string =>
+  character === "\n" ? "\\n" : character === "\r" ? "\\r" : `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`
+
 /**
  * The logger of the command line: one line per entry on standard error,
  * `effect-responses: warning: <message>`, `level` and above (default: warnings; debug and info hidden).
- * `write` defaults to `process.stderr`.
+ * Line breaks and other control characters in the text are escaped (`\n`, `\r`, `\u001b`), so that an
+ * entry stays one line whatever it quotes. `write` defaults to `process.stderr`.
  *
  * @since 0.1.0
  * @category logging
@@ -177,7 +186,7 @@ export const logger = (
         const parts = Array.isArray(message) ? message : [message]
         let text = parts.map((part) => typeof part === "string" ? part : JSON.stringify(part)).join(" ")
         if (!Cause.isEmpty(cause)) text += ` (${errorMessage(cause)})`
-        write(`effect-responses: ${logLevel._tag.toLowerCase()}: ${text}\n`)
+        write(`effect-responses: ${logLevel._tag.toLowerCase()}: ${text.replace(CONTROL_CHARACTERS, escapeControl)}\n`)
       })
     ),
     Logger.minimumLogLevel(level)

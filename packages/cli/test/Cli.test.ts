@@ -98,6 +98,18 @@ describe("effect-responses (in process)", () => {
       assert.include(words.stderr, `not "what is -5 --x"`)
     }))
 
+  it.effect("a log entry is one line: line breaks and control characters in its text (an upstream's error body) are escaped", () =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      // what an upstream may answer: a multi-line error page, a forged log line, a terminal escape sequence
+      yield* Effect.logWarning("upstream error: HTTP 500: internal\r\neffect-responses: info: forged\u001b[2Jend\u2028").pipe(
+        Effect.provide(Cli.logger((text) => void lines.push(text)))
+      )
+      assert.deepStrictEqual(lines, [
+        "effect-responses: warning: upstream error: HTTP 500: internal\\r\\neffect-responses: info: forged\\u001b[2Jend\\u2028\n"
+      ])
+    }))
+
   it("the error line is never empty: an error without a message shows its tag, reason and cause", () => {
     class ServeError extends Error {
       readonly _tag = "ServeError"
