@@ -490,7 +490,9 @@ const assistantMessage = (
     out.content = content === "" && toolCalls.length > 0 ? null : content
     if (refusals.length > 0) out.refusal = refusals.join("")
     if (reasoning.length > 0) out.reasoning_content = reasoning.join("\n\n")
-    if (toolCalls.length > 0) out.tool_calls = toolCalls
+    // an exact-size copy: an array grown by `push` from empty holds room for 17 calls, and the message is kept
+    // until the request body is written (a long conversation has thousands)
+    if (toolCalls.length > 0) out.tool_calls = toolCalls.slice()
     return out as unknown as ChatMessage
   })
 

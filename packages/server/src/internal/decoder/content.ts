@@ -12,7 +12,7 @@ import { isObject, type JsonObject, stringField } from "@effect-responses/wire/J
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { FileInput } from "../../ResponsesRequestDecoder.js"
-import { Nullable, RequestError } from "./common.js"
+import { Nullable, RequestError, trimmed } from "./common.js"
 
 /** An input message item. */
 export const MessageInput = Schema.Struct({
@@ -180,7 +180,7 @@ export const userParts = (
         )
     }
   }
-  return Either.right(parts)
+  return Either.right(trimmed(parts))
 }
 
 const unsupportedFile = (param: string, what: string): Either.Either<never, RequestError> =>

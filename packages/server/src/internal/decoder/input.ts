@@ -20,7 +20,7 @@ import * as Schema from "effect/Schema"
 import type { BuiltinToolsPolicy, FileInput, InputElements } from "../../ResponsesRequestDecoder.js"
 import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import { capMessage } from "../limits.js"
-import { decodeAt, fail, Nullable, type RequestError } from "./common.js"
+import { decodeAt, fail, Nullable, type RequestError, trimmed } from "./common.js"
 import { assistantPart, attributes, MessageInput, outputText, systemText, userParts } from "./content.js"
 import { APPLY_PATCH, decodeTools, LOCAL_SHELL, NAMESPACE_SEPARATOR, SHELL, type ToolSet } from "./tools.js"
 
@@ -186,9 +186,10 @@ export const decodeInput = <E>(
     const localShellItems = new Map<string, string>()
     const budget = makeBudget()
     const flush = () => {
-      // unvalidated: the parts are instances made here; a Schema class constructor costs microseconds per item
-      if (assistant !== undefined) messages.push(UnsafeMessage.assistantMessage(assistant))
-      if (results !== undefined) messages.push(UnsafeMessage.toolMessage(results))
+      // unvalidated: the parts are instances made here; a Schema class constructor costs microseconds per item.
+      // Exact-size copies (`trimmed`): the prompt keeps them for the whole request
+      if (assistant !== undefined) messages.push(UnsafeMessage.assistantMessage(trimmed(assistant)))
+      if (results !== undefined) messages.push(UnsafeMessage.toolMessage(trimmed(results)))
       assistant = undefined
       results = undefined
     }
