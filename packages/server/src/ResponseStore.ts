@@ -82,7 +82,7 @@ export interface Entry {
 
 /**
  * A page of input items (`GET /responses/{id}/input_items`): `after` (an item id; items after it in the
- * given order), `limit` (1 to 100, default 20), `order` (`asc`, or `desc`: the API's default, newest
+ * given order; an id that is no input item of the response gives an empty page, `has_more: false`), `limit` (1 to 100, default 20), `order` (`asc`, or `desc`: the API's default, newest
  * first).
  *
  * @since 0.1.0
@@ -434,6 +434,7 @@ export const make = (retention: Retention = {}): Effect.Effect<Service, never, S
         const all: Array<Item> = []
         for (const row of rows) all.push(yield* parse<Item>(row.body, "item"))
         if (options.order !== "asc") all.reverse()
+        // an `after` that is no item of this response: nothing after it (an empty page, no more)
         const start = options.after === undefined ? 0 : all.findIndex((item) => item.id === options.after) + 1
         const limit = options.limit ?? 20
         const data = start === 0 && options.after !== undefined ? [] : all.slice(start, start + limit)
@@ -442,7 +443,7 @@ export const make = (retention: Retention = {}): Effect.Effect<Service, never, S
           data,
           first_id: data[0]?.id ?? null,
           last_id: data[data.length - 1]?.id ?? null,
-          has_more: start + data.length < all.length
+          has_more: data.length > 0 && start + data.length < all.length
         })
       })
 
