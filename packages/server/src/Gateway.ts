@@ -104,7 +104,7 @@
  *
  * @since 0.1.0
  */
-import { AiError, type LanguageModel, StreamPart } from "@effect-responses/core"
+import { AiError, type LanguageModel } from "@effect-responses/core"
 import * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
 import * as Headers from "@effect/platform/Headers"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -113,7 +113,6 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
-import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -132,6 +131,7 @@ import * as JsonSlices from "./internal/jsonSlices.js"
 import { capMessage } from "./internal/limits.js"
 import * as GatewayState from "./internal/gatewayState.js"
 import * as RequestBody from "./internal/requestBody.js"
+import * as SseBody from "./internal/sseBody.js"
 import * as ResponseStore from "./ResponseStore.js"
 import * as ResponsesLifecycle from "./ResponsesLifecycle.js"
 import * as Upstream from "./Upstream.js"
@@ -557,26 +557,6 @@ export const parseJson = (text: string): Either.Either<unknown, GatewayError> =>
   }
 }
 
-const encoder = new TextEncoder()
-
-/** The events that may repeat a whole item's content (and so be large). */
-const isWhole = (event: ResponsesLifecycle.Event): boolean =>
-  event.type.endsWith(".done") || event.type === "response.completed" || event.type === "response.incomplete" ||
-  event.type === "response.failed"
-
-/** The UTF-8 bytes of each piece of text of `parts`, in order, encoded as they are pulled. */
-function* encoded(...parts: ReadonlyArray<Iterable<string>>): Generator<Uint8Array> {
-  for (const part of parts) for (const piece of part) yield encoder.encode(piece)
-}
-
-/**
- * The SSE bytes of `events`, serialized as they are pulled, in pieces of about 64 Ki characters
- * (`ResponsesLifecycle.toSsePieces`: small frames grouped, a large answer's text in slices), so that the
- * events repeating a large answer never stand in memory whole, as text or as bytes.
- */
-const frames = (events: ReadonlyArray<ResponsesLifecycle.Event>): Generator<Uint8Array> =>
-  encoded(ResponsesLifecycle.toSsePieces(events))
-
 /**
  * The body of a non-streamed answer: the Response object's JSON with a `content-length` when it is one
  * piece (`ResponsesLifecycle.toJsonPieces`), else written a piece of about 64 Ki characters at a time, so
@@ -589,90 +569,9 @@ const jsonAnswer = (object: ResponsesLifecycle.ResponseObject): HttpServerRespon
   const one = first.done ? "" : first.value
   const second = pieces.next()
   if (second.done) return HttpServerResponse.text(one, { contentType: "application/json" })
-  return HttpServerResponse.stream(Stream.fromIteratorSucceed(encoded([one, second.value], pieces), 1), {
+  return HttpServerResponse.stream(Stream.fromIteratorSucceed(SseBody.encoded([one, second.value], pieces), 1), {
     contentType: "application/json"
   })
-}
-
-/**
- * The SSE body of a streamed response: the upstream's first chunk already pulled (so errors before it
- * kept their HTTP status), then the rest, each chunk of elements encoded as one batch: at once when it holds
- * deltas only (the hot path), else one piece of about 64 Ki characters per pull (`frames`), so that the
- * events that repeat a large answer are serialized and written a slice at a time. Ends after the terminal
- * event; an upstream error becomes `response.failed` with the error `midStreamError` gives (which logs it),
- * a defect in the gateway a logged `response.failed` with `server_error`. Closing it closes `scope`, which
- * holds the upstream call (so a client that disconnects aborts the upstream request).
- */
-const sseBody = (
-  lifecycle: ResponsesLifecycle.Encoder,
-  first: Chunk.Chunk<StreamPart.StreamPart>,
-  pull: Effect.Effect<Either.Either<Chunk.Chunk<StreamPart.StreamPart>, unknown>, AiError.AiError>,
-  scope: Scope.CloseableScope,
-  midStreamError: (error: AiError.AiError) => Effect.Effect<ResponsesLifecycle.ResponseError>,
-  onTerminal?: (response: ResponsesLifecycle.ResponseObject) => Effect.Effect<void>
-): Stream.Stream<Uint8Array> => {
-  const head: Array<ResponsesLifecycle.Event> = []
-  let model: string | undefined
-  for (const part of first) if (part.type === "response_started") model = part.model
-  lifecycle.start(head, model)
-  for (const part of first) lifecycle.push(part, head)
-  // One channel for the whole body: the head, then per upstream chunk its parts through the lifecycle and
-  // the events' bytes written, no pull of the upstream after the batch that holds the terminal event, and
-  // the upstream's end or error as events too (the upstream's errors are values of `Effect.either(pull)`).
-  // It replaced `mapChunks`, `takeUntil` and `flatMap(encode)` (a stream run per batch: 137 -> 68 fiber
-  // steps per upstream chunk), then `repeatEffectChunkOption(pull)` piped into it (46 -> 40)
-  // (packages/bench/RESULTS.md, 2026-12-02, rounds 3 and 4), then the head, the error and the end as
-  // streams of their own concatenated to it (`Stream.concat`, `catchAll`, each a channel executor closed
-  // with its own finalizers: 1,637 -> 1,336 fiber steps per one-delta request).
-  type Encoding = Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, never, unknown, unknown, unknown>
-  // with a store, the response is saved before its terminal event is written: a client that continues it
-  // (`previous_response_id`) as soon as it reads `response.completed` finds it stored
-  let saved = false
-  const writeFrames = (frames: Iterator<Uint8Array>): Encoding =>
-    Channel.suspend(() => {
-      const next = frames.next()
-      return next.done === true ? Channel.void : Channel.zipRight(Channel.write(Chunk.of(next.value)), writeFrames(frames))
-    })
-  const writeEvents = (events: ReadonlyArray<ResponsesLifecycle.Event>): Encoding => {
-    if (events.length === 0) return Channel.void
-    const written = events.some(isWhole)
-      ? writeFrames(frames(events))
-      : Channel.write(Chunk.of(encoder.encode(ResponsesLifecycle.toSse(events))))
-    if (onTerminal === undefined || saved || !lifecycle.terminated()) return written
-    saved = true
-    return Channel.zipRight(Channel.fromEffect(onTerminal(lifecycle.response())), written)
-  }
-  const after = (write: (out: Array<ResponsesLifecycle.Event>) => void): Encoding =>
-    Channel.suspend(() => {
-      const out: Array<ResponsesLifecycle.Event> = []
-      write(out)
-      return writeEvents(out)
-    })
-  // the upstream's chunk (`Right(Right(chunk))`), its end (`Right(Left(_))`) or its error (`Left(error)`)
-  const encoding: Encoding = Channel.flatMap(Channel.fromEffect(Effect.either(pull)), (pulled) => {
-    if (Either.isLeft(pulled)) {
-      return Channel.flatMap(
-        Channel.fromEffect(midStreamError(pulled.left)),
-        (failure) => after((out) => lifecycle.fail(failure, out))
-      )
-    }
-    if (Either.isLeft(pulled.right)) return after((out) => lifecycle.end(out))
-    const out: Array<ResponsesLifecycle.Event> = []
-    for (const part of pulled.right.right) lifecycle.push(part, out)
-    const written = writeEvents(out)
-    return lifecycle.terminated() ? written : Channel.zipRight(written, encoding)
-  })
-  const body = Channel.zipRight(writeEvents(head), lifecycle.terminated() ? Channel.void : encoding).pipe(
-    Channel.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause)
-        ? Channel.failCause(cause)
-        : Channel.zipRight(
-          Channel.fromEffect(logDefect(cause)),
-          after((out) => lifecycle.fail({ code: "server_error", message: "the gateway failed while streaming the response" }, out))
-        )
-    )
-  )
-  return Stream.fromChannel(Channel.ensuring(body, Scope.close(scope, Exit.void)))
 }
 
 /** Logs a defect of the gateway at error level, its message capped (`MAX_MESSAGE_CHARS`). */
@@ -830,10 +729,15 @@ export const createResponse = (
         save(response).pipe(
           Effect.catchAll((error) => Effect.logError(`the streamed response ${response.id} was not stored: ${error.description}`))
         )
-      return HttpServerResponse.stream(
-        sseBody(ResponsesLifecycle.make(lifecycleOptions), first, pull, scope, midStreamError, onTerminal),
-        { contentType: "text/event-stream", headers: Headers.fromInput({ "cache-control": "no-cache" }) }
-      )
+      return SseBody.response(request.source, {
+        lifecycle: ResponsesLifecycle.make(lifecycleOptions),
+        first,
+        pull,
+        scope,
+        midStreamError,
+        onTerminal,
+        onDefect: logDefect
+      }, yield* Effect.runtime<never>())
     }).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Scope.close(scope, exit)))
   }).pipe(
     Effect.catchAll((error) => Effect.succeed(error.response)),

@@ -14,10 +14,12 @@ import {
 } from "@effect-responses/core"
 import { Gateway, Upstream } from "@effect-responses/server"
 import { assert, describe, expect, it } from "@effect/vitest"
+import * as HttpApp from "@effect/platform/HttpApp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import { request as httpRequest } from "node:http"
 import { captureLogs, checkLifecycle, loopback, parseSse, post, postChunked, scriptedModel, withGateway } from "./utils.js"
 
 const id = "chatcmpl-1"
@@ -392,6 +394,67 @@ describe("Gateway (scripted upstream)", () => {
           code: "upstream_unreachable"
         })
       }
+    }))
+
+  it.effect("on a server other than Node's (a web handler) the stream is written as an Effect Stream: the same events", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({
+        stream: [
+          started,
+          delta(0, new Part.TextPart({ text: "Hel" })),
+          delta(0, new Part.TextPart({ text: "lo" })),
+          complete(0, new Part.TextPart({ text: "" })),
+          finished("stop")
+        ]
+      })
+      const { dispose, handler } = HttpApp.toWebHandlerLayer(Gateway.router(), upstreamOf(model.layer))
+      const answer = yield* Effect.promise(async () => {
+        const response = await handler(
+          new Request("http://gateway.invalid/v1/responses", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(streamBody())
+          })
+        )
+        return { status: response.status, type: response.headers.get("content-type"), text: await response.text() }
+      }).pipe(Effect.ensuring(Effect.promise(dispose)))
+      expect(answer.status).toBe(200)
+      expect(answer.type).toContain("text/event-stream")
+      const response = checkLifecycle(parseSse(answer.text))
+      expect(response.status).toBe("completed")
+      expect(response.output).toMatchObject([{ type: "message", status: "completed", content: [{ text: "Hello" }] }])
+    }))
+
+  it.effect("a client that reads slowly: the stream waits for it and arrives whole (about 10 MB, read after 300 ms)", () =>
+    Effect.gen(function*() {
+      // 200 deltas of 10,000 characters: 2 MB of text, repeated by the done events: more than the socket and
+      // the loopback connection buffer, so the body's writer has to wait for the client's reads
+      const piece = "0123456789".repeat(1_000)
+      const model = scriptedModel({
+        stream: [
+          started,
+          ...Array.from({ length: 200 }, () => delta(0, new Part.TextPart({ text: piece }))),
+          complete(0, new Part.TextPart({ text: "" })),
+          finished("stop")
+        ]
+      })
+      const text = yield* withGateway(upstreamOf(model.layer), {}, (url) =>
+        Effect.async<string>((resume) => {
+          const request = httpRequest(`${url}/responses`, { method: "POST", headers: { "content-type": "application/json" } }, (response) => {
+            response.pause()
+            setTimeout(() => {
+              const chunks: Array<Buffer> = []
+              response.on("data", (chunk: Buffer) => chunks.push(chunk))
+              response.on("end", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
+              response.resume()
+            }, 300)
+          })
+          request.end(JSON.stringify(streamBody()))
+        }))
+      const frames = parseSse(text)
+      const response = checkLifecycle(frames)
+      expect(response.status).toBe("completed")
+      expect(frames.find((frame) => frame.event === "response.output_text.done")?.data["text"]).toBe(piece.repeat(200))
     }))
 
   it.effect("no usage from the upstream -> usage null, not zeros (streamed and whole)", () =>

@@ -1,0 +1,218 @@
+/**
+ * The SSE body of a streamed response of the gateway (`POST /v1/responses` with `stream: true`): the
+ * upstream's first chunk already pulled (so that errors before it kept their HTTP status), then the rest,
+ * each upstream chunk's parts through the lifecycle encoder and the events' bytes written as one batch.
+ *
+ * One state machine (`batches`) makes the bytes; two ways write them:
+ *
+ * - On `@effect/platform-node`'s server (the request's `source` is Node's `IncomingMessage`), a Node
+ *   `Readable` fed by one fiber, which the platform pipes into the response (`HttpServerResponse.raw`).
+ *   Written as an Effect `Stream` instead (`HttpServerResponse.stream`), the platform runs the stream with
+ *   `Stream.runForEachChunk`, whose run alone (a scope, a channel executor and their finalizers) took about
+ *   490 fiber steps per response, 424 of them after the last event: a third of a one-delta request's
+ *   1,310 (packages/bench/RESULTS.md).
+ * - On any other server, that `Stream`.
+ *
+ * @internal
+ */
+import type { AiError, StreamPart } from "@effect-responses/core"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Headers from "@effect/platform/Headers"
+import * as Cause from "effect/Cause"
+import * as Channel from "effect/Channel"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { Readable } from "node:stream"
+import * as ResponsesLifecycle from "../ResponsesLifecycle.js"
+
+const encoder = new TextEncoder()
+
+/** The events that may repeat a whole item's content (and so be large). */
+const isWhole = (event: ResponsesLifecycle.Event): boolean =>
+  event.type.endsWith(".done") || event.type === "response.completed" || event.type === "response.incomplete" ||
+  event.type === "response.failed"
+
+/** The UTF-8 bytes of each piece of text of `parts`, in order, encoded as they are pulled. */
+export function* encoded(...parts: ReadonlyArray<Iterable<string>>): Generator<Uint8Array> {
+  for (const part of parts) for (const piece of part) yield encoder.encode(piece)
+}
+
+/**
+ * The SSE bytes of `events`: one piece when they are deltas only (the hot path), else serialized as they
+ * are pulled in pieces of about 64 Ki characters (`ResponsesLifecycle.toSsePieces`: small frames grouped, a
+ * large answer's text in slices), so that the events repeating a large answer never stand in memory whole,
+ * as text or as bytes.
+ */
+const bytesOf = (events: ReadonlyArray<ResponsesLifecycle.Event>): Iterator<Uint8Array> =>
+  events.some(isWhole)
+    ? encoded(ResponsesLifecycle.toSsePieces(events))
+    : [encoder.encode(ResponsesLifecycle.toSse(events))].values()
+
+/** What a streamed response's body is made of. */
+export interface Source {
+  readonly lifecycle: ResponsesLifecycle.Encoder
+  /** The upstream's first chunk of parts, already pulled. */
+  readonly first: Chunk.Chunk<StreamPart.StreamPart>
+  /** The upstream's next chunk (`Right`), its end (`Left`), or its error. */
+  readonly pull: Effect.Effect<Either.Either<Chunk.Chunk<StreamPart.StreamPart>, unknown>, AiError.AiError>
+  /** Holds the upstream call: closed when the body ends or is left (a client that disconnects). */
+  readonly scope: Scope.CloseableScope
+  /** The `response.failed` error of an upstream error mid-stream (logging it). */
+  readonly midStreamError: (error: AiError.AiError) => Effect.Effect<ResponsesLifecycle.ResponseError>
+  /** Run with the final Response object before the terminal event is written (a store saves it). */
+  readonly onTerminal?: ((response: ResponsesLifecycle.ResponseObject) => Effect.Effect<void>) | undefined
+  /** Logs a defect of the gateway, which then ends the response with `response.failed` `server_error`. */
+  readonly onDefect: (cause: Cause.Cause<unknown>) => Effect.Effect<void>
+}
+
+/**
+ * The body's bytes, one batch per run: first the head (the events of `response.created` and of the first
+ * chunk), then the events of each upstream chunk, the upstream's end or its error, `undefined` once the
+ * terminal event was given (the upstream is not pulled after it). Never fails: an upstream error becomes
+ * `response.failed` with `midStreamError`'s error, a defect a logged `response.failed` with `server_error`.
+ */
+const batches = (source: Source): Effect.Effect<Iterator<Uint8Array> | undefined> => {
+  const { lifecycle, midStreamError, onTerminal, pull } = source
+  let head: Array<ResponsesLifecycle.Event> | undefined = []
+  let model: string | undefined
+  for (const part of source.first) if (part.type === "response_started") model = part.model
+  lifecycle.start(head, model)
+  for (const part of source.first) lifecycle.push(part, head)
+  // with a store, the response is saved before its terminal event is written: a client that continues it
+  // (`previous_response_id`) as soon as it reads `response.completed` finds it stored
+  let saved = false
+  const written = (events: ReadonlyArray<ResponsesLifecycle.Event>): Effect.Effect<Iterator<Uint8Array>> => {
+    if (onTerminal === undefined || saved || !lifecycle.terminated()) return Effect.succeed(bytesOf(events))
+    saved = true
+    return Effect.as(onTerminal(lifecycle.response()), bytesOf(events))
+  }
+  const after = (write: (out: Array<ResponsesLifecycle.Event>) => void) =>
+    Effect.suspend(() => {
+      const out: Array<ResponsesLifecycle.Event> = []
+      write(out)
+      return written(out)
+    })
+  // the upstream's chunk (`Right(Right(chunk))`), its end (`Right(Left(_))`) or its error (`Left(error)`)
+  const pulled = Effect.flatMap(Effect.either(pull), (pulled) => {
+    if (Either.isLeft(pulled)) {
+      return Effect.flatMap(midStreamError(pulled.left), (failure) => after((out) => lifecycle.fail(failure, out)))
+    }
+    if (Either.isLeft(pulled.right)) return after((out) => lifecycle.end(out))
+    const out: Array<ResponsesLifecycle.Event> = []
+    for (const part of pulled.right.right) lifecycle.push(part, out)
+    return written(out)
+  })
+  const next = Effect.suspend((): Effect.Effect<Iterator<Uint8Array> | undefined> => {
+    if (head === undefined) return lifecycle.terminated() ? Effect.succeed(undefined) : pulled
+    const events = head
+    head = undefined
+    return written(events)
+  })
+  return Effect.catchAllCause(next, (cause) =>
+    Cause.isInterruptedOnly(cause)
+      ? Effect.failCause(cause)
+      : Effect.zipRight(
+        source.onDefect(cause),
+        after((out) => lifecycle.fail({ code: "server_error", message: "the gateway failed while streaming the response" }, out))
+      ))
+}
+
+/** The body as an Effect `Stream` (any server), one channel: each piece of each batch written as it comes. */
+const toStream = (next: Effect.Effect<Iterator<Uint8Array> | undefined>, scope: Scope.CloseableScope) => {
+  type Body = Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, never, unknown, unknown, unknown>
+  const writeAll = (pieces: Iterator<Uint8Array>): Body =>
+    Channel.suspend(() => {
+      const piece = pieces.next()
+      return piece.done === true ? Channel.void : Channel.zipRight(Channel.write(Chunk.of(piece.value)), writeAll(pieces))
+    })
+  const loop: Body = Channel.flatMap(
+    Channel.fromEffect(next),
+    (pieces) => pieces === undefined ? Channel.void : Channel.zipRight(writeAll(pieces), loop)
+  )
+  return Stream.fromChannel(Channel.ensuring(loop, Scope.close(scope, Exit.void)))
+}
+
+/**
+ * The body as a Node `Readable` (object mode off, each piece pushed whole), fed by one fiber of `runtime`
+ * started by the first read: it runs `next` and pushes each piece, and waits for the next read when the
+ * `Readable`'s buffer is full. Its end closes `scope`; destroying the `Readable` (the platform does when
+ * the client disconnects or the request is interrupted) interrupts the fiber, which closes `scope`.
+ */
+const toReadable = (
+  next: Effect.Effect<Iterator<Uint8Array> | undefined>,
+  scope: Scope.CloseableScope,
+  runtime: Runtime.Runtime<never>
+): Readable => {
+  let fiber: Fiber.RuntimeFiber<void> | undefined
+  let wake: (() => void) | undefined
+  // a read that came while the fiber was not waiting for one (between its pushes)
+  let wanted = false
+  const demand = Effect.async<void>((resume) => {
+    if (wanted) return resume(Effect.void)
+    wake = () => {
+      wake = undefined
+      resume(Effect.void)
+    }
+  })
+  const readable = new Readable({
+    read() {
+      if (fiber === undefined) {
+        fiber = Runtime.runFork(runtime)(pump)
+        fiber.addObserver((exit) => {
+          if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+            readable.destroy(new Error(Cause.pretty(exit.cause)))
+          }
+        })
+      } else if (wake !== undefined) wake()
+      else wanted = true
+    },
+    destroy(error, callback) {
+      if (fiber === undefined) Runtime.runFork(runtime)(Scope.close(scope, Exit.void))
+      else fiber.unsafeInterruptAsFork(FiberId.none)
+      callback(error)
+    }
+  })
+  const pushAll = (pieces: Iterator<Uint8Array>): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      for (let piece = pieces.next(); piece.done !== true; piece = pieces.next()) {
+        wanted = false
+        if (!readable.push(piece.value)) return Effect.zipRight(demand, pushAll(pieces))
+      }
+      return Effect.void
+    })
+  const loop: Effect.Effect<void> = Effect.flatMap(
+    next,
+    (pieces) => pieces === undefined ? Effect.sync(() => void readable.push(null)) : Effect.zipRight(pushAll(pieces), loop)
+  )
+  const pump = Effect.ensuring(loop, Scope.close(scope, Exit.void))
+  return readable
+}
+
+/** Whether `request` came through Node's HTTP server (its `source` an `IncomingMessage`, a `Readable`). */
+const isNodeRequest = (source: unknown): boolean =>
+  typeof source === "object" && source !== null && typeof (source as { readonly pipe?: unknown }).pipe === "function" &&
+  typeof (source as { readonly socket?: unknown }).socket === "object"
+
+const sseHeaders = { contentType: "text/event-stream", headers: Headers.fromInput({ "cache-control": "no-cache" }) }
+
+/**
+ * The streamed response of `source` for the request whose `source` field is `requestSource` (see the module
+ * doc), its fiber run with `runtime`.
+ */
+export const response = (
+  requestSource: unknown,
+  source: Source,
+  runtime: Runtime.Runtime<never>
+): HttpServerResponse.HttpServerResponse => {
+  const next = batches(source)
+  return isNodeRequest(requestSource)
+    ? HttpServerResponse.raw(toReadable(next, source.scope, runtime), sseHeaders)
+    : HttpServerResponse.stream(toStream(next, source.scope), sseHeaders)
+}
