@@ -122,7 +122,7 @@ export const parseTtl = (text: string): Duration.Duration | undefined => {
 /**
  * The `ResponseStore` layer of a `--store` value (`undefined` for `none`), loaded on demand so that a
  * stateless gateway loads no database driver. Fails with `ServeSetupError` for an unknown value or a bad
- * TTL or bound; the layer fails with one when the database cannot be opened.
+ * TTL or bound (checked without a store too); the layer fails with one when the database cannot be opened.
  *
  * @since 0.1.0
  * @category layers
@@ -131,8 +131,7 @@ export const storeLayer = (
   options: Pick<ServeOptions, "store" | "storeTtl" | "storeMaxResponses">
 ): Effect.Effect<Layer.Layer<ResponseStore.ResponseStore, ServeSetupError> | undefined, ServeSetupError> =>
   Effect.gen(function*() {
-    const spec = options.store ?? "none"
-    if (spec === "none") return undefined
+    // the bounds are checked with no store too (they then do nothing): a bad value is refused, never ignored
     const ttl = parseTtl(options.storeTtl ?? "30d")
     if (ttl === undefined) {
       return yield* new ServeSetupError({ description: `--store-ttl ${options.storeTtl}: not a duration (e.g. 30d, 12h, 90m, 3600s)` })
@@ -141,6 +140,8 @@ export const storeLayer = (
     if (!(Number.isInteger(maxResponses) && maxResponses > 0)) {
       return yield* new ServeSetupError({ description: `--store-max-responses ${maxResponses}: not a positive integer` })
     }
+    const spec = options.store ?? "none"
+    if (spec === "none") return undefined
     const failed = Layer.mapError((error: ResponseStore.ResponseStoreError) =>
       new ServeSetupError({ description: `--store: ${error.description}` })
     )

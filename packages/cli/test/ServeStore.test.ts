@@ -145,5 +145,10 @@ describe("effect-responses serve --store", () => {
         "--store-max-responses 0: not a positive integer"
       )
       assert.isUndefined(yield* Serve.storeLayer({ store: "none" }))
+      // checked without a store too: every option is checked before the port is bound
+      expect(message(yield* Effect.exit(Serve.storeLayer({ storeTtl: "5x" })))).toContain("--store-ttl 5x: not a duration")
+      expect(message(yield* Effect.exit(Serve.storeLayer({ store: "none", storeMaxResponses: 0 })))).toBe(
+        "--store-max-responses 0: not a positive integer"
+      )
     }))
 })
