@@ -69,7 +69,6 @@
 import { LanguageModel, Message, Prompt, ResponseFormat } from "@effect-responses/core"
 import { isObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Common from "./internal/decoder/common.js"
 import { decodeAt, fail, Nullable, UnknownArray } from "./internal/decoder/common.js"
@@ -404,8 +403,8 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
   decodeBody(body, undefined, options)
 
 /**
- * The elements of a request's `input` array, read one at a time and in order: `element(index)` gives the
- * element at `index` (parsed JSON), or fails with `E` (a server that parses them as they are read: the
+ * The elements of a request's `input` array, read one at a time and in order: `element(index)` succeeds with
+ * the element at `index` (parsed JSON), or fails with `E` (a server that parses them as they are read: the
  * body's syntax error).
  *
  * @since 0.3.0
@@ -413,7 +412,7 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
  */
 export interface InputElements<E> {
   readonly length: number
-  readonly element: (index: number) => Either.Either<unknown, E>
+  readonly element: (index: number) => Effect.Effect<unknown, E>
 }
 
 /**

@@ -15,7 +15,6 @@ import { Message, Part, UnsafeMessage, UnsafePart } from "@effect-responses/core
 import { Provider } from "@effect-responses/responses"
 import { isObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { BuiltinToolsPolicy, FileInput, InputElements } from "../../ResponsesRequestDecoder.js"
 import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
@@ -214,14 +213,7 @@ export const decodeInput = <E>(
 
     for (let index = 0; index < input.length; index++) {
       if (budget.tick()) yield* yieldToIo
-      let item: unknown
-      if ("element" in input) {
-        const read = input.element(index)
-        if (Either.isLeft(read)) return yield* read
-        item = read.right
-      } else {
-        item = input[index]
-      }
+      const item: unknown = "element" in input ? yield* input.element(index) : input[index]
       if (!isObject(item)) {
         return yield* fail("Each input item must be a JSON object.", `input[${index}]`, "invalid_type")
       }
