@@ -17,6 +17,7 @@
  * - 413 `request_too_large` for a body over `maxBodyBytes` (default 16 MiB), by `Content-Length` or, for a
  *   chunked body, once the bound is passed (the rest of the body is read and discarded so that the answer
  *   reaches the client instead of a connection reset);
+ * - 415 `unsupported_content_encoding` for a compressed body (`content-encoding` other than `identity`);
  * - 400 `invalid_json` for malformed JSON, naming the position (0-based offset, line, column);
  * - 400 `nesting_too_deep` for JSON nested deeper than `maxJsonDepth` (default 64) objects and arrays,
  *   checked on the text before it is parsed;
@@ -488,6 +489,15 @@ const tooLarge = (limit: number) =>
     code: "request_too_large"
   })
 
+const unsupportedEncoding = (encoding: string) =>
+  new GatewayError({
+    status: 415,
+    description: `The request body's content-encoding ${capMessage(encoding, 100)} is not supported: send the body uncompressed.`,
+    errorType: "invalid_request_error",
+    param: null,
+    code: "unsupported_content_encoding"
+  })
+
 /**
  * How many bytes past the bound a body is read and discarded before the gateway gives up on answering
  * (64 MiB): a client that streams on without end has its connection torn down.
@@ -499,17 +509,21 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024
  * body) once the limit is passed while reading. Past the limit the rest of the body is read and discarded
  * (up to `MAX_DRAIN_BYTES`) instead of ending the read: ending it destroys Node's request, which resets the
  * connection before the 413 is written (curl: "Connection reset by peer"). Drained, the request is
- * complete, so the 413 reaches the client and the connection stays usable.
+ * complete, so the 413 reaches the client and the connection stays usable. A compressed body (a
+ * `content-encoding` other than `identity`) is drained the same way and refused with 415, which names the
+ * encoding (read as JSON, it was "invalid JSON at position 0").
  */
 const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
   Effect.gen(function*() {
     const declared = Number(Option.getOrUndefined(Headers.get(request.headers, "content-length")) ?? "0")
     if (Number.isFinite(declared) && declared > limit) return yield* tooLarge(limit)
+    const encoding = Option.getOrUndefined(Headers.get(request.headers, "content-encoding"))?.trim().toLowerCase()
+    const encoded = encoding !== undefined && encoding !== "" && encoding !== "identity"
     const chunks: Array<Uint8Array> = []
     let size = 0
     yield* RequestBody.forEachChunk(request, (chunk) => {
       size += chunk.length
-      if (size <= limit) chunks.push(chunk)
+      if (size <= limit && !encoded) chunks.push(chunk)
       return size <= limit + MAX_DRAIN_BYTES
     }).pipe(
       Effect.catchTag("RequestError", (error) =>
@@ -527,6 +541,7 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =
       chunks.length = 0
       return yield* tooLarge(limit)
     }
+    if (encoded) return yield* unsupportedEncoding(encoding)
     // the chunks as read: `JsonSlices` decodes the body piece by piece (one string or buffer of it all costs
     // tens of milliseconds at once)
     return chunks

@@ -20,6 +20,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { request as httpRequest } from "node:http"
+import { gzipSync } from "node:zlib"
 import { captureLogs, checkLifecycle, loopback, parseSse, post, postChunked, scriptedModel, withGateway } from "./utils.js"
 
 const id = "chatcmpl-1"
@@ -309,6 +310,30 @@ describe("Gateway (scripted upstream)", () => {
       const answer = yield* withGateway(upstreamOf(model.layer), {}, (url) =>
         post(`${url}/responses`, { model: "m", input: "x".repeat(17 * 1024 * 1024) }))
       expect(answer.status).toBe(413)
+    }))
+
+  it.effect("a compressed body (content-encoding gzip) -> 415 naming the encoding, not a JSON syntax error", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({})
+      const answer = yield* withGateway(upstreamOf(model.layer), {}, (url) =>
+        Effect.promise(async () => {
+          const response = await fetch(`${url}/responses`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "content-encoding": "gzip" },
+            body: gzipSync(JSON.stringify({ model: "m", input: "hi" }))
+          })
+          return { status: response.status, text: await response.text() }
+        }))
+      expect(answer.status).toBe(415)
+      expect(JSON.parse(answer.text)).toEqual({
+        error: {
+          message: "The request body's content-encoding gzip is not supported: send the body uncompressed.",
+          type: "invalid_request_error",
+          param: null,
+          code: "unsupported_content_encoding"
+        }
+      })
+      expect(model.calls).toHaveLength(0)
     }))
 
   it.effect("a chunked body over the 16 MiB default -> 413 in OpenAI's shape, not a connection reset", () =>
