@@ -8,7 +8,7 @@
  * | `POST /v1/responses` | the request decoded (`ResponsesRequestDecoder`), the upstream called; `stream: true` -> the SSE lifecycle (`ResponsesLifecycle`), else the Response object |
  * | `GET /v1/responses/{id}`, `GET /v1/responses/{id}/input_items`, `DELETE /v1/responses/{id}` | with a `ResponseStore`: the stored response, a page of its input items, its deletion (see "State"); without one: 404 |
  * | `GET /v1/models` | the upstream's answer, passed through |
- * | `GET /health` | `{"status":"ok"}` (no key needed) |
+ * | `GET /health` (and `HEAD`) | `{"status":"ok"}` (no key needed) |
  * | anything else | 404 |
  *
  * Every error body has OpenAI's shape `{"error":{"message","type","param","code"}}`:
@@ -866,6 +866,8 @@ export const router = (options: Options = {}) =>
     HttpRouter.del("/v1/responses/:id", deleteResponse(options)),
     HttpRouter.get("/v1/models", listModels(options)),
     HttpRouter.get("/health", HttpServerResponse.unsafeJson({ status: "ok" })),
+    // what uptime monitors and some load balancers check with (Node's server sends no body to a HEAD)
+    HttpRouter.head("/health", HttpServerResponse.unsafeJson({ status: "ok" })),
     HttpRouter.all("*", 
       Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
         new GatewayError({

@@ -249,6 +249,9 @@ describe("Gateway (scripted upstream)", () => {
           expect(models.status).toBe(401)
           const health = yield* Effect.promise(() => fetch(`${url.replace(/\/v1$/, "")}/health`).then((r) => r.json()))
           expect(health).toEqual({ status: "ok" })
+          // a HEAD health check (uptime monitors, some load balancers) is answered too, without a key
+          const head = yield* Effect.promise(() => fetch(`${url.replace(/\/v1$/, "")}/health`, { method: "HEAD" }))
+          expect(head.status).toBe(200)
         }))
     }))
 
