@@ -1,2 +1,0 @@
-import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);
-import{command,lines,protocolOption}from"./cli-chunk-7II4RUIR.mjs";import"./cli-chunk-TFPFBSGQ.mjs";import"./cli-chunk-45IWKGVO.mjs";import"./cli-chunk-P7LJNZDU.mjs";import"./cli-chunk-Q4RDJBOE.mjs";import"./cli-chunk-KQB2VJ2I.mjs";import"./cli-chunk-PJFAJS2Y.mjs";export{command,lines,protocolOption};

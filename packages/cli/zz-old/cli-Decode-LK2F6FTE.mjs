@@ -1,2 +1,0 @@
-import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);
-import{command,lines,protocolOption}from"./cli-chunk-47Q23L77.mjs";import"./cli-chunk-BM7RJ6VJ.mjs";import"./cli-chunk-RXOZ4A4S.mjs";import"./cli-chunk-WCM7NLNV.mjs";import"./cli-chunk-V25HYPG5.mjs";import"./cli-chunk-MJDLKWVS.mjs";import"./cli-chunk-PJFAJS2Y.mjs";export{command,lines,protocolOption};

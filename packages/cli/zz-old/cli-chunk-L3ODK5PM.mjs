@@ -1,2 +1,0 @@
-import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);
-import{TypeIdError}from"./cli-chunk-MJDLKWVS.mjs";var SqlErrorTypeId=Symbol.for("@effect/sql/SqlError"),SqlError=class extends TypeIdError(SqlErrorTypeId,"SqlError"){};export{SqlError};
