@@ -8,6 +8,7 @@
  * | `POST /v1/responses` | the request decoded (`ResponsesRequestDecoder`), the upstream called; `stream: true` -> the SSE lifecycle (`ResponsesLifecycle`), else the Response object |
  * | `GET /v1/responses/{id}`, `GET /v1/responses/{id}/input_items`, `DELETE /v1/responses/{id}` | with a `ResponseStore`: the stored response, a page of its input items, its deletion (see "State"); without one: 404 |
  * | `GET /v1/models` | the upstream's answer, passed through |
+ * | `GET /v1/models/{id}` | that model's object in the upstream's list, else 404 `model_not_found` |
  * | `GET /health` (and `HEAD`) | `{"status":"ok"}` (no key needed) |
  * | anything else | 404 |
  *
@@ -781,6 +782,48 @@ export const listModels = (
   }).pipe(Effect.catchAll((error) => Effect.succeed(error.response)))
 
 /**
+ * The handler of `GET /v1/models/{id}` (the SDKs' `models.retrieve`): the model object of that id in the
+ * upstream's model list (`Upstream.Service.listModels`), else 404 `model_not_found` as the API answers
+ * ("The model '…' does not exist"). An upstream answer that is no list is passed through as it is.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const retrieveModel = (
+  options: Options = {}
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext | Upstream.Upstream
+> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    yield* authorize(request, options)
+    const id = (yield* HttpRouter.params).id ?? ""
+    const upstream = yield* Upstream.Upstream
+    const answer = yield* upstream.listModels.pipe(Effect.tapError(logUpstreamError), Effect.mapError(fromAiError))
+    let list: unknown
+    try {
+      list = answer.status === 200 ? JSON.parse(answer.body) : undefined
+    } catch {
+      list = undefined
+    }
+    const data = GatewayState.isObject(list) && Array.isArray(list.data) ? list.data : undefined
+    if (data === undefined) return HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
+    const model: unknown = data.find((entry) => GatewayState.isObject(entry) && entry.id === id)
+    if (model === undefined) {
+      return yield* new GatewayError({
+        status: 404,
+        description: `The model '${capMessage(id, 200)}' does not exist`,
+        errorType: "invalid_request_error",
+        param: "model",
+        code: "model_not_found"
+      })
+    }
+    return HttpServerResponse.unsafeJson(model)
+  }).pipe(Effect.catchAll((error) => Effect.succeed(error.response)))
+
+/**
  * A handler of the stored responses' routes: with the `ResponseStore` in the context, `use` with the
  * store, the request's tenant, the path's `id` and the query; without one, 404 naming the id (nothing is
  * stored). Never fails: every error is an OpenAI-shaped answer.
@@ -865,6 +908,7 @@ export const router = (options: Options = {}) =>
     HttpRouter.get("/v1/responses/:id/input_items", listInputItems(options)),
     HttpRouter.del("/v1/responses/:id", deleteResponse(options)),
     HttpRouter.get("/v1/models", listModels(options)),
+    HttpRouter.get("/v1/models/:id", retrieveModel(options)),
     HttpRouter.get("/health", HttpServerResponse.unsafeJson({ status: "ok" })),
     // what uptime monitors and some load balancers check with (Node's server sends no body to a HEAD)
     HttpRouter.head("/health", HttpServerResponse.unsafeJson({ status: "ok" })),

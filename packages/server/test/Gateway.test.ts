@@ -21,6 +21,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { request as httpRequest } from "node:http"
 import { gzipSync } from "node:zlib"
+import OpenAI from "openai"
 import { captureLogs, checkLifecycle, loopback, parseSse, post, postChunked, scriptedModel, withGateway } from "./utils.js"
 
 const id = "chatcmpl-1"
@@ -262,6 +263,18 @@ describe("Gateway (scripted upstream)", () => {
         Effect.gen(function*() {
           const models = yield* Effect.promise(() => fetch(`${url}/models`).then((r) => r.json()))
           expect(models).toMatchObject({ object: "list", data: [{ id: "upstream-model", object: "model" }] })
+          // the SDK's models.retrieve: the model's entry of the list, or the API's 404
+          const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
+          const model = yield* Effect.promise(() => client.models.retrieve("upstream-model"))
+          expect(model).toMatchObject({ id: "upstream-model", object: "model" })
+          const unknown = yield* Effect.promise(() => fetch(`${url}/models/gpt-nope`))
+          expect(unknown.status).toBe(404)
+          expect((yield* Effect.promise(() => unknown.json())).error).toEqual({
+            message: "The model 'gpt-nope' does not exist",
+            type: "invalid_request_error",
+            param: "model",
+            code: "model_not_found"
+          })
           const missing = yield* Effect.promise(() => fetch(`${url}/nothing`))
           expect(missing.status).toBe(404)
           expect((yield* Effect.promise(() => missing.json())).error.message).toContain("/v1/nothing")
