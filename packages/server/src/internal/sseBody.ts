@@ -45,13 +45,15 @@ export function* encoded(...parts: ReadonlyArray<Iterable<string>>): Generator<U
 }
 
 /**
- * The SSE bytes of `events`: one piece when they are deltas only (the hot path), else serialized as they
- * are pulled in pieces of about 64 Ki characters (`ResponsesLifecycle.toSsePieces`: small frames grouped, a
- * large answer's text in slices), so that the events repeating a large answer never stand in memory whole,
- * as text or as bytes.
+ * The SSE bytes of `events`: none for no events (an upstream chunk that made none), one piece when they are
+ * deltas only (the hot path), else serialized as they are pulled in pieces of about 64 Ki characters
+ * (`ResponsesLifecycle.toSsePieces`: small frames grouped, a large answer's text in slices), so that the
+ * events repeating a large answer never stand in memory whole, as text or as bytes.
  */
 const bytesOf = (events: ReadonlyArray<ResponsesLifecycle.Event>): Iterator<Uint8Array> =>
-  events.some(isWhole)
+  events.length === 0
+    ? [].values()
+    : events.some(isWhole)
     ? encoded(ResponsesLifecycle.toSsePieces(events))
     : [encoder.encode(ResponsesLifecycle.toSse(events))].values()
 
