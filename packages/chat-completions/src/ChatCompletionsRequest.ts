@@ -568,7 +568,12 @@ const toolChoice = (
 ): Effect.Effect<WireToolChoice, AiError.InvalidPrompt> => {
   if (typeof choice === "string") return Effect.succeed(choice)
   if (tools === undefined || !tools.some((tool) => LanguageModel.toolName(tool) === choice.tool)) {
-    return invalid(`the tool choice names ${choice.tool}, which is not among the tools offered`)
+    return Effect.fail(
+      new AiError.InvalidPrompt({
+        description: `the tool choice names ${choice.tool}, which is not among the tools offered`,
+        option: "toolChoice"
+      })
+    )
   }
   return Effect.succeed({ type: "function", function: { name: choice.tool } })
 }

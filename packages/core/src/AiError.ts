@@ -241,13 +241,16 @@ export class TruncatedStream
 }
 
 /**
- * The prompt or the options cannot be sent as they are; found locally, before any request.
+ * The prompt or the options cannot be sent as they are; found locally, before any request. `option`, when
+ * set, names the call option at fault (`responseFormat`, `toolChoice`, `tools`), so that a server in front
+ * (the gateway) can name the request parameter; absent, the prompt.
  *
  * @since 0.1.0
  * @category errors
  */
 export class InvalidPrompt extends Schema.TaggedError<InvalidPrompt>("@effect-responses/core/InvalidPrompt")("InvalidPrompt", {
-  description: Schema.String
+  description: Schema.String,
+  option: Schema.optional(Schema.Literal("responseFormat", "toolChoice", "tools"))
 }) {
   /**
    * @since 0.1.0

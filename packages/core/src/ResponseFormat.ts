@@ -172,7 +172,7 @@ export const resolve = (format: ResponseFormat): Effect.Effect<Resolved, AiError
     })
   })
 
-const invalid = (description: string) => Effect.fail(new AiError.InvalidPrompt({ description }))
+const invalid = (description: string) => Effect.fail(new AiError.InvalidPrompt({ description, option: "responseFormat" }))
 
 /**
  * The JSON Schema of an Effect `Schema` as the structured-output formats want it (`StrictSchema.fromSchema`:

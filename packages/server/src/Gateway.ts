@@ -31,7 +31,8 @@
  *   upstream's body arrived (`upstream_disconnected`, `UPSTREAM_DISCONNECTED`) or an unreadable answer; 504
  *   `upstream_timeout` when the upstream's headers timeout or idle timeout passed (`TransportError.timeout`,
  *   see `Upstream.ChatCompletionsOptions`); 400 `invalid_prompt` when the upstream protocol cannot carry the
- *   prompt (e.g. an image by file id over Chat Completions). An upstream HTTP error passes its
+ *   prompt (e.g. an image by file id over Chat Completions), its `param` `input`, or `text.format` /
+ *   `tool_choice` / `tools` when `InvalidPrompt.option` names the call option at fault. An upstream HTTP error passes its
  *   `retry-after` / `retry-after-ms` and `x-request-id` on as headers of the answer;
  * - 500 `server_error` for a defect in the gateway itself (logged at error level with its cause), never a
  *   hung or empty answer.
@@ -271,7 +272,13 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
         status: 400,
         description: `the upstream cannot take this request: ${error.description}`,
         errorType: "invalid_request_error",
-        param: "input",
+        param: error.option === "responseFormat"
+          ? "text.format"
+          : error.option === "toolChoice"
+          ? "tool_choice"
+          : error.option === "tools"
+          ? "tools"
+          : "input",
         code: "invalid_prompt"
       })
     case "ToolError":

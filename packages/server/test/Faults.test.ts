@@ -75,6 +75,21 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(JSON.parse(answer.text).error.code).toBe("upstream_timeout")
       })))
 
+  it.effect("a text.format the upstream cannot take (strict without additionalProperties: false): 400 naming text.format", () =>
+    withScriptedGateway([sse(textChunk("never"), finishChunks())], {}, (url, received) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, {
+          model: "m",
+          input: "hi",
+          text: { format: { type: "json_schema", name: "x", strict: true, schema: { type: "object", properties: {} } } }
+        })
+        expect(answer.status).toBe(400)
+        const error = JSON.parse(answer.text).error
+        expect(error).toMatchObject({ type: "invalid_request_error", param: "text.format", code: "invalid_prompt" })
+        expect(error.message).toContain("additionalProperties")
+        expect(received).toHaveLength(0)
+      })))
+
   it.effect("a connection that breaks off mid-stream: response.failed upstream_disconnected, worded as such", () =>
     withScriptedGateway([(_request, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" })
