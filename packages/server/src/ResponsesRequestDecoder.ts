@@ -26,8 +26,10 @@
  *
  * Consecutive assistant items (reasoning, function calls, one message) form one `AssistantMessage`; an
  * assistant message after another starts a new one, so that Chat Completions does not join their texts
- * (`"ok"`, `"again"` stay two assistant messages, not `"okagain"`). Consecutive tool outputs form one
- * `ToolMessage`.
+ * (`"ok"`, `"again"` stay two assistant messages, not `"okagain"`). An assistant message after tool calls,
+ * before their outputs, joins the message holding the calls (their tool messages must follow it), its text
+ * after the text before the calls; a second one there is joined with a blank line (`"ok\n\nagain"`).
+ * Consecutive tool outputs form one `ToolMessage`.
  *
  * Tools: `function` tools become `ToolDefinition`s (`strict` defaults to `false`: open-model backends
  * rarely enforce schemas). A `custom` (freeform) tool becomes the function Chat Completions offers it as

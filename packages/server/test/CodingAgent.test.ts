@@ -352,6 +352,30 @@ describe("a coding agent's request through the gateway", () => {
         expect(messages[1]!.tool_calls[0]).toMatchObject({ id: "call_t", function: { name: "shell" } })
       })))
 
+  it.effect("two assistant messages after a tool call, before its result: joined to the call's message with a blank line, not glued", () =>
+    withScriptedGateway([completion({ content: "done" })], {}, (url, received) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, {
+          model: "m",
+          tools: [{ type: "custom", name: "apply_patch", description: "Edit files." }],
+          input: [
+            { role: "user", content: "hi" },
+            { type: "custom_tool_call", call_id: "call_p", name: "apply_patch", input: "*** Begin Patch" },
+            { type: "message", role: "assistant", content: [{ type: "output_text", text: "ok" }] },
+            { type: "message", role: "assistant", content: [{ type: "output_text", text: "again" }] },
+            { type: "custom_tool_call_output", call_id: "call_p", output: "applied" }
+          ]
+        })
+        expect(answer.status).toBe(200)
+        const messages = (received[0]!.body as Json).messages as ReadonlyArray<Json>
+        expect(messages.map((message) => [message.role, message.content ?? null, message.tool_call_id ?? null])).toEqual([
+          ["user", "hi", null],
+          ["assistant", "ok\n\nagain", null],
+          ["tool", "applied", "call_p"]
+        ])
+        expect(messages[1]!.tool_calls[0]).toMatchObject({ id: "call_p", function: { name: "apply_patch" } })
+      })))
+
   it.effect("the client-run apply_patch tool: its call comes back as an apply_patch_call item; arguments that are no operation stay a function call", () =>
     withScriptedGateway([
       sse(

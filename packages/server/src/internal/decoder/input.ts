@@ -164,6 +164,9 @@ const isFunctionCallOutputInput = (item: { readonly [key: string]: unknown }): i
 const isBuiltinItem = (type: string): boolean =>
   type.endsWith("_call") || type.endsWith("_call_output") || type.startsWith("mcp_")
 
+/** Whether `part` is a call whose result the client sends back (a function or custom tool call). */
+const isCall = (part: Part.AssistantPart): boolean => part.type === "tool_call" || part.type === "custom_tool_call"
+
 /** The function name a client-run tool search is shown to the upstream under. */
 export const TOOL_SEARCH = "tool_search" as const
 
@@ -231,12 +234,16 @@ export const decodeInput = <E>(
             )
           } else {
             const part = yield* assistantPart(message, index)
-            if (assistant?.some((p) => p.type === "tool_call")) {
+            const lastCall = assistant === undefined ? -1 : assistant.findLastIndex(isCall)
+            if (assistant !== undefined && lastCall >= 0) {
               // text after tool calls (the gateway streams an upstream answer of text, a call, more text as three
               // items) joins the message holding the calls, as the upstream's one message had it: the calls'
               // tool messages must come right after that message, and a conversation sent on after a result
-              // must not end with an assistant message (Mistral's API refuses one)
-              assistant.push(part)
+              // must not end with an assistant message (Mistral's API refuses one). A second message after the
+              // calls (two assistant messages in a row) cannot be a message of its own there: its text is kept
+              // apart from the first's by a blank line instead of glued to it
+              const apart = part.type === "text" && assistant.slice(lastCall + 1).some((p) => p.type === "text")
+              assistant.push(apart ? UnsafePart.textPart(`\n\n${part.text}`, part.annotations, part.attributes) : part)
               break
             }
             // two assistant messages in a row stay two messages (Chat Completions would join their texts)
