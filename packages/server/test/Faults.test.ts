@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
+import type { ServerResponse } from "node:http"
 import OpenAI from "openai"
 import { completion, finishChunks, sse, textChunk, withScriptedGateway } from "./scriptedUpstream.js"
 import { captureLogs, checkLifecycle, parseSse, post, withGateway } from "./utils.js"
@@ -89,6 +90,40 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(error.message).toContain("additionalProperties")
         expect(received).toHaveLength(0)
       })))
+
+  live("an error body or a whole answer trickled a byte at a time (each within the idle timeout): 504 upstream_timeout within the headers timeout", () => {
+    // one byte every 100 ms: the idle timeout (400 ms) never passes, the whole body would take 6 s
+    const trickle = (status: number, type: string, body: string) => (_request: unknown, response: ServerResponse) => {
+      response.writeHead(status, { "content-type": type })
+      let at = 0
+      const timer = setInterval(() => {
+        if (response.destroyed || at === body.length) return clearInterval(timer)
+        response.write(body[at++]!)
+      }, 100)
+      response.on("close", () => clearInterval(timer))
+    }
+    const error = JSON.stringify({ error: { message: "slow down, please", type: "rate_limit" } })
+    const whole = JSON.stringify({
+      id: "chatcmpl-t",
+      object: "chat.completion",
+      created: 1,
+      model: "m",
+      choices: [{ index: 0, message: { role: "assistant", content: "a whole answer, trickled" }, finish_reason: "stop" }]
+    })
+    // an error body (streamed call and not), a whole answer (not streamed; streamed: it is no event stream)
+    const cases = [[429, error, true], [429, error, false], [200, whole, false], [200, whole, true]] as const
+    return withScriptedGateway(cases.map(([status, body]) => trickle(status, "application/json", body)), { upstream: fast }, (url, received) =>
+      Effect.gen(function*() {
+        for (const [, , stream] of cases) {
+          const started = Date.now()
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream })
+          expect(answer.status).toBe(504)
+          expect(JSON.parse(answer.text).error.code).toBe("upstream_timeout")
+          expect(Date.now() - started).toBeLessThan(3_000)
+        }
+        yield* Effect.promise(() => Promise.all(received.map((r) => r.closed)))
+      }))
+  })
 
   it.effect("a connection that breaks off mid-stream: response.failed upstream_disconnected, worded as such", () =>
     withScriptedGateway([(_request, response) => {

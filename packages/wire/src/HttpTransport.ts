@@ -16,7 +16,10 @@
  * - No call waits forever (`Options.headersTimeout`, default 10 minutes; `Options.idleTimeout`, default 5
  *   minutes; `false` turns each off): no response headers in time, or a body silent for too long between
  *   two chunks, fail with a `TransportError` whose `timeout` says which (`headers` / `idle`), and abort the
- *   request. A headers timeout is retried like any transport error. A body that stalls or breaks off
+ *   request. An error body must also arrive whole within the headers timeout of its attempt, and a
+ *   non-streaming answer's body within another one from its headers (`readJson`), so that a server trickling
+ *   a body a byte at a time, each within the idle timeout, cannot hold a call: both fail as a headers
+ *   timeout. A headers timeout is retried like any transport error. A body that stalls or breaks off
  *   fails after the chunks that arrived, with `bytesReceived` set; after its first byte the error is not
  *   retryable (`retryable` false: the model has begun its answer, a second request is a second answer).
  *   The idle timeout is one timer per body, moved on at every chunk (not a race per read), and counts only
@@ -36,6 +39,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Redacted from "effect/Redacted"
@@ -203,8 +207,8 @@ export interface HttpTransport {
   /**
    * The whole body of a response as JSON, the API key cut out of it when the server echoes it (a failed
    * response's `error.message`, say: the errors made from it must not hold the key). Fails with
-   * `TransportError` when the body breaks off, or `MalformedOutput` (with an excerpt of the text) when it is
-   * not JSON.
+   * `TransportError` when the body breaks off or has not arrived whole within the headers timeout (`timeout`
+   * `headers`), or `MalformedOutput` (with an excerpt of the text) when it is not JSON.
    */
   readonly readJson: (
     response: HttpClientResponse.HttpClientResponse
@@ -370,12 +374,36 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     // An error body (or a body that is not an event stream) is read until its first error, for what it says.
     const errorBody = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<Uint8Array> =>
       untilError(watchBody(response, idleTimeout, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes)))
-    const send = (request: HttpClientRequest.HttpClientRequest) => {
-      const sent = httpClient.execute(request).pipe(
-        Effect.mapError((error) => failed(error))
+    // `effect` within the headers timeout, if any
+    const timed = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | AiError.TransportError> =>
+      headersTimeout === undefined ? effect : within(effect, headersTimeout, () => headersTimeoutError(headersTimeout))
+    // A 2xx answer as it is (a streamed one that is plainly no event stream fails), any other read for what it says.
+    const judge = (
+      response: HttpClientResponse.HttpClientResponse,
+      stream: boolean
+    ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError> => {
+      if (response.status >= 200 && response.status < 300) {
+        const type = response.headers["content-type"] ?? ""
+        if (!stream || !notAnEventStream(type)) return Effect.succeed(response)
+        return Effect.flatMap(readBounded(errorBody(response), 200), (text) =>
+          Effect.fail(
+            new AiError.MalformedOutput({
+              description: `the server answered HTTP ${response.status} with content-type ${type} instead of an event stream`,
+              excerpt: AiError.excerpt(scrub(text))
+            })
+          ))
+      }
+      return Effect.flatMap(
+        readBounded(errorBody(response), MAX_ERROR_BODY_BYTES),
+        (text) =>
+          Effect.fail(AiError.httpErrorFromResponse({ status: response.status, headers: response.headers, body: scrub(text) }))
       )
-      return headersTimeout === undefined ? sent : within(sent, headersTimeout, () => headersTimeoutError(headersTimeout))
     }
+    // One attempt, within the headers timeout from sending to an answer judged: the headers and, for an
+    // error, its body read (a server that trickles its error body a byte at a time, each within the idle
+    // timeout, cannot hold the call past it)
+    const send = (request: HttpClientRequest.HttpClientRequest, stream: boolean) =>
+      timed(Effect.flatMap(Effect.mapError(httpClient.execute(request), (error) => failed(error)), (response) => judge(response, stream)))
 
     const request = (body: object, stream: boolean) => {
       let request = HttpClientRequest.post(url).pipe(
@@ -396,36 +424,13 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
       body: object,
       stream: boolean
     ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError> =>
-      Effect.flatMap(request(body, stream), (request) =>
-        send(request).pipe(
-          Effect.flatMap((response): Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError> => {
-            if (response.status >= 200 && response.status < 300) {
-              const type = response.headers["content-type"] ?? ""
-              if (!stream || !notAnEventStream(type)) return Effect.succeed(response)
-              return Effect.flatMap(readBounded(errorBody(response), 200), (text) =>
-                Effect.fail(
-                  new AiError.MalformedOutput({
-                    description:
-                      `the server answered HTTP ${response.status} with content-type ${type} instead of an event stream`,
-                    excerpt: AiError.excerpt(scrub(text))
-                  })
-                ))
-            }
-            return Effect.flatMap(
-              readBounded(errorBody(response), MAX_ERROR_BODY_BYTES),
-              (text) =>
-                Effect.fail(
-                  AiError.httpErrorFromResponse({ status: response.status, headers: response.headers, body: scrub(text) })
-                )
-            )
-          }),
-          (attempt) => retriedAfterFailure(attempt, schedule)
-        ))
+      Effect.flatMap(request(body, stream), (request) => retriedAfterFailure(send(request, stream), schedule))
 
+    // the whole body within the headers timeout (again, from its headers): a trickled answer cannot hold the call
     const readJson = (
       response: HttpClientResponse.HttpClientResponse
     ): Effect.Effect<unknown, AiError.TransportError | AiError.MalformedOutput> =>
-      readText(response).pipe(
+      timed(readText(response)).pipe(
         Effect.flatMap((text) =>
           Effect.try({
             // The key's characters need no escaping in a JSON string: cut out of the text, the JSON stays valid.
@@ -471,7 +476,9 @@ const within = <A, E, E2>(
   onTimeout: () => E2
 ): Effect.Effect<A, E | E2> =>
   Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Effect.zip(Effect.clock, Effect.forkDaemon(restore(effect))), ([clock, fiber]) =>
+    // the fiber ends with `effect`'s exit, not its failure: a failure is handed on here, and a daemon fiber
+    // that fails is logged as "Fiber terminated with an unhandled error"
+    Effect.flatMap(Effect.zip(Effect.clock, Effect.forkDaemon(restore(Effect.exit(effect)))), ([clock, fiber]) =>
       restore(Effect.async<A, E | E2>((resume) => {
         let done = false
         const timer = Effect.runFork(clock.sleep(duration))
@@ -485,7 +492,7 @@ const within = <A, E, E2>(
           if (done) return
           done = true
           timer.unsafeInterruptAsFork(FiberId.none)
-          resume(exit)
+          resume(Exit.isSuccess(exit) ? exit.value : Exit.failCause(exit.cause))
         })
         return Effect.suspend(() => {
           done = true
