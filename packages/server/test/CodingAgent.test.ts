@@ -207,6 +207,25 @@ describe("a coding agent's request through the gateway", () => {
         expect(frames.some((frame) => frame.data.type.startsWith("response.function_call"))).toBe(false)
       })))
 
+  it.effect("an apply_patch call cut off inside its JSON (the upstream breaks off): the item's input is what the deltas gave", () =>
+    withScriptedGateway([(_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      response.write(toolChunk({ index: 0, id: "call_c", name: "apply_patch", arguments: "{\"input\":\"*** Begin" }))
+      response.write(toolChunk({ index: 0, arguments: " Patch\\n*** Upd" }), () => setTimeout(() => response.socket?.destroy(), 50))
+    }], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, agentRequest(true))
+        const frames = parseSse(answer.text)
+        const response = checkLifecycle(frames)
+        expect(response.status).toBe("failed")
+        const deltas = frames.filter((frame) => frame.data.type === "response.custom_tool_call_input.delta")
+        const streamed = deltas.map((frame) => frame.data.delta).join("")
+        expect(streamed).toBe("*** Begin Patch\n*** Upd")
+        const done = frames.find((frame) => frame.data.type === "response.custom_tool_call_input.done")
+        expect(done?.data.input).toBe(streamed)
+        expect((response.output as ReadonlyArray<Json>)[0]).toMatchObject({ type: "custom_tool_call", status: "incomplete", input: streamed })
+      })))
+
   it.effect("an apply_patch call whose upstream named the parameter otherwise, or wrote the input bare, still gives the input", () =>
     withScriptedGateway([
       sse(

@@ -163,7 +163,11 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
   /** Joins what a slot received once, as it closes (a custom tool call's input decoded from its arguments). */
   const settle = (slot: Slot, out: Array<Event>) => {
     if (slot.kind === "custom_tool_call") {
-      const input = ChatCompletionsLanguageModel.customToolInput(slot.chunks.join(""))
+      const args = slot.chunks.join("")
+      let input = ChatCompletionsLanguageModel.customToolInput(args)
+      // arguments cut off inside their JSON (an upstream that stalled or broke off): the input is what the
+      // incremental reader decoded and the deltas gave, not the raw JSON (`{"input":"*** Begin`)
+      if (input === args && slot.customWritten !== "" && args.trimStart().startsWith("{")) input = slot.customWritten
       // what the incremental reader could not decode (an input written bare, not as JSON) comes now
       if (input.startsWith(slot.customWritten) && input.length > slot.customWritten.length) {
         emit(out, "response.custom_tool_call_input.delta", {
