@@ -393,7 +393,8 @@ const passedOnHeaders = (error: AiError.HttpError): Record<string, string> | und
  * The `response.failed` error of an `AiError` met mid-stream: `rate_limit_exceeded` for an upstream 429,
  * the upstream's own code for its error events, `upstream_timeout` (`upstreamTimeoutMessage`) when a
  * timeout of the transport passed, `upstream_disconnected` (`UPSTREAM_DISCONNECTED`) for a connection that
- * broke off, else `server_error`. Messages are capped (`MAX_MESSAGE_CHARS`); the detail of a transport
+ * broke off, `upstream_error` for an answer that is malformed or cut short (as before the first byte), else
+ * `server_error`. Messages are capped (`MAX_MESSAGE_CHARS`); the detail of a transport
  * error goes to the log only (see `logUpstreamError`).
  *
  * @since 0.1.0
@@ -410,6 +411,10 @@ export const responseErrorOf = (error: AiError.AiError): ResponsesLifecycle.Resp
       return error.timeout === undefined
         ? { code: "upstream_disconnected", message: UPSTREAM_DISCONNECTED }
         : { code: "upstream_timeout", message: upstreamTimeoutMessage(error.timeout) }
+    case "MalformedOutput":
+    case "TruncatedStream":
+      // the upstream's answer was unusable: the code of the same fault before the first byte (`fromAiError`)
+      return { code: "upstream_error", message: capMessage(`the upstream failed: ${error.message}`) }
     default:
       return { code: "server_error", message: capMessage(error.message) }
   }

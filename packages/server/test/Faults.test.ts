@@ -125,6 +125,27 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       }))
   })
 
+  it.effect("an unusable upstream answer: mid-stream response.failed upstream_error, as before the first byte; a whole answer that is no JSON names its content type", () =>
+    withScriptedGateway([
+      (_request, response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.end(textChunk("partial") + "data: {not json\n\n")
+      },
+      (_request, response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.end(textChunk("an event stream to a call that did not ask for one"))
+      }
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const streamed = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        const response = checkLifecycle(parseSse(streamed.text))
+        expect(response.error).toMatchObject({ code: "upstream_error" })
+        expect(response.error.message).toContain("the upstream failed")
+        const whole = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(whole.status).toBe(502)
+        expect(JSON.parse(whole.text).error).toMatchObject({ code: "upstream_error", message: expect.stringContaining("content-type text/event-stream") })
+      })))
+
   it.effect("a connection that breaks off mid-stream: response.failed upstream_disconnected, worded as such", () =>
     withScriptedGateway([(_request, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" })

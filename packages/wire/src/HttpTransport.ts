@@ -437,7 +437,9 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
             try: (): unknown => JSON.parse(secret.length >= MIN_SECRET_LENGTH && text.includes(secret) ? scrub(text) : text),
             catch: (error) =>
               new AiError.MalformedOutput({
-                description: `the response body is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+                description: `the response body (content-type ${response.headers["content-type"] ?? "none"}) is not JSON: ${
+                  error instanceof Error ? error.message : String(error)
+                }`,
                 excerpt: AiError.excerpt(scrub(text))
               })
           })
