@@ -137,7 +137,7 @@ const mergeCall = <O extends OptionsOverride>(options: O, call: LanguageModel.Ca
  * named the parameter otherwise); else the string, when the arguments are one JSON string; else the
  * arguments text itself (a model that wrote the input bare).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category custom tools
  */
 export const customToolInput = (args: string): string => {
@@ -163,7 +163,7 @@ export const customToolInput = (args: string): string => {
  * A call of a function that stands for a custom tool (`ChatCompletionsRequest.customToolAsFunction`) ->
  * the `CustomToolCallPart` it means, its `input` read from the arguments by `customToolInput`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category custom tools
  */
 export const customToolCall = (part: Part.ToolCallPart): Part.CustomToolCallPart =>

@@ -424,7 +424,7 @@ const userMedia = (part: Part.MediaPart, index: number): Effect.Effect<unknown, 
  * `{"type":"object","properties":{"input":{"type":"string"}},"required":["input"],"additionalProperties":false}`,
  * and a call of it comes back as a `CustomToolCallPart` whose `input` is that parameter.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category custom tools
  */
 export const CUSTOM_TOOL_INPUT = "input"
@@ -529,7 +529,7 @@ export const functionTool = (tool: LanguageModel.ToolDefinition): FunctionTool =
  * strict, so that it goes to any backend (`functionTool` sends no `strict` field then; a one-string
  * schema gains little from strict mode). A call of it carries `{"input": <the input>}` as arguments.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category custom tools
  */
 export const customToolFunction = (tool: LanguageModel.CustomToolDefinition): LanguageModel.ToolDefinition => {
@@ -557,7 +557,7 @@ export const customToolFunction = (tool: LanguageModel.CustomToolDefinition): La
  * `customToolFunction` (the grammar of its format, if any, in the description; one required string
  * parameter `input`, `CUSTOM_TOOL_INPUT`; not strict).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category custom tools
  */
 export const customToolAsFunction = (tool: LanguageModel.CustomToolDefinition): FunctionTool => functionTool(customToolFunction(tool))

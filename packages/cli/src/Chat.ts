@@ -100,7 +100,7 @@ export class ReplayEnded extends Schema.TaggedError<ReplayEnded>("@effect-respon
  * A replayed recording made the conversation fail (an `error` event, `response.failed`, a stream cut
  * short): the failure's message, prefixed with the recording (`source`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export class RecordingFailed extends Schema.TaggedError<RecordingFailed>()("RecordingFailed", {
@@ -219,7 +219,7 @@ const ASK_A_MODEL = "to ask a model, set OPENAI_API_KEY (the OpenAI API) or OPEN
 /**
  * The model a replay answers as: the `model` of the recording's first response, `recorded` when none shows.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category replay
  */
 export const recordedModel = (target: Target): string | undefined =>
@@ -235,7 +235,7 @@ export const recordedModel = (target: Target): string | undefined =>
  * prompt is refused) and a `model` other than the recorded one, with `ChatSetupError` saying how to ask a
  * model instead. A live target takes anything.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category replay
  */
 export const checkReplay = (
@@ -278,7 +278,7 @@ const holdsMcpApprovalRequest = (capture: Capture.Capture): boolean =>
  * `--replay FILE` capture holding MCP approval requests, that the chat approves them
  * (`McpApprovals.approveAll`: a replay runs no MCP tool, and the recorded answer follows an approval).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category replay
  */
 export const replayNotice = (target: Target, implicit: boolean): string | undefined => {
@@ -334,7 +334,7 @@ const calledTool = (part: Part.AssistantPart): string | undefined => {
 /**
  * What ends the partial line of an interrupted chat (Ctrl-C): a half answer never looks complete.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const INTERRUPTED = "[interrupted]"

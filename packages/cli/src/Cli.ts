@@ -56,7 +56,7 @@ export const command = Command.make("effect-responses").pipe(
 /**
  * The version of the command line: the package's version (`scripts/packages.mjs` keeps it in step).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const VERSION: string = Version.VERSION
@@ -139,7 +139,7 @@ const rootExtra: Args.HelpExtra = {
 /**
  * The help of the whole command (`verb` undefined) or of one verb; plain text unless `colour`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category running
  */
 export const help = (verb: string | undefined, colour = false): string => {
@@ -264,7 +264,7 @@ const LEVELS: Record<Args.LogLevelName, LogLevel.LogLevel> = {
  * The exit status of a command line that cannot be run (an unknown option or command, a missing or
  * invalid value): 2, as getopt-based tools use.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category running
  */
 export const USAGE_ERROR = 2

@@ -171,7 +171,7 @@ export const validateResults = (request: { readonly body: Readonly<Record<string
  * The Lark grammar of `evaluate`'s input: numbers, `+ - * /` and parentheses (the `llguidance` dialect the
  * API reference names for custom tool grammars).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category tools
  */
 export const EXPRESSION_GRAMMAR = `start: expr
@@ -185,7 +185,7 @@ factor: NUMBER | "(" expr ")"
  * The `evaluate` custom tool: an arithmetic expression in, its value out (as text), e.g.
  * `(12 + 7) * 3 * 10` -> `570`. An expression it cannot read is a failure the model reads.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category tools
  */
 export const Evaluate = Tool.custom("evaluate", {
@@ -198,7 +198,7 @@ export const Evaluate = Tool.custom("evaluate", {
  * Evaluates an expression of `EXPRESSION_GRAMMAR` (no `eval`: a small recursive-descent reader). Fails with
  * `CalculatorFailure` on anything else, or a division by zero.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category tools
  */
 export const evaluate = (input: string): Effect.Effect<string, CalculatorFailure> =>
@@ -247,7 +247,7 @@ export const evaluate = (input: string): Effect.Effect<string, CalculatorFailure
 /**
  * The `math` namespace of the demo's deferred tools (a tool search loads them by this name).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category tools
  */
 export const MathNamespace = Tool.namespace("math", "More arithmetic, loaded by a tool search when needed.")
@@ -256,7 +256,7 @@ export const MathNamespace = Tool.namespace("math", "More arithmetic, loaded by 
  * The `power` tool of the `math` namespace, deferred (`deferLoading`: the model sees it once a tool search
  * loads the namespace): `{base, exponent}` in, `base ** exponent` out. Its handler is keyed `math.power`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category tools
  */
 export const Power = Tool.make("power", {
@@ -275,7 +275,7 @@ export const Power = Tool.make("power", {
  * (namespaced and deferred, for a hosted tool search), and the client-run built-ins `shell`, `apply_patch`
  * and `local_shell`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category tools
  */
 export const ReplayToolkit = Toolkit.make(Calculator, Evaluate, Power, Tool.shell, Tool.applyPatch, Tool.localShell)
@@ -283,7 +283,7 @@ export const ReplayToolkit = Toolkit.make(Calculator, Evaluate, Power, Tool.shel
 /**
  * What the stand-in `shell` and `local_shell` handlers answer for every command: nothing runs.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const NOT_RUN = "not run (effect-responses chat does not run the model's commands)"
@@ -294,7 +294,7 @@ export const NOT_RUN = "not run (effect-responses chat does not run the model's 
  * `shell` and `local_shell` as stand-ins answering `NOT_RUN` (exit code 126, "cannot execute") for every
  * command.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category layers
  */
 export const ReplayToolkitLive = ReplayToolkit.toLayer(Effect.gen(function*() {

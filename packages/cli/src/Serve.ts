@@ -107,7 +107,7 @@ export interface ServeOptions {
  * A `--store-ttl` value as a duration: a number with a unit (`30d`, `12h`, `90m`, `3600s`) or a number of
  * seconds; `undefined` when it is neither or not positive.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category parsing
  */
 export const parseTtl = (text: string): Duration.Duration | undefined => {
@@ -124,7 +124,7 @@ export const parseTtl = (text: string): Duration.Duration | undefined => {
  * stateless gateway loads no database driver. Fails with `ServeSetupError` for an unknown value or a bad
  * TTL or bound (checked without a store too); the layer fails with one when the database cannot be opened.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category layers
  */
 export const storeLayer = (

@@ -386,7 +386,7 @@ export const excerpt = (text: string, max = 200): string => text.length <= max ?
  * The longest server-provided message an error keeps (characters; longer ones are cut with an ellipsis):
  * 2,000.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const MAX_MESSAGE = 2000

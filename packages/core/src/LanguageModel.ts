@@ -20,13 +20,13 @@ import type * as StreamPart from "./StreamPart.js"
  * `description` the model reads before it searches or calls the tools in it. Source: API reference,
  * `NamespaceToolParam`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export const ToolNamespace = Schema.Struct({ name: Schema.String, description: Schema.String })
 
 /**
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type ToolNamespace = typeof ToolNamespace.Type
@@ -54,7 +54,7 @@ export class ToolDefinition extends Schema.Class<ToolDefinition>("@effect-respon
  * or `regex`, `definition` the grammar itself). Source: API reference, `CustomTextFormatParam` /
  * `CustomGrammarFormatParam`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export const CustomToolFormat = Schema.Union(
@@ -67,7 +67,7 @@ export const CustomToolFormat = Schema.Union(
 )
 
 /**
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type CustomToolFormat = typeof CustomToolFormat.Type
@@ -78,7 +78,7 @@ export type CustomToolFormat = typeof CustomToolFormat.Type
  * Responses wire as `{"type":"custom",…}`; a provider without custom tools (Chat Completions) offers it as
  * a function with one string parameter. Source: API reference, `CustomToolParam`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export class CustomToolDefinition extends Schema.Class<CustomToolDefinition>("@effect-responses/core/CustomToolDefinition")({
@@ -96,7 +96,7 @@ export class CustomToolDefinition extends Schema.Class<CustomToolDefinition>("@e
  * `{"type":"<name>"}`; providers without it do not send it. Source: API reference, `FunctionShellToolParam`,
  * `ApplyPatchToolParam`, `LocalShellToolParam`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export class ClientToolDefinition extends Schema.Class<ClientToolDefinition>("@effect-responses/core/ClientToolDefinition")({
@@ -107,7 +107,7 @@ export class ClientToolDefinition extends Schema.Class<ClientToolDefinition>("@e
 /**
  * Any tool a call can offer: a function tool, a custom tool, or a client-run built-in tool.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type AnyToolDefinition = ToolDefinition | CustomToolDefinition | ClientToolDefinition
@@ -115,7 +115,7 @@ export type AnyToolDefinition = ToolDefinition | CustomToolDefinition | ClientTo
 /**
  * The function tools among `tools` (those with `parameters`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export const functionTools = (tools: ReadonlyArray<AnyToolDefinition> | undefined): ReadonlyArray<ToolDefinition> =>
@@ -124,7 +124,7 @@ export const functionTools = (tools: ReadonlyArray<AnyToolDefinition> | undefine
 /**
  * The name the model calls a tool by (a client-run built-in tool's is its type: `shell`, …).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export const toolName = (tool: AnyToolDefinition): string => tool.name
@@ -133,7 +133,7 @@ export const toolName = (tool: AnyToolDefinition): string => tool.name
  * `override` merged over `base` by tool name: a tool of `override` replaces the tool of `base` with the
  * same name; the others are kept, those of `base` first. `override` absent leaves `base`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export const mergeTools = (
@@ -250,7 +250,7 @@ export const stream = (
 /**
  * What `withReference` (and the layers' `withOptions`) apply to: any `Effect` or `Stream`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type EffectOrStream = Effect.Effect<unknown, unknown, unknown> | Stream.Stream<unknown, unknown, unknown>
@@ -261,7 +261,7 @@ export type EffectOrStream = Effect.Effect<unknown, unknown, unknown> | Stream.S
  * `ChatCompletionsLanguageModel.withOptions`): nested calls see the inner value, so `f` usually merges over
  * the current one. The type of `self` is kept (a `Context.Reference` is never a requirement).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category combinators
  */
 export const withReference = <Self extends EffectOrStream, Id, A>(

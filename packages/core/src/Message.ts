@@ -70,7 +70,7 @@ export class AssistantMessage extends Schema.Class<AssistantMessage>("@effect-re
    * without those the message answers itself (a hosted shell call followed by its output, see
    * `Part.pendingCalls`).
    *
-   * @since 0.3.0
+   * @since 0.2.0
    */
   get clientCalls(): ReadonlyArray<Part.ClientCallPart> {
     return Part.pendingCalls(this.parts)
@@ -93,7 +93,7 @@ export class ToolMessage extends Schema.Class<ToolMessage>("@effect-responses/co
   /**
    * The function and custom tool results of the message (`ToolResultPart`s), in order.
    *
-   * @since 0.3.0
+   * @since 0.2.0
    */
   get toolResults(): ReadonlyArray<Part.ToolResultPart> {
     return this.results.filter((part): part is Part.ToolResultPart => part.type === "tool_result")

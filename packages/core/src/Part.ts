@@ -205,7 +205,7 @@ export class ToolCallPart extends Schema.Class<ToolCallPart>("@effect-responses/
  * namespace of the tool when the tool belongs to one. Source: API reference, `CustomToolCall`; recorded in
  * `pai-gpt5-custom-tool-call-input-deltas.sse`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export class CustomToolCallPart extends Schema.Class<CustomToolCallPart>("@effect-responses/core/CustomToolCallPart")({
@@ -224,7 +224,7 @@ export class CustomToolCallPart extends Schema.Class<CustomToolCallPart>("@effec
  * item's `environment`, verbatim, when present. Source: API reference, `FunctionShellCall`; recorded in
  * `vai-openai-shell-call.chunks.txt`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export class ShellCallPart extends Schema.Class<ShellCallPart>("@effect-responses/core/ShellCallPart")({
@@ -243,7 +243,7 @@ export class ShellCallPart extends Schema.Class<ShellCallPart>("@effect-response
  * reference, `ApplyPatchCreateFileOperation` / `ApplyPatchUpdateFileOperation` /
  * `ApplyPatchDeleteFileOperation`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export const ApplyPatchOperation = Schema.Union(
@@ -253,7 +253,7 @@ export const ApplyPatchOperation = Schema.Union(
 )
 
 /**
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export type ApplyPatchOperation = typeof ApplyPatchOperation.Type
@@ -262,7 +262,7 @@ export type ApplyPatchOperation = typeof ApplyPatchOperation.Type
  * A request to change a file on the client: a Responses `apply_patch_call` item (the `apply_patch` tool).
  * Source: API reference, `ApplyPatchToolCall`; recorded in `vai-openai-apply-patch-call.chunks.txt`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export class ApplyPatchCallPart extends Schema.Class<ApplyPatchCallPart>("@effect-responses/core/ApplyPatchCallPart")({
@@ -277,7 +277,7 @@ export class ApplyPatchCallPart extends Schema.Class<ApplyPatchCallPart>("@effec
  * of `codex-mini-latest`). `command` is the argument vector (`["ls", "-la"]`), `timeoutMs` milliseconds,
  * `env` extra environment variables. Source: API reference, `LocalShellToolCall` / `LocalShellExecAction`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export class LocalShellCallPart extends Schema.Class<LocalShellCallPart>("@effect-responses/core/LocalShellCallPart")({
@@ -300,7 +300,7 @@ export class LocalShellCallPart extends Schema.Class<LocalShellCallPart>("@effec
  * the JSON text of the call. Source: API reference, `MCPApprovalRequest`; recorded in
  * `vai-openai-mcp-approval-request.chunks.txt`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export class McpApprovalRequestPart extends Schema.Class<McpApprovalRequestPart>("@effect-responses/core/McpApprovalRequestPart")({
@@ -318,7 +318,7 @@ export class McpApprovalRequestPart extends Schema.Class<McpApprovalRequestPart>
  * `callId` is absent when the wire has `null` (server execution). Replayed as it came. Source: API
  * reference, `ToolSearchCall`; recorded in `vai-openai-tool-search.chunks.txt`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export class ToolSearchCallPart extends Schema.Class<ToolSearchCallPart>("@effect-responses/core/ToolSearchCallPart")({
@@ -334,7 +334,7 @@ export class ToolSearchCallPart extends Schema.Class<ToolSearchCallPart>("@effec
  * definitions, verbatim (wire JSON). In an assistant message it is the server's output; in a tool message,
  * the client's answer to a client-executed `tool_search_call`. Source: API reference, `ToolSearchOutput`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export class ToolSearchOutputPart extends Schema.Class<ToolSearchOutputPart>("@effect-responses/core/ToolSearchOutputPart")({
@@ -401,7 +401,7 @@ export class ToolResultPart extends Schema.Class<ToolResultPart>("@effect-respon
 /**
  * How one shell command ended: it exited with `exitCode`, or it was stopped at its timeout.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export const ShellOutcome = Schema.Union(
@@ -410,7 +410,7 @@ export const ShellOutcome = Schema.Union(
 )
 
 /**
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export type ShellOutcome = typeof ShellOutcome.Type
@@ -418,7 +418,7 @@ export type ShellOutcome = typeof ShellOutcome.Type
 /**
  * The captured output of one shell command: its standard output, standard error and outcome.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export const ShellCommandOutput = Schema.Struct({
@@ -428,7 +428,7 @@ export const ShellCommandOutput = Schema.Struct({
 })
 
 /**
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export type ShellCommandOutput = typeof ShellCommandOutput.Type
@@ -438,7 +438,7 @@ export type ShellCommandOutput = typeof ShellCommandOutput.Type
  * `shell_call_output` (`max_output_length` handed back as the call gave it). Source: API reference,
  * `FunctionShellCallOutputItemParam`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export class ShellCallOutputPart extends Schema.Class<ShellCallOutputPart>("@effect-responses/core/ShellCallOutputPart")({
@@ -453,7 +453,7 @@ export class ShellCallOutputPart extends Schema.Class<ShellCallOutputPart>("@eff
  * reads (what was changed, or why the patch did not apply); becomes an `apply_patch_call_output`. Source: API
  * reference, `ApplyPatchToolCallOutputItemParam`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export class ApplyPatchCallOutputPart extends Schema.Class<ApplyPatchCallOutputPart>("@effect-responses/core/ApplyPatchCallOutputPart")({
@@ -468,7 +468,7 @@ export class ApplyPatchCallOutputPart extends Schema.Class<ApplyPatchCallOutputP
  * becomes a `local_shell_call_output` whose `id` is the call id. Source: API reference,
  * `LocalShellToolCallOutput`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export class LocalShellCallOutputPart extends Schema.Class<LocalShellCallOutputPart>("@effect-responses/core/LocalShellCallOutputPart")({
@@ -482,7 +482,7 @@ export class LocalShellCallOutputPart extends Schema.Class<LocalShellCallOutputP
  * (`approval_request_id`, `approve`, `reason`). Source: API reference, `MCPApprovalResponse`; the approved
  * call of `vai-openai-mcp-approved-call.chunks.txt` follows one.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category parts
  */
 export class McpApprovalResponsePart extends Schema.Class<McpApprovalResponsePart>("@effect-responses/core/McpApprovalResponsePart")({
@@ -525,7 +525,7 @@ export type AssistantPart = typeof AssistantPart.Type
  * (function and custom tool results, shell / apply_patch / local_shell outputs, tool search output) and
  * its decisions on MCP approval requests.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category unions
  */
 export const ToolMessagePart = Schema.Union(
@@ -538,7 +538,7 @@ export const ToolMessagePart = Schema.Union(
 )
 
 /**
- * @since 0.3.0
+ * @since 0.2.0
  * @category unions
  */
 export type ToolMessagePart = typeof ToolMessagePart.Type
@@ -561,7 +561,7 @@ export type UserPart = typeof UserPart.Type
  * A part the client has to answer before the model can go on: a function or custom tool call, a shell,
  * apply_patch or local_shell call, an MCP approval request, or a tool search the client executes.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category unions
  */
 export type ClientCallPart =
@@ -577,7 +577,7 @@ export type ClientCallPart =
  * Whether an assistant part is a call the client has to answer (`ClientCallPart`); a `tool_search_call`
  * counts only with `execution: "client"`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category guards
  */
 export const isClientCall = (part: AssistantPart): part is ClientCallPart => {
@@ -600,7 +600,7 @@ export const isClientCall = (part: AssistantPart): part is ClientCallPart => {
  * The id that answers a client call: the `callId` (the `approvalRequestId` of an MCP approval request, the
  * item id of a tool search without a call id).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category guards
  */
 export const callIdOf = (part: ClientCallPart): string => {
@@ -618,7 +618,7 @@ export const callIdOf = (part: ClientCallPart): string => {
  * The call id an assistant part answers, when it is the output item of a call the server ran itself (a
  * `shell_call_output` of a hosted shell, kept as an `UnknownPart` whose item has a `call_id`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category guards
  */
 export const answeredCallId = (part: AssistantPart): string | undefined => {
@@ -634,7 +634,7 @@ export const answeredCallId = (part: AssistantPart): string | undefined => {
  * except those whose output item follows in the same message (a shell call the server ran in a hosted
  * container comes with its `shell_call_output`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category guards
  */
 export const pendingCalls = (parts: ReadonlyArray<AssistantPart>): ReadonlyArray<ClientCallPart> => {

@@ -14,7 +14,7 @@
  * "Structured Outputs", supported schemas; `default` because the API took it in the strict `calculator`
  * tool of the recorded `vai-openai-reasoning-encrypted-multistep.chunks.txt` session.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import * as JSONSchema from "effect/JSONSchema"
 import type * as Schema from "effect/Schema"
@@ -23,7 +23,7 @@ import * as SchemaAST from "effect/SchemaAST"
 /**
  * A JSON Schema document as a plain JSON object.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface JsonSchema {
@@ -43,7 +43,7 @@ const isObject = (u: unknown): u is JsonSchema => typeof u === "object" && u !==
  * `{"type":"object","properties":{},"required":[],"additionalProperties":false}`. Throws what
  * `JSONSchema.make` throws for a schema JSON Schema cannot express.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category conversions
  */
 export const fromSchema = <A, I, R>(schema: Schema.Schema<A, I, R>): JsonSchema => {
@@ -105,7 +105,7 @@ const STRICT_KEYWORDS = new Set([
  * comment for the subset). The reason names the JSON path of the first offending schema (`$.a.b`,
  * `$.items[]`, `$.anyOf[1]`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category strict mode
  */
 export const incompatibility = (schema: unknown): string | undefined => {
@@ -116,7 +116,7 @@ export const incompatibility = (schema: unknown): string | undefined => {
 /**
  * Whether `schema` can be sent with `strict: true` as it is (`incompatibility` finds nothing).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category strict mode
  */
 export const isStrict = (schema: unknown): boolean => incompatibility(schema) === undefined
@@ -173,7 +173,7 @@ const issue = (schema: unknown, path: string): string | undefined => {
  * additional properties (a `Schema.Record`), or anything else outside the subset, leaves it without one
  * (`reason`, as `incompatibility` words it).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category strict mode
  */
 export const strictForm = (
@@ -187,7 +187,7 @@ export const strictForm = (
 /**
  * The strict form of `schema` (`strictForm`), or `undefined` when it has none.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category strict mode
  */
 export const toStrict = (schema: JsonSchema): JsonSchema | undefined => strictForm(schema).schema
@@ -253,7 +253,7 @@ const nullable = (schema: unknown): unknown => {
  * Whether a JSON Schema accepts `null`: `"type":"null"`, a type list with `"null"`, `const: null`, an `enum`
  * with `null`, or an `anyOf` / `oneOf` branch that does.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category strict mode
  */
 export const acceptsNull = (schema: unknown): boolean => {
@@ -276,7 +276,7 @@ export const acceptsNull = (schema: unknown): boolean => {
  * Effect `Schema` the JSON Schema came from decodes it. Follows `properties`, `items` and `#/$defs/…`
  * references; leaves everything else as it is.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category strict mode
  */
 export const dropNullOptionals = (value: unknown, schema: unknown, root: unknown = schema): unknown => {

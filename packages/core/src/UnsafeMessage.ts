@@ -9,7 +9,7 @@
  * invalid value gives an instance that fails later, when encoded. Use the classes' own constructors
  * (`new Message.AssistantMessage({ ... })`) everywhere else.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import * as Message from "./Message.js"
 import type * as Part from "./Part.js"
@@ -17,7 +17,7 @@ import type * as Part from "./Part.js"
 /**
  * `new Message.AssistantMessage({ parts }, true)`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const assistantMessage = (parts: ReadonlyArray<Part.AssistantPart>): Message.AssistantMessage => {
@@ -32,7 +32,7 @@ export const assistantMessage = (parts: ReadonlyArray<Part.AssistantPart>): Mess
 /**
  * `new Message.ToolMessage({ results }, true)`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const toolMessage = (results: ReadonlyArray<Part.ToolMessagePart>): Message.ToolMessage => {

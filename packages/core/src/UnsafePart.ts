@@ -12,7 +12,7 @@
  * non-negative integer output index, ...); an invalid value gives an instance that fails later, when encoded.
  * Use the classes' own constructors (`new Part.TextPart({ ... })`) everywhere else.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as Part from "./Part.js"
 import * as StreamPart from "./StreamPart.js"
@@ -30,7 +30,7 @@ const instance = <A>(Class: { readonly prototype: A }): { -readonly [K in keyof 
 /**
  * `new Part.TextPart({ text, annotations, attributes }, true)`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const textPart = (
@@ -49,7 +49,7 @@ export const textPart = (
 /**
  * `new Part.TextPart({ text, annotations: [], attributes }, true)`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const textDelta = (text: string, attributes: Part.Attributes): Part.TextPart =>
@@ -58,7 +58,7 @@ export const textDelta = (text: string, attributes: Part.Attributes): Part.TextP
 /**
  * `new Part.RefusalPart({ text, attributes }, true)`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const refusalPart = (text: string, attributes: Part.Attributes): Part.RefusalPart => {
@@ -72,7 +72,7 @@ export const refusalPart = (text: string, attributes: Part.Attributes): Part.Ref
 /**
  * `new Part.ReasoningPart({ summary, attributes }, true)`, the delta of a reasoning summary.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const reasoningSummaryPart = (
@@ -83,7 +83,7 @@ export const reasoningSummaryPart = (
 /**
  * `new Part.ReasoningPart({ summary: [], text, attributes }, true)`, the delta of raw reasoning text.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const reasoningTextPart = (text: string, attributes: Part.Attributes): Part.ReasoningPart =>
@@ -107,7 +107,7 @@ const reasoningPart = (
  * `new Part.ToolCallPart({ callId, name, arguments, namespace, attributes }, true)` (`namespace` only when
  * given).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const toolCallPart = (
@@ -122,7 +122,7 @@ export const toolCallPart = (
  * `new Part.CustomToolCallPart({ callId, name, input, namespace, attributes }, true)` (`namespace` only
  * when given): the delta of a custom tool call's input.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const customToolCallPart = (
@@ -161,7 +161,7 @@ const callPart = <P extends Part.ToolCallPart | Part.CustomToolCallPart>(
 /**
  * `new StreamPart.PartUpdate({ responseId, outputIndex, partial, part }, true)` (no `replace`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const partUpdate = (
@@ -183,7 +183,7 @@ export const partUpdate = (
  * `new Part.ToolResultPart({ callId, name, output }, true)`: a result that is not an error (`isError`
  * `false`), without `kind`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const toolResultPart = (callId: string, name: string, output: string): Part.ToolResultPart => {

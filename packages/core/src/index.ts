@@ -44,12 +44,12 @@ export * as StreamPart from "./StreamPart.js"
 export * as Usage from "./Usage.js"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as UnsafePart from "./UnsafePart.js"
 
 /**
- * @since 0.3.0
+ * @since 0.2.0
  */
 export * as UnsafeMessage from "./UnsafeMessage.js"
 
@@ -59,6 +59,6 @@ export * as UnsafeMessage from "./UnsafeMessage.js"
 export * as StructuredOutput from "./StructuredOutput.js"
 
 /**
- * @since 0.3.0
+ * @since 0.2.0
  */
 export * as StrictSchema from "./StrictSchema.js"

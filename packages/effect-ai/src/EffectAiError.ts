@@ -13,7 +13,7 @@
  * `retryable` and `retryAfter` stay readable. Retries and timeouts happen below, in our client, before an
  * error gets here.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import type { LanguageModel } from "@effect-responses/core"
 import * as AiError from "@effect/ai/AiError"
@@ -22,7 +22,7 @@ import * as Option from "effect/Option"
 /**
  * The name `@effect/ai` errors made here give as their `module`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const MODULE = "EffectAiLanguageModel"
@@ -39,7 +39,7 @@ const request = (url: string | undefined): typeof AiError.HttpRequestDetails.Typ
  * The `@effect/ai` error of one of our model errors (see the module's table); `method` names the
  * `@effect/ai` method that failed (`generateText`, `streamText`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category conversions
  */
 export const fromModelError = (error: LanguageModel.ModelError, method: string): AiError.AiError => {

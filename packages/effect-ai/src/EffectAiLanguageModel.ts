@@ -28,7 +28,7 @@
  * parts' metadata and go back to the API with the next prompt. Per-call options of our layers
  * (`ResponsesLanguageModel.withOptions`) apply around `@effect/ai` calls as around ours.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import { AiError, LanguageModel, ResponseFormat } from "@effect-responses/core"
 import type * as AiErrorModule from "@effect/ai/AiError"
@@ -46,7 +46,7 @@ import * as EffectAiResponse from "./EffectAiResponse.js"
  * its parameters, strict when that schema fits OpenAI's strict subset (`ResponseFormat.strictIncompatibility`).
  * Fails with `AiError.InvalidPrompt` for a provider-defined tool.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category conversions
  */
 export const toolDefinition = (tool: Tool.Any): Effect.Effect<LanguageModel.ToolDefinition, AiError.InvalidPrompt> => {
@@ -74,7 +74,7 @@ export const toolDefinition = (tool: Tool.Any): Effect.Effect<LanguageModel.Tool
  * Our call options of `@effect/ai`'s provider options: the tools, the tool choice (none without tools) and
  * the response format (see the module doc). Fails with `AiError.InvalidPrompt` for a provider-defined tool.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category conversions
  */
 export const callOptions = (
@@ -99,7 +99,7 @@ export const callOptions = (
  * doc). `generateText` makes one `generate` call, `streamText` one `stream` call; `@effect/ai` runs the
  * toolkit's handlers and decodes the parts.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make: Effect.Effect<AiLanguageModel.Service, never, LanguageModel.LanguageModel> = Effect.gen(function*() {
@@ -129,7 +129,7 @@ export const make: Effect.Effect<AiLanguageModel.Service, never, LanguageModel.L
  * The `@effect/ai` `LanguageModel` layer over our `LanguageModel` (provide a Responses or Chat Completions
  * layer below it).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category layers
  */
 export const layer: Layer.Layer<AiLanguageModel.LanguageModel, never, LanguageModel.LanguageModel> = Layer.effect(

@@ -24,7 +24,7 @@
  * the next prompt with this module's `fromResponseParts` (keeping the history yourself, or writing it into a
  * `Chat`'s `history`) to keep them.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import { AiError, Message, Part, Prompt } from "@effect-responses/core"
 import * as AiPrompt from "@effect/ai/Prompt"
@@ -108,7 +108,7 @@ const assistantParts = (part: AiPrompt.AssistantMessagePart): Array<Part.Assista
  * Our prompt of an `@effect/ai` prompt (see the module's table). Fails with `AiError.InvalidPrompt` when a
  * part cannot be made (an invalid value the schemas of `Part` reject).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category conversions
  */
 export const toPrompt = (prompt: AiPrompt.Prompt): Effect.Effect<Prompt.Prompt, AiError.InvalidPrompt> =>
@@ -166,7 +166,7 @@ const carriedOfMetadata = (metadata: Response.ProviderMetadata): Carried | undef
  * history = Prompt.merge(history, EffectAiPrompt.fromResponseParts(response.content))
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const fromResponseParts = (parts: ReadonlyArray<Response.AnyPart>): AiPrompt.Prompt => {

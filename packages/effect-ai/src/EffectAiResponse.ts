@@ -19,7 +19,7 @@
  * encrypted content and its summary entries, annotations. `EffectAiPrompt` reads it back from the prompt
  * parts' `options`, so a conversation goes back to the API exactly as it came.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import { MessageAggregator } from "@effect-responses/aggregate"
 import { AiError, type ModelResponse, Part, StreamPart, type Usage } from "@effect-responses/core"
@@ -32,7 +32,7 @@ import * as Stream from "effect/Stream"
 /**
  * The key of this provider's entry in a part's `metadata` (response parts) and `options` (prompt parts).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category metadata
  */
 export const METADATA_KEY = "effect-responses"
@@ -44,7 +44,7 @@ export const METADATA_KEY = "effect-responses"
  * counterpart, plus the response's `responseId`, `status` and `incompleteReason`. A refusal also has its
  * text in `refusal`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category metadata
  */
 export interface Carried {
@@ -66,7 +66,7 @@ const metadata = (carried: Carried): { readonly [METADATA_KEY]: Carried } => ({ 
  * The text an `@effect/ai` reasoning part shows for a reasoning part: its summary entries (the empty ones
  * left out) joined by a blank line, or its raw reasoning text when it has no summary.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category conversions
  */
 export const reasoningText = (part: Part.ReasoningPart): string => {
@@ -77,7 +77,7 @@ export const reasoningText = (part: Part.ReasoningPart): string => {
 /**
  * The `@effect/ai` finish reason of ours.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category conversions
  */
 export const finishReason = (reason: ModelResponse.FinishReason): Response.FinishReason => {
@@ -143,7 +143,7 @@ const hasCounterpart = (part: Part.AssistantPart): boolean =>
  * the module's table), `finish`. Fails with `AiError.MalformedOutput` when a tool call's arguments are not
  * JSON. Ids of `source` parts come from `@effect/ai`'s `IdGenerator`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category conversions
  */
 export const fromResponse = (
@@ -236,7 +236,7 @@ const summaryDelta = (summary: ReadonlyArray<string>): readonly [number, string]
  * those parts come whole at their end. Fails as `stream` does, and with `AiError.MalformedOutput` when a
  * tool call's arguments are not JSON.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category conversions
  */
 export const toStreamParts = <E, R>(

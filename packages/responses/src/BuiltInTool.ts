@@ -238,7 +238,7 @@ export const mcp = (
  * searches) or `"client"` (the model asks the client, which answers with a `tool_search_output`).
  * Recorded in `vai-openai-tool-search.chunks.txt`. Source: API reference, `ToolSearchToolParam`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const toolSearch = (options: {

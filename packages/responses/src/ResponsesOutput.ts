@@ -97,7 +97,7 @@ export const FunctionCallItem = Schema.Struct({
  * The fields of a `custom_tool_call` output item this package reads. A missing or `null` `input` reads as
  * `""`. Source: API reference, `CustomToolCall`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category schemas
  */
 export const CustomToolCallItem = Schema.Struct({
@@ -116,7 +116,7 @@ const NullableNumber = Schema.optional(Schema.NullOr(Schema.Number))
  * The fields of a `shell_call` output item this package reads: `action.commands`, `action.timeout_ms`,
  * `action.max_output_length`, and `environment` (kept verbatim). Source: API reference, `FunctionShellCall`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category schemas
  */
 export const ShellCallItem = Schema.Struct({
@@ -137,7 +137,7 @@ export const ShellCallItem = Schema.Struct({
  * `update_file` with `path` and `diff`; `delete_file` with `path`). Source: API reference,
  * `ApplyPatchToolCall`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category schemas
  */
 export const ApplyPatchCallItem = Schema.Struct({
@@ -155,7 +155,7 @@ export const ApplyPatchCallItem = Schema.Struct({
  * The fields of a `local_shell_call` output item this package reads: the `exec` action's `command`,
  * `timeout_ms`, `working_directory`, `env` and `user`. Source: API reference, `LocalShellToolCall`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category schemas
  */
 export const LocalShellCallItem = Schema.Struct({
@@ -176,7 +176,7 @@ export const LocalShellCallItem = Schema.Struct({
  * The fields of an `mcp_approval_request` output item this package reads. Source: API reference,
  * `MCPApprovalRequest`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category schemas
  */
 export const McpApprovalRequestItem = Schema.Struct({
@@ -192,7 +192,7 @@ export const McpApprovalRequestItem = Schema.Struct({
  * The fields of a `tool_search_call` output item this package reads. Source: API reference,
  * `ToolSearchCall`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category schemas
  */
 export const ToolSearchCallItem = Schema.Struct({
@@ -208,7 +208,7 @@ export const ToolSearchCallItem = Schema.Struct({
  * The fields of a `tool_search_output` output item this package reads. Source: API reference,
  * `ToolSearchOutput`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category schemas
  */
 export const ToolSearchOutputItem = Schema.Struct({
@@ -657,7 +657,7 @@ export const finishReasonOf = (
  * The output item types the client answers: `function_call`, `custom_tool_call`, `shell_call`,
  * `apply_patch_call`, `local_shell_call` and `mcp_approval_request`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category decoding
  */
 export const CLIENT_CALL_TYPES: ReadonlySet<string> = new Set([

@@ -382,7 +382,7 @@ const checkPairing = (input: Array<InputItem>): Effect.Effect<Array<InputItem>, 
  * A `custom_tool_call_output` must answer an earlier call too; an unanswered `custom_tool_call` is left as
  * it is.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const PAIRING_RULES = [
@@ -552,7 +552,7 @@ const withItemAttributes = (item: Record<string, unknown>, attributes: Part.Attr
  * A typed call part of an assistant message -> the output item it came from (see the module table). The
  * inverse of `ResponsesOutput.decodeOutputItem` for these items: decoding the result gives the part back.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category encoding
  */
 export const callItem = (
@@ -630,7 +630,7 @@ export const callItem = (
  * A part of a tool message -> its input item (see the module table). Fails with `AiError.InvalidPrompt`
  * when a result has an empty call id (or an approval decision an empty approval request id).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category encoding
  */
 export const toolMessageItem = (
@@ -770,7 +770,7 @@ export const functionTool = (tool: LanguageModel.ToolDefinition): FunctionTool =
  * A core custom tool definition -> a Responses custom tool `{type:"custom", name, description?, format?,
  * defer_loading?}` (API reference, `CustomToolParam`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category tools
  */
 export const customTool = (tool: LanguageModel.CustomToolDefinition): { readonly [key: string]: unknown } => {
@@ -788,7 +788,7 @@ export const customTool = (tool: LanguageModel.CustomToolDefinition): { readonly
  * `{type:"namespace", name, description, tools:[…]}` at the place of the first of them (API reference,
  * `NamespaceToolParam`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category tools
  */
 export const toolsToWire = (

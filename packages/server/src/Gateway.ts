@@ -175,7 +175,7 @@ export interface Options {
  * The default bound on JSON nesting: 64 levels of objects and arrays (a request's deepest legitimate
  * values, tool parameter schemas, rarely pass 15).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const MAX_JSON_DEPTH = 64
@@ -219,6 +219,13 @@ export class GatewayError extends Schema.TaggedError<GatewayError>("@effect-resp
       this.headers === undefined ? { status: this.status } : { status: this.status, headers: Headers.fromInput(this.headers) }
     )
   }
+}
+
+/** The request parameter a Responses client set for each call option `AiError.InvalidPrompt.option` names. */
+const PROMPT_OPTION_PARAM: Record<NonNullable<AiError.InvalidPrompt["option"]>, string> = {
+  responseFormat: "text.format",
+  toolChoice: "tool_choice",
+  tools: "tools"
 }
 
 /**
@@ -272,13 +279,7 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
         status: 400,
         description: `the upstream cannot take this request: ${error.description}`,
         errorType: "invalid_request_error",
-        param: error.option === "responseFormat"
-          ? "text.format"
-          : error.option === "toolChoice"
-          ? "tool_choice"
-          : error.option === "tools"
-          ? "tools"
-          : "input",
+        param: error.option === undefined ? "input" : PROMPT_OPTION_PARAM[error.option],
         code: "invalid_prompt"
       })
     case "ToolError":
@@ -326,7 +327,7 @@ export const UPSTREAM_UNREACHABLE = "the upstream model server could not be reac
  * `TransportError` mid-stream), or after its response headers arrived (a 502 before the first byte to the
  * client: a whole answer cut off, or a stream that ended before its first event); the detail goes to the log.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export const UPSTREAM_DISCONNECTED = "the upstream model server's connection broke off before the response was complete"
@@ -337,7 +338,7 @@ export const UPSTREAM_DISCONNECTED = "the upstream model server's connection bro
  * and this message once its stream began, else a 503 with that code; the upstream request is aborted. Without it the shutdown's closing of the upstream
  * connection would read as the upstream's fault (`UPSTREAM_DISCONNECTED`).
  *
- * @since 0.4.0
+ * @since 0.2.0
  * @category errors
  */
 export const SHUTTING_DOWN = "the gateway is shutting down: the response was cut off; send the request again"
@@ -369,7 +370,7 @@ const shuttingDownLayer = Layer.scoped(
  * The message of an upstream timeout: `headers` (no response headers within the headers timeout) or `idle`
  * (the upstream went silent for longer than the idle timeout).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export const upstreamTimeoutMessage = (kind: "headers" | "idle"): string =>
@@ -434,7 +435,7 @@ export const logUpstreamError = (error: AiError.AiError): Effect.Effect<void> =>
  * The longest message the gateway puts into an answer or a log line (2,000 characters); longer ones are
  * cut, saying how much was cut.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const MAX_MESSAGE_CHARS = 2000
@@ -798,7 +799,7 @@ export const listModels = (
  * upstream's model list (`Upstream.Service.listModels`), else 404 `model_not_found` as the API answers
  * ("The model '…' does not exist"). An upstream answer that is no list is passed through as it is.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category handlers
  */
 export const retrieveModel = (
@@ -870,7 +871,7 @@ const storedResponseRoute = <A>(
  * stored object holds everything the gateway produced; `stream=true` (replaying a background response's
  * events) is refused with 400, as the gateway runs no background responses.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category handlers
  */
 export const getResponse = (options: Options = {}) =>
@@ -891,7 +892,7 @@ export const getResponse = (options: Options = {}) =>
  * `asc` / `desc` (default), `after` an item id); 400 `invalid_value` for a bad `limit` or `order`, 404 as
  * `getResponse`. Source: the API reference, "List input items".
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category handlers
  */
 export const listInputItems = (options: Options = {}) =>
@@ -901,7 +902,7 @@ export const listInputItems = (options: Options = {}) =>
  * The handler of `DELETE /v1/responses/{id}`: deletes the stored response and its items, answering
  * `{id, object: "response", deleted: true}`; 404 as `getResponse`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category handlers
  */
 export const deleteResponse = (options: Options = {}) =>
@@ -941,7 +942,7 @@ export const router = (options: Options = {}) =>
  * `model` and `stream` for `POST /v1/responses` once the body was decoded, `upstream_attempts` when the
  * upstream counts them (`Upstream.CallRecord`), `-` where unknown. No bodies, no headers, no keys.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category middleware
  */
 export const accessLog = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>

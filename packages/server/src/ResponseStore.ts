@@ -24,7 +24,7 @@
  * Source of the shapes: the OpenAI API reference, "Responses" (`GET /responses/{response_id}`,
  * `GET /responses/{response_id}/input_items`, `DELETE /responses/{response_id}`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -46,7 +46,7 @@ import * as Schema from "effect/Schema"
  * An input or output item as JSON (`message`, `reasoning`, `function_call`, `function_call_output`, …),
  * with its item `id`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Item {
@@ -58,7 +58,7 @@ export interface Item {
 /**
  * The Response object as JSON (`id`, `object: "response"`, `output`, …).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ResponseJson {
@@ -70,7 +70,7 @@ export interface ResponseJson {
  * What `save` stores: the `tenant`, the Response object, the id of the response it continues (or `null`),
  * and the request's input items (resolved, with ids). The output items are the Response object's `output`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Entry {
@@ -85,7 +85,7 @@ export interface Entry {
  * given order; an id that is no input item of the response gives an empty page, `has_more: false`), `limit` (1 to 100, default 20), `order` (`asc`, or `desc`: the API's default, newest
  * first).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface PageOptions {
@@ -97,7 +97,7 @@ export interface PageOptions {
 /**
  * A page of input items, as the API lists them: `{object: "list", data, first_id, last_id, has_more}`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ItemPage {
@@ -113,7 +113,7 @@ export interface ItemPage {
  * retention of stored responses), at most `maxResponses` of them (default `DEFAULT_MAX_RESPONSES`), expired
  * ones deleted every `purgeInterval` (default 1 minute).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Retention {
@@ -125,7 +125,7 @@ export interface Retention {
 /**
  * The default time to live of a stored response: 30 days.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_TTL: Duration.Duration = Duration.days(30)
@@ -133,7 +133,7 @@ export const DEFAULT_TTL: Duration.Duration = Duration.days(30)
 /**
  * The default bound on stored responses: 100 000.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_MAX_RESPONSES = 100_000
@@ -142,7 +142,7 @@ export const DEFAULT_MAX_RESPONSES = 100_000
  * The storage failed (the database could not be reached, a query failed, a stored row is not JSON).
  * `description` says what was being done; `cause` is the driver's error.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export class ResponseStoreError
@@ -160,7 +160,7 @@ export class ResponseStoreError
  * A response id that is not stored for this tenant (never stored, deleted, expired, or another tenant's).
  * In a chain, `id` is the first missing link.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export class ResponseNotFound
@@ -187,7 +187,7 @@ export class ResponseNotFound
  * - `delete`: deletes a response and its items; `false` when it was not stored.
  * - `purge`: deletes expired responses; the number deleted.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Service {
@@ -210,7 +210,7 @@ export interface Service {
 /**
  * The `ResponseStore` service.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category tags
  */
 export class ResponseStore extends Context.Tag("@effect-responses/server/ResponseStore")<ResponseStore, Service>() {}
@@ -222,7 +222,7 @@ export class ResponseStore extends Context.Tag("@effect-responses/server/Respons
 /**
  * The table `Migrator` records applied migrations in.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schema
  */
 export const MIGRATIONS_TABLE = "effect_responses_migrations"
@@ -231,7 +231,7 @@ export const MIGRATIONS_TABLE = "effect_responses_migrations"
  * The migrations of the store's schema, by `<id>_<name>` (the `Migrator.fromRecord` form), for SQLite and
  * PostgreSQL (`sql.onDialectOrElse`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schema
  */
 export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = {
@@ -277,7 +277,7 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
  * Runs `migrations` on the `SqlClient` in the context. Concurrent starts against one database (several
  * gateway instances) are retried while another holds the migration lock.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schema
  */
 export const migrate: Effect.Effect<void, ResponseStoreError, SqlClient.SqlClient> = Migrator.make({})({
@@ -317,7 +317,7 @@ const storeError = (doing: string) => (cause: SqlError) =>
  * The store on the `SqlClient` in the context (SQLite or PostgreSQL), with `retention`. Expects the schema
  * of `migrations` (see `layer`, which runs them).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (retention: Retention = {}): Effect.Effect<Service, never, SqlClient.SqlClient> =>
@@ -473,7 +473,7 @@ export const make = (retention: Retention = {}): Effect.Effect<Service, never, S
  * (`make`) and, for the layer's lifetime, purges expired responses every `purgeInterval` (a purge that fails
  * is logged and retried at the next interval). Fails with `ResponseStoreError` when the migrations fail.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category layers
  */
 export const layer = (retention: Retention = {}): Layer.Layer<ResponseStore, ResponseStoreError, SqlClient.SqlClient> =>

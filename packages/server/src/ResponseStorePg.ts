@@ -3,7 +3,7 @@
  * behind a load balancer share. The schema is migrated at start (`ResponseStore.migrations`; instances
  * starting together wait for each other's migration lock).
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Layer from "effect/Layer"
@@ -14,7 +14,7 @@ import * as ResponseStore from "./ResponseStore.js"
  * Options: `url` (`postgres://user:password@host:port/database`, kept `Redacted`: it may hold a password),
  * `maxConnections` (the pool's bound, default 10), and the `ResponseStore.Retention` fields.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options extends ResponseStore.Retention {
@@ -26,7 +26,7 @@ export interface Options extends ResponseStore.Retention {
  * The `ResponseStore` on the PostgreSQL database at `options.url`. Fails with `ResponseStoreError` when
  * the server cannot be reached or the schema cannot be migrated (the message never shows the URL).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<ResponseStore.ResponseStore, ResponseStore.ResponseStoreError> =>

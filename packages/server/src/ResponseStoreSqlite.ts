@@ -3,7 +3,7 @@
  * store a single gateway instance gets from a path. The file is created when missing, in WAL mode; the
  * schema is migrated at start (`ResponseStore.migrations`). A restart keeps the stored responses.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Layer from "effect/Layer"
@@ -13,7 +13,7 @@ import * as ResponseStore from "./ResponseStore.js"
  * Options: `filename` (the database file; `:memory:` for a store that ends with the process) and the
  * `ResponseStore.Retention` fields.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options extends ResponseStore.Retention {
@@ -24,7 +24,7 @@ export interface Options extends ResponseStore.Retention {
  * The `ResponseStore` on the SQLite file `options.filename`. Fails with `ResponseStoreError` when the file
  * cannot be opened or migrated.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<ResponseStore.ResponseStore, ResponseStore.ResponseStoreError> =>

@@ -341,7 +341,7 @@ export const toSse = (events: ReadonlyArray<Event>): string => {
  * answer. A piece exceeds `pieceChars` only by the escaping of a slice (at most 6 characters per character)
  * or by one frame's non-string JSON.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category encoding
  */
 export function* toSsePieces(events: ReadonlyArray<Event>, pieceChars: number = 64 * 1024): Generator<string> {
@@ -363,7 +363,7 @@ export function* toSsePieces(events: ReadonlyArray<Event>, pieceChars: number = 
  * (default 64 Ki), as `toSsePieces` writes an event: for a Response object too large to hold as one string
  * (the body of a non-streamed answer). A value with no string longer than `pieceChars` is one piece.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category encoding
  */
 export function* toJsonPieces(value: object, pieceChars: number = 64 * 1024): Generator<string> {

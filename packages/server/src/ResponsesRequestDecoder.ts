@@ -157,7 +157,7 @@ export interface Options {
  * microseconds per item, so the bound keeps one request's decoding within a fraction of a second (and the
  * decoder yields to other requests every few milliseconds meanwhile).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const MAX_INPUT_ITEMS = 20_000
@@ -409,7 +409,7 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
  * the element at `index` (parsed JSON), or fails with `E` (a server that parses them as they are read: the
  * body's syntax error).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface InputElements<E> {
@@ -424,7 +424,7 @@ export interface InputElements<E> {
  * become garbage as soon as it is decoded instead of keeping the whole parsed `input` alive while the
  * request runs. Fails as `decode` does, and with what `input.element` fails with.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category decoding
  */
 export const decodeElements = <E>(
@@ -728,7 +728,7 @@ const unsupportedParameter = (param: string, hint: string) =>
  * The function name a client-run tool search (`tool_search_call` / `tool_search_output` input items) is
  * shown to the upstream under.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const TOOL_SEARCH: typeof Input.TOOL_SEARCH = Input.TOOL_SEARCH

@@ -81,7 +81,7 @@ export interface Service {
  * whether it `streamed`, and how many HTTP requests went `attempts` to the upstream (counted by
  * `chatCompletions`, retries included; `undefined` for an upstream that does not count them).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface CallRecord {
@@ -94,7 +94,7 @@ export interface CallRecord {
  * The `CallRecord` of the request being handled (set by the gateway around each request; `undefined`
  * outside one).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category references
  */
 export const currentCallRecord: FiberRef.FiberRef<CallRecord | undefined> = FiberRef.unsafeMake<CallRecord | undefined>(
@@ -138,7 +138,7 @@ export const FORWARDED_TO_ANY: ReadonlyArray<string> = ["model", "input", "instr
  * The request parameters a `fromLanguageModel` upstream uses: those of `FORWARDED_TO_ANY` and `text.format`
  * (the call's `responseFormat`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const FORWARDED_TO_LANGUAGE_MODEL: ReadonlyArray<string> = [...FORWARDED_TO_ANY, "text.format"]
@@ -260,7 +260,7 @@ export interface ChatCompletionsOptions {
 /**
  * The default headers timeout of a Chat Completions upstream: 300 seconds.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const HEADERS_TIMEOUT: Duration.Duration = Duration.seconds(300)
@@ -269,7 +269,7 @@ export const HEADERS_TIMEOUT: Duration.Duration = Duration.seconds(300)
  * The default idle timeout of a Chat Completions upstream (the longest silence between two chunks of its
  * body): 180 seconds.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const IDLE_TIMEOUT: Duration.Duration = Duration.seconds(180)

@@ -32,7 +32,7 @@ export * as Upstream from "./Upstream.js"
  * `@effect-responses/server/ResponseStoreSqlite` and `@effect-responses/server/ResponseStorePg` (not in this
  * barrel, so that their optional peer dependencies load only when used).
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 export * as ResponseStore from "./ResponseStore.js"
 

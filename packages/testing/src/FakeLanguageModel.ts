@@ -13,7 +13,7 @@
  * (non-partial) `part` per output item, `response_finished` with the response's status, finish reason and
  * usage. A call past the end of the script fails with `InvalidPrompt` naming the call.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import { AiError, LanguageModel, type ModelResponse, type Prompt, StreamPart } from "@effect-responses/core"
 import * as Effect from "effect/Effect"
@@ -23,7 +23,7 @@ import * as Stream from "effect/Stream"
 /**
  * One scripted answer: the response to return, or the error to fail with.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Answer = ModelResponse.ModelResponse | LanguageModel.ModelError
@@ -31,7 +31,7 @@ export type Answer = ModelResponse.ModelResponse | LanguageModel.ModelError
 /**
  * One recorded call: which method, the prompt and the call options.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Call {
@@ -43,7 +43,7 @@ export interface Call {
 /**
  * A fake: the `LanguageModel` service and the calls it has received so far, in order.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface FakeLanguageModel {
@@ -56,7 +56,7 @@ const isError = (answer: Answer): answer is LanguageModel.ModelError => AiError.
 /**
  * The stream parts of a finished response (see the module doc).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category conversions
  */
 export const toStreamParts = (response: ModelResponse.ModelResponse): ReadonlyArray<StreamPart.StreamPart> => [
@@ -76,7 +76,7 @@ export const toStreamParts = (response: ModelResponse.ModelResponse): ReadonlyAr
 /**
  * A fake over `script`, answered in order across `generate` and `stream` calls.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (script: ReadonlyArray<Answer>): Effect.Effect<FakeLanguageModel> =>
@@ -108,7 +108,7 @@ export const make = (script: ReadonlyArray<Answer>): Effect.Effect<FakeLanguageM
 /**
  * The `LanguageModel` layer of a fake over `script`. Use `make` to read the recorded calls.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category layers
  */
 export const layer = (script: ReadonlyArray<Answer>): Layer.Layer<LanguageModel.LanguageModel> =>

@@ -20,7 +20,7 @@
  * streams (non-streaming calls, errors) pass through unrecorded, with a warning in the log. The file is
  * created when missing and appended to otherwise; the body is streamed through, never held whole.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -34,7 +34,7 @@ import * as Stream from "effect/Stream"
  * `client` with the bodies of its streamed answers appended to the file at `path` (see the module doc).
  * A failure to write the file fails the response body's stream with a `ResponseError` naming the path.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (
@@ -79,7 +79,7 @@ export const make = (
 /**
  * The `HttpClient` layer recording to `path`, over the `HttpClient` of the context (the real one).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category layers
  */
 export const layer = (

@@ -9,7 +9,7 @@
  * It runs on any `HttpServer` (the application picks the platform, e.g.
  * `NodeHttpServer.layer(createServer, { port: 0 })`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import { isObject, type JsonObject } from "@effect-responses/wire/Json"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -24,7 +24,7 @@ import type * as Scope from "effect/Scope"
  * What the replay server was asked: the 0-based index of the recorded response it was checked against
  * (a rejected request does not use one up) and its JSON body.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ReplayRequest {
@@ -36,7 +36,7 @@ export interface ReplayRequest {
  * A running replay server: its base URL (`http://127.0.0.1:PORT/v1`, to use as `OPENAI_BASE_URL`) and the
  * request bodies received so far, in order.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Service {
@@ -47,7 +47,7 @@ export interface Service {
 /**
  * Why a request is rejected, as OpenAI's error body says it: `message`, the `param` at fault and a `code`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Problem {
@@ -67,7 +67,7 @@ export interface Problem {
  * - `answer`: the answer to an accepted request for recorded response `index` (SSE when `body.stream` is
  *   `true`, else JSON, as the protocol encodes them).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options {
@@ -82,7 +82,7 @@ export interface Options {
 /**
  * A 400-style answer (`status`) in OpenAI's error shape, `type` `invalid_request_error`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const errorResponse = (status: number, problem: Problem): HttpServerResponse.HttpServerResponse =>
@@ -97,7 +97,7 @@ export const errorResponse = (status: number, problem: Problem): HttpServerRespo
  * An empty (or blank) string stands for `{}`: a model may send `""` for a call without arguments, and a
  * correct client sends it back as `"{}"` (the API rejects `""`), so either matches a recorded `""`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category utils
  */
 export const argumentsEqual = (a: unknown, b: unknown): boolean => {
@@ -119,7 +119,7 @@ export const argumentsEqual = (a: unknown, b: unknown): boolean => {
  * recorded, and a request beyond the recording (`replay_exhausted`) or one `check` rejects gets a 400; an
  * accepted one uses up its recorded response and gets `answer`. `GET /health` answers `ok`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Service, never, HttpServer.HttpServer | Scope.Scope> =>

@@ -23,7 +23,7 @@
  * A request past the end of the capture is answered HTTP 400 with an OpenAI-shaped error body naming the
  * request (so the app fails with an `HttpError` that is not retried); so is a request whose body is not JSON.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import { Capture } from "@effect-responses/responses"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -36,7 +36,7 @@ import * as Layer from "effect/Layer"
  * One request the replaying client received: its URL, headers and JSON body (`undefined` when the body
  * was not JSON).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ReplayedRequest {
@@ -48,7 +48,7 @@ export interface ReplayedRequest {
 /**
  * A replaying client: the `HttpClient` and the requests it has received so far, in order.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ReplayHttpClient {
@@ -79,7 +79,7 @@ const refusal = (request: HttpClientRequest.HttpClientRequest, message: string) 
 /**
  * A replaying client over the responses of `capture` (see the module doc).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (capture: Capture.Capture): Effect.Effect<ReplayHttpClient> =>
@@ -114,7 +114,7 @@ export const make = (capture: Capture.Capture): Effect.Effect<ReplayHttpClient> 
 /**
  * The `HttpClient` layer of a replaying client over `capture`. Use `make` to read the received requests.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category layers
  */
 export const layer = (capture: Capture.Capture): Layer.Layer<HttpClient.HttpClient> =>

@@ -8,28 +8,28 @@ export * as ChatReplayServer from "./ChatReplayServer.js"
 /**
  * A scripted fake `LanguageModel` for unit tests.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 export * as FakeLanguageModel from "./FakeLanguageModel.js"
 
 /**
  * An `HttpClient` that writes every streamed answer of the real one to a capture file.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 export * as RecordingHttpClient from "./RecordingHttpClient.js"
 
 /**
  * The scaffolding both replay servers share: routes, the record of request bodies, OpenAI-shaped 400s.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 export * as ReplayEndpoint from "./ReplayEndpoint.js"
 
 /**
  * An `HttpClient` that answers from a capture file of consecutive responses and keeps what the app sent.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 export * as ReplayHttpClient from "./ReplayHttpClient.js"
 

@@ -19,7 +19,7 @@
  * message names the file and the hunk). Nothing is written when a change fails to apply. Running a patch
  * the model wrote is the application's decision: give it a root it may change.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import type { Part } from "@effect-responses/core"
 import * as Effect from "effect/Effect"
@@ -33,7 +33,7 @@ import * as NodePath from "node:path"
  * permission denied, a directory where a file was expected, a missing root: the message names the error
  * code). `path` names the file when known.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class PatchError extends Schema.TaggedError<PatchError>()("PatchError", {
@@ -41,7 +41,7 @@ export class PatchError extends Schema.TaggedError<PatchError>()("PatchError", {
   path: Schema.optional(Schema.String)
 }) {
   /**
-   * @since 0.3.0
+   * @since 0.2.0
    */
   override get message(): string {
     return this.path === undefined ? this.description : `${this.path}: ${this.description}`
@@ -51,7 +51,7 @@ export class PatchError extends Schema.TaggedError<PatchError>()("PatchError", {
 /**
  * One file change of a whole patch.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type FileChange =
@@ -142,7 +142,7 @@ const seek = (
  * Applies the hunks of an `update_file` diff to a file's text and returns the new text. Fails with
  * `PatchError` naming the first hunk that does not apply (1-based) and its first old line.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category patches
  */
 export const applyHunks = (content: string, diff: string, path: string): Effect.Effect<string, PatchError> =>
@@ -183,7 +183,7 @@ export const applyHunks = (content: string, diff: string, path: string): Effect.
  * The text of a created file from a `create_file` diff: each line without its leading `+`. Fails with
  * `PatchError` on a line without it.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category patches
  */
 export const createdText = (diff: string, path: string): Effect.Effect<string, PatchError> =>
@@ -207,7 +207,7 @@ export const createdText = (diff: string, path: string): Effect.Effect<string, P
  * Parses a whole patch (`*** Begin Patch` … `*** End Patch`) into its file changes, in order. Fails with
  * `PatchError` when the envelope or a section header is missing or unknown.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category patches
  */
 export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange>, PatchError> =>
@@ -257,7 +257,7 @@ export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange
  * normalized, and its existing part does not lead out of `root` through a symbolic link. Fails with
  * `PatchError` otherwise.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category files
  */
 export const resolveUnder = (root: string, path: string): Effect.Effect<string, PatchError> =>
@@ -312,7 +312,7 @@ const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot
  * `updated a.txt`, `deleted a.txt`). Fails with `PatchError` when it does not apply (nothing written then)
  * or when the file system refuses (reading, writing or deleting the file: the error code and message).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category files
  */
 export const applyChange = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
@@ -349,7 +349,7 @@ export const applyChange = (root: string, change: FileChange): Effect.Effect<str
  * lines joined by newlines. A change that fails stops the patch with `PatchError` (the changes before it
  * stay applied; the error names the file).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category files
  */
 export const applyPatchText = (root: string, text: string): Effect.Effect<string, PatchError> =>
@@ -366,7 +366,7 @@ export const applyPatchText = (root: string, text: string): Effect.Effect<string
  * const ToolsLive = Tools.toLayer({ apply_patch: ApplyPatch.handler({ root: "/srv/workspace" }) })
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category handlers
  */
 export const handler = (options: { readonly root: string }) =>

@@ -22,7 +22,7 @@
  * Approving runs the server's tool with the arguments the model wrote: which tools to approve is the
  * application's decision.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import { Part } from "@effect-responses/core"
 import * as Context from "effect/Context"
@@ -36,7 +36,7 @@ import * as Layer from "effect/Layer"
 /**
  * A decision on one request: `approve` it or not, with a `reason` the model reads (optional).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Decision {
@@ -49,7 +49,7 @@ export interface Decision {
  * text of its `arguments` tell what would run). It cannot fail: a decision it cannot make is a denial
  * with a reason.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Service {
@@ -59,7 +59,7 @@ export interface Service {
 /**
  * The service tag.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category tags
  */
 export class McpApprovals extends Context.Tag("@effect-responses/tools/McpApprovals")<McpApprovals, Service>() {}
@@ -72,7 +72,7 @@ export class McpApprovals extends Context.Tag("@effect-responses/tools/McpApprov
  * The layer of a service deciding with `decide`, which may use services (`R`, required by the layer and
  * captured when it is built) and may ask anyone (a person at a terminal, a policy service).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category layers
  */
 export const layer = <R = never>(
@@ -91,7 +91,7 @@ export const layer = <R = never>(
  * not approved`. `serverLabel`, when given, limits `approve` to that server's requests. The default is
  * deny: a tool nobody listed never runs.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category layers
  */
 export const byName = (rules: {
@@ -111,7 +111,7 @@ export const byName = (rules: {
 /**
  * A service that approves every request.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category layers
  */
 export const approveAll: Layer.Layer<McpApprovals> = layer(() => Effect.succeed({ approve: true }))
@@ -119,7 +119,7 @@ export const approveAll: Layer.Layer<McpApprovals> = layer(() => Effect.succeed(
 /**
  * A service that denies every request, with `reason` (default `MCP tool calls are not approved`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category layers
  */
 export const denyAll = (reason = "MCP tool calls are not approved"): Layer.Layer<McpApprovals> =>
@@ -133,7 +133,7 @@ export const denyAll = (reason = "MCP tool calls are not approved"): Layer.Layer
  * The answer to `request` for `decision`: an `McpApprovalResponsePart` naming the request's
  * `approvalRequestId` (an `mcp_approval_response` item on the wire).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category answers
  */
 export const respond = (request: Part.McpApprovalRequestPart, decision: Decision): Part.McpApprovalResponsePart =>
@@ -147,7 +147,7 @@ export const respond = (request: Part.McpApprovalRequestPart, decision: Decision
  * The answers of the service in context to `requests`, in order, asked one after the other (a person
  * answers one question at a time). Each decision is in a span `mcp_approval <name>`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category answers
  */
 export const answer = (
@@ -158,7 +158,7 @@ export const answer = (
 /**
  * `answer` with a given service.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category answers
  */
 export const answerWith = (

@@ -8,7 +8,7 @@
  * Running commands a model wrote is the application's decision, with the application's safeguards
  * (a sandbox, a container, an approval step): this handler runs what it is given.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import type { Part } from "@effect-responses/core"
 import * as Effect from "effect/Effect"
@@ -19,7 +19,7 @@ import { spawn } from "node:child_process"
  * gives none (default `DEFAULT_TIMEOUT_MS`), keeping at most `maxOutputLength` characters of each stream
  * when the call gives none (default `DEFAULT_MAX_OUTPUT_LENGTH`), with `env` added to the environment.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options {
@@ -32,7 +32,7 @@ export interface Options {
 /**
  * The default timeout of one command: 60 000 ms.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_TIMEOUT_MS = 60_000
@@ -41,7 +41,7 @@ export const DEFAULT_TIMEOUT_MS = 60_000
  * The default bound on the characters kept of one command's standard output (and, apart, of its
  * standard error): 16 384.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_MAX_OUTPUT_LENGTH = 16_384
@@ -49,7 +49,7 @@ export const DEFAULT_MAX_OUTPUT_LENGTH = 16_384
 /**
  * The marker appended to output cut at its bound, for the model to read.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const TRUNCATED = "\n[output truncated]"
@@ -59,7 +59,7 @@ export const TRUNCATED = "\n[output truncated]"
  * a command that cannot start gives exit code 127 and the reason on standard error; one that outlives its
  * timeout is killed with what it started (SIGKILL to its process group) and gives the `timeout` outcome.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category running
  */
 export const run = (
@@ -133,7 +133,7 @@ export const run = (
  * The handler of the `shell` client tool: runs the call's commands one after the other and answers one
  * output per command (see `run`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category handlers
  */
 export const handler = (options: Options = {}) =>
@@ -150,7 +150,7 @@ export const handler = (options: Options = {}) =>
  * (else the handler's) and answers the JSON text `{"stdout","stderr","exit_code"}` (`exit_code` `null` on
  * a timeout, with `"timed_out": true`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category handlers
  */
 export const localHandler = (options: Options = {}) => (call: Part.LocalShellCallPart): Effect.Effect<string> =>

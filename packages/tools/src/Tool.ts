@@ -41,7 +41,7 @@ export type TypeId = typeof TypeId
  * What kind of tool a `Tool` is: a JSON `function` tool, a freeform `custom` tool, or a built-in tool the
  * client runs (`client`: `shell`, `apply_patch`, `local_shell`, told apart by name).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type Kind = "function" | "custom" | "client"
@@ -83,7 +83,7 @@ export interface Tool<
  * What a tool in namespace `Namespace` adds to its type: the namespace, with its name as a literal type (so
  * that its handler is keyed `<namespace>.<name>`, see `Key`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Namespaced<Namespace extends string> {
@@ -96,7 +96,7 @@ export interface Namespaced<Namespace extends string> {
  * letters, digits, `_` and `-`, so the `.` cannot be part of either). Two tools of one name in two
  * namespaces have two keys.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category type-level
  */
 export type Key<T extends { readonly name: string }> = T extends
@@ -105,7 +105,7 @@ export type Key<T extends { readonly name: string }> = T extends
 /**
  * The key of a tool at run time (see `Key`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export const key = (tool: { readonly name: string; readonly namespace?: { readonly name: string } | undefined }): string =>
@@ -259,7 +259,7 @@ export const make: MakeFunction = ((
 /**
  * The signatures of `make`: with a `namespace`, the tool's type records the namespace name (`Namespaced`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export interface MakeFunction {
@@ -290,7 +290,7 @@ export interface MakeFunction {
  * const FindCustomer = Tool.make("find_customer", { description: "…", success: Schema.String, namespace: Crm })
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const namespace = <const Name extends string>(
@@ -301,7 +301,7 @@ export const namespace = <const Name extends string>(
 /**
  * The options of `make` besides `namespace`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export interface MakeOptions<
@@ -344,7 +344,7 @@ export interface MakeOptions<
  * const ToolsLive = Tools.toLayer({ evaluate: (input) => Effect.succeed(String(evaluate(input))) })
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const custom = <
@@ -381,7 +381,7 @@ export const custom = <
  * What an `apply_patch` handler answers: `completed` with an optional log for the model, or `failed` with
  * why (a hunk that does not apply, a missing file). Becomes an `apply_patch_call_output`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category client tools
  */
 export const ApplyPatchResult = Schema.Struct({
@@ -390,7 +390,7 @@ export const ApplyPatchResult = Schema.Struct({
 })
 
 /**
- * @since 0.3.0
+ * @since 0.2.0
  * @category client tools
  */
 export type ApplyPatchResult = typeof ApplyPatchResult.Type
@@ -399,7 +399,7 @@ export type ApplyPatchResult = typeof ApplyPatchResult.Type
  * The schema of a `shell` handler's answer: one output per command of the call, in order (standard output,
  * standard error, and how it ended). Becomes a `shell_call_output`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category client tools
  */
 export const ShellResult = Schema.Array(Part.ShellCommandOutput)
@@ -432,7 +432,7 @@ const clientTool = <const Name extends "shell" | "apply_patch" | "local_shell", 
  * const ToolsLive = Tools.toLayer({ shell: Shell.handler({ cwd: "/tmp/workspace" }) })
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category client tools
  */
 export const shell: Tool<"shell", typeof Part.ShellCallPart, typeof ShellResult, typeof Schema.Never> = clientTool(
@@ -448,7 +448,7 @@ export const shell: Tool<"shell", typeof Part.ShellCallPart, typeof ShellResult,
  * the handler answers an `ApplyPatchResult`, sent back as an `apply_patch_call_output`. `ApplyPatch.handler`
  * applies the diff under a root directory.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category client tools
  */
 export const applyPatch: Tool<"apply_patch", typeof Part.ApplyPatchCallPart, typeof ApplyPatchResult, typeof Schema.Never> =
@@ -461,7 +461,7 @@ export const applyPatch: Tool<"apply_patch", typeof Part.ApplyPatchCallPart, typ
  * string; `Shell.localHandler` gives `{"stdout","stderr","exit_code"}`), sent back as a
  * `local_shell_call_output`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category client tools
  */
 export const localShell: Tool<"local_shell", typeof Part.LocalShellCallPart, typeof Schema.String, typeof Schema.Never> =
@@ -543,7 +543,7 @@ export const definition = (tool: Any): LanguageModel.AnyToolDefinition => {
 /**
  * The definition of a function tool (see `definition`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category JSON Schema
  */
 export const functionDefinition = (tool: Any): LanguageModel.ToolDefinition => {

@@ -77,7 +77,7 @@ export const DEFAULT_CONCURRENCY = 4
  * whose commands may run longer needs a larger `timeout` (the `Shell` handler's own per-command timeout
  * applies inside it).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_TIMEOUT: Duration.Duration = Duration.minutes(5)
@@ -87,7 +87,7 @@ export const DEFAULT_TIMEOUT: Duration.Duration = Duration.minutes(5)
  * units, about 12 000 tokens of English). For a shell call, the bound covers the standard output and
  * error of all its commands together.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_MAX_OUTPUT_LENGTH = 50_000
@@ -96,7 +96,7 @@ export const DEFAULT_MAX_OUTPUT_LENGTH = 50_000
  * A call this module runs: a function or custom tool call, or a call of a client-run built-in tool.
  * (MCP approval requests and client-executed tool searches are answered elsewhere.)
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type RunnableCall =
@@ -110,7 +110,7 @@ export type RunnableCall =
  * The answer to a call of type `C`: a `ToolResultPart` for a function or custom tool call, a
  * `ShellCallOutputPart`, `ApplyPatchCallOutputPart` or `LocalShellCallOutputPart` for the built-ins.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type ResultOf<C extends RunnableCall> = C extends Part.ToolCallPart | Part.CustomToolCallPart ? Part.ToolResultPart
@@ -121,7 +121,7 @@ export type ResultOf<C extends RunnableCall> = C extends Part.ToolCallPart | Par
 /**
  * Whether an assistant part is a call `execute` runs (`RunnableCall`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category guards
  */
 export const isRunnable = (part: Part.AssistantPart): part is RunnableCall =>
@@ -194,7 +194,7 @@ export const executeUnchecked = (
  * around the line `[… N characters cut …]`, so the model sees both the start and the end (where errors
  * usually are) and knows something is missing. A surrogate pair is never split.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category limits
  */
 export const truncate = (text: string, max: number): string => {

@@ -117,7 +117,7 @@ export class ToolResult extends Schema.Class<ToolResult>("@effect-responses/tool
  * answers of tool calls already run included: continue from it rather than run them again), `steps` (their
  * responses) and `usage` (summed). `retryable` and `retryAfter` are those of `error`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class StepFailed extends Schema.TaggedError<StepFailed>("@effect-responses/tools/StepFailed")("StepFailed", {
@@ -128,14 +128,14 @@ export class StepFailed extends Schema.TaggedError<StepFailed>("@effect-response
   usage: Usage.Usage
 }) {
   /**
-   * @since 0.3.0
+   * @since 0.2.0
    */
   get retryable(): boolean {
     return this.error.retryable
   }
 
   /**
-   * @since 0.3.0
+   * @since 0.2.0
    */
   get retryAfter(): Duration.Duration | undefined {
     return this.error.retryAfter

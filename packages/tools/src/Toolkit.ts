@@ -209,7 +209,7 @@ type ErasedHandler = (params: unknown, context: Tool.CallContext) => Effect.Effe
  *   namespace (a provider without namespaces, Chat Completions, calls it by its name alone), unless
  *   several namespaces have one.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category lookup
  */
 export const resolve = <T extends Tool.Any>(

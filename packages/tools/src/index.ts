@@ -19,16 +19,16 @@ export * as ToolExecutor from "./ToolExecutor.js"
 export * as ToolLoop from "./ToolLoop.js"
 
 /**
- * @since 0.3.0
+ * @since 0.2.0
  */
 export * as ApplyPatch from "./ApplyPatch.js"
 
 /**
- * @since 0.3.0
+ * @since 0.2.0
  */
 export * as Shell from "./Shell.js"
 
 /**
- * @since 0.3.0
+ * @since 0.2.0
  */
 export * as McpApprovals from "./McpApprovals.js"

@@ -4,7 +4,7 @@
  * requests' I/O is served meanwhile, instead of holding the event loop for the whole value. Used by the
  * gateway's request decoding, the Chat Completions request builder and the JSON body writer.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
 
@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
  * Lets the event loop run pending I/O (a macrotask, `setImmediate`) before resuming, so that other
  * requests are served meanwhile. Interruptible: an interrupted wait clears its timer.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category yielding
  */
 export const yieldToIo: Effect.Effect<void> = Effect.async<void>((resume) => {
@@ -33,7 +33,7 @@ export const BUDGET_MS = 2
 /**
  * A yield point for loops over many elements.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category yielding
  */
 export interface Budget {
@@ -50,7 +50,7 @@ export interface Budget {
  * own, e.g. every few KiB of bytes). Usage:
  * `const budget = makeBudget(); for (...) { if (budget.tick()) yield* yieldToIo; ... }`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category yielding
  */
 export const makeBudget = (budgetMs = BUDGET_MS, every = 64): Budget => {

@@ -103,7 +103,7 @@ export interface Options {
  * official OpenAI SDKs use; a non-streaming call answers only once the whole response is generated, which
  * a reasoning model may take minutes to do.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_HEADERS_TIMEOUT: Duration.Duration = Duration.minutes(10)
@@ -113,7 +113,7 @@ export const DEFAULT_HEADERS_TIMEOUT: Duration.Duration = Duration.minutes(10)
  * stream sends events (or keep-alive comments) far more often; a silence that long is a stalled
  * connection.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_IDLE_TIMEOUT: Duration.Duration = Duration.minutes(5)
@@ -123,7 +123,7 @@ export const DEFAULT_IDLE_TIMEOUT: Duration.Duration = Duration.minutes(5)
  * `OPENAI_API_KEY=x`) is no secret, and cutting it out would mangle every message that holds its letters
  * ("upstream exploded" would become "upstream e[redacted]ploded").
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const MIN_SECRET_LENGTH = 8
@@ -132,7 +132,7 @@ export const MIN_SECRET_LENGTH = 8
  * `text` with every occurrence of `secret` replaced by `[redacted]` when `secret` is at least
  * `MIN_SECRET_LENGTH` characters long; else `text` unchanged.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export const scrubSecret = (text: string, secret: string): string =>
@@ -240,7 +240,7 @@ export const DEFAULT_BASE_URL = "https://api.openai.com/v1"
  * How much of a non-2xx answer's body is read (64 KiB): enough for any error object, and a bound on what a
  * misbehaving server can make its client hold.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024
@@ -251,7 +251,7 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024
  * text read until an error instead, end the stream there (`Stream.catchAll(stream, () => Stream.empty)`,
  * as the transport does for error bodies).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const readBounded = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: number): Effect.Effect<string, E, R> =>

@@ -4,7 +4,7 @@
 export * as CaptureFile from "./CaptureFile.js"
 
 /**
- * @since 0.1.0
+ * @since 0.2.0
  */
 export * as Cooperative from "./Cooperative.js"
 

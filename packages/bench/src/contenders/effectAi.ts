@@ -38,7 +38,7 @@ export const make = (): Contender =>
  * provider swapped: `EffectAiLanguageModel.layer` over our Responses layer and client, on the same kind of
  * `HttpClient`. Set against `make`, it measures what an `@effect/ai` app pays or saves by the swap.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category contenders
  */
 export const makeOurs = (): Contender =>

@@ -13,20 +13,7 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-
-/** The part of Node's `IncomingMessage` (a `Readable`) read here. */
-interface NodeBody {
-  readonly readableEnded: boolean
-  readonly destroyed: boolean
-  readonly on: (event: "data" | "end" | "error", listener: (value?: unknown) => void) => unknown
-  readonly off: (event: "data" | "end" | "error", listener: (value?: unknown) => void) => unknown
-  readonly destroy: () => unknown
-}
-
-const isNodeBody = (value: unknown): value is NodeBody =>
-  typeof value === "object" && value !== null && typeof (value as NodeBody).readableEnded === "boolean" &&
-  typeof (value as NodeBody).on === "function" && typeof (value as NodeBody).off === "function" &&
-  typeof (value as NodeBody).destroy === "function"
+import { isNodeRequest } from "./nodeRequest.js"
 
 /**
  * Gives each chunk of `request`'s body to `take` until the body ends or `take` returns `false`; then the
@@ -39,7 +26,7 @@ export const forEachChunk = (
   take: (chunk: Uint8Array) => boolean
 ): Effect.Effect<void, HttpServerError.RequestError> => {
   const body: unknown = request.source
-  if (!isNodeBody(body) || body.readableEnded) {
+  if (!isNodeRequest(body) || body.readableEnded) {
     return Stream.runForEachWhile(request.stream, (chunk) => Effect.succeed(take(chunk)))
   }
   return Effect.async<void, HttpServerError.RequestError>((resume) => {

@@ -31,6 +31,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Readable } from "node:stream"
 import * as ResponsesLifecycle from "../ResponsesLifecycle.js"
+import { isNodeRequest } from "./nodeRequest.js"
 
 const encoder = new TextEncoder()
 
@@ -196,11 +197,6 @@ const toReadable = (
   const pump = Effect.ensuring(loop, Scope.close(scope, Exit.void))
   return readable
 }
-
-/** Whether `request` came through Node's HTTP server (its `source` an `IncomingMessage`, a `Readable`). */
-const isNodeRequest = (source: unknown): boolean =>
-  typeof source === "object" && source !== null && typeof (source as { readonly pipe?: unknown }).pipe === "function" &&
-  typeof (source as { readonly socket?: unknown }).socket === "object"
 
 const sseHeaders = { contentType: "text/event-stream", headers: Headers.fromInput({ "cache-control": "no-cache" }) }
 

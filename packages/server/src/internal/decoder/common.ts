@@ -18,7 +18,7 @@ import { capMessage } from "../limits.js"
  * (`unsupported_parameter`, `unsupported_value`, `invalid_type`, `missing_required_parameter`,
  * `invalid_value`). A server answers it with HTTP 400 and `body`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export class RequestError extends Schema.TaggedError<RequestError>("@effect-responses/server/RequestError")("RequestError", {
@@ -43,7 +43,7 @@ export class RequestError extends Schema.TaggedError<RequestError>("@effect-resp
 /**
  * OpenAI's error body.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ErrorBody {
@@ -82,7 +82,7 @@ export const Nullable = <S extends Schema.Schema.Any>(schema: S) => Schema.optio
 /**
  * A request parameter path as OpenAI writes it: `input[2].content[0].type`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export const formatParam = (path: ReadonlyArray<PropertyKey>): string | null => {
