@@ -26,6 +26,8 @@
  *   20,000);
  * - 400 from the decoder for what a stateless bridge cannot honour, naming the parameter;
  * - an upstream error before the first byte: the upstream's 4xx status and error, 502 for an upstream 5xx,
+ *   502 `upstream_auth_failed` for an upstream 401 or 403 (the gateway's upstream key, not the client's:
+ *   `UPSTREAM_AUTH_FAILED`),
  *   an unreachable upstream (`upstream_unreachable`, with the generic `UPSTREAM_UNREACHABLE` message: the
  *   upstream's URL and the socket error go to the log only), a connection that broke off after part of the
  *   upstream's body arrived (`upstream_disconnected`, `UPSTREAM_DISCONNECTED`) or an unreadable answer; 504
@@ -238,6 +240,18 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
   switch (error._tag) {
     case "HttpError": {
       const headers = passedOnHeaders(error)
+      if (error.status === 401 || error.status === 403) {
+        // the gateway's own upstream credentials, not the client's key: a 401 would send the client to
+        // check a key that the gateway accepted
+        return new GatewayError({
+          status: 502,
+          description: capMessage(`${UPSTREAM_AUTH_FAILED} (HTTP ${error.status}): ${error.description}`),
+          errorType: "server_error",
+          param: null,
+          code: "upstream_auth_failed",
+          ...(headers === undefined ? {} : { headers })
+        })
+      }
       return new GatewayError({
         status: error.status >= 500 ? 502 : error.status,
         description: capMessage(error.status >= 500 ? `the upstream failed: ${error.description}` : error.description),
@@ -321,6 +335,17 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
  * @category errors
  */
 export const UPSTREAM_UNREACHABLE = "the upstream model server could not be reached"
+
+/**
+ * What a client is told, before the upstream's own message, when the upstream refused the gateway's
+ * credentials (an HTTP 401 or 403 before the first byte): the gateway never forwards the client's key, so
+ * the client gets a 502 `upstream_auth_failed`, not the upstream's 401, which would send it to check a key
+ * the gateway accepted. The operator fixes the upstream key (`serve --upstream-key-env`).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const UPSTREAM_AUTH_FAILED = "the upstream model server refused the gateway's credentials"
 
 /**
  * What a client is told when the upstream's connection broke off after the response began streaming (a

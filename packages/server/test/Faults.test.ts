@@ -249,6 +249,40 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect((error as InstanceType<typeof OpenAI.RateLimitError>).requestID).toBe("req_upstream_1")
       })))
 
+  it.effect("an upstream 401 or 403 (the gateway's upstream key refused): 502 upstream_auth_failed, not the client's 401", () => {
+    // OpenAI's answer to a wrong key (API reference, "Error codes": 401 "Incorrect API key provided"), with an
+    // invented key, and a 403 of a model the key may not use
+    const refusal = (status: number, code: string, message: string) => (_request: unknown, response: ServerResponse) => {
+      response.writeHead(status, { "content-type": "application/json", "x-request-id": `req_upstream_${status}` })
+      response.end(JSON.stringify({ error: { message, type: "invalid_request_error", param: null, code } }))
+    }
+    const wrongKey = "Incorrect API key provided: sk-upstr*********1234."
+    return withScriptedGateway([
+      refusal(401, "invalid_api_key", wrongKey),
+      refusal(401, "invalid_api_key", wrongKey),
+      refusal(403, "model_not_allowed", "You are not allowed to sample from this model"),
+      refusal(401, "invalid_api_key", wrongKey)
+    ], {}, (url, received) =>
+      Effect.gen(function*() {
+        for (const [stream, status] of [[true, 401], [false, 401], [true, 403]] as const) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream })
+          expect(answer.status).toBe(502)
+          expect(answer.headers.get("x-request-id")).toBe(`req_upstream_${status}`)
+          const error = JSON.parse(answer.text).error
+          expect(error).toMatchObject({ type: "server_error", param: null, code: "upstream_auth_failed" })
+          expect(error.message).toContain(`${Gateway.UPSTREAM_AUTH_FAILED} (HTTP ${status}): `)
+          expect(error.message).toContain(status === 401 ? wrongKey : "not allowed to sample")
+        }
+        // the official SDK reports a server error, not an AuthenticationError about the client's own key
+        const error = yield* Effect.promise(() =>
+          new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 }).responses.create({ model: "m", input: "hi" }).catch((e) => e)
+        )
+        expect(error).toBeInstanceOf(OpenAI.InternalServerError)
+        expect(error).not.toBeInstanceOf(OpenAI.AuthenticationError)
+        expect(received).toHaveLength(4)
+      }))
+  })
+
   live("--upstream-retries: retries when asked (2 retries -> 3 attempts)", () =>
     withScriptedGateway([(_request, response) => {
       response.writeHead(503, { "content-type": "application/json", "retry-after-ms": "10" })
