@@ -23,6 +23,9 @@ const spawned = "packages/cli/test/spawned/**/*.test.ts"
 
 export default defineConfig({
   test: {
+    // every run in a temporary directory of its own, removed at the end (TMPDIR for the workers and the
+    // processes they spawn)
+    globalSetup: ["./vitest.tmpdir.ts"],
     projects: [
       ...workspaces.map((root) => ({
         resolve: { alias },

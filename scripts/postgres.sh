@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server for the tests of the gateway's Postgres store: Debian's `postgresql`
 # package (installed by .ci/run when missing; this script installs nothing), a fresh cluster in a
-# temporary directory, listening on 127.0.0.1 only, on an unusual port (54329, or $EFFECT_RESPONSES_PG_PORT).
+# temporary directory ($EFFECT_RESPONSES_PG_STATE, default /tmp/effect-responses-pg), listening on 127.0.0.1
+# only, on $EFFECT_RESPONSES_PG_PORT or else the first free port from 54329 on (so that two runs on one
+# machine, each with its own state directory, do not meet).
 #
 #   scripts/postgres.sh start   # initdb + start + a database "effect_responses_test"; prints its URL and
-#                               # writes it to /tmp/effect-responses-pg/url
+#                               # writes it to $state/url
 #   scripts/postgres.sh stop    # stops the server and removes the cluster
 #   scripts/postgres.sh url     # prints the URL of the running server
 #
 # The tests read the URL from $EFFECT_RESPONSES_TEST_PG_URL, else from /tmp/effect-responses-pg/url; they
 # fail (not skip) when no server answers.
 set -euo pipefail
-state=/tmp/effect-responses-pg
-port=${EFFECT_RESPONSES_PG_PORT:-54329}
+state=${EFFECT_RESPONSES_PG_STATE:-/tmp/effect-responses-pg}
 database=effect_responses_test
 
 bindir() {
@@ -43,9 +44,20 @@ start() {
   user=$(as_owner id -un)
   as_owner "$bin/initdb" -D "$state/data" -U "$user" --auth=trust --encoding=UTF8 --no-locale >"$state/initdb.log" 2>&1 \
     || { cat "$state/initdb.log" >&2; exit 1; }
-  as_owner "$bin/pg_ctl" -D "$state/data" -l "$state/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $state -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null \
-    || { cat "$state/server.log" >&2; exit 1; }
+  local port ports
+  ports=${EFFECT_RESPONSES_PG_PORT:-$(seq 54329 54348)}
+  for port in $ports; do
+    # a port something answers on is taken; one taken between this probe and the server's start fails it
+    # with "could not bind", and the next port is tried
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi
+    if as_owner "$bin/pg_ctl" -D "$state/data" -l "$state/server.log" -w -t 60 \
+      -o "-c listen_addresses=127.0.0.1 -p $port -k $state -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null; then
+      break
+    fi
+    grep -q "could not bind" "$state/server.log" 2>/dev/null || { cat "$state/server.log" >&2; exit 1; }
+    port=""
+  done
+  [ -n "$port" ] || { echo "postgres.sh: no free port among $ports" >&2; exit 1; }
   as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U "$user" "$database"
   echo "postgres://$user@127.0.0.1:$port/$database" > "$state/url"
   chmod a+r "$state/url"
