@@ -34,8 +34,10 @@
  */
 import { Message, ModelResponse, Part, Usage } from "@effect-responses/core"
 import type { StreamPart } from "@effect-responses/core"
+import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Sink from "effect/Sink"
@@ -584,15 +586,43 @@ export const sink: Sink.Sink<ReadonlyArray<ModelResponse.ModelResponse>, StreamP
 )
 
 /**
- * Runs a stream into `sink`: the responses of the whole stream. Fails with the stream's error, losing the
- * partial transcript (see `aggregateSettled`).
+ * Runs `stream` to its end, handing `onChunk` each chunk of elements. The stream is pulled in the caller's
+ * fiber (`Channel.toPull`); `Stream.run` into a `Sink` forks a fiber for the channel and adds the sink's
+ * stages (three channels of `pipeToOrFail`, then a drain): on the client path's empty call (an
+ * `LanguageModel.stream` aggregated) 883 -> 571 fiber steps, one fiber fewer (packages/bench/RESULTS.md).
+ */
+const foldChunks = <E, R>(
+  stream: Stream.Stream<StreamPart.StreamPart, E, R>,
+  onChunk: (chunk: Chunk.Chunk<StreamPart.StreamPart>) => void
+): Effect.Effect<void, E, R> =>
+  Effect.scoped(Effect.flatMap(Channel.toPull(Stream.toChannel(stream)), (pull) => {
+    const loop: Effect.Effect<void, E, R> = Effect.flatMap(pull, (next) => {
+      if (Either.isLeft(next)) return Effect.void
+      onChunk(next.right)
+      return loop
+    })
+    return loop
+  }))
+
+/**
+ * Runs a stream through the fold (what `sink` does): the responses of the whole stream. Fails with the
+ * stream's error, losing the partial transcript (see `aggregateSettled`).
  *
  * @since 0.1.0
  * @category combinators
  */
 export const aggregate = <E, R>(
   stream: Stream.Stream<StreamPart.StreamPart, E, R>
-): Effect.Effect<ReadonlyArray<ModelResponse.ModelResponse>, E, R> => Stream.run(stream, sink)
+): Effect.Effect<ReadonlyArray<ModelResponse.ModelResponse>, E, R> =>
+  Effect.suspend(() => {
+    let state = empty
+    return Effect.map(
+      foldChunks(stream, (chunk) => {
+        state = stepAll(state, Chunk.toReadonlyArray(chunk))
+      }),
+      () => done(state)
+    )
+  })
 
 /**
  * Runs a stream to its end or its failure and never fails: the responses aggregated from every element
@@ -616,14 +646,13 @@ export const aggregateSettled = <E, R>(
 ): Effect.Effect<Settled<E>, never, R> =>
   Effect.suspend(() => {
     let state = empty
-    return Stream.runForEachChunk(stream, (chunk) =>
-      Effect.sync(() => {
-        state = stepAll(state, Chunk.toReadonlyArray(chunk))
-      })).pipe(
-        Effect.either,
-        Effect.map((result): Settled<E> => ({
-          responses: done(state),
-          failure: result._tag === "Left" ? Option.some(result.left) : Option.none()
-        }))
-      )
+    return foldChunks(stream, (chunk) => {
+      state = stepAll(state, Chunk.toReadonlyArray(chunk))
+    }).pipe(
+      Effect.either,
+      Effect.map((result): Settled<E> => ({
+        responses: done(state),
+        failure: result._tag === "Left" ? Option.some(result.left) : Option.none()
+      }))
+    )
   })

@@ -3,6 +3,7 @@ import { Message, ModelResponse, Part, StreamPart, Usage } from "@effect-respons
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 
@@ -336,6 +337,24 @@ describe("MessageAggregator", () => {
       assert.strictEqual(settled.responses[0]!.status, "in_progress")
       const failed = yield* Effect.flip(MessageAggregator.aggregate(stream))
       assert.strictEqual(failed, "boom")
+    }))
+
+  it.effect("aggregate and aggregateSettled run the stream's finalizer once, whether it ends, fails or is interrupted; each run folds anew", () =>
+    Effect.gen(function*() {
+      const exits: Array<string> = []
+      const elements = Stream.fromIterable<StreamPart.StreamPart>([started(), update(0, true, text("a")), update(0, true, text("b"))])
+      const tracked = <E>(stream: Stream.Stream<StreamPart.StreamPart, E>) =>
+        Stream.ensuringWith(stream, (exit) => Effect.sync(() => exits.push(exit._tag)))
+      const whole = MessageAggregator.aggregate(tracked(Stream.concat(elements, Stream.make(finished())).pipe(Stream.rechunk(1))))
+      const first = yield* whole
+      const second = yield* whole
+      expect([first[0]!.text, second[0]!.text]).toStrictEqual(["ab", "ab"])
+      const settled = yield* MessageAggregator.aggregateSettled(tracked(Stream.concat(elements, Stream.fail("boom"))))
+      expect([settled.responses[0]!.text, settled.failure]).toStrictEqual(["ab", Option.some("boom")])
+      const fiber = yield* Effect.fork(MessageAggregator.aggregate(tracked(Stream.concat(elements, Stream.never))))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(fiber)
+      expect(exits).toStrictEqual(["Success", "Success", "Failure", "Failure"])
     }))
 
   it.prop(
