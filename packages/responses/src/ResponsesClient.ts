@@ -45,13 +45,17 @@ import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
+import type * as MetricKeyType from "effect/MetricKeyType"
 import * as MetricLabel from "effect/MetricLabel"
+import type * as MetricState from "effect/MetricState"
 import * as Option from "effect/Option"
 import type * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import type * as Tracer from "effect/Tracer"
 import * as ResponsesOutput from "./ResponsesOutput.js"
 import type * as ResponsesRequest from "./ResponsesRequest.js"
 import { Decoder } from "./internal/decoder.js"
@@ -169,21 +173,26 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
     const recordContent = options.recordContent === true
     const server = serverAttributes(url)
 
+    const metricsOf = taggedMetrics()
+
     const create = (body: ResponsesRequest.RequestBody): Effect.Effect<unknown, CreateError> =>
-      Effect.gen(function*() {
-        const start = yield* Clock.currentTimeMillis
-        const json = yield* execute(body, false).pipe(
-          Effect.flatMap(transport.readJson),
-          Effect.tapError((error) => recordFailure(body, start, error))
-        )
-        yield* recordResponse(body, start, responseSummary(json), recordContent ? json : undefined)
-        return json
-      }).pipe(
-        Effect.withSpan(spanName(body), {
-          kind: "client",
-          attributes: { ...requestAttributes(body, recordContent), ...server }
-        })
-      )
+      Effect.useSpan(spanName(body), {
+        kind: "client",
+        attributes: { ...requestAttributes(body, recordContent), ...server }
+      }, (span) =>
+        Effect.flatMap(Clock.currentTimeMillis, (start) =>
+          execute(body, false).pipe(
+            Effect.flatMap(transport.readJson),
+            Effect.withParentSpan(span),
+            Effect.tapError((error) => recorded((seconds, tags) => recordFailure(span, body, error, seconds, tags), start)),
+            Effect.tap((json) =>
+              recorded((seconds, tags) => {
+                const summary = responseSummary(json)
+                recordResponse(span, metricsOf(body.model, summary.model), summary, seconds, tags)
+                if (recordContent && isObject(json)) span.attribute("gen_ai.output.messages", JSON.stringify(json.output ?? []))
+              }, start)
+            )
+          )))
 
     // Few stream stages, each one costing a channel per call (the fixed cost of a short answer): the summary
     // of the lifecycle elements for the span and the metrics is taken inside the decoding stage
@@ -224,16 +233,14 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
                   transport.scrubError
                 ))
             })),
-          (span, exit) => {
-            const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
-            const recorded = summary.finishReason === undefined
-              ? annotate(summary)
-              : recordResponse(body, start, summary, undefined)
-            return Effect.withParentSpan(
-              Option.isSome(failure) ? Effect.zipRight(recordFailure(body, start, failure.value), recorded) : recorded,
-              span
-            ).pipe(Effect.zipRight(Effect.clockWith((clock) => Effect.sync(() => span.end(clock.unsafeCurrentTimeNanos(), exit)))))
-          }
+          (span, exit) =>
+            recorded((seconds, tags, clock) => {
+              const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+              if (Option.isSome(failure)) recordFailure(span, body, failure.value, seconds, tags)
+              if (summary.finishReason === undefined) annotate(span, summary)
+              else recordResponse(span, metricsOf(body.model, summary.model), summary, seconds, tags)
+              span.end(clock.unsafeCurrentTimeNanos(), exit)
+            }, start)
         )
       }))
 
@@ -393,61 +400,108 @@ const decodeChannel = (observe: (part: StreamPart.StreamPart) => void) =>
     () => Framing.observing(new Decoder(), observe)
   )
 
-const annotate = (summary: ResponseSummary): Effect.Effect<void> => {
-  const attributes: Record<string, unknown> = {}
-  if (summary.id !== undefined) attributes["gen_ai.response.id"] = summary.id
-  if (summary.model !== undefined) attributes["gen_ai.response.model"] = summary.model
-  if (summary.finishReason !== undefined) attributes["gen_ai.response.finish_reasons"] = [summary.finishReason]
-  if (summary.inputTokens !== undefined) attributes["gen_ai.usage.input_tokens"] = summary.inputTokens
-  if (summary.outputTokens !== undefined) attributes["gen_ai.usage.output_tokens"] = summary.outputTokens
-  return Effect.annotateCurrentSpan(attributes)
+/** Sets the response attributes of `summary` on `span`. */
+const annotate = (span: Tracer.Span, summary: ResponseSummary): void => {
+  if (summary.id !== undefined) span.attribute("gen_ai.response.id", summary.id)
+  if (summary.model !== undefined) span.attribute("gen_ai.response.model", summary.model)
+  if (summary.finishReason !== undefined) span.attribute("gen_ai.response.finish_reasons", [summary.finishReason])
+  if (summary.inputTokens !== undefined) span.attribute("gen_ai.usage.input_tokens", summary.inputTokens)
+  if (summary.outputTokens !== undefined) span.attribute("gen_ai.usage.output_tokens", summary.outputTokens)
 }
 
-const metricLabels = (body: ResponsesRequest.RequestBody, responseModel: string | undefined) => [
+const metricLabels = (requestModel: string, responseModel: string | undefined): Array<MetricLabel.MetricLabel> => [
   MetricLabel.make("gen_ai.operation.name", "chat"),
   MetricLabel.make("gen_ai.provider.name", PROVIDER_NAME),
-  MetricLabel.make("gen_ai.request.model", body.model),
+  MetricLabel.make("gen_ai.request.model", requestModel),
   ...(responseModel === undefined ? [] : [MetricLabel.make("gen_ai.response.model", responseModel)])
 ]
 
-const secondsSince = (start: number): Effect.Effect<number> =>
-  Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, now - start) / 1000)
+type Histogram = Metric.Metric<MetricKeyType.MetricKeyType.Histogram, number, MetricState.MetricState.Histogram>
+
+/** The metrics of the answers of one request model and one response model, tagged with their labels. */
+interface TaggedMetrics {
+  readonly inputTokens: Histogram
+  readonly outputTokens: Histogram
+  readonly duration: Histogram
+}
+
+/**
+ * How many (request model, response model) pairs a client keeps tagged metrics for; past that the cache
+ * starts over, so that a server naming a new model in every answer cannot grow it without bound.
+ */
+const MAX_TAGGED_METRICS = 64
+
+/**
+ * The tagged metrics of each (request model, response model) pair, made once per pair. A metric tagged anew
+ * for every call (`Metric.taggedWithLabels` with a new label array) builds and hashes its metric key on each
+ * update to find the histogram in the registry; one made once, updated from a fiber without metric labels of
+ * its own, finds it in the metric's own cache (the labels are the same array).
+ */
+const taggedMetrics = () => {
+  const cache = new Map<string, Map<string | undefined, TaggedMetrics>>()
+  let size = 0
+  return (requestModel: string, responseModel: string | undefined): TaggedMetrics => {
+    let byResponseModel = cache.get(requestModel)
+    let metrics = byResponseModel?.get(responseModel)
+    if (metrics !== undefined) return metrics
+    if (size >= MAX_TAGGED_METRICS) {
+      cache.clear()
+      size = 0
+      byResponseModel = undefined
+    }
+    if (byResponseModel === undefined) {
+      byResponseModel = new Map()
+      cache.set(requestModel, byResponseModel)
+    }
+    const labels = metricLabels(requestModel, responseModel)
+    metrics = {
+      inputTokens: Metric.taggedWithLabels(tokenUsage, [...labels, MetricLabel.make("gen_ai.token.type", "input")]),
+      outputTokens: Metric.taggedWithLabels(tokenUsage, [...labels, MetricLabel.make("gen_ai.token.type", "output")]),
+      duration: Metric.taggedWithLabels(operationDuration, labels)
+    }
+    byResponseModel.set(responseModel, metrics)
+    size++
+    return metrics
+  }
+}
+
+/**
+ * Runs `record` with the seconds since `start` (milliseconds of the fiber's `Clock`), the fiber's metric
+ * labels (what `Metric.update` adds to a metric's own) and the clock: the telemetry of a call in one
+ * synchronous step, where an effect per attribute and per metric cost about 60 fiber steps per call.
+ */
+const recorded = (
+  record: (seconds: number, tags: ReadonlyArray<MetricLabel.MetricLabel>, clock: Clock.Clock) => void,
+  start: number
+): Effect.Effect<void> =>
+  Effect.clockWith((clock) =>
+    FiberRef.getWith(FiberRef.currentMetricLabels, (tags) =>
+      Effect.sync(() => record(Math.max(0, clock.unsafeCurrentTimeMillis() - start) / 1000, tags, clock)))
+  )
 
 const recordResponse = (
-  body: ResponsesRequest.RequestBody,
-  start: number,
+  span: Tracer.Span,
+  metrics: TaggedMetrics,
   summary: ResponseSummary,
-  output: unknown
-): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    yield* annotate(summary)
-    if (output !== undefined && isObject(output)) {
-      yield* Effect.annotateCurrentSpan("gen_ai.output.messages", JSON.stringify(output.output ?? []))
-    }
-    const labels = metricLabels(body, summary.model)
-    if (summary.inputTokens !== undefined) {
-      yield* Metric.update(
-        Metric.taggedWithLabels(tokenUsage, [...labels, MetricLabel.make("gen_ai.token.type", "input")]),
-        summary.inputTokens
-      )
-    }
-    if (summary.outputTokens !== undefined) {
-      yield* Metric.update(
-        Metric.taggedWithLabels(tokenUsage, [...labels, MetricLabel.make("gen_ai.token.type", "output")]),
-        summary.outputTokens
-      )
-    }
-    yield* Metric.update(Metric.taggedWithLabels(operationDuration, labels), yield* secondsSince(start))
-  })
+  seconds: number,
+  tags: ReadonlyArray<MetricLabel.MetricLabel>
+): void => {
+  annotate(span, summary)
+  if (summary.inputTokens !== undefined) metrics.inputTokens.unsafeUpdate(summary.inputTokens, tags)
+  if (summary.outputTokens !== undefined) metrics.outputTokens.unsafeUpdate(summary.outputTokens, tags)
+  metrics.duration.unsafeUpdate(seconds, tags)
+}
 
-const recordFailure = (body: ResponsesRequest.RequestBody, start: number, error: AiError.AiError): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    yield* Effect.annotateCurrentSpan("error.type", error._tag)
-    yield* Metric.update(
-      Metric.taggedWithLabels(operationDuration, [
-        ...metricLabels(body, undefined),
-        MetricLabel.make("error.type", error._tag)
-      ]),
-      yield* secondsSince(start)
-    )
-  })
+const recordFailure = (
+  span: Tracer.Span,
+  body: ResponsesRequest.RequestBody,
+  error: AiError.AiError,
+  seconds: number,
+  tags: ReadonlyArray<MetricLabel.MetricLabel>
+): void => {
+  span.attribute("error.type", error._tag)
+  Metric.taggedWithLabels(operationDuration, [
+    ...metricLabels(body.model, undefined),
+    MetricLabel.make("error.type", error._tag)
+  ]).unsafeUpdate(seconds, tags)
+}

@@ -158,6 +158,37 @@ describe("ResponsesClient tracing", () => {
       const duration = yield* Metric.value(Metric.taggedWithLabels(ResponsesClient.operationDuration, labels))
       assert.strictEqual(duration.count, 1)
     }))
+
+  it.effect("streamed calls: the metrics carry the fiber's own metric labels too, call after call; a failure is tagged error.type", () =>
+    Effect.gen(function*() {
+      const stream = { body: sseText(payloadsOf(MULTISTEP).slice(0, 56)), contentType: "text/event-stream" }
+      const layer = model([stream, stream, { status: 400, body: `{"error":{"message":"bad","type":"invalid_request_error"}}` }], {
+        model: "codex-metrics-labels"
+      })
+      const call = Effect.flatMap(LanguageModel.LanguageModel, (lm) => Stream.runDrain(lm.stream(Prompt.user("go"))))
+      const failed = yield* Effect.gen(function*() {
+        yield* call
+        yield* call
+        return yield* Effect.flip(call)
+      }).pipe(Effect.tagMetrics("team", "search"), Effect.provide(layer))
+      assert.strictEqual(failed._tag, "HttpError")
+      const request = [
+        MetricLabel.make("gen_ai.operation.name", "chat"),
+        MetricLabel.make("gen_ai.provider.name", "openai"),
+        MetricLabel.make("gen_ai.request.model", "codex-metrics-labels")
+      ]
+      const labels = [...request, MetricLabel.make("gen_ai.response.model", "gpt-5.1-codex-max")]
+      const team = MetricLabel.make("team", "search")
+      const input = yield* Metric.value(
+        Metric.taggedWithLabels(ResponsesClient.tokenUsage, [...labels, MetricLabel.make("gen_ai.token.type", "input"), team])
+      )
+      const duration = yield* Metric.value(Metric.taggedWithLabels(ResponsesClient.operationDuration, [...labels, team]))
+      const failure = yield* Metric.value(
+        Metric.taggedWithLabels(ResponsesClient.operationDuration, [...request, MetricLabel.make("error.type", "HttpError"), team])
+      )
+      const untagged = yield* Metric.value(Metric.taggedWithLabels(ResponsesClient.operationDuration, labels))
+      expect([input.count, duration.count, failure.count, untagged.count]).toStrictEqual([2, 2, 1, 0])
+    }))
 })
 
 describe("the API key", () => {
