@@ -19,7 +19,8 @@
  *   request. An error body must also arrive whole within the headers timeout of its attempt, and a
  *   non-streaming answer's body within another one from its headers (`readJson`), so that a server trickling
  *   a body a byte at a time, each within the idle timeout, cannot hold a call: both fail as a headers
- *   timeout. A headers timeout is retried like any transport error. A body that stalls or breaks off
+ *   timeout. A non-streaming answer's body is read up to `Options.maxJsonBytes` (default
+ *   `DEFAULT_MAX_JSON_BYTES`, 64 MiB); a larger one fails with `MalformedOutput`, the rest not read. A headers timeout is retried like any transport error. A body that stalls or breaks off
  *   fails after the chunks that arrived, with `bytesReceived` set; after its first byte the error is not
  *   retryable (`retryable` false: the model has begun its answer, a second request is a second answer).
  *   The idle timeout is one timer per body, moved on at every chunk (not a race per read), and counts only
@@ -83,7 +84,8 @@ export interface RetryOptions {
  * silence between two chunks of a response body, streamed or not; default `DEFAULT_IDLE_TIMEOUT`, 5
  * minutes; `false` for none) and `transformClient` (the `HttpClient` of the context in, the one the
  * transport sends with out: for a proxy, more headers, logging or a retry policy of one's own; the
- * transport's own retries and timeouts wrap what it returns).
+ * transport's own retries and timeouts wrap what it returns) and `maxJsonBytes` (the largest body
+ * `readJson` reads, in bytes; default `DEFAULT_MAX_JSON_BYTES`, 64 MiB).
  *
  * @since 0.1.0
  * @category models
@@ -96,6 +98,7 @@ export interface Options {
   readonly headersTimeout?: Duration.DurationInput | false | undefined
   readonly idleTimeout?: Duration.DurationInput | false | undefined
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+  readonly maxJsonBytes?: number | undefined
 }
 
 /**
@@ -208,7 +211,8 @@ export interface HttpTransport {
    * The whole body of a response as JSON, the API key cut out of it when the server echoes it (a failed
    * response's `error.message`, say: the errors made from it must not hold the key). Fails with
    * `TransportError` when the body breaks off or has not arrived whole within the headers timeout (`timeout`
-   * `headers`), or `MalformedOutput` (with an excerpt of the text) when it is not JSON.
+   * `headers`), or `MalformedOutput` (with an excerpt of the text) when it is not JSON or is larger than
+   * `Options.maxJsonBytes` (the rest of it is not read).
    */
   readonly readJson: (
     response: HttpClientResponse.HttpClientResponse
@@ -244,6 +248,17 @@ export const DEFAULT_BASE_URL = "https://api.openai.com/v1"
  * @category constants
  */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024
+
+/**
+ * The default bound on a non-streaming answer's body read by `readJson` (`Options.maxJsonBytes`): 64 MiB,
+ * four times the largest event a stream decoder takes (16 MiB) and far above any model's whole answer. A
+ * larger body fails with `MalformedOutput` once the bound is passed, instead of being held whole (a
+ * server's 400 MB answer took 1.3 GB, and one over V8's longest string, about 512 MiB, was a defect).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const DEFAULT_MAX_JSON_BYTES = 64 * 1024 * 1024
 
 /**
  * Up to `max` bytes of `stream` as text (UTF-8), with `…` appended when the body was longer; the rest of
@@ -452,14 +467,30 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     ): Stream.Stream<Uint8Array, AiError.TransportError> =>
       watchBody(response, idleTimeout, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes))
 
-    const readText = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string, AiError.TransportError> =>
+    const maxJsonBytes = options.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES
+    // at most `maxJsonBytes` of the body: past them the stream ends (its request aborted), not read whole
+    const readText = (
+      response: HttpClientResponse.HttpClientResponse
+    ): Effect.Effect<string, AiError.TransportError | AiError.MalformedOutput> =>
       Effect.suspend(() => {
         const decoder = new TextDecoder()
         let text = ""
-        return Stream.runForEach(bodyStream(response), (chunk) =>
-          Effect.sync(() => {
-            text += decoder.decode(chunk, { stream: true })
-          })).pipe(Effect.map(() => text + decoder.decode()))
+        let bytes = 0
+        return Stream.runForEach(bodyStream(response), (chunk) => {
+          bytes += chunk.length
+          if (bytes > maxJsonBytes) {
+            return Effect.fail(
+              new AiError.MalformedOutput({
+                description: `the response body (content-type ${
+                  response.headers["content-type"] ?? "none"
+                }) is larger than ${maxJsonBytes} bytes, the most read`,
+                excerpt: AiError.excerpt(scrub(text.slice(0, 200)))
+              })
+            )
+          }
+          text += decoder.decode(chunk, { stream: true })
+          return Effect.void
+        }).pipe(Effect.map(() => text + decoder.decode()))
       })
 
     return { url, execute, readJson, bodyStream, scrubError: <E extends AiError.AiError>(error: E) => scrubError(error, secret) }

@@ -98,6 +98,39 @@ describe("HttpTransport", () => {
       assert.instanceOf(error, AiError.MalformedOutput)
     }))
 
+  it.effect("readJson reads at most maxJsonBytes: a larger answer, even valid JSON, fails with MalformedOutput, the rest unread", () =>
+    Effect.gen(function*() {
+      // a whole answer of 40 pieces of 100 bytes (valid JSON, 4,000 bytes) against a bound of 1,000 bytes
+      const pieces = [`{"id":"c","content":"${"x".repeat(79)}`, ...Array.from({ length: 38 }, () => "x".repeat(100)), `${"x".repeat(98)}"}`]
+      assert.doesNotThrow(() => JSON.parse(pieces.join("")))
+      let pulled = 0
+      let cancelled = false
+      const body = new ReadableStream<Uint8Array>({
+        pull: (controller) => {
+          const piece = pieces[pulled++]
+          if (piece === undefined) controller.close()
+          else controller.enqueue(new TextEncoder().encode(piece))
+        },
+        cancel: () => {
+          cancelled = true
+        }
+      }, { highWaterMark: 0 })
+      const client = HttpClient.make((request) =>
+        Effect.sync(() =>
+          HttpClientResponse.fromWeb(request, new Response(body, { headers: { "content-type": "application/json" } }))
+        )
+      )
+      const transport = yield* HttpTransport.make("/chat/completions", { maxJsonBytes: 1000 }).pipe(
+        Effect.provideService(HttpClient.HttpClient, client)
+      )
+      const error = yield* Effect.flip(Effect.flatMap(transport.execute({}, false), transport.readJson))
+      assert.instanceOf(error, AiError.MalformedOutput)
+      assert.include(error.message, "larger than 1000 bytes")
+      assert.isTrue(cancelled)
+      assert.isBelow(pulled, 15)
+      assert.strictEqual(HttpTransport.DEFAULT_MAX_JSON_BYTES, 64 * 1024 * 1024)
+    }))
+
   describe("bodyStream", () => {
     const bytes = (text: string) => new TextEncoder().encode(text)
     /** A body that gives `pieces`, then ends (`end: "close"`) or breaks off; `cancelled` says whether it was cancelled. */
