@@ -69,7 +69,13 @@ describe("HttpTransport", () => {
       cyclic.self = cyclic
       const error = yield* Effect.flip(transport.execute({ model: "m", messages: [...messages, cyclic] }, true))
       assert.instanceOf(error, AiError.InvalidPrompt)
-      assert.strictEqual(http.requests.length, 1)
+      // a small body (no array written in slices) likewise, and its bytes those of JSON.stringify
+      const small = { model: "m", input: [{ content: "é𝄞\"\n", skip: undefined }, undefined], drop: () => 1 }
+      yield* transport.execute(small, true)
+      const smallSent = http.requests[1]!.body
+      assert.strictEqual(smallSent._tag === "Uint8Array" && new TextDecoder().decode(smallSent.body), JSON.stringify({ ...small, stream: true }))
+      assert.instanceOf(yield* Effect.flip(transport.execute({ model: "m", messages: [cyclic] }, true)), AiError.InvalidPrompt)
+      assert.strictEqual(http.requests.length, 2)
     }))
 
   it.effect("a 4xx fails with HttpError from OpenAI's error body, the echoed key cut out, without a retry", () =>

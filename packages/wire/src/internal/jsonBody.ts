@@ -27,12 +27,26 @@ const isPlain = (value: object): boolean => {
   return (proto === Object.prototype || proto === null) && typeof (value as { toJSON?: unknown }).toJSON !== "function"
 }
 
+/** Whether a top-level value of `body` is an array that `jsonBytes` writes in slices. */
+const hasLongArray = (body: object): boolean => {
+  for (const key of Object.keys(body)) {
+    const value = (body as Record<string, unknown>)[key]
+    if (Array.isArray(value) && value.length >= SLICED_ARRAY_LENGTH && isPlain(value)) return true
+  }
+  return false
+}
+
 /**
  * The UTF-8 bytes of `JSON.stringify(body)`; fails with what `JSON.stringify` throws (a cycle, a bigint).
  */
 export const jsonBytes = (body: object): Effect.Effect<Uint8Array, unknown> =>
   Effect.suspend(() => {
-    if (!isPlain(body)) return Effect.try({ try: () => encoder.encode(JSON.stringify(body)), catch: (e) => e })
+    // Without a long top-level array there is nothing to write in slices: every value would be written in one
+    // piece anyway. One `JSON.stringify` and one encoding, without the copy: the usual request (a prompt of
+    // a few messages) was encoded a key at a time, an effect and an encoding per key.
+    if (!isPlain(body) || !hasLongArray(body)) {
+      return Effect.try({ try: () => encoder.encode(JSON.stringify(body)), catch: (e) => e })
+    }
     return Effect.gen(function*() {
       const chunks: Array<Uint8Array> = []
       let size = 0
