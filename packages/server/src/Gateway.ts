@@ -40,7 +40,8 @@
  *   hung or empty answer.
  *
  * Each request gets one access log line at info level once its answer was written (`accessLog`: method,
- * path, status, model, whether it streamed, duration, upstream attempts; no bodies, no keys).
+ * path, status, model, whether it streamed, duration, upstream attempts; no bodies, no keys); a client that
+ * went away before its answer began is logged with status 499 (client closed request).
  *
  * Every message is capped (`MAX_MESSAGE_CHARS`, with how much was cut): an upstream that answers a 100 MB
  * error reaches neither the client nor the log whole (the transport reads 64 KiB of it in the first place).
@@ -113,6 +114,7 @@ import { AiError, type LanguageModel } from "@effect-responses/core"
 import * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
 import * as Headers from "@effect/platform/Headers"
 import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -965,7 +967,11 @@ export const router = (options: Options = {}) =>
  * The access log middleware: one info line per request once its answer was written (for a stream, when
  * it ended), `access: METHOD PATH STATUS model=… stream=… duration=…ms upstream_attempts=…`;
  * `model` and `stream` for `POST /v1/responses` once the body was decoded, `upstream_attempts` when the
- * upstream counts them (`Upstream.CallRecord`), `-` where unknown. No bodies, no headers, no keys.
+ * upstream counts them (`Upstream.CallRecord`), `-` where unknown. No bodies, no headers, no keys. A
+ * request whose handling ended without an answer has the status the platform gives it: 499 ("client
+ * closed request", as nginx logs it) when its client went away before the answer began (which aborts the
+ * upstream call), 503 when the server interrupted it; a stream its client left is logged with the 200
+ * already sent.
  *
  * @since 0.2.0
  * @category middleware
@@ -982,7 +988,7 @@ export const accessLog = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, 
         record.attempts ?? "-"
       }`
     const response = yield* Effect.locally(app, Upstream.currentCallRecord, record).pipe(
-      Effect.tapErrorCause(() => Effect.logInfo(line("failed")))
+      Effect.tapErrorCause((cause) => Effect.logInfo(line(HttpServerError.causeResponseStripped(cause)[0].status)))
     )
     // the platform writes the answer (a stream to its end) inside `app`, so it is complete here
     yield* Effect.logInfo(line(response.status))

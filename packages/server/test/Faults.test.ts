@@ -394,6 +394,39 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       )
   })
 
+  live("the access log of a request whose client went away before the answer: status 499 (client closed request), not 'failed'", () => {
+    const captured = captureLogs()
+    return withScriptedGateway([() => {}], {}, (url, received) =>
+      Effect.promise(async () => {
+        for (const stream of [true, false]) {
+          const client = new AbortController()
+          const answer = fetch(`${url}/responses`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ model: "gpt-x", input: "hi", stream }),
+            signal: client.signal
+          }).catch(() => "aborted")
+          // the upstream holds the request (no headers, within the default timeouts) until the client leaves
+          while (received.length === (stream ? 0 : 1)) await new Promise((resolve) => setTimeout(resolve, 10))
+          client.abort()
+          expect(await answer).toBe("aborted")
+          await received.at(-1)!.closed
+        }
+        // the line is written once the handler's interruption has run its finalizers (the upstream call aborted)
+        for (let i = 0; i < 200 && captured.logs.filter((line) => line.includes("access: ")).length < 2; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        }
+      })).pipe(
+        Effect.provide(captured.layer),
+        Effect.andThen(() => {
+          const access = captured.logs.filter((line) => line.includes("access: "))
+          expect(access, captured.logs.join("\n")).toHaveLength(2)
+          expect(access[0]).toMatch(/^INFO: access: POST \/v1\/responses 499 model="gpt-x" stream=true duration=\d+ms upstream_attempts=1$/)
+          expect(access[1]).toMatch(/^INFO: access: POST \/v1\/responses 499 model="gpt-x" stream=false duration=\d+ms upstream_attempts=1$/)
+        })
+      )
+  })
+
   it.effect("a defect in the handler: a logged 500 in OpenAI's shape; mid-stream: a logged response.failed", () =>
     Effect.gen(function*() {
       const captured = captureLogs()
