@@ -157,6 +157,15 @@ const isCustomToolCallInput = (item: { readonly [key: string]: unknown }): item 
   typeof item.call_id === "string" && typeof item.name === "string" && optionalString(item.namespace) &&
   typeof item.input === "string" && optionalString(item.id)
 
+/** `entries` absent, `null`, or an array of objects each passing `entry`. */
+const optionalEntries = (entries: unknown, entry: (value: { readonly [key: string]: unknown }) => boolean): boolean =>
+  entries === undefined || entries === null || (Array.isArray(entries) && entries.every((value) => isObject(value) && entry(value)))
+
+const isReasoningInput = (item: { readonly [key: string]: unknown }): item is typeof ReasoningInput.Type =>
+  optionalString(item.id) && optionalString(item.status) && optionalString(item.encrypted_content) &&
+  optionalEntries(item.summary, (entry) => typeof entry.text === "string") &&
+  optionalEntries(item.content, (entry) => typeof entry.type === "string" && optionalString(entry.text))
+
 const isFunctionCallOutputInput = (item: { readonly [key: string]: unknown }): item is typeof FunctionCallOutputInput.Type =>
   typeof item.call_id === "string" && (typeof item.output === "string" || Array.isArray(item.output))
 
@@ -253,7 +262,8 @@ export const decodeInput = <E>(
           break
         }
         case "reasoning": {
-          const reasoning = yield* decodeAt(ReasoningInput, item, ["input", index])
+          // the guard, then unvalidated parts: the schema's decode and the classes' checks allocated ~3 KB per item
+          const reasoning = isReasoningInput(item) ? item : yield* decodeAt(ReasoningInput, item, ["input", index])
           const summary = (reasoning.summary ?? []).map((entry) => entry.text)
           let text: string | undefined
           for (const content of reasoning.content ?? []) {
@@ -276,10 +286,10 @@ export const decodeInput = <E>(
                   provider: Provider.PROVIDER,
                   kind: Provider.ENCRYPTED_CONTENT,
                   data: reasoning.encrypted_content
-                })
+                }, true)
               }),
               attributes: attributes(reasoning)
-            })
+            }, true)
           )
           break
         }
