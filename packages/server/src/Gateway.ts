@@ -678,10 +678,13 @@ export const createResponse = (
     const found = yield* JsonSlices.scan(body, maxDepth)
     if (found.deepAt >= 0) return yield* tooDeep(maxDepth, found.deepAt)
     const store = yield* Effect.serviceOption(ResponseStore.ResponseStore)
+    const upstream = yield* Upstream.Upstream
     const decoderOptions: ResponsesRequestDecoder.Options = {
       builtinTools: options.builtinTools,
       inputFiles: options.inputFiles,
-      maxInputItems: options.maxInputItems
+      maxInputItems: options.maxInputItems,
+      // what the upstream never reads is not kept alive in the prompt while the request runs
+      encryptedReasoning: upstream.readsEncryptedReasoning === false ? "drop" : "keep"
     }
     let prepared: GatewayState.Prepared | undefined
     let decoding: Effect.Effect<ResponsesRequestDecoder.DecodedRequest, ResponsesRequestDecoder.RequestError | GatewayError>
@@ -729,7 +732,6 @@ export const createResponse = (
       record.model = decoded.model
       record.streamed = decoded.stream
     }
-    const upstream = yield* Upstream.Upstream
     const model = yield* upstream.languageModel(decoded)
     const unused = upstream.unusedParameters(decoded)
     if (unused.length > 0) {

@@ -9,7 +9,7 @@
  * | `system` / `developer` message (short `{role, content: "text"}` or typed, `input_text` content) | a `SystemMessage` |
  * | `user` message: `input_text` / `input_image` / `input_file` | a `UserMessage`: `TextPart` / `MediaPart` (image `url` or base64 `data` of a data URL, `detail`) / `MediaPart` (file data, or file id) |
  * | `assistant` message: `output_text` / `refusal` content (or a string) | `TextPart` / `RefusalPart` with `{itemId, status, phase}` |
- * | `reasoning` item | `ReasoningPart` (`summary` texts, `reasoning_text` content as `text`, `encrypted_content` as payload); an item with only `encrypted_content` is dropped (debug log) |
+ * | `reasoning` item | `ReasoningPart` (`summary` texts, `reasoning_text` content as `text`, `encrypted_content` as payload unless `encryptedReasoning` is `"drop"`); an item with only `encrypted_content` is dropped (debug log) |
  * | `function_call` | `ToolCallPart` (a `namespace` call gets its flattened name, see below; `""` arguments become `"{}"`) |
  * | `custom_tool_call` | `ToolCallPart` with arguments `{"input": <its input>}` |
  * | `function_call_output`, `custom_tool_call_output` (string, or a content array of `input_text`) | a `ToolResultPart` in a `ToolMessage` |
@@ -141,7 +141,8 @@ export type FileInput = "data" | "url" | "id"
 /**
  * The decoder's settings. `builtinTools` defaults to `"drop"`; `inputFiles` (default `["data", "id"]`,
  * what Chat Completions takes) lists the ways an `input_file` may be given; `maxInputItems` (default
- * `MAX_INPUT_ITEMS`) bounds the number of input items.
+ * `MAX_INPUT_ITEMS`) bounds the number of input items; `encryptedReasoning` (see `EncryptedReasoning`)
+ * defaults to `"keep"`.
  *
  * @since 0.1.0
  * @category models
@@ -150,7 +151,21 @@ export interface Options {
   readonly builtinTools?: BuiltinToolsPolicy | undefined
   readonly inputFiles?: ReadonlyArray<FileInput> | undefined
   readonly maxInputItems?: number | undefined
+  /** @since 0.3.0 */
+  readonly encryptedReasoning?: EncryptedReasoning | undefined
 }
+
+/**
+ * What becomes of a reasoning item's `encrypted_content`: `keep` it as its `ReasoningPart`'s payload (for
+ * an upstream that sends it back to the model, a Responses one), or `drop` it (for an upstream that never
+ * reads it, a Chat Completions one: the prompt then holds no reference to it, and a long conversation's
+ * encrypted reasoning, about a third of a coding agent's request, is not kept alive while the request
+ * runs). The item's summary and text are kept either way.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type EncryptedReasoning = "keep" | "drop"
 
 /**
  * The default bound on the number of input items of one request: 20,000. Decoding costs some
@@ -570,7 +585,11 @@ const decodeBody = <E>(
     if (typeof input === "string") {
       messages.push(Prompt.userMessage(input))
     } else {
-      yield* Input.decodeInput(input, toolSet, policy, options.inputFiles ?? ["data", "id"], messages)
+      yield* Input.decodeInput(input, toolSet, {
+        policy,
+        inputFiles: options.inputFiles ?? ["data", "id"],
+        keepEncrypted: options.encryptedReasoning !== "drop"
+      }, messages)
     }
     yield* logAmbiguousNames(toolSet)
 

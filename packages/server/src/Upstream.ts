@@ -74,6 +74,14 @@ export interface Service {
    * for `chatCompletions`, does not answer within its timeouts).
    */
   readonly listModels: Effect.Effect<RawAnswer, AiError.TransportError>
+  /**
+   * Whether this upstream's models read the encrypted content of reasoning items (a `ReasoningPart`'s
+   * payload). `false` lets the gateway leave it out of the prompt while decoding
+   * (`ResponsesRequestDecoder.Options.encryptedReasoning`); absent, it is kept.
+   *
+   * @since 0.3.0
+   */
+  readonly readsEncryptedReasoning?: boolean | undefined
 }
 
 /**
@@ -363,7 +371,10 @@ export const chatCompletions = (
             Effect.provideService(ChatCompletionsClient.ChatCompletionsClient, client)
           ),
         unusedParameters: chatUnused,
-        listModels
+        listModels,
+        // a Chat Completions request has no field for it (`ChatCompletionsRequest` sends reasoning, when at
+        // all, as its text)
+        readsEncryptedReasoning: false
       })
     })
   )

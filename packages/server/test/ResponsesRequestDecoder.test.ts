@@ -134,6 +134,40 @@ describe("ResponsesRequestDecoder", () => {
       expect(logs.some((line) => line.startsWith("DEBUG") && line.includes("input[3]") && line.includes("encrypted"))).toBe(true)
     }))
 
+  it.effect("reasoning: encrypted content is the part's payload unless encryptedReasoning is drop; a malformed item fails naming it", () =>
+    Effect.gen(function*() {
+      const body = {
+        model: "m",
+        input: [
+          { role: "user", content: "Hi" },
+          {
+            type: "reasoning",
+            id: "rs_1",
+            status: "completed",
+            summary: [{ type: "summary_text", text: "Look." }],
+            content: [{ type: "reasoning_text", text: "a" }, { type: "reasoning_text", text: "b" }],
+            encrypted_content: "gAAAA"
+          },
+          { role: "assistant", content: "Done." }
+        ]
+      }
+      const reasoningOf = (decoded: ResponsesRequestDecoder.DecodedRequest) =>
+        (decoded.prompt.messages[1] as Message.AssistantMessage).parts[0]
+      const attributes = { itemId: "rs_1", status: "completed" }
+      const payload = new Part.OpaquePayload({ provider: "openai.responses", kind: "encrypted_content", data: "gAAAA" })
+      expect(reasoningOf(yield* ResponsesRequestDecoder.decode(body))).toEqual(
+        new Part.ReasoningPart({ summary: ["Look."], text: "ab", payload, attributes })
+      )
+      expect(reasoningOf(yield* ResponsesRequestDecoder.decode(body, { encryptedReasoning: "keep" }))).toEqual(
+        new Part.ReasoningPart({ summary: ["Look."], text: "ab", payload, attributes })
+      )
+      const dropped = reasoningOf(yield* ResponsesRequestDecoder.decode(body, { encryptedReasoning: "drop" }))
+      expect(dropped).toEqual(new Part.ReasoningPart({ summary: ["Look."], text: "ab", attributes }))
+      expect(dropped).not.toHaveProperty("payload")
+      const error = yield* rejected({ ...body, input: [{ type: "reasoning", summary: [{ type: "summary_text", text: 1 }] }] })
+      expect(error.param).toBe("input[0].summary[0].text")
+    }))
+
   it.effect("tools: a top-level function named as a namespaced tool is flattened (crm__lookup) gets a warning; a tool declared again does not", () =>
     Effect.gen(function*() {
       const namespace = { type: "namespace", name: "crm", tools: [{ type: "function", name: "lookup" }] }

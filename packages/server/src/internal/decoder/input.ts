@@ -185,11 +185,16 @@ export const TOOL_SEARCH = "tool_search" as const
 export const decodeInput = <E>(
   input: ReadonlyArray<unknown> | InputElements<E>,
   toolSet: ToolSet,
-  policy: BuiltinToolsPolicy,
-  inputFiles: ReadonlyArray<FileInput>,
+  options: {
+    readonly policy: BuiltinToolsPolicy
+    readonly inputFiles: ReadonlyArray<FileInput>
+    /** Whether a reasoning item's `encrypted_content` becomes its part's payload. */
+    readonly keepEncrypted: boolean
+  },
   messages: Array<Message.Message>
 ): Effect.Effect<void, RequestError | E> =>
   Effect.gen(function*() {
+    const { inputFiles, keepEncrypted, policy } = options
     let assistant: Array<Part.AssistantPart> | undefined
     let results: Array<Part.ToolResultPart> | undefined
     const callNames = new Map<string, string>()
@@ -281,7 +286,7 @@ export const decodeInput = <E>(
             new Part.ReasoningPart({
               summary,
               ...(text === undefined ? {} : { text }),
-              ...(reasoning.encrypted_content == null ? {} : {
+              ...(reasoning.encrypted_content == null || !keepEncrypted ? {} : {
                 payload: new Part.OpaquePayload({
                   provider: Provider.PROVIDER,
                   kind: Provider.ENCRYPTED_CONTENT,
