@@ -151,7 +151,7 @@ export interface Options {
   readonly builtinTools?: BuiltinToolsPolicy | undefined
   readonly inputFiles?: ReadonlyArray<FileInput> | undefined
   readonly maxInputItems?: number | undefined
-  /** @since 0.3.0 */
+  /** @since 0.2.0 */
   readonly encryptedReasoning?: EncryptedReasoning | undefined
 }
 
@@ -162,7 +162,7 @@ export interface Options {
  * encrypted reasoning, about a third of a coding agent's request, is not kept alive while the request
  * runs). The item's summary and text are kept either way.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type EncryptedReasoning = "keep" | "drop"

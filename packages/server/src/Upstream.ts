@@ -79,7 +79,7 @@ export interface Service {
    * payload). `false` lets the gateway leave it out of the prompt while decoding
    * (`ResponsesRequestDecoder.Options.encryptedReasoning`); absent, it is kept.
    *
-   * @since 0.3.0
+   * @since 0.2.0
    */
   readonly readsEncryptedReasoning?: boolean | undefined
 }
