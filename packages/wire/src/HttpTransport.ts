@@ -255,7 +255,7 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024
  * larger body fails with `MalformedOutput` once the bound is passed, instead of being held whole (a
  * server's 400 MB answer took 1.3 GB, and one over V8's longest string, about 512 MiB, was a defect).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_MAX_JSON_BYTES = 64 * 1024 * 1024
@@ -483,7 +483,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
               new AiError.MalformedOutput({
                 description: `the response body (content-type ${
                   response.headers["content-type"] ?? "none"
-                }) is larger than ${maxJsonBytes} bytes, the most read`,
+                }) is larger than ${maxJsonBytes} bytes (maxJsonBytes): the rest was not read`,
                 excerpt: AiError.excerpt(scrub(text.slice(0, 200)))
               })
             )
