@@ -23,7 +23,8 @@
  *   answers 400.
  * - `--upstream-headers-timeout SECONDS` (default 300): the longest wait for the upstream's response
  *   headers (a non-streaming upstream call must answer within it); `--upstream-idle-timeout SECONDS`
- *   (default 180): the longest silence between two chunks of the upstream's body. When one passes, the
+ *   (default 180): the longest silence between two chunks of the upstream's body (in a stream, SSE
+ *   comments such as keep-alive pings are silence too). When one passes, the
  *   upstream request is aborted and the client gets a 504 `upstream_timeout` (before the first byte) or
  *   `response.failed` with `upstream_timeout` (after it).
  * - `--upstream-retries N` (default 0): the gateway's own retries of a failed upstream call before the

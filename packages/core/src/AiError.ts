@@ -50,7 +50,8 @@ export class HttpError extends Schema.TaggedError<HttpError>("@effect-responses/
 /**
  * The request never got an HTTP answer, or the body broke off: connection refused, reset, DNS, timeout.
  * `timeout` says which bound of the transport passed, when one did: `headers` (no response headers in
- * time) or `idle` (the body went silent for too long between two chunks). `bytesReceived` is set when the
+ * time) or `idle` (the body went silent for too long between two chunks; in an event stream, comments
+ * such as keep-alive pings count as silence). `bytesReceived` is set when the
  * failure came while reading a response body: how many bytes of it had arrived.
  *
  * Retryable until the first byte of the body: a request whose answer has begun is not sent again (the

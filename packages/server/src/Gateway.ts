@@ -395,7 +395,7 @@ const shuttingDownLayer = Layer.scoped(
 
 /**
  * The message of an upstream timeout: `headers` (no response headers within the headers timeout) or `idle`
- * (the upstream went silent for longer than the idle timeout).
+ * (the upstream sent nothing, or only keep-alive comments, for longer than the idle timeout).
  *
  * @since 0.2.0
  * @category errors
@@ -403,7 +403,7 @@ const shuttingDownLayer = Layer.scoped(
 export const upstreamTimeoutMessage = (kind: "headers" | "idle"): string =>
   kind === "headers"
     ? "the upstream model server sent no response within the gateway's headers timeout"
-    : "the upstream model server went silent for longer than the gateway's idle timeout"
+    : "the upstream model server sent nothing, or only keep-alive comments, for longer than the gateway's idle timeout"
 
 /** The headers of an upstream HTTP error passed on to the client: `retry-after(-ms)`, `x-request-id`. */
 const passedOnHeaders = (error: AiError.HttpError): Record<string, string> | undefined => {

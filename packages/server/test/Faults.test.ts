@@ -65,6 +65,28 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         yield* Effect.promise(() => received[0]!.closed)
       })))
 
+  live("an upstream that only sends keep-alive comments (': ping'), from its start or after some text: upstream_timeout, upstream aborted", () => {
+    const pinging = (first: ReadonlyArray<string>) => (_request: unknown, response: ServerResponse) => {
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      for (const frame of first) response.write(frame)
+      const ping = setInterval(() => response.write(": ping\n\n"), 50)
+      response.on("close", () => clearInterval(ping))
+    }
+    return withScriptedGateway([pinging([]), pinging([textChunk("Hel"), textChunk("lo")])], { upstream: fast }, (url, received) =>
+      Effect.gen(function*() {
+        const before = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        expect(before.status).toBe(504)
+        expect(JSON.parse(before.text).error).toMatchObject({ code: "upstream_timeout", message: Gateway.upstreamTimeoutMessage("idle") })
+        const after = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        expect(after.status).toBe(200)
+        const response = checkLifecycle(parseSse(after.text))
+        expect(response.status).toBe("failed")
+        expect(response.error).toEqual({ code: "upstream_timeout", message: Gateway.upstreamTimeoutMessage("idle") })
+        expect(response.output).toMatchObject([{ type: "message", status: "incomplete", content: [{ text: "Hello" }] }])
+        yield* Effect.promise(() => Promise.all(received.map((r) => r.closed)))
+      }))
+  })
+
   live("a non-streaming upstream whose body stalls after its headers: 504 upstream_timeout", () =>
     withScriptedGateway([(_request, response) => {
       response.writeHead(200, { "content-type": "application/json" })

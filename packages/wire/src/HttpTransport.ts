@@ -16,11 +16,14 @@
  * - No call waits forever (`Options.headersTimeout`, default 10 minutes; `Options.idleTimeout`, default 5
  *   minutes; `false` turns each off): no response headers in time, or a body silent for too long between
  *   two chunks, fail with a `TransportError` whose `timeout` says which (`headers` / `idle`), and abort the
- *   request. An error body must also arrive whole within the headers timeout of its attempt, and a
- *   non-streaming answer's body within another one from its headers (`readJson`), so that a server trickling
- *   a body a byte at a time, each within the idle timeout, cannot hold a call: both fail as a headers
- *   timeout. A non-streaming answer's body is read up to `Options.maxJsonBytes` (default
- *   `DEFAULT_MAX_JSON_BYTES`, 64 MiB); a larger one fails with `MalformedOutput`, the rest not read. A headers timeout is retried like any transport error. A body that stalls or breaks off
+ *   request. In an event stream (`bodyStream`) only chunks with something of an event in them count: SSE
+ *   comment lines such as keep-alive pings (`: ping`, `: OPENROUTER PROCESSING`) do not, so a server that
+ *   only pings cannot hold a call either. An error body must also arrive whole within the headers timeout of
+ *   its attempt, and a non-streaming answer's body within another one from its headers (`readJson`), so
+ *   that a server trickling a body a byte at a time, each within the idle timeout, cannot hold a call: both
+ *   fail as a headers timeout. A non-streaming answer's body is read up to `Options.maxJsonBytes` (default
+ *   `DEFAULT_MAX_JSON_BYTES`, 64 MiB); a larger one fails with `MalformedOutput`, the rest not read. A
+ *   headers timeout is retried like any transport error. A body that stalls or breaks off
  *   fails after the chunks that arrived, with `bytesReceived` set; after its first byte the error is not
  *   retryable (`retryable` false: the model has begun its answer, a second request is a second answer).
  *   The idle timeout is one timer per body, moved on at every chunk (not a race per read), and counts only
@@ -81,8 +84,9 @@ export interface RetryOptions {
  * every request (e.g. `OpenAI-Organization`, Azure's `api-key`), `retry` (see `RetryOptions`;
  * `{ times: 0 }` turns retries off), `headersTimeout` (the longest wait for the response headers of one
  * attempt; default `DEFAULT_HEADERS_TIMEOUT`, 10 minutes; `false` for none), `idleTimeout` (the longest
- * silence between two chunks of a response body, streamed or not; default `DEFAULT_IDLE_TIMEOUT`, 5
- * minutes; `false` for none) and `transformClient` (the `HttpClient` of the context in, the one the
+ * silence between two chunks of a response body, streamed or not, where in an event stream a chunk of only
+ * SSE comments, such as keep-alive pings, is silence too; default `DEFAULT_IDLE_TIMEOUT`, 5 minutes; `false`
+ * for none) and `transformClient` (the `HttpClient` of the context in, the one the
  * transport sends with out: for a proxy, more headers, logging or a retry policy of one's own; the
  * transport's own retries and timeouts wrap what it returns) and `maxJsonBytes` (the largest body
  * `readJson` reads, in bytes; default `DEFAULT_MAX_JSON_BYTES`, 64 MiB).
@@ -218,9 +222,11 @@ export interface HttpTransport {
     response: HttpClientResponse.HttpClientResponse
   ) => Effect.Effect<unknown, AiError.TransportError | AiError.MalformedOutput>
   /**
-   * The body of a response as bytes, a break-off or a silence longer than the idle timeout failing with
-   * `TransportError` (with `bytesReceived`: not retryable after the first byte) after the chunks that
-   * arrived.
+   * The body of a streamed response (an event stream) as bytes, a break-off or a silence longer than the
+   * idle timeout failing with `TransportError` (with `bytesReceived`: not retryable after the first byte)
+   * after the chunks that arrived. Chunks that hold nothing of an event (only SSE comment lines, such as
+   * keep-alive pings, and blank lines) are handed on but do not count as activity: a server that only
+   * pings fails with the idle timeout too.
    */
   readonly bodyStream: (
     response: HttpClientResponse.HttpClientResponse
@@ -379,16 +385,27 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
         url,
         timeout: "headers"
       })
-    const idleTimeoutError = (after: Duration.Duration, bytesReceived: number) =>
+    const idleTimeoutError = (after: Duration.Duration, bytesReceived: number, events: boolean) =>
       new AiError.TransportError({
-        description: `the response body was silent for ${Duration.format(after)} (the idle timeout)`,
+        description: events
+          ? `the event stream sent no event for ${Duration.format(after)} (the idle timeout; comments such as keep-alive pings do not count)`
+          : `the response body was silent for ${Duration.format(after)} (the idle timeout)`,
         url,
         timeout: "idle",
         bytesReceived
       })
+    // One idle timer for the whole body, not a race per read (see internal/idleTimeout): of an event stream,
+    // only chunks with something of an event in them count.
+    const body = (events: boolean) =>
+    (
+      response: HttpClientResponse.HttpClientResponse
+    ): Stream.Stream<Uint8Array, AiError.TransportError> =>
+      watchBody(response, idleTimeout, events, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes, events))
+    const rawBody = body(false)
+    const bodyStream = body(true)
     // An error body (or a body that is not an event stream) is read until its first error, for what it says.
     const errorBody = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<Uint8Array> =>
-      untilError(watchBody(response, idleTimeout, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes)))
+      untilError(rawBody(response))
     // `effect` within the headers timeout, if any
     const timed = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | AiError.TransportError> =>
       headersTimeout === undefined ? effect : within(effect, headersTimeout, () => headersTimeoutError(headersTimeout))
@@ -461,12 +478,6 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
         )
       )
 
-    // One idle timer for the whole body, not a race per read (see internal/idleTimeout).
-    const bodyStream = (
-      response: HttpClientResponse.HttpClientResponse
-    ): Stream.Stream<Uint8Array, AiError.TransportError> =>
-      watchBody(response, idleTimeout, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes))
-
     const maxJsonBytes = options.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES
     // at most `maxJsonBytes` of the body: past them the stream ends (its request aborted), not read whole
     const readText = (
@@ -476,7 +487,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
         const decoder = new TextDecoder()
         let text = ""
         let bytes = 0
-        return Stream.runForEach(bodyStream(response), (chunk) => {
+        return Stream.runForEach(rawBody(response), (chunk) => {
           bytes += chunk.length
           if (bytes > maxJsonBytes) {
             return Effect.fail(

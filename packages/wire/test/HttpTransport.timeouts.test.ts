@@ -80,6 +80,35 @@ const streamingServer = (options: {
 /** Lets real asynchronous work (a web stream's reads) happen while the test clock stands still. */
 const realPause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 30)))
 
+/**
+ * A client answering 200 with an event stream whose chunks the test writes (`push`), one at a time; with
+ * `own`, a response with a stream of its own (not the platform's web `Response` wrapper).
+ */
+const pushServer = (own: boolean) => {
+  const state = { cancelled: false }
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined
+  const client = HttpClient.make((request) =>
+    Effect.sync(() => {
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          controller = c
+        },
+        cancel() {
+          state.cancelled = true
+        }
+      })
+      const web = HttpClientResponse.fromWeb(
+        request,
+        new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } })
+      )
+      return own ? Object.create(web, { stream: { value: web.stream } }) : web
+    })
+  )
+  const push = (text: string) =>
+    Effect.zipRight(Effect.sync(() => controller!.enqueue(new TextEncoder().encode(text))), realPause)
+  return { state, client, push }
+}
+
 const transportOver = (client: HttpClient.HttpClient, options: HttpTransport.Options = {}) =>
   HttpTransport.make("/responses", { retry: { times: 0 }, ...options }).pipe(
     Effect.provideService(HttpClient.HttpClient, client)
@@ -194,6 +223,78 @@ describe("HttpTransport timeouts", () => {
       }))
   }
 
+  for (const kind of ["a web Response", "a body of its own"] as const) {
+    it.effect(`an event stream that only pings (SSE comments) after its first event fails with the idle timeout (${kind})`, () =>
+      Effect.gen(function*() {
+        const server = pushServer(kind === "a body of its own")
+        const transport = yield* transportOver(server.client, { idleTimeout: "30 seconds" })
+        const response = yield* transport.execute({ model: "m" }, true)
+        let received = 0
+        const fiber = yield* Effect.fork(
+          Stream.runForEach(transport.bodyStream(response), (chunk) => Effect.sync(() => (received += chunk.length)))
+        )
+        yield* server.push("data: {}\n\n")
+        // a keep-alive comment every 10 seconds, as a server sends while its model works
+        for (let i = 0; i < 2; i++) {
+          yield* TestClock.adjust("10 seconds")
+          yield* server.push(": ping\n\n")
+        }
+        yield* TestClock.adjust("9 seconds")
+        assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+        yield* TestClock.adjust("1 second")
+        const error = yield* Effect.flip(Fiber.join(fiber))
+        assert.instanceOf(error, AiError.TransportError)
+        assert.strictEqual(error.timeout, "idle")
+        // the comments were handed on all the same
+        assert.strictEqual(received, 26)
+        assert.strictEqual(error.bytesReceived, 26)
+        assert.include(error.message, "no event for 30s")
+        yield* realPause
+        assert.isTrue(server.state.cancelled)
+      }))
+
+    it.effect(`an event stream that only pings from its start fails with the idle timeout (${kind})`, () =>
+      Effect.gen(function*() {
+        const server = pushServer(kind === "a body of its own")
+        const transport = yield* transportOver(server.client, { idleTimeout: "30 seconds" })
+        const response = yield* transport.execute({ model: "m" }, true)
+        const fiber = yield* Effect.fork(Stream.runDrain(transport.bodyStream(response)))
+        for (let i = 0; i < 3; i++) {
+          yield* server.push(": OPENROUTER PROCESSING\r\n\r\n")
+          yield* TestClock.adjust("10 seconds")
+        }
+        const error = yield* Effect.flip(Fiber.join(fiber))
+        assert.instanceOf(error, AiError.TransportError)
+        assert.strictEqual(error.timeout, "idle")
+      }))
+
+    it.effect(`an event split across chunks is activity, a comment split across chunks is not (${kind})`, () =>
+      Effect.gen(function*() {
+        const server = pushServer(kind === "a body of its own")
+        const transport = yield* transportOver(server.client, { idleTimeout: "30 seconds" })
+        const response = yield* transport.execute({ model: "m" }, true)
+        const decoder = new TextDecoder()
+        let text = ""
+        const fiber = yield* Effect.fork(
+          Stream.runForEach(transport.bodyStream(response), (chunk) => Effect.sync(() => (text += decoder.decode(chunk))))
+        )
+        yield* server.push("data: {\"n\":1}\n\n: pi") // an event, then the start of a comment: deadline 30 s
+        yield* TestClock.adjust("20 seconds")
+        yield* server.push("ng\r\n\r\nda") // the comment's rest, then a field line begins: deadline 50 s
+        yield* TestClock.adjust("20 seconds")
+        assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+        yield* server.push("ta: {}\n\n: p") // the field line's rest: deadline 70 s
+        yield* TestClock.adjust("20 seconds")
+        yield* server.push("ing\n\n") // only the comment's rest: the deadline stays at 70 s
+        yield* TestClock.adjust("9 seconds")
+        assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+        yield* TestClock.adjust("1 second")
+        const error = yield* Effect.flip(Fiber.join(fiber))
+        assert.strictEqual(error.timeout, "idle")
+        assert.strictEqual(text, "data: {\"n\":1}\n\n: ping\r\n\r\ndata: {}\n\n: ping\n\n")
+      }))
+  }
+
   it.effect("a body that breaks off after its first byte fails with a transport error that is not retryable", () =>
     Effect.gen(function*() {
       let pulls = 0
@@ -301,6 +402,35 @@ describe("HttpTransport over @effect/platform-node's clients (a Node body)", () 
         assert.instanceOf(error, AiError.TransportError)
         assert.strictEqual(error.timeout, "idle")
         assert.strictEqual(error.bytesReceived, 10)
+        yield* until(() => server.state.closedEarly)
+      }))
+
+    it.scoped(`an event stream that only pings after its first event fails with the idle timeout, closing the request (${kind})`, () =>
+      Effect.gen(function*() {
+        const pings: Array<NodeJS.Timeout> = []
+        const server = yield* nodeServer((response) => {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          response.write("data: {}\n\n")
+          pings.push(setInterval(() => response.write(": ping\n\n"), 5))
+          response.on("close", () => pings.forEach(clearInterval))
+        })
+        const client = Context.get(yield* Layer.build(layer), HttpClient.HttpClient)
+        const transport = yield* transportOver(client, { idleTimeout: "30 seconds", baseUrl: server.baseUrl })
+        const response = yield* transport.execute({ model: "m" }, true)
+        let received = 0
+        const fiber = yield* Effect.fork(
+          Stream.runForEach(transport.bodyStream(response), (chunk) => Effect.sync(() => (received += chunk.length)))
+        )
+        for (let i = 0; i < 3; i++) {
+          const before = received
+          // pings arrive while the test clock stands still, then it moves on
+          yield* until(() => received >= before + 16)
+          if (i < 2) assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+          yield* TestClock.adjust("10 seconds")
+        }
+        const error = yield* Effect.flip(Fiber.join(fiber))
+        assert.instanceOf(error, AiError.TransportError)
+        assert.strictEqual(error.timeout, "idle")
         yield* until(() => server.state.closedEarly)
       }))
 

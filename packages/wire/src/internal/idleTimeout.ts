@@ -1,6 +1,6 @@
 /**
  * A response body read under an idle timeout, with one timer for the whole body instead of a race per read:
- * a deadline moved on at every chunk, and one watchdog fiber that sleeps until it and, when it wakes to find
+ * a deadline moved on at every chunk (of an event stream: every chunk with something of an event in it), and one watchdog fiber that sleeps until it and, when it wakes to find
  * it passed, ends the wait for the next chunk. Racing each read against its own timer (`Stream.timeoutFail`)
  * forks two fibers and arms a timer per read.
  *
@@ -20,7 +20,9 @@
  *   woken by its finalizer and would wait forever. Two fibers per body.
  *
  * While the consumer holds a chunk (it is slower than the server) the clock is stopped: only the server's
- * silence counts.
+ * silence counts. In an event stream (`events`), a chunk that holds nothing of an event (only SSE comment
+ * lines, such as the `: ping` keep-alives some servers send while the model works, and blank lines) does not
+ * count either: a server that only pings cannot hold the call past the idle timeout.
  */
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
@@ -37,13 +39,62 @@ import * as ResponseBody from "./responseBody.js"
 /** Chunks (body reads) the reader fiber may hold ahead of the consumer. */
 const CAPACITY = 16
 
+const LF = 10
+const CR = 13
+const COLON = 58
+
+/** Where an event stream's previous chunk ended: at a line's start, in a comment line, in a field line. */
+const enum Line {
+  Start,
+  Comment,
+  Field
+}
+
+/**
+ * Whether each chunk of an event stream, in order, holds anything of an event: a field line (`data:`,
+ * `event:`, `id:`, `retry:`, or its continuation from the chunk before), as opposed to only comment lines
+ * (`:` first) and blank lines (the SSE specification's line kinds). A line split across chunks is followed.
+ * Reads up to the chunk's first field line and its last line break (native scans), not every byte.
+ */
+export const eventActivity = (): (bytes: Uint8Array) => boolean => {
+  let line = Line.Start
+  return (bytes) => {
+    const length = bytes.length
+    if (length === 0) return false
+    let active = line === Line.Field
+    let i = 0
+    while (!active && i < length) {
+      if (line === Line.Comment) {
+        const lf = bytes.indexOf(LF, i)
+        const cr = bytes.indexOf(CR, i)
+        const end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr)
+        if (end < 0) return false // the rest is the comment's
+        line = Line.Start
+        i = end + 1
+      } else {
+        const byte = bytes[i]!
+        if (byte === COLON) line = Line.Comment
+        else if (byte === LF || byte === CR) i++
+        else active = true
+      }
+    }
+    const last = Math.max(bytes.lastIndexOf(LF), bytes.lastIndexOf(CR))
+    if (last === length - 1) line = Line.Start
+    else if (last >= 0) line = bytes[last + 1] === COLON ? Line.Comment : Line.Field
+    else if (active) line = Line.Field
+    return active
+  }
+}
+
 /**
  * The body of `response`, its failures mapped by `onError` (given the bytes read so far), failing with
- * `onIdle(bytesRead)` when no chunk arrives for `idle` (never when `idle` is undefined).
+ * `onIdle(bytesRead)` when no chunk arrives for `idle` (never when `idle` is undefined); of an event stream
+ * (`events`), when no chunk with anything of an event arrives for `idle` (`eventActivity`).
  */
 export const watchBody = <E>(
   response: HttpClientResponse.HttpClientResponse,
   idle: Duration.Duration | undefined,
+  events: boolean,
   onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
   onIdle: (bytesRead: number) => E
 ): Stream.Stream<Uint8Array, E> => {
@@ -59,12 +110,38 @@ export const watchBody = <E>(
       )
     })
   }
+  const idleMillis = Duration.toMillis(idle)
   const source = ResponseBody.webSource(response)
-  if (source !== undefined && source.body !== null) return webBody(response, source.body, Duration.toMillis(idle), onError, onIdle)
+  if (source !== undefined && source.body !== null) return webBody(response, source.body, idleMillis, events, onError, onIdle)
   const readable = nodeReadable(response)
   return readable !== undefined
-    ? nodeBody(response, readable, Duration.toMillis(idle), onError, onIdle)
-    : mailboxBody(response, Duration.toMillis(idle), onError, onIdle)
+    ? nodeBody(response, readable, idleMillis, events, onError, onIdle)
+    : mailboxBody(response, idleMillis, events, onError, onIdle)
+}
+
+/**
+ * The idle deadline of one body: `held` while the consumer holds a chunk (no deadline), `rearm` after it,
+ * which moves the deadline on only if the chunk counted as activity (`active`).
+ */
+const makeDeadline = (clock: Clock.Clock, idleMillis: number, events: boolean) => {
+  const activity = events ? eventActivity() : undefined
+  let armed = clock.unsafeCurrentTimeMillis() + idleMillis
+  let deadline = armed
+  let active = false
+  return {
+    deadline: () => deadline,
+    /** A chunk arrived and the consumer holds it: its time is not the server's silence. */
+    held: (chunk: Uint8Array) => {
+      if (activity === undefined || activity(chunk)) active = true
+      deadline = Infinity
+    },
+    /** The consumer took the chunk(s) since the last `rearm`: the deadline moves on if any was activity. */
+    rearm: () => {
+      if (active) armed = clock.unsafeCurrentTimeMillis() + idleMillis
+      active = false
+      deadline = armed
+    }
+  }
 }
 
 /** The part of a Node `Readable` (paused mode) that `nodeBody` uses. */
@@ -130,6 +207,7 @@ const webBody = <E>(
   response: HttpClientResponse.HttpClientResponse,
   body: ReadableStream<Uint8Array>,
   idleMillis: number,
+  events: boolean,
   onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
   onIdle: (bytesRead: number) => E
 ): Stream.Stream<Uint8Array, E> =>
@@ -138,8 +216,8 @@ const webBody = <E>(
     let bytesRead = 0
     let settled = false
     let expired = false
-    let deadline = clock.unsafeCurrentTimeMillis() + idleMillis
-    const stopWatchdog = startWatchdog(clock, idleMillis, () => deadline, () => {
+    const deadline = makeDeadline(clock, idleMillis, events)
+    const stopWatchdog = startWatchdog(clock, idleMillis, deadline.deadline, () => {
       if (settled) return
       expired = true
       reader.cancel().catch(() => undefined)
@@ -157,7 +235,7 @@ const webBody = <E>(
       )
     })
     const rearm = Channel.suspend(() => {
-      deadline = clock.unsafeCurrentTimeMillis() + idleMillis
+      deadline.rearm()
       return loop
     })
     const loop: Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, E, unknown, void, unknown> = Channel.flatMap(
@@ -168,7 +246,7 @@ const webBody = <E>(
           return expired ? Channel.fail(onIdle(bytesRead)) : Channel.void
         }
         bytesRead += result.value.length
-        deadline = Infinity // the consumer holds the chunk: its time is not the server's silence
+        deadline.held(result.value)
         return Channel.zipRight(Channel.write(Chunk.of(result.value)), rearm)
       }
     )
@@ -192,6 +270,7 @@ const nodeBody = <E>(
   response: HttpClientResponse.HttpClientResponse,
   readable: NodeReadable,
   idleMillis: number,
+  events: boolean,
   onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
   onIdle: (bytesRead: number) => E
 ): Stream.Stream<Uint8Array, E> =>
@@ -200,7 +279,7 @@ const nodeBody = <E>(
     let ended = false
     let expired = false
     let failure: unknown = undefined
-    let deadline = clock.unsafeCurrentTimeMillis() + idleMillis
+    const deadline = makeDeadline(clock, idleMillis, events)
     // woken by the `Readable`'s events while a read waits
     let wake: (() => void) | undefined
     const onReadable = () => wake?.()
@@ -215,7 +294,7 @@ const nodeBody = <E>(
     readable.on("readable", onReadable)
     readable.on("end", onEnd)
     readable.on("error", onFailure)
-    const stopWatchdog = startWatchdog(clock, idleMillis, () => deadline, () => {
+    const stopWatchdog = startWatchdog(clock, idleMillis, deadline.deadline, () => {
       if (ended || failure !== undefined) return
       expired = true
       readable.destroy(new Error("idle timeout"))
@@ -240,9 +319,9 @@ const nodeBody = <E>(
       for (let piece = readable.read(); piece !== null; piece = readable.read()) {
         chunks.push(piece as Uint8Array)
         bytesRead += (piece as Uint8Array).length
+        deadline.held(piece as Uint8Array)
       }
       if (chunks.length > 0) {
-        deadline = Infinity // the consumer holds the chunks: its time is not the server's silence
         return Channel.zipRight(Channel.write(Chunk.unsafeFromArray(chunks)), rearm)
       }
       if (ended || !readable.readable) {
@@ -252,7 +331,7 @@ const nodeBody = <E>(
       return Channel.zipRight(Channel.fromEffect(waitForData), loop)
     })
     const rearm = Channel.suspend(() => {
-      deadline = clock.unsafeCurrentTimeMillis() + idleMillis
+      deadline.rearm()
       return loop
     })
     return Channel.ensuring(
@@ -289,6 +368,7 @@ const nodeBody = <E>(
 const mailboxBody = <E>(
   response: HttpClientResponse.HttpClientResponse,
   idleMillis: number,
+  events: boolean,
   onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
   onIdle: (bytesRead: number) => E
 ): Stream.Stream<Uint8Array, E> =>
@@ -296,24 +376,24 @@ const mailboxBody = <E>(
     const clock = yield* Effect.clock
     const mailbox = yield* Mailbox.make<Uint8Array, E>(CAPACITY)
     let bytesRead = 0
-    let deadline = clock.unsafeCurrentTimeMillis() + idleMillis
-    const rearm = () => {
-      deadline = clock.unsafeCurrentTimeMillis() + idleMillis
-    }
+    const deadline = makeDeadline(clock, idleMillis, events)
     const read = Stream.runForEachChunk(
       ResponseBody.stream(response, (error) => onError(error, bytesRead)),
       (chunk) => {
-        for (const bytes of chunk) bytesRead += bytes.length
+        // held while the mailbox is full: the consumer's time is not the server's silence
+        for (const bytes of chunk) {
+          bytesRead += bytes.length
+          deadline.held(bytes)
+        }
         const rest = mailbox.unsafeOfferAll(chunk)
         if (Chunk.isEmpty(rest)) {
-          rearm()
+          deadline.rearm()
           return Effect.void
         }
-        deadline = Infinity // the mailbox is full: the consumer's time is not the server's silence
-        return Effect.map(mailbox.offerAll(rest), rearm)
+        return Effect.map(mailbox.offerAll(rest), deadline.rearm)
       }
     ).pipe(Mailbox.into(mailbox))
     yield* Effect.forkScoped(read)
-    yield* Effect.forkScoped(watchdog(clock, idleMillis, () => deadline, Effect.suspend(() => mailbox.fail(onIdle(bytesRead)))))
+    yield* Effect.forkScoped(watchdog(clock, idleMillis, deadline.deadline, Effect.suspend(() => mailbox.fail(onIdle(bytesRead)))))
     return Mailbox.toStream(mailbox)
   }))
