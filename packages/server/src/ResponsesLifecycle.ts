@@ -57,6 +57,12 @@
  *   `LocalShellToolCall`), when the call is complete: `response.output_item.added` (status `in_progress`)
  *   and `.done`, both with the whole action, since the API defines no events of its own for it;
  *   arguments that are no such action leave it a function call.
+ * - **tool_search.** When the request declares a client-run `tool_search` tool, a call of the function its
+ *   earlier searches are shown to the upstream under (`ResponsesRequestDecoder.DecodedRequest.toolSearch`)
+ *   is written as a `tool_search_call` item (`tsc_…`, `execution: "client"`) whose `arguments` are the
+ *   call's, when the call is complete: `response.output_item.added` with `arguments` `{}`, then `.done`, as
+ *   the API streams one (`vai-openai-tool-search.chunks.txt`); arguments that are no JSON object leave it a
+ *   function call.
  * - **Namespaces.** A function or custom tool call whose name is a flattened namespace tool
  *   (`ResponsesRequestDecoder.DecodedRequest.namespacedTools`: the flattened `crm__lookup`, the dotted
  *   `crm.lookup`, or an unambiguous bare `lookup`) is written with its `namespace` and name.
@@ -148,7 +154,7 @@ export interface Options {
   readonly model: string
   readonly request:
     & Pick<ResponsesRequestDecoder.DecodedRequest, "echo" | "namespacedTools">
-    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell" | "localShell">>
+    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell" | "localShell" | "toolSearch">>
 }
 
 /**

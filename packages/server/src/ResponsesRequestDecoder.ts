@@ -248,6 +248,10 @@ export interface ModelOptions {
  * - `localShell`: the name of the function presenting the client-run `local_shell` tool, when the request
  *   declares it (and no function of that name); a call of it is written back as a `local_shell_call` whose
  *   `action` is the call's arguments.
+ * - `toolSearch`: the function name earlier client-run tool searches are shown to the upstream under
+ *   (`TOOL_SEARCH`), when the request declares a `tool_search` tool with `execution: "client"` (and no
+ *   function of that name); an upstream call of it is written back as a `tool_search_call` with
+ *   `execution: "client"` whose `arguments` are the call's.
  * - `droppedTools`: the `type`s of the built-in tools removed under the `drop` policy.
  * - `options`: the other options (`ModelOptions`).
  * - `parameters`: the `CreateResponse` parameters the request set (not `null`), in `PARAMETERS` order, with
@@ -274,6 +278,7 @@ export interface DecodedRequest {
   readonly applyPatch?: string | undefined
   readonly shell?: string | undefined
   readonly localShell?: string | undefined
+  readonly toolSearch?: string | undefined
   readonly droppedTools: ReadonlyArray<string>
   readonly options: ModelOptions
   readonly parameters: ReadonlyArray<string>
@@ -698,6 +703,7 @@ const decodeBody = <E>(
       applyPatch: toolSet.applyPatch,
       shell: toolSet.shell,
       localShell: toolSet.localShell,
+      toolSearch: toolSet.toolSearch,
       droppedTools: toolSet.dropped,
       options: modelOptions,
       parameters,
@@ -750,4 +756,4 @@ const unsupportedParameter = (param: string, hint: string) =>
  * @since 0.2.0
  * @category constants
  */
-export const TOOL_SEARCH: typeof Input.TOOL_SEARCH = Input.TOOL_SEARCH
+export const TOOL_SEARCH: typeof Tools.TOOL_SEARCH = Tools.TOOL_SEARCH

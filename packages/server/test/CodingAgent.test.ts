@@ -288,6 +288,52 @@ describe("a coding agent's request through the gateway", () => {
         expect((whole as Json).output[0]).toMatchObject({ type: "custom_tool_call", call_id: "call_w", input: PATCH_INPUT })
       })))
 
+  it.effect("an upstream call of tool_search (the client's tool search, as the history shows it) comes back as a client tool_search_call", () =>
+    withScriptedGateway([
+      sse(
+        toolChunk({ index: 0, id: "call_ts", name: "tool_", arguments: "" }),
+        toolChunk({ index: 0, name: "search", arguments: "{\"query\":" }),
+        toolChunk({ index: 0, arguments: "\"refunds\"}" }),
+        finishChunks("tool_calls")
+      ),
+      completion({
+        content: null,
+        tool_calls: [{ id: "call_tw", type: "function", function: { name: "tool_search", arguments: "{\"query\":\"invoices\"}" } }]
+      }, "tool_calls"),
+      // arguments that are no JSON object: the function call it was, nothing lost
+      sse(toolChunk({ index: 0, id: "call_tx", name: "tool_search", arguments: "refunds" }), finishChunks("tool_calls"))
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const frames = parseSse((yield* post(`${url}/responses`, agentRequest(true))).text)
+        const output = checkLifecycle(frames).output as ReadonlyArray<Json>
+        expect(output).toHaveLength(1)
+        expect(output[0]).toMatchObject({
+          type: "tool_search_call",
+          status: "completed",
+          call_id: "call_ts",
+          execution: "client",
+          arguments: { query: "refunds" }
+        })
+        expect(output[0]!.id).toMatch(/^tsc_/)
+        // as the API streams one: added with arguments {}, then done
+        const added = frames.find((frame) => frame.data.type === "response.output_item.added")!.data.item as Json
+        expect(added).toMatchObject({ type: "tool_search_call", status: "in_progress", arguments: {}, call_id: "call_ts" })
+        expect(frames.some((frame) => frame.data.type.startsWith("response.function_call"))).toBe(false)
+        const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
+        const whole = yield* Effect.promise(() => client.responses.create(agentRequest(false) as never))
+        expect((whole as Json).output[0]).toMatchObject({ type: "tool_search_call", call_id: "call_tw", execution: "client", arguments: { query: "invoices" } })
+        const bare = checkLifecycle(parseSse((yield* post(`${url}/responses`, agentRequest(true))).text)).output as ReadonlyArray<Json>
+        expect(bare[0]).toMatchObject({ type: "function_call", name: "tool_search", arguments: "refunds" })
+      })))
+
+  it.effect("without a client-run tool_search tool in the request, an upstream call of tool_search stays a function call", () =>
+    withScriptedGateway([sse(toolChunk({ index: 0, id: "call_ts", name: "tool_search", arguments: "{}" }), finishChunks("tool_calls"))], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true, tools: [{ type: "tool_search" }] })
+        const output = checkLifecycle(parseSse(answer.text)).output as ReadonlyArray<Json>
+        expect(output[0]).toMatchObject({ type: "function_call", name: "tool_search", call_id: "call_ts" })
+      })))
+
   it.effect("namespaced calls by flattened, dotted and bare name come back with their namespace; an ambiguous bare name does not", () => {
     const captured = captureLogs()
     return withScriptedGateway([

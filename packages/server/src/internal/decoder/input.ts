@@ -21,7 +21,7 @@ import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import { capMessage } from "../limits.js"
 import { decodeAt, fail, Nullable, type RequestError, trimmed } from "./common.js"
 import { assistantPart, attributes, MessageInput, outputText, systemText, userParts } from "./content.js"
-import { APPLY_PATCH, decodeTools, LOCAL_SHELL, NAMESPACE_SEPARATOR, SHELL, type ToolSet } from "./tools.js"
+import { APPLY_PATCH, decodeTools, LOCAL_SHELL, NAMESPACE_SEPARATOR, SHELL, TOOL_SEARCH, type ToolSet } from "./tools.js"
 
 const CustomToolCallInput = Schema.Struct({
   call_id: Schema.String,
@@ -175,9 +175,6 @@ const isBuiltinItem = (type: string): boolean =>
 
 /** Whether `part` is a call whose result the client sends back (a function or custom tool call). */
 const isCall = (part: Part.AssistantPart): boolean => part.type === "tool_call" || part.type === "custom_tool_call"
-
-/** The function name a client-run tool search is shown to the upstream under. */
-export const TOOL_SEARCH = "tool_search" as const
 
 /**
  * The items of `input` (an array, or its elements read one at a time: `InputElements`) into `messages`.

@@ -13,6 +13,9 @@ import * as Schema from "effect/Schema"
 import type { BuiltinToolsPolicy, NamespacedName } from "../../ResponsesRequestDecoder.js"
 import { decodeAt, fail, formatParam, Nullable, type RequestError } from "./common.js"
 
+/** The function name a client-run tool search is shown to the upstream under. */
+export const TOOL_SEARCH = "tool_search" as const
+
 /** What joins a namespace and a tool name in a flattened tool name (`crm__lookup`). */
 export const NAMESPACE_SEPARATOR = "__" as const
 
@@ -53,6 +56,11 @@ export interface ToolSet {
   shell: string | undefined
   /** the function presenting the client-run `local_shell` tool, when the request declares it */
   localShell: string | undefined
+  /**
+   * the function name client-run tool search calls are shown upstream under, when the request declares a
+   * client-run `tool_search` tool (an upstream call of it is the client's tool search)
+   */
+  toolSearch: string | undefined
   readonly dropped: Array<string>
   /** bare name -> the namespaces declaring it */
   readonly bare: Map<string, Array<string>>
@@ -68,6 +76,7 @@ export const makeToolSet = (): ToolSet => ({
   applyPatch: undefined,
   shell: undefined,
   localShell: undefined,
+  toolSearch: undefined,
   dropped: [],
   bare: new Map(),
   topLevel: new Set(),
@@ -202,6 +211,12 @@ export const decodeTools = (
         }
         names.push(set[field] ?? definition.name)
       } else if (type === "tool_search") {
+        // a client-run search: the upstream sees its earlier calls as calls of `TOOL_SEARCH` (input items),
+        // so a call of that name it makes is the client's to run, written back as a `tool_search_call`
+        if (
+          stringField(tool as Record<string, unknown>, "execution") === "client" &&
+          !set.tools.some((existing) => existing.name === TOOL_SEARCH)
+        ) set.toolSearch = TOOL_SEARCH
         yield* Effect.logDebug(
           `${where(index)}: tool_search not sent upstream: every tool, deferred or not, is presented to the upstream`
         )

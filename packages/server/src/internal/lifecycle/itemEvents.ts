@@ -265,6 +265,10 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
         // the API has no events of a local shell call's own: the item, whole, added and done
         emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", true) })
         break
+      case "tool_search_call":
+        // as the API streams one: added with arguments `{}`, then done with them
+        emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", false) })
+        break
       case "apply_patch_call":
       case "verbatim":
         break

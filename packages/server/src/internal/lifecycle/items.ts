@@ -18,6 +18,7 @@ export type Kind =
   | "apply_patch_call"
   | "shell_call"
   | "local_shell_call"
+  | "tool_search_call"
   | "verbatim"
 
 /** Whether an item is a tool call (its deltas do not close other items). */
@@ -25,15 +26,15 @@ export const isCall = (kind: Kind): boolean =>
   kind === "function_call" || kind === "custom_tool_call" || isClientCall(kind)
 
 /** The kinds of the calls of client-run built-in tools presented upstream as functions. */
-export type ClientCallKind = "apply_patch_call" | "shell_call" | "local_shell_call"
+export type ClientCallKind = "apply_patch_call" | "shell_call" | "local_shell_call" | "tool_search_call"
 
 /**
  * Whether an item is the call of a client-run built-in tool presented upstream as a function
- * (`apply_patch_call`, `shell_call`, `local_shell_call`): written when the call is complete, from its
- * arguments.
+ * (`apply_patch_call`, `shell_call`, `local_shell_call`, a client-run `tool_search_call`): written when the
+ * call is complete, from its arguments.
  */
 export const isClientCall = (kind: Kind): kind is ClientCallKind =>
-  kind === "apply_patch_call" || kind === "shell_call" || kind === "local_shell_call"
+  kind === "apply_patch_call" || kind === "shell_call" || kind === "local_shell_call" || kind === "tool_search_call"
 
 /** What the encoder knows about one output item (one upstream output index). */
 export interface Slot {
@@ -79,6 +80,7 @@ const ID_PREFIXES: { readonly [K in Kind]: string } = {
   apply_patch_call: "apc",
   shell_call: "sh",
   local_shell_call: "lsh",
+  tool_search_call: "tsc",
   verbatim: "msg"
 }
 
@@ -214,6 +216,16 @@ export const itemJson = (
         call_id: slot.callId,
         action: localShellAction(textOf(slot)) ?? { ...NO_EXEC, command: [] }
       }
+    case "tool_search_call":
+      // as the API writes one (`vai-openai-tool-search.chunks.txt`): `arguments` `{}` until it is complete
+      return {
+        id: slot.itemId,
+        type: "tool_search_call",
+        status: itemStatus,
+        arguments: complete ? parseObject(textOf(slot)) ?? {} : {},
+        call_id: slot.callId,
+        execution: "client"
+      }
     case "verbatim":
       return slot.verbatim
   }
@@ -298,11 +310,20 @@ const optionalField = <A>(value: unknown, is: (value: unknown) => value is A): A
 
 /**
  * Whether the arguments of a client-run built-in tool's call hold what its item needs (an operation, an
- * action); when they do not, the call is written as the function call it was.
+ * action, a tool search's JSON object); when they do not, the call is written as the function call it was.
  */
-export const clientCallFits = (kind: ClientCallKind, args: string): boolean =>
-  (kind === "apply_patch_call" ? applyPatchOperation(args) : kind === "shell_call" ? shellAction(args) : localShellAction(args)) !==
-    undefined
+export const clientCallFits = (kind: ClientCallKind, args: string): boolean => {
+  switch (kind) {
+    case "apply_patch_call":
+      return applyPatchOperation(args) !== undefined
+    case "shell_call":
+      return shellAction(args) !== undefined
+    case "local_shell_call":
+      return localShellAction(args) !== undefined
+    case "tool_search_call":
+      return args.trim() === "" || parseObject(args) !== undefined
+  }
+}
 
 /** JSON arguments as an object, `undefined` when they are not JSON or no object. */
 const parseObject = (args: string): { readonly [key: string]: unknown } | undefined => {

@@ -29,7 +29,7 @@ export const make = (
   writer: ItemWriter,
   request:
     & Pick<ResponsesRequestDecoder.DecodedRequest, "namespacedTools">
-    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell" | "localShell">>,
+    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell" | "localShell" | "toolSearch">>,
   makeId: (prefix: string) => string
 ): Ordering => {
   const slots = new Map<number, Slot>()
@@ -52,7 +52,9 @@ export const make = (
     if (slot.kind !== "function_call") return false
     if (specialNames === undefined) {
       const flat = new Set<string>(request.customTools)
-      for (const name of [request.applyPatch, request.shell, request.localShell]) if (name !== undefined) flat.add(name)
+      for (const name of [request.applyPatch, request.shell, request.localShell, request.toolSearch]) {
+        if (name !== undefined) flat.add(name)
+      }
       const names = [...flat]
       for (const alias of request.namespacedTools.keys()) if (flat.has(flatName(alias))) names.push(alias)
       specialNames = names
@@ -92,7 +94,8 @@ export const make = (
   const kindOfUpdate = (update: StreamPart.PartUpdate): Kind | undefined => {
     const kind = kindOf(update.part)
     const custom = request.customTools !== undefined && request.customTools.size > 0
-    const clientTools = request.applyPatch !== undefined || request.shell !== undefined || request.localShell !== undefined
+    const clientTools = request.applyPatch !== undefined || request.shell !== undefined || request.localShell !== undefined ||
+      request.toolSearch !== undefined
     if (kind === "function_call" && update.part.type === "tool_call" && (custom || clientTools)) {
       const existing = slots.get(update.outputIndex)
       if (existing !== undefined && (existing.kind === "custom_tool_call" || isClientCall(existing.kind))) return existing.kind
@@ -101,6 +104,7 @@ export const make = (
       if (name === request.applyPatch) return "apply_patch_call"
       if (name === request.shell) return "shell_call"
       if (name === request.localShell) return "local_shell_call"
+      if (name === request.toolSearch) return "tool_search_call"
     }
     return kind
   }
