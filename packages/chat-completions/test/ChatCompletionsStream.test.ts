@@ -447,6 +447,16 @@ describe("ChatCompletionsStream on streams as compatible servers send them (hand
       assert.strictEqual(error.description, "The model stopped: internal error")
       assert.strictEqual(MessageAggregator.fromIterable(elements)[0]!.text, "Partial answer")
     }))
+
+  it.effect("a finish_reason \"error\" choice without an error object fails the stream too, not a finished answer", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("error-finish-reason-bare.sse")
+      assert.instanceOf(error, AiError.StreamErrorEvent)
+      assert.isUndefined(error.code)
+      assert.include(error.description, "finish_reason \"error\"")
+      assert.strictEqual(MessageAggregator.fromIterable(elements)[0]!.text, "Partial answer")
+      assert.isFalse(elements.some((element) => element.type === "response_finished"))
+    }))
 })
 
 describe("ChatCompletionsStream.decodeCaptureText", () => {

@@ -147,6 +147,17 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       }))
   })
 
+  it.effect("a finish_reason \"error\" chunk without an error object: response.failed after the text so far, not response.completed", () =>
+    withScriptedGateway([sse(textChunk("Hel"), textChunk("lo"), textChunk("", "error"), "data: [DONE]\n\n")], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        const response = checkLifecycle(parseSse(answer.text))
+        expect(response.status).toBe("failed")
+        expect(response.error).toMatchObject({ code: "server_error" })
+        expect((response.error as { message: string }).message).toContain("finish_reason \"error\"")
+        expect(response.output).toMatchObject([{ type: "message", status: "incomplete", content: [{ text: "Hello" }] }])
+      })))
+
   it.effect("an unusable upstream answer: mid-stream response.failed upstream_error, as before the first byte; a whole answer that is no JSON names its content type", () =>
     withScriptedGateway([
       (_request, response) => {

@@ -125,6 +125,13 @@ export class Decoder {
     if (streamError !== undefined && streamError !== null) return this.errorChunk(streamError)
     if (choice === undefined) return undefined
     const finishReason = choice.finish_reason
+    if (finishReason === "error" && this.finishReason === undefined) {
+      // the same without an `error` object: a failed answer all the same, not a finished one
+      return new AiError.StreamErrorEvent({
+        description: "the server ended the answer with finish_reason \"error\" and no error object",
+        sequenceNumber: this.position
+      })
+    }
     if (finishReason !== null && finishReason !== undefined && this.finishReason === undefined) {
       this.complete(ChatCompletionsOutput.finishReasonFromWire(finishReason), out)
     }
