@@ -686,10 +686,18 @@ export const createResponse = (
       // what the upstream never reads is not kept alive in the prompt while the request runs
       encryptedReasoning: upstream.readsEncryptedReasoning === false ? "drop" : "keep"
     }
+    // the access log names the model and streaming once the body is parsed, also for a request refused after
+    const record = yield* FiberRef.get(Upstream.currentCallRecord)
+    const noteRequest = (json: unknown) => {
+      if (record === undefined || !GatewayState.isObject(json)) return
+      if (typeof json.model === "string") record.model = json.model
+      if (typeof json.stream === "boolean") record.streamed = json.stream
+    }
     let prepared: GatewayState.Prepared | undefined
     let decoding: Effect.Effect<ResponsesRequestDecoder.DecodedRequest, ResponsesRequestDecoder.RequestError | GatewayError>
     if (Option.isSome(store)) {
       const json = yield* JsonSlices.parse(body, found, parseJson)
+      noteRequest(json)
       prepared = GatewayState.isObject(json)
         ? yield* GatewayState.prepare(store.value, tenant, json).pipe(Effect.mapError((fields) => new GatewayError(fields)))
         : undefined
@@ -698,6 +706,7 @@ export const createResponse = (
       // the `input` elements parsed as the decoder reads them, each garbage once decoded (only the prompt is
       // kept): the young generation's collections no longer copy the whole parsed body while the request runs
       const parsed = yield* JsonSlices.parseLazily(body, found, parseJson)
+      noteRequest(parsed.body)
       const input = parsed.input
       decoding = input === undefined
         ? ResponsesRequestDecoder.decode(parsed.body, decoderOptions)
@@ -727,7 +736,6 @@ export const createResponse = (
         ? Effect.void
         : GatewayState.save(store.value, tenant, prepared, response).pipe(Effect.mapError((fields) => new GatewayError(fields)))
     yield* Effect.annotateCurrentSpan({ "gen_ai.request.model": decoded.model, "gen_ai.operation.name": "chat" })
-    const record = yield* FiberRef.get(Upstream.currentCallRecord)
     if (record !== undefined) {
       record.model = decoded.model
       record.streamed = decoded.stream

@@ -413,15 +413,19 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         const answer = yield* post(`${url}/responses`, { model: "gpt-x", input: "secret question", stream: true })
         expect(answer.status).toBe(200)
         yield* Effect.promise(() => fetch(`${url.replace(/\/v1$/, "")}/health`))
+        // refused after its body was read: the line still names the model
+        const refused = yield* post(`${url}/responses`, { model: "gpt-y", input: [{ type: "secret_item" }], stream: true })
+        expect(refused.status).toBe(400)
       })).pipe(
         Effect.provide(captured.layer),
         Effect.andThen(() => {
           const access = captured.logs.filter((line) => line.includes("access: "))
-          expect(access, captured.logs.join("\n")).toHaveLength(2)
+          expect(access, captured.logs.join("\n")).toHaveLength(3)
           expect(access[0]).toMatch(
             /^INFO: access: POST \/v1\/responses 200 model="gpt-x" stream=true duration=\d+ms upstream_attempts=2$/
           )
           expect(access[1]).toMatch(/^INFO: access: GET \/health 200 model=- stream=- duration=\d+ms upstream_attempts=-$/)
+          expect(access[2]).toMatch(/^INFO: access: POST \/v1\/responses 400 model="gpt-y" stream=true duration=\d+ms upstream_attempts=-$/)
           expect(captured.logs.join("\n")).not.toContain("secret")
         })
       )
