@@ -1,7 +1,7 @@
 /**
  * `effect-responses serve --upstream URL [--port 8787] [--host 127.0.0.1] [--upstream-key-env VAR]
  * [--api-key-env VAR] [--builtin-tools drop|reject] [--upstream-headers-timeout 300]
- * [--upstream-idle-timeout 180] [--upstream-retries 0] [--max-input-items 20000]
+ * [--upstream-idle-timeout 180] [--upstream-retries 0] [--max-input-items 20000] [--request-body-timeout 120]
  * [--store none|sqlite:PATH|postgres:URL] [--store-ttl 30d] [--store-max-responses N]`: the gateway, a
  * `POST /v1/responses` server (stateless unless `--store`)
  * in front of the Chat Completions backend at `--upstream` (e.g. `http://localhost:11434/v1` for Ollama,
@@ -31,6 +31,8 @@
  *   first byte. 0 by default because the client's SDK retries already, and the upstream's `retry-after`
  *   and request id are passed on to it.
  * - `--max-input-items N` (default 20000): more input items get a 400 `array_above_max_length`.
+ * - `--request-body-timeout SECONDS` (default 120): a request body that has not arrived whole within it gets
+ *   a 408 `request_timeout` and its connection is closed (a client that never ends its body holds nothing).
  *
  * Before it listens it sends one streamed and one whole request through a gateway of the same options to a
  * loopback upstream of its own (nothing reaches `--upstream`, nothing is logged; at most 5 s): a fresh
@@ -99,6 +101,8 @@ export interface ServeOptions {
   readonly upstreamRetries?: number | undefined
   /** default 20,000 */
   readonly maxInputItems?: number | undefined
+  /** seconds; default 120 */
+  readonly requestBodyTimeout?: number | undefined
   readonly store?: string | undefined
   readonly storeTtl?: string | undefined
   readonly storeMaxResponses?: number | undefined
@@ -209,12 +213,14 @@ export const layer = (options: ServeOptions) =>
       const idleTimeout = options.upstreamIdleTimeout ?? 180
       const retries = options.upstreamRetries ?? 0
       const maxInputItems = options.maxInputItems ?? 20_000
+      const bodyTimeout = options.requestBodyTimeout ?? 120
       for (
         const [flag, value, min] of [
           ["--upstream-headers-timeout", headersTimeout, 1],
           ["--upstream-idle-timeout", idleTimeout, 1],
           ["--upstream-retries", retries, 0],
-          ["--max-input-items", maxInputItems, 1]
+          ["--max-input-items", maxInputItems, 1],
+          ["--request-body-timeout", bodyTimeout, 1]
         ] as const
       ) {
         if (!Number.isInteger(value) || value < min) {
@@ -238,7 +244,13 @@ export const layer = (options: ServeOptions) =>
         })
       )
       // everything is checked before the port is bound, and the line is printed once the gateway serves
-      const gatewayOptions = yield* Gateway.validateOptions({ apiKey, apiKeys, builtinTools: options.builtinTools, maxInputItems })
+      const gatewayOptions = yield* Gateway.validateOptions({
+        apiKey,
+        apiKeys,
+        builtinTools: options.builtinTools,
+        maxInputItems,
+        bodyTimeout: Duration.seconds(bodyTimeout)
+      })
       // before the port is bound: the first client request does not pay for compiling the gateway's code
       yield* warmUp(gatewayOptions, NodeHttpClient.layerUndici)
       const gateway = Gateway.layer(gatewayOptions)

@@ -19,6 +19,8 @@
  *   chunked body, once the bound is passed (the rest of the body is read and discarded so that the answer
  *   reaches the client instead of a connection reset);
  * - 415 `unsupported_content_encoding` for a compressed body (`content-encoding` other than `identity`);
+ * - 408 `request_timeout` for a body that has not arrived whole within `bodyTimeout` (default 120 s), sent
+ *   with `connection: close` (a client that never ends its body cannot hold a request open);
  * - 400 `invalid_json` for malformed JSON, naming the position (0-based offset, line, column);
  * - 400 `nesting_too_deep` for JSON nested deeper than `maxJsonDepth` (default 64) objects and arrays,
  *   checked on the text before it is parsed;
@@ -159,6 +161,8 @@ import * as Upstream from "./Upstream.js"
  * - `maxInputItems`: the bound on input items (default `ResponsesRequestDecoder.MAX_INPUT_ITEMS`, 20,000);
  * - `maxJsonDepth`: the bound on the nesting of objects and arrays in the body (default `MAX_JSON_DEPTH`,
  *   64);
+ * - `bodyTimeout`: the longest a request body may take to arrive whole (default `BODY_TIMEOUT`, 120 s);
+ *   past it the answer is a 408 `request_timeout`;
  * - `accessLog`: one info line per request (default `true`, see `accessLog`).
  *
  * @since 0.1.0
@@ -172,6 +176,7 @@ export interface Options {
   readonly maxBodyBytes?: number | undefined
   readonly maxInputItems?: number | undefined
   readonly maxJsonDepth?: number | undefined
+  readonly bodyTimeout?: Duration.DurationInput | undefined
   readonly accessLog?: boolean | undefined
 }
 
@@ -183,6 +188,15 @@ export interface Options {
  * @category constants
  */
 export const MAX_JSON_DEPTH = 64
+
+/**
+ * The default of `Options.bodyTimeout`, the longest a request body may take to arrive whole: 120 seconds
+ * (the largest body the default bound allows, 16 MiB, at about 140 KB/s).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const BODY_TIMEOUT: Duration.Duration = Duration.seconds(120)
 
 /**
  * The default request body bound: 16 MiB.
@@ -554,7 +568,7 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024
  * `content-encoding` other than `identity`) is drained the same way and refused with 415, which names the
  * encoding (read as JSON, it was "invalid JSON at position 0").
  */
-const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
+const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number, timeout: Duration.Duration) =>
   Effect.gen(function*() {
     const declared = Number(Option.getOrUndefined(Headers.get(request.headers, "content-length")) ?? "0")
     if (Number.isFinite(declared) && declared > limit) return yield* tooLarge(limit)
@@ -566,17 +580,31 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =
       size += chunk.length
       if (size <= limit && !encoded) chunks.push(chunk)
       return size <= limit + MAX_DRAIN_BYTES
-    }).pipe(
-      Effect.catchTag("RequestError", (error) =>
-        Effect.fail(
-          new GatewayError({
-            status: 400,
-            description: `The request body could not be read: ${error.message}`,
-            errorType: "invalid_request_error",
-            param: null,
-            code: "invalid_body"
-          })
-        ))
+    }, Duration.toMillis(timeout)).pipe(
+      Effect.catchTags({
+        RequestError: (error) =>
+          Effect.fail(
+            new GatewayError({
+              status: 400,
+              description: `The request body could not be read: ${error.message}`,
+              errorType: "invalid_request_error",
+              param: null,
+              code: "invalid_body"
+            })
+          ),
+        BodyTimeout: () =>
+          Effect.fail(
+            new GatewayError({
+              status: 408,
+              description: `The request body did not arrive whole within ${Duration.format(timeout)} (${size} bytes arrived).`,
+              errorType: "invalid_request_error",
+              param: null,
+              code: "request_timeout",
+              // the rest of the body is not read: the connection cannot serve another request
+              headers: { connection: "close" }
+            })
+          )
+      })
     )
     if (size > limit) {
       chunks.length = 0
@@ -672,7 +700,11 @@ export const createResponse = (
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const tenant = yield* authorize(request, options)
-    const body = yield* readBody(request, options.maxBodyBytes ?? MAX_BODY_BYTES)
+    const body = yield* readBody(
+      request,
+      options.maxBodyBytes ?? MAX_BODY_BYTES,
+      Duration.decode(options.bodyTimeout ?? BODY_TIMEOUT)
+    )
     const maxDepth = options.maxJsonDepth ?? MAX_JSON_DEPTH
     // nesting checked and `input` elements found in one pass; parsed element by element (yielding)
     const found = yield* JsonSlices.scan(body, maxDepth)

@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
 import type { ServerResponse } from "node:http"
+import { connect } from "node:net"
 import OpenAI from "openai"
 import { completion, finishChunks, sse, textChunk, withScriptedGateway } from "./scriptedUpstream.js"
 import { captureLogs, checkLifecycle, parseSse, post, withGateway } from "./utils.js"
@@ -381,6 +382,38 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         const answer = yield* post(`${url}/responses`, { model: "m", input: items })
         expect(answer.status).toBe(400)
         expect(JSON.parse(answer.text).error).toMatchObject({ param: "input", code: "array_above_max_length" })
+      })))
+
+  live("a request body that never ends (Content-Length or chunked): 408 request_timeout in OpenAI's shape, the connection closed", () =>
+    withScriptedGateway([sse(textChunk("never asked"), finishChunks())], { gateway: { bodyTimeout: "300 millis" } }, (url, received) =>
+      Effect.promise(async () => {
+        const { hostname, port } = new URL(url)
+        const heads = [
+          "Content-Length: 100\r\n\r\n{\"model\":\"m\",",
+          "Transfer-Encoding: chunked\r\n\r\n8\r\n{\"model\"\r\n"
+        ]
+        for (const head of heads) {
+          const socket = connect(Number(port), hostname)
+          let answer = ""
+          socket.on("data", (data) => (answer += data.toString()))
+          const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()))
+          socket.write(`POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${head}`)
+          const started = Date.now()
+          // the client sends nothing more and keeps its side open: the gateway answers and closes
+          await closed
+          expect(Date.now() - started).toBeLessThan(5_000)
+          expect(answer).toMatch(/^HTTP\/1\.1 408 /)
+          expect(answer.toLowerCase()).toContain("connection: close")
+          expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toEqual({
+            error: {
+              message: expect.stringContaining("did not arrive whole within 300ms"),
+              type: "invalid_request_error",
+              param: null,
+              code: "request_timeout"
+            }
+          })
+        }
+        expect(received).toHaveLength(0)
       })))
 
   live("a large legal request does not hold up /health: it is answered while the items are decoded", () =>

@@ -112,6 +112,10 @@ export const serve = Command.make("serve", {
     Options.withDescription("the most input items a request may hold (more: 400)"),
     Options.withDefault(20_000)
   ),
+  requestBodyTimeout: Options.integer("request-body-timeout").pipe(
+    Options.withDescription("seconds a request body may take to arrive whole before answering 408"),
+    Options.withDefault(120)
+  ),
   store: Options.text("store").pipe(
     Options.withDescription(
       "where to keep responses for store / previous_response_id / item_reference: none (stateless), sqlite:PATH or postgres:URL"

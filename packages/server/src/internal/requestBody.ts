@@ -11,26 +11,42 @@
  */
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { isNodeRequest } from "./nodeRequest.js"
+
+/** The body did not arrive whole within the time `forEachChunk` was given. */
+export class BodyTimeout extends Data.TaggedError("BodyTimeout") {}
 
 /**
  * Gives each chunk of `request`'s body to `take` until the body ends or `take` returns `false`; then the
  * rest of the body is not read and the request is destroyed (which tears its connection down), as leaving
  * the platform's `request.stream` does. A body that cannot be read fails with the platform's
- * `RequestError` (reason `Decode`), as its `request.stream` would.
+ * `RequestError` (reason `Decode`), as its `request.stream` would. A body that has not ended within
+ * `timeoutMillis` fails with `BodyTimeout`; a Node request is then left paused, not destroyed, so that an
+ * answer (sent with `connection: close`) still reaches the client.
  */
 export const forEachChunk = (
   request: HttpServerRequest.HttpServerRequest,
-  take: (chunk: Uint8Array) => boolean
-): Effect.Effect<void, HttpServerError.RequestError> => {
+  take: (chunk: Uint8Array) => boolean,
+  timeoutMillis: number
+): Effect.Effect<void, HttpServerError.RequestError | BodyTimeout> => {
   const body: unknown = request.source
   if (!isNodeRequest(body) || body.readableEnded) {
-    return Stream.runForEachWhile(request.stream, (chunk) => Effect.succeed(take(chunk)))
+    return Stream.runForEachWhile(request.stream, (chunk) => Effect.succeed(take(chunk))).pipe(
+      Effect.timeoutFail({ duration: Duration.millis(timeoutMillis), onTimeout: () => new BodyTimeout() })
+    )
   }
-  return Effect.async<void, HttpServerError.RequestError>((resume) => {
+  return Effect.async<void, HttpServerError.RequestError | BodyTimeout>((resume) => {
+    const timer = setTimeout(() => {
+      detach()
+      body.pause()
+      resume(Effect.fail(new BodyTimeout()))
+    }, timeoutMillis)
     const detach = () => {
+      clearTimeout(timer)
       body.off("data", onData)
       body.off("end", onEnd)
       body.off("error", onError)
