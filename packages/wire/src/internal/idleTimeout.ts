@@ -43,6 +43,9 @@ const LF = 10
 const CR = 13
 const COLON = 58
 
+/** How far back from a chunk's end `eventActivity` looks for its last line break, in bytes. */
+const COMMENT_TAIL = 1024
+
 /** Where an event stream's previous chunk ended: at a line's start, in a comment line, in a field line. */
 const enum Line {
   Start,
@@ -54,34 +57,34 @@ const enum Line {
  * Whether each chunk of an event stream, in order, holds anything of an event: a field line (`data:`,
  * `event:`, `id:`, `retry:`, or its continuation from the chunk before), as opposed to only comment lines
  * (`:` first) and blank lines (the SSE specification's line kinds). A line split across chunks is followed.
- * Reads up to the chunk's first field line and its last line break (native scans), not every byte.
+ * Reads the chunk up to its first field line and back from its end to its last line break, at most
+ * `COMMENT_TAIL` bytes back (a line longer than that at the end of a chunk is taken for a field line: a
+ * comment is a short keep-alive), not every byte: a scan of a whole 16 KiB chunk costs 30-100 µs here,
+ * `lastIndexOf` of a byte the chunk lacks (`\r`, mostly) included.
  */
 export const eventActivity = (): (bytes: Uint8Array) => boolean => {
   let line = Line.Start
   return (bytes) => {
     const length = bytes.length
-    if (length === 0) return false
-    let active = line === Line.Field
+    let active = length > 0 && line === Line.Field
     let i = 0
     while (!active && i < length) {
+      const byte = bytes[i++]!
       if (line === Line.Comment) {
-        const lf = bytes.indexOf(LF, i)
-        const cr = bytes.indexOf(CR, i)
-        const end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr)
-        if (end < 0) return false // the rest is the comment's
-        line = Line.Start
-        i = end + 1
-      } else {
-        const byte = bytes[i]!
-        if (byte === COLON) line = Line.Comment
-        else if (byte === LF || byte === CR) i++
-        else active = true
+        if (byte === LF || byte === CR) line = Line.Start
+      } else if (byte === COLON) {
+        line = Line.Comment
+      } else if (byte !== LF && byte !== CR) {
+        active = true
       }
     }
-    const last = Math.max(bytes.lastIndexOf(LF), bytes.lastIndexOf(CR))
+    if (!active) return false // `line` is where the chunk ended
+    const stop = Math.max(length - COMMENT_TAIL, 0) - 1
+    let last = length - 1
+    while (last > stop && bytes[last] !== LF && bytes[last] !== CR) last--
     if (last === length - 1) line = Line.Start
-    else if (last >= 0) line = bytes[last + 1] === COLON ? Line.Comment : Line.Field
-    else if (active) line = Line.Field
+    else if (last > stop) line = bytes[last + 1] === COLON ? Line.Comment : Line.Field
+    else line = Line.Field // no line break near the end: a field line goes on
     return active
   }
 }
