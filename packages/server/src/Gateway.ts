@@ -716,7 +716,8 @@ export const createResponse = (
       inputFiles: options.inputFiles,
       maxInputItems: options.maxInputItems,
       // what the upstream never reads is not kept alive in the prompt while the request runs
-      encryptedReasoning: upstream.readsEncryptedReasoning === false ? "drop" : "keep"
+      encryptedReasoning: upstream.readsEncryptedReasoning === false ? "drop" : "keep",
+      itemAttributes: upstream.readsItemAttributes === false ? "drop" : "keep"
     }
     // the access log names the model and streaming once the body is parsed, also for a request refused after
     const record = yield* FiberRef.get(Upstream.currentCallRecord)

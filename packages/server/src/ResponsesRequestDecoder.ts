@@ -142,7 +142,7 @@ export type FileInput = "data" | "url" | "id"
  * The decoder's settings. `builtinTools` defaults to `"drop"`; `inputFiles` (default `["data", "id"]`,
  * what Chat Completions takes) lists the ways an `input_file` may be given; `maxInputItems` (default
  * `MAX_INPUT_ITEMS`) bounds the number of input items; `encryptedReasoning` (see `EncryptedReasoning`)
- * defaults to `"keep"`.
+ * and `itemAttributes` (see `ItemAttributes`) default to `"keep"`.
  *
  * @since 0.1.0
  * @category models
@@ -153,6 +153,8 @@ export interface Options {
   readonly maxInputItems?: number | undefined
   /** @since 0.2.0 */
   readonly encryptedReasoning?: EncryptedReasoning | undefined
+  /** @since 0.2.0 */
+  readonly itemAttributes?: ItemAttributes | undefined
 }
 
 /**
@@ -166,6 +168,18 @@ export interface Options {
  * @category models
  */
 export type EncryptedReasoning = "keep" | "drop"
+
+/**
+ * What becomes of an input item's `id`, `status` and `phase`: `keep` them as its parts' `attributes` (for an
+ * upstream that sends them back, a Responses one), or `drop` them (for an upstream that never reads them, a
+ * Chat Completions one, whose messages have no field for them: the parts then share one empty `attributes`,
+ * and a long conversation's item ids and statuses are not kept alive, an object per part, while the request
+ * runs).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ItemAttributes = "keep" | "drop"
 
 /**
  * The default bound on the number of input items of one request: 20,000. Decoding costs some
@@ -593,7 +607,8 @@ const decodeBody = <E>(
       yield* Input.decodeInput(input, toolSet, {
         policy,
         inputFiles: options.inputFiles ?? ["data", "id"],
-        keepEncrypted: options.encryptedReasoning !== "drop"
+        keepEncrypted: options.encryptedReasoning !== "drop",
+        keepAttributes: options.itemAttributes !== "drop"
       }, messages)
     }
     yield* logAmbiguousNames(toolSet)

@@ -82,6 +82,14 @@ export interface Service {
    * @since 0.2.0
    */
   readonly readsEncryptedReasoning?: boolean | undefined
+  /**
+   * Whether this upstream reads the ids, statuses and phases of input items (a part's `attributes`).
+   * `false` lets the gateway leave them out of the prompt while decoding
+   * (`ResponsesRequestDecoder.Options.itemAttributes`); absent, they are kept.
+   *
+   * @since 0.2.0
+   */
+  readonly readsItemAttributes?: boolean | undefined
 }
 
 /**
@@ -375,7 +383,9 @@ export const chatCompletions = (
         listModels,
         // a Chat Completions request has no field for it (`ChatCompletionsRequest` sends reasoning, when at
         // all, as its text)
-        readsEncryptedReasoning: false
+        readsEncryptedReasoning: false,
+        // nor for an item's id, status or phase
+        readsItemAttributes: false
       })
     })
   )

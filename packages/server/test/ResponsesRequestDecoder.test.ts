@@ -168,6 +168,84 @@ describe("ResponsesRequestDecoder", () => {
       expect(error.param).toBe("input[0].summary[0].text")
     }))
 
+  it.effect("the prompt's messages and parts are the instances the classes' constructors build (prototypes, own keys in order)", () =>
+    Effect.gen(function*() {
+      const decoded = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        instructions: "Be brief.",
+        input: [
+          { role: "developer", content: [{ type: "input_text", text: "Use tools." }] },
+          { role: "user", content: "Hi" },
+          { role: "user", content: [{ type: "input_text", text: "a" }, { type: "input_text", text: "b" }] },
+          { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Look." }] },
+          { type: "function_call", id: "fc_1", call_id: "c1", name: "f", arguments: "{}", status: "completed" },
+          { type: "function_call", call_id: "c2", name: "g", arguments: "" },
+          { type: "function_call_output", call_id: "c1", output: "ok" },
+          { type: "function_call_output", call_id: "c2", output: "ok too" },
+          { role: "assistant", id: "msg_1", status: "completed", content: [{ type: "output_text", text: "Done." }] },
+          { role: "assistant", content: [{ type: "refusal", refusal: "No." }] }
+        ]
+      })
+      const expected = [
+        new Message.SystemMessage({ content: "Be brief." }),
+        new Message.SystemMessage({ content: "Use tools." }),
+        new Message.UserMessage({ parts: [new Part.TextPart({ text: "Hi" })] }),
+        new Message.UserMessage({ parts: [new Part.TextPart({ text: "a" }), new Part.TextPart({ text: "b" })] }),
+        new Message.AssistantMessage({
+          parts: [
+            new Part.ReasoningPart({ summary: ["Look."], attributes: { itemId: "rs_1" } }),
+            new Part.ToolCallPart({ callId: "c1", name: "f", arguments: "{}", attributes: { itemId: "fc_1", status: "completed" } }),
+            new Part.ToolCallPart({ callId: "c2", name: "g", arguments: "{}" })
+          ]
+        }),
+        new Message.ToolMessage({
+          results: [
+            new Part.ToolResultPart({ callId: "c1", name: "f", output: "ok" }),
+            new Part.ToolResultPart({ callId: "c2", name: "g", output: "ok too" })
+          ]
+        }),
+        new Message.AssistantMessage({ parts: [new Part.TextPart({ text: "Done.", attributes: { itemId: "msg_1", status: "completed" } })] }),
+        new Message.AssistantMessage({ parts: [new Part.RefusalPart({ text: "No." })] })
+      ]
+      const messages = decoded.prompt.messages
+      expect(messages).toHaveLength(expected.length)
+      const keys = (value: unknown): unknown =>
+        Array.isArray(value)
+          ? value.map(keys)
+          : typeof value === "object" && value !== null
+          ? [Object.getPrototypeOf(value), Object.entries(value).map(([key, field]) => [key, keys(field)])]
+          : value
+      messages.forEach((message, index) => {
+        expect(message).toStrictEqual(expected[index])
+        expect(keys(message)).toEqual(keys(expected[index]))
+      })
+    }))
+
+  it.effect("itemAttributes drop: no part keeps an item's id, status or phase; keep (the default) keeps them", () =>
+    Effect.gen(function*() {
+      const body = {
+        model: "m",
+        input: [
+          { role: "user", content: "Hi" },
+          { type: "reasoning", id: "rs_1", status: "completed", summary: [{ type: "summary_text", text: "Look." }] },
+          { type: "function_call", id: "fc_1", call_id: "c1", name: "f", arguments: "{}", status: "completed" },
+          { type: "function_call_output", call_id: "c1", output: "ok" },
+          { role: "assistant", id: "msg_1", status: "completed", phase: "final_answer", content: "Done." }
+        ]
+      }
+      const attributesOf = (decoded: ResponsesRequestDecoder.DecodedRequest) =>
+        decoded.prompt.messages.flatMap((message) => message.role === "assistant" ? message.parts.map((part) => part.attributes) : [])
+      expect(attributesOf(yield* ResponsesRequestDecoder.decode(body))).toEqual([
+        { itemId: "rs_1", status: "completed" },
+        { itemId: "fc_1", status: "completed" },
+        { itemId: "msg_1", status: "completed", phase: "final_answer" }
+      ])
+      expect(attributesOf(yield* ResponsesRequestDecoder.decode(body, { itemAttributes: "keep" }))).toEqual(
+        attributesOf(yield* ResponsesRequestDecoder.decode(body))
+      )
+      expect(attributesOf(yield* ResponsesRequestDecoder.decode(body, { itemAttributes: "drop" }))).toStrictEqual([{}, {}, {}])
+    }))
+
   it.effect("tools: a top-level function named as a namespaced tool is flattened (crm__lookup) gets a warning; a tool declared again does not", () =>
     Effect.gen(function*() {
       const namespace = { type: "namespace", name: "crm", tools: [{ type: "function", name: "lookup" }] }

@@ -69,13 +69,6 @@ export const UnknownArray: Schema.Schema<ReadonlyArray<unknown>> = Schema.declar
   { identifier: "Array", description: "an array" }
 )
 
-/**
- * `array` without the room `push` left in it: an array grown by `push` from empty holds 17 elements' room
- * (152 bytes for one part), and the prompt, which keeps its arrays for the whole request, has one per
- * message (about 2 MB of 20,000 items, copied by every young-generation collection that finds them).
- */
-export const trimmed = <A>(array: Array<A>): Array<A> => array.slice()
-
 /** An optional field that may also be `null`. */
 export const Nullable = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
 

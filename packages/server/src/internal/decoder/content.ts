@@ -1,8 +1,8 @@
 /**
  * The content of input messages: system and developer text, user parts (text, images, files), assistant
  * text and refusals, function call outputs, and the item attributes (`id`, `status`, `phase`). Parts are
- * built without validating them again (`new Part.X(props, true)`): every field is a string checked here,
- * and the check costs microseconds per part, which a request of many items multiplies. For the same
+ * built without validating them again (`promptObjects`, `new Part.X(props, true)`): every field is a string
+ * checked here, and the check costs microseconds per part, which a request of many items multiplies. For the same
  * reason the helpers are plain functions returning an `Either` (no fiber step per content part).
  *
  * @internal
@@ -12,7 +12,8 @@ import { isObject, type JsonObject, stringField } from "@effect-responses/wire/J
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { FileInput } from "../../ResponsesRequestDecoder.js"
-import { Nullable, RequestError, trimmed } from "./common.js"
+import { Nullable, RequestError } from "./common.js"
+import * as Prompt from "./promptObjects.js"
 
 /** An input message item. */
 export const MessageInput = Schema.Struct({
@@ -28,6 +29,9 @@ export interface ItemAttributes {
   readonly status?: string | null | undefined
   readonly phase?: string | null | undefined
 }
+
+/** The attributes of a part without any (shared: nothing writes to a part's attributes). */
+export const NO_ATTRIBUTES: Part.Attributes = {}
 
 export const attributes = (item: ItemAttributes): Part.Attributes => {
   const out: { itemId?: string; status?: string; phase?: string } = {}
@@ -108,7 +112,7 @@ export const userParts = (
   index: number,
   inputFiles: ReadonlyArray<FileInput>
 ): Either.Either<ReadonlyArray<Part.UserPart>, RequestError> => {
-  if (typeof content === "string") return Either.right([new Part.TextPart({ text: content }, true)])
+  if (typeof content === "string") return Either.right([Prompt.textPart(content, NO_ATTRIBUTES)])
   const parts: Array<Part.UserPart> = []
   for (let at = 0; at < content.length; at++) {
     const checked = contentPart(content, index, at)
@@ -119,7 +123,7 @@ export const userParts = (
       case "input_text": {
         const text = textOf(part, index, at)
         if (Either.isLeft(text)) return Either.left(text.left)
-        parts.push(new Part.TextPart({ text: text.right }, true))
+        parts.push(Prompt.textPart(text.right, NO_ATTRIBUTES))
         break
       }
       case "input_image": {
@@ -180,7 +184,7 @@ export const userParts = (
         )
     }
   }
-  return Either.right(trimmed(parts))
+  return Either.right(Prompt.copyOf(parts))
 }
 
 const unsupportedFile = (param: string, what: string): Either.Either<never, RequestError> =>
@@ -188,10 +192,10 @@ const unsupportedFile = (param: string, what: string): Either.Either<never, Requ
 
 export const assistantPart = (
   message: typeof MessageInput.Type,
-  index: number
+  index: number,
+  attrs: Part.Attributes
 ): Either.Either<Part.AssistantPart, RequestError> => {
-  const attrs = attributes(message)
-  if (typeof message.content === "string") return Either.right(new Part.TextPart({ text: message.content, attributes: attrs }, true))
+  if (typeof message.content === "string") return Either.right(Prompt.textPart(message.content, attrs))
   const texts: Array<string> = []
   const refusals: Array<string> = []
   for (let at = 0; at < message.content.length; at++) {
@@ -224,8 +228,8 @@ export const assistantPart = (
   }
   return Either.right(
     texts.length === 0 && refusals.length > 0
-      ? new Part.RefusalPart({ text: refusals.join(""), attributes: attrs }, true)
-      : new Part.TextPart({ text: texts.join(""), attributes: attrs }, true)
+      ? Prompt.refusalPart(refusals.join(""), attrs)
+      : Prompt.textPart(texts.join(""), attrs)
   )
 }
 

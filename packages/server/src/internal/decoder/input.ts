@@ -11,7 +11,7 @@
  * @internal
  */
 import { ChatCompletionsRequest } from "@effect-responses/chat-completions"
-import { Message, Part, UnsafeMessage, UnsafePart } from "@effect-responses/core"
+import { type Message, Part, UnsafePart } from "@effect-responses/core"
 import { Provider } from "@effect-responses/responses"
 import { isObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
@@ -19,8 +19,17 @@ import * as Schema from "effect/Schema"
 import type { BuiltinToolsPolicy, FileInput, InputElements } from "../../ResponsesRequestDecoder.js"
 import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import { capMessage } from "../limits.js"
-import { decodeAt, fail, Nullable, type RequestError, trimmed } from "./common.js"
-import { assistantPart, attributes, MessageInput, outputText, systemText, userParts } from "./content.js"
+import { decodeAt, fail, Nullable, type RequestError } from "./common.js"
+import {
+  assistantPart,
+  attributes as itemAttributes,
+  MessageInput,
+  NO_ATTRIBUTES,
+  outputText,
+  systemText,
+  userParts
+} from "./content.js"
+import * as Prompt from "./promptObjects.js"
 import { APPLY_PATCH, decodeTools, LOCAL_SHELL, NAMESPACE_SEPARATOR, SHELL, TOOL_SEARCH, type ToolSet } from "./tools.js"
 
 const CustomToolCallInput = Schema.Struct({
@@ -187,11 +196,14 @@ export const decodeInput = <E>(
     readonly inputFiles: ReadonlyArray<FileInput>
     /** Whether a reasoning item's `encrypted_content` becomes its part's payload. */
     readonly keepEncrypted: boolean
+    /** Whether an item's `id`, `status` and `phase` become its parts' `attributes` (else they have none). */
+    readonly keepAttributes: boolean
   },
   messages: Array<Message.Message>
 ): Effect.Effect<void, RequestError | E> =>
   Effect.gen(function*() {
     const { inputFiles, keepEncrypted, policy } = options
+    const attributes = options.keepAttributes ? itemAttributes : () => NO_ATTRIBUTES
     let assistant: Array<Part.AssistantPart> | undefined
     let results: Array<Part.ToolResultPart> | undefined
     const callNames = new Map<string, string>()
@@ -200,9 +212,9 @@ export const decodeInput = <E>(
     const budget = makeBudget()
     const flush = () => {
       // unvalidated: the parts are instances made here; a Schema class constructor costs microseconds per item.
-      // Exact-size copies (`trimmed`): the prompt keeps them for the whole request
-      if (assistant !== undefined) messages.push(UnsafeMessage.assistantMessage(trimmed(assistant)))
-      if (results !== undefined) messages.push(UnsafeMessage.toolMessage(trimmed(results)))
+      // Exact-size copies: the prompt keeps them for the whole request (`promptObjects`)
+      if (assistant !== undefined) messages.push(Prompt.assistantMessage(Prompt.copyOf(assistant)))
+      if (results !== undefined) messages.push(Prompt.toolMessage(Prompt.copyOf(results)))
       assistant = undefined
       results = undefined
     }
@@ -218,11 +230,11 @@ export const decodeInput = <E>(
     const toolResult = (callId: string, output: string) => {
       if (assistant !== undefined) flush()
       results ??= []
-      results.push(UnsafePart.toolResultPart(callId, callNames.get(callId) ?? "", output))
+      results.push(Prompt.toolResultPart(callId, callNames.get(callId) ?? "", output))
     }
     const toolCall = (callId: string, name: string, args: string, attrs: Part.Attributes) => {
       callNames.set(callId, name)
-      assistantParts().push(UnsafePart.toolCallPart(callId, name, args, attrs))
+      assistantParts().push(Prompt.toolCallPart(callId, name, args, attrs))
     }
 
     for (let index = 0; index < input.length; index++) {
@@ -237,14 +249,12 @@ export const decodeInput = <E>(
           const message = isMessageInput(item) ? item : yield* decodeAt(MessageInput, item, ["input", index])
           if (message.role === "system" || message.role === "developer") {
             flush()
-            messages.push(new Message.SystemMessage({ content: yield* systemText(message.content, index) }))
+            messages.push(Prompt.systemMessage(yield* systemText(message.content, index)))
           } else if (message.role === "user") {
             flush()
-            messages.push(
-              new Message.UserMessage({ role: "user", parts: yield* userParts(message.content, index, inputFiles) }, true)
-            )
+            messages.push(Prompt.userMessage(yield* userParts(message.content, index, inputFiles)))
           } else {
-            const part = yield* assistantPart(message, index)
+            const part = yield* assistantPart(message, index, attributes(message))
             const lastCall = assistant === undefined ? -1 : assistant.findLastIndex(isCall)
             if (assistant !== undefined && lastCall >= 0) {
               // text after tool calls (the gateway streams an upstream answer of text, a call, more text as three
@@ -266,7 +276,7 @@ export const decodeInput = <E>(
         case "reasoning": {
           // the guard, then unvalidated parts: the schema's decode and the classes' checks allocated ~3 KB per item
           const reasoning = isReasoningInput(item) ? item : yield* decodeAt(ReasoningInput, item, ["input", index])
-          const summary = (reasoning.summary ?? []).map((entry) => entry.text)
+          const summary = Prompt.copyOf((reasoning.summary ?? []).map((entry) => entry.text))
           let text: string | undefined
           for (const content of reasoning.content ?? []) {
             if (content.type === "reasoning_text" && typeof content.text === "string") {
@@ -279,19 +289,22 @@ export const decodeInput = <E>(
             )
             break
           }
+          const encrypted = reasoning.encrypted_content == null || !keepEncrypted ? undefined : reasoning.encrypted_content
           assistantParts().push(
-            new Part.ReasoningPart({
-              summary,
-              ...(text === undefined ? {} : { text }),
-              ...(reasoning.encrypted_content == null || !keepEncrypted ? {} : {
-                payload: new Part.OpaquePayload({
-                  provider: Provider.PROVIDER,
-                  kind: Provider.ENCRYPTED_CONTENT,
-                  data: reasoning.encrypted_content
-                }, true)
-              }),
-              attributes: attributes(reasoning)
-            }, true)
+            encrypted === undefined && text === undefined
+              ? Prompt.reasoningSummaryPart(summary, attributes(reasoning))
+              : new Part.ReasoningPart({
+                summary,
+                ...(text === undefined ? {} : { text }),
+                ...(encrypted === undefined ? {} : {
+                  payload: new Part.OpaquePayload({
+                    provider: Provider.PROVIDER,
+                    kind: Provider.ENCRYPTED_CONTENT,
+                    data: encrypted
+                  }, true)
+                }),
+                attributes: attributes(reasoning)
+              }, true)
           )
           break
         }
@@ -332,7 +345,7 @@ export const decodeInput = <E>(
           const output = yield* decodeAt(ToolSearchOutputInput, item, ["input", index])
           const loaded = yield* decodeTools(output.tools, ["input", index, "tools"], policy, toolSet)
           const callId = output.call_id ?? output.id ?? `tool_search_${index}`
-          if (!callNames.has(callId)) toolCall(callId, TOOL_SEARCH, "{}", {})
+          if (!callNames.has(callId)) toolCall(callId, TOOL_SEARCH, "{}", NO_ATTRIBUTES)
           toolResult(callId, loaded.length === 0 ? "No tools loaded." : `Tools loaded: ${loaded.join(", ")}.`)
           break
         }
