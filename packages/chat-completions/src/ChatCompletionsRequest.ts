@@ -32,6 +32,7 @@
 import { AiError, LanguageModel, type Message, type Part, type Prompt, ResponseFormat } from "@effect-responses/core"
 import * as Media from "@effect-responses/wire/Media"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -174,7 +175,10 @@ export const fromPrompt = (
     const messages: Array<ChatMessage> = []
     const systemRole = options.systemMessageRole ?? "system"
     const all = prompt.messages
-    // a prompt of many messages is built in slices of a few milliseconds, other fibers' I/O running between
+    // what the message builders leave out, logged at debug level after each message
+    const notes: Array<string> = []
+    // a prompt of many messages is built in slices of a few milliseconds, other fibers' I/O running between;
+    // the messages are built by plain functions (an `Effect.gen` per message cost about 2 KB of allocation)
     const budget = makeBudget()
     for (let index = 0; index < all.length; index++) {
       if (budget.tick()) yield* yieldToIo
@@ -185,11 +189,15 @@ export const fromPrompt = (
           break
         }
         case "user": {
-          messages.push(yield* userMessage(message, index))
+          const mapped = userMessage(message, index)
+          if (Either.isLeft(mapped)) return yield* mapped.left
+          messages.push(mapped.right)
           break
         }
         case "assistant": {
-          const mapped = yield* assistantMessage(message, index, options.replayReasoningContent === true)
+          const mapped = assistantMessage(message, index, options.replayReasoningContent === true, notes)
+          for (const note of notes) yield* Effect.logDebug(note)
+          notes.length = 0
           if (mapped !== undefined) messages.push(mapped)
           break
         }
@@ -247,6 +255,8 @@ export const fromPrompt = (
   })
 
 const invalid = (description: string) => Effect.fail(new AiError.InvalidPrompt({ description }))
+
+const invalidEither = (description: string) => Either.left(new AiError.InvalidPrompt({ description }))
 
 /** The `id`s of an assistant message's `tool_calls`. */
 const toolCallIds = (message: ChatMessage): ReadonlyArray<unknown> =>
@@ -358,20 +368,22 @@ export const PAIRING_RULES = [
 // user messages
 // ---------------------------------------------------------------------------------------------------------
 
-const userMessage = (
-  message: Message.UserMessage,
-  index: number
-): Effect.Effect<ChatMessage, AiError.InvalidPrompt> =>
-  Effect.gen(function*() {
-    const parts = message.parts
-    if (parts.length === 0) return yield* invalid(`user message ${index} has no parts`)
-    if (parts.length === 1 && parts[0].type === "text") return { role: "user", content: parts[0].text }
-    const content: Array<unknown> = []
-    for (const part of parts) {
-      content.push(part.type === "text" ? { type: "text", text: part.text } : yield* userMedia(part, index))
+const userMessage = (message: Message.UserMessage, index: number): Either.Either<ChatMessage, AiError.InvalidPrompt> => {
+  const parts = message.parts
+  if (parts.length === 0) return invalidEither(`user message ${index} has no parts`)
+  if (parts.length === 1 && parts[0].type === "text") return Either.right({ role: "user", content: parts[0].text })
+  const content: Array<unknown> = []
+  for (const part of parts) {
+    if (part.type === "text") {
+      content.push({ type: "text", text: part.text })
+      continue
     }
-    return { role: "user", content }
-  })
+    const media = userMedia(part, index)
+    if (Either.isLeft(media)) return Either.left(media.left)
+    content.push(media.right)
+  }
+  return Either.right({ role: "user", content })
+}
 
 const AUDIO_FORMATS: { readonly [mediaType: string]: "wav" | "mp3" } = {
   "audio/wav": "wav",
@@ -386,14 +398,14 @@ const AUDIO_FORMATS: { readonly [mediaType: string]: "wav" | "mp3" } = {
  * becomes `input_audio`; any other media type becomes `file` with `file_data` (a data URL) and `filename`
  * (default `file.<subtype>`), or `file_id`. `data` wins over `url`, which wins over `fileId`.
  */
-const userMedia = (part: Part.MediaPart, index: number): Effect.Effect<unknown, AiError.InvalidPrompt> => {
+const userMedia = (part: Part.MediaPart, index: number): Either.Either<unknown, AiError.InvalidPrompt> => {
   const where = `user message ${index}: a ${part.mediaType} part`
   if (part.mediaType.startsWith("image/")) {
     const url = part.data !== undefined ? Media.dataUrl(part.mediaType, part.data) : part.url
     if (url === undefined) {
-      return invalid(`${where} has neither data nor url (Chat Completions takes no image file id)`)
+      return invalidEither(`${where} has neither data nor url (Chat Completions takes no image file id)`)
     }
-    return Effect.succeed({
+    return Either.right({
       type: "image_url",
       image_url: part.detail === undefined ? { url } : { url, detail: part.detail }
     })
@@ -401,12 +413,12 @@ const userMedia = (part: Part.MediaPart, index: number): Effect.Effect<unknown, 
   if (part.mediaType.startsWith("audio/")) {
     const format = AUDIO_FORMATS[part.mediaType.split(";")[0]!.trim()]
     if (format === undefined || part.data === undefined) {
-      return invalid(`${where} cannot be sent: Chat Completions takes audio as base64 data in wav or mp3`)
+      return invalidEither(`${where} cannot be sent: Chat Completions takes audio as base64 data in wav or mp3`)
     }
-    return Effect.succeed({ type: "input_audio", input_audio: { data: part.data, format } })
+    return Either.right({ type: "input_audio", input_audio: { data: part.data, format } })
   }
   if (part.data !== undefined) {
-    return Effect.succeed({
+    return Either.right({
       type: "file",
       file: {
         filename: part.filename ?? Media.defaultFilename(part.mediaType),
@@ -414,8 +426,8 @@ const userMedia = (part: Part.MediaPart, index: number): Effect.Effect<unknown, 
       }
     })
   }
-  if (part.fileId !== undefined) return Effect.succeed({ type: "file", file: { file_id: part.fileId } })
-  return invalid(`${where} has neither data nor fileId (Chat Completions takes no file URL)`)
+  if (part.fileId !== undefined) return Either.right({ type: "file", file: { file_id: part.fileId } })
+  return invalidEither(`${where} has neither data nor fileId (Chat Completions takes no file URL)`)
 }
 
 /**
@@ -436,65 +448,65 @@ export const CUSTOM_TOOL_INPUT = "input"
 const assistantMessage = (
   message: Message.AssistantMessage,
   index: number,
-  replayReasoning: boolean
-): Effect.Effect<ChatMessage | undefined> =>
-  Effect.gen(function*() {
-    const texts: Array<string> = []
-    const refusals: Array<string> = []
-    const reasoning: Array<string> = []
-    const toolCalls: Array<unknown> = []
-    const parts = message.parts
-    for (let partIndex = 0; partIndex < parts.length; partIndex++) {
-      const part = parts[partIndex]
-      switch (part.type) {
-        case "text":
-          texts.push(part.text)
-          break
-        case "refusal":
-          refusals.push(part.text)
-          break
-        case "reasoning": {
-          const text = part.text ?? part.summary.join("\n\n")
-          if (replayReasoning && text !== "") reasoning.push(text)
-          break
-        }
-        case "tool_call":
-          toolCalls.push({
-            id: part.callId,
-            type: "function",
-            function: { name: part.name, arguments: part.arguments === "" ? "{}" : part.arguments }
-          })
-          break
-        case "custom_tool_call":
-          toolCalls.push({
-            id: part.callId,
-            type: "function",
-            function: { name: part.name, arguments: JSON.stringify({ [CUSTOM_TOOL_INPUT]: part.input }) }
-          })
-          break
-        default:
-          yield* Effect.logDebug(
-            `assistant message ${index}, part ${partIndex}: ${
-              part.type === "media" ? `${part.mediaType} media` : part.type === "unknown" ? `${part.kind} item` : part.type
-            } not sent (Chat Completions has no place for it)`
-          )
-          break
+  replayReasoning: boolean,
+  notes: Array<string>
+): ChatMessage | undefined => {
+  const texts: Array<string> = []
+  const refusals: Array<string> = []
+  const reasoning: Array<string> = []
+  const toolCalls: Array<unknown> = []
+  const parts = message.parts
+  for (let partIndex = 0; partIndex < parts.length; partIndex++) {
+    const part = parts[partIndex]
+    switch (part.type) {
+      case "text":
+        texts.push(part.text)
+        break
+      case "refusal":
+        refusals.push(part.text)
+        break
+      case "reasoning": {
+        const text = part.text ?? part.summary.join("\n\n")
+        if (replayReasoning && text !== "") reasoning.push(text)
+        break
       }
+      case "tool_call":
+        toolCalls.push({
+          id: part.callId,
+          type: "function",
+          function: { name: part.name, arguments: part.arguments === "" ? "{}" : part.arguments }
+        })
+        break
+      case "custom_tool_call":
+        toolCalls.push({
+          id: part.callId,
+          type: "function",
+          function: { name: part.name, arguments: JSON.stringify({ [CUSTOM_TOOL_INPUT]: part.input }) }
+        })
+        break
+      default:
+        notes.push(
+          `assistant message ${index}, part ${partIndex}: ${
+            part.type === "media" ? `${part.mediaType} media` : part.type === "unknown" ? `${part.kind} item` : part.type
+          } not sent (Chat Completions has no place for it)`
+        )
+        break
     }
-    const content = texts.join("")
-    if (content === "" && refusals.length === 0 && toolCalls.length === 0) {
-      yield* Effect.logDebug(`assistant message ${index} not sent: it has no text, refusal or tool call`)
-      return undefined
-    }
-    const out: Record<string, unknown> = { role: "assistant" }
-    out.content = content === "" && toolCalls.length > 0 ? null : content
-    if (refusals.length > 0) out.refusal = refusals.join("")
-    if (reasoning.length > 0) out.reasoning_content = reasoning.join("\n\n")
-    // an exact-size copy: an array grown by `push` from empty holds room for 17 calls, and the message is kept
-    // until the request body is written (a long conversation has thousands)
-    if (toolCalls.length > 0) out.tool_calls = toolCalls.slice()
-    return out as unknown as ChatMessage
-  })
+  }
+  const content = texts.join("")
+  if (content === "" && refusals.length === 0 && toolCalls.length === 0) {
+    notes.push(`assistant message ${index} not sent: it has no text, refusal or tool call`)
+    return undefined
+  }
+  const out: Record<string, unknown> = { role: "assistant" }
+  out.content = content === "" && toolCalls.length > 0 ? null : content
+  if (refusals.length > 0) out.refusal = refusals.join("")
+  if (reasoning.length > 0) out.reasoning_content = reasoning.join("\n\n")
+  // an exact-size copy: an array grown by `push` from empty holds room for 17 calls, and the message is kept
+  // until the request body is written (a long conversation has thousands)
+  if (toolCalls.length > 0) out.tool_calls = toolCalls.slice()
+  return out as unknown as ChatMessage
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // tools and formats
