@@ -170,21 +170,32 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
       // Few stream stages (each costs a channel per call): the span's attributes are set from inside the
       // decoding stage (`Framing.observing`); `Channel.unwrap`, not `Stream.unwrap`. The span is given to the
       // request only: `Stream.withSpan` provides it to every effect of the stream, an `Effect.provide` (about
-      // 20 fiber steps) per chunk of the body.
-      Stream.fromChannel(Channel.acquireUseRelease(
-        Effect.makeSpan("ChatCompletionsClient.createStream", { attributes: requestAttributes(body), captureStackTrace: false }),
-        (span) =>
-          Channel.unwrap(Effect.map(Effect.withParentSpan(transport.execute(body, true), span), (response) =>
-            // An in-stream error or an excerpt of a malformed chunk may echo the key.
-            Channel.mapError(
-              Stream.toChannel(Stream.pipeThroughChannel(
-                transport.bodyStream(response),
-                decodeChannel((part) => annotateSpan(span, part))
-              )),
-              transport.scrubError
-            ))),
-        (span, exit) => Effect.clockWith((clock) => Effect.sync(() => span.end(clock.unsafeCurrentTimeNanos(), exit)))
-      ))
+      // 20 fiber steps) per chunk of the body. The span is ended by the channel's finalizer, set before the
+      // span is made (made and kept in one uninterruptible step), not by `Channel.acquireUseRelease`, whose
+      // `Ref` of the release cost about 8 fiber steps per call.
+      Stream.fromChannel(Channel.suspend(() => {
+        let span: Tracer.Span | undefined
+        const makeSpan = Effect.uninterruptible(Effect.map(
+          Effect.makeSpan("ChatCompletionsClient.createStream", { attributes: requestAttributes(body), captureStackTrace: false }),
+          (made) => (span = made)
+        ))
+        return Channel.ensuringWith(
+          Channel.unwrap(Effect.flatMap(makeSpan, (span) =>
+            Effect.map(Effect.withParentSpan(transport.execute(body, true), span), (response) =>
+              // Decoded in the body's own channel (`decodeBody`), not by a stage piped after it. An in-stream
+              // error or an excerpt of a malformed chunk may echo the key.
+              Channel.mapError(
+                Stream.toChannel(transport.decodeBody(response, () => decoder((part) => annotateSpan(span, part)))),
+                transport.scrubError
+              )))),
+          (exit) => {
+            const made = span
+            return made === undefined
+              ? Effect.void
+              : Effect.clockWith((clock) => Effect.sync(() => made.end(clock.unsafeCurrentTimeNanos(), exit)))
+          }
+        )
+      }))
 
     return { create, createStream } satisfies Service
   })
@@ -256,9 +267,9 @@ const annotateResponse = (json: unknown): Effect.Effect<void> => {
   return Effect.annotateCurrentSpan(attributes)
 }
 
-/** `ChatCompletionsStream.decodeSse`'s channel, handing `observe` every element as the decoder yields it. */
-const decodeChannel = (observe: (part: StreamPart.StreamPart) => void) =>
-  Framing.decodeBytesChannel<StreamPart.StreamPart, ChatCompletionsStream.DecodeError, AiError.TransportError>(
+/** `ChatCompletionsStream.decodeSse`'s decoding, handing `observe` every element as the decoder yields it. */
+const decoder = (observe: (part: StreamPart.StreamPart) => void) =>
+  Framing.bytesDecoder<StreamPart.StreamPart, ChatCompletionsStream.DecodeError>(
     () => Framing.makeSseFramer(Framing.DEFAULT_MAX_EVENT_SIZE),
     () => Framing.observing(new Decoder(), observe)
   )

@@ -412,7 +412,7 @@ export const decodeChannel = <A, D extends AiError.AiError, E>(
   makeFramer: () => Framer,
   makeDecoder: () => PayloadDecoder<A, D>
 ): Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<string>, E | D | AiError.MalformedOutput, E, unknown, unknown> =>
-  Channel.suspend(() => loop<string, A, D, E>(identity, undefined, makeFramer(), makeDecoder()))
+  Channel.suspend(() => reading<string, A, D | AiError.MalformedOutput, E>(steps(identity, undefined, makeFramer(), makeDecoder())))
 
 /**
  * `decodeChannel` from chunks of bytes (UTF-8, split anywhere, even inside a character): the bytes are
@@ -427,31 +427,85 @@ export const decodeBytesChannel = <A, D extends AiError.AiError, E>(
   makeFramer: () => Framer,
   makeDecoder: () => PayloadDecoder<A, D>
 ): Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<Uint8Array>, E | D | AiError.MalformedOutput, E, unknown, unknown> =>
-  Channel.suspend(() => {
-    const utf8 = new TextDecoder()
-    return loop<Uint8Array, A, D, E>(
-      (bytes) => utf8.decode(bytes, { stream: true }),
-      () => utf8.decode(),
-      makeFramer(),
-      makeDecoder()
-    )
-  })
+  Channel.suspend(() => reading(bytesDecoder(makeFramer, makeDecoder)))
 
 /**
- * The loop of `decodeChannel` and `decodeBytesChannel`: `text` turns a piece of input into text, `flush`
+ * One run of `decodeBytesChannel`'s decoding as two steps that the reader of the bytes takes itself, in its
+ * own channel: `input` writes what a chunk of bytes decodes to and goes on with `next` (or fails with the
+ * error that ends the stream, after the elements before it), `end` writes what is left when the bytes end.
+ * A reader that takes them (`HttpTransport.decodeBody`) decodes the body without a second stage piped after
+ * it: on the gateway a piped stage cost a channel executor per request, about 60 of the ~185 fiber steps of
+ * closing a streamed request's upstream call, and a hand-off per chunk (packages/bench/RESULTS.md).
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export interface BytesDecoder<A, D> {
+  readonly input: <InElem, E, InErr, OutDone>(
+    input: Chunk.Chunk<Uint8Array>,
+    next: Channel.Channel<Chunk.Chunk<A>, InElem, E, InErr, OutDone, unknown>
+  ) => Channel.Channel<Chunk.Chunk<A>, InElem, E | D, InErr, OutDone, unknown>
+  readonly end: Channel.Channel<Chunk.Chunk<A>, unknown, D, unknown, void, unknown>
+}
+
+/**
+ * A new run of the decoding of `decodeBytesChannel` (a framer, a decoder and a `TextDecoder` of its own),
+ * as steps for a reader of the bytes (see `BytesDecoder`).
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const bytesDecoder = <A, D extends AiError.AiError>(
+  makeFramer: () => Framer,
+  makeDecoder: () => PayloadDecoder<A, D>
+): BytesDecoder<A, D | AiError.MalformedOutput> => {
+  const utf8 = new TextDecoder()
+  return steps<Uint8Array, A, D>(
+    (bytes) => utf8.decode(bytes, { stream: true }),
+    () => utf8.decode(),
+    makeFramer(),
+    makeDecoder()
+  )
+}
+
+/** The channel that reads its input through `decoder`'s steps. */
+const reading = <I, A, D, E>(decoder: Steps<I, A, D>) => {
+  const read: Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<I>, E | D, E, unknown, unknown> = Channel.readWithCause({
+    onInput: (input: Chunk.Chunk<I>) => decoder.input(input, read),
+    onFailure: (cause) => Channel.failCause(cause),
+    onDone: () => decoder.end
+  })
+  return read
+}
+
+/** `BytesDecoder`'s steps over input pieces of any type. */
+interface Steps<I, A, D> {
+  readonly input: <InElem, E, InErr, OutDone>(
+    input: Chunk.Chunk<I>,
+    next: Channel.Channel<Chunk.Chunk<A>, InElem, E, InErr, OutDone, unknown>
+  ) => Channel.Channel<Chunk.Chunk<A>, InElem, E | D, InErr, OutDone, unknown>
+  readonly end: Channel.Channel<Chunk.Chunk<A>, unknown, D, unknown, void, unknown>
+}
+
+/**
+ * The steps of `decodeChannel` and `decodeBytesChannel`: `text` turns a piece of input into text, `flush`
  * gives the text still held when the input ends.
  */
-const loop = <I, A, D extends AiError.AiError, E>(
+const steps = <I, A, D extends AiError.AiError>(
   text: (piece: I) => string,
   flush: (() => string) | undefined,
   framer: Framer,
   decoder: PayloadDecoder<A, D>
-): Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<I>, E | D | AiError.MalformedOutput, E, unknown, unknown> => {
-  type Out = Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<I>, E | D | AiError.MalformedOutput, E, unknown, unknown>
+): Steps<I, A, D | AiError.MalformedOutput> => {
   const payloads: Array<string> = []
   const lines: Array<number> = []
-  const emit = (out: Array<A>, error: D | AiError.MalformedOutput | undefined, next: Out): Out => {
-    let result: Out = error === undefined ? next : Channel.fail(error)
+  const emit = <InElem, E, InErr, OutDone>(
+    out: Array<A>,
+    error: D | AiError.MalformedOutput | undefined,
+    next: Channel.Channel<Chunk.Chunk<A>, InElem, E, InErr, OutDone, unknown>
+  ): Channel.Channel<Chunk.Chunk<A>, InElem, E | D | AiError.MalformedOutput, InErr, OutDone, unknown> => {
+    let result: Channel.Channel<Chunk.Chunk<A>, InElem, E | D | AiError.MalformedOutput, InErr, OutDone, unknown> =
+      error === undefined ? next : Channel.fail(error)
     if (out.length > 0) result = Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), result)
     const logs = decoder.takeLogs()
     if (logs.length > 0) result = Channel.zipRight(Channel.fromEffect(runLogs(logs)), result)
@@ -474,23 +528,22 @@ const loop = <I, A, D extends AiError.AiError, E>(
     lines.length = 0
     return error ?? framing
   }
-  const read: Out = Channel.readWithCause({
-    onInput: (input: Chunk.Chunk<I>) => {
+  return {
+    input: (input, next) => {
       const out: Array<A> = []
       let error: D | AiError.MalformedOutput | undefined
       for (const piece of input) {
         error = drain(out, framer.push(text(piece), payloads, lines))
         if (error !== undefined) break
       }
-      return emit(out, error, read)
+      return emit(out, error, next)
     },
-    onFailure: (cause) => Channel.failCause(cause),
-    onDone: () => {
+    // a channel that runs the end when it is run
+    end: Channel.suspend(() => {
       const out: Array<A> = []
       const rest = flush === undefined ? "" : flush()
       const error = rest === "" ? undefined : drain(out, framer.push(rest, payloads, lines))
       return emit(out, error ?? drain(out, framer.end(payloads, lines)) ?? decoder.end(out), Channel.void)
-    }
-  })
-  return read
+    })
+  }
 }

@@ -49,7 +49,8 @@ import * as FiberId from "effect/FiberId"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import { watchBody } from "./internal/idleTimeout.js"
+import type * as Framing from "./Framing.js"
+import { asBytes, watchBody } from "./internal/idleTimeout.js"
 import { jsonBytes } from "./internal/jsonBody.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -232,6 +233,18 @@ export interface HttpTransport {
     response: HttpClientResponse.HttpClientResponse
   ) => Stream.Stream<Uint8Array, AiError.TransportError>
   /**
+   * The body of a streamed response (an event stream) decoded as it is read by a decoder that
+   * `makeDecoder` makes for it (e.g. `Framing.bytesDecoder`): `bodyStream` and its failures and timeouts,
+   * with the decoder's steps taken in the body's own channel rather than in a stage piped after it (one
+   * channel executor per call less, and no hand-off per chunk).
+   *
+   * @since 0.2.0
+   */
+  readonly decodeBody: <A, D>(
+    response: HttpClientResponse.HttpClientResponse,
+    makeDecoder: () => Framing.BytesDecoder<A, D>
+  ) => Stream.Stream<A, AiError.TransportError | D>
+  /**
    * `error` with the API key cut out of its text (`scrubError`): for the errors a protocol client builds
    * from what the server sent.
    */
@@ -396,13 +409,16 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
       })
     // One idle timer for the whole body, not a race per read (see internal/idleTimeout): of an event stream,
     // only chunks with something of an event in them count.
-    const body = (events: boolean) =>
-    (
-      response: HttpClientResponse.HttpClientResponse
-    ): Stream.Stream<Uint8Array, AiError.TransportError> =>
-      watchBody(response, idleTimeout, events, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes, events))
-    const rawBody = body(false)
-    const bodyStream = body(true)
+    const body = <A, D>(
+      response: HttpClientResponse.HttpClientResponse,
+      events: boolean,
+      makeDecoder: () => Framing.BytesDecoder<A, D>
+    ): Stream.Stream<A, AiError.TransportError | D> =>
+      watchBody(response, idleTimeout, events, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes, events), makeDecoder)
+    const rawBody = (response: HttpClientResponse.HttpClientResponse) => body(response, false, () => asBytes)
+    const bodyStream = (response: HttpClientResponse.HttpClientResponse) => body(response, true, () => asBytes)
+    const decodeBody = <A, D>(response: HttpClientResponse.HttpClientResponse, makeDecoder: () => Framing.BytesDecoder<A, D>) =>
+      body(response, true, makeDecoder)
     // An error body (or a body that is not an event stream) is read until its first error, for what it says.
     const errorBody = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<Uint8Array> =>
       untilError(rawBody(response))
@@ -504,7 +520,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
         }).pipe(Effect.map(() => text + decoder.decode()))
       })
 
-    return { url, execute, readJson, bodyStream, scrubError: <E extends AiError.AiError>(error: E) => scrubError(error, secret) }
+    return { url, execute, readJson, bodyStream, decodeBody, scrubError: <E extends AiError.AiError>(error: E) => scrubError(error, secret) }
   })
 
 /**
@@ -522,7 +538,8 @@ const within = <A, E, E2>(
   Effect.uninterruptibleMask((restore) =>
     // the fiber ends with `effect`'s exit, not its failure: a failure is handed on here, and a daemon fiber
     // that fails is logged as "Fiber terminated with an unhandled error"
-    Effect.flatMap(Effect.zip(Effect.clock, Effect.forkDaemon(restore(Effect.exit(effect)))), ([clock, fiber]) =>
+    // `Effect.clockWith` and `flatMap`, not an `Effect.zip` of the clock and the fork (about 10 fiber steps)
+    Effect.clockWith((clock) => Effect.flatMap(Effect.forkDaemon(restore(Effect.exit(effect))), (fiber) =>
       restore(Effect.async<A, E | E2>((resume) => {
         let done = false
         const timer = Effect.runFork(clock.sleep(duration))
@@ -544,7 +561,7 @@ const within = <A, E, E2>(
           return Fiber.interrupt(fiber)
         })
       }))
-    ))
+    )))
 
 /** Whether a 2xx answer to a streamed request is plainly something else: an HTML page, or JSON. */
 const notAnEventStream = (contentType: string): boolean => {

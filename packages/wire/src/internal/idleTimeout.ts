@@ -34,10 +34,29 @@ import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as Mailbox from "effect/Mailbox"
 import * as Stream from "effect/Stream"
+import type * as Framing from "../Framing.js"
 import * as ResponseBody from "./responseBody.js"
 
 /** Chunks (body reads) the reader fiber may hold ahead of the consumer. */
 const CAPACITY = 16
+
+/** The bytes as they are read: each chunk written whole (`watchBody`'s decoder for the raw body). */
+export const asBytes: Framing.BytesDecoder<Uint8Array, never> = {
+  input: (input, next) => Channel.zipRight(Channel.write(input), next),
+  end: Channel.void
+}
+
+/** `stream` through `decoder`, as a stage piped after it (for the readers that do not take its steps). */
+const through = <A, D, E>(stream: Stream.Stream<Uint8Array, E>, decoder: Framing.BytesDecoder<A, D>): Stream.Stream<A, E | D> => {
+  // the bytes themselves: no stage (here `A` is `Uint8Array`)
+  if (decoder === (asBytes as unknown)) return stream as unknown as Stream.Stream<A, E>
+  const read: Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<Uint8Array>, E | D, E, unknown, unknown> = Channel.readWithCause({
+    onInput: (input: Chunk.Chunk<Uint8Array>) => decoder.input(input, read),
+    onFailure: (cause) => Channel.failCause(cause),
+    onDone: () => decoder.end
+  })
+  return Stream.pipeThroughChannel(stream, read)
+}
 
 const LF = 10
 const CR = 13
@@ -90,36 +109,44 @@ export const eventActivity = (): (bytes: Uint8Array) => boolean => {
 }
 
 /**
- * The body of `response`, its failures mapped by `onError` (given the bytes read so far), failing with
- * `onIdle(bytesRead)` when no chunk arrives for `idle` (never when `idle` is undefined); of an event stream
- * (`events`), when no chunk with anything of an event arrives for `idle` (`eventActivity`).
+ * The body of `response` through `makeDecoder()`'s decoder (`asBytes` for the bytes), its failures mapped by
+ * `onError` (given the bytes read so far), failing with `onIdle(bytesRead)` when no chunk arrives for `idle`
+ * (never when `idle` is undefined); of an event stream (`events`), when no chunk with anything of an event
+ * arrives for `idle` (`eventActivity`). The readers of a web body and of a Node `Readable` take the
+ * decoder's steps in their own channel; the others pipe it after them.
  */
-export const watchBody = <E>(
+export const watchBody = <E, A, D>(
   response: HttpClientResponse.HttpClientResponse,
   idle: Duration.Duration | undefined,
   events: boolean,
   onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
-  onIdle: (bytesRead: number) => E
-): Stream.Stream<Uint8Array, E> => {
+  onIdle: (bytesRead: number) => E,
+  makeDecoder: () => Framing.BytesDecoder<A, D>
+): Stream.Stream<A, E | D> => {
   if (idle === undefined) {
     return Stream.suspend(() => {
       let bytesRead = 0
-      return Stream.mapChunks(
-        ResponseBody.stream(response, (error) => onError(error, bytesRead)),
-        (chunk) => {
-          for (const bytes of chunk) bytesRead += bytes.length
-          return chunk
-        }
+      return through(
+        Stream.mapChunks(
+          ResponseBody.stream(response, (error) => onError(error, bytesRead)),
+          (chunk) => {
+            for (const bytes of chunk) bytesRead += bytes.length
+            return chunk
+          }
+        ),
+        makeDecoder()
       )
     })
   }
   const idleMillis = Duration.toMillis(idle)
   const source = ResponseBody.webSource(response)
-  if (source !== undefined && source.body !== null) return webBody(response, source.body, idleMillis, events, onError, onIdle)
+  if (source !== undefined && source.body !== null) {
+    return webBody(response, source.body, idleMillis, events, onError, onIdle, makeDecoder)
+  }
   const readable = nodeReadable(response)
   return readable !== undefined
-    ? nodeBody(response, readable, idleMillis, events, onError, onIdle)
-    : mailboxBody(response, idleMillis, events, onError, onIdle)
+    ? nodeBody(response, readable, idleMillis, events, onError, onIdle, makeDecoder)
+    : Stream.suspend(() => through(mailboxBody(response, idleMillis, events, onError, onIdle), makeDecoder()))
 }
 
 /**
@@ -206,15 +233,17 @@ const startWatchdog = (
   return () => fiber.unsafeInterruptAsFork(FiberId.none)
 }
 
-const webBody = <E>(
+const webBody = <E, A, D>(
   response: HttpClientResponse.HttpClientResponse,
   body: ReadableStream<Uint8Array>,
   idleMillis: number,
   events: boolean,
   onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
-  onIdle: (bytesRead: number) => E
-): Stream.Stream<Uint8Array, E> =>
+  onIdle: (bytesRead: number) => E,
+  makeDecoder: () => Framing.BytesDecoder<A, D>
+): Stream.Stream<A, E | D> =>
   Stream.fromChannel(Channel.unwrap(Effect.map(Effect.clock, (clock) => {
+    const decoder = makeDecoder()
     const reader = body.getReader()
     let bytesRead = 0
     let settled = false
@@ -241,16 +270,16 @@ const webBody = <E>(
       deadline.rearm()
       return loop
     })
-    const loop: Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, E, unknown, void, unknown> = Channel.flatMap(
+    const loop: Channel.Channel<Chunk.Chunk<A>, unknown, E | D, unknown, void, unknown> = Channel.flatMap(
       Channel.fromEffect(read),
       (result) => {
         if (result.done) {
           settled = true
-          return expired ? Channel.fail(onIdle(bytesRead)) : Channel.void
+          return expired ? Channel.fail(onIdle(bytesRead)) : decoder.end
         }
         bytesRead += result.value.length
         deadline.held(result.value)
-        return Channel.zipRight(Channel.write(Chunk.of(result.value)), rearm)
+        return decoder.input(Chunk.of(result.value), rearm)
       }
     )
     return Channel.ensuring(
@@ -269,15 +298,17 @@ const webBody = <E>(
  */
 const END_GRACE_MS = 50
 
-const nodeBody = <E>(
+const nodeBody = <E, A, D>(
   response: HttpClientResponse.HttpClientResponse,
   readable: NodeReadable,
   idleMillis: number,
   events: boolean,
   onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
-  onIdle: (bytesRead: number) => E
-): Stream.Stream<Uint8Array, E> =>
+  onIdle: (bytesRead: number) => E,
+  makeDecoder: () => Framing.BytesDecoder<A, D>
+): Stream.Stream<A, E | D> =>
   Stream.fromChannel(Channel.unwrap(Effect.map(Effect.clock, (clock) => {
+    const decoder = makeDecoder()
     let bytesRead = 0
     let ended = false
     let expired = false
@@ -310,7 +341,7 @@ const nodeBody = <E>(
         resume(Effect.void)
       }
     })
-    const loop: Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, E, unknown, void, unknown> = Channel.suspend(() => {
+    const loop: Channel.Channel<Chunk.Chunk<A>, unknown, E | D, unknown, void, unknown> = Channel.suspend(() => {
       if (expired) return Channel.fail(onIdle(bytesRead))
       if (failure !== undefined) {
         return Channel.fail(onError(
@@ -324,12 +355,10 @@ const nodeBody = <E>(
         bytesRead += (piece as Uint8Array).length
         deadline.held(piece as Uint8Array)
       }
-      if (chunks.length > 0) {
-        return Channel.zipRight(Channel.write(Chunk.unsafeFromArray(chunks)), rearm)
-      }
+      if (chunks.length > 0) return decoder.input(Chunk.unsafeFromArray(chunks), rearm)
       if (ended || !readable.readable) {
         ended = true
-        return Channel.void
+        return decoder.end
       }
       return Channel.zipRight(Channel.fromEffect(waitForData), loop)
     })
