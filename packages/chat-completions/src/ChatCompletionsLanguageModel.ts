@@ -228,7 +228,20 @@ const mapStream = (names: ReadonlySet<string>) =>
 }
 
 /**
- * Builds the `LanguageModel` service over the `ChatCompletionsClient` in the context.
+ * Builds the `LanguageModel` service over the `ChatCompletionsClient` in the context (see `fromClient`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: Options
+): Effect.Effect<LanguageModel.Service, never, ChatCompletionsClient.ChatCompletionsClient> =>
+  Effect.map(ChatCompletionsClient.ChatCompletionsClient, (client) => fromClient(client, options))
+
+/**
+ * The `LanguageModel` service over `client`, what `make` builds over the client in the context: for a
+ * caller that holds the client and builds a model per request (the gateway, for each request's options),
+ * without providing it each time.
  *
  * - `generate` sends the request with `stream: false` and decodes the `chat.completion` body with
  *   `ChatCompletionsOutput.fromCompletion`.
@@ -242,45 +255,40 @@ const mapStream = (names: ReadonlySet<string>) =>
  * (`CurrentOptions`), then the call's `CallOptions`. Both fail with `InvalidPrompt` before any request when
  * the prompt cannot be mapped, then with the client's and the decoder's errors (`LanguageModel.ModelError`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
-export const make = (
-  options: Options
-): Effect.Effect<LanguageModel.Service, never, ChatCompletionsClient.ChatCompletionsClient> =>
-  Effect.gen(function*() {
-    const client = yield* ChatCompletionsClient.ChatCompletionsClient
+export const fromClient = (client: ChatCompletionsClient.Service, options: Options): LanguageModel.Service => {
+  const requestBody = (overrides: OptionsOverride, prompt: Prompt.Prompt, call: LanguageModel.CallOptions | undefined) =>
+    ChatCompletionsRequest.fromPrompt(prompt, mergeCallOptions(mergeOptions(options, overrides), call))
 
-    const requestBody = (prompt: Prompt.Prompt, call: LanguageModel.CallOptions | undefined) =>
-      Effect.flatMap(
-        CurrentOptions,
-        (overrides) => ChatCompletionsRequest.fromPrompt(prompt, mergeCallOptions(mergeOptions(options, overrides), call))
-      )
+  const generate = (
+    prompt: Prompt.Prompt,
+    call?: LanguageModel.CallOptions
+  ): Effect.Effect<ModelResponse.ModelResponse, LanguageModel.ModelError> =>
+    CurrentOptions.pipe(
+      Effect.flatMap((overrides) => requestBody(overrides, prompt, call)),
+      Effect.flatMap((body) => client.create({ ...body, stream: false })),
+      Effect.flatMap(ChatCompletionsOutput.fromCompletion),
+      Effect.map(mapResponse(customNames(mergeCallOptions(options, call).tools)))
+    )
 
-    const generate = (
-      prompt: Prompt.Prompt,
-      call?: LanguageModel.CallOptions
-    ): Effect.Effect<ModelResponse.ModelResponse, LanguageModel.ModelError> =>
-      requestBody(prompt, call).pipe(
-        Effect.flatMap((body) => client.create({ ...body, stream: false })),
-        Effect.flatMap(ChatCompletionsOutput.fromCompletion),
-        Effect.map(mapResponse(customNames(mergeCallOptions(options, call).tools)))
-      )
-
-    const stream = (
-      prompt: Prompt.Prompt,
-      call?: LanguageModel.CallOptions
-    ): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
-      // `Channel.unwrap`: `Stream.unwrap` costs about 140 fiber steps per call more.
-      Stream.fromChannel(Channel.unwrap(Effect.map(Effect.zip(requestBody(prompt, call), CurrentOptions), ([body, overrides]) =>
+  const stream = (
+    prompt: Prompt.Prompt,
+    call?: LanguageModel.CallOptions
+  ): Stream.Stream<StreamPart.StreamPart, LanguageModel.ModelError> =>
+    // `Channel.unwrap`: `Stream.unwrap` costs about 140 fiber steps per call more. The overrides are read
+    // once (an `Effect.zip` of the body and the overrides cost about 12 fiber steps more).
+    Stream.fromChannel(Channel.unwrap(Effect.flatMap(CurrentOptions, (overrides) =>
+      Effect.map(requestBody(overrides, prompt, call), (body) =>
         Stream.toChannel(client.createStream(
           (overrides.includeUsage ?? options.includeUsage) === false
             ? { ...body, stream: true }
             : { ...body, stream: true, stream_options: { include_usage: true } }
-        ))))).pipe(mapStream(customNames(mergeCallOptions(options, call).tools)))
+        )))))).pipe(mapStream(customNames(mergeCallOptions(options, call).tools)))
 
-    return LanguageModel.LanguageModel.of({ generate, stream })
-  })
+  return LanguageModel.LanguageModel.of({ generate, stream })
+}
 
 /**
  * The `LanguageModel` layer over the Chat Completions API, with the layer-wide request `options`.
