@@ -220,16 +220,18 @@ export const fromPrompt = (
     }
     const body: Record<string, unknown> = { model: options.model, messages: yield* checkPairing(messages) }
     const wireTools: Array<FunctionTool> = []
+    const sent = new Set<string>()
     for (const tool of options.tools ?? []) {
       if (tool instanceof LanguageModel.ClientToolDefinition) {
         yield* Effect.logDebug(`the ${tool.name} tool is not sent (Chat Completions has no built-in tools)`)
       } else {
         // Chat Completions has no namespaces: two namespaces' tools of one name would be one function
-        if (wireTools.some((sent) => sent.function.name === tool.name)) {
+        if (sent.has(tool.name)) {
           return yield* invalid(
             `two tools are named ${tool.name} (in different namespaces): Chat Completions has no namespaces to tell them apart`
           )
         }
+        sent.add(tool.name)
         wireTools.push(tool instanceof LanguageModel.CustomToolDefinition ? customToolAsFunction(tool) : functionTool(tool))
       }
     }

@@ -207,7 +207,7 @@ export const make = (options: Options): Encoder => {
   let incompleteDetails: unknown = null
   let error: unknown = null
   let completedAt: number | null = null
-  const writer = ItemEvents.make(options.request)
+  const writer = ItemEvents.make(options.request, makeId)
   const ordering = Ordering.make(writer, options.request, makeId)
   const emit = writer.emit
 

@@ -259,7 +259,8 @@ export const fromLanguageModel = (
  *
  * A timeout aborts the upstream request and fails with a `TransportError` whose `timeout` says which: the
  * gateway answers 504 `upstream_timeout` before the first byte, `response.failed` with `upstream_timeout`
- * after it.
+ * after it. Every upstream request asks for an uncompressed answer (`accept-encoding: identity`): the
+ * gateway's HTTP client does not decompress, and a server asked for nothing may compress as it likes.
  *
  * @since 0.1.0
  * @category models
@@ -324,6 +325,9 @@ export const chatRequestOptions = (
 /** The bound on the upstream's model list (`GET /v1/models`): 4 MiB. */
 const MAX_MODELS_BYTES = 4 * 1024 * 1024
 
+/** The headers asking an upstream for an uncompressed answer (RFC 9110: with no `accept-encoding`, any coding is fine). */
+const UNCOMPRESSED = { "accept-encoding": "identity" } as const
+
 /**
  * The upstream over a Chat Completions backend (see the module doc), on the `HttpClient` in the context.
  *
@@ -345,13 +349,14 @@ export const chatCompletions = (
       const client = yield* ChatCompletionsClient.make({
         baseUrl: options.baseUrl,
         apiKey: options.apiKey,
+        headers: UNCOMPRESSED,
         retry: options.retry ?? { times: 0 },
         headersTimeout: options.headersTimeout ?? HEADERS_TIMEOUT,
         idleTimeout: options.idleTimeout ?? IDLE_TIMEOUT
       }).pipe(Effect.provideService(HttpClient.HttpClient, counting))
       const modelsUrl = `${options.baseUrl.replace(/\/+$/, "")}/models`
       const listModels = Effect.gen(function*() {
-        let request = HttpClientRequest.get(modelsUrl)
+        let request = HttpClientRequest.setHeaders(HttpClientRequest.get(modelsUrl), UNCOMPRESSED)
         if (options.apiKey !== undefined) request = HttpClientRequest.bearerToken(request, options.apiKey)
         const response = yield* httpClient.execute(request).pipe(
           Effect.mapError((error) => new AiError.TransportError({ description: error.message, url: modelsUrl })),

@@ -324,6 +324,7 @@ describe("a coding agent's request through the gateway", () => {
         expect((whole as Json).output[0]).toMatchObject({ type: "tool_search_call", call_id: "call_tw", execution: "client", arguments: { query: "invoices" } })
         const bare = checkLifecycle(parseSse((yield* post(`${url}/responses`, agentRequest(true))).text)).output as ReadonlyArray<Json>
         expect(bare[0]).toMatchObject({ type: "function_call", name: "tool_search", arguments: "refunds" })
+        expect(bare[0]!.id).toMatch(/^fc_/)
       })))
 
   it.effect("without a client-run tool_search tool in the request, an upstream call of tool_search stays a function call", () =>

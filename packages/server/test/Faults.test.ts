@@ -11,8 +11,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
-import type { ServerResponse } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import { connect } from "node:net"
+import { gzipSync } from "node:zlib"
 import OpenAI from "openai"
 import { completion, finishChunks, sse, textChunk, withScriptedGateway } from "./scriptedUpstream.js"
 import { captureLogs, checkLifecycle, parseSse, post, withGateway } from "./utils.js"
@@ -246,6 +247,37 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         const response = JSON.parse(answer.text)
         expect(response.status).toBe("completed")
         expect(response.output[0].content[0].text === large).toBe(true)
+      }))
+  })
+
+  it.effect("the upstream is asked for an uncompressed answer (accept-encoding: identity): a server free to compress answers plain", () => {
+    // a server that compresses unless told not to, as RFC 9110 lets one without accept-encoding
+    const compressing = (body: string, type: string) => (request: IncomingMessage, response: ServerResponse) => {
+      if (request.headers["accept-encoding"] === "identity") {
+        response.writeHead(200, { "content-type": type })
+        response.end(body)
+      } else {
+        response.writeHead(200, { "content-type": type, "content-encoding": "gzip" })
+        response.end(gzipSync(body))
+      }
+    }
+    const whole = JSON.stringify({
+      id: "chatcmpl-z",
+      object: "chat.completion",
+      created: 1,
+      model: "m",
+      choices: [{ index: 0, message: { role: "assistant", content: "plain" }, finish_reason: "stop" }]
+    })
+    return withScriptedGateway([
+      compressing(textChunk("plain") + finishChunks(), "text/event-stream"),
+      compressing(whole, "application/json")
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const streamed = checkLifecycle(parseSse((yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })).text))
+        expect(streamed).toMatchObject({ status: "completed", output: [{ content: [{ text: "plain" }] }] })
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(answer.status).toBe(200)
+        expect(JSON.parse(answer.text)).toMatchObject({ status: "completed", output: [{ content: [{ text: "plain" }] }] })
       }))
   })
 

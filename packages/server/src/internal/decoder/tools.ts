@@ -7,6 +7,7 @@
  */
 import { ChatCompletionsRequest } from "@effect-responses/chat-completions"
 import { LanguageModel } from "@effect-responses/core"
+import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import { isObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -48,6 +49,8 @@ const NamespaceToolParam = Schema.Struct({
  */
 export interface ToolSet {
   readonly tools: Array<LanguageModel.ToolDefinition>
+  /** the names of `tools` (a request may declare thousands: no search through the list per tool) */
+  readonly declared: Set<string>
   readonly names: Map<string, NamespacedName>
   readonly custom: Set<string>
   /** the function presenting the client-run `apply_patch` tool, when the request declares it */
@@ -71,6 +74,7 @@ export interface ToolSet {
 
 export const makeToolSet = (): ToolSet => ({
   tools: [],
+  declared: new Set(),
   names: new Map(),
   custom: new Set(),
   applyPatch: undefined,
@@ -88,13 +92,14 @@ export const makeToolSet = (): ToolSet => ({
  * returns its name.
  */
 const addTool = (set: ToolSet, definition: LanguageModel.ToolDefinition, custom: boolean, namespace?: string): string => {
-  if (set.tools.some((tool) => tool.name === definition.name)) {
+  if (set.declared.has(definition.name)) {
     // the same tool declared again (`additional_tools`, a tool search's output) is expected; a top-level
     // tool and a namespaced one of the same flattened name are two tools, of which the upstream sees one
     if (set.topLevel.has(definition.name) !== (namespace === undefined)) set.collisions.push(definition.name)
     return definition.name
   }
   set.tools.push(definition)
+  set.declared.add(definition.name)
   if (custom) set.custom.add(definition.name)
   if (namespace === undefined) {
     set.topLevel.add(definition.name)
@@ -172,7 +177,10 @@ export const decodeTools = (
   Effect.gen(function*() {
     const where = (index: number, ...rest: ReadonlyArray<PropertyKey>) => formatParam([...at, index, ...rest])
     const names: Array<string> = []
+    // thousands of tools are decoded in slices, other requests served between them
+    const budget = makeBudget()
     for (let index = 0; index < rawTools.length; index++) {
+      if (budget.tick()) yield* yieldToIo
       const tool = rawTools[index]
       const type = isObject(tool) ? stringField(tool, "type") : undefined
       if (type === "function") {
@@ -205,7 +213,7 @@ export const decodeTools = (
         // client-run: the upstream calls a function, the client gets an `apply_patch_call` / `shell_call` /
         // `local_shell_call`
         const { definition, field } = CLIENT_TOOLS[type]
-        if (set[field] === undefined && !set.tools.some((existing) => existing.name === definition.name)) {
+        if (set[field] === undefined && !set.declared.has(definition.name)) {
           addTool(set, definition, false)
           set[field] = definition.name
         }
@@ -215,7 +223,7 @@ export const decodeTools = (
         // so a call of that name it makes is the client's to run, written back as a `tool_search_call`
         if (
           stringField(tool as Record<string, unknown>, "execution") === "client" &&
-          !set.tools.some((existing) => existing.name === TOOL_SEARCH)
+          !set.declared.has(TOOL_SEARCH)
         ) set.toolSearch = TOOL_SEARCH
         yield* Effect.logDebug(
           `${where(index)}: tool_search not sent upstream: every tool, deferred or not, is presented to the upstream`

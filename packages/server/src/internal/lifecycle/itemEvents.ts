@@ -10,7 +10,7 @@ import { ChatCompletionsLanguageModel } from "@effect-responses/chat-completions
 import type { Event } from "../../ResponsesLifecycle.js"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import * as CustomInput from "../customInput.js"
-import { clientCallFits, compactWritten, contentPart, isClientCall, itemJson, shellAction, type Slot, textOf } from "./items.js"
+import { changeKind, clientCallFits, compactWritten, contentPart, isClientCall, itemJson, shellAction, type Slot, textOf } from "./items.js"
 
 /** The writer of a response's items (see the module doc). Each method appends its events to `out`. */
 export interface ItemWriter {
@@ -28,8 +28,14 @@ export interface ItemWriter {
   readonly close: (slot: Slot, itemStatus: string, out: Array<Event>) => void
 }
 
-/** A writer for one response; `request` names the namespaced tools whose calls are written back. */
-export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "namespacedTools">): ItemWriter => {
+/**
+ * A writer for one response; `request` names the namespaced tools whose calls are written back, `makeId`
+ * makes item ids.
+ */
+export const make = (
+  request: Pick<ResponsesRequestDecoder.DecodedRequest, "namespacedTools">,
+  makeId: (prefix: string) => string
+): ItemWriter => {
   let sequence = 0
   let active: Slot | undefined
   let nextOutputIndex = 0
@@ -191,8 +197,9 @@ export const make = (request: Pick<ResponsesRequestDecoder.DecodedRequest, "name
 
   const close = (slot: Slot, itemStatus: string, out: Array<Event>) => {
     if (isClientCall(slot.kind) && !clientCallFits(slot.kind, textOf(slot))) {
-      // arguments that are no apply_patch operation or (local) shell action: the function call it was, so that nothing is lost
-      slot.kind = "function_call"
+      // arguments that are no apply_patch operation, (local) shell action or tool search: the function call
+      // it was, so that nothing is lost (with a function call's id: nothing of it was written yet)
+      changeKind(slot, "function_call", makeId)
       emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", false) })
     }
     // a call without arguments gets `{}`, which every client parses as JSON (`""` makes strict ones throw)
