@@ -6,7 +6,11 @@
  * the usual streams): a `ReasoningPart {text}` from `reasoning_content` (DeepSeek, xAI, vLLM…; also the
  * `reasoning` field some servers use), a `TextPart` from `content` (with its `url_citation` annotations),
  * a `RefusalPart` from `refusal`, and one `ToolCallPart` per entry of `tool_calls` (a legacy
- * `function_call` counts as one call). Empty strings make no part. Chat Completions has no item ids, so
+ * `function_call` counts as one call). A `content` that is a list of parts (Mistral's reasoning models,
+ * Magistral: `[{"type":"thinking","thinking":[{"type":"text","text":…}]},{"type":"text","text":…}]`) gives
+ * its `text` parts' text to the `TextPart` and its `thinking` parts' text (their `text` parts joined, or a
+ * string) to the `ReasoningPart`; a part of any other type keeps nothing and is logged as a warning, once
+ * per type. Empty strings make no part. Chat Completions has no item ids, so
  * parts carry only `attributes.status` (`completed`, or `incomplete` when the choice stopped for `length` /
  * `content_filter`). Only the first choice (`index` 0) is read. A message with tool calls whose
  * `finish_reason` is `stop` (Ollama, older vLLM) finishes with `tool_calls`.
@@ -18,6 +22,7 @@
 import { AiError, Message, ModelResponse, Part, Usage } from "@effect-responses/core"
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
+import { contentParts, ignoredWarning } from "./internal/content.js"
 
 /**
  * The finish reason of a choice's `finish_reason`: `stop`, `length`, `tool_calls` (also the legacy
@@ -187,11 +192,13 @@ export const fromCompletion = (json: unknown): Effect.Effect<ModelResponse.Model
     const status = statusOf(finishReason)
     const attributes: Part.Attributes = { status }
     const parts: Array<Part.AssistantPart> = []
-    const reasoning = reasoningTextOf(message)
-    if (reasoning !== undefined && reasoning !== "") {
+    // `content` as a list of parts (Mistral's Magistral): its `thinking` parts are reasoning, `text` parts text.
+    const listed = Array.isArray(message.content) ? contentParts(message.content) : undefined
+    const reasoning = (reasoningTextOf(message) ?? "") + (listed?.reasoning ?? "")
+    if (reasoning !== "") {
       parts.push(new Part.ReasoningPart({ summary: [], text: reasoning, attributes }))
     }
-    const content = stringField(message, "content")
+    const content = stringField(message, "content") ?? listed?.text
     if (content !== undefined && content !== "") {
       const annotations = (arrayField(message, "annotations") ?? []).map(annotationFromWire)
       parts.push(new Part.TextPart({ text: content, annotations, attributes }))
@@ -215,7 +222,7 @@ export const fromCompletion = (json: unknown): Effect.Effect<ModelResponse.Model
       )
     }
     const incompleteReason = incompleteReasonOf(finishReason)
-    return Effect.succeed(
+    const response = Effect.succeed(
       new ModelResponse.ModelResponse({
         id,
         model: stringField(json, "model") ?? "",
@@ -225,6 +232,12 @@ export const fromCompletion = (json: unknown): Effect.Effect<ModelResponse.Model
         usage: usageFromWire(json.usage),
         message: new Message.AssistantMessage({ role: "assistant", parts }, true)
       }, true)
+    )
+    return listed === undefined || listed.ignored.length === 0 ? response : Effect.zipRight(
+      Effect.forEach(listed.ignored, (type) => Effect.logWarning(`${ignoredWarning(type)} in response ${id}`), {
+        discard: true
+      }),
+      response
     )
   })
 

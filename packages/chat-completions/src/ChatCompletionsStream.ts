@@ -16,6 +16,7 @@
  * | a chunk with empty `id` and `choices: []` before that (Azure's `prompt_filter_results`) | nothing |
  * | `delta.reasoning_content` (or `delta.reasoning`), non-empty | delta `ReasoningPart {summary: [], text}` |
  * | `delta.content`, non-empty | delta `TextPart {text}` |
+ * | `delta.content` as a list of parts (Mistral's Magistral) | its `thinking` parts (their `text` parts joined, or a string `thinking`): delta `ReasoningPart {summary: [], text}`; its `text` parts: delta `TextPart {text}`; a part of another type: nothing, and a warning naming the type (once per type and stream) |
  * | `delta.refusal`, non-empty | delta `RefusalPart {text}` |
  * | `delta.tool_calls[i]` | delta `ToolCallPart {callId, name, arguments: the fragment}`: one per fragment with arguments, and one (possibly with `""` arguments) when the call first appears |
  * | `delta.annotations` | nothing yet: they travel on the text's completing part |

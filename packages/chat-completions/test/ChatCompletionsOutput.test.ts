@@ -6,6 +6,7 @@ import { ChatCompletionsOutput } from "@effect-responses/chat-completions"
 import { AiError } from "@effect-responses/core"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import { readdirSync } from "node:fs"
 import { fixturePath, readFixture } from "./fixtures.js"
 
@@ -70,6 +71,49 @@ describe("ChatCompletionsOutput.fromCompletion", () => {
     Effect.gen(function*() {
       const error = yield* Effect.flip(ChatCompletionsOutput.fromCompletion({ choices: "no" }))
       assert.instanceOf(error, AiError.MalformedOutput)
+    }))
+
+  it.effect("content as a list of parts (Mistral's Magistral): thinking -> reasoning, text -> text, another type warns", () =>
+    Effect.gen(function*() {
+      const logs: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        logs.push(`${logLevel.label}: ${Array.isArray(message) ? message.join(" ") : String(message)}`)
+      })
+      const response = yield* ChatCompletionsOutput.fromCompletion({
+        id: "8d1e3c2b5a4f4e7a9b6c0d1e2f3a4b5c",
+        object: "chat.completion",
+        created: 1786000000,
+        model: "magistral-small-latest",
+        choices: [{
+          index: 0,
+          finish_reason: "stop",
+          message: {
+            role: "assistant",
+            tool_calls: null,
+            content: [
+              { type: "thinking", thinking: [{ type: "text", text: "Two plus two" }, { type: "text", text: " is four." }] },
+              { type: "text", text: "2 + 2 = " },
+              { type: "reference", reference_ids: [1] },
+              { type: "text", text: "4." }
+            ]
+          }
+        }],
+        usage: { prompt_tokens: 12, total_tokens: 40, completion_tokens: 28 }
+      }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      expect(response.message.parts.map((part) => part.type)).toStrictEqual(["reasoning", "text"])
+      const reasoning = response.message.parts[0]!
+      assert.strictEqual(reasoning.type === "reasoning" ? reasoning.text : undefined, "Two plus two is four.")
+      assert.strictEqual(response.text, "2 + 2 = 4.")
+      expect(logs).toStrictEqual([
+        "WARN: a content part of type \"reference\" was ignored (only \"text\" and \"thinking\" parts are read) in response 8d1e3c2b5a4f4e7a9b6c0d1e2f3a4b5c"
+      ])
+      // a string `thinking` is read too; a list of text parts alone is the text
+      const plain = yield* ChatCompletionsOutput.fromCompletion({
+        id: "y",
+        choices: [{ index: 0, finish_reason: "stop", message: { content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "answer" }] } }]
+      })
+      expect(plain.message.parts.map((part) => [part.type, part.type === "reasoning" || part.type === "text" ? part.text : ""]))
+        .toStrictEqual([["reasoning", "hmm"], ["text", "answer"]])
     }))
 
   it.effect("reasoning_content and url_citation annotations become a reasoning part and typed citations", () =>

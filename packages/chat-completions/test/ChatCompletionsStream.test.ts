@@ -10,6 +10,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
+import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -456,6 +457,29 @@ describe("ChatCompletionsStream on streams as compatible servers send them (hand
       assert.include(error.description, "finish_reason \"error\"")
       assert.strictEqual(MessageAggregator.fromIterable(elements)[0]!.text, "Partial answer")
       assert.isFalse(elements.some((element) => element.type === "response_finished"))
+    }))
+})
+
+describe("ChatCompletionsStream: content as a list of parts (Mistral's Magistral)", () => {
+  it.effect("thinking parts become reasoning, text parts text; another part type keeps nothing and warns once", () =>
+    Effect.gen(function*() {
+      const logs: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        logs.push(`${logLevel.label}: ${Array.isArray(message) ? message.join(" ") : String(message)}`)
+      })
+      const { elements, error } = yield* decodeHandWritten("content-parts-magistral.sse").pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+      )
+      assert.isUndefined(error)
+      const response = MessageAggregator.fromIterable(elements)[0]!
+      expect(response.message.parts.map((part) => part.type)).toStrictEqual(["reasoning", "text"])
+      const reasoning = response.message.parts[0]!
+      assert.strictEqual(reasoning.type === "reasoning" ? reasoning.text : undefined, "The user asks for 2 + 2. That is 4.")
+      assert.strictEqual(response.text, "2 + 2 = 4.")
+      assert.strictEqual(response.status, "completed")
+      expect(logs.filter((line) => line.includes("\"reference\""))).toStrictEqual([
+        "WARN: a content part of type \"reference\" was ignored (only \"text\" and \"thinking\" parts are read) at position 4"
+      ])
     }))
 })
 

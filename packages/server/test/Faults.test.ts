@@ -160,6 +160,35 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(response.output).toMatchObject([{ type: "message", status: "incomplete", content: [{ text: "Hello" }] }])
       })))
 
+  it.effect("content as a list of parts (Mistral's Magistral), streamed and not: the reasoning and the answer, not an empty answer", () => {
+    const parts = (content: unknown, finish: string | null = null) =>
+      `data: ${
+        JSON.stringify({
+          id: "chatcmpl-m",
+          object: "chat.completion.chunk",
+          created: 0,
+          model: "magistral-medium-latest",
+          choices: [{ index: 0, delta: { content }, finish_reason: finish }]
+        })
+      }\n\n`
+    const thinking = { type: "thinking", thinking: [{ type: "text", text: "hmm" }] }
+    return withScriptedGateway([
+      sse(parts([thinking]), parts([{ type: "text", text: "ans" }]), parts([{ type: "text", text: "wer" }], "stop"), "data: [DONE]\n\n"),
+      completion({ content: [thinking, { type: "text", text: "answer" }] })
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const streamed = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        const whole = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        for (const response of [checkLifecycle(parseSse(streamed.text)), JSON.parse(whole.text)]) {
+          expect(response.status).toBe("completed")
+          expect(response.output).toMatchObject([
+            { type: "reasoning", summary: [{ type: "summary_text", text: "hmm" }] },
+            { type: "message", content: [{ type: "output_text", text: "answer" }] }
+          ])
+        }
+      }))
+  })
+
   it.effect("an unusable upstream answer: mid-stream response.failed upstream_error, as before the first byte; a whole answer that is no JSON names its content type", () =>
     withScriptedGateway([
       (_request, response) => {

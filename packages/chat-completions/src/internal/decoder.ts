@@ -10,6 +10,7 @@ import { AiError, type ModelResponse, Part, StreamPart, UnsafePart } from "@effe
 import type * as Framing from "@effect-responses/wire/Framing"
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as ChatCompletionsOutput from "../ChatCompletionsOutput.js"
+import { contentParts, ignoredWarning } from "./content.js"
 
 /** @internal */
 export type DecodeError = AiError.MalformedOutput | AiError.StreamErrorEvent | AiError.TruncatedStream
@@ -58,6 +59,8 @@ export class Decoder {
   private refusal: Slot | undefined = undefined
   private readonly tools = new Map<number, Slot>()
   private skippedChoices = false
+  /** The content part types already warned about (`content` as a list of parts). */
+  private ignoredParts: Array<string> | undefined = undefined
   private logs: Array<LogEntry> = []
 
   /** Logs collected since the last call. */
@@ -214,9 +217,10 @@ export class Decoder {
       this.push(out, slot, UnsafePart.reasoningTextPart(reasoning, IN_PROGRESS))
     }
     const content = delta.content
-    if (typeof content === "string" && content !== "") {
-      const slot = this.text ??= this.slot("text")
-      this.push(out, slot, UnsafePart.textDelta(content, IN_PROGRESS))
+    if (typeof content === "string") {
+      if (content !== "") this.pushText(content, out)
+    } else if (Array.isArray(content)) {
+      this.contentParts(content, out)
     }
     const annotations = arrayField(delta, "annotations")
     if (annotations !== undefined && annotations.length > 0) {
@@ -237,6 +241,27 @@ export class Decoder {
       }
     }
     return undefined
+  }
+
+  private pushText(text: string, out: Array<StreamPart.StreamPart>): void {
+    const slot = this.text ??= this.slot("text")
+    this.push(out, slot, UnsafePart.textDelta(text, IN_PROGRESS))
+  }
+
+  /** `delta.content` as a list of parts (Mistral's Magistral): `thinking` parts are reasoning, `text` parts text. */
+  private contentParts(parts: ReadonlyArray<unknown>, out: Array<StreamPart.StreamPart>): void {
+    const { ignored, reasoning, text } = contentParts(parts)
+    if (reasoning !== "") {
+      const slot = this.reasoning ??= this.slot("reasoning")
+      this.push(out, slot, UnsafePart.reasoningTextPart(reasoning, IN_PROGRESS))
+    }
+    if (text !== "") this.pushText(text, out)
+    for (const type of ignored) {
+      const warned = this.ignoredParts ??= []
+      if (warned.includes(type)) continue
+      warned.push(type)
+      this.logs.push({ level: "Warning", message: `${ignoredWarning(type)} at position ${this.position}` })
+    }
   }
 
   private toolCall(
