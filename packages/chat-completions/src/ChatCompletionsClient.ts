@@ -119,7 +119,8 @@ export type Options = HttpTransport.Options
  * `HttpTransport.RetryOptions` of `@effect-responses/wire`): up to `times` retries (default 2) after the
  * first attempt, waiting `base` (default 500 ms) times 2 per retry, with jitter (each wait scaled by a
  * random factor between 0.8 and 1.2), each wait at most `maxDelay` (default 8 s). When the server sends
- * `retry-after-ms` or `retry-after`, that wait is used instead, capped at `maxRetryAfter` (default 60 s).
+ * `retry-after-ms` or `retry-after`, that wait is used instead, up to `maxRetryAfter` (default 60 s; a
+ * longer one returns the error at once, with its `retryAfter`).
  * Only retryable errors are retried (`AiError`'s `retryable`: 408, 409, 429 except `insufficient_quota`,
  * 5xx, transport errors).
  *

@@ -22,7 +22,8 @@
  *   are read up to 64 KiB.
  * - Retries (`RetryOptions`): exponential backoff with jitter, a bounded number of times, only for
  *   retryable errors (408, 409, 429 rate limits, 5xx, connection failures; never `insufficient_quota` or
- *   another 4xx), waiting what `retry-after-ms` / `retry-after` ask (capped), and only before the first byte
+ *   another 4xx), waiting what `retry-after-ms` / `retry-after` ask (up to `maxRetryAfter`: a longer wait
+ *   returns the error at once), and only before the first byte
  *   of a response body: a stream that breaks off after its first byte is never sent again.
  * - Interrupting the fiber aborts the HTTP request.
  * - Tracing: one span per model call (`chat {model}`, kind `client`) with the OpenTelemetry GenAI
@@ -128,7 +129,8 @@ export interface Options extends HttpTransport.Options {
 /**
  * How failed requests are retried: up to `times` retries (default 2) after the first attempt, waiting
  * `base` (default 500 ms) times 2 per retry, with jitter, each wait at most `maxDelay` (default 8 s); a
- * `retry-after-ms` / `retry-after` wait is used instead, capped at `maxRetryAfter` (default 60 s). Only
+ * `retry-after-ms` / `retry-after` wait is used instead, up to `maxRetryAfter` (default 60 s; a longer one
+ * returns the error at once, with its `retryAfter`). Only
  * retryable errors are retried. The options of `HttpTransport.RetryOptions` (`@effect-responses/wire`),
  * shared with the Chat Completions client.
  *

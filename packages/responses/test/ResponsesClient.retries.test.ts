@@ -15,6 +15,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -173,12 +174,12 @@ describe("ResponsesClient retries", () => {
       }
     }))
 
-  it.effect("retry-after-ms and retry-after set the wait; a long retry-after is capped", () =>
+  it.effect("retry-after-ms and retry-after set the wait, up to maxRetryAfter (60 s) included", () =>
     Effect.gen(function*() {
       const waits: ReadonlyArray<readonly [Record<string, string>, number]> = [
         [{ "retry-after-ms": "3000" }, 3000],
         [{ "retry-after": "7" }, 7000],
-        [{ "retry-after": "3600" }, 60_000]
+        [{ "retry-after": "60" }, 60_000]
       ]
       for (const [headers, wait] of waits) {
         const http = scripted([{ status: 429, body: errorBody("rate_limit_exceeded"), headers }, {}])
@@ -190,6 +191,24 @@ describe("ResponsesClient retries", () => {
         yield* Fiber.join(fiber)
         assert.strictEqual(http.count(), 2)
       }
+    }))
+
+  it.effect("a retry-after longer than maxRetryAfter is not waited for: the error comes back at once, with its retryAfter", () =>
+    Effect.gen(function*() {
+      for (const headers of [{ "retry-after": "3600" }, { "retry-after-ms": "61000" }]) {
+        const http = scripted([{ status: 429, body: errorBody("rate_limit_exceeded"), headers }, {}])
+        const error = yield* Effect.flip(create(http.layer))
+        assert.instanceOf(error, AiError.HttpError)
+        assert.strictEqual(http.count(), 1, JSON.stringify(headers))
+        assert.isTrue(error.retryable)
+        assert.isAbove(Duration.toMillis(error.retryAfter!), 60_000)
+      }
+      const longer = scripted([{ status: 429, body: errorBody("rate_limit_exceeded"), headers: { "retry-after": "90" } }, {}])
+      const fiber = yield* Effect.fork(create(longer.layer, { retry: { maxRetryAfter: "2 minutes" } }))
+      yield* settle
+      yield* TestClock.adjust("90 seconds")
+      yield* Fiber.join(fiber)
+      assert.strictEqual(longer.count(), 2)
     }))
 
   it.effect("the number of retries is bounded and configurable; times: 0 turns them off", () =>

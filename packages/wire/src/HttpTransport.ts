@@ -61,7 +61,9 @@ import { jsonBytes } from "./internal/jsonBody.js"
  * How failed requests are retried: up to `times` retries (default 2) after the first attempt, waiting
  * `base` (default 500 ms) times 2 per retry, with jitter (each wait scaled by a random factor between 0.8
  * and 1.2), each wait at most `maxDelay` (default 8 s). When the server sends `retry-after-ms` or
- * `retry-after`, that wait is used instead, capped at `maxRetryAfter` (default 60 s). Only retryable errors
+ * `retry-after`, that wait is used instead; one longer than `maxRetryAfter` (default 60 s) is not waited
+ * for: the error is returned at once, with its `retryAfter` (a server that says "in an hour" would answer
+ * the same to a retry a minute later, and the caller is not held meanwhile). Only retryable errors
  * are retried (`AiError`'s `retryable`: 408, 409, 429 except `insufficient_quota`, 5xx, transport errors).
  * `onRetry`, when given, runs before each wait with the retry's number (1 for the first retry), the wait
  * and the error that caused it (e.g. for a command line to say that it waits, and how long).
@@ -331,11 +333,11 @@ export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unk
     Schedule.jittered,
     Schedule.intersect(Schedule.recurs(Math.max(0, options.times ?? 2))),
     Schedule.intersect(Schedule.identity<AiError.AiError>()),
-    Schedule.whileInput((error: AiError.AiError) => error.retryable),
+    Schedule.whileInput((error: AiError.AiError) =>
+      error.retryable && (error.retryAfter === undefined || Duration.lessThanOrEqualTo(error.retryAfter, maxRetryAfter))
+    ),
     Schedule.modifyDelayEffect(([[, attempt], error], delay) => {
-      const wait = error.retryAfter === undefined
-        ? Duration.min(delay, maxDelay)
-        : Duration.min(error.retryAfter, maxRetryAfter)
+      const wait = error.retryAfter ?? Duration.min(delay, maxDelay)
       const logged = Effect.logDebug(`retry ${attempt + 1} in ${Duration.format(wait)} after: ${error.message}`)
       const told = options.onRetry === undefined
         ? logged
