@@ -30,7 +30,8 @@
  * - `--upstream-retries N` (default 0): the gateway's own retries of a failed upstream call before the
  *   first byte. 0 by default because the client's SDK retries already, and the upstream's `retry-after`
  *   and request id are passed on to it.
- * - `--max-input-items N` (default 20000): more input items get a 400 `array_above_max_length`.
+ * - `--max-input-items N` (default 20000): more input items, or more content parts in one item, get a 400
+ *   `array_above_max_length`.
  * - `--request-body-timeout SECONDS` (default 120): a request body that has not arrived whole within it gets
  *   a 408 `request_timeout` and its connection is closed (a client that never ends its body holds nothing).
  *

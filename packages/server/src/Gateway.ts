@@ -25,7 +25,7 @@
  * - 400 `nesting_too_deep` for JSON nested deeper than `maxJsonDepth` (default 64) objects and arrays,
  *   checked on the text before it is parsed;
  * - 400 `array_above_max_length` (param `input`) for more than `maxInputItems` input items (default
- *   20,000);
+ *   20,000), and (param `input[i].content`, `input[i].output`) for more content parts than that in one item;
  * - 400 from the decoder for what a stateless bridge cannot honour, naming the parameter;
  * - an upstream error before the first byte: the upstream's 4xx status and error, 502 for an upstream 5xx,
  *   502 `upstream_auth_failed` for an upstream 401 or 403 (the gateway's upstream key, not the client's:

@@ -141,7 +141,8 @@ export type FileInput = "data" | "url" | "id"
 /**
  * The decoder's settings. `builtinTools` defaults to `"drop"`; `inputFiles` (default `["data", "id"]`,
  * what Chat Completions takes) lists the ways an `input_file` may be given; `maxInputItems` (default
- * `MAX_INPUT_ITEMS`) bounds the number of input items; `encryptedReasoning` (see `EncryptedReasoning`)
+ * `MAX_INPUT_ITEMS`) bounds the number of input items and the number of content parts of each (an item's
+ * `content`, a function call output's `output`); `encryptedReasoning` (see `EncryptedReasoning`)
  * and `itemAttributes` (see `ItemAttributes`) default to `"keep"`.
  *
  * @since 0.1.0
@@ -182,9 +183,10 @@ export type EncryptedReasoning = "keep" | "drop"
 export type ItemAttributes = "keep" | "drop"
 
 /**
- * The default bound on the number of input items of one request: 20,000. Decoding costs some
- * microseconds per item, so the bound keeps one request's decoding within a fraction of a second (and the
- * decoder yields to other requests every few milliseconds meanwhile).
+ * The default bound on the number of input items of one request, and on the content parts of one item:
+ * 20,000. Decoding costs some microseconds per item, so the bound keeps one request's decoding within a
+ * fraction of a second (and the decoder yields to other requests every few milliseconds meanwhile, between
+ * items: one item's parts are decoded at once).
  *
  * @since 0.2.0
  * @category constants
@@ -608,7 +610,8 @@ const decodeBody = <E>(
         policy,
         inputFiles: options.inputFiles ?? ["data", "id"],
         keepEncrypted: options.encryptedReasoning !== "drop",
-        keepAttributes: options.itemAttributes !== "drop"
+        keepAttributes: options.itemAttributes !== "drop",
+        maxParts: maxItems
       }, messages)
     }
     yield* logAmbiguousNames(toolSet)

@@ -436,13 +436,30 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(answer.text.length).toBeLessThan(500)
       })))
 
-  it.effect("more input items than the bound: 400 array_above_max_length naming input", () =>
+  it.effect("more input items, or content parts in one item, than the bound: 400 array_above_max_length naming them", () =>
     withScriptedGateway([sse(textChunk("ok"), finishChunks())], {}, (url) =>
       Effect.gen(function*() {
         const items = Array.from({ length: 20_001 }, () => ({ role: "user", content: "x" }))
         const answer = yield* post(`${url}/responses`, { model: "m", input: items })
         expect(answer.status).toBe(400)
         expect(JSON.parse(answer.text).error).toMatchObject({ param: "input", code: "array_above_max_length" })
+        // the content parts of one item, and a function call output's parts, are bounded alike
+        const parts = Array.from({ length: 20_001 }, () => ({ type: "input_text", text: "p" }))
+        const inputs = [
+          [{ role: "user", content: "q" }, { role: "user", content: parts }],
+          [
+            { role: "user", content: "q" },
+            { type: "function_call", call_id: "c", name: "f", arguments: "{}" },
+            { type: "function_call_output", call_id: "c", output: parts }
+          ]
+        ]
+        for (const [input, param] of [[inputs[0], "input[1].content"], [inputs[1], "input[2].output"]] as const) {
+          const refused = yield* post(`${url}/responses`, { model: "m", input })
+          expect(refused.status).toBe(400)
+          expect(JSON.parse(refused.text).error).toMatchObject({ param, code: "array_above_max_length" })
+        }
+        const within = yield* post(`${url}/responses`, { model: "m", stream: true, input: [{ role: "user", content: parts.slice(1) }] })
+        expect(within.status, within.text).toBe(200)
       })))
 
   live("a request body that never ends (Content-Length or chunked): 408 request_timeout in OpenAI's shape, the connection closed", () =>

@@ -39,9 +39,11 @@ export const BUDGET_MS = 2
 export interface Budget {
   /**
    * `true` once about the budget's milliseconds of work passed since the last `true` (the clock is read
-   * every `every` calls, 64 by default); the caller then yields with `yieldToIo`.
+   * every `every` elements, 64 by default); the caller then yields with `yieldToIo`. `elements` (default 1)
+   * is how many elements the work since the last tick held: an element that holds many (a message of
+   * thousands of content parts) counts as them.
    */
-  readonly tick: () => boolean
+  readonly tick: (elements?: number) => boolean
 }
 
 /**
@@ -57,8 +59,9 @@ export const makeBudget = (budgetMs = BUDGET_MS, every = 64): Budget => {
   let calls = 0
   let since = performance.now()
   return {
-    tick: () => {
-      if (++calls < every) return false
+    tick: (elements = 1) => {
+      calls += elements
+      if (calls < every) return false
       calls = 0
       const now = performance.now()
       if (now - since < budgetMs) return false

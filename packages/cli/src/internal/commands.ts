@@ -109,7 +109,7 @@ export const serve = Command.make("serve", {
     Options.withDefault(0)
   ),
   maxInputItems: Options.integer("max-input-items").pipe(
-    Options.withDescription("the most input items a request may hold (more: 400)"),
+    Options.withDescription("the most input items a request may hold, and content parts one item may (more: 400)"),
     Options.withDefault(20_000)
   ),
   requestBodyTimeout: Options.integer("request-body-timeout").pipe(

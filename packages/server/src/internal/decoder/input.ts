@@ -198,6 +198,8 @@ export const decodeInput = <E>(
     readonly keepEncrypted: boolean
     /** Whether an item's `id`, `status` and `phase` become its parts' `attributes` (else they have none). */
     readonly keepAttributes: boolean
+    /** The most content parts one item's `content` (or a function call output's `output`) may hold. */
+    readonly maxParts: number
   },
   messages: Array<Message.Message>
 ): Effect.Effect<void, RequestError | E> =>
@@ -237,11 +239,24 @@ export const decodeInput = <E>(
       assistantParts().push(Prompt.toolCallPart(callId, name, args, attrs))
     }
 
+    // the item before, with its content parts
+    let elements = 1
     for (let index = 0; index < input.length; index++) {
-      if (budget.tick()) yield* yieldToIo
+      if (budget.tick(elements)) yield* yieldToIo
       const item: unknown = "element" in input ? yield* input.element(index) : input[index]
       if (!isObject(item)) {
         return yield* fail("Each input item must be a JSON object.", `input[${index}]`, "invalid_type")
+      }
+      // content parts are decoded with their item, at once: their number is bounded, and counts as elements
+      const parts = Array.isArray(item.content) ? item.content : Array.isArray(item.output) ? item.output : undefined
+      elements = 1 + (parts?.length ?? 0)
+      if (parts !== undefined && parts.length > options.maxParts) {
+        const field = parts === item.content ? "content" : "output"
+        return yield* fail(
+          `Invalid 'input[${index}].${field}': array too long. Expected an array with maximum length ${options.maxParts}, but got an array with length ${parts.length} instead.`,
+          `input[${index}].${field}`,
+          "array_above_max_length"
+        )
       }
       const type = stringField(item, "type") ?? (item.role !== undefined ? "message" : undefined)
       switch (type) {
