@@ -408,7 +408,8 @@ const shuttingDownLayer = Layer.scoped(
 )
 
 /**
- * The message of an upstream timeout: `headers` (no response headers within the headers timeout) or `idle`
+ * The message of an upstream timeout: `headers` (no response headers within the headers timeout, or an
+ * error body or a whole answer that did not arrive within it either) or `idle`
  * (the upstream sent nothing, or only keep-alive comments, for longer than the idle timeout).
  *
  * @since 0.2.0
@@ -416,7 +417,7 @@ const shuttingDownLayer = Layer.scoped(
  */
 export const upstreamTimeoutMessage = (kind: "headers" | "idle"): string =>
   kind === "headers"
-    ? "the upstream model server sent no response within the gateway's headers timeout"
+    ? "the upstream model server did not answer within the gateway's headers timeout (which bounds its headers, and an error body or a whole answer too)"
     : "the upstream model server sent nothing, or only keep-alive comments, for longer than the gateway's idle timeout"
 
 /** The headers of an upstream HTTP error passed on to the client: `retry-after(-ms)`, `x-request-id`. */
@@ -481,13 +482,12 @@ export const logUpstreamError = (error: AiError.AiError): Effect.Effect<void> =>
  */
 export const MAX_MESSAGE_CHARS = 2000
 
-const invalidApiKey = new GatewayError({
-  status: 401,
-  description: "Incorrect API key provided. Send it as `Authorization: Bearer <key>`.",
-  errorType: "invalid_request_error",
-  param: null,
-  code: "invalid_api_key"
-})
+const refusedKey = (description: string) =>
+  new GatewayError({ status: 401, description, errorType: "invalid_request_error", param: null, code: "invalid_api_key" })
+
+const missingApiKey = refusedKey("No API key provided: send it as `Authorization: Bearer <key>`.")
+
+const invalidApiKey = refusedKey("Incorrect API key provided. Send it as `Authorization: Bearer <key>`.")
 
 // ---------------------------------------------------------------------------------------------------------
 // request handling
@@ -529,7 +529,7 @@ const authorize = (request: HttpServerRequest.HttpServerRequest, options: Option
   if (keys.length === 0) return Effect.succeed("")
   const header = Option.getOrUndefined(Headers.get(request.headers, "authorization")) ?? ""
   const match = /^Bearer\s+(.+)$/i.exec(header.trim())
-  if (match === null) return Effect.fail(invalidApiKey)
+  if (match === null) return Effect.fail(header.trim() === "" ? missingApiKey : invalidApiKey)
   let found: string | undefined
   for (const key of keys) if (constantTimeEqual(match[1]!, Redacted.value(key))) found = Redacted.value(key)
   return found === undefined ? Effect.fail(invalidApiKey) : tenantOf(found)

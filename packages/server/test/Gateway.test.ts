@@ -235,7 +235,7 @@ describe("Gateway (scripted upstream)", () => {
           expect(denied.status).toBe(401)
           expect(JSON.parse(denied.text)).toEqual({
             error: {
-              message: expect.any(String),
+              message: "No API key provided: send it as `Authorization: Bearer <key>`.",
               type: "invalid_request_error",
               param: null,
               code: "invalid_api_key"
@@ -243,6 +243,7 @@ describe("Gateway (scripted upstream)", () => {
           })
           const wrong = yield* post(`${url}/responses`, streamBody(), { authorization: "Bearer nope" })
           expect(wrong.status).toBe(401)
+          expect(JSON.parse(wrong.text).error.message).toMatch(/^Incorrect API key provided/)
           const allowed = yield* post(`${url}/responses`, streamBody(), { authorization: "Bearer sekret" })
           expect(allowed.status).toBe(200)
           checkLifecycle(parseSse(allowed.text))
