@@ -865,10 +865,20 @@ export const listModels = (
     return HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
   }).pipe(Effect.catchAll((error) => Effect.succeed(error.response)))
 
+/** A path's rest as an id: percent-decoded once (`a%2Fb` is `a/b`), kept as it is when that fails. */
+const decodePathId = (rest: string): string => {
+  try {
+    return decodeURIComponent(rest)
+  } catch {
+    return rest
+  }
+}
+
 /**
  * The handler of `GET /v1/models/{id}` (the SDKs' `models.retrieve`): the model object of that id in the
  * upstream's model list (`Upstream.Service.listModels`), else 404 `model_not_found` as the API answers
- * ("The model '…' does not exist"). An upstream answer that is no list is passed through as it is.
+ * ("The model '…' does not exist"). An upstream answer that is no list is passed through as it is. The id
+ * may hold slashes (Hugging Face names such as `meta-llama/Llama-3.1-8B-Instruct`), encoded or not.
  *
  * @since 0.2.0
  * @category handlers
@@ -883,7 +893,7 @@ export const retrieveModel = (
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     yield* authorize(request, options)
-    const id = (yield* HttpRouter.params).id ?? ""
+    const id = decodePathId((yield* HttpRouter.params)["*"] ?? "")
     const upstream = yield* Upstream.Upstream
     const answer = yield* upstream.listModels.pipe(Effect.tapError(logUpstreamError), Effect.mapError(fromAiError))
     let list: unknown
@@ -992,7 +1002,8 @@ export const router = (options: Options = {}) =>
     HttpRouter.get("/v1/responses/:id/input_items", listInputItems(options)),
     HttpRouter.del("/v1/responses/:id", deleteResponse(options)),
     HttpRouter.get("/v1/models", listModels(options)),
-    HttpRouter.get("/v1/models/:id", retrieveModel(options)),
+    // a wildcard: model ids hold slashes (`meta-llama/Llama-3.1-8B-Instruct`), sent encoded or not
+    HttpRouter.get("/v1/models/*", retrieveModel(options)),
     HttpRouter.get("/health", HttpServerResponse.unsafeJson({ status: "ok" })),
     // what uptime monitors and some load balancers check with (Node's server sends no body to a HEAD)
     HttpRouter.head("/health", HttpServerResponse.unsafeJson({ status: "ok" })),

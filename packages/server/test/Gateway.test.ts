@@ -42,7 +42,7 @@ const finished = (finishReason: ModelResponse.FinishReason, status = "completed"
 const call = (callId: string, name: string, args: string) => new Part.ToolCallPart({ callId, name, arguments: args })
 
 const upstreamOf = (layer: Layer.Layer<LanguageModel.LanguageModel>) =>
-  Upstream.fromLanguageModel({ models: ["upstream-model"] }).pipe(Layer.provide(layer))
+  Upstream.fromLanguageModel({ models: ["upstream-model", "meta-llama/Llama-3.1-8B-Instruct"] }).pipe(Layer.provide(layer))
 
 const streamBody = (extra: Record<string, unknown> = {}) => ({ model: "m", input: "hi", stream: true, ...extra })
 
@@ -263,11 +263,19 @@ describe("Gateway (scripted upstream)", () => {
       yield* withGateway(upstreamOf(model.layer), {}, (url) =>
         Effect.gen(function*() {
           const models = yield* Effect.promise(() => fetch(`${url}/models`).then((r) => r.json()))
-          expect(models).toMatchObject({ object: "list", data: [{ id: "upstream-model", object: "model" }] })
+          expect(models).toMatchObject({
+            object: "list",
+            data: [{ id: "upstream-model", object: "model" }, { id: "meta-llama/Llama-3.1-8B-Instruct", object: "model" }]
+          })
           // the SDK's models.retrieve: the model's entry of the list, or the API's 404
           const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
           const model = yield* Effect.promise(() => client.models.retrieve("upstream-model"))
           expect(model).toMatchObject({ id: "upstream-model", object: "model" })
+          // an id with a slash, as vLLM serves Hugging Face models: encoded (the SDK) or not
+          const slashed = "meta-llama/Llama-3.1-8B-Instruct"
+          expect(yield* Effect.promise(() => client.models.retrieve(slashed))).toMatchObject({ id: slashed })
+          const raw = yield* Effect.promise(() => fetch(`${url}/models/${slashed}`).then((r) => r.json()))
+          expect(raw).toMatchObject({ id: slashed, object: "model" })
           const unknown = yield* Effect.promise(() => fetch(`${url}/models/gpt-nope`))
           expect(unknown.status).toBe(404)
           expect((yield* Effect.promise(() => unknown.json())).error).toEqual({
