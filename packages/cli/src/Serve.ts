@@ -49,6 +49,7 @@
 import type { AiError } from "@effect-responses/core"
 import { Gateway, ResponseStore, Upstream } from "@effect-responses/server"
 import * as Command from "@effect/cli/Command"
+import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -189,6 +190,13 @@ const secretFrom = (variable: Option.Option<string>, flag: string) =>
   })
 
 /**
+ * The upstream's HTTP client: undici's over an agent of its own, as `NodeHttpClient.layerUndici`, without
+ * the layer's context merged into every request's (`HttpClient.layerMergedContext`, an `Effect.provide` of
+ * about 17 fiber steps per upstream call): the gateway sets no undici options in a context.
+ */
+const upstreamClient = Layer.scoped(HttpClient.HttpClient, Effect.map(NodeHttpClient.makeDispatcher, NodeHttpClient.makeUndici))
+
+/**
  * The gateway as a layer: on `NodeHttpServer` at `host:port`, over the Chat Completions upstream, printing
  * the listening line once the port is bound. Fails with `ServeSetupError` (see the module doc), also when
  * `host:port` cannot be listened on (`EADDRINUSE`, `EACCES`, …).
@@ -253,7 +261,7 @@ export const layer = (options: ServeOptions) =>
         bodyTimeout: Duration.seconds(bodyTimeout)
       })
       // before the port is bound: the first client request does not pay for compiling the gateway's code
-      yield* warmUp(gatewayOptions, NodeHttpClient.layerUndici)
+      yield* warmUp(gatewayOptions, upstreamClient)
       const gateway = Gateway.layer(gatewayOptions)
       return Layer.flatMap(gateway, () => announce).pipe(
         Layer.provide(Layer.map(
@@ -267,7 +275,7 @@ export const layer = (options: ServeOptions) =>
           (context) =>
             Context.add(context, Upstream.Upstream, hintOn404(Context.get(context, Upstream.Upstream), options.upstream))
         )),
-        Layer.provide(NodeHttpClient.layerUndici),
+        Layer.provide(upstreamClient),
         Layer.provide(
           NodeHttpServer.layer(ClosingServer.make, { port: options.port, host: options.host }).pipe(
             Layer.mapError((error) => listenError(options, error.cause))
