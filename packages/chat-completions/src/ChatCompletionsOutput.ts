@@ -12,7 +12,9 @@
  * string) to the `ReasoningPart`; a part of any other type keeps nothing and is logged as a warning, once
  * per type. Empty strings make no part. Chat Completions has no item ids, so
  * parts carry only `attributes.status` (`completed`, or `incomplete` when the choice stopped for `length` /
- * `content_filter`). Only the first choice (`index` 0) is read. A message with tool calls whose
+ * `content_filter`). Only the first choice (`index` 0) is read. A failed answer in an HTTP 200 body (a
+ * `finish_reason` of `"error"`, or an error object as the body: OpenRouter) fails with
+ * `AiError.ResponseFailed` carrying the provider's message and code. A message with tool calls whose
  * `finish_reason` is `stop` (Ollama, older vLLM) finishes with `tool_calls`.
  *
  * Source: the OpenAI API reference, "The chat completion object" (`CreateChatCompletionResponse`).
@@ -23,6 +25,7 @@ import { AiError, Message, ModelResponse, Part, Usage } from "@effect-responses/
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
 import { contentParts, ignoredWarning } from "./internal/content.js"
+import { errorFields, isError } from "./internal/errorObject.js"
 
 /**
  * The finish reason of a choice's `finish_reason`: `stop`, `length`, `tool_calls` (also the legacy
@@ -152,6 +155,16 @@ export const reasoningTextOf = (message: JsonObject): string | undefined => {
 const malformed = (description: string, json: unknown) =>
   new AiError.MalformedOutput({ description, excerpt: AiError.excerpt(safeStringify(json)) })
 
+/** `ResponseFailed` with the `message` and `code` of an error object (`otherwise` when it has no message). */
+const failed = (responseId: string, error: unknown, otherwise: string): AiError.ResponseFailed => {
+  const { code, description } = errorFields(error)
+  return new AiError.ResponseFailed({
+    responseId,
+    description: description ?? otherwise,
+    ...(code === undefined ? {} : { code })
+  })
+}
+
 const safeStringify = (json: unknown): string => {
   try {
     return JSON.stringify(json) ?? String(json)
@@ -165,21 +178,35 @@ const safeStringify = (json: unknown): string => {
  * `id`, `model`, the first choice's message as the parts above, its finish reason (status and
  * incomplete reason as `statusOf` / `incompleteReasonOf` say), and the usage.
  *
+ * Fails with `AiError.ResponseFailed` when the answer failed though its HTTP status was 200: the body is an
+ * error object (`{"error": {"message", "code"}}`, OpenRouter; an `error` beside the choices too), or the
+ * first choice's `finish_reason` is `"error"`; the error's `message` and `code` (numbers as text) come from
+ * that object, or from one inside the choice (`choices[0].error`); without any, the description says so.
  * Fails with `AiError.MalformedOutput` when the body is not an object with a string `id` and a `choices`
  * list whose first entry has a `message` object, or when a tool call lacks its `function.name`.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const fromCompletion = (json: unknown): Effect.Effect<ModelResponse.ModelResponse, AiError.MalformedOutput> =>
-  Effect.suspend(() => {
+export const fromCompletion = (
+  json: unknown
+): Effect.Effect<ModelResponse.ModelResponse, AiError.MalformedOutput | AiError.ResponseFailed> =>
+  Effect.suspend((): Effect.Effect<ModelResponse.ModelResponse, AiError.MalformedOutput | AiError.ResponseFailed> => {
     if (!isObject(json)) return Effect.fail(malformed("the chat.completion body is not a JSON object", json))
     const id = stringField(json, "id")
+    // an error object in an HTTP 200 body (OpenRouter: `{"error":{"message","code"}}`, or beside the choices)
+    if (isError(json.error)) return Effect.fail(failed(id ?? "", json.error, "the body is an error object"))
     const choices = arrayField(json, "choices")
     if (id === undefined || choices === undefined) {
       return Effect.fail(malformed("the chat.completion body has no string id or no choices list", json))
     }
     const choice = choices.find((c) => isObject(c) && (numberField(c, "index") ?? 0) === 0) ?? choices[0]
+    if (isObject(choice) && choice.finish_reason === "error") {
+      // a failed answer, not a finished one; its error object inside the choice (OpenRouter), or none
+      return Effect.fail(
+        failed(id, choice.error, "the server ended the answer with finish_reason \"error\" and no error object")
+      )
+    }
     const message = isObject(choice) ? objectField(choice, "message") : undefined
     if (!isObject(choice) || message === undefined) {
       return Effect.fail(malformed("the first choice of the chat.completion body has no message", json))

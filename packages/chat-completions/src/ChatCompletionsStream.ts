@@ -24,6 +24,7 @@
  * | `usage` (the `choices: []` chunk of `stream_options.include_usage`, or any chunk carrying it) | nothing yet: kept, the last one wins |
  * | `[DONE]`, or the end of the input after a finish reason | `ResponseFinished {status, finishReason, incompleteReason?, usage}` |
  * | `{"error": {…}}`, also beside `choices: []` or a `finish_reason: "error"` choice inside an HTTP 200 stream (OpenRouter) | the stream fails with `AiError.StreamErrorEvent` carrying the provider's `code` (numbers as text) and `message`, after the parts of the chunks before it (and of the same chunk's delta) |
+ * | a `finish_reason: "error"` choice with an `error` object inside it (`choices[0].error`, OpenRouter) | the same, with that object's `code` and `message` |
  * | a `finish_reason: "error"` choice without an `error` object | the stream fails with `AiError.StreamErrorEvent` saying so (no code), after the parts before it: a failed answer, not a finished one |
  * | a chunk with choices only for `index` > 0 (`n` > 1) | nothing (debug log once): only choice 0 is decoded |
  *

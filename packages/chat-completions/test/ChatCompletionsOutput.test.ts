@@ -73,6 +73,35 @@ describe("ChatCompletionsOutput.fromCompletion", () => {
       assert.instanceOf(error, AiError.MalformedOutput)
     }))
 
+  it.effect("a failed answer in an HTTP 200 body fails with ResponseFailed: finish_reason \"error\", an error object", () =>
+    Effect.gen(function*() {
+      const answer = (choice: Record<string, unknown>, rest: Record<string, unknown> = {}) => ({
+        id: "gen-1786000000-x",
+        object: "chat.completion",
+        created: 1786000000,
+        model: "some/model",
+        choices: [{ index: 0, message: { role: "assistant", content: "Partial" }, ...choice }],
+        ...rest
+      })
+      const fail = (json: unknown) => Effect.flip(ChatCompletionsOutput.fromCompletion(json))
+      // the error object inside the choice (OpenRouter), beside it, or none
+      const inside = yield* fail(answer({ finish_reason: "error", error: { code: 502, message: "Provider stopped" } }))
+      assert.instanceOf(inside, AiError.ResponseFailed)
+      expect(inside).toMatchObject({ responseId: "gen-1786000000-x", code: "502", description: "Provider stopped" })
+      const beside = yield* fail(answer({ finish_reason: "error" }, { error: { code: "server_error", message: "Stopped" } }))
+      expect(beside).toMatchObject({ _tag: "ResponseFailed", code: "server_error", description: "Stopped" })
+      const bare = yield* fail(answer({ finish_reason: "error" }))
+      assert.instanceOf(bare, AiError.ResponseFailed)
+      assert.isUndefined(bare.code)
+      assert.include(bare.description, "finish_reason \"error\"")
+      // a body that is an error object (OpenRouter), not "no string id or no choices list"
+      const body = yield* fail({ error: { message: "Provider returned error", code: 502, metadata: { provider_name: "x" } }, user_id: "u" })
+      expect(body).toMatchObject({ _tag: "ResponseFailed", responseId: "", code: "502", description: "Provider returned error" })
+      // `error: null` beside a finished answer is no error
+      const ok = yield* ChatCompletionsOutput.fromCompletion(answer({ finish_reason: "stop" }, { error: null }))
+      assert.strictEqual(ok.text, "Partial")
+    }))
+
   it.effect("content as a list of parts (Mistral's Magistral): thinking -> reasoning, text -> text, another type warns", () =>
     Effect.gen(function*() {
       const logs: Array<string> = []

@@ -449,6 +449,16 @@ describe("ChatCompletionsStream on streams as compatible servers send them (hand
       assert.strictEqual(MessageAggregator.fromIterable(elements)[0]!.text, "Partial answer")
     }))
 
+  it.effect("an error object inside a finish_reason \"error\" choice (choices[0].error) gives its code and message", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("error-finish-reason-in-choice.sse")
+      assert.instanceOf(error, AiError.StreamErrorEvent)
+      assert.strictEqual(error.code, "502")
+      assert.strictEqual(error.description, "Upstream provider stopped: overloaded")
+      assert.strictEqual(MessageAggregator.fromIterable(elements)[0]!.text, "Partial answer")
+      assert.isFalse(elements.some((element) => element.type === "response_finished"))
+    }))
+
   it.effect("a finish_reason \"error\" choice without an error object fails the stream too, not a finished answer", () =>
     Effect.gen(function*() {
       const { elements, error } = yield* decodeHandWritten("error-finish-reason-bare.sse")

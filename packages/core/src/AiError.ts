@@ -124,7 +124,9 @@ export class StreamErrorEvent
 }
 
 /**
- * The response ended with `response.failed`; `code` and `description` come from `response.error`.
+ * The response ended with `response.failed`; `code` and `description` come from `response.error`. Also a
+ * Chat Completions answer that failed inside an HTTP 200 body (`finish_reason: "error"`, or an error object
+ * as the body, when `responseId` is `""`).
  *
  * @since 0.1.0
  * @category errors
@@ -150,7 +152,8 @@ export class ResponseFailed
   }
 
   override get message(): string {
-    return `response ${this.responseId} failed${this.code === undefined ? "" : ` (${this.code})`}: ${this.description}`
+    const response = this.responseId === "" ? "response" : `response ${this.responseId}`
+    return `${response} failed${this.code === undefined ? "" : ` (${this.code})`}: ${this.description}`
   }
 }
 

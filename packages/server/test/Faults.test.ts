@@ -160,6 +160,25 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(response.output).toMatchObject([{ type: "message", status: "incomplete", content: [{ text: "Hello" }] }])
       })))
 
+  it.effect("a failed answer in a 200 chat.completion (finish_reason \"error\", an error object as the body): 502 with the provider's message", () =>
+    withScriptedGateway([
+      completion({ content: "partial" }, "error"),
+      (_request, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify({ error: { message: "Provider returned error", code: 502 }, user_id: "u" }))
+      }
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const bare = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(bare.status).toBe(502)
+        expect(JSON.parse(bare.text).error).toMatchObject({ type: "server_error", code: "upstream_error" })
+        expect(JSON.parse(bare.text).error.message).toContain("finish_reason \"error\"")
+        const body = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(body.status).toBe(502)
+        expect(JSON.parse(body.text).error).toMatchObject({ type: "server_error" })
+        expect(JSON.parse(body.text).error.message).toBe("the upstream failed: response failed (502): Provider returned error")
+      })))
+
   it.effect("content as a list of parts (Mistral's Magistral), streamed and not: the reasoning and the answer, not an empty answer", () => {
     const parts = (content: unknown, finish: string | null = null) =>
       `data: ${

@@ -11,6 +11,7 @@ import type * as Framing from "@effect-responses/wire/Framing"
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as ChatCompletionsOutput from "../ChatCompletionsOutput.js"
 import { contentParts, ignoredWarning } from "./content.js"
+import { errorFields } from "./errorObject.js"
 
 /** @internal */
 export type DecodeError = AiError.MalformedOutput | AiError.StreamErrorEvent | AiError.TruncatedStream
@@ -129,7 +130,9 @@ export class Decoder {
     if (choice === undefined) return undefined
     const finishReason = choice.finish_reason
     if (finishReason === "error" && this.finishReason === undefined) {
-      // the same without an `error` object: a failed answer all the same, not a finished one
+      // the error object inside the choice (`choices[0].error`), or none: a failed answer all the same
+      const choiceError = choice.error
+      if (choiceError !== undefined && choiceError !== null) return this.errorChunk(choiceError)
       return new AiError.StreamErrorEvent({
         description: "the server ended the answer with finish_reason \"error\" and no error object",
         sequenceNumber: this.position
@@ -169,12 +172,9 @@ export class Decoder {
 
   private errorChunk(error: unknown): DecodeError {
     // `{"error":{"message","type","code","param"}}` mid-stream (vLLM, OpenRouter…), or `{"error":"text"}`.
-    const source = isObject(error) ? error : {}
-    const rawCode = source.code
-    const code = typeof rawCode === "string" ? rawCode : typeof rawCode === "number" ? String(rawCode) : undefined
-    const param = stringField(source, "param")
+    const { code, description, param } = errorFields(error)
     return new AiError.StreamErrorEvent({
-      description: stringField(source, "message") ?? (typeof error === "string" ? error : "error chunk"),
+      description: description ?? "error chunk",
       ...(code === undefined ? {} : { code }),
       ...(param === undefined ? {} : { param }),
       sequenceNumber: this.position
