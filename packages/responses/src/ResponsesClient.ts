@@ -229,11 +229,9 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
             Channel.unwrap(Effect.flatMap(Clock.currentTimeMillis, (now) => {
               start = now
               return Effect.map(Effect.withParentSpan(execute(body, true), span), (response) =>
-                // An error event or an excerpt of a malformed one may echo the key.
-                Channel.mapError(
-                  Stream.toChannel(Stream.pipeThroughChannel(transport.bodyStream(response), decodeChannel(observe))),
-                  transport.scrubError
-                ))
+                // Decoded in the body's own channel (`decodeBody`), not by a stage piped after it. An error
+                // event or an excerpt of a malformed one may echo the key.
+                Channel.mapError(Stream.toChannel(transport.decodeBody(response, () => decoder(observe))), transport.scrubError))
             })),
           (span, exit) =>
             recorded((seconds, tags, clock) => {
@@ -395,9 +393,9 @@ const responseSummary = (json: unknown): ResponseSummary => {
   }
 }
 
-/** `ResponsesStream.decodeSse`'s channel, handing `observe` every element as the decoder yields it. */
-const decodeChannel = (observe: (part: StreamPart.StreamPart) => void) =>
-  Framing.decodeBytesChannel<StreamPart.StreamPart, ResponsesStream.DecodeError, AiError.TransportError>(
+/** `ResponsesStream.decodeSse`'s decoding, handing `observe` every element as the decoder yields it. */
+const decoder = (observe: (part: StreamPart.StreamPart) => void) =>
+  Framing.bytesDecoder<StreamPart.StreamPart, ResponsesStream.DecodeError>(
     () => Framing.makeSseFramer(ResponsesStream.DEFAULT_MAX_EVENT_SIZE),
     () => Framing.observing(new Decoder(), observe)
   )
