@@ -45,13 +45,13 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberId from "effect/FiberId"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type * as Framing from "./Framing.js"
 import { asBytes, watchBody } from "./internal/idleTimeout.js"
 import { jsonBytes } from "./internal/jsonBody.js"
+import * as Timer from "./internal/timer.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // models
@@ -528,9 +528,10 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
 /**
  * `effect` failing with `onTimeout()` when it has not ended within `duration` (of the fiber's `Clock`),
  * interrupted then (for a request: aborted) before the timeout is reported. What `Effect.timeoutFail` does,
- * but the timer is a fiber of its own, interrupted without waiting for it when `effect` ends first, where
- * `Effect.timeoutFail` races two forked fibers under a parent and awaits the loser's interruption: on the
- * client path's empty call 1,312 -> 992 fiber steps with the idle timeout's change (packages/bench/RESULTS.md).
+ * but the timer is a timer of its own (internal/timer: a `setTimeout` on the live clock, a fiber on another),
+ * cancelled without waiting for it when `effect` ends first, where `Effect.timeoutFail` races two forked
+ * fibers under a parent and awaits the loser's interruption: on the client path's empty call 1,312 -> 992
+ * fiber steps with the idle timeout's change (packages/bench/RESULTS.md).
  */
 const within = <A, E, E2>(
   effect: Effect.Effect<A, E>,
@@ -544,9 +545,8 @@ const within = <A, E, E2>(
     Effect.clockWith((clock) => Effect.flatMap(Effect.forkDaemon(restore(Effect.exit(effect))), (fiber) =>
       restore(Effect.async<A, E | E2>((resume) => {
         let done = false
-        const timer = Effect.runFork(clock.sleep(duration))
-        timer.addObserver((exit) => {
-          if (done || exit._tag === "Failure") return
+        const cancelTimer = Timer.after(clock, Duration.toMillis(duration), () => {
+          if (done) return
           done = true
           // the request is aborted before the timeout is reported
           resume(Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(onTimeout())))
@@ -554,12 +554,12 @@ const within = <A, E, E2>(
         fiber.addObserver((exit) => {
           if (done) return
           done = true
-          timer.unsafeInterruptAsFork(FiberId.none)
+          cancelTimer()
           resume(Exit.isSuccess(exit) ? exit.value : Exit.failCause(exit.cause))
         })
         return Effect.suspend(() => {
           done = true
-          timer.unsafeInterruptAsFork(FiberId.none)
+          cancelTimer()
           return Fiber.interrupt(fiber)
         })
       }))

@@ -148,6 +148,23 @@ describe("HttpTransport timeouts", () => {
       assert.strictEqual(server.state.aborted, 3)
     }))
 
+  it.live("on the live clock both timeouts are timers of their own: no headers in time, then a stalled body, fail", () =>
+    Effect.gen(function*() {
+      const silent = silentServer()
+      const quiet = yield* transportOver(silent.client, { headersTimeout: "50 millis" })
+      const headers = yield* Effect.flip(quiet.execute({ model: "m" }, true))
+      assert.instanceOf(headers, AiError.TransportError)
+      assert.strictEqual(headers.timeout, "headers")
+      assert.strictEqual(silent.state.aborted, 1)
+      const stalled = streamingServer({ status: 200, first: new TextEncoder().encode("data: {}\n\n") })
+      const transport = yield* transportOver(stalled.client, { idleTimeout: "50 millis" })
+      const response = yield* transport.execute({ model: "m" }, true)
+      const idle = yield* Effect.flip(Stream.runDrain(transport.bodyStream(response)))
+      assert.strictEqual(idle.timeout, "idle")
+      assert.strictEqual(idle.bytesReceived, 10)
+      assert.isTrue(stalled.state.cancelled)
+    }))
+
   it.effect("headersTimeout: false waits as long as it takes", () =>
     Effect.gen(function*() {
       const server = silentServer()

@@ -1,23 +1,24 @@
 /**
  * A response body read under an idle timeout, with one timer for the whole body instead of a race per read:
- * a deadline moved on at every chunk (of an event stream: every chunk with something of an event in it), and one watchdog fiber that sleeps until it and, when it wakes to find
- * it passed, ends the wait for the next chunk. Racing each read against its own timer (`Stream.timeoutFail`)
+ * a deadline moved on at every chunk (of an event stream: every chunk with something of an event in it), and one watchdog that sleeps until it and, when it wakes to find
+ * it passed, ends the wait for the next chunk (a timer of internal/timer: a `setTimeout` on the live clock, a
+ * fiber on another). Racing each read against its own timer (`Stream.timeoutFail`)
  * forks two fibers and arms a timer per read.
  *
  * - The body of a web `Response` (what `FetchHttpClient` and `HttpClientResponse.fromWeb` make) is read with
  *   its reader; the watchdog cancels the reader, which ends the pending read (and aborts the request), and
- *   the read then fails with the idle error. One fiber per body, outside any scope (it only sleeps and
- *   cancels): interrupted without waiting for it when the body ends. A scoped fiber, awaited at the end,
+ *   the read then fails with the idle error. One timer per body, outside any scope (it only sleeps and
+ *   cancels): cancelled without waiting for it when the body ends. A scoped fiber, awaited at the end,
  *   cost about a third of the client path's CPU on an empty stream (packages/bench/RESULTS.md).
  * - The body of a response of `@effect/platform-node`'s clients (undici's body, `node:http`'s
  *   `IncomingMessage`: a Node `Readable` in its `source`) is read from that `Readable` in one channel; the
- *   watchdog destroys it, which ends the pending read (and aborts the request). One fiber per body. Read
+ *   watchdog destroys it, which ends the pending read (and aborts the request). One timer per body. Read
  *   through the platform's `response.stream` into a mailbox instead, each chunk crossed from a reader fiber
  *   to the consumer's: 27 of the gateway's 75 fiber steps per upstream chunk (packages/bench/RESULTS.md,
  *   2026-12-02, round 4).
  * - Any other body (a wrapper of one's own) is read by a reader fiber into a small mailbox, which the
  *   watchdog fails. Ending such a body by finalizing it is not enough: a Node body waiting for data is not
- *   woken by its finalizer and would wait forever. Two fibers per body.
+ *   woken by its finalizer and would wait forever. Two fibers per body (the reader, the watchdog).
  *
  * While the consumer holds a chunk (it is slower than the server) the clock is stopped: only the server's
  * silence counts. In an event stream (`events`), a chunk that holds nothing of an event (only SSE comment
@@ -31,11 +32,12 @@ import * as Chunk from "effect/Chunk"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberId from "effect/FiberId"
+import { constVoid } from "effect/Function"
 import * as Mailbox from "effect/Mailbox"
 import * as Stream from "effect/Stream"
 import type * as Framing from "../Framing.js"
 import * as ResponseBody from "./responseBody.js"
+import * as Timer from "./timer.js"
 
 /** Chunks (body reads) the reader fiber may hold ahead of the consumer. */
 const CAPACITY = 16
@@ -220,8 +222,9 @@ const watchdog = (
 }
 
 /**
- * Starts the watchdog of one body outside any scope (it only sleeps and ends the body) and returns the
- * function that stops it, without waiting for it: `expire` must be synchronous work on the body.
+ * Starts the watchdog of one body outside any scope (a timer, re-armed each time it wakes before
+ * `deadline()`; see internal/timer) and returns the function that stops it: `expire` must be synchronous
+ * work on the body.
  */
 const startWatchdog = (
   clock: Clock.Clock,
@@ -229,8 +232,14 @@ const startWatchdog = (
   deadline: () => number,
   expire: () => void
 ): () => void => {
-  const fiber = Effect.runFork(watchdog(clock, idleMillis, deadline, Effect.sync(expire)))
-  return () => fiber.unsafeInterruptAsFork(FiberId.none)
+  let cancel = constVoid
+  const watch = (): void => {
+    const left = deadline() - clock.unsafeCurrentTimeMillis()
+    if (left <= 0) return expire()
+    cancel = Timer.after(clock, Number.isFinite(left) ? left : idleMillis, watch)
+  }
+  watch()
+  return () => cancel()
 }
 
 const webBody = <E, A, D>(
