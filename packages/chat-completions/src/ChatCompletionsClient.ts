@@ -182,7 +182,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
         ))
         return Channel.ensuringWith(
           Channel.unwrap(Effect.flatMap(makeSpan, (span) =>
-            Effect.map(Effect.withParentSpan(transport.execute(body, true), span), (response) =>
+            Effect.map(transport.execute(body, true, span), (response) =>
               // Decoded in the body's own channel (`decodeBody`), not by a stage piped after it. An in-stream
               // error or an excerpt of a malformed chunk may echo the key.
               Channel.mapError(

@@ -228,7 +228,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
           (span) =>
             Channel.unwrap(Effect.flatMap(Clock.currentTimeMillis, (now) => {
               start = now
-              return Effect.map(Effect.withParentSpan(execute(body, true), span), (response) =>
+              return Effect.map(execute(body, true, span), (response) =>
                 // Decoded in the body's own channel (`decodeBody`), not by a stage piped after it. An error
                 // event or an excerpt of a malformed one may echo the key.
                 Channel.mapError(Stream.toChannel(transport.decodeBody(response, () => decoder(observe))), transport.scrubError))

@@ -41,13 +41,16 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import type * as Framing from "./Framing.js"
 import { asBytes, watchBody } from "./internal/idleTimeout.js"
 import { jsonBytes } from "./internal/jsonBody.js"
@@ -208,11 +211,15 @@ export interface HttpTransport {
    * `application/json`; succeeds with a 2xx response whose body is not read yet. Fails with `HttpError`
    * (a non-2xx status, its body read whole), `TransportError` (no answer), `InvalidPrompt` (a body that
    * cannot be encoded as JSON) or `MalformedOutput` (a streamed request answered without an event stream),
-   * after the retries `RetryOptions` allow (`ExecuteError`).
+   * after the retries `RetryOptions` allow (`ExecuteError`). `parent`, when given, is the span the request's
+   * own span (the `HttpClient`'s) and the retries' logs go under, as with
+   * `Effect.withParentSpan(execute(body, stream), parent)`, which costs about 25 fiber steps more per call
+   * (here it is set in the fiber of each attempt's headers timeout, where nothing has to be restored).
    */
   readonly execute: (
     body: object,
-    stream: boolean
+    stream: boolean,
+    parent?: Tracer.AnySpan
   ) => Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError>
   /**
    * The whole body of a response as JSON, the API key cut out of it when the server echoes it (a failed
@@ -351,12 +358,17 @@ export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unk
  * `Effect.retry(attempt, schedule)`, with the schedule run only once an attempt failed: its driver and state
  * cost about 30 fiber steps per call, a call that succeeds at once (every call, mostly) included. The first
  * failure is handed to the schedule as its first attempt's, so it waits and counts as `Effect.retry` would
- * (with no retries, `times: 0`, it stops at once).
+ * (with no retries, `times: 0`, it stops at once). The retries (their logs, `onRetry`) run under `parent`
+ * when given.
  */
-const retriedAfterFailure = <A, E>(attempt: Effect.Effect<A, E>, schedule: Schedule.Schedule<unknown, E>): Effect.Effect<A, E> =>
+const retriedAfterFailure = <A, E>(
+  attempt: Effect.Effect<A, E>,
+  schedule: Schedule.Schedule<unknown, E>,
+  parent: Tracer.AnySpan | undefined
+): Effect.Effect<A, E> =>
   Effect.catchAll(attempt, (error) => {
     let first = true
-    return Effect.retry(
+    const retried = Effect.retry(
       Effect.suspend(() => {
         if (!first) return attempt
         first = false
@@ -364,6 +376,7 @@ const retriedAfterFailure = <A, E>(attempt: Effect.Effect<A, E>, schedule: Sched
       }),
       schedule
     )
+    return parent === undefined ? retried : Effect.withParentSpan(retried, parent)
   })
 
 /**
@@ -424,9 +437,15 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     // An error body (or a body that is not an event stream) is read until its first error, for what it says.
     const errorBody = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<Uint8Array> =>
       untilError(rawBody(response))
-    // `effect` within the headers timeout, if any
-    const timed = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | AiError.TransportError> =>
-      headersTimeout === undefined ? effect : within(effect, headersTimeout, () => headersTimeoutError(headersTimeout))
+    // `effect` within the headers timeout, if any, with `parent` as its parent span when given: set in the
+    // timeout's fiber, which ends with `effect`, so nothing has to be restored after it
+    const timed = <A, E>(effect: Effect.Effect<A, E>, parent?: Tracer.AnySpan): Effect.Effect<A, E | AiError.TransportError> => {
+      if (headersTimeout === undefined) return parent === undefined ? effect : Effect.withParentSpan(effect, parent)
+      const spanned = parent === undefined
+        ? effect
+        : Effect.zipRight(FiberRef.update(FiberRef.currentContext, (context) => Context.add(context, Tracer.ParentSpan, parent)), effect)
+      return within(spanned, headersTimeout, () => headersTimeoutError(headersTimeout))
+    }
     // A 2xx answer as it is (a streamed one that is plainly no event stream fails), any other read for what it says.
     const judge = (
       response: HttpClientResponse.HttpClientResponse,
@@ -452,8 +471,11 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     // One attempt, within the headers timeout from sending to an answer judged: the headers and, for an
     // error, its body read (a server that trickles its error body a byte at a time, each within the idle
     // timeout, cannot hold the call past it)
-    const send = (request: HttpClientRequest.HttpClientRequest, stream: boolean) =>
-      timed(Effect.flatMap(Effect.mapError(httpClient.execute(request), (error) => failed(error)), (response) => judge(response, stream)))
+    const send = (request: HttpClientRequest.HttpClientRequest, stream: boolean, parent: Tracer.AnySpan | undefined) =>
+      timed(
+        Effect.flatMap(Effect.mapError(httpClient.execute(request), (error) => failed(error)), (response) => judge(response, stream)),
+        parent
+      )
 
     const request = (body: object, stream: boolean) => {
       let request = HttpClientRequest.post(url).pipe(
@@ -472,9 +494,10 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     // body is read whole before it is judged).
     const execute = (
       body: object,
-      stream: boolean
+      stream: boolean,
+      parent?: Tracer.AnySpan
     ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError> =>
-      Effect.flatMap(request(body, stream), (request) => retriedAfterFailure(send(request, stream), schedule))
+      Effect.flatMap(request(body, stream), (request) => retriedAfterFailure(send(request, stream, parent), schedule, parent))
 
     // the whole body within the headers timeout (again, from its headers): a trickled answer cannot hold the call
     const readJson = (

@@ -9,8 +9,11 @@ import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
 
 const API_KEY = "sk-test-secret-0123456789"
 
@@ -44,6 +47,34 @@ describe("HttpTransport", () => {
       assert.strictEqual(request.url, "https://api.openai.com/v1/responses")
       assert.strictEqual(request.headers["accept"], "text/event-stream")
       assert.strictEqual(request.headers["authorization"], `Bearer ${API_KEY}`)
+    }))
+
+  it.effect("execute's parent span is the parent of the request's span, with or without the headers timeout, on a retry too", () =>
+    Effect.gen(function*() {
+      for (const headersTimeout of [undefined, false] as const) {
+        // the HTTP request's own span (`http.client POST`) is the current one in the client: its parent's name
+        const parents: Array<string | undefined> = []
+        const client = HttpClient.make((request) =>
+          Effect.map(Effect.orDie(Effect.currentSpan), (span) => {
+            const parent = Option.getOrUndefined(span.parent)
+            parents.push(parent?._tag === "Span" ? parent.name : undefined)
+            return HttpClientResponse.fromWeb(request, new Response("", { status: parents.length === 1 ? 503 : 200 }))
+          })
+        )
+        // the retry's own work (its log, `onRetry`) is under the span too
+        const onRetry = () =>
+          Effect.map(Effect.option(Effect.currentParentSpan), (span) => {
+            parents.push(Option.isSome(span) && span.value._tag === "Span" ? `retry under ${span.value.name}` : undefined)
+          })
+        const transport = yield* HttpTransport.make("/responses", { headersTimeout, retry: { times: 1, base: "1 second", onRetry } }).pipe(
+          Effect.provideService(HttpClient.HttpClient, client)
+        )
+        const fiber = yield* Effect.fork(Effect.flatMap(Effect.makeSpan("the call"), (span) => transport.execute({}, true, span)))
+        yield* TestClock.adjust("2 seconds")
+        const response = yield* Fiber.join(fiber)
+        assert.strictEqual(response.status, 200)
+        assert.deepStrictEqual(parents, ["the call", "retry under the call", "the call"], `headersTimeout ${headersTimeout}`)
+      }
     }))
 
   it.effect("a large body is sent as the bytes of JSON.stringify (written in slices); one that cannot be written is InvalidPrompt", () =>
