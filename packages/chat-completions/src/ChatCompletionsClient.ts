@@ -183,12 +183,9 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
         return Channel.ensuringWith(
           Channel.unwrap(Effect.flatMap(makeSpan, (span) =>
             Effect.map(transport.execute(body, true, span), (response) =>
-              // Decoded in the body's own channel (`decodeBody`), not by a stage piped after it. An in-stream
-              // error or an excerpt of a malformed chunk may echo the key.
-              Channel.mapError(
-                Stream.toChannel(transport.decodeBody(response, () => decoder((part) => annotateSpan(span, part)))),
-                transport.scrubError
-              )))),
+              // Decoded in the body's own channel (`decodeBody`), not by a stage piped after it; an in-stream
+              // error or an excerpt of a malformed chunk may echo the key, cut out by the decoder itself.
+              Stream.toChannel(transport.decodeBody(response, () => decoder((part) => annotateSpan(span, part), transport.scrubError)))))),
           (exit) => {
             const made = span
             return made === undefined
@@ -269,10 +266,13 @@ const annotateResponse = (json: unknown): Effect.Effect<void> => {
 }
 
 /** `ChatCompletionsStream.decodeSse`'s decoding, handing `observe` every element as the decoder yields it. */
-const decoder = (observe: (part: StreamPart.StreamPart) => void) =>
+const decoder = (
+  observe: (part: StreamPart.StreamPart) => void,
+  scrub: (error: ChatCompletionsStream.DecodeError) => ChatCompletionsStream.DecodeError
+) =>
   Framing.bytesDecoder<StreamPart.StreamPart, ChatCompletionsStream.DecodeError>(
     () => Framing.makeSseFramer(Framing.DEFAULT_MAX_EVENT_SIZE),
-    () => Framing.observing(new Decoder(), observe)
+    () => Framing.mappingErrors(Framing.observing(new Decoder(), observe), scrub)
   )
 
 /** Adds the span attributes a lifecycle element gives to `attributes`. */

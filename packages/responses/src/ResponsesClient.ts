@@ -229,9 +229,9 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
             Channel.unwrap(Effect.flatMap(Clock.currentTimeMillis, (now) => {
               start = now
               return Effect.map(execute(body, true, span), (response) =>
-                // Decoded in the body's own channel (`decodeBody`), not by a stage piped after it. An error
-                // event or an excerpt of a malformed one may echo the key.
-                Channel.mapError(Stream.toChannel(transport.decodeBody(response, () => decoder(observe))), transport.scrubError))
+                // Decoded in the body's own channel (`decodeBody`), not by a stage piped after it; an error
+                // event or an excerpt of a malformed one may echo the key, cut out by the decoder itself.
+                Stream.toChannel(transport.decodeBody(response, () => decoder(observe, transport.scrubError))))
             })),
           (span, exit) =>
             recorded((seconds, tags, clock) => {
@@ -394,10 +394,13 @@ const responseSummary = (json: unknown): ResponseSummary => {
 }
 
 /** `ResponsesStream.decodeSse`'s decoding, handing `observe` every element as the decoder yields it. */
-const decoder = (observe: (part: StreamPart.StreamPart) => void) =>
+const decoder = (
+  observe: (part: StreamPart.StreamPart) => void,
+  scrub: (error: ResponsesStream.DecodeError) => ResponsesStream.DecodeError
+) =>
   Framing.bytesDecoder<StreamPart.StreamPart, ResponsesStream.DecodeError>(
     () => Framing.makeSseFramer(ResponsesStream.DEFAULT_MAX_EVENT_SIZE),
-    () => Framing.observing(new Decoder(), observe)
+    () => Framing.mappingErrors(Framing.observing(new Decoder(), observe), scrub)
   )
 
 /** Sets the response attributes of `summary` on `span`. */
