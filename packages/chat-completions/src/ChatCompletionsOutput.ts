@@ -6,7 +6,7 @@
  * the usual streams): a `ReasoningPart {text}` from `reasoning_content` (DeepSeek, xAI, vLLM…; also the
  * `reasoning` field some servers use), a `TextPart` from `content` (with its `url_citation` annotations),
  * a `RefusalPart` from `refusal`, and one `ToolCallPart` per entry of `tool_calls` (a legacy
- * `function_call` counts as one call). A `content` that is a list of parts (Mistral's reasoning models,
+ * `function_call` counts as one call; a call without an `id` gets a new `syntheticCallId()`). A `content` that is a list of parts (Mistral's reasoning models,
  * Magistral: `[{"type":"thinking","thinking":[{"type":"text","text":…}]},{"type":"text","text":…}]`) gives
  * its `text` parts' text to the `TextPart` and its `thinking` parts' text (their `text` parts joined, or a
  * string) to the `ReasoningPart`; a part of any other type keeps nothing and is logged as a warning, once
@@ -241,7 +241,7 @@ export const fromCompletion = (
       }
       parts.push(
         new Part.ToolCallPart({
-          callId: stringField(call, "id") || syntheticCallId(index),
+          callId: stringField(call, "id") || syntheticCallId(),
           name,
           arguments: stringField(fn, "arguments") ?? "",
           attributes
@@ -269,11 +269,12 @@ export const fromCompletion = (
   })
 
 /**
- * The call id given to a tool call that came without one (some open-model servers omit it): `call_<n>`,
- * `n` being the call's 0-based position among the message's tool calls. Unique within a message, which is
- * all the pairing of `tool` messages needs.
+ * The call id given to a tool call that came without one (some open-model servers omit it): `call_` and 24
+ * random hex digits, new for every call. Unique across responses, not only within a message: a client that
+ * keeps the call ids it has handled across turns (the OpenAI Agents SDK) took a second turn's `call_0` for
+ * the first turn's and never ran it, when these ids were `call_<index>`.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const syntheticCallId = (index: number): string => `call_${index}`
+export const syntheticCallId = (): string => `call_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`

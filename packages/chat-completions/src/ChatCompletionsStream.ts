@@ -41,8 +41,10 @@
  * (OpenAI), or all three in one chunk (xAI, many open-model servers). Some servers split the name across
  * fragments (`edit_ex`, then `isting_file`), others repeat it whole in every fragment: fragments are
  * joined, a repeated name is kept once, and a fragment that starts with the name known so far (a growing
- * name) replaces it. Deltas carry the call id and name known so far; the completing part the final name. A call without an `id` gets `call_<index>` until a real one arrives; a fragment with a new
- * `id` under an index already used starts a new call (servers that number every call 0).
+ * name) replaces it. Deltas carry the call id and name known so far; the completing part the final name.
+ * A call without an `id` gets a synthetic one (`ChatCompletionsOutput.syntheticCallId`: `call_` and 24
+ * random hex digits, new for every call, so that no two responses share one) until a real one arrives; a
+ * fragment with a new `id` under an index already used starts a new call (servers that number every call 0).
  *
  * ## Delta and completing parts (the contract with `MessageAggregator`)
  *

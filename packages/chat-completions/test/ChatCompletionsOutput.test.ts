@@ -73,6 +73,31 @@ describe("ChatCompletionsOutput.fromCompletion", () => {
       assert.instanceOf(error, AiError.MalformedOutput)
     }))
 
+  it.effect("tool calls without an id get synthetic ids new for every call, across responses too", () =>
+    Effect.gen(function*() {
+      const body = {
+        id: "chatcmpl-1",
+        choices: [{
+          index: 0,
+          finish_reason: "tool_calls",
+          message: {
+            tool_calls: [{ type: "function", function: { name: "a", arguments: "{}" } }, {
+              id: "",
+              type: "function",
+              function: { name: "b", arguments: "{}" }
+            }]
+          }
+        }]
+      }
+      const ids: Array<string> = []
+      for (const _ of [1, 2]) {
+        const response = yield* ChatCompletionsOutput.fromCompletion(body)
+        ids.push(...response.message.toolCalls.map((call) => call.callId))
+      }
+      for (const id of ids) assert.match(id, /^call_[0-9a-f]{24}$/)
+      assert.strictEqual(new Set(ids).size, 4)
+    }))
+
   it.effect("a failed answer in an HTTP 200 body fails with ResponseFailed: finish_reason \"error\", an error object", () =>
     Effect.gen(function*() {
       const answer = (choice: Record<string, unknown>, rest: Record<string, unknown> = {}) => ({

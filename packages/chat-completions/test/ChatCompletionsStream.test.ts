@@ -336,7 +336,28 @@ describe("ChatCompletionsStream", () => {
       JSON.stringify({ id, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })
     const run = (payloads: ReadonlyArray<string>) => settled(ChatCompletionsStream.decodeData(Stream.fromIterable(payloads)))
 
-    it.effect("a call without an id gets call_<index>; a new id under a used index is a new call", () =>
+    it.effect("calls without an id get synthetic ids new for every call, kept by their deltas, across streams too", () =>
+      Effect.gen(function*() {
+        const noIds = [
+          chunk({ tool_calls: [{ index: 0, function: { name: "a", arguments: "{" } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: "}" } }, { index: 1, function: { name: "b", arguments: "{}" } }] }),
+          chunk({}, "tool_calls")
+        ]
+        const ids: Array<string> = []
+        for (const _ of [1, 2]) {
+          const { elements, error } = yield* run(noIds)
+          assert.isUndefined(error)
+          const calls = MessageAggregator.fromIterable(elements)[0]!.message.toolCalls
+          expect(calls.map((c) => [c.name, c.arguments])).toStrictEqual([["a", "{}"], ["b", "{}"]])
+          const deltas = elements.filter((e): e is StreamPart.PartUpdate => e.type === "part" && e.part.type === "tool_call")
+          for (const delta of deltas) assert.include(calls.map((c) => c.callId), (delta.part as Part.ToolCallPart).callId)
+          ids.push(...calls.map((c) => c.callId))
+        }
+        for (const id of ids) assert.match(id, /^call_[0-9a-f]{24}$/)
+        assert.strictEqual(new Set(ids).size, 4)
+      }))
+
+    it.effect("a call without an id gets a synthetic id until its real one arrives; a new id under a used index is a new call", () =>
       Effect.gen(function*() {
         const { elements, error } = yield* run([
           chunk({ tool_calls: [{ index: 0, function: { name: "a", arguments: "{}" } }] }),

@@ -15,7 +15,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { connect } from "node:net"
 import { gzipSync } from "node:zlib"
 import OpenAI from "openai"
-import { completion, finishChunks, sse, textChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { completion, finishChunks, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
 import { captureLogs, checkLifecycle, parseSse, post, withGateway } from "./utils.js"
 
 const fast = { headersTimeout: "400 millis", idleTimeout: "400 millis" } as const
@@ -158,6 +158,26 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(response.error).toMatchObject({ code: "server_error" })
         expect((response.error as { message: string }).message).toContain("finish_reason \"error\"")
         expect(response.output).toMatchObject([{ type: "message", status: "incomplete", content: [{ text: "Hello" }] }])
+      })))
+
+  it.effect("an upstream tool call without an id: a call_id new in every response (an agent that remembers handled ids runs each)", () =>
+    withScriptedGateway([
+      sse(toolChunk({ name: "get_time", arguments: "{}" }), finishChunks("tool_calls")),
+      sse(toolChunk({ name: "get_time", arguments: "{}" }), finishChunks("tool_calls")),
+      completion({ tool_calls: [{ type: "function", function: { name: "get_time", arguments: "{}" } }] }, "tool_calls")
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const tools = [{ type: "function", name: "get_time", parameters: { type: "object", properties: {} } }]
+        const ids: Array<string> = []
+        for (const stream of [true, true, false, false]) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", tools, stream })
+          expect(answer.status, answer.text).toBe(200)
+          const response = stream ? checkLifecycle(parseSse(answer.text)) : JSON.parse(answer.text)
+          expect(response.output).toMatchObject([{ type: "function_call", name: "get_time", arguments: "{}" }])
+          ids.push(response.output[0].call_id)
+        }
+        for (const id of ids) expect(id).toMatch(/^call_[0-9a-f]{24}$/)
+        expect(new Set(ids).size).toBe(4)
       })))
 
   it.effect("a failed answer in a 200 chat.completion (finish_reason \"error\", an error object as the body): 502 with the provider's message", () =>

@@ -27,7 +27,7 @@ interface Slot {
   readonly outputIndex: number
   callId: string
   name: string
-  /** Whether the call id is the synthetic one (`call_<index>`), to be replaced by a real one. */
+  /** Whether the call id is a synthetic one (`ChatCompletionsOutput.syntheticCallId`), to be replaced by a real one. */
   syntheticId: boolean
   readonly annotations: Array<Part.Annotation>
 }
@@ -292,7 +292,7 @@ export class Decoder {
     if (slot === undefined) {
       fresh = true
       const synthetic = id === ""
-      slot = this.slot("tool_call", synthetic ? ChatCompletionsOutput.syntheticCallId(index) : id, name, synthetic)
+      slot = this.slot("tool_call", synthetic ? ChatCompletionsOutput.syntheticCallId() : id, name, synthetic)
       this.tools.set(index, slot)
     } else {
       if (id !== "" && slot.syntheticId) {
