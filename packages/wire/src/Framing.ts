@@ -20,6 +20,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
 import { createParser } from "eventsource-parser"
+import { reading, type Steps, stepsOf } from "./internal/bytesSteps.js"
 import { LineSplitter, tooLarge } from "./internal/lineSplitter.js"
 
 const LF = 10
@@ -449,26 +450,46 @@ export const decodeBytesChannel = <A, D extends AiError.AiError, E>(
   makeFramer: () => Framer,
   makeDecoder: () => PayloadDecoder<A, D>
 ): Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<Uint8Array>, E | D | AiError.MalformedOutput, E, unknown, unknown> =>
-  Channel.suspend(() => reading(bytesDecoder(makeFramer, makeDecoder)))
+  Channel.suspend(() => reading(stepsOf(bytesDecoder(makeFramer, makeDecoder))))
 
 /**
- * One run of `decodeBytesChannel`'s decoding as two steps that the reader of the bytes takes itself, in its
- * own channel: `input` writes what a chunk of bytes decodes to and goes on with `next` (or fails with the
- * error that ends the stream, after the elements before it), `end` writes what is left when the bytes end.
- * A reader that takes them (`HttpTransport.decodeBody`) decodes the body without a second stage piped after
- * it: on the gateway a piped stage cost a channel executor per request, about 60 of the ~185 fiber steps of
- * closing a streamed request's upstream call, and a hand-off per chunk (packages/bench/RESULTS.md).
+ * The mark of a `BytesDecoder`.
+ *
+ * @since 0.2.0
+ * @category symbols
+ */
+export const BytesDecoderTypeId: unique symbol = Symbol.for("@effect-responses/wire/Framing/BytesDecoder")
+
+/**
+ * The mark of a `BytesDecoder`.
+ *
+ * @since 0.2.0
+ * @category symbols
+ */
+export type BytesDecoderTypeId = typeof BytesDecoderTypeId
+
+/**
+ * One run of `decodeBytesChannel`'s decoding (made by `bytesDecoder`) as steps that the reader of the bytes
+ * takes itself, in its own channel, elements of type `A` out, failing with `D`. Opaque: only a reader that
+ * takes such steps uses it (`HttpTransport.decodeBody`), which decodes a body without a second stage piped
+ * after it: on the gateway a piped stage cost a channel executor per request, about 60 of the ~185 fiber
+ * steps of closing a streamed request's upstream call, and a hand-off per chunk (packages/bench/RESULTS.md).
  *
  * @since 0.2.0
  * @category decoding
  */
-export interface BytesDecoder<A, D> {
-  readonly input: <InElem, E, InErr, OutDone>(
-    input: Chunk.Chunk<Uint8Array>,
-    next: Channel.Channel<Chunk.Chunk<A>, InElem, E, InErr, OutDone, unknown>
-  ) => Channel.Channel<Chunk.Chunk<A>, InElem, E | D, InErr, OutDone, unknown>
-  readonly end: Channel.Channel<Chunk.Chunk<A>, unknown, D, unknown, void, unknown>
+export interface BytesDecoder<out A, out D> {
+  readonly [BytesDecoderTypeId]: {
+    readonly _A: (_: never) => A
+    readonly _D: (_: never) => D
+  }
 }
+
+const BYTES_DECODER_VARIANCE = { _A: (_: never) => _, _D: (_: never) => _ }
+
+/** `steps` as a `BytesDecoder`: marked, the steps inside (see internal/bytesSteps). */
+const asBytesDecoder = <A, D>(steps: Steps<Uint8Array, A, D>): BytesDecoder<A, D> =>
+  Object.assign(steps, { [BytesDecoderTypeId]: BYTES_DECODER_VARIANCE }) as unknown as BytesDecoder<A, D>
 
 /**
  * A new run of the decoding of `decodeBytesChannel` (a framer, a decoder and a `TextDecoder` of its own),
@@ -482,31 +503,12 @@ export const bytesDecoder = <A, D extends AiError.AiError>(
   makeDecoder: () => PayloadDecoder<A, D>
 ): BytesDecoder<A, D | AiError.MalformedOutput> => {
   const utf8 = new TextDecoder()
-  return steps<Uint8Array, A, D>(
+  return asBytesDecoder(steps<Uint8Array, A, D>(
     (bytes) => utf8.decode(bytes, { stream: true }),
     () => utf8.decode(),
     makeFramer(),
     makeDecoder()
-  )
-}
-
-/** The channel that reads its input through `decoder`'s steps. */
-const reading = <I, A, D, E>(decoder: Steps<I, A, D>) => {
-  const read: Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<I>, E | D, E, unknown, unknown> = Channel.readWithCause({
-    onInput: (input: Chunk.Chunk<I>) => decoder.input(input, read),
-    onFailure: (cause) => Channel.failCause(cause),
-    onDone: () => decoder.end
-  })
-  return read
-}
-
-/** `BytesDecoder`'s steps over input pieces of any type. */
-interface Steps<I, A, D> {
-  readonly input: <InElem, E, InErr, OutDone>(
-    input: Chunk.Chunk<I>,
-    next: Channel.Channel<Chunk.Chunk<A>, InElem, E, InErr, OutDone, unknown>
-  ) => Channel.Channel<Chunk.Chunk<A>, InElem, E | D, InErr, OutDone, unknown>
-  readonly end: Channel.Channel<Chunk.Chunk<A>, unknown, D, unknown, void, unknown>
+  ))
 }
 
 /**

@@ -1,9 +1,9 @@
 /**
  * A response body read under an idle timeout, with one timer for the whole body instead of a race per read:
- * a deadline moved on at every chunk (of an event stream: every chunk with something of an event in it), and one watchdog that sleeps until it and, when it wakes to find
- * it passed, ends the wait for the next chunk (a timer of internal/timer: a `setTimeout` on the live clock, a
- * fiber on another). Racing each read against its own timer (`Stream.timeoutFail`)
- * forks two fibers and arms a timer per read.
+ * a deadline moved on at every chunk (of an event stream: every chunk with something of an event in it),
+ * and one watchdog that sleeps until it and, when it wakes to find it passed, ends the wait for the next
+ * chunk (a timer of internal/timer: a `setTimeout` on the live clock, a fiber on another). Racing each read
+ * against its own timer (`Stream.timeoutFail`) forks two fibers and arms a timer per read.
  *
  * - The body of a web `Response` (what `FetchHttpClient` and `HttpClientResponse.fromWeb` make) is read with
  *   its reader; the watchdog cancels the reader, which ends the pending read (and aborts the request), and
@@ -35,29 +35,30 @@ import * as Effect from "effect/Effect"
 import { constVoid } from "effect/Function"
 import * as Mailbox from "effect/Mailbox"
 import * as Stream from "effect/Stream"
+import { BytesDecoderTypeId } from "../Framing.js"
 import type * as Framing from "../Framing.js"
+import { reading, type Steps, stepsOf } from "./bytesSteps.js"
 import * as ResponseBody from "./responseBody.js"
 import * as Timer from "./timer.js"
 
 /** Chunks (body reads) the reader fiber may hold ahead of the consumer. */
 const CAPACITY = 16
 
-/** The bytes as they are read: each chunk written whole (`watchBody`'s decoder for the raw body). */
-export const asBytes: Framing.BytesDecoder<Uint8Array, never> = {
+const bytesSteps: Steps<Uint8Array, Uint8Array, never> = {
   input: (input, next) => Channel.zipRight(Channel.write(input), next),
   end: Channel.void
 }
+
+/** The bytes as they are read: each chunk written whole (`watchBody`'s decoder for the raw body). */
+export const asBytes: Framing.BytesDecoder<Uint8Array, never> = Object.assign(bytesSteps, {
+  [BytesDecoderTypeId]: { _A: (_: never) => _, _D: (_: never) => _ }
+})
 
 /** `stream` through `decoder`, as a stage piped after it (for the readers that do not take its steps). */
 const through = <A, D, E>(stream: Stream.Stream<Uint8Array, E>, decoder: Framing.BytesDecoder<A, D>): Stream.Stream<A, E | D> => {
   // the bytes themselves: no stage (here `A` is `Uint8Array`)
   if (decoder === (asBytes as unknown)) return stream as unknown as Stream.Stream<A, E>
-  const read: Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<Uint8Array>, E | D, E, unknown, unknown> = Channel.readWithCause({
-    onInput: (input: Chunk.Chunk<Uint8Array>) => decoder.input(input, read),
-    onFailure: (cause) => Channel.failCause(cause),
-    onDone: () => decoder.end
-  })
-  return Stream.pipeThroughChannel(stream, read)
+  return Stream.pipeThroughChannel(stream, reading<Uint8Array, A, D, E>(stepsOf(decoder)))
 }
 
 const LF = 10
@@ -252,7 +253,7 @@ const webBody = <E, A, D>(
   makeDecoder: () => Framing.BytesDecoder<A, D>
 ): Stream.Stream<A, E | D> =>
   Stream.fromChannel(Channel.unwrap(Effect.map(Effect.clock, (clock) => {
-    const decoder = makeDecoder()
+    const decoder = stepsOf(makeDecoder())
     const reader = body.getReader()
     let bytesRead = 0
     let settled = false
@@ -317,7 +318,7 @@ const nodeBody = <E, A, D>(
   makeDecoder: () => Framing.BytesDecoder<A, D>
 ): Stream.Stream<A, E | D> =>
   Stream.fromChannel(Channel.unwrap(Effect.map(Effect.clock, (clock) => {
-    const decoder = makeDecoder()
+    const decoder = stepsOf(makeDecoder())
     let bytesRead = 0
     let ended = false
     let expired = false
