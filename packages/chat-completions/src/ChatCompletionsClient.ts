@@ -45,7 +45,7 @@ import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as ChatCompletionsStream from "./ChatCompletionsStream.js"
 import type * as ChatCompletionsRequest from "./ChatCompletionsRequest.js"
-import { Decoder } from "./internal/decoder.js"
+import { Decoder, makeSseFramer } from "./internal/decoder.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // models
@@ -271,7 +271,7 @@ const decoder = (
   scrub: (error: ChatCompletionsStream.DecodeError) => ChatCompletionsStream.DecodeError
 ) =>
   Framing.bytesDecoder<StreamPart.StreamPart, ChatCompletionsStream.DecodeError>(
-    () => Framing.makeSseFramer(Framing.DEFAULT_MAX_EVENT_SIZE),
+    () => makeSseFramer(Framing.DEFAULT_MAX_EVENT_SIZE),
     () => Framing.mappingErrors(Framing.observing(new Decoder(), observe), scrub)
   )
 

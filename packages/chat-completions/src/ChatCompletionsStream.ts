@@ -27,6 +27,8 @@
  * | a `finish_reason: "error"` choice with an `error` object inside it (`choices[0].error`, OpenRouter) | the same, with that object's `code` and `message` |
  * | a `finish_reason: "error"` choice without an `error` object | the stream fails with `AiError.StreamErrorEvent` saying so (no code), after the parts before it: a failed answer, not a finished one |
  * | a chunk with choices only for `index` > 0 (`n` > 1) | nothing (debug log once): only choice 0 is decoded |
+ * | an SSE event named `ping` (`event: ping`, its data a timestamp: old sse-starlette servers' keep-alive) | nothing (debug log) |
+ * | an SSE event named `error` with data `{"message", "code"}`, `{"error": {…}}` or a bare text | the stream fails with `AiError.StreamErrorEvent` carrying that message and code, after the parts before it (not `TruncatedStream`) |
  *
  * ## Output indices
  *
@@ -79,7 +81,7 @@ import * as Framing from "@effect-responses/wire/Framing"
 import type * as Channel from "effect/Channel"
 import type * as Chunk from "effect/Chunk"
 import * as Stream from "effect/Stream"
-import { type DecodeError as InternalDecodeError, Decoder } from "./internal/decoder.js"
+import { type DecodeError as InternalDecodeError, Decoder, makeSseFramer } from "./internal/decoder.js"
 
 /**
  * The errors of the decoder: malformed output (bad JSON), a cut-short body (`TruncatedStream`) or an
@@ -116,7 +118,8 @@ export const channel = <E>(): Channel.Channel<
  * LF, CRLF, even split between two pieces, or CR; a leading BOM is dropped), then the chunk state
  * machine, in one synchronous pass per chunk. An event larger than `maxEventSize` UTF-16 code units
  * (default 16 MiB) fails with `MalformedOutput` naming its line; a malformed chunk's `MalformedOutput` names
- * its line too. SSE comments, `event:`, `id:` and `retry:` fields are ignored. At the end of the body, an
+ * its line too. SSE comments, `id:` and `retry:` fields are ignored; of the `event:` field, only the names
+ * `ping` (skipped) and `error` (a failure) are read, as the module's table says. At the end of the body, an
  * event whose lines all ended is decoded even without its closing blank line.
  *
  * @since 0.1.0
@@ -131,7 +134,7 @@ export const sseChannel = <E>(options?: {
   E,
   unknown,
   unknown
-> => makeChannel<E>(() => Framing.makeSseFramer(options?.maxEventSize ?? Framing.DEFAULT_MAX_EVENT_SIZE))
+> => makeChannel<E>(() => makeSseFramer(options?.maxEventSize ?? Framing.DEFAULT_MAX_EVENT_SIZE))
 
 /**
  * The decoder as a channel from chunks of capture text, raw SSE or line-JSON (one chunk JSON per line, as in
@@ -202,7 +205,7 @@ export const decodeSse = <E, R>(
   Stream.pipeThroughChannel(
     body,
     Framing.decodeBytesChannel<StreamPart.StreamPart, DecodeError, E>(
-      () => Framing.makeSseFramer(Framing.DEFAULT_MAX_EVENT_SIZE),
+      () => makeSseFramer(Framing.DEFAULT_MAX_EVENT_SIZE),
       () => new Decoder()
     )
   )

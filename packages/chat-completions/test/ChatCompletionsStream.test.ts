@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Stream from "effect/Stream"
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -511,6 +512,45 @@ describe("ChatCompletionsStream: content as a list of parts (Mistral's Magistral
       expect(logs.filter((line) => line.includes("\"reference\""))).toStrictEqual([
         "WARN: a content part of type \"reference\" was ignored (only \"text\" and \"thinking\" parts are read) at position 4"
       ])
+    }))
+})
+
+describe("ChatCompletionsStream: named SSE events (keep-alives and errors sent as events)", () => {
+  it.effect("event: ping with a timestamp as data (old sse-starlette) is skipped with a debug log; the answer completes", () =>
+    Effect.gen(function*() {
+      const logs: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        logs.push(`${logLevel.label}: ${Array.isArray(message) ? message.join(" ") : String(message)}`)
+      })
+      const { elements, error } = yield* decodeHandWritten("keepalive-event-ping.sse").pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+        Effect.provide(Logger.minimumLogLevel(LogLevel.Debug))
+      )
+      assert.isUndefined(error)
+      const response = MessageAggregator.fromIterable(elements)[0]!
+      assert.strictEqual(response.text, "Hello")
+      assert.strictEqual(response.status, "completed")
+      expect(logs.filter((line) => line.includes("event: ping"))).toHaveLength(2)
+    }))
+
+  it.effect("event: error with data {message, code} fails the stream with StreamErrorEvent carrying them, not TruncatedStream", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("error-event-named.sse")
+      assert.instanceOf(error, AiError.StreamErrorEvent)
+      assert.strictEqual(error.description, "CUDA out of memory")
+      assert.strictEqual(error.code, "internal_error")
+      assert.strictEqual(MessageAggregator.fromIterable(elements)[0]!.text, "Partial")
+      // {"error": {…}} as the data, or a bare text: the same failure
+      for (
+        const [data, description] of [
+          ["{\"error\":{\"message\":\"boom\"}}", "boom"],
+          ["overloaded", "overloaded"]
+        ] as const
+      ) {
+        const failed = yield* settled(ChatCompletionsStream.decodeSseText(Stream.make(`event: error\ndata: ${data}\n\n`)))
+        assert.instanceOf(failed.error, AiError.StreamErrorEvent)
+        assert.strictEqual(failed.error.description, description)
+      }
     }))
 })
 

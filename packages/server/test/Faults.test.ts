@@ -160,6 +160,25 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(response.output).toMatchObject([{ type: "message", status: "incomplete", content: [{ text: "Hello" }] }])
       })))
 
+  it.effect("keep-alives and errors sent as named SSE events: event: ping skipped, event: error -> response.failed with its message", () => {
+    const ping = "event: ping\r\ndata: 2026-12-03 14:00:00.000000\r\n\r\n"
+    return withScriptedGateway([
+      sse(ping, textChunk("Hel"), ping, textChunk("lo"), finishChunks()),
+      sse(textChunk("Hel"), ping, textChunk("lo"), "event: error\ndata: {\"message\":\"CUDA out of memory\"}\n\n")
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const pinged = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        const completed = checkLifecycle(parseSse(pinged.text))
+        expect(completed.status).toBe("completed")
+        expect(completed.output).toMatchObject([{ type: "message", content: [{ text: "Hello" }] }])
+        const errored = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        const failed = checkLifecycle(parseSse(errored.text))
+        expect(failed.status).toBe("failed")
+        expect((failed.error as { message: string }).message).toContain("CUDA out of memory")
+        expect(failed.output).toMatchObject([{ type: "message", status: "incomplete", content: [{ text: "Hello" }] }])
+      }))
+  })
+
   it.effect("an upstream tool call without an id: a call_id new in every response (an agent that remembers handled ids runs each)", () =>
     withScriptedGateway([
       sse(toolChunk({ name: "get_time", arguments: "{}" }), finishChunks("tool_calls")),

@@ -115,10 +115,17 @@ export const makeLineFramer = (maxEventSize: number): Framer => {
  * stream from about 0.25 ms to about 0.18 ms and removed a copy of every line (packages/bench/RESULTS.md,
  * section of 2026-11-29 20:28).
  *
+ * `eventData`, when given, maps an event that has an `event:` field (its name and data) to the payload
+ * handed on, or to `undefined` to drop the event: for a protocol whose servers send keep-alives or errors
+ * as named events (Chat Completions servers' `event: ping`, `event: error`). Without it the name is ignored.
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const makeSseFramer = (maxEventSize: number): Framer => {
+export const makeSseFramer = (
+  maxEventSize: number,
+  eventData?: (event: string, data: string) => string | undefined
+): Framer => {
   let payloads: Array<string> = []
   let lines: Array<number> = []
   /** Lines completed so far. */
@@ -141,12 +148,15 @@ export const makeSseFramer = (maxEventSize: number): Framer => {
   let dataSize = 0
   const parser = createParser({
     onEvent: (event) => {
-      payloads.push(event.data)
-      lines.push(nextClosed < closed.length ? closed[nextClosed++]! : dataLine || line)
+      const at = nextClosed < closed.length ? closed[nextClosed++]! : dataLine || line
       if (nextClosed === closed.length) {
         closed.length = 0
         nextClosed = 0
       }
+      const data = event.event === undefined || eventData === undefined ? event.data : eventData(event.event, event.data)
+      if (data === undefined) return
+      payloads.push(data)
+      lines.push(at)
     }
   })
   // The parser drops `ï»¿` (a UTF-8 BOM read as Latin-1) from the start of the first text it is fed, which

@@ -7,7 +7,7 @@
  * @internal
  */
 import { AiError, type ModelResponse, Part, StreamPart, UnsafePart } from "@effect-responses/core"
-import type * as Framing from "@effect-responses/wire/Framing"
+import * as Framing from "@effect-responses/wire/Framing"
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as ChatCompletionsOutput from "../ChatCompletionsOutput.js"
 import { contentParts, ignoredWarning } from "./content.js"
@@ -43,6 +43,33 @@ const IN_PROGRESS: Part.Attributes = { status: "in_progress" }
  */
 const joinName = (known: string, fragment: string): string =>
   fragment.startsWith(known) ? fragment : known + fragment
+
+/** The payload an `event: ping` becomes (see `eventData`): the decoder skips it with a debug log. */
+const PING = "{\"object\":\"sse.ping\"}"
+
+/**
+ * The payload of a named SSE event (`Framing.makeSseFramer`'s `eventData`): `event: ping` (old sse-starlette
+ * servers' keep-alive, its data a timestamp) is skipped; `event: error` with data `{"message", "code"}` (or
+ * a bare text) becomes the error chunk `{"error": …}`, which fails the stream (data that is already
+ * `{"error": …}` is kept); any other name is ignored (its data read as usual).
+ *
+ * @internal
+ */
+export const eventData = (event: string, data: string): string => {
+  if (event === "ping") return PING
+  if (event !== "error") return data
+  let json: unknown
+  try {
+    json = JSON.parse(data)
+  } catch {
+    json = undefined
+  }
+  if (isObject(json)) return json.error !== undefined && json.error !== null ? data : `{"error":${data}}`
+  return JSON.stringify({ error: data.trim() === "" ? "the server sent an error event" : data })
+}
+
+/** The SSE framer of Chat Completions streams: named events read by `eventData`. @internal */
+export const makeSseFramer = (maxEventSize: number): Framing.Framer => Framing.makeSseFramer(maxEventSize, eventData)
 
 /** @internal */
 export class Decoder {
@@ -91,6 +118,10 @@ export class Decoder {
     if (choices === undefined) {
       const error = chunk.error
       if (error !== undefined && error !== null) return this.errorChunk(error)
+      if (data === PING) {
+        this.logs.push({ level: "Debug", message: `skipped a keep-alive event (event: ping) at position ${position}` })
+        return undefined
+      }
       this.logs.push({ level: "Debug", message: `skipped a chunk without choices at position ${position}` })
       return undefined
     }
