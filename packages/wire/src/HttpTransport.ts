@@ -47,6 +47,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
+import { constTrue } from "effect/Function"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
@@ -407,9 +408,14 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const scrub = (text: string): string => scrubSecret(text, secret)
     const failed = (error: HttpClientError.HttpClientError, bytesReceived?: number) =>
       scrubError(transportError(error, url, bytesReceived), secret)
-    const headersTimeoutError = (after: Duration.Duration) =>
+    // `answered`: the headers had arrived, and an error body or a whole answer was what did not come in time
+    const headersTimeoutError = (after: Duration.Duration, answered: boolean) =>
       new AiError.TransportError({
-        description: `no response headers within ${Duration.format(after)} (the headers timeout)`,
+        description: answered
+          ? `the response body did not arrive whole within ${
+            Duration.format(after)
+          } (the headers timeout, which bounds an error body and a whole answer too)`
+          : `no response headers within ${Duration.format(after)} (the headers timeout)`,
         url,
         timeout: "headers"
       })
@@ -438,13 +444,18 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const errorBody = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<Uint8Array> =>
       untilError(rawBody(response))
     // `effect` within the headers timeout, if any, with `parent` as its parent span when given: set in the
-    // timeout's fiber, which ends with `effect`, so nothing has to be restored after it
-    const timed = <A, E>(effect: Effect.Effect<A, E>, parent?: Tracer.AnySpan): Effect.Effect<A, E | AiError.TransportError> => {
+    // timeout's fiber, which ends with `effect`, so nothing has to be restored after it; `answered` tells the
+    // error whether the headers had come
+    const timed = <A, E>(
+      effect: Effect.Effect<A, E>,
+      answered: () => boolean,
+      parent?: Tracer.AnySpan
+    ): Effect.Effect<A, E | AiError.TransportError> => {
       if (headersTimeout === undefined) return parent === undefined ? effect : Effect.withParentSpan(effect, parent)
       const spanned = parent === undefined
         ? effect
         : Effect.zipRight(FiberRef.update(FiberRef.currentContext, (context) => Context.add(context, Tracer.ParentSpan, parent)), effect)
-      return within(spanned, headersTimeout, () => headersTimeoutError(headersTimeout))
+      return within(spanned, headersTimeout, () => headersTimeoutError(headersTimeout, answered()))
     }
     // A 2xx answer as it is (a streamed one that is plainly no event stream fails), any other read for what it says.
     const judge = (
@@ -472,10 +483,17 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     // error, its body read (a server that trickles its error body a byte at a time, each within the idle
     // timeout, cannot hold the call past it)
     const send = (request: HttpClientRequest.HttpClientRequest, stream: boolean, parent: Tracer.AnySpan | undefined) =>
-      timed(
-        Effect.flatMap(Effect.mapError(httpClient.execute(request), (error) => failed(error)), (response) => judge(response, stream)),
-        parent
-      )
+      Effect.suspend(() => {
+        let answered = false
+        return timed(
+          Effect.flatMap(Effect.mapError(httpClient.execute(request), (error) => failed(error)), (response) => {
+            answered = true
+            return judge(response, stream)
+          }),
+          () => answered,
+          parent
+        )
+      })
 
     const request = (body: object, stream: boolean) => {
       let request = HttpClientRequest.post(url).pipe(
@@ -503,7 +521,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const readJson = (
       response: HttpClientResponse.HttpClientResponse
     ): Effect.Effect<unknown, AiError.TransportError | AiError.MalformedOutput> =>
-      timed(readText(response)).pipe(
+      timed(readText(response), constTrue).pipe(
         Effect.flatMap((text) =>
           Effect.try({
             // The key's characters need no escaping in a JSON string: cut out of the text, the JSON stays valid.

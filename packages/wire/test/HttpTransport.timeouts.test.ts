@@ -132,6 +132,26 @@ describe("HttpTransport timeouts", () => {
       assert.strictEqual(server.state.aborted, 1)
     }))
 
+  it.effect("an error body or a whole answer that does not arrive within the headers timeout fails as one, saying the body was late", () =>
+    Effect.gen(function*() {
+      for (const [status, stream] of [[500, true], [200, false]] as const) {
+        // headers at once, then a body that stalls (the idle timeout far off)
+        const server = streamingServer({ status, first: new TextEncoder().encode("{\"error\":") })
+        const transport = yield* transportOver(server.client, { headersTimeout: "30 seconds", idleTimeout: "1 hour" })
+        const call = stream
+          ? transport.execute({ model: "m" }, true)
+          : Effect.flatMap(transport.execute({ model: "m" }, false), transport.readJson)
+        const fiber = yield* Effect.fork(call)
+        yield* realPause
+        yield* TestClock.adjust("30 seconds")
+        const error = yield* Effect.flip(Fiber.join(fiber))
+        assert.instanceOf(error, AiError.TransportError)
+        assert.strictEqual(error.timeout, "headers")
+        assert.include(error.message, "the response body did not arrive whole within 30s")
+        assert.notInclude(error.message, "no response headers")
+      }
+    }))
+
   it.effect("the request timeout is per attempt, and retried as the retry options say", () =>
     Effect.gen(function*() {
       const server = silentServer()
