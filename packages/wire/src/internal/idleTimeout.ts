@@ -18,7 +18,7 @@
  *   2026-12-02, round 4).
  * - Any other body (a wrapper of one's own) is read by a reader fiber into a small mailbox, which the
  *   watchdog fails. Ending such a body by finalizing it is not enough: a Node body waiting for data is not
- *   woken by its finalizer and would wait forever. Two fibers per body (the reader, the watchdog).
+ *   woken by its finalizer and would wait forever. One fiber per body (the reader) and the watchdog's timer.
  *
  * While the consumer holds a chunk (it is slower than the server) the clock is stopped: only the server's
  * silence counts. In an event stream (`events`), a chunk that holds nothing of an event (only SSE comment
@@ -32,6 +32,7 @@ import * as Chunk from "effect/Chunk"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { constVoid } from "effect/Function"
 import * as Mailbox from "effect/Mailbox"
 import * as Stream from "effect/Stream"
@@ -205,21 +206,6 @@ const nodeReadable = (response: HttpClientResponse.HttpClientResponse): NodeRead
   if (isNodeReadable(source)) return source
   const body: unknown = typeof source === "object" && source !== null ? (source as { readonly body?: unknown }).body : undefined
   return isNodeReadable(body) ? body : undefined
-}
-
-/** The watchdog: sleeps until `deadline()` has passed (re-armed each time it wakes too early), then `expire`. */
-const watchdog = (
-  clock: Clock.Clock,
-  idleMillis: number,
-  deadline: () => number,
-  expire: Effect.Effect<unknown>
-): Effect.Effect<void> => {
-  const watch: Effect.Effect<void> = Effect.suspend(() => {
-    const left = deadline() - clock.unsafeCurrentTimeMillis()
-    if (left <= 0) return Effect.asVoid(expire)
-    return Effect.zipRight(clock.sleep(Duration.millis(Number.isFinite(left) ? left : idleMillis)), watch)
-  })
-  return watch
 }
 
 /**
@@ -436,6 +422,9 @@ const mailboxBody = <E>(
       }
     ).pipe(Mailbox.into(mailbox))
     yield* Effect.forkScoped(read)
-    yield* Effect.forkScoped(watchdog(clock, idleMillis, deadline.deadline, Effect.suspend(() => mailbox.fail(onIdle(bytesRead)))))
+    const stopWatchdog = startWatchdog(clock, idleMillis, deadline.deadline, () => {
+      mailbox.unsafeDone(Exit.fail(onIdle(bytesRead)))
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(stopWatchdog))
     return Mailbox.toStream(mailbox)
   }))
