@@ -538,6 +538,32 @@ describe("HttpTransport over @effect/platform-node's clients (a Node body)", () 
         assert.isFalse(server.state.closedEarly)
       }))
 
+    it.scoped(`a body left at [DONE] whose end was written while the loop was blocked past the grace ends: its connection is reused (${kind})`, () =>
+      Effect.gen(function*() {
+        let answer: ServerResponse | undefined
+        const server = yield* nodeServer((response) => {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          response.write("data: {}\n\ndata: [DONE]\n\n")
+          answer = response
+        })
+        const client = Context.get(yield* Layer.build(layer), HttpClient.HttpClient)
+        const transport = yield* transportOver(client, { idleTimeout: "30 seconds", baseUrl: server.baseUrl })
+        const response = yield* transport.execute({ model: "m" }, true)
+        yield* Stream.runDrain(Stream.take(transport.bodyStream(response), 1))
+        // the end goes out now, in a write of its own; then the process is held past the grace of the body
+        // left before its end (a machine short of cores, a long task on the loop): the end waits in the socket
+        answer!.end()
+        const blockedUntil = Date.now() + 150
+        while (Date.now() < blockedUntil) {
+          // busy: no timer, no I/O until it passes
+        }
+        const body = nodeBody(response)
+        yield* until(() => body.readableEnded || body.destroyed)
+        assert.isTrue(body.readableEnded)
+        assert.isNull(body.errored)
+        assert.isFalse(server.state.closedEarly)
+      }))
+
     it.scoped(`a body that breaks off fails with a transport error that is no timeout (${kind})`, () =>
       Effect.gen(function*() {
         const server = yield* nodeServer((response) => {

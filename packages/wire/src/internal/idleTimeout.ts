@@ -378,11 +378,14 @@ const nodeBody = <E, A, D>(
         // body on its own (Python's servers do). It is read on, its bytes dropped, for up to `END_GRACE_MS`,
         // and destroyed only if it has not ended by then: destroyed, its connection could not be reused, and
         // undici would build a `RequestAbortedError` with its stack trace (about 2 % of the gateway's CPU
-        // per streamed request).
-        const grace = setTimeout(() => {
-          detach()
-          if (!ended) readable.destroy()
-        }, END_GRACE_MS)
+        // per streamed request). When the grace passes, the loop's next poll for I/O still comes first (the
+        // destroy waits for `setImmediate`): an end that arrived while the process waited for a core (a loaded
+        // machine, a long task on the loop) is read, not thrown away with its connection.
+        const grace = setTimeout(() =>
+          setImmediate(() => {
+            detach()
+            if (!ended) readable.destroy()
+          }), END_GRACE_MS)
         grace.unref()
         readable.on("end", () => {
           clearTimeout(grace)
