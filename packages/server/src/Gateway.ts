@@ -98,7 +98,9 @@
  * tools as functions taking their operation and action, their calls written back as `apply_patch_call`,
  * `shell_call` and `local_shell_call` items;
  * namespaced tools flattened (`crm__lookup`), their calls
- * written back with their `namespace`; `additional_tools` and `tool_search_output` items add to the tool
+ * written back with their `namespace`; a name the upstream would refuse (over 64 characters, or with
+ * characters outside `a-z A-Z 0-9 _ -`) sent shortened with a hash (`ResponsesRequestDecoder.upstreamName`,
+ * the same in every turn), its calls written back under the declared name; `additional_tools` and `tool_search_output` items add to the tool
  * list; `defer_loading` tools are presented like the others (see `ResponsesRequestDecoder` and
  * `ResponsesLifecycle`).
  *

@@ -66,6 +66,9 @@
  * - **Namespaces.** A function or custom tool call whose name is a flattened namespace tool
  *   (`ResponsesRequestDecoder.DecodedRequest.namespacedTools`: the flattened `crm__lookup`, the dotted
  *   `crm.lookup`, or an unambiguous bare `lookup`) is written with its `namespace` and name.
+ * - **Renamed tools.** A call of a top-level tool whose name the upstream was offered renamed (too long, or
+ *   with characters function names cannot hold: `ResponsesRequestDecoder.upstreamName`,
+ *   `DecodedRequest.renamedTools`) is written with the name the client declared.
  * - **Terminal event.** `ResponseFinished` with status `completed` -> `response.completed`; status
  *   `incomplete` or finish reason `length` / `content_filter` -> `response.incomplete` with
  *   `incomplete_details.reason` (`max_output_tokens` / `content_filter`), open items closed as
@@ -154,7 +157,9 @@ export interface Options {
   readonly model: string
   readonly request:
     & Pick<ResponsesRequestDecoder.DecodedRequest, "echo" | "namespacedTools">
-    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell" | "localShell" | "toolSearch">>
+    & Partial<
+      Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell" | "localShell" | "toolSearch" | "renamedTools">
+    >
 }
 
 /**

@@ -40,8 +40,10 @@
  * `shell` tool a function `shell` whose arguments are the action (`commands`, `timeout_ms`,
  * `max_output_length`), the client-run `local_shell` tool a function `local_shell` whose arguments are the
  * exec action (`command`, `timeout_ms`, `working_directory`, `env`, `user`). A `namespace` group is flattened
- * into its function and custom tools named `<namespace>__<name>` (`NAMESPACE_SEPARATOR`), and
- * `namespacedTools` maps the flattened, dotted and unambiguous bare names back, so a server can write the
+ * into its function and custom tools named `<namespace>__<name>` (`NAMESPACE_SEPARATOR`). Every name sent
+ * upstream matches `^[a-zA-Z0-9_-]{1,64}$`: a longer one, or one with other characters (a dot), is
+ * shortened to a prefix and a hash of the whole name (`upstreamName`; stable across turns), and
+ * `namespacedTools` (`renamedTools` for top-level tools) maps the sent, flattened, dotted and unambiguous bare names back, so a server can write the
  * call with its `namespace`; a bare name declared in two namespaces is not mapped (a warning names it) and
  * a call by it goes to the client as it came. Tools with `defer_loading` are presented like the others and
  * the `tool_search` tool is left out: a Chat Completions upstream has no tool search, so it is shown every
@@ -252,7 +254,11 @@ export interface ModelOptions {
  *   tool choice, as `LanguageModel.CallOptions` takes them.
  * - `namespacedTools`: the names a call of a namespaced tool may come back under -> its namespace and
  *   name: the flattened name (`crm__lookup`), the dotted one (`crm.lookup`), and the bare one (`lookup`)
- *   when exactly one namespace declares it and no top-level tool has it.
+ *   when exactly one namespace declares it and no top-level tool has it. The flattened name is sent
+ *   upstream as `upstreamName` makes it (shortened with a hash when over 64 characters), and that name maps
+ *   back too.
+ * - `renamedTools`: the top-level tools whose name `upstreamName` changed (over 64 characters, or holding
+ *   characters other than `a-z A-Z 0-9 _ -`, such as a dot): the name sent upstream -> the tool's name.
  * - `customTools`: the (flattened) names of the custom tools, presented upstream as functions of one
  *   string parameter `input`; a call of one is written back as a `custom_tool_call`.
  * - `applyPatch`: the name of the function presenting the client-run `apply_patch` tool, when the request
@@ -290,6 +296,7 @@ export interface DecodedRequest {
   readonly tools: ReadonlyArray<LanguageModel.ToolDefinition>
   readonly toolChoice: LanguageModel.ToolChoice | undefined
   readonly namespacedTools: ReadonlyMap<string, NamespacedName>
+  readonly renamedTools?: ReadonlyMap<string, string> | undefined
   readonly customTools: ReadonlySet<string>
   readonly applyPatch?: string | undefined
   readonly shell?: string | undefined
@@ -361,6 +368,28 @@ export const LOGPROBS_INCLUDE = "message.output_text.logprobs" as const
  * @category constants
  */
 export const NAMESPACE_SEPARATOR: typeof Tools.NAMESPACE_SEPARATOR = Tools.NAMESPACE_SEPARATOR
+
+/**
+ * The function name a tool (its flattened name, for a namespace tool) is sent upstream under. OpenAI and most
+ * Chat Completions servers refuse a function name that does not match `^[a-zA-Z0-9_-]{1,64}$`; such a name is
+ * sent as it is. Any other is renamed: its characters outside that set replaced by `_`, cut to its first 20
+ * and last 32 characters when longer than 53, then `_` and 10 hex digits of a hash (FNV-1a, 64 bits) of the
+ * whole name; at most 64 characters. The rule depends on the name alone, so every turn of a conversation
+ * sends a tool, and the calls of it in `input`, under the same name. The same rule applies to every name the
+ * gateway sends: function and custom tools, namespace tools, the client-run tools' functions.
+ *
+ * @example
+ * ```ts
+ * import { ResponsesRequestDecoder } from "@effect-responses/server"
+ *
+ * ResponsesRequestDecoder.upstreamName("crm__lookup") // "crm__lookup"
+ * ResponsesRequestDecoder.upstreamName("crm.lookup") // "crm_lookup_" + 10 hex digits
+ * ```
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const upstreamName: (name: string) => string = Tools.upstreamName
 
 // ---------------------------------------------------------------------------------------------------------
 // schemas
@@ -628,20 +657,22 @@ const decodeBody = <E>(
         const name = stringField(choice, "name")
         if (name === undefined) return yield* fail("Missing required parameter: 'tool_choice.name'.", "tool_choice.name", "missing_required_parameter")
         const namespace = stringField(choice, "namespace")
-        const flat = namespace === undefined ? name : `${namespace}${NAMESPACE_SEPARATOR}${name}`
-        if (!tools.some((tool) => tool.name === flat)) {
+        const sent = Tools.upstreamName(namespace === undefined ? name : Tools.flatName(namespace, name))
+        if (!toolSet.declared.has(sent)) {
           return yield* fail(`Tool choice '${name}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")
         }
-        toolChoice = { tool: flat }
+        toolChoice = { tool: sent }
       } else if (type === "allowed_tools") {
         const mode = stringField(choice, "mode")
         const allowed = Array.isArray(choice.tools) ? choice.tools : []
         const names = new Set<string>()
         for (const entry of allowed) {
           if (isObject(entry) && (entry.type === "function" || entry.type === "custom") && typeof entry.name === "string") {
-            names.add(typeof entry.namespace === "string" ? `${entry.namespace}${NAMESPACE_SEPARATOR}${entry.name}` : entry.name)
+            names.add(Tools.upstreamName(typeof entry.namespace === "string" ? Tools.flatName(entry.namespace, entry.name) : entry.name))
           } else if (isObject(entry) && entry.type === "namespace" && typeof entry.name === "string") {
-            for (const tool of tools) if (tool.name.startsWith(`${entry.name}${NAMESPACE_SEPARATOR}`)) names.add(tool.name)
+            for (const original of toolSet.names.values()) {
+              if (original.namespace === entry.name) names.add(Tools.upstreamName(Tools.flatName(original.namespace, original.name)))
+            }
           }
         }
         offered = tools.filter((tool) => names.has(tool.name))
@@ -717,6 +748,7 @@ const decodeBody = <E>(
       tools: offered,
       toolChoice,
       namespacedTools: toolSet.names,
+      renamedTools: toolSet.renamed,
       customTools: toolSet.custom,
       applyPatch: toolSet.applyPatch,
       shell: toolSet.shell,

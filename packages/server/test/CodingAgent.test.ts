@@ -367,6 +367,75 @@ describe("a coding agent's request through the gateway", () => {
       })).pipe(Effect.provide(captured.layer))
   })
 
+  it.effect("names over 64 characters or with dots go upstream renamed (stable across turns), and their calls come back as declared, streamed and not", () => {
+    const longNamespace = "billing_and_invoicing_service_for_enterprise_customers"
+    const tools = [
+      {
+        type: "namespace",
+        name: longNamespace,
+        tools: [
+          { type: "function", name: "lookup_customer_by_email_address", parameters: { type: "object", properties: {} } },
+          { type: "custom", name: "apply_invoice_patch_to_the_customer_ledger" }
+        ]
+      },
+      { type: "function", name: "crm.lookup", parameters: { type: "object", properties: {} } },
+      { type: "function", name: "crm_lookup", parameters: { type: "object", properties: {} } }
+    ]
+    const turn = (stream: boolean) => ({
+      model: "m",
+      stream,
+      tools,
+      input: [
+        { role: "user", content: "hi" },
+        { type: "function_call", call_id: "call_0", namespace: longNamespace, name: "lookup_customer_by_email_address", arguments: "{}" },
+        { type: "function_call_output", call_id: "call_0", output: "found" }
+      ]
+    })
+    // the upstream calls every tool it was offered, by the name it was offered
+    const names = (body: Record<string, unknown>) =>
+      (body.tools as ReadonlyArray<{ function: { name: string } }>).map((tool) => tool.function.name)
+    const args = (index: number) => index === 1 ? JSON.stringify({ input: "patch" }) : "{}"
+    return withScriptedGateway([
+      (request, response, body) =>
+        sse(...names(body).map((name, index) => toolChunk({ index, id: `call_${index + 1}`, name, arguments: args(index) })), finishChunks("tool_calls"))(
+          request,
+          response,
+          body
+        ),
+      (request, response, body) =>
+        completion({
+          content: null,
+          tool_calls: names(body).map((name, index) => ({ id: `call_${index + 1}`, type: "function", function: { name, arguments: args(index) } }))
+        }, "tool_calls")(request, response, body)
+    ], {}, (url, received) =>
+      Effect.gen(function*() {
+        const streamed = yield* post(`${url}/responses`, turn(true))
+        const whole = yield* post(`${url}/responses`, turn(false))
+        const sent = names(received[0]!.body)
+        for (const name of sent) expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/)
+        expect(new Set(sent).size).toBe(4)
+        expect(sent[3]).toBe("crm_lookup")
+        // the same names in the second request, and the earlier call in the input under the name its tool has
+        expect(names(received[1]!.body)).toEqual(sent)
+        const history = (received[0]!.body.messages as ReadonlyArray<Json>)[1] as Json
+        expect((history.tool_calls as ReadonlyArray<Json>)[0]).toMatchObject({ function: { name: sent[0] } })
+        const expected = [
+          ["function_call", longNamespace, "lookup_customer_by_email_address"],
+          ["custom_tool_call", longNamespace, "apply_invoice_patch_to_the_customer_ledger"],
+          ["function_call", undefined, "crm.lookup"],
+          ["function_call", undefined, "crm_lookup"]
+        ]
+        const outputs = [
+          checkLifecycle(parseSse(streamed.text)).output as ReadonlyArray<Json>,
+          (JSON.parse(whole.text) as Json).output as ReadonlyArray<Json>
+        ]
+        for (const output of outputs) {
+          expect(output.map((item) => [item.type, item.namespace, item.name])).toEqual(expected)
+          expect(output[1]).toMatchObject({ input: "patch" })
+        }
+      }))
+  })
+
   it.effect("an upstream call with empty arguments reaches the client as {} (the SDK's finalResponse parses it)", () =>
     withScriptedGateway([
       sse(toolChunk({ id: "call_e", name: "shell", arguments: "" }), finishChunks("tool_calls"))

@@ -311,6 +311,57 @@ describe("ResponsesRequestDecoder", () => {
       expect(logs.filter((line) => line.startsWith("WARN"))).toHaveLength(2)
     }))
 
+  it("upstreamName: a valid name as it is; any other at most 64 characters of the pattern, the same every time, distinct for distinct names", () => {
+    const pattern = /^[a-zA-Z0-9_-]{1,64}$/
+    expect(ResponsesRequestDecoder.upstreamName("crm__lookup")).toBe("crm__lookup")
+    expect(ResponsesRequestDecoder.upstreamName("x".repeat(64))).toBe("x".repeat(64))
+    const long = `${"n".repeat(40)}__${"l".repeat(40)}`
+    // two long names that differ only in the middle, which the cut leaves out
+    const other = `${"n".repeat(39)}m__${"l".repeat(40)}`
+    const names = [long, other, "x".repeat(65), "crm.lookup", "crm lookup", "", "caf\u00e9"]
+    const renamed = names.map(ResponsesRequestDecoder.upstreamName)
+    for (const name of renamed) expect(name).toMatch(pattern)
+    expect(new Set(renamed).size).toBe(names.length)
+    expect(names.map(ResponsesRequestDecoder.upstreamName)).toEqual(renamed)
+    expect(renamed[0]).toMatch(/^n{20}_l{32}_[0-9a-f]{10}$/)
+    expect(renamed[3]).toMatch(/^crm_lookup_[0-9a-f]{10}$/)
+  })
+
+  it.effect("tools: a renamed tool is offered, chosen and called in the input under its new name, and maps back", () =>
+    Effect.gen(function*() {
+      const namespace = "n".repeat(60)
+      const sent = ResponsesRequestDecoder.upstreamName(`${namespace}__lookup`)
+      const dotted = ResponsesRequestDecoder.upstreamName("crm.find")
+      const result = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        input: [
+          { type: "function_call", call_id: "c1", namespace, name: "lookup", arguments: "{}" },
+          { type: "function_call", call_id: "c2", name: "crm.find", arguments: "{}" }
+        ],
+        tools: [
+          { type: "namespace", name: namespace, tools: [{ type: "function", name: "lookup" }] },
+          { type: "function", name: "crm.find" }
+        ],
+        tool_choice: { type: "function", namespace, name: "lookup" }
+      })
+      expect(result.tools.map((tool) => tool.name)).toEqual([sent, dotted])
+      expect(result.toolChoice).toEqual({ tool: sent })
+      expect(result.namespacedTools.get(sent)).toEqual({ namespace, name: "lookup" })
+      expect(result.renamedTools?.get(dotted)).toBe("crm.find")
+      const parts = (result.prompt.messages[0] as Message.AssistantMessage).parts
+      expect(parts.map((part) => part.type === "tool_call" ? part.name : part.type)).toEqual([sent, dotted])
+      const allowed = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        input: "hi",
+        tools: [
+          { type: "namespace", name: namespace, tools: [{ type: "function", name: "lookup" }] },
+          { type: "function", name: "lookup" }
+        ],
+        tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "namespace", name: namespace }] }
+      })
+      expect(allowed.tools.map((tool) => tool.name)).toEqual([sent])
+    }))
+
   it.effect("a custom tool's format is text or a lark / regex grammar (API reference, CustomToolParam); any other a 400 naming it", () =>
     Effect.gen(function*() {
       const tool = (format: unknown) => ({ model: "m", input: "hi", tools: [{ type: "function", name: "f" }, { type: "custom", name: "g", format }] })

@@ -30,7 +30,7 @@ import {
   userParts
 } from "./content.js"
 import * as Prompt from "./promptObjects.js"
-import { APPLY_PATCH, decodeTools, LOCAL_SHELL, NAMESPACE_SEPARATOR, SHELL, TOOL_SEARCH, type ToolSet } from "./tools.js"
+import { APPLY_PATCH, decodeTools, flatName, LOCAL_SHELL, SHELL, TOOL_SEARCH, type ToolSet, upstreamName } from "./tools.js"
 
 const CustomToolCallInput = Schema.Struct({
   call_id: Schema.String,
@@ -224,10 +224,11 @@ export const decodeInput = <E>(
       if (results !== undefined) flush()
       return assistant ??= []
     }
-    const flatName = (name: string, namespace: string | null | undefined): string => {
-      if (namespace == null || namespace === "") return name
-      const flat = `${namespace}${NAMESPACE_SEPARATOR}${name}`
-      return toolSet.names.has(flat) || !toolSet.names.has(name) ? flat : name
+    // the name the upstream was offered the call's tool under (`upstreamName`, the same in every turn)
+    const sentName = (name: string, namespace: string | null | undefined): string => {
+      if (namespace == null || namespace === "") return upstreamName(name)
+      const flat = flatName(namespace, name)
+      return upstreamName(toolSet.names.has(flat) || !toolSet.names.has(name) ? flat : name)
     }
     const toolResult = (callId: string, output: string) => {
       if (assistant !== undefined) flush()
@@ -325,14 +326,14 @@ export const decodeInput = <E>(
         }
         case "function_call": {
           const call = isFunctionCallInput(item) ? item : yield* decodeAt(FunctionCallInput, item, ["input", index])
-          toolCall(call.call_id, flatName(call.name, call.namespace), call.arguments || "{}", attributes({ id: call.id, status: call.status }))
+          toolCall(call.call_id, sentName(call.name, call.namespace), call.arguments || "{}", attributes({ id: call.id, status: call.status }))
           break
         }
         case "custom_tool_call": {
           // presented upstream as a function with one string parameter, `input` (see `decodeTools`)
           const call = isCustomToolCallInput(item) ? item : yield* decodeAt(CustomToolCallInput, item, ["input", index])
           const args = JSON.stringify({ [ChatCompletionsRequest.CUSTOM_TOOL_INPUT]: call.input })
-          toolCall(call.call_id, flatName(call.name, call.namespace), args, attributes({ id: call.id }))
+          toolCall(call.call_id, sentName(call.name, call.namespace), args, attributes({ id: call.id }))
           break
         }
         case "function_call_output":

@@ -20,6 +20,51 @@ export const TOOL_SEARCH = "tool_search" as const
 /** What joins a namespace and a tool name in a flattened tool name (`crm__lookup`). */
 export const NAMESPACE_SEPARATOR = "__" as const
 
+/**
+ * The function names OpenAI and most Chat Completions servers accept (the API reference's `FunctionObject.name`:
+ * `a-z`, `A-Z`, `0-9`, underscores and dashes, at most 64 characters).
+ */
+const UPSTREAM_NAME = /^[a-zA-Z0-9_-]{1,64}$/
+
+/** The characters of a sanitized name kept before and after the cut, when a name is too long. */
+const HEAD_CHARS = 20
+const TAIL_CHARS = 32
+/** The hex digits of the hash that ends a renamed name. */
+const HASH_DIGITS = 10
+
+/**
+ * FNV-1a (64 bits) of `text`'s UTF-16 code units, as `HASH_DIGITS` hex digits: stable across processes and
+ * releases, so a name renamed in one turn is renamed the same in the next.
+ */
+const hashHex = (text: string): string => {
+  let hash = 0xcbf29ce484222325n
+  for (let index = 0; index < text.length; index++) {
+    hash ^= BigInt(text.charCodeAt(index))
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn
+  }
+  return hash.toString(16).padStart(16, "0").slice(0, HASH_DIGITS)
+}
+
+/**
+ * The name a tool named `name` (flattened, for a namespace tool) is sent upstream under. A name that matches
+ * `^[a-zA-Z0-9_-]{1,64}$` is sent as it is; any other (too long, empty, or with characters such as dots) is
+ * renamed: its characters outside that set replaced by `_`, cut to its first 20 and last 32 characters when
+ * longer than 53, then `_` and 10 hex digits of a hash (FNV-1a, 64 bits) of the whole name (at most 64
+ * characters in all). The rule depends on the name alone, so every turn of a conversation renames a tool the
+ * same way, and a different name gets a different hash.
+ */
+export const upstreamName = (name: string): string => {
+  if (UPSTREAM_NAME.test(name)) return name
+  const clean = name.replace(/[^a-zA-Z0-9_-]/g, "_")
+  const kept = clean.length > HEAD_CHARS + 1 + TAIL_CHARS
+    ? `${clean.slice(0, HEAD_CHARS)}_${clean.slice(clean.length - TAIL_CHARS)}`
+    : clean
+  return `${kept}_${hashHex(name)}`
+}
+
+/** The flattened name of tool `name` of `namespace` (`crm__lookup`), before `upstreamName`. */
+export const flatName = (namespace: string, name: string): string => `${namespace}${NAMESPACE_SEPARATOR}${name}`
+
 const FunctionToolParam = Schema.Struct({
   type: Schema.Literal("function"),
   name: Schema.String,
@@ -52,6 +97,8 @@ export interface ToolSet {
   /** the names of `tools` (a request may declare thousands: no search through the list per tool) */
   readonly declared: Set<string>
   readonly names: Map<string, NamespacedName>
+  /** a top-level tool's name as sent upstream (`upstreamName`) -> its name, for the tools it renames */
+  readonly renamed: Map<string, string>
   readonly custom: Set<string>
   /** the function presenting the client-run `apply_patch` tool, when the request declares it */
   applyPatch: string | undefined
@@ -76,6 +123,7 @@ export const makeToolSet = (): ToolSet => ({
   tools: [],
   declared: new Set(),
   names: new Map(),
+  renamed: new Map(),
   custom: new Set(),
   applyPatch: undefined,
   shell: undefined,
@@ -88,31 +136,41 @@ export const makeToolSet = (): ToolSet => ({
 })
 
 /**
- * Adds one function or custom tool (of `namespace`, if any) to `set`, unless a tool of that name is there;
- * returns its name.
+ * Adds one function or custom tool named `name` (flattened, for a tool of `namespace`) to `set` under the name
+ * it is sent upstream under (`upstreamName(name)`), built by `build` with that name, unless a tool of that
+ * name is there; returns that name.
  */
-const addTool = (set: ToolSet, definition: LanguageModel.ToolDefinition, custom: boolean, namespace?: string): string => {
-  if (set.declared.has(definition.name)) {
+const addTool = (
+  set: ToolSet,
+  name: string,
+  build: (sent: string) => LanguageModel.ToolDefinition,
+  custom: boolean,
+  namespace?: string
+): string => {
+  const sent = upstreamName(name)
+  if (set.declared.has(sent)) {
     // the same tool declared again (`additional_tools`, a tool search's output) is expected; a top-level
     // tool and a namespaced one of the same flattened name are two tools, of which the upstream sees one
-    if (set.topLevel.has(definition.name) !== (namespace === undefined)) set.collisions.push(definition.name)
-    return definition.name
+    if (set.topLevel.has(sent) !== (namespace === undefined)) set.collisions.push(sent)
+    return sent
   }
-  set.tools.push(definition)
-  set.declared.add(definition.name)
-  if (custom) set.custom.add(definition.name)
+  set.tools.push(build(sent))
+  set.declared.add(sent)
+  if (custom) set.custom.add(sent)
   if (namespace === undefined) {
-    set.topLevel.add(definition.name)
-    return definition.name
+    set.topLevel.add(sent)
+    if (sent !== name) set.renamed.set(sent, name)
+    return sent
   }
-  const name = definition.name.slice(namespace.length + NAMESPACE_SEPARATOR.length)
-  const original = { namespace, name }
-  set.names.set(definition.name, original)
-  set.names.set(`${namespace}.${name}`, original)
-  const namespaces = set.bare.get(name) ?? []
+  const bare = name.slice(namespace.length + NAMESPACE_SEPARATOR.length)
+  const original = { namespace, name: bare }
+  set.names.set(sent, original)
+  set.names.set(name, original)
+  set.names.set(`${namespace}.${bare}`, original)
+  const namespaces = set.bare.get(bare) ?? []
   namespaces.push(namespace)
-  set.bare.set(name, namespaces)
-  return definition.name
+  set.bare.set(bare, namespaces)
+  return sent
 }
 
 /**
@@ -130,13 +188,13 @@ export const logAmbiguousNames = (set: ToolSet): Effect.Effect<void> =>
       )
     }
     for (const [name, namespaces] of set.bare) {
-      if (set.topLevel.has(name) || set.names.has(name)) continue
+      if (set.topLevel.has(upstreamName(name)) || set.names.has(name)) continue
       if (namespaces.length === 1) {
         set.names.set(name, { namespace: namespaces[0]!, name })
       } else {
         yield* Effect.logWarning(
           `tool name ${name} is declared in namespaces ${namespaces.join(", ")}: a call by the bare name ${name} cannot be mapped back to one of them (the upstream sees ${
-            namespaces.map((namespace) => `${namespace}${NAMESPACE_SEPARATOR}${name}`).join(", ")
+            namespaces.map((namespace) => upstreamName(flatName(namespace, name))).join(", ")
           })`
         )
       }
@@ -146,7 +204,7 @@ export const logAmbiguousNames = (set: ToolSet): Effect.Effect<void> =>
 /**
  * The definition a custom (freeform) tool is presented with: the function Chat Completions offers it as
  * (`ChatCompletionsRequest.customToolFunction`: one string parameter, `input`, the grammar of its format
- * in the description), under its (flattened) `name`; its calls are read back by `CustomInput`.
+ * in the description), under `name` (`upstreamName` of its flattened name); its calls are read back by `CustomInput`.
  */
 const customTool = (tool: typeof CustomToolParam.Type, name: string): LanguageModel.ToolDefinition =>
   ChatCompletionsRequest.customToolFunction(
@@ -184,23 +242,24 @@ export const decodeTools = (
       const tool = rawTools[index]
       const type = isObject(tool) ? stringField(tool, "type") : undefined
       if (type === "function") {
-        names.push(addTool(set, functionTool(yield* decodeAt(FunctionToolParam, tool, [...at, index])), false))
+        const fn = yield* decodeAt(FunctionToolParam, tool, [...at, index])
+        names.push(addTool(set, fn.name, (sent) => functionTool(fn, sent), false))
       } else if (type === "custom") {
         const custom = yield* decodeAt(CustomToolParam, tool, [...at, index])
-        names.push(addTool(set, customTool(custom, custom.name), true))
+        names.push(addTool(set, custom.name, (sent) => customTool(custom, sent), true))
       } else if (type === "namespace") {
         const group = yield* decodeAt(NamespaceToolParam, tool, [...at, index])
         for (let inner = 0; inner < group.tools.length; inner++) {
           const innerTool = group.tools[inner]
           const innerType = isObject(innerTool) ? stringField(innerTool, "type") : undefined
           const path = [...at, index, "tools", inner]
-          const flat = (name: string) => `${group.name}${NAMESPACE_SEPARATOR}${name}`
+          const flat = (name: string) => flatName(group.name, name)
           if (innerType === "function") {
             const fn = yield* decodeAt(FunctionToolParam, innerTool, path)
-            names.push(addTool(set, functionTool({ ...fn, name: flat(fn.name) }), false, group.name))
+            names.push(addTool(set, flat(fn.name), (sent) => functionTool(fn, sent), false, group.name))
           } else if (innerType === "custom") {
             const custom = yield* decodeAt(CustomToolParam, innerTool, path)
-            names.push(addTool(set, customTool(custom, flat(custom.name)), true, group.name))
+            names.push(addTool(set, flat(custom.name), (sent) => customTool(custom, sent), true, group.name))
           } else {
             return yield* fail(
               `Unsupported tool type in namespace ${group.name}: ${String(innerType)}. This gateway supports function and custom tools there.`,
@@ -214,7 +273,7 @@ export const decodeTools = (
         // `local_shell_call`
         const { definition, field } = CLIENT_TOOLS[type]
         if (set[field] === undefined && !set.declared.has(definition.name)) {
-          addTool(set, definition, false)
+          addTool(set, definition.name, () => definition, false)
           set[field] = definition.name
         }
         names.push(set[field] ?? definition.name)
@@ -325,9 +384,10 @@ const CLIENT_TOOLS = {
   local_shell: { definition: localShellTool, field: "localShell" }
 } as const
 
-const functionTool = (tool: typeof FunctionToolParam.Type): LanguageModel.ToolDefinition =>
+/** A function tool as the upstream is offered it, under `name` (`upstreamName` of its flattened name). */
+const functionTool = (tool: typeof FunctionToolParam.Type, name: string): LanguageModel.ToolDefinition =>
   new LanguageModel.ToolDefinition({
-    name: tool.name,
+    name,
     ...(tool.description == null ? {} : { description: tool.description }),
     parameters: tool.parameters ?? { type: "object", properties: {} },
     strict: tool.strict ?? false

@@ -29,11 +29,13 @@ export interface ItemWriter {
 }
 
 /**
- * A writer for one response; `request` names the namespaced tools whose calls are written back, `makeId`
+ * A writer for one response; `request` names the namespaced and renamed tools whose calls are written back, `makeId`
  * makes item ids.
  */
 export const make = (
-  request: Pick<ResponsesRequestDecoder.DecodedRequest, "namespacedTools">,
+  request:
+    & Pick<ResponsesRequestDecoder.DecodedRequest, "namespacedTools">
+    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "renamedTools">>,
   makeId: (prefix: string) => string
 ): ItemWriter => {
   let sequence = 0
@@ -47,7 +49,8 @@ export const make = (
 
   const functionName = (slot: Slot): { name: string; namespace?: string } => {
     const original = request.namespacedTools.get(slot.name)
-    return original === undefined ? { name: slot.name } : { namespace: original.namespace, name: original.name }
+    if (original !== undefined) return { namespace: original.namespace, name: original.name }
+    return { name: request.renamedTools?.get(slot.name) ?? slot.name }
   }
 
   const item = (slot: Slot, itemStatus: string, complete: boolean): unknown =>

@@ -13,6 +13,7 @@
 import type { StreamPart } from "@effect-responses/core"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import type { Event } from "../../ResponsesLifecycle.js"
+import { flatName as flattened, upstreamName } from "../decoder/tools.js"
 import type { ItemWriter } from "./itemEvents.js"
 import { absorb, carriesContent, changeKind, isCall, isClientCall, type Kind, kindOf, newSlot, type Slot } from "./items.js"
 
@@ -80,10 +81,10 @@ export const make = (
     }
   }
 
-  /** The flattened name of a call's tool (a dotted or bare namespaced name resolved). */
+  /** The name the upstream was offered a call's tool under (a flattened, dotted or bare namespaced name resolved). */
   const flatName = (name: string): string => {
     const original = request.namespacedTools.get(name)
-    return original === undefined ? name : `${original.namespace}__${original.name}`
+    return original === undefined ? name : upstreamName(flattened(original.namespace, original.name))
   }
 
   /**
