@@ -85,7 +85,7 @@
  *
  * | parameter | treatment |
  * |---|---|
- * | `model`, `input`, `instructions`, `tools`, `tool_choice`, `stream` | forwarded (any upstream) |
+ * | `model`, `input`, `instructions`, `tools`, `tool_choice`, `stream` | forwarded (any upstream); `tool_choice` `auto` / `none` with no tool to send left out, one forcing a call with nothing to call or naming an undeclared tool a 400 (`ResponsesRequestDecoder`) |
  * | `temperature`, `top_p`, `max_output_tokens`, `parallel_tool_calls`, `reasoning.effort`, `text.format`, `text.verbosity`, `prompt_cache_key`, `service_tier`, `safety_identifier` / `user` | forwarded (`Upstream.FORWARDED_TO_CHAT_COMPLETIONS`; `safety_identifier`, else `user`, becomes `user`) |
  * | `metadata`, `reasoning.summary`, `max_tool_calls`, `prompt_cache_retention`, `prompt_cache_options`, `include` (but logprobs), `top_logprobs: 0`, `stream_options`, `store: false`, `background: false`, `truncation: "disabled"`, `user` when `safety_identifier` is set too | echoed only |
  * | `previous_response_id`, `store: true`, `item_reference` items | with a `ResponseStore`: see "State"; without: 400 (`ResponsesRequestDecoder`; `item_reference` items to reasoning excepted) |

@@ -55,7 +55,10 @@
  * `store: true`, `background: true`, `truncation: "auto"`, `context_management` (server-side compaction),
  * `moderation` (moderation runs), `top_logprobs` above 0 and `include: ["message.output_text.logprobs"]`
  * (the part model carries no log probabilities, so they could not be returned),
- * `input_file` content the upstream cannot take (`inputFiles`), `item_reference` items to anything but
+ * `input_file` content the upstream cannot take (`inputFiles`), a `tool_choice` that forces a tool call
+ * (`required`, a named tool, `allowed_tools` in `required` mode) when no tool is left to call or that names a
+ * tool the request does not declare (a `tool_choice` of `auto` or `none` with no tool is left out of
+ * `toolChoice`: OpenAI's Chat Completions refuses any `tool_choice` without `tools`), `item_reference` items to anything but
  * reasoning (the gateway stores no items: the error names the id), and input items of unknown types.
  *
  * Every other parameter of `CreateResponse` is accepted: sampling and bookkeeping options (`temperature`,
@@ -677,10 +680,13 @@ const decodeBody = <E>(
         }
         offered = tools.filter((tool) => names.has(tool.name))
         toolChoice = mode === "required" ? "required" : "auto"
-      } else if (type === "apply_patch" && toolSet.applyPatch !== undefined) {
-        toolChoice = { tool: toolSet.applyPatch }
-      } else if (type === "shell" && toolSet.shell !== undefined) {
-        toolChoice = { tool: toolSet.shell }
+      } else if (type === "apply_patch" || type === "shell") {
+        // the client-run tools: chosen only when the request declares them
+        const tool = type === "apply_patch" ? toolSet.applyPatch : toolSet.shell
+        if (tool === undefined) {
+          return yield* fail(`Tool choice '${type}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")
+        }
+        toolChoice = { tool }
       } else if (type !== undefined && policy === "drop") {
         yield* Effect.logWarning(`tool choice ${type} dropped: the upstream cannot run built-in tools`)
       } else {
@@ -692,6 +698,17 @@ const decodeBody = <E>(
       }
     } else if (choice != null) {
       return yield* fail("Invalid value for 'tool_choice'.", "tool_choice", "invalid_value")
+    }
+    if (offered.length === 0 && toolChoice !== undefined) {
+      if (toolChoice === "auto" || toolChoice === "none") {
+        // with no tool to call, both mean what no choice means; OpenAI's Chat Completions (and servers
+        // following it) refuse a `tool_choice` without `tools`
+        toolChoice = undefined
+      } else {
+        // a choice that forces a call with nothing to call: the API refuses it, an upstream would answer
+        // with an error of its own
+        return yield* fail(noToolToChoose(request.tool_choice, toolSet.dropped), "tool_choice", "invalid_value")
+      }
     }
 
     const modelOptions: ModelOptions = {
@@ -794,6 +811,19 @@ const checkMetadata = (metadata: { readonly [key: string]: string }) => {
     }
   }
   return Effect.void
+}
+
+/**
+ * The message of a `tool_choice` that forces a tool call when no tool is left to call: OpenAI's wording for
+ * a choice without `tools`, with why none is left.
+ */
+const noToolToChoose = (choice: unknown, dropped: ReadonlyArray<string>): string => {
+  const why = isObject(choice) && choice.type === "allowed_tools"
+    ? " None of the tools in 'tool_choice.tools' is in 'tools'."
+    : dropped.length > 0
+    ? ` This gateway drops built-in tools (${dropped.join(", ")}): the upstream cannot run them.`
+    : ""
+  return `Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.${why}`
 }
 
 const unsupportedParameter = (param: string, hint: string) =>

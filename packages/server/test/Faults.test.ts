@@ -115,6 +115,37 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(received).toHaveLength(0)
       })))
 
+  it.effect("a tool_choice that forces a call with no tool to call: 400 naming tool_choice, the upstream not asked; auto / none without tools not forwarded", () =>
+    withScriptedGateway([completion({ content: "ok" })], {}, (url, received) =>
+      Effect.gen(function*() {
+        const refused = [
+          { tool_choice: "required" },
+          { tool_choice: "required", tools: [{ type: "web_search" }] },
+          { tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "x" }] } },
+          { tool_choice: { type: "function", name: "x" } },
+          { tool_choice: { type: "custom", name: "x" } },
+          { tool_choice: { type: "apply_patch" } },
+          { tool_choice: { type: "shell" }, tools: [{ type: "function", name: "shell" }] }
+        ]
+        for (const fields of refused) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", ...fields })
+          expect(answer.status, JSON.stringify(fields)).toBe(400)
+          const error = JSON.parse(answer.text).error
+          expect(error).toMatchObject({ type: "invalid_request_error", param: "tool_choice", code: "invalid_value" })
+        }
+        const required = JSON.parse((yield* post(`${url}/responses`, { model: "m", input: "hi", tool_choice: "required" })).text)
+        expect(required.error.message).toBe(
+          "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified."
+        )
+        expect(received).toHaveLength(0)
+        for (const choice of ["auto", "none"]) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", tool_choice: choice })
+          expect(answer.status, answer.text).toBe(200)
+          expect(JSON.parse(answer.text).tool_choice).toBe(choice)
+        }
+        expect(received.map((request) => request.body.tool_choice)).toEqual([undefined, undefined])
+      })))
+
   live("an error body or a whole answer trickled a byte at a time (each within the idle timeout): 504 upstream_timeout within the headers timeout", () => {
     // one byte every 100 ms: the idle timeout (400 ms) never passes, the whole body would take 6 s
     const trickle = (status: number, type: string, body: string) => (_request: unknown, response: ServerResponse) => {
