@@ -2,9 +2,11 @@
  * Recorded Chat Completions streams ("chat captures") read from a file: raw SSE as it came off the wire
  * (`data:` frames, `data: [DONE]`), or line-JSON, one `chat.completion.chunk` per line, as in vercel/ai's
  * `*.chunks.txt` recordings. A capture may hold several consecutive
- * responses: one ends at `[DONE]`, or where a chunk with a choice follows a chunk carrying a finish reason
- * (the rule `ChatCompletionsStream` follows). Chunks before the first response's id (Azure's
- * `prompt_filter_results` chunk) belong to the response after them.
+ * responses: one ends at `[DONE]`, or where a chunk with a choice and a non-empty `id` other than the
+ * response's follows a chunk carrying a finish reason (the rule `ChatCompletionsStream` follows; a chunk of
+ * the same id, or of an empty one, after the finish reason is the same response's: OpenRouter's and
+ * LiteLLM's usage chunks, Azure's asynchronous content filter results). Chunks before the first response's
+ * id (Azure's `prompt_filter_results` chunk) belong to the response after them.
  *
  * @since 0.1.0
  */
@@ -127,7 +129,7 @@ export const parse = (text: string, source: string): Effect.Effect<ChatCapture, 
       const chunk: CapturedChunk = { data: frame.data, json, line: frame.line }
       const choice = choiceZero(json)
       const id = stringField(json, "id") ?? ""
-      if (current !== undefined && finished && choice !== undefined) current = undefined
+      if (current !== undefined && finished && choice !== undefined && id !== "" && id !== current.id) current = undefined
       if (current === undefined) {
         if (choice === undefined && id === "") {
           pending.push(chunk)

@@ -20,9 +20,10 @@
  * | `delta.refusal`, non-empty | delta `RefusalPart {text}` |
  * | `delta.tool_calls[i]` | delta `ToolCallPart {callId, name, arguments: the fragment}`: one per fragment with arguments, and one (possibly with `""` arguments) when the call first appears |
  * | `delta.annotations` | nothing yet: they travel on the text's completing part |
- * | `finish_reason` of choice 0 | the completing part of every output index, in index order |
+ * | `finish_reason` of choice 0 | nothing yet: kept (the first one wins) |
  * | `usage` (the `choices: []` chunk of `stream_options.include_usage`, or any chunk carrying it) | nothing yet: kept, the last one wins |
- * | `[DONE]`, or the end of the input after a finish reason | `ResponseFinished {status, finishReason, incompleteReason?, usage}` |
+ * | a chunk after the finish reason, its `id` the response's or empty (OpenRouter's usage chunk with a `delta: {"content": ""}` choice, LiteLLM's with `delta: {}`, Azure's asynchronous content filter results with `id: ""`) | the same response's: its usage kept, its delta read as above (an empty one yields nothing) |
+ * | `[DONE]`, the end of the input after a finish reason, or a choice after the finish reason under another non-empty `id` | the completing part of every output index, in index order, then `ResponseFinished {status, finishReason, incompleteReason?, usage}` |
  * | `{"error": {…}}`, also beside `choices: []` or a `finish_reason: "error"` choice inside an HTTP 200 stream (OpenRouter) | the stream fails with `AiError.StreamErrorEvent` carrying the provider's `code` (numbers as text) and `message`, after the parts of the chunks before it (and of the same chunk's delta) |
  * | a `finish_reason: "error"` choice with an `error` object inside it (`choices[0].error`, OpenRouter) | the same, with that object's `code` and `message` |
  * | a `finish_reason: "error"` choice without an `error` object | the stream fails with `AiError.StreamErrorEvent` saying so (no code), after the parts before it: a failed answer, not a finished one |
@@ -51,7 +52,7 @@
  * ## Delta and completing parts (the contract with `MessageAggregator`)
  *
  * Deltas (`partial: true`) hold only new text / arguments, with `attributes.status: "in_progress"`. At the
- * finish reason every output index gets a completing part (`partial: false`) emptied of everything the
+ * end of the response every output index gets a completing part (`partial: false`) emptied of everything the
  * deltas delivered, which here is all of it: `""` text / arguments, the final `callId` and `name`, the
  * text's annotations, and `attributes.status` (`completed`, or `incomplete` for `length` /
  * `content_filter`). Folding the stream therefore gives what `ChatCompletionsOutput.fromCompletion` gives
@@ -61,8 +62,12 @@
  *
  * The finish reason maps as `ChatCompletionsOutput.finishReasonFromWire` says (a `stop` with tool calls
  * becomes `tool_calls`); `status` and `incompleteReason` (`max_output_tokens`, `content_filter`) as
- * `ChatCompletionsOutput.statusOf` / `incompleteReasonOf` say. A choice arriving after the finish reason
- * starts the next response (captures that hold several). `[DONE]` without any finish reason finishes with
+ * `ChatCompletionsOutput.statusOf` / `incompleteReasonOf` say. The response ends at `[DONE]` (or the end of
+ * the input), not at the finish reason: servers send chunks of the same answer after it (usage, content
+ * filter results). A choice arriving after the finish reason starts the next response (captures that hold
+ * several) only when its chunk's `id` is non-empty and not the response's (its first non-empty chunk `id`);
+ * before 0.2.0 any choice did, which cut OpenRouter's and LiteLLM's usage chunks off into a second, empty
+ * response. `[DONE]` without any finish reason finishes with
  * `other` and a warning.
  *
  * ## Errors

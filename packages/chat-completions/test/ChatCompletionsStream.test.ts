@@ -554,6 +554,75 @@ describe("ChatCompletionsStream: named SSE events (keep-alives and errors sent a
     }))
 })
 
+describe("ChatCompletionsStream: chunks after the finish reason belong to the same response", () => {
+  const handWritten = (name: string) => readFileSync(fileURLToPath(new URL(`./captures/${name}`, import.meta.url)), "utf8")
+
+  // OpenRouter (speakeasy-api/gram#921): the usage comes in a chunk after the finish chunk, with a choice
+  // (`delta: {"role":"assistant","content":""}`, `finish_reason: null`) and the same id.
+  it.effect("OpenRouter's usage chunk with a choice after the finish chunk: one response, its usage kept", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("usage-after-finish-openrouter.sse")
+      assert.isUndefined(error)
+      const responses = MessageAggregator.fromIterable(elements)
+      expect(responses.map((r) => [r.id, r.text, r.finishReason])).toStrictEqual([["gen-1786000000-or1", "Hello world", "stop"]])
+      assert.strictEqual(responses[0]!.usage.inputTokens, 1697)
+      assert.strictEqual(responses[0]!.usage.outputTokens, 52)
+      expect(elements.filter((e) => e.type === "response_started")).toHaveLength(1)
+      const capture = yield* ChatCapture.parse(handWritten("usage-after-finish-openrouter.sse"), "openrouter")
+      assert.strictEqual(capture.responses.length, 1)
+    }))
+
+  // LiteLLM proxy (BerriAI/litellm#28735, #8450): its synthetic usage chunk has `choices: [{"index":0,"delta":{}}]`.
+  it.effect("LiteLLM's usage chunk with an empty delta after the finish chunk: one response, its usage kept", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("usage-after-finish-litellm.sse")
+      assert.isUndefined(error)
+      const responses = MessageAggregator.fromIterable(elements)
+      expect(responses.map((r) => [r.id, r.finishReason, r.message.toolCalls.map((c) => c.name)])).toStrictEqual([
+        ["chatcmpl-ll1", "tool_calls", ["get_time"]]
+      ])
+      expect([responses[0]!.usage.inputTokens, responses[0]!.usage.cachedInputTokens, responses[0]!.usage.outputTokens])
+        .toStrictEqual([65, 64, 251])
+    }))
+
+  // Azure OpenAI's asynchronous filter (learn.microsoft.com, azure/ai-foundry/openai/concepts/content-streaming):
+  // after the finish chunk, a chunk of `id: ""` with a choice holding `content_filter_results` and
+  // `content_filter_offsets` and no delta, before or after the usage chunk.
+  for (const name of ["azure-async-filter-before-usage.sse", "azure-async-filter-after-usage.sse"]) {
+    it.effect(`Azure's asynchronous filter results after the finish chunk (${name}): one response, its usage kept`, () =>
+      Effect.gen(function*() {
+        const { elements, error } = yield* decodeHandWritten(name)
+        assert.isUndefined(error)
+        const responses = MessageAggregator.fromIterable(elements)
+        expect(responses.map((r) => [r.id, r.text, r.finishReason, r.usage.inputTokens, r.usage.outputTokens]))
+          .toStrictEqual([["chatcmpl-az1", "Hello world", "stop", 9, 2]])
+        const capture = yield* ChatCapture.parse(handWritten(name), name)
+        assert.strictEqual(capture.responses.length, 1)
+      }))
+  }
+
+  const chunk = (id: string, delta: object, finish: string | null = null, extra: object = {}) =>
+    JSON.stringify({ id, model: "m", choices: [{ index: 0, delta, finish_reason: finish }], ...extra })
+  const run = (payloads: ReadonlyArray<string>) => settled(ChatCompletionsStream.decodeData(Stream.fromIterable(payloads)))
+
+  it.effect("annotations and text after the finish reason under the same id are the same response's", () =>
+    Effect.gen(function*() {
+      const citation = { type: "url_citation", url_citation: { url: "https://example.org", start_index: 0, end_index: 2 } }
+      const { elements, error } = yield* run([
+        chunk("c1", { content: "Hi" }),
+        chunk("c1", {}, "stop"),
+        chunk("c1", { annotations: [citation] }),
+        chunk("", { content: "!" }),
+        "[DONE]"
+      ])
+      assert.isUndefined(error)
+      const responses = MessageAggregator.fromIterable(elements)
+      expect(responses.map((r) => [r.id, r.text, r.finishReason])).toStrictEqual([["c1", "Hi!", "stop"]])
+      const text = responses[0]!.message.parts[0] as Part.TextPart
+      expect(text.annotations).toStrictEqual([{ type: "url_citation", url: "https://example.org", startIndex: 0, endIndex: 2 }])
+    }))
+})
+
 describe("ChatCompletionsStream.decodeCaptureText", () => {
   it.effect("reads a line-JSON capture (vercel/ai) and a raw SSE one (pydantic-ai) like the data path", () =>
     Effect.gen(function*() {

@@ -76,6 +76,8 @@ export class Decoder {
   /** 0-based position of the current payload among all payloads fed. */
   private position = -1
   private responseId: string | undefined = undefined
+  /** The first non-empty chunk `id` of the open response (`""` while none came): what a new response differs by. */
+  private chunkId = ""
   /** Whether a response is open (started, its `ResponseFinished` not yet written). */
   private open = false
   private finishReason: ModelResponse.FinishReason | undefined = undefined
@@ -135,8 +137,10 @@ export class Decoder {
       }
     }
     const id = stringField(chunk, "id") ?? ""
-    if (choice !== undefined && this.open && this.finishReason !== undefined) {
-      // A choice after the finish reason: the next response of a capture holding several.
+    if (choice !== undefined && this.open && this.finishReason !== undefined && id !== "" && id !== this.chunkId) {
+      // A choice after the finish reason under another id: the next response of a capture holding several.
+      // Under the same id, or none, it is the same response's (a usage chunk with a choice: OpenRouter,
+      // LiteLLM; Azure's asynchronous content filter results, whose id is "").
       this.finish(out, "a new response")
     }
     if (!this.open) {
@@ -147,6 +151,7 @@ export class Decoder {
       }
       this.start(id, stringField(chunk, "model") ?? "", out)
     }
+    if (this.chunkId === "") this.chunkId = id
     const usage = chunk.usage
     if (isObject(usage)) this.usage = usage
     const delta = choice === undefined ? undefined : objectField(choice, "delta")
@@ -170,7 +175,9 @@ export class Decoder {
       })
     }
     if (finishReason !== null && finishReason !== undefined && this.finishReason === undefined) {
-      this.complete(ChatCompletionsOutput.finishReasonFromWire(finishReason), out)
+      // The completing parts wait for the end of the response (`finish`): chunks of the same response may
+      // still come after the finish reason (usage, annotations, content filter results).
+      this.finishReason = ChatCompletionsOutput.finishReasonFromWire(finishReason)
     }
     return undefined
   }
@@ -214,6 +221,7 @@ export class Decoder {
 
   private start(id: string, model: string, out: Array<StreamPart.StreamPart>): void {
     this.responseId = id
+    this.chunkId = ""
     this.open = true
     this.finishReason = undefined
     this.usage = undefined
@@ -339,10 +347,8 @@ export class Decoder {
     return undefined
   }
 
-  /** The finish reason of choice 0 arrived: every slot gets its completing part, in output index order. */
-  private complete(wire: ModelResponse.FinishReason, out: Array<StreamPart.StreamPart>): void {
-    const finishReason = wire === "stop" && this.tools.size > 0 ? "tool_calls" : wire
-    this.finishReason = finishReason
+  /** The response ends: every slot gets its completing part, in output index order. */
+  private complete(finishReason: ModelResponse.FinishReason, out: Array<StreamPart.StreamPart>): void {
     const attributes: Part.Attributes = { status: ChatCompletionsOutput.statusOf(finishReason) }
     const responseId = this.responseId!
     for (const slot of this.slots) {
@@ -371,9 +377,11 @@ export class Decoder {
         level: "Warning",
         message: `response ${this.responseId} reached ${why} without a finish_reason; finished as "other"`
       })
-      this.complete("other", out)
     }
-    const finishReason = this.finishReason!
+    const wire = this.finishReason ?? "other"
+    const finishReason = wire === "stop" && this.tools.size > 0 ? "tool_calls" : wire
+    this.finishReason = finishReason
+    this.complete(finishReason, out)
     const incompleteReason = ChatCompletionsOutput.incompleteReasonOf(finishReason)
     out.push(
       new StreamPart.ResponseFinished({
