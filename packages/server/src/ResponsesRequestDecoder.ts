@@ -12,7 +12,7 @@
  * | `reasoning` item | `ReasoningPart` (`summary` texts, `reasoning_text` content as `text`, `encrypted_content` as payload unless `encryptedReasoning` is `"drop"`); an item with only `encrypted_content` is dropped (debug log) |
  * | `function_call` | `ToolCallPart` (a `namespace` call gets its flattened name, see below; `""` arguments become `"{}"`) |
  * | `custom_tool_call` | `ToolCallPart` with arguments `{"input": <its input>}` |
- * | `function_call_output`, `custom_tool_call_output` (string, or a content array of `input_text`) | a `ToolResultPart` in a `ToolMessage` |
+ * | `function_call_output`, `custom_tool_call_output` (string, or a content array of `input_text`, `input_image`, `input_file`) | a `ToolResultPart` in a `ToolMessage` (its text parts; only images or files: a note that they are attached); its images and files as `MediaPart`s in a `UserMessage` after that `ToolMessage`, each output's led by a `TextPart` naming its call (`Output of tool call <call_id> (<name>), continued:`) |
  * | `apply_patch_call` (the client-run `apply_patch` tool) | `ToolCallPart` of the function `apply_patch` (`APPLY_PATCH`) with the operation as arguments |
  * | `apply_patch_call_output` | a `ToolResultPart`: its `output` log (a failed one said so) |
  * | `shell_call` (the client-run `shell` tool) | `ToolCallPart` of the function `shell` (`SHELL`) with the action (`commands`, `timeout_ms`, `max_output_length`) as arguments |
@@ -29,7 +29,9 @@
  * (`"ok"`, `"again"` stay two assistant messages, not `"okagain"`). An assistant message after tool calls,
  * before their outputs, joins the message holding the calls (their tool messages must follow it), its text
  * after the text before the calls; a second one there is joined with a blank line (`"ok\n\nagain"`).
- * Consecutive tool outputs form one `ToolMessage`.
+ * Consecutive tool outputs form one `ToolMessage`; the images and files of their outputs follow it in one
+ * `UserMessage` (a Chat Completions tool message holds text only, and the tool messages must follow the
+ * assistant message holding their calls directly).
  *
  * Tools: `function` tools become `ToolDefinition`s (`strict` defaults to `false`: open-model backends
  * rarely enforce schemas). A `custom` (freeform) tool becomes the function Chat Completions offers it as

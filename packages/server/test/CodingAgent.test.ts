@@ -699,4 +699,56 @@ describe("a coding agent's request through the gateway", () => {
         expect(error.message).toContain("msg_abc")
       })).pipe(Effect.provide(captured.layer))
   })
+
+  it.effect("images in function call outputs: the text as the tool message, the images and files in a user message after all the turn's tool messages", () =>
+    withScriptedGateway([completion({ content: "seen" })], {}, (url, received) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, {
+          model: "m",
+          input: [
+            { role: "user", content: "look" },
+            { type: "function_call", call_id: "c1", name: "shot", arguments: "{}" },
+            { type: "function_call", call_id: "c2", name: "shot", arguments: "{}" },
+            {
+              type: "function_call_output",
+              call_id: "c1",
+              output: [{ type: "input_text", text: "see" }, { type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=" }]
+            },
+            {
+              type: "custom_tool_call_output",
+              call_id: "c2",
+              output: [
+                { type: "input_image", image_url: "https://example.com/b.jpg", detail: "low" },
+                { type: "input_file", filename: "r.pdf", file_data: "data:application/pdf;base64,JVBERi0x" }
+              ]
+            },
+            { role: "user", content: "and?" }
+          ],
+          tools: [{ type: "function", name: "shot", parameters: { type: "object", properties: {} } }]
+        })
+        expect(answer.status).toBe(200)
+        const messages = received[0]!.body.messages as ReadonlyArray<Json>
+        expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "tool", "user", "user"])
+        expect(messages[2]).toEqual({ role: "tool", tool_call_id: "c1", content: "see" })
+        expect(messages[3]).toMatchObject({ role: "tool", tool_call_id: "c2" })
+        expect(messages[3]!.content).toContain("attached")
+        expect(messages[4]!.content).toEqual([
+          { type: "text", text: "Output of tool call c1 (shot), continued:" },
+          { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+          { type: "text", text: "Output of tool call c2 (shot), continued:" },
+          { type: "image_url", image_url: { url: "https://example.com/b.jpg", detail: "low" } },
+          { type: "file", file: { filename: "r.pdf", file_data: "data:application/pdf;base64,JVBERi0x" } }
+        ])
+        expect(messages[5]!.content).toBe("and?")
+        // a part of another type is still refused, naming it
+        const refused = yield* post(`${url}/responses`, {
+          model: "m",
+          input: [
+            { type: "function_call", call_id: "c1", name: "shot", arguments: "{}" },
+            { type: "function_call_output", call_id: "c1", output: [{ type: "input_audio", input_audio: {} }] }
+          ]
+        })
+        expect(refused.status).toBe(400)
+        expect(JSON.parse(refused.text).error).toMatchObject({ param: "input[1].output[0].type", code: "unsupported_value" })
+      })))
 })

@@ -107,6 +107,68 @@ const imageTypeOfUrl = (url: string): string => {
 const fileTypeOfName = (filename: string | undefined): string =>
   filename !== undefined && filename.toLowerCase().endsWith(".pdf") ? "application/pdf" : "application/octet-stream"
 
+/**
+ * An `input_image` or `input_file` part (of a user message, or of a function call output) as a `MediaPart`;
+ * `where` is its path (`input[i].content[j]`). A part of another type is `undefined`.
+ */
+const mediaPart = (
+  part: JsonObject & { readonly type: string },
+  where: string,
+  inputFiles: ReadonlyArray<FileInput>
+): Either.Either<Part.MediaPart, RequestError> | undefined => {
+  switch (part.type) {
+    case "input_image": {
+      const detail = stringField(part, "detail")
+      const url = stringField(part, "image_url")
+      const fileId = stringField(part, "file_id")
+      const common = detail === undefined ? {} : { detail }
+      if (url !== undefined) {
+        const inline = parseDataUrl(url)
+        return Either.right(
+          inline === undefined
+            ? new Part.MediaPart({ mediaType: imageTypeOfUrl(url), url, ...common }, true)
+            : new Part.MediaPart({ mediaType: inline.mediaType ?? "image/png", data: inline.data, ...common }, true)
+        )
+      }
+      if (fileId !== undefined) return Either.right(new Part.MediaPart({ mediaType: "image/*", fileId, ...common }, true))
+      return fail("An input_image needs 'image_url' or 'file_id'.", `${where}.image_url`, "missing_required_parameter")
+    }
+    case "input_file": {
+      const filename = stringField(part, "filename")
+      const fileData = stringField(part, "file_data")
+      const fileUrl = stringField(part, "file_url")
+      const fileId = stringField(part, "file_id")
+      const named = filename === undefined ? {} : { filename }
+      if (fileData !== undefined) {
+        if (!inputFiles.includes("data")) return unsupportedFile(`${where}.file_data`, "inline file_data")
+        const inline = parseDataUrl(fileData)
+        return Either.right(
+          new Part.MediaPart({
+            mediaType: inline?.mediaType ?? fileTypeOfName(filename),
+            data: inline?.data ?? fileData,
+            ...named
+          }, true)
+        )
+      }
+      if (fileUrl !== undefined) {
+        if (!inputFiles.includes("url")) return unsupportedFile(`${where}.file_url`, "a file_url")
+        return Either.right(new Part.MediaPart({ mediaType: fileTypeOfName(filename ?? fileUrl), url: fileUrl, ...named }, true))
+      }
+      if (fileId !== undefined) {
+        if (!inputFiles.includes("id")) return unsupportedFile(`${where}.file_id`, "a file_id")
+        return Either.right(new Part.MediaPart({ mediaType: fileTypeOfName(filename), fileId, ...named }, true))
+      }
+      return fail(
+        "An input_file needs 'file_data', 'file_url' or 'file_id'.",
+        `${where}.file_data`,
+        "missing_required_parameter"
+      )
+    }
+    default:
+      return undefined
+  }
+}
+
 export const userParts = (
   content: string | ReadonlyArray<unknown>,
   index: number,
@@ -119,70 +181,18 @@ export const userParts = (
     if (Either.isLeft(checked)) return Either.left(checked.left)
     const part = checked.right
     const where = `input[${index}].content[${at}]`
-    switch (part.type) {
-      case "input_text": {
-        const text = textOf(part, index, at)
-        if (Either.isLeft(text)) return Either.left(text.left)
-        parts.push(Prompt.textPart(text.right, NO_ATTRIBUTES))
-        break
-      }
-      case "input_image": {
-        const detail = stringField(part, "detail")
-        const url = stringField(part, "image_url")
-        const fileId = stringField(part, "file_id")
-        const common = detail === undefined ? {} : { detail }
-        if (url !== undefined) {
-          const inline = parseDataUrl(url)
-          parts.push(
-            inline === undefined
-              ? new Part.MediaPart({ mediaType: imageTypeOfUrl(url), url, ...common }, true)
-              : new Part.MediaPart({ mediaType: inline.mediaType ?? "image/png", data: inline.data, ...common }, true)
-          )
-        } else if (fileId !== undefined) {
-          parts.push(new Part.MediaPart({ mediaType: "image/*", fileId, ...common }, true))
-        } else {
-          return fail("An input_image needs 'image_url' or 'file_id'.", `${where}.image_url`, "missing_required_parameter")
-        }
-        break
-      }
-      case "input_file": {
-        const filename = stringField(part, "filename")
-        const fileData = stringField(part, "file_data")
-        const fileUrl = stringField(part, "file_url")
-        const fileId = stringField(part, "file_id")
-        const named = filename === undefined ? {} : { filename }
-        if (fileData !== undefined) {
-          if (!inputFiles.includes("data")) return unsupportedFile(`${where}.file_data`, "inline file_data")
-          const inline = parseDataUrl(fileData)
-          parts.push(
-            new Part.MediaPart({
-              mediaType: inline?.mediaType ?? fileTypeOfName(filename),
-              data: inline?.data ?? fileData,
-              ...named
-            }, true)
-          )
-        } else if (fileUrl !== undefined) {
-          if (!inputFiles.includes("url")) return unsupportedFile(`${where}.file_url`, "a file_url")
-          parts.push(new Part.MediaPart({ mediaType: fileTypeOfName(filename ?? fileUrl), url: fileUrl, ...named }, true))
-        } else if (fileId !== undefined) {
-          if (!inputFiles.includes("id")) return unsupportedFile(`${where}.file_id`, "a file_id")
-          parts.push(new Part.MediaPart({ mediaType: fileTypeOfName(filename), fileId, ...named }, true))
-        } else {
-          return fail(
-            "An input_file needs 'file_data', 'file_url' or 'file_id'.",
-            `${where}.file_data`,
-            "missing_required_parameter"
-          )
-        }
-        break
-      }
-      default:
-        return fail(
-          `Unsupported content type in a user message: ${part.type}.`,
-          `${where}.type`,
-          "unsupported_value"
-        )
+    if (part.type === "input_text") {
+      const text = textOf(part, index, at)
+      if (Either.isLeft(text)) return Either.left(text.left)
+      parts.push(Prompt.textPart(text.right, NO_ATTRIBUTES))
+      continue
     }
+    const media = mediaPart(part, where, inputFiles)
+    if (media === undefined) {
+      return fail(`Unsupported content type in a user message: ${part.type}.`, `${where}.type`, "unsupported_value")
+    }
+    if (Either.isLeft(media)) return Either.left(media.left)
+    parts.push(media.right)
   }
   return Either.right(Prompt.copyOf(parts))
 }
@@ -233,18 +243,40 @@ export const assistantPart = (
   )
 }
 
-export const outputText = (output: ReadonlyArray<unknown>, index: number): Either.Either<string, RequestError> => {
-  const texts: Array<string> = []
+/**
+ * The `output` list of a function (or custom tool) call output: its text parts (`input_text`,
+ * `output_text`) joined, and its images and files (`input_image`, `input_file`), which a Chat Completions
+ * tool message cannot hold (its content is text), as `MediaPart`s for a user message after the tool
+ * messages (`decodeInput`).
+ */
+export const outputContent = (
+  output: ReadonlyArray<unknown>,
+  index: number,
+  inputFiles: ReadonlyArray<FileInput>
+): Either.Either<{ readonly text: string; readonly media: ReadonlyArray<Part.MediaPart> }, RequestError> => {
+  let text = ""
+  const media: Array<Part.MediaPart> = []
   for (let at = 0; at < output.length; at++) {
     const part = output[at]
-    if (!isObject(part) || (part.type !== "input_text" && part.type !== "output_text") || typeof part.text !== "string") {
+    const where = `input[${index}].output[${at}]`
+    if (!isObject(part) || typeof part.type !== "string") {
+      return fail("Each content part must be an object with a string 'type'.", where, "invalid_type")
+    }
+    if (part.type === "input_text" || part.type === "output_text") {
+      if (typeof part.text !== "string") return fail("Missing required parameter: 'text'.", `${where}.text`, "missing_required_parameter")
+      text += part.text
+      continue
+    }
+    const decoded = mediaPart(part as JsonObject & { readonly type: string }, where, inputFiles)
+    if (decoded === undefined) {
       return fail(
-        "The upstream of this gateway takes function call outputs as text only (input_text content).",
-        `input[${index}].output[${at}]`,
+        `Unsupported content type in a function call output: ${part.type} (input_text, input_image and input_file are).`,
+        `${where}.type`,
         "unsupported_value"
       )
     }
-    texts.push(part.text)
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    media.push(decoded.right)
   }
-  return Either.right(texts.join(""))
+  return Either.right({ text, media })
 }

@@ -25,7 +25,7 @@ import {
   attributes as itemAttributes,
   MessageInput,
   NO_ATTRIBUTES,
-  outputText,
+  outputContent,
   systemText,
   userParts
 } from "./content.js"
@@ -178,6 +178,9 @@ const isReasoningInput = (item: { readonly [key: string]: unknown }): item is ty
 const isFunctionCallOutputInput = (item: { readonly [key: string]: unknown }): item is typeof FunctionCallOutputInput.Type =>
   typeof item.call_id === "string" && (typeof item.output === "string" || Array.isArray(item.output))
 
+/** The tool message of an output that holds only images or files (they follow in a user message). */
+const ATTACHED_OUTPUT = "The output is attached to the user message after the tool results."
+
 /** Item types built-in tools produce (`web_search_call`, `computer_call_output`, `mcp_call`, …). */
 const isBuiltinItem = (type: string): boolean =>
   type.endsWith("_call") || type.endsWith("_call_output") || type.startsWith("mcp_")
@@ -208,6 +211,8 @@ export const decodeInput = <E>(
     const attributes = options.keepAttributes ? itemAttributes : () => NO_ATTRIBUTES
     let assistant: Array<Part.AssistantPart> | undefined
     let results: Array<Part.ToolResultPart> | undefined
+    // the images and files of the outputs in `results`: a user message right after their tool messages
+    let attachments: Array<Part.UserPart> | undefined
     const callNames = new Map<string, string>()
     // `local_shell_call` item id -> its call id, for outputs that name the call by the item's id
     const localShellItems = new Map<string, string>()
@@ -217,8 +222,10 @@ export const decodeInput = <E>(
       // Exact-size copies: the prompt keeps them for the whole request (`promptObjects`)
       if (assistant !== undefined) messages.push(Prompt.assistantMessage(Prompt.copyOf(assistant)))
       if (results !== undefined) messages.push(Prompt.toolMessage(Prompt.copyOf(results)))
+      if (attachments !== undefined) messages.push(Prompt.userMessage(attachments))
       assistant = undefined
       results = undefined
+      attachments = undefined
     }
     const assistantParts = () => {
       if (results !== undefined) flush()
@@ -339,7 +346,27 @@ export const decodeInput = <E>(
         case "function_call_output":
         case "custom_tool_call_output": {
           const output = isFunctionCallOutputInput(item) ? item : yield* decodeAt(FunctionCallOutputInput, item, ["input", index])
-          toolResult(output.call_id, typeof output.output === "string" ? output.output : yield* outputText(output.output, index))
+          if (typeof output.output === "string") {
+            toolResult(output.call_id, output.output)
+            break
+          }
+          const { media, text } = yield* outputContent(output.output, index, inputFiles)
+          if (media.length === 0) {
+            toolResult(output.call_id, text)
+            break
+          }
+          // a tool message holds text only: the images and files follow in a user message, after all the tool
+          // messages of this turn (a Chat server wants those right after the message holding the calls)
+          toolResult(output.call_id, text === "" ? ATTACHED_OUTPUT : text)
+          attachments ??= []
+          const name = callNames.get(output.call_id)
+          attachments.push(
+            Prompt.textPart(
+              `Output of tool call ${output.call_id}${name === undefined ? "" : ` (${name})`}, continued:`,
+              NO_ATTRIBUTES
+            ),
+            ...media
+          )
           break
         }
         case "additional_tools": {
