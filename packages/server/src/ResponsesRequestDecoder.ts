@@ -485,6 +485,17 @@ export const decode = (body: unknown, options: Options = {}): Effect.Effect<Deco
 export interface InputElements<E> {
   readonly length: number
   readonly element: (index: number) => Effect.Effect<unknown, E>
+  /**
+   * The number of parts of the item at `index` (its `content` array's length, else its `output` array's)
+   * when it is known before the element is read (a server that parses a large element part by part counts
+   * them first), else `undefined` (or an effect of `undefined`): an item of too many parts is then refused
+   * before they are parsed, with the same error as once they are. A server that gives it checks, on a
+   * `RequestError`, that the elements not read yet parse (the element counted among them), so that a body
+   * that is no JSON answers as such.
+   *
+   * @since 0.2.0
+   */
+  readonly partsOf?: (index: number) => Effect.Effect<{ readonly field: "content" | "output"; readonly length: number } | undefined, E> | undefined
 }
 
 /**

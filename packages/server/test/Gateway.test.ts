@@ -329,6 +329,35 @@ describe("Gateway (scripted upstream)", () => {
         }))
     }))
 
+  it.effect("a large item of too many parts: the 400 naming them; with a syntax error among them, invalid_json at its position", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({})
+      yield* withGateway(upstreamOf(model.layer), { maxInputItems: 100 }, (url) =>
+        Effect.gen(function*() {
+          // over 256 KiB: counted, then parsed part by part
+          const parts = Array.from({ length: 10_000 }, (_, i) => ({ type: "input_text", text: `part ${i} é😀` }))
+          const text = JSON.stringify({ model: "m", input: [{ role: "user", content: "q" }, { role: "user", content: parts }] })
+          const refused = yield* post(`${url}/responses`, text)
+          expect(refused.status).toBe(400)
+          expect(JSON.parse(refused.text).error).toEqual({
+            message:
+              "Invalid 'input[1].content': array too long. Expected an array with maximum length 100, but got an array with length 10000 instead.",
+            type: "invalid_request_error",
+            param: "input[1].content",
+            code: "array_above_max_length"
+          })
+          // the parts are counted before they are parsed, but a body that is no JSON still answers as such
+          const malformed = text.replace(`"part 9000 é😀"}`, `"part 9000 é😀" 1}`)
+          const bad = yield* post(`${url}/responses`, malformed)
+          expect(bad.status).toBe(400)
+          const error = JSON.parse(bad.text).error
+          expect(error.code).toBe("invalid_json")
+          const position = malformed.indexOf(" 1}")
+          expect(error.message).toContain(`position ${position + 1}`)
+          expect(model.calls).toHaveLength(0)
+        }))
+    }))
+
   it.effect("the 16 MiB default: a 17 MiB body is refused with 413", () =>
     Effect.gen(function*() {
       const model = scriptedModel({})

@@ -54,6 +54,48 @@ const INVALID = [
   `\uFEFF\uFEFF{"input":[1]}`
 ]
 
+/** Bodies whose items hold `content` or `output` arrays, read with every element taken as large. */
+const ELEMENTS = [
+  // parts with escapes (of quotes, brackets, surrogate pairs), multi-byte characters, nested arrays
+  `{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"a,\\"b\\" ]} é ✓ 😀 \\u00e9 \\ud83d\\ude00 \\\\"},{"type":"x","n":[[1,[2]],{"k":[3,"],"]}]}, "s" , 4 ,null,[]]}]}`,
+  // a content that is a string, an output array, both arrays, neither
+  `{"input":[{"role":"user","content":"[1,2] \\"x\\""},{"type":"function_call_output","call_id":"c","output":[{"type":"input_text","text":"o,]"}]},{"output":[2,3],"content":[1]},{"role":"user"}]}`,
+  // repeated keys: the last one wins, as in JSON.parse
+  `{"input":[{"content":[1,2],"content":[3]},{"output":[1],"output":"x"},{"content":"a","content":[4]}]}`,
+  // escaped keys, one spelling content
+  `{"input":[{"con\\u0074ent":[1],"content":[2]},{"content":[5],"\\u0063ontent":"s"},{"content":[6],"a\\"b":1}]}`,
+  // empty arrays, whitespace, __proto__, content nested deeper
+  `{"input":[ { "content" : [ ] , "output" : [ 1 ] } , {"__proto__":{"content":[1]},"content":[{"__proto__":null}]} ]}`,
+  `{"input":[[{"content":[1]}],"content",{"content":[[],[[]],{}]},{"a":{"content":[1,2]},"content":{"content":[3]}}]}`,
+  // multi-byte characters in keys and values next to the parts
+  `{"input":[{"ключ":"значение 😀","content":["日本",{"ü":"ö"}],"é":["ø"]}]}`
+]
+
+/** Bodies malformed inside an item's `content` or `output`, or around it. */
+const INVALID_ELEMENTS = [
+  `{"input":[{"content":[1,,2]}]}`,
+  `{"input":[{"content":[,1]}]}`,
+  `{"input":[{"content":[1,]}]}`,
+  `{"input":[{"content":[1 2]}]}`,
+  `{"input":[{"content":[{"a":1]]}]}`,
+  `{"input":[{"content":[1],}]}`,
+  `{"input":[{"content" [1]}]}`,
+  `{"input":[{"a":1 "content":[1]}]}`,
+  `{"input":[{"output":["\\x"]}]}`,
+  `{"input":[{"content":[1],"output":[2}]}`,
+  `{"input":[{"content":[tru]}]}`
+]
+
+/** The body of `chunks` as `parse` gives it, every `input` element taken as large (see `ELEMENTS`). */
+const slicedLarge = (chunks: JsonSlices.Chunks) =>
+  Effect.flatMap(JsonSlices.scan(chunks, 64, 3), (found) => JsonSlices.parse(chunks, found, whole, 0))
+
+/** The same as `JSON.parse` gives, key order included. */
+const expectSame = (value: unknown, text: string, what: string) => {
+  expect(value, what).toEqual(JSON.parse(text))
+  expect(JSON.stringify(value), what).toBe(JSON.stringify(JSON.parse(text)))
+}
+
 describe("jsonSlices", () => {
   it.effect("gives exactly JSON.parse's value, also with the input elements parsed one by one", () =>
     Effect.gen(function*() {
@@ -108,6 +150,91 @@ describe("jsonSlices", () => {
       expect(yield* lazy.input!.element(2)).toBe("four")
       expect(yield* lazy.input!.element(0)).toEqual({ a: 1 })
       expect(yield* Effect.flip(lazy.input!.rest)).toBe("invalid")
+    }))
+
+  it.effect("a large element: its content and output arrays parsed part by part give exactly JSON.parse's value", () =>
+    Effect.gen(function*() {
+      const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
+      for (const text of [...ELEMENTS, ...VALID]) {
+        // chunks as read from a socket: a multi-byte character, an escape or a key split between two
+        for (const size of [1, 2, 5, 1000]) {
+          expectSame(yield* slicedLarge(chunked(text, size)), text, `${text} (chunks of ${size})`)
+          const chunks = chunked(text, size)
+          const lazy = yield* JsonSlices.parseLazily(chunks, yield* JsonSlices.scan(chunks, 64), parseWhole, 0)
+          if (lazy.input === undefined) continue
+          const elements: Array<unknown> = []
+          for (let index = 0; index < lazy.input.length; index++) elements.push(yield* lazy.input.element(index))
+          expectSame({ ...(lazy.body as object), input: elements }, text, `${text} (lazily, chunks of ${size})`)
+        }
+      }
+    }))
+
+  it.effect("a large element that does not parse fails as JSON.parse does", () =>
+    Effect.gen(function*() {
+      const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
+      for (const text of [...INVALID_ELEMENTS, ...INVALID]) {
+        for (const size of [1, 1000]) {
+          expect(yield* Effect.flip(slicedLarge(chunked(text, size))), text).toBe("invalid")
+        }
+        const chunks = chunked(text, 3)
+        const lazy = yield* Either.match(JsonSlices.parseLazily(chunks, yield* JsonSlices.scan(chunks, 64), parseWhole, 0), {
+          onLeft: () => Effect.succeed(undefined),
+          onRight: Effect.succeed
+        })
+        if (lazy?.input !== undefined) expect(yield* Effect.flip(lazy.input.rest), text).toBe("invalid")
+      }
+    }))
+
+  it.effect("partsOf counts a large element's parts before they are parsed, as the decoder bounds them", () =>
+    Effect.gen(function*() {
+      const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
+      const counts = (text: string, largeBytes?: number) =>
+        Effect.gen(function*() {
+          const chunks = chunked(text, 4)
+          const lazy = yield* JsonSlices.parseLazily(chunks, yield* JsonSlices.scan(chunks, 64), parseWhole, largeBytes)
+          const out: Array<JsonSlices.PartsCount | undefined | "unknown"> = []
+          for (let index = 0; index < lazy.input!.length; index++) {
+            const counting = lazy.input!.partsOf(index)
+            out.push(counting === undefined ? "unknown" : yield* counting)
+          }
+          return { out, lazy }
+        })
+      const text = `{"input":[{"role":"user","content":[1,{"a":[2,3]},"4,5"]},{"output":[{"a":1},2]},{"content":"s","output":[1]},` +
+        `{"content":{"a":[1]},"output":[1,2]},{"content":[1],"content":[2]},{"con\\u0074ent":[1]},{"output":[1],"content":null},` +
+        `{"role":"user"},[1,2]]}`
+      const { out } = yield* counts(text, 0)
+      expect(out).toEqual([
+        { field: "content", length: 3 },
+        { field: "output", length: 2 },
+        { field: "output", length: 1 },
+        { field: "output", length: 2 },
+        undefined,
+        undefined,
+        { field: "output", length: 1 },
+        undefined,
+        undefined
+      ])
+      // a small element is not counted: it is parsed at once
+      expect((yield* counts(text)).out.every((count) => count === "unknown")).toBe(true)
+      // counted without parsing the parts: a part that does not parse fails only once the element is read
+      const malformed = `{"input":[{"content":[1,{"x" 2},3]}]}`
+      const { lazy, out: malformedCounts } = yield* counts(malformed, 0)
+      expect(malformedCounts).toEqual([{ field: "content", length: 3 }])
+      expect(yield* Effect.flip(lazy.input!.element(0))).toBe("invalid")
+    }))
+
+  it.effect("an element over LARGE_ELEMENT_BYTES is parsed part by part", () =>
+    Effect.gen(function*() {
+      const content = Array.from({ length: 20_000 }, (_, i) => ({ type: "input_text", text: `p${i} é😀 "q" [${i}]` }))
+      const text = JSON.stringify({ model: "m", input: [{ role: "user", content: "first" }, { role: "user", content }] })
+      const chunks = chunked(text, 65_536)
+      const found = yield* JsonSlices.scan(chunks, 64)
+      expect(found.input!.items[3]! - found.input!.items[2]!).toBeGreaterThan(JsonSlices.LARGE_ELEMENT_BYTES)
+      const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
+      const lazy = yield* JsonSlices.parseLazily(chunks, found, parseWhole)
+      expect(lazy.input!.partsOf(0)).toBeUndefined()
+      expect(yield* lazy.input!.partsOf(1)!).toEqual({ field: "content", length: 20_000 })
+      expectSame(yield* JsonSlices.parse(chunks, found, whole), text, "20,000 parts")
     }))
 
   it.effect("drops a leading byte order mark as TextDecoder does, and still parses element by element", () =>

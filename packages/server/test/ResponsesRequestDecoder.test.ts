@@ -57,6 +57,39 @@ describe("ResponsesRequestDecoder", () => {
       expect(tooMany).toMatchObject({ code: "array_above_max_length", param: "input" })
     }))
 
+  it.effect("decodeElements: an item whose parts are counted before it is read is refused unread, with the same error", () =>
+    Effect.gen(function*() {
+      const parts = Array.from({ length: 5 }, () => ({ type: "input_text", text: "p" }))
+      const cases = [
+        { input: [{ role: "user", content: "q" }, { role: "user", content: parts }], at: 1, field: "content" as const },
+        {
+          input: [
+            { role: "user", content: "q" },
+            { type: "function_call", call_id: "c", name: "f", arguments: "{}" },
+            { type: "function_call_output", call_id: "c", output: parts }
+          ],
+          at: 2,
+          field: "output" as const
+        }
+      ]
+      for (const { at, field, input } of cases) {
+        const read: Array<number> = []
+        const elements: ResponsesRequestDecoder.InputElements<string> = {
+          length: input.length,
+          element: (index) => {
+            read.push(index)
+            return Either.right(input[index])
+          },
+          partsOf: (index) => index === at ? Either.right({ field, length: parts.length }) : undefined
+        }
+        const expected = yield* Effect.flip(ResponsesRequestDecoder.decode({ model: "m", input }, { maxInputItems: 4 }))
+        expect(expected).toMatchObject({ code: "array_above_max_length", param: `input[${at}].${field}` })
+        const refused = yield* Effect.flip(ResponsesRequestDecoder.decodeElements({ model: "m", input: null }, elements, { maxInputItems: 4 }))
+        expect(refused).toEqual(expected)
+        expect(read).toEqual(input.slice(0, at).map((_, index) => index))
+      }
+    }))
+
   it.effect("a string input: one user message; defaults echoed as OpenAI shows them", () =>
     Effect.gen(function*() {
       const decoded = yield* ResponsesRequestDecoder.decode({ model: "m", input: "Hello" })

@@ -8,17 +8,24 @@
  * chunks (at the string's first indexed read), and copying the chunks into one buffer (fresh memory: a
  * page fault per 4 KiB). Parsed this way no stretch is longer than an element.
  *
+ * An element can be most of the body: one message of 300,000 content parts is 10 MB, one `JSON.parse` of
+ * 0.4 s. An element larger than `LARGE_ELEMENT_BYTES` gets the same treatment one level deeper: a pass
+ * over its bytes finds its `content` and `output` arrays (a message's and a function call output's parts),
+ * and the element is parsed without them, then its parts one by one. That pass also counts the parts, so a
+ * reader can refuse too many before any is parsed (`Elements.partsOf`). What is still parsed at once is one
+ * part, or a member of another name, however large (a single 10 MB text part).
+ *
  * The pass reads bytes: every byte JSON's syntax cares about is ASCII, and no byte of a multi-byte UTF-8
  * sequence is. The result is exactly `JSON.parse` of the body decoded as UTF-8 (a leading byte order mark
- * dropped, as `TextDecoder` does): whatever the pass cannot vouch for (a body that is no object, an escaped
- * or repeated key at the top level, an element or a rest that does not parse) is decoded and parsed whole,
- * which also gives the syntax error of a malformed body.
+ * dropped, as `TextDecoder` does): whatever the pass cannot vouch for (a body or a large element that is no
+ * object, an escaped or repeated key at its top level, an array or a rest that does not parse) is decoded
+ * and parsed whole, which also gives the syntax error of a malformed body.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
+import { type Budget, makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 
 /** A body as it was read: its chunks of bytes, in order. Offsets into it count bytes from its start. */
 export type Chunks = ReadonlyArray<Uint8Array>
@@ -28,13 +35,38 @@ export interface Scan {
   /** The offset of the first character (UTF-16 code units of the decoded body) past the bound, or -1. */
   readonly deepAt: number
   /** The `input` array (`[` to `]` inclusive) and its elements, as flat `[start, end)` byte offset pairs. */
-  readonly input: { readonly start: number; readonly end: number; readonly items: ReadonlyArray<number> } | undefined
+  readonly input: ArrayAt | undefined
+}
+
+/** An array (`[` to `]` inclusive, byte offsets) and its elements, as flat `[start, end)` byte offset pairs. */
+export interface ArrayAt {
+  readonly start: number
+  readonly end: number
+  readonly items: ReadonlyArray<number>
 }
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9
 
-/** `"input"`, quotes included, as bytes. */
-const INPUT_KEY = new TextEncoder().encode("\"input\"")
+const keyBytes = (key: string): Uint8Array => new TextEncoder().encode(key)
+
+/** The key whose array holds the body's input items. */
+const INPUT_KEY = [keyBytes("input")]
+
+/**
+ * The keys whose arrays hold an input item's parts: a message's `content`, a function call output's `output`
+ * (in this order: the decoder bounds the first of them that is an array).
+ */
+const PARTS_NAMES = ["content", "output"] as const
+const PARTS_KEYS = PARTS_NAMES.map(keyBytes)
+
+/**
+ * An element of `input` larger than this is parsed part by part (see `parseElement`); below it, one
+ * `JSON.parse` of the element takes well under a millisecond.
+ */
+export const LARGE_ELEMENT_BYTES = 256 * 1024
+
+/** The bytes of a large element's parts parsed in one `JSON.parse` (about a millisecond's work). */
+const PARTS_RUN_BYTES = 32 * 1024
 
 const sizeOf = (chunks: Chunks): number => chunks.reduce((size, chunk) => size + chunk.length, 0)
 
@@ -77,118 +109,215 @@ export const decode = (chunks: Chunks): string => {
  * times slower (256 KiB between yields took 10-20 ms of a fresh gateway's CPU).
  */
 export const scan = (chunks: Chunks, limit: number, slice = 1 << 14): Effect.Effect<Scan> =>
+  Effect.map(scanObject(chunks, 0, sizeOf(chunks), INPUT_KEY, limit, slice), (found) => ({
+    deepAt: found.deepAt,
+    input: found.arrays[0]
+  }))
+
+/** What `scanObject` found in one JSON value. */
+interface ObjectScan {
+  /** As `Scan.deepAt`. */
+  readonly deepAt: number
+  /**
+   * Per key asked for, in their order: its array, when the pass vouches for it (the value is an object
+   * without escaped keys at its top level, holding the key once, with an array whose elements the pass
+   * split at its own commas).
+   */
+  readonly arrays: ReadonlyArray<ArrayAt | undefined>
+  /** Per key asked for: whether the object holds it with no array (absent, or once with another value). */
+  readonly noArray: ReadonlyArray<boolean>
+}
+
+/**
+ * The pass of `scan` over the bytes `[from, to)` of `chunks`, one JSON value (a leading byte order mark
+ * skipped when `from` is 0), finding the arrays of the top-level `keys` of that value (keys as UTF-8
+ * bytes, at most 31 of them).
+ */
+const scanObject = (
+  chunks: Chunks,
+  from: number,
+  to: number,
+  keys: ReadonlyArray<Uint8Array>,
+  limit: number,
+  slice: number
+): Effect.Effect<ObjectScan> =>
   Effect.gen(function*() {
-    let depth = 0
-    let inString = false
-    let escaped = false
-    let stringIsKey = false
-    let keyEscaped = false
-    // how much of `"input"` the key read so far matches (-1: it is another key)
-    let keyMatch = -1
-    // the top level: an object whose next string is a key, the key just read, the value awaited
-    let topObject = false
-    let expectKey = false
-    let keyIsInput = false
-    let awaitInput = false
-    let inputs = 0
-    // the `input` array
-    let inInput = false
-    let inputStart = -1
-    let inputEnd = -1
-    let itemStart = -1
-    let broken = false
-    const items: Array<number> = []
-    let first = true
+    const pass = new ObjectPass(keys, limit)
     // a leading byte order mark is no character of the text
-    const head = bytesOf(chunks, 0, 3)
-    let skip = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0
+    const head = bytesOf(chunks, from, from + 3)
+    const skip = from === 0 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0
     let base = 0
     let sinceTick = 0
     const budget = makeBudget(undefined, 1)
     for (const chunk of chunks) {
-      for (let j = 0; j < chunk.length;) {
+      if (base >= to) break
+      const stop = Math.min(chunk.length, to - base)
+      for (let j = Math.max(0, from + skip - base); j < stop;) {
         if (sinceTick >= slice) {
           if (budget.tick()) yield* yieldToIo
           sinceTick = 0
         }
-        const end = Math.min(chunk.length, j + slice - sinceTick)
+        const end = Math.min(stop, j + slice - sinceTick)
         sinceTick += end - j
-        for (; j < end; j++) {
-          if (skip > 0) {
-            skip--
-            continue
-          }
-          const c = chunk[j]!
-          if (inString) {
-            if (escaped) {
-              escaped = false
-            } else if (c === 92 /* \ */) {
-              escaped = true
-              if (stringIsKey) {
-                keyEscaped = true
-                keyMatch = -1
-              }
-            } else if (c === 34 /* " */) {
-              inString = false
-              if (stringIsKey) keyIsInput = keyMatch === 6
-            } else if (stringIsKey && keyMatch !== -1) {
-              keyMatch = keyMatch < 6 && c === INPUT_KEY[keyMatch] ? keyMatch + 1 : -1
-            }
-            continue
-          }
-          if (isSpace(c)) continue
-          const i = base + j
-          if (first) {
-            first = false
-            topObject = c === 123
-          }
-          if (depth === 1 && awaitInput) {
-            awaitInput = false
-            if (c === 91 /* [ */) {
-              inInput = true
-              inputStart = i
-              itemStart = -1
-            }
-          } else if (inInput && depth === 2 && itemStart === -1 && c !== 44 && c !== 93) {
-            itemStart = i
-          }
-          if (c === 34) {
-            inString = true
-            stringIsKey = topObject && depth === 1 && expectKey
-            if (stringIsKey) {
-              expectKey = false
-              keyMatch = 1
-            }
-          } else if (c === 123 || c === 91) {
-            if (++depth > limit) return { deepAt: decode([bytesOf(chunks, 0, i)]).length, input: undefined }
-            if (depth === 1 && c === 123) expectKey = true
-          } else if (c === 125 || c === 93) {
-            if (inInput && depth === 2 && c === 93) {
-              if (itemStart !== -1) items.push(itemStart, i)
-              else if (items.length > 0) broken = true // `[1,]`
-              inInput = false
-              inputEnd = i + 1
-            }
-            depth--
-          } else if (c === 44 /* , */) {
-            if (depth === 1) expectKey = true
-            else if (inInput && depth === 2) {
-              if (itemStart === -1) broken = true // `[,1]`, `[1,,2]`
-              else items.push(itemStart, i)
-              itemStart = -1
-            }
-          } else if (c === 58 /* : */ && depth === 1 && keyIsInput) {
-            keyIsInput = false
-            awaitInput = true
-            inputs++
-          }
-        }
+        const deep = pass.feed(chunk, j, end, base)
+        if (deep !== -1) return { deepAt: decode([bytesOf(chunks, 0, deep)]).length, arrays: [], noArray: [] }
+        j = end
       }
       base += chunk.length
     }
-    const sliceable = topObject && !keyEscaped && !broken && inputs === 1 && inputStart !== -1 && inputEnd !== -1
-    return { deepAt: -1, input: sliceable ? { start: inputStart, end: inputEnd, items } : undefined }
+    return pass.result()
   })
+
+/**
+ * The state of `scanObject`'s pass, fed a slice of bytes at a time. The loop is a plain method, its state in
+ * local variables while it runs: in the generator that drives it, the same loop took about three times as
+ * long (the generator's locals live in its frame object, not in registers).
+ */
+class ObjectPass {
+  private depth = 0
+  private inString = false
+  private escaped = false
+  private stringIsKey = false
+  private keyEscaped = false
+  // the key being read: the characters read so far, and the bit set of the keys asked for it still matches
+  private keyLength = 0
+  private keyMatches = 0
+  // the top level: an object whose next string is a key, the key just read (-1: none asked for), the key
+  // whose value comes next
+  private first = true
+  private topObject = false
+  private expectKey = false
+  private keyIs = -1
+  private awaitValue = -1
+  // the array being split (an index into `keys`, -1: none) and the element being read in it
+  private inArray = -1
+  private itemStart = -1
+  private readonly counts: Array<number>
+  private readonly starts: Array<number>
+  private readonly ends: Array<number>
+  private readonly broken: Array<boolean>
+  private readonly items: Array<Array<number>>
+
+  constructor(private readonly keys: ReadonlyArray<Uint8Array>, private readonly limit: number) {
+    this.counts = keys.map(() => 0)
+    this.starts = keys.map(() => -1)
+    this.ends = keys.map(() => -1)
+    this.broken = keys.map(() => false)
+    this.items = keys.map(() => [])
+  }
+
+  /** Reads `chunk[from, to)` (`base`: the chunk's offset); the offset where the nesting passed the bound, or -1. */
+  feed(chunk: Uint8Array, from: number, to: number, base: number): number {
+    const keys = this.keys
+    const all = (1 << keys.length) - 1
+    let { depth, escaped, inString, stringIsKey } = this
+    for (let j = from; j < to; j++) {
+      const c = chunk[j]!
+      if (inString) {
+        if (escaped) {
+          escaped = false
+        } else if (c === 92 /* \ */) {
+          escaped = true
+          if (stringIsKey) {
+            this.keyEscaped = true
+            this.keyMatches = 0
+          }
+        } else if (c === 34 /* " */) {
+          inString = false
+          if (stringIsKey) this.keyIs = matchedKey(keys, this.keyMatches, this.keyLength)
+        } else if (stringIsKey && this.keyMatches !== 0) {
+          this.keyMatches = matchKeys(keys, this.keyMatches, this.keyLength++, c)
+        }
+        continue
+      }
+      if (isSpace(c)) continue
+      const i = base + j
+      if (this.first) {
+        this.first = false
+        this.topObject = c === 123
+      }
+      if (depth === 1 && this.awaitValue !== -1) {
+        if (c === 91 /* [ */) {
+          this.inArray = this.awaitValue
+          this.starts[this.inArray] = i
+          this.itemStart = -1
+        }
+        this.awaitValue = -1
+      } else if (this.inArray !== -1 && depth === 2 && this.itemStart === -1 && c !== 44 && c !== 93) {
+        this.itemStart = i
+      }
+      if (c === 34) {
+        inString = true
+        stringIsKey = this.topObject && depth === 1 && this.expectKey
+        if (stringIsKey) {
+          this.expectKey = false
+          this.keyLength = 0
+          this.keyMatches = all
+        }
+      } else if (c === 123 || c === 91) {
+        if (++depth > this.limit) return i
+        if (depth === 1 && c === 123) this.expectKey = true
+      } else if (c === 125 || c === 93) {
+        const array = this.inArray
+        if (array !== -1 && depth === 2 && c === 93) {
+          if (this.itemStart !== -1) this.items[array]!.push(this.itemStart, i)
+          else if (this.items[array]!.length > 0) this.broken[array] = true // `[1,]`
+          this.ends[array] = i + 1
+          this.inArray = -1
+        }
+        depth--
+      } else if (c === 44 /* , */) {
+        const array = this.inArray
+        if (depth === 1) this.expectKey = true
+        else if (array !== -1 && depth === 2) {
+          if (this.itemStart === -1) this.broken[array] = true // `[,1]`, `[1,,2]`
+          else this.items[array]!.push(this.itemStart, i)
+          this.itemStart = -1
+        }
+      } else if (c === 58 /* : */ && depth === 1 && this.keyIs !== -1) {
+        this.awaitValue = this.keyIs
+        this.counts[this.keyIs]!++
+        this.keyIs = -1
+      }
+    }
+    this.depth = depth
+    this.escaped = escaped
+    this.inString = inString
+    this.stringIsKey = stringIsKey
+    return -1
+  }
+
+  /** What the pass found (see `ObjectScan`), once it read the whole value. */
+  result(): ObjectScan {
+    const plain = this.topObject && !this.keyEscaped
+    return {
+      deepAt: -1,
+      arrays: this.keys.map((_, k) =>
+        plain && this.counts[k] === 1 && this.ends[k] !== -1 && !this.broken[k]
+          ? { start: this.starts[k]!, end: this.ends[k]!, items: this.items[k]! }
+          : undefined
+      ),
+      noArray: this.keys.map((_, k) => plain && (this.counts[k] === 0 || (this.counts[k] === 1 && this.starts[k] === -1)))
+    }
+  }
+}
+
+/** The keys of bit set `matches` whose byte `at` is `c` (a key's next character read). */
+const matchKeys = (keys: ReadonlyArray<Uint8Array>, matches: number, at: number, c: number): number => {
+  let still = 0
+  for (let k = 0; k < keys.length; k++) {
+    if ((matches & (1 << k)) !== 0 && keys[k]![at] === c) still |= 1 << k
+  }
+  return still
+}
+
+/** The key of bit set `matches` that is `length` bytes long (the whole key read), or -1. */
+const matchedKey = (keys: ReadonlyArray<Uint8Array>, matches: number, length: number): number => {
+  for (let k = 0; k < keys.length; k++) {
+    if ((matches & (1 << k)) !== 0 && keys[k]!.length === length) return k
+  }
+  return -1
+}
 
 /** `JSON.parse(text)`, or `undefined` when it throws. */
 const tryParse = (text: string): { readonly value: unknown } | undefined => {
@@ -199,18 +328,28 @@ const tryParse = (text: string): { readonly value: unknown } | undefined => {
   }
 }
 
+/** A value parsed, or `undefined`: it does not parse. */
+type Parsed = { readonly value: unknown } | undefined
+
 /**
- * The body but for its `input` elements (`rest`, `input` `null` in it) and a reader of the elements, each
- * parsed when it is read (`element`, `undefined` when it does not parse); `undefined` when the pass cannot
- * vouch for the body (see the module doc) or its rest does not parse: then it is parsed whole.
+ * The body but for its `input` elements (`rest`, `input` `null` in it) and readers of the elements, each
+ * parsed when it is read; `undefined` when the pass cannot vouch for the body (see the module doc) or its
+ * rest does not parse: then it is parsed whole.
  */
 interface Sliced {
   readonly rest: { input: unknown }
   readonly length: number
-  readonly element: (index: number) => { readonly value: unknown } | undefined
+  /** Whether element `index` is larger than `LARGE_ELEMENT_BYTES` (then it is read with `large`). */
+  readonly isLarge: (index: number) => boolean
+  /** Element `index`, parsed at once. */
+  readonly small: (index: number) => Parsed
+  /** The pass over large element `index` (kept for the element last asked for: counted, then parsed). */
+  readonly scanLarge: (index: number) => Effect.Effect<ObjectScan>
+  /** Large element `index`, parsed part by part (`parseLarge`), yielding with `budget`. */
+  readonly large: (index: number, budget: Budget) => Effect.Effect<Parsed>
 }
 
-const sliceBody = (chunks: Chunks, found: Scan): Sliced | undefined => {
+const sliceBody = (chunks: Chunks, found: Scan, largeBytes: number): Sliced | undefined => {
   const input = found.input
   if (input === undefined) return undefined
   const before = bodyDecoder.decode(bytesOf(chunks, 0, input.start))
@@ -220,12 +359,10 @@ const sliceBody = (chunks: Chunks, found: Scan): Sliced | undefined => {
     return undefined
   }
   const items = input.items
-  // the elements are mostly read in order: the chunk holding the next one is found from the last one's
+  // the pieces are mostly read in order: the chunk holding the next one is found from the last one's
   let index = 0
   let base = 0
-  const element = (k: number) => {
-    const start = items[2 * k]!
-    const end = items[2 * k + 1]!
+  const textOf = (start: number, end: number): string => {
     if (start < base) {
       index = 0
       base = 0
@@ -235,28 +372,97 @@ const sliceBody = (chunks: Chunks, found: Scan): Sliced | undefined => {
     const bytes = end - base <= chunk.length
       ? chunk.subarray(start - base, end - base)
       : bytesOf(chunks.slice(index), start - base, end - base)
-    return tryParse(partDecoder.decode(bytes))
+    return partDecoder.decode(bytes)
   }
-  return { rest: rest.value as { input: unknown }, length: items.length / 2, element }
+  // the pass over the large element last asked for: its parts are counted, then it is parsed
+  let scanned: { readonly index: number; readonly found: ObjectScan } | undefined
+  const scanLarge = (k: number): Effect.Effect<ObjectScan> =>
+    scanned?.index === k
+      ? Effect.succeed(scanned.found)
+      : Effect.map(scanObject(chunks, items[2 * k]!, items[2 * k + 1]!, PARTS_KEYS, Infinity, 1 << 14), (found) => {
+        scanned = { index: k, found }
+        return found
+      })
+  return {
+    rest: rest.value as { input: unknown },
+    length: items.length / 2,
+    isLarge: (k) => items[2 * k + 1]! - items[2 * k]! > largeBytes,
+    small: (k) => tryParse(textOf(items[2 * k]!, items[2 * k + 1]!)),
+    scanLarge,
+    large: (k, budget) =>
+      Effect.flatMap(scanLarge(k), (parts) => parseLarge(textOf, items[2 * k]!, items[2 * k + 1]!, parts, budget))
+  }
 }
 
 /**
+ * A large element (bytes `[start, end)`, read with `textOf`) parsed as the body is, one level deeper: `found`
+ * (the pass over its bytes) gives its `content` and `output` arrays, the element is parsed with `null` for
+ * them, then their elements (the item's parts) one by one, yielding with `budget`. Exactly `JSON.parse` of
+ * the element: the pass splits the arrays at their own commas, so every piece parses when the element does;
+ * an element whose arrays the pass cannot vouch for (see `ObjectScan.arrays`) is parsed at once. What stays
+ * whole is a single large part, or a large value of another member (a 10 MB string).
+ */
+const parseLarge = (
+  textOf: (start: number, end: number) => string,
+  start: number,
+  end: number,
+  found: ObjectScan,
+  budget: Budget
+): Effect.Effect<Parsed> =>
+  Effect.gen(function*() {
+    const arrays = PARTS_NAMES.flatMap((name, k) => {
+      const array = found.arrays[k]
+      return array === undefined ? [] : [{ name, array }]
+    }).sort((a, b) => a.array.start - b.array.start)
+    if (arrays.length === 0) return tryParse(textOf(start, end))
+    let rest = ""
+    let at = start
+    for (const { array } of arrays) {
+      rest += `${textOf(at, array.start)}null`
+      at = array.end
+    }
+    const element = tryParse(rest + textOf(at, end))
+    if (element === undefined) return undefined
+    for (const { array, name } of arrays) {
+      const items = array.items
+      const parts: Array<unknown> = new Array(items.length / 2)
+      // a run of parts at a time, as an array of them (the commas between them are the array's own): one
+      // decoding and one `JSON.parse` per `PARTS_RUN_BYTES`, not per part (a part is often 30 bytes)
+      for (let p = 0; p < parts.length;) {
+        let q = p + 1
+        while (q < parts.length && items[2 * q + 1]! - items[2 * p]! <= PARTS_RUN_BYTES) q++
+        if (budget.tick(q - p)) yield* yieldToIo
+        const run = tryParse(`[${textOf(items[2 * p]!, items[2 * q - 1]!)}]`)
+        if (run === undefined) return undefined
+        const values = run.value as Array<unknown>
+        for (let at = 0; at < values.length; at++) parts[p + at] = values[at]
+        p = q
+      }
+      // the member `JSON.parse` made (`null` in place of the array) keeps its place among the keys
+      ;(element.value as { [key: string]: unknown })[name] = parts
+    }
+    return element
+  })
+
+/**
  * The parsed body (exactly `JSON.parse` of `chunks` decoded) using `found` (see the module doc);
- * `parseWhole` parses the decoded body in one call, and gives the error of a malformed body.
+ * `parseWhole` parses the decoded body in one call, and gives the error of a malformed body; an element of
+ * more than `largeBytes` bytes is parsed part by part.
  */
 export const parse = <E>(
   chunks: Chunks,
   found: Scan,
-  parseWhole: (text: string) => Effect.Effect<unknown, E>
+  parseWhole: (text: string) => Effect.Effect<unknown, E>,
+  largeBytes = LARGE_ELEMENT_BYTES
 ): Effect.Effect<unknown, E> =>
   Effect.gen(function*() {
-    const sliced = sliceBody(chunks, found)
+    const sliced = sliceBody(chunks, found, largeBytes)
     if (sliced === undefined) return yield* parseWhole(decode(chunks))
     const elements: Array<unknown> = new Array(sliced.length)
     const budget = makeBudget()
     for (let k = 0; k < sliced.length; k++) {
       if (budget.tick()) yield* yieldToIo
-      const element = sliced.element(k)
+      const element = sliced.isLarge(k) ? yield* sliced.large(k, budget) : sliced.small(k)
       if (element === undefined) return yield* parseWhole(decode(chunks))
       elements[k] = element.value
     }
@@ -278,49 +484,76 @@ export interface Lazy<E> {
 }
 
 /**
+ * The number of an input item's parts, known before they are parsed: the length of its `content` array,
+ * else of its `output` array (the array `ResponsesRequestDecoder` bounds).
+ */
+export interface PartsCount {
+  readonly field: "content" | "output"
+  readonly length: number
+}
+
+/**
  * The elements of `input`: `element(index)` parses one (an element that does not parse fails with the
- * whole body's error); `rest` parses, yielding, those not read yet and fails with the error of the first
- * that does not parse (for a reader that failed early: a body that is no JSON answers as such, whatever a
- * reader found before the syntax error).
+ * whole body's error; a small one is an `Either`, no fiber step; a large one is parsed part by part,
+ * yielding); `partsOf(index)` counts a large element's parts before they are parsed (`undefined` for a
+ * small element, and when the pass cannot vouch for the count); `rest` parses, yielding, those not read yet
+ * and fails with the error of the first that does not parse (for a reader that failed early: a body that is
+ * no JSON answers as such, whatever a reader found before the syntax error; an element only counted is not
+ * read).
  */
 export interface Elements<E> {
   readonly length: number
-  readonly element: (index: number) => Either.Either<unknown, E>
+  readonly element: (index: number) => Effect.Effect<unknown, E>
+  readonly partsOf: (index: number) => Effect.Effect<PartsCount | undefined> | undefined
   readonly rest: Effect.Effect<void, E>
 }
 
 /**
- * `parse`, the `input` elements left to be parsed as they are read (`Lazy`); `parseWhole` as in `parse`.
- * Every element parses when the whole body does (the pass splits the array at its own commas), so an
- * element that does not parse gives the whole body's error.
+ * `parse`, the `input` elements left to be parsed as they are read (`Lazy`); `parseWhole` and `largeBytes`
+ * as in `parse`. Every element parses when the whole body does (the pass splits the array at its own
+ * commas), so an element that does not parse gives the whole body's error.
  */
 export const parseLazily = <E>(
   chunks: Chunks,
   found: Scan,
-  parseWhole: (text: string) => Either.Either<unknown, E>
+  parseWhole: (text: string) => Either.Either<unknown, E>,
+  largeBytes = LARGE_ELEMENT_BYTES
 ): Either.Either<Lazy<E>, E> => {
-  const sliced = sliceBody(chunks, found)
+  const sliced = sliceBody(chunks, found, largeBytes)
   if (sliced === undefined) return Either.map(parseWhole(decode(chunks)), (body) => ({ body, input: undefined }))
   // past every element read so far
   let next = 0
   // the whole body parsed, once an element did not parse (it cannot parse then: see above)
   let whole: Either.Either<unknown, E> | undefined
-  const element = (index: number): Either.Either<unknown, E> => {
-    if (whole === undefined) {
-      next = Math.max(next, index + 1)
-      const parsed = sliced.element(index)
-      if (parsed !== undefined) return Either.right(parsed.value)
-      whole = parseWhole(decode(chunks))
-    }
+  const wholeElement = (index: number): Either.Either<unknown, E> => {
+    whole ??= parseWhole(decode(chunks))
     return Either.map(whole, (body) => (body as { input?: ReadonlyArray<unknown> } | null)?.input?.[index])
   }
+  const budget = makeBudget()
+  const element = (index: number): Effect.Effect<unknown, E> => {
+    if (whole !== undefined) return wholeElement(index)
+    next = Math.max(next, index + 1)
+    if (sliced.isLarge(index)) {
+      return Effect.flatMap(sliced.large(index, budget), (parsed) => parsed === undefined ? wholeElement(index) : Effect.succeed(parsed.value))
+    }
+    const parsed = sliced.small(index)
+    return parsed === undefined ? wholeElement(index) : Either.right(parsed.value)
+  }
+  const partsOf = (index: number): Effect.Effect<PartsCount | undefined> | undefined =>
+    sliced.isLarge(index) ? Effect.map(sliced.scanLarge(index), countParts) : undefined
   const rest = Effect.gen(function*() {
-    const budget = makeBudget()
     for (let index = next; index < sliced.length; index++) {
       if (budget.tick()) yield* yieldToIo
-      const parsed = element(index)
-      if (Either.isLeft(parsed)) return yield* parsed
+      yield* element(index)
     }
   })
-  return Either.right({ body: sliced.rest, input: { length: sliced.length, element, rest } })
+  return Either.right({ body: sliced.rest, input: { length: sliced.length, element, partsOf, rest } })
+}
+
+/** What `found` (the pass over an element) tells of its parts' number (see `PartsCount`). */
+const countParts = (found: ObjectScan): PartsCount | undefined => {
+  const [content, output] = found.arrays
+  if (content !== undefined) return { field: "content", length: content.items.length / 2 }
+  if (found.noArray[0] === true && output !== undefined) return { field: "output", length: output.items.length / 2 }
+  return undefined
 }

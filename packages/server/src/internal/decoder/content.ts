@@ -3,12 +3,17 @@
  * text and refusals, function call outputs, and the item attributes (`id`, `status`, `phase`). Parts are
  * built without validating them again (`promptObjects`, `new Part.X(props, true)`): every field is a string
  * checked here, and the check costs microseconds per part, which a request of many items multiplies. For the same
- * reason the helpers are plain functions returning an `Either` (no fiber step per content part).
+ * reason a helper takes the parts in one loop and returns an `Either` (no fiber step per content part); but a
+ * message may hold as many parts as a request holds items (20,000 took 0.1-0.2 s at once), so the loop over a
+ * long array runs in a generator that yields with the decoder's budget (`Cooperative`) every few milliseconds
+ * (`eachPart`).
  *
  * @internal
  */
 import { Part } from "@effect-responses/core"
 import { isObject, type JsonObject, stringField } from "@effect-responses/wire/Json"
+import { type Budget, yieldToIo } from "@effect-responses/wire/Cooperative"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { FileInput } from "../../ResponsesRequestDecoder.js"
@@ -45,6 +50,10 @@ export const attributes = (item: ItemAttributes): Part.Attributes => {
 const fail = (description: string, param: string, code: string): Either.Either<never, RequestError> =>
   Either.left(new RequestError({ description, param, code }))
 
+/** The `RequestError` of `fail`, for the steps of `eachPart`. */
+const failure = (description: string, param: string, code: string): RequestError =>
+  new RequestError({ description, param, code })
+
 const contentPart = (
   content: ReadonlyArray<unknown>,
   index: number,
@@ -61,25 +70,29 @@ const textOf = (part: JsonObject, index: number, at: number): Either.Either<stri
     ? Either.right(part.text)
     : fail("Missing required parameter: 'text'.", `input[${index}].content[${at}].text`, "missing_required_parameter")
 
-export const systemText = (content: string | ReadonlyArray<unknown>, index: number): Either.Either<string, RequestError> => {
+export const systemText = (
+  content: string | ReadonlyArray<unknown>,
+  index: number,
+  budget: Budget
+): Effect.Effect<string, RequestError> => {
   if (typeof content === "string") return Either.right(content)
   const texts: Array<string> = []
-  for (let at = 0; at < content.length; at++) {
+  return eachPart(content.length, budget, (at) => {
     const part = contentPart(content, index, at)
-    if (Either.isLeft(part)) return Either.left(part.left)
+    if (Either.isLeft(part)) return part.left
     const type = part.right.type
     if (type !== "input_text" && type !== "text") {
-      return fail(
+      return failure(
         `Invalid content type ${type} in a system or developer message: only input_text is allowed.`,
         `input[${index}].content[${at}].type`,
         "invalid_value"
       )
     }
     const text = textOf(part.right, index, at)
-    if (Either.isLeft(text)) return Either.left(text.left)
+    if (Either.isLeft(text)) return text.left
     texts.push(text.right)
-  }
-  return Either.right(texts.join("\n"))
+    return undefined
+  }, () => texts.join("\n"))
 }
 
 const DATA_URL = /^data:([^;,]+)?((?:;[^;,]*)*?);base64,(.*)$/s
@@ -172,29 +185,30 @@ const mediaPart = (
 export const userParts = (
   content: string | ReadonlyArray<unknown>,
   index: number,
-  inputFiles: ReadonlyArray<FileInput>
-): Either.Either<ReadonlyArray<Part.UserPart>, RequestError> => {
+  inputFiles: ReadonlyArray<FileInput>,
+  budget: Budget
+): Effect.Effect<ReadonlyArray<Part.UserPart>, RequestError> => {
   if (typeof content === "string") return Either.right([Prompt.textPart(content, NO_ATTRIBUTES)])
   const parts: Array<Part.UserPart> = []
-  for (let at = 0; at < content.length; at++) {
+  return eachPart(content.length, budget, (at) => {
     const checked = contentPart(content, index, at)
-    if (Either.isLeft(checked)) return Either.left(checked.left)
+    if (Either.isLeft(checked)) return checked.left
     const part = checked.right
     const where = `input[${index}].content[${at}]`
     if (part.type === "input_text") {
       const text = textOf(part, index, at)
-      if (Either.isLeft(text)) return Either.left(text.left)
+      if (Either.isLeft(text)) return text.left
       parts.push(Prompt.textPart(text.right, NO_ATTRIBUTES))
-      continue
+      return undefined
     }
     const media = mediaPart(part, where, inputFiles)
     if (media === undefined) {
-      return fail(`Unsupported content type in a user message: ${part.type}.`, `${where}.type`, "unsupported_value")
+      return failure(`Unsupported content type in a user message: ${part.type}.`, `${where}.type`, "unsupported_value")
     }
-    if (Either.isLeft(media)) return Either.left(media.left)
+    if (Either.isLeft(media)) return media.left
     parts.push(media.right)
-  }
-  return Either.right(Prompt.copyOf(parts))
+    return undefined
+  }, () => Prompt.copyOf(parts))
 }
 
 const unsupportedFile = (param: string, what: string): Either.Either<never, RequestError> =>
@@ -203,44 +217,44 @@ const unsupportedFile = (param: string, what: string): Either.Either<never, Requ
 export const assistantPart = (
   message: typeof MessageInput.Type,
   index: number,
-  attrs: Part.Attributes
-): Either.Either<Part.AssistantPart, RequestError> => {
-  if (typeof message.content === "string") return Either.right(Prompt.textPart(message.content, attrs))
+  attrs: Part.Attributes,
+  budget: Budget
+): Effect.Effect<Part.AssistantPart, RequestError> => {
+  const content = message.content
+  if (typeof content === "string") return Either.right(Prompt.textPart(content, attrs))
   const texts: Array<string> = []
   const refusals: Array<string> = []
-  for (let at = 0; at < message.content.length; at++) {
-    const checked = contentPart(message.content, index, at)
-    if (Either.isLeft(checked)) return Either.left(checked.left)
+  return eachPart(content.length, budget, (at) => {
+    const checked = contentPart(content, index, at)
+    if (Either.isLeft(checked)) return checked.left
     const part = checked.right
     switch (part.type) {
       case "output_text":
       case "input_text": {
         const text = textOf(part, index, at)
-        if (Either.isLeft(text)) return Either.left(text.left)
+        if (Either.isLeft(text)) return text.left
         texts.push(text.right)
-        break
+        return undefined
       }
       case "refusal": {
         const refusal = stringField(part, "refusal")
         if (refusal === undefined) {
-          return fail("Missing required parameter: 'refusal'.", `input[${index}].content[${at}].refusal`, "missing_required_parameter")
+          return failure("Missing required parameter: 'refusal'.", `input[${index}].content[${at}].refusal`, "missing_required_parameter")
         }
         refusals.push(refusal)
-        break
+        return undefined
       }
       default:
-        return fail(
+        return failure(
           `Unsupported content type in an assistant message: ${part.type}.`,
           `input[${index}].content[${at}].type`,
           "unsupported_value"
         )
     }
-  }
-  return Either.right(
+  }, () =>
     texts.length === 0 && refusals.length > 0
       ? Prompt.refusalPart(refusals.join(""), attrs)
-      : Prompt.textPart(texts.join(""), attrs)
-  )
+      : Prompt.textPart(texts.join(""), attrs))
 }
 
 /**
@@ -252,31 +266,63 @@ export const assistantPart = (
 export const outputContent = (
   output: ReadonlyArray<unknown>,
   index: number,
-  inputFiles: ReadonlyArray<FileInput>
-): Either.Either<{ readonly text: string; readonly media: ReadonlyArray<Part.MediaPart> }, RequestError> => {
+  inputFiles: ReadonlyArray<FileInput>,
+  budget: Budget
+): Effect.Effect<{ readonly text: string; readonly media: ReadonlyArray<Part.MediaPart> }, RequestError> => {
   let text = ""
   const media: Array<Part.MediaPart> = []
-  for (let at = 0; at < output.length; at++) {
+  return eachPart(output.length, budget, (at) => {
     const part = output[at]
     const where = `input[${index}].output[${at}]`
     if (!isObject(part) || typeof part.type !== "string") {
-      return fail("Each content part must be an object with a string 'type'.", where, "invalid_type")
+      return failure("Each content part must be an object with a string 'type'.", where, "invalid_type")
     }
     if (part.type === "input_text" || part.type === "output_text") {
-      if (typeof part.text !== "string") return fail("Missing required parameter: 'text'.", `${where}.text`, "missing_required_parameter")
+      if (typeof part.text !== "string") return failure("Missing required parameter: 'text'.", `${where}.text`, "missing_required_parameter")
       text += part.text
-      continue
+      return undefined
     }
     const decoded = mediaPart(part as JsonObject & { readonly type: string }, where, inputFiles)
     if (decoded === undefined) {
-      return fail(
+      return failure(
         `Unsupported content type in a function call output: ${part.type} (input_text, input_image and input_file are).`,
         `${where}.type`,
         "unsupported_value"
       )
     }
-    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    if (Either.isLeft(decoded)) return decoded.left
     media.push(decoded.right)
+    return undefined
+  }, () => ({ text, media }))
+}
+
+/** Arrays of at most this many parts are taken in one loop, without a yield (a message usually holds one to three). */
+const SHORT_CONTENT = 64
+
+/**
+ * `step(at)` for every index of an array of `length` parts, in order, until one gives an error; then `done()`.
+ * A short array in one loop (an `Either`: no fiber step); a longer one in a generator that yields with `budget`
+ * every few milliseconds.
+ */
+const eachPart = <A>(
+  length: number,
+  budget: Budget,
+  step: (at: number) => RequestError | undefined,
+  done: () => A
+): Effect.Effect<A, RequestError> => {
+  if (length <= SHORT_CONTENT) {
+    for (let at = 0; at < length; at++) {
+      const error = step(at)
+      if (error !== undefined) return Either.left(error)
+    }
+    return Either.right(done())
   }
-  return Either.right({ text, media })
+  return Effect.gen(function*() {
+    for (let at = 0; at < length; at++) {
+      if (budget.tick()) yield* yieldToIo
+      const error = step(at)
+      if (error !== undefined) return yield* Either.left(error)
+    }
+    return done()
+  })
 }

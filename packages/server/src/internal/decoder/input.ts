@@ -247,24 +247,28 @@ export const decodeInput = <E>(
       assistantParts().push(Prompt.toolCallPart(callId, name, args, attrs))
     }
 
-    // the item before, with its content parts
-    let elements = 1
+    const tooManyParts = (index: number, field: "content" | "output", length: number) =>
+      fail(
+        `Invalid 'input[${index}].${field}': array too long. Expected an array with maximum length ${options.maxParts}, but got an array with length ${length} instead.`,
+        `input[${index}].${field}`,
+        "array_above_max_length"
+      )
     for (let index = 0; index < input.length; index++) {
-      if (budget.tick(elements)) yield* yieldToIo
+      if (budget.tick()) yield* yieldToIo
+      // an element whose parts are counted before it is parsed (a large one) is refused before they are
+      const counting = "element" in input ? input.partsOf?.(index) : undefined
+      const counted = counting === undefined ? undefined : yield* counting
+      if (counted !== undefined && counted.length > options.maxParts) {
+        return yield* tooManyParts(index, counted.field, counted.length)
+      }
       const item: unknown = "element" in input ? yield* input.element(index) : input[index]
       if (!isObject(item)) {
         return yield* fail("Each input item must be a JSON object.", `input[${index}]`, "invalid_type")
       }
-      // content parts are decoded with their item, at once: their number is bounded, and counts as elements
+      // content parts are decoded with their item, a long array yielding with the same budget (`eachPart`)
       const parts = Array.isArray(item.content) ? item.content : Array.isArray(item.output) ? item.output : undefined
-      elements = 1 + (parts?.length ?? 0)
       if (parts !== undefined && parts.length > options.maxParts) {
-        const field = parts === item.content ? "content" : "output"
-        return yield* fail(
-          `Invalid 'input[${index}].${field}': array too long. Expected an array with maximum length ${options.maxParts}, but got an array with length ${parts.length} instead.`,
-          `input[${index}].${field}`,
-          "array_above_max_length"
-        )
+        return yield* tooManyParts(index, parts === item.content ? "content" : "output", parts.length)
       }
       const type = stringField(item, "type") ?? (item.role !== undefined ? "message" : undefined)
       switch (type) {
@@ -272,12 +276,12 @@ export const decodeInput = <E>(
           const message = isMessageInput(item) ? item : yield* decodeAt(MessageInput, item, ["input", index])
           if (message.role === "system" || message.role === "developer") {
             flush()
-            messages.push(Prompt.systemMessage(yield* systemText(message.content, index)))
+            messages.push(Prompt.systemMessage(yield* systemText(message.content, index, budget)))
           } else if (message.role === "user") {
             flush()
-            messages.push(Prompt.userMessage(yield* userParts(message.content, index, inputFiles)))
+            messages.push(Prompt.userMessage(yield* userParts(message.content, index, inputFiles, budget)))
           } else {
-            const part = yield* assistantPart(message, index, attributes(message))
+            const part = yield* assistantPart(message, index, attributes(message), budget)
             const lastCall = assistant === undefined ? -1 : assistant.findLastIndex(isCall)
             if (assistant !== undefined && lastCall >= 0) {
               // text after tool calls (the gateway streams an upstream answer of text, a call, more text as three
@@ -302,6 +306,7 @@ export const decodeInput = <E>(
           const summary = Prompt.copyOf((reasoning.summary ?? []).map((entry) => entry.text))
           let text: string | undefined
           for (const content of reasoning.content ?? []) {
+            if (budget.tick()) yield* yieldToIo
             if (content.type === "reasoning_text" && typeof content.text === "string") {
               text = text === undefined ? content.text : text + content.text
             }
@@ -350,7 +355,7 @@ export const decodeInput = <E>(
             toolResult(output.call_id, output.output)
             break
           }
-          const { media, text } = yield* outputContent(output.output, index, inputFiles)
+          const { media, text } = yield* outputContent(output.output, index, inputFiles, budget)
           if (media.length === 0) {
             toolResult(output.call_id, text)
             break
