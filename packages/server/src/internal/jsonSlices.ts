@@ -11,9 +11,9 @@
  * An element can be most of the body: one message of 300,000 content parts is 10 MB, one `JSON.parse` of
  * 0.4 s. An element larger than `LARGE_ELEMENT_BYTES` gets the same treatment one level deeper: a pass
  * over its bytes finds its `content` and `output` arrays (a message's and a function call output's parts),
- * and the element is parsed without them, then its parts one by one. That pass also counts the parts, so a
- * reader can refuse too many before any is parsed (`Elements.partsOf`). What is still parsed at once is one
- * part, or a member of another name, however large (a single 10 MB text part).
+ * and the element is parsed without them, then its parts, a run of them at a time. That pass also counts
+ * the parts, so a reader can refuse too many before any is parsed (`Elements.partsOf`). What is still parsed
+ * at once is one part, or a member of another name, however large (a single 10 MB text part).
  *
  * The pass reads bytes: every byte JSON's syntax cares about is ASCII, and no byte of a multi-byte UTF-8
  * sequence is. The result is exactly `JSON.parse` of the body decoded as UTF-8 (a leading byte order mark
@@ -60,8 +60,8 @@ const PARTS_NAMES = ["content", "output"] as const
 const PARTS_KEYS = PARTS_NAMES.map(keyBytes)
 
 /**
- * An element of `input` larger than this is parsed part by part (see `parseElement`); below it, one
- * `JSON.parse` of the element takes well under a millisecond.
+ * An element of `input` larger than this is parsed part by part (see `parseLarge`); below it, one
+ * `JSON.parse` of the element takes a few milliseconds at most.
  */
 export const LARGE_ELEMENT_BYTES = 256 * 1024
 
