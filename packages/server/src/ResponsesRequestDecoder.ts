@@ -831,7 +831,12 @@ const checkMetadata = (metadata: { readonly [key: string]: string }) => {
  * a choice without `tools`, with why none is left.
  */
 const noToolToChoose = (choice: unknown, dropped: ReadonlyArray<string>): string => {
-  const why = isObject(choice) && choice.type === "allowed_tools"
+  const allowedDropped = isObject(choice) && choice.type === "allowed_tools" && Array.isArray(choice.tools)
+    ? dropped.filter((type) => (choice.tools as ReadonlyArray<unknown>).some((tool) => isObject(tool) && tool.type === type))
+    : []
+  const why = allowedDropped.length > 0
+    ? ` The tools 'tool_choice.tools' allows are built-in tools this gateway drops (${allowedDropped.join(", ")}): the upstream cannot run them.`
+    : isObject(choice) && choice.type === "allowed_tools"
     ? " None of the tools in 'tool_choice.tools' is in 'tools'."
     : dropped.length > 0
     ? ` This gateway drops built-in tools (${dropped.join(", ")}): the upstream cannot run them.`

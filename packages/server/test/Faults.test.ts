@@ -137,6 +137,15 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(required.error.message).toBe(
           "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified."
         )
+        // allowed_tools naming only a dropped built-in tool, with a function declared: says the built-in was dropped
+        const builtin = JSON.parse((yield* post(`${url}/responses`, {
+          model: "m",
+          input: "hi",
+          tools: [{ type: "web_search" }, { type: "function", name: "f", parameters: { type: "object", properties: {} } }],
+          tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "web_search" }] }
+        })).text)
+        expect(builtin.error).toMatchObject({ param: "tool_choice", code: "invalid_value" })
+        expect(builtin.error.message).toContain("built-in tools this gateway drops (web_search)")
         expect(received).toHaveLength(0)
         for (const choice of ["auto", "none"]) {
           const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", tool_choice: choice })
