@@ -69,7 +69,8 @@
  * - `previous_response_id` puts the stored conversation before the request's input: for each response of
  *   the chain, oldest first, its input items then its output items (`instructions` are not carried over,
  *   as in the API). An id that is not stored for the request's key gets 400 `previous_response_not_found`
- *   ("Previous response with id '…' not found.").
+ *   ("Previous response with id '…' not found."); so does a stored id whose chain lost an earlier response
+ *   (deleted, or past its retention), the message naming the id sent, then the missing one.
  * - An `item_reference` input item is replaced by the stored item with that id; an unknown id gets 404
  *   ("Item with id '…' not found.", `param` `input[i]`).
  * - Each bearer key (`apiKey`, `apiKeys`) is a tenant: a response or item stored with one key is not found

@@ -240,12 +240,16 @@ for (const backend of backends) {
             expect(foreignItem?.param).toBe("input[0]")
             expect((yield* rejection(b.responses.delete(ids.fourth)))?.status).toBe(404)
 
-            // a chain through a deleted response names the missing one
+            // a chain through a deleted response names the id the client sent, then the missing one
             const deleted = yield* Effect.promise(() => a.responses.delete(ids.third))
             expect(deleted).toEqual({ id: ids.third, object: "response", deleted: true })
             expect((yield* rejection(a.responses.retrieve(ids.third)))?.status).toBe(404)
             const broken = yield* rejection(a.responses.create({ model: "m", previous_response_id: ids.fourth, input: "?" }))
-            expect(broken?.message).toBe(`400 Previous response with id '${ids.third}' not found.`)
+            expect(broken?.message).toBe(
+              `400 Previous response with id '${ids.fourth}' cannot be continued: an earlier response of its conversation, '${ids.third}', is no longer stored (deleted, or past its retention), so the conversation cannot be rebuilt.`
+            )
+            expect(broken?.param).toBe("previous_response_id")
+            expect(broken?.code).toBe("previous_response_not_found")
 
             // the earlier turns are still there for the key that stored them
             const continued = yield* Effect.promise(() =>

@@ -41,6 +41,18 @@ const storeFailed = (error: ResponseStore.ResponseStoreError): ErrorFields => ({
   code: "server_error"
 })
 
+/**
+ * What `POST` answers for a `previous_response_id` that is stored when an earlier response of its chain,
+ * `missing`, is not (deleted, or past its retention): the id the client sent first, then why.
+ */
+const previousChainBroken = (id: string, missing: string): ErrorFields => ({
+  status: 400,
+  description: `Previous response with id '${id}' cannot be continued: an earlier response of its conversation, '${missing}', is no longer stored (deleted, or past its retention), so the conversation cannot be rebuilt.`,
+  errorType: "invalid_request_error",
+  param: "previous_response_id",
+  code: "previous_response_not_found"
+})
+
 /** What `POST` answers for an unknown `previous_response_id` (OpenAI's wording and code). */
 const previousNotFound = (id: string): ErrorFields => ({
   status: 400,
@@ -152,9 +164,12 @@ export const prepare = (
     } else if (input != null) {
       return { body: out, store: save, previousResponseId, inputItems: [] } // the decoder refuses the input's type
     }
-    const history = previousResponseId === null ? [] : yield* store.chain(tenant, previousResponseId).pipe(
+    const previous = previousResponseId
+    const history = previous === null ? [] : yield* store.chain(tenant, previous).pipe(
       Effect.catchTags({
-        ResponseNotFound: (error) => Effect.fail(previousNotFound(error.id)),
+        // the chain names its first missing link: the id the client sent, or an earlier response of it
+        ResponseNotFound: (error) =>
+          Effect.fail(error.id === previous ? previousNotFound(previous) : previousChainBroken(previous, error.id)),
         ResponseStoreError: (error) => Effect.fail(storeFailed(error))
       })
     )
