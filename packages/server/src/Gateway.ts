@@ -413,7 +413,7 @@ const shuttingDownLayer = Layer.scoped(
 /**
  * The message of an upstream timeout: `headers` (no response headers within the headers timeout, or an
  * error body or a whole answer that did not arrive within it either) or `idle`
- * (the upstream sent nothing, or only keep-alive comments, for longer than the idle timeout).
+ * (the upstream sent nothing, or only keep-alives, for longer than the idle timeout).
  *
  * @since 0.2.0
  * @category errors
@@ -421,7 +421,7 @@ const shuttingDownLayer = Layer.scoped(
 export const upstreamTimeoutMessage = (kind: "headers" | "idle"): string =>
   kind === "headers"
     ? "the upstream model server did not answer within the gateway's headers timeout (which bounds its headers, and an error body or a whole answer too)"
-    : "the upstream model server sent nothing, or only keep-alive comments, for longer than the gateway's idle timeout"
+    : "the upstream model server sent nothing, or only keep-alives, for longer than the gateway's idle timeout"
 
 /** The headers of an upstream HTTP error passed on to the client: `retry-after(-ms)`, `x-request-id`. */
 const passedOnHeaders = (error: AiError.HttpError): Record<string, string> | undefined => {

@@ -251,8 +251,9 @@ export const fromLanguageModel = (
  *   the gateway's 3 make 9 upstream calls for one failing request);
  * - `headersTimeout`: the longest wait for the upstream's response headers (default `HEADERS_TIMEOUT`,
  *   300 s; a non-streaming upstream that sends its headers with the whole answer must answer within it);
- * - `idleTimeout`: the longest silence between two chunks of the upstream's body, SSE comments such as
- *   keep-alive pings counting as silence (default `IDLE_TIMEOUT`, 180 s);
+ * - `idleTimeout`: the longest silence between two chunks of the upstream's body, keep-alives (SSE
+ *   comments, `event: ping`, chunks that hold no output such as `data: {}`) counting as silence (default
+ *   `IDLE_TIMEOUT`, 180 s);
  * - `requestOptions`: fixed request options merged under each request's own (e.g. `maxTokensParameter:
  *   "max_tokens"` for older servers, `replayReasoningContent: true` for DeepSeek-style backends that want
  *   `reasoning_content` back, `extraBody`).
@@ -284,8 +285,7 @@ export const HEADERS_TIMEOUT: Duration.Duration = Duration.seconds(300)
 
 /**
  * The default idle timeout of a Chat Completions upstream (the longest silence between two chunks of its
- * body, where in a stream a chunk of only SSE comments, such as keep-alive pings, is silence too): 180
- * seconds.
+ * body, where in a stream keep-alives, such as SSE comments and pings, are silence too): 180 seconds.
  *
  * @since 0.2.0
  * @category constants

@@ -67,24 +67,40 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         yield* Effect.promise(() => received[0]!.closed)
       })))
 
-  live("an upstream that only sends keep-alive comments (': ping'), from its start or after some text: upstream_timeout, upstream aborted", () => {
-    const pinging = (first: ReadonlyArray<string>) => (_request: unknown, response: ServerResponse) => {
+  // keep-alives as real servers send them: an SSE comment (OpenAI, OpenRouter, DeepSeek), a named ping with a
+  // timestamp (old sse-starlette), a ping without data, an event without choices, fields that dispatch no
+  // event (`id:`, `retry:`, empty `data:`), a line of spaces
+  const keepAlives = [
+    ": ping\n\n",
+    "event: ping\r\ndata: 2026-12-03 14:00:00.000000\r\n\r\n",
+    "event: ping\n\n",
+    "data: {}\n\n",
+    "id: 5\n\n",
+    "retry: 1000\n\n",
+    "data:\n\n",
+    "  \n\n"
+  ]
+  live("an upstream that only sends keep-alives (comments, pings, empty events), from its start or after some text: upstream_timeout, upstream aborted", () => {
+    const pinging = (first: ReadonlyArray<string>, keepAlive: string) => (_request: unknown, response: ServerResponse) => {
       response.writeHead(200, { "content-type": "text/event-stream" })
       for (const frame of first) response.write(frame)
-      const ping = setInterval(() => response.write(": ping\n\n"), 50)
+      const ping = setInterval(() => response.write(keepAlive), 50)
       response.on("close", () => clearInterval(ping))
     }
-    return withScriptedGateway([pinging([]), pinging([textChunk("Hel"), textChunk("lo")])], { upstream: fast }, (url, received) =>
+    const answers = keepAlives.flatMap((keepAlive) => [pinging([], keepAlive), pinging([textChunk("Hel"), textChunk("lo")], keepAlive)])
+    return withScriptedGateway(answers, { upstream: fast }, (url, received) =>
       Effect.gen(function*() {
-        const before = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
-        expect(before.status).toBe(504)
-        expect(JSON.parse(before.text).error).toMatchObject({ code: "upstream_timeout", message: Gateway.upstreamTimeoutMessage("idle") })
-        const after = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
-        expect(after.status).toBe(200)
-        const response = checkLifecycle(parseSse(after.text))
-        expect(response.status).toBe("failed")
-        expect(response.error).toEqual({ code: "upstream_timeout", message: Gateway.upstreamTimeoutMessage("idle") })
-        expect(response.output).toMatchObject([{ type: "message", status: "incomplete", content: [{ text: "Hello" }] }])
+        for (const keepAlive of keepAlives) {
+          const before = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+          expect(before.status, keepAlive).toBe(504)
+          expect(JSON.parse(before.text).error).toMatchObject({ code: "upstream_timeout", message: Gateway.upstreamTimeoutMessage("idle") })
+          const after = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+          expect(after.status).toBe(200)
+          const response = checkLifecycle(parseSse(after.text))
+          expect(response.status, keepAlive).toBe("failed")
+          expect(response.error).toEqual({ code: "upstream_timeout", message: Gateway.upstreamTimeoutMessage("idle") })
+          expect(response.output).toMatchObject([{ type: "message", status: "incomplete", content: [{ text: "Hello" }] }])
+        }
         yield* Effect.promise(() => Promise.all(received.map((r) => r.closed)))
       }))
   })

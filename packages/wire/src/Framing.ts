@@ -484,6 +484,8 @@ export type BytesDecoderTypeId = typeof BytesDecoderTypeId
  * takes such steps uses it (`HttpTransport.decodeBody`), which decodes a body without a second stage piped
  * after it: on the gateway a piped stage cost a channel executor per request, about 60 of the ~185 fiber
  * steps of closing a streamed request's upstream call, and a hand-off per chunk (packages/bench/RESULTS.md).
+ * The reader's idle timeout counts what the decoder decodes: bytes that decode to nothing (comments, pings,
+ * events the decoder skips) are silence.
  *
  * @since 0.2.0
  * @category decoding
@@ -533,6 +535,7 @@ const steps = <I, A, D extends AiError.AiError>(
 ): Steps<I, A, D | AiError.MalformedOutput> => {
   const payloads: Array<string> = []
   const lines: Array<number> = []
+  let decoded = 0
   const emit = <InElem, E, InErr, OutDone>(
     out: Array<A>,
     error: D | AiError.MalformedOutput | undefined,
@@ -540,7 +543,10 @@ const steps = <I, A, D extends AiError.AiError>(
   ): Channel.Channel<Chunk.Chunk<A>, InElem, E | D | AiError.MalformedOutput, InErr, OutDone, unknown> => {
     let result: Channel.Channel<Chunk.Chunk<A>, InElem, E | D | AiError.MalformedOutput, InErr, OutDone, unknown> =
       error === undefined ? next : Channel.fail(error)
-    if (out.length > 0) result = Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), result)
+    if (out.length > 0) {
+      decoded += out.length
+      result = Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), result)
+    }
     const logs = decoder.takeLogs()
     if (logs.length > 0) result = Channel.zipRight(Channel.fromEffect(runLogs(logs)), result)
     return result
@@ -578,6 +584,9 @@ const steps = <I, A, D extends AiError.AiError>(
       const rest = flush === undefined ? "" : flush()
       const error = rest === "" ? undefined : drain(out, framer.push(rest, payloads, lines))
       return emit(out, error ?? drain(out, framer.end(payloads, lines)) ?? decoder.end(out), Channel.void)
-    })
+    }),
+    // a stream's activity is what it decodes to: keep-alives (comments, pings, events the decoder skips)
+    // are not
+    activity: () => decoded
   }
 }

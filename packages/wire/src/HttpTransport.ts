@@ -16,9 +16,10 @@
  * - No call waits forever (`Options.headersTimeout`, default 10 minutes; `Options.idleTimeout`, default 5
  *   minutes; `false` turns each off): no response headers in time, or a body silent for too long between
  *   two chunks, fail with a `TransportError` whose `timeout` says which (`headers` / `idle`), and abort the
- *   request. In an event stream (`bodyStream`) only chunks with something of an event in them count: SSE
- *   comment lines such as keep-alive pings (`: ping`, `: OPENROUTER PROCESSING`) do not, so a server that
- *   only pings cannot hold a call either. An error body must also arrive whole within the headers timeout of
+ *   request. In an event stream keep-alives are silence, so a server that only keeps the connection alive
+ *   cannot hold a call either: decoded (`decodeBody`), only what the decoder decodes counts (comment lines
+ *   such as `: ping` and `: OPENROUTER PROCESSING`, `event: ping`, events without data and events the
+ *   decoder skips do not); as bytes (`bodyStream`), only chunks with something of an event in them. An error body must also arrive whole within the headers timeout of
  *   its attempt, and a non-streaming answer's body within another one from its headers (`readJson`), so
  *   that a server trickling a body a byte at a time, each within the idle timeout, cannot hold a call: both
  *   fail as a headers timeout. A non-streaming answer's body is read up to `Options.maxJsonBytes` (default
@@ -53,7 +54,7 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import type * as Framing from "./Framing.js"
-import { asBytes, watchBody } from "./internal/idleTimeout.js"
+import { asBytes, asEventBytes, watchBody } from "./internal/idleTimeout.js"
 import { jsonBytes } from "./internal/jsonBody.js"
 import * as Timer from "./internal/timer.js"
 
@@ -91,8 +92,8 @@ export interface RetryOptions {
  * every request (e.g. `OpenAI-Organization`, Azure's `api-key`), `retry` (see `RetryOptions`;
  * `{ times: 0 }` turns retries off), `headersTimeout` (the longest wait for the response headers of one
  * attempt; default `DEFAULT_HEADERS_TIMEOUT`, 10 minutes; `false` for none), `idleTimeout` (the longest
- * silence between two chunks of a response body, streamed or not, where in an event stream a chunk of only
- * SSE comments, such as keep-alive pings, is silence too; default `DEFAULT_IDLE_TIMEOUT`, 5 minutes; `false`
+ * silence between two chunks of a response body, streamed or not, where in an event stream keep-alives,
+ * such as SSE comments and pings, are silence too; default `DEFAULT_IDLE_TIMEOUT`, 5 minutes; `false`
  * for none) and `transformClient` (the `HttpClient` of the context in, the one the
  * transport sends with out: for a proxy, more headers, logging or a retry policy of one's own; the
  * transport's own retries and timeouts wrap what it returns) and `maxJsonBytes` (the largest body
@@ -124,7 +125,7 @@ export const DEFAULT_HEADERS_TIMEOUT: Duration.Duration = Duration.minutes(10)
 
 /**
  * The default idle timeout (the longest silence between two chunks of a response body): 5 minutes. A
- * stream sends events (or keep-alive comments) far more often; a silence that long is a stalled
+ * stream sends events far more often; a silence that long is a stalled
  * connection.
  *
  * @since 0.2.0
@@ -246,7 +247,9 @@ export interface HttpTransport {
    * The body of a streamed response (an event stream) decoded as it is read by a decoder that
    * `makeDecoder` makes for it (e.g. `Framing.bytesDecoder`): `bodyStream` and its failures and timeouts,
    * with the decoder's steps taken in the body's own channel rather than in a stage piped after it (one
-   * channel executor per call less, and no hand-off per chunk).
+   * channel executor per call less, and no hand-off per chunk). The idle timeout counts only what the
+   * decoder decodes: keep-alives of any kind (comments, `event: ping`, events without data, events the
+   * decoder skips such as `data: {}` in a Chat Completions stream) are silence.
    *
    * @since 0.2.0
    */
@@ -422,22 +425,24 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const idleTimeoutError = (after: Duration.Duration, bytesReceived: number, events: boolean) =>
       new AiError.TransportError({
         description: events
-          ? `the event stream sent no event for ${Duration.format(after)} (the idle timeout; comments such as keep-alive pings do not count)`
+          ? `the event stream sent no event for ${
+            Duration.format(after)
+          } (the idle timeout; keep-alives such as comments and pings do not count)`
           : `the response body was silent for ${Duration.format(after)} (the idle timeout)`,
         url,
         timeout: "idle",
         bytesReceived
       })
     // One idle timer for the whole body, not a race per read (see internal/idleTimeout): of an event stream,
-    // only chunks with something of an event in them count.
+    // only what holds an event counts (for a decoder: what it decodes to), keep-alives do not.
     const body = <A, D>(
       response: HttpClientResponse.HttpClientResponse,
       events: boolean,
       makeDecoder: () => Framing.BytesDecoder<A, D>
     ): Stream.Stream<A, AiError.TransportError | D> =>
-      watchBody(response, idleTimeout, events, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes, events), makeDecoder)
+      watchBody(response, idleTimeout, failed, (bytes) => idleTimeoutError(idleTimeout!, bytes, events), makeDecoder)
     const rawBody = (response: HttpClientResponse.HttpClientResponse) => body(response, false, () => asBytes)
-    const bodyStream = (response: HttpClientResponse.HttpClientResponse) => body(response, true, () => asBytes)
+    const bodyStream = (response: HttpClientResponse.HttpClientResponse) => body(response, true, asEventBytes)
     const decodeBody = <A, D>(response: HttpClientResponse.HttpClientResponse, makeDecoder: () => Framing.BytesDecoder<A, D>) =>
       body(response, true, makeDecoder)
     // An error body (or a body that is not an event stream) is read until its first error, for what it says.

@@ -4,7 +4,7 @@
  * or send an endless error body. Time is the `TestClock`'s.
  */
 import { AiError } from "@effect-responses/core"
-import { HttpTransport } from "@effect-responses/wire"
+import { Framing, HttpTransport } from "@effect-responses/wire"
 import { assert, describe, it } from "@effect/vitest"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
@@ -112,6 +112,40 @@ const pushServer = (own: boolean) => {
 const transportOver = (client: HttpClient.HttpClient, options: HttpTransport.Options = {}) =>
   HttpTransport.make("/responses", { retry: { times: 0 }, ...options }).pipe(
     Effect.provideService(HttpClient.HttpClient, client)
+  )
+
+/**
+ * Keep-alives as real servers send them: a comment, a named ping with a timestamp (old sse-starlette), a
+ * ping without data, an event the decoder skips (`{}`), fields that dispatch no event, a line of spaces.
+ */
+const keepAlives = [
+  ": ping\n\n",
+  "event: ping\r\ndata: 2026-12-03 14:00:00.000000\r\n\r\n",
+  "event: ping\n\n",
+  "data: {}\n\n",
+  "id: 5\n\n",
+  "retry: 1000\n\n",
+  "data:\n\n",
+  "  \n\n"
+]
+
+/**
+ * A decoder of an event stream of JSON objects that skips `event: ping`, empty data (`data:` dispatches an
+ * event of no data by the SSE rules) and empty objects, as the Chat Completions decoder does.
+ */
+const keepAliveSkipping = () =>
+  Framing.bytesDecoder(
+    () => Framing.makeSseFramer(Framing.DEFAULT_MAX_EVENT_SIZE, (event, data) => (event === "ping" ? undefined : data)),
+    (): Framing.PayloadDecoder<unknown, never> => ({
+      feed: (data, out) => {
+        if (data === "") return undefined
+        const value = JSON.parse(data) as object
+        if (Object.keys(value).length > 0) out.push(value)
+        return undefined
+      },
+      end: () => undefined,
+      takeLogs: () => []
+    })
   )
 
 describe("HttpTransport timeouts", () => {
@@ -305,6 +339,34 @@ describe("HttpTransport timeouts", () => {
         assert.strictEqual(error.timeout, "idle")
       }))
 
+    it.effect(`a decoded event stream: only what the decoder decodes is activity, keep-alives of every kind are not (${kind})`, () =>
+      Effect.gen(function*() {
+        const server = pushServer(kind === "a body of its own")
+        const transport = yield* transportOver(server.client, { idleTimeout: "30 seconds" })
+        const response = yield* transport.execute({ model: "m" }, true)
+        const decoded: Array<unknown> = []
+        const fiber = yield* Effect.fork(
+          Stream.runForEach(transport.decodeBody(response, keepAliveSkipping), (element) => Effect.sync(() => decoded.push(element)))
+        )
+        yield* server.push("data: {\"n\":1}\n\n")
+        yield* TestClock.adjust("10 seconds")
+        yield* server.push("data: {\"n\":2}\n\n") // decoded at 10 s: deadline 40 s
+        // then keep-alives only, every 3 seconds
+        for (const keepAlive of keepAlives) {
+          yield* TestClock.adjust("3 seconds")
+          yield* server.push(keepAlive)
+        }
+        yield* TestClock.adjust(`${29 - 3 * keepAlives.length} seconds`)
+        assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+        yield* TestClock.adjust("1 second")
+        const error = yield* Effect.flip(Fiber.join(fiber))
+        assert.instanceOf(error, AiError.TransportError)
+        assert.strictEqual(error.timeout, "idle")
+        assert.deepStrictEqual(decoded, [{ n: 1 }, { n: 2 }])
+        yield* realPause
+        assert.isTrue(server.state.cancelled)
+      }))
+
     it.effect(`an event split across chunks is activity, a comment split across chunks is not (${kind})`, () =>
       Effect.gen(function*() {
         const server = pushServer(kind === "a body of its own")
@@ -468,6 +530,37 @@ describe("HttpTransport over @effect/platform-node's clients (a Node body)", () 
         const error = yield* Effect.flip(Fiber.join(fiber))
         assert.instanceOf(error, AiError.TransportError)
         assert.strictEqual(error.timeout, "idle")
+        yield* until(() => server.state.closedEarly)
+      }))
+
+    it.scoped(`a decoded event stream that only sends keep-alives after its first event fails with the idle timeout, closing the request (${kind})`, () =>
+      Effect.gen(function*() {
+        const timers: Array<NodeJS.Timeout> = []
+        let sent = 0
+        const server = yield* nodeServer((response) => {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          response.write("data: {\"n\":1}\n\n")
+          timers.push(setInterval(() => response.write(keepAlives[sent++ % keepAlives.length]), 5))
+          response.on("close", () => timers.forEach(clearInterval))
+        })
+        const client = Context.get(yield* Layer.build(layer), HttpClient.HttpClient)
+        const transport = yield* transportOver(client, { idleTimeout: "30 seconds", baseUrl: server.baseUrl })
+        const response = yield* transport.execute({ model: "m" }, true)
+        const decoded: Array<unknown> = []
+        const fiber = yield* Effect.fork(
+          Stream.runForEach(transport.decodeBody(response, keepAliveSkipping), (element) => Effect.sync(() => decoded.push(element)))
+        )
+        for (let i = 0; i < 3; i++) {
+          const before = sent
+          // every kind of keep-alive arrives while the test clock stands still, then it moves on
+          yield* until(() => sent >= before + keepAlives.length)
+          if (i < 2) assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+          yield* TestClock.adjust("10 seconds")
+        }
+        const error = yield* Effect.flip(Fiber.join(fiber))
+        assert.instanceOf(error, AiError.TransportError)
+        assert.strictEqual(error.timeout, "idle")
+        assert.deepStrictEqual(decoded, [{ n: 1 }])
         yield* until(() => server.state.closedEarly)
       }))
 

@@ -17,6 +17,11 @@ export interface Steps<I, A, D> {
     next: Channel.Channel<Chunk.Chunk<A>, InElem, E, InErr, OutDone, unknown>
   ) => Channel.Channel<Chunk.Chunk<A>, InElem, E | D, InErr, OutDone, unknown>
   readonly end: Channel.Channel<Chunk.Chunk<A>, unknown, D, unknown, void, unknown>
+  /**
+   * How much activity the steps have seen so far (a decoder: the elements it decoded), for a reader's idle
+   * timeout, which moves on only when it grows. Absent: every piece of input is activity.
+   */
+  readonly activity?: () => number
 }
 
 /** The steps of a decoder of bytes (every `BytesDecoder` is made by `Framing` or here, with them). */

@@ -1,7 +1,6 @@
 /**
  * A response body read under an idle timeout, with one timer for the whole body instead of a race per read:
- * a deadline moved on at every chunk (of an event stream: every chunk with something of an event in it),
- * and one watchdog that sleeps until it and, when it wakes to find it passed, ends the wait for the next
+ * a deadline moved on at every chunk that is activity (see `watchBody`), and one watchdog that sleeps until it and, when it wakes to find it passed, ends the wait for the next
  * chunk (a timer of internal/timer: a `setTimeout` on the live clock, a fiber on another). Racing each read
  * against its own timer (`Stream.timeoutFail`) forks two fibers and arms a timer per read.
  *
@@ -21,9 +20,11 @@
  *   woken by its finalizer and would wait forever. One fiber per body (the reader) and the watchdog's timer.
  *
  * While the consumer holds a chunk (it is slower than the server) the clock is stopped: only the server's
- * silence counts. In an event stream (`events`), a chunk that holds nothing of an event (only SSE comment
- * lines, such as the `: ping` keep-alives some servers send while the model works, and blank lines) does not
- * count either: a server that only pings cannot hold the call past the idle timeout.
+ * silence counts. What counts as activity is the decoder's to say (its steps' `activity`): for a protocol
+ * decoder, the elements it decoded, so that keep-alives of every kind (SSE comments, `event: ping`, events
+ * without data, `data: {}`) are silence and a server that only keeps the connection alive cannot hold the
+ * call past the idle timeout; for the bytes of an event stream (`asEventBytes`), the chunks with something
+ * of an event in them; for raw bytes (`asBytes`), every chunk.
  */
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
@@ -50,10 +51,28 @@ const bytesSteps: Steps<Uint8Array, Uint8Array, never> = {
   end: Channel.void
 }
 
-/** The bytes as they are read: each chunk written whole (`watchBody`'s decoder for the raw body). */
-export const asBytes: Framing.BytesDecoder<Uint8Array, never> = Object.assign(bytesSteps, {
-  [BytesDecoderTypeId]: { _A: (_: never) => _, _D: (_: never) => _ }
-})
+const marked = <A>(steps: Steps<Uint8Array, A, never>): Framing.BytesDecoder<A, never> =>
+  Object.assign(steps, { [BytesDecoderTypeId]: { _A: (_: never) => _, _D: (_: never) => _ } })
+
+/** The bytes as they are read: each chunk written whole, each chunk activity (`watchBody`'s raw body). */
+export const asBytes: Framing.BytesDecoder<Uint8Array, never> = marked(bytesSteps)
+
+/**
+ * The bytes of an event stream as they are read: each chunk written whole, activity only the chunks with
+ * something of an event in them (`eventActivity`).
+ */
+export const asEventBytes = (): Framing.BytesDecoder<Uint8Array, never> => {
+  const isEvent = eventActivity()
+  let events = 0
+  return marked({
+    input: (input, next) => {
+      for (const bytes of input) if (isEvent(bytes)) events++
+      return Channel.zipRight(Channel.write(input), next)
+    },
+    end: Channel.void,
+    activity: () => events
+  })
+}
 
 /** `stream` through `decoder`, as a stage piped after it (for the readers that do not take its steps). */
 const through = <A, D, E>(stream: Stream.Stream<Uint8Array, E>, decoder: Framing.BytesDecoder<A, D>): Stream.Stream<A, E | D> => {
@@ -114,15 +133,14 @@ export const eventActivity = (): (bytes: Uint8Array) => boolean => {
 
 /**
  * The body of `response` through `makeDecoder()`'s decoder (`asBytes` for the bytes), its failures mapped by
- * `onError` (given the bytes read so far), failing with `onIdle(bytesRead)` when no chunk arrives for `idle`
- * (never when `idle` is undefined); of an event stream (`events`), when no chunk with anything of an event
- * arrives for `idle` (`eventActivity`). The readers of a web body and of a Node `Readable` take the
- * decoder's steps in their own channel; the others pipe it after them.
+ * `onError` (given the bytes read so far), failing with `onIdle(bytesRead)` when no activity arrives for
+ * `idle` (never when `idle` is undefined): what counts as activity is the decoder's to say (see the module's
+ * comment). The readers of a web body and of a Node `Readable` take the decoder's steps in their own
+ * channel; the other bodies' reader fiber pipes them after its reads.
  */
 export const watchBody = <E, A, D>(
   response: HttpClientResponse.HttpClientResponse,
   idle: Duration.Duration | undefined,
-  events: boolean,
   onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
   onIdle: (bytesRead: number) => E,
   makeDecoder: () => Framing.BytesDecoder<A, D>
@@ -145,34 +163,34 @@ export const watchBody = <E, A, D>(
   const idleMillis = Duration.toMillis(idle)
   const source = ResponseBody.webSource(response)
   if (source !== undefined && source.body !== null) {
-    return webBody(response, source.body, idleMillis, events, onError, onIdle, makeDecoder)
+    return webBody(response, source.body, idleMillis, onError, onIdle, makeDecoder)
   }
   const readable = nodeReadable(response)
   return readable !== undefined
-    ? nodeBody(response, readable, idleMillis, events, onError, onIdle, makeDecoder)
-    : Stream.suspend(() => through(mailboxBody(response, idleMillis, events, onError, onIdle), makeDecoder()))
+    ? nodeBody(response, readable, idleMillis, onError, onIdle, makeDecoder)
+    : mailboxBody(response, idleMillis, onError, onIdle, makeDecoder)
 }
 
 /**
- * The idle deadline of one body: `held` while the consumer holds a chunk (no deadline), `rearm` after it,
- * which moves the deadline on only if the chunk counted as activity (`active`).
+ * The idle deadline of one body: `held` while the consumer holds what a chunk decoded to (no deadline),
+ * `rearm` after it, which moves the deadline on only if the decoder's `activity` grew since the last
+ * `rearm` (without one: always).
  */
-const makeDeadline = (clock: Clock.Clock, idleMillis: number, events: boolean) => {
-  const activity = events ? eventActivity() : undefined
+const makeDeadline = (clock: Clock.Clock, idleMillis: number, activity: (() => number) | undefined) => {
   let armed = clock.unsafeCurrentTimeMillis() + idleMillis
   let deadline = armed
-  let active = false
+  let seen = 0
   return {
     deadline: () => deadline,
-    /** A chunk arrived and the consumer holds it: its time is not the server's silence. */
-    held: (chunk: Uint8Array) => {
-      if (activity === undefined || activity(chunk)) active = true
+    /** The consumer holds what a chunk decoded to: its time is not the server's silence. */
+    held: () => {
       deadline = Infinity
     },
-    /** The consumer took the chunk(s) since the last `rearm`: the deadline moves on if any was activity. */
+    /** The consumer took it: the deadline moves on if the chunk(s) since the last `rearm` were activity. */
     rearm: () => {
-      if (active) armed = clock.unsafeCurrentTimeMillis() + idleMillis
-      active = false
+      const now = activity === undefined ? seen + 1 : activity()
+      if (now !== seen) armed = clock.unsafeCurrentTimeMillis() + idleMillis
+      seen = now
       deadline = armed
     }
   }
@@ -233,7 +251,6 @@ const webBody = <E, A, D>(
   response: HttpClientResponse.HttpClientResponse,
   body: ReadableStream<Uint8Array>,
   idleMillis: number,
-  events: boolean,
   onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
   onIdle: (bytesRead: number) => E,
   makeDecoder: () => Framing.BytesDecoder<A, D>
@@ -244,7 +261,7 @@ const webBody = <E, A, D>(
     let bytesRead = 0
     let settled = false
     let expired = false
-    const deadline = makeDeadline(clock, idleMillis, events)
+    const deadline = makeDeadline(clock, idleMillis, decoder.activity)
     const stopWatchdog = startWatchdog(clock, idleMillis, deadline.deadline, () => {
       if (settled) return
       expired = true
@@ -274,7 +291,7 @@ const webBody = <E, A, D>(
           return expired ? Channel.fail(onIdle(bytesRead)) : decoder.end
         }
         bytesRead += result.value.length
-        deadline.held(result.value)
+        deadline.held()
         return decoder.input(Chunk.of(result.value), rearm)
       }
     )
@@ -298,7 +315,6 @@ const nodeBody = <E, A, D>(
   response: HttpClientResponse.HttpClientResponse,
   readable: NodeReadable,
   idleMillis: number,
-  events: boolean,
   onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
   onIdle: (bytesRead: number) => E,
   makeDecoder: () => Framing.BytesDecoder<A, D>
@@ -309,7 +325,7 @@ const nodeBody = <E, A, D>(
     let ended = false
     let expired = false
     let failure: unknown = undefined
-    const deadline = makeDeadline(clock, idleMillis, events)
+    const deadline = makeDeadline(clock, idleMillis, decoder.activity)
     // woken by the `Readable`'s events while a read waits
     let wake: (() => void) | undefined
     const onReadable = () => wake?.()
@@ -349,9 +365,11 @@ const nodeBody = <E, A, D>(
       for (let piece = readable.read(); piece !== null; piece = readable.read()) {
         chunks.push(piece as Uint8Array)
         bytesRead += (piece as Uint8Array).length
-        deadline.held(piece as Uint8Array)
       }
-      if (chunks.length > 0) return decoder.input(Chunk.unsafeFromArray(chunks), rearm)
+      if (chunks.length > 0) {
+        deadline.held()
+        return decoder.input(Chunk.unsafeFromArray(chunks), rearm)
+      }
       if (ended || !readable.readable) {
         ended = true
         return decoder.end
@@ -396,34 +414,37 @@ const nodeBody = <E, A, D>(
     )
   })))
 
-const mailboxBody = <E>(
+const mailboxBody = <E, A, D>(
   response: HttpClientResponse.HttpClientResponse,
   idleMillis: number,
-  events: boolean,
   onError: (error: HttpClientError.ResponseError, bytesRead: number) => E,
-  onIdle: (bytesRead: number) => E
-): Stream.Stream<Uint8Array, E> =>
+  onIdle: (bytesRead: number) => E,
+  makeDecoder: () => Framing.BytesDecoder<A, D>
+): Stream.Stream<A, E | D> =>
   Stream.unwrapScoped(Effect.gen(function*() {
     const clock = yield* Effect.clock
-    const mailbox = yield* Mailbox.make<Uint8Array, E>(CAPACITY)
+    const mailbox = yield* Mailbox.make<A, E | D>(CAPACITY)
     let bytesRead = 0
-    const deadline = makeDeadline(clock, idleMillis, events)
-    const read = Stream.runForEachChunk(
-      ResponseBody.stream(response, (error) => onError(error, bytesRead)),
-      (chunk) => {
-        // held while the mailbox is full: the consumer's time is not the server's silence
-        for (const bytes of chunk) {
-          bytesRead += bytes.length
-          deadline.held(bytes)
-        }
-        const rest = mailbox.unsafeOfferAll(chunk)
-        if (Chunk.isEmpty(rest)) {
-          deadline.rearm()
-          return Effect.void
-        }
-        return Effect.map(mailbox.offerAll(rest), deadline.rearm)
+    const decoder = makeDecoder()
+    const deadline = makeDeadline(clock, idleMillis, stepsOf(decoder).activity)
+    // decoded in the reader fiber, so that the decoder's activity is known when the deadline is moved on
+    const decoded = through(
+      Stream.mapChunks(ResponseBody.stream(response, (error) => onError(error, bytesRead)), (chunk) => {
+        for (const bytes of chunk) bytesRead += bytes.length
+        return chunk
+      }),
+      decoder
+    )
+    const read = Stream.runForEachChunk(decoded, (chunk) => {
+      // held while the mailbox is full: the consumer's time is not the server's silence
+      deadline.held()
+      const rest = mailbox.unsafeOfferAll(chunk)
+      if (Chunk.isEmpty(rest)) {
+        deadline.rearm()
+        return Effect.void
       }
-    ).pipe(Mailbox.into(mailbox))
+      return Effect.map(mailbox.offerAll(rest), deadline.rearm)
+    }).pipe(Mailbox.into(mailbox))
     yield* Effect.forkScoped(read)
     const stopWatchdog = startWatchdog(clock, idleMillis, deadline.deadline, () => {
       mailbox.unsafeDone(Exit.fail(onIdle(bytesRead)))
