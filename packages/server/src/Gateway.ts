@@ -468,13 +468,14 @@ export const responseErrorOf = (error: AiError.AiError): ResponsesLifecycle.Resp
 
 /**
  * Logs an upstream error with its detail (a warning, capped at `MAX_MESSAGE_CHARS`): what the client is
- * not shown (`UPSTREAM_UNREACHABLE`) is kept here for the operator.
+ * not shown (`UPSTREAM_UNREACHABLE`) is kept here for the operator. With `responseId` (since 0.2.0), the
+ * line names the response it broke (`upstream error (resp_…): …`), as the access log line does.
  *
  * @since 0.1.0
  * @category errors
  */
-export const logUpstreamError = (error: AiError.AiError): Effect.Effect<void> =>
-  Effect.logWarning(`upstream error: ${capMessage(error.message)}`)
+export const logUpstreamError = (error: AiError.AiError, responseId?: string): Effect.Effect<void> =>
+  Effect.logWarning(`upstream error${responseId === undefined ? "" : ` (${responseId})`}: ${capMessage(error.message)}`)
 
 /**
  * The longest message the gateway puts into an answer or a log line (2,000 characters); longer ones are
@@ -772,9 +773,11 @@ export const createResponse = (
         ? Effect.void
         : GatewayState.save(store.value, tenant, prepared, response).pipe(Effect.mapError((fields) => new GatewayError(fields)))
     yield* Effect.annotateCurrentSpan({ "gen_ai.request.model": decoded.model, "gen_ai.operation.name": "chat" })
+    const responseId = ResponsesLifecycle.makeId("resp")
     if (record !== undefined) {
       record.model = decoded.model
       record.streamed = decoded.stream
+      record.responseId = responseId
     }
     const model = yield* upstream.languageModel(decoded)
     const unused = upstream.unusedParameters(decoded)
@@ -782,7 +785,7 @@ export const createResponse = (
       yield* Effect.logDebug(`request parameters accepted but not used by the upstream (echoed only): ${unused.join(", ")}`)
     }
     const lifecycleOptions: ResponsesLifecycle.Options = {
-      responseId: ResponsesLifecycle.makeId("resp"),
+      responseId,
       createdAt: Math.floor(Date.now() / 1000),
       model: decoded.model,
       request: decoded
@@ -795,7 +798,7 @@ export const createResponse = (
     const byShutdown = (error: AiError.AiError): Effect.Effect<boolean> =>
       shuttingDown()
         ? Effect.as(Effect.logInfo(`a request in flight ended: ${SHUTTING_DOWN}`), true)
-        : Effect.as(logUpstreamError(error), false)
+        : Effect.as(logUpstreamError(error, responseId), false)
     const failed = (error: AiError.AiError): Effect.Effect<never, GatewayError> =>
       Effect.flatMap(byShutdown(error), (down) => Effect.fail(down ? shuttingDownError : fromAiError(error)))
     const midStreamError = (error: AiError.AiError): Effect.Effect<ResponsesLifecycle.ResponseError> =>
@@ -803,6 +806,7 @@ export const createResponse = (
     if (!decoded.stream) {
       const response = yield* model.generate(decoded.prompt, callOptions(decoded)).pipe(Effect.catchAll(failed))
       const object = ResponsesLifecycle.fromModelResponse(lifecycleOptions, response)
+      if (record !== undefined) record.outcome = object.status
       yield* save(object)
       return jsonAnswer(object)
     }
@@ -829,7 +833,12 @@ export const createResponse = (
         }))
       )
       const onTerminal = (response: ResponsesLifecycle.ResponseObject) =>
-        save(response).pipe(
+        Effect.zipRight(
+          Effect.sync(() => {
+            if (record !== undefined) record.outcome = response.status
+          }),
+          save(response)
+        ).pipe(
           Effect.catchAll((error) => Effect.logError(`the streamed response ${response.id} was not stored: ${error.description}`))
         )
       return SseBody.response(request.source, {
@@ -1023,9 +1032,12 @@ export const router = (options: Options = {}) =>
 
 /**
  * The access log middleware: one info line per request once its answer was written (for a stream, when
- * it ended), `access: METHOD PATH STATUS model=… stream=… duration=…ms upstream_attempts=…`;
- * `model` and `stream` for `POST /v1/responses` once the body was decoded, `upstream_attempts` when the
- * upstream counts them (`Upstream.CallRecord`), `-` where unknown. No bodies, no headers, no keys. A
+ * it ended), `access: METHOD PATH STATUS model=… stream=… duration=…ms upstream_attempts=… response=…
+ * outcome=…`; `model` and `stream` for `POST /v1/responses` once the body was decoded, `upstream_attempts`
+ * when the upstream counts them, `response` (the response's id) once the upstream call began and
+ * `outcome` (the response's final status: `completed`, `incomplete`, `failed`, which a stream reports after
+ * its 200) once it finished (`Upstream.CallRecord`), `-` where unknown. The gateway's warnings about an
+ * upstream error name the same response id. No bodies, no headers, no keys. A
  * request whose handling ended without an answer has the status the platform gives it: 499 ("client
  * closed request", as nginx logs it) when its client went away before the answer began (which aborts the
  * upstream call), 503 when the server interrupted it; a stream its client left is logged with the 200
@@ -1037,14 +1049,20 @@ export const router = (options: Options = {}) =>
 export const accessLog = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const record: Upstream.CallRecord = { model: undefined, streamed: undefined, attempts: undefined }
+    const record: Upstream.CallRecord = {
+      model: undefined,
+      streamed: undefined,
+      attempts: undefined,
+      responseId: undefined,
+      outcome: undefined
+    }
     const start = performance.now()
     const line = (status: number | string) =>
       `access: ${request.method} ${capMessage(request.url, 200)} ${status} model=${
         record.model === undefined ? "-" : JSON.stringify(capMessage(record.model, 100))
       } stream=${record.streamed ?? "-"} duration=${Math.round(performance.now() - start)}ms upstream_attempts=${
         record.attempts ?? "-"
-      }`
+      } response=${record.responseId ?? "-"} outcome=${record.outcome ?? "-"}`
     // set in the request's own fiber (the platform runs each request in a fiber of its own), which ends with
     // it: `Effect.locally` would restore the previous value around `app` (about 16 fiber steps a request)
     yield* FiberRef.set(Upstream.currentCallRecord, record)

@@ -94,8 +94,11 @@ export interface Service {
 
 /**
  * What the gateway's access log learns about one request while it is handled: the requested `model`,
- * whether it `streamed`, and how many HTTP requests went `attempts` to the upstream (counted by
- * `chatCompletions`, retries included; `undefined` for an upstream that does not count them).
+ * whether it `streamed`, how many HTTP requests went `attempts` to the upstream (counted by
+ * `chatCompletions`, retries included; `undefined` for an upstream that does not count them), the
+ * `responseId` of the response it answers with and that response's `outcome` (its final `status`:
+ * `completed`, `incomplete` or `failed`; `undefined` when no response was finished, e.g. a stream its
+ * client left).
  *
  * @since 0.2.0
  * @category models
@@ -104,6 +107,8 @@ export interface CallRecord {
   model: string | undefined
   streamed: boolean | undefined
   attempts: number | undefined
+  responseId: string | undefined
+  outcome: string | undefined
 }
 
 /**

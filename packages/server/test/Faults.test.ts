@@ -625,32 +625,53 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(order[0]).toBe("health before the upstream call")
       })))
 
-  live("the access log: one info line per request, a stream's once it ended, with model, attempts, no body", () => {
+  live("the access log: one info line per request, a stream's once it ended, with model, attempts, response id and outcome, no body", () => {
     const captured = captureLogs()
+    const ids: Array<string> = []
     return withScriptedGateway([
       (_request, response) => {
         response.writeHead(503, { "content-type": "application/json", "retry-after-ms": "5" })
         response.end(JSON.stringify({ error: { message: "overloaded" } }))
       },
-      sse(textChunk("secret answer"), finishChunks())
+      sse(textChunk("secret answer"), finishChunks()),
+      sse(textChunk("part"), "data: {\"error\":{\"message\":\"boom\",\"code\":500}}\n\n"),
+      completion({ content: "cut" }, "length")
     ], { upstream: { retry: { times: 1 } } }, (url) =>
       Effect.gen(function*() {
         const answer = yield* post(`${url}/responses`, { model: "gpt-x", input: "secret question", stream: true })
         expect(answer.status).toBe(200)
+        ids.push(checkLifecycle(parseSse(answer.text)).id as string)
         yield* Effect.promise(() => fetch(`${url.replace(/\/v1$/, "")}/health`))
         // refused after its body was read: the line still names the model
         const refused = yield* post(`${url}/responses`, { model: "gpt-y", input: [{ type: "secret_item" }], stream: true })
         expect(refused.status).toBe(400)
+        // a stream that failed after its 200: the line says so
+        const failed = checkLifecycle(parseSse((yield* post(`${url}/responses`, { model: "gpt-z", input: "hi", stream: true })).text))
+        expect(failed.status).toBe("failed")
+        ids.push(failed.id as string)
+        const incomplete = JSON.parse((yield* post(`${url}/responses`, { model: "gpt-z", input: "hi" })).text)
+        expect(incomplete.status).toBe("incomplete")
+        ids.push(incomplete.id)
       })).pipe(
         Effect.provide(captured.layer),
         Effect.andThen(() => {
           const access = captured.logs.filter((line) => line.includes("access: "))
-          expect(access, captured.logs.join("\n")).toHaveLength(3)
+          expect(access, captured.logs.join("\n")).toHaveLength(5)
+          const tail = (id: string | undefined, outcome: string) => `response=${id ?? "-"} outcome=${outcome}`
           expect(access[0]).toMatch(
-            /^INFO: access: POST \/v1\/responses 200 model="gpt-x" stream=true duration=\d+ms upstream_attempts=2$/
+            /^INFO: access: POST \/v1\/responses 200 model="gpt-x" stream=true duration=\d+ms upstream_attempts=2 /
           )
-          expect(access[1]).toMatch(/^INFO: access: GET \/health 200 model=- stream=- duration=\d+ms upstream_attempts=-$/)
-          expect(access[2]).toMatch(/^INFO: access: POST \/v1\/responses 400 model="gpt-y" stream=true duration=\d+ms upstream_attempts=-$/)
+          expect(access[0]).toContain(tail(ids[0], "completed"))
+          expect(access[1]).toMatch(/^INFO: access: GET \/health 200 model=- stream=- duration=\d+ms upstream_attempts=- response=- outcome=-$/)
+          expect(access[2]).toMatch(
+            /^INFO: access: POST \/v1\/responses 400 model="gpt-y" stream=true duration=\d+ms upstream_attempts=- response=- outcome=-$/
+          )
+          expect(access[3]).toMatch(/^INFO: access: POST \/v1\/responses 200 model="gpt-z" stream=true /)
+          expect(access[3]).toContain(tail(ids[1], "failed"))
+          expect(access[4]).toMatch(/^INFO: access: POST \/v1\/responses 200 model="gpt-z" stream=false /)
+          expect(access[4]).toContain(tail(ids[2], "incomplete"))
+          // the warning about the upstream's error names the response it broke
+          expect(captured.logs.find((line) => line.includes("upstream error"))).toContain(`upstream error (${ids[1]}): `)
           expect(captured.logs.join("\n")).not.toContain("secret")
         })
       )
@@ -683,8 +704,12 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         Effect.andThen(() => {
           const access = captured.logs.filter((line) => line.includes("access: "))
           expect(access, captured.logs.join("\n")).toHaveLength(2)
-          expect(access[0]).toMatch(/^INFO: access: POST \/v1\/responses 499 model="gpt-x" stream=true duration=\d+ms upstream_attempts=1$/)
-          expect(access[1]).toMatch(/^INFO: access: POST \/v1\/responses 499 model="gpt-x" stream=false duration=\d+ms upstream_attempts=1$/)
+          expect(access[0]).toMatch(
+            /^INFO: access: POST \/v1\/responses 499 model="gpt-x" stream=true duration=\d+ms upstream_attempts=1 response=resp_\w+ outcome=-$/
+          )
+          expect(access[1]).toMatch(
+            /^INFO: access: POST \/v1\/responses 499 model="gpt-x" stream=false duration=\d+ms upstream_attempts=1 response=resp_\w+ outcome=-$/
+          )
         })
       )
   })
