@@ -143,7 +143,7 @@ export const parse = (text: string, source: string): Effect.Effect<ChatCapture, 
       if (current.id === "" && id !== "") current.id = id
       current.chunks.push(chunk)
       const reason = choice?.finish_reason
-      if (reason !== undefined && reason !== null) finished = true
+      if (reason !== undefined && reason !== null && reason !== "") finished = true
     }
     if (responses.length === 0) {
       return Effect.fail(new ChatCaptureError({ source, description: "the capture holds no chunk with an id or a choice" }))
@@ -201,7 +201,8 @@ const assemble = (response: CapturedChatResponse): Assembled => {
     if (isObject(chunk.json.usage)) out.usage = chunk.json.usage
     const choice = choiceZero(chunk.json)
     if (choice === undefined) continue
-    if (choice.finish_reason !== null && choice.finish_reason !== undefined) out.finishReason = choice.finish_reason
+    const reason = choice.finish_reason
+    if (reason !== null && reason !== undefined && reason !== "") out.finishReason = reason
     const delta = objectField(choice, "delta")
     if (delta === undefined) continue
     if (typeof delta.content === "string") out.content.push(delta.content)

@@ -20,7 +20,7 @@
  * | `delta.refusal`, non-empty | delta `RefusalPart {text}` |
  * | `delta.tool_calls[i]` | delta `ToolCallPart {callId, name, arguments: the fragment}`: one per fragment with arguments, and one (possibly with `""` arguments) when the call first appears |
  * | `delta.annotations` | nothing yet: they travel on the text's completing part |
- * | `finish_reason` of choice 0 | nothing yet: kept (the first one wins) |
+ * | `finish_reason` of choice 0 | nothing yet: kept (the first one wins); `""` is no finish reason (old Ollama sent `"finish_reason": ""` on every chunk, ollama/ollama#4357) |
  * | `usage` (the `choices: []` chunk of `stream_options.include_usage`, or any chunk carrying it) | nothing yet: kept, the last one wins |
  * | a chunk after the finish reason, its `id` the response's or empty (OpenRouter's usage chunk with a `delta: {"content": ""}` choice, LiteLLM's with `delta: {}`, Azure's asynchronous content filter results with `id: ""`) | the same response's: its usage kept, its delta read as above (an empty one yields nothing) |
  * | `[DONE]`, the end of the input after a finish reason, or a choice after the finish reason under another non-empty `id` | the completing part of every output index, in index order, then `ResponseFinished {status, finishReason, incompleteReason?, usage}` |

@@ -601,6 +601,19 @@ describe("ChatCompletionsStream: chunks after the finish reason belong to the sa
       }))
   }
 
+  // Old Ollama (ollama/ollama#4357): `"finish_reason": ""` on every chunk, then `"stop"` on the last.
+  it.effect("finish_reason \"\" on every chunk (old Ollama) is no finish reason: one response with all the text", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("finish-reason-empty-ollama.sse")
+      assert.isUndefined(error)
+      const responses = MessageAggregator.fromIterable(elements)
+      expect(responses.map((r) => [r.id, r.text, r.finishReason])).toStrictEqual([["chatcmpl-693", "Hello there!", "stop"]])
+      const capture = yield* ChatCapture.parse(handWritten("finish-reason-empty-ollama.sse"), "ollama")
+      expect(capture.responses.map((r) => [ChatCapture.text(r), ChatCapture.toCompletion(r).choices])).toStrictEqual([
+        ["Hello there!", [expect.objectContaining({ finish_reason: "stop" })]]
+      ])
+    }))
+
   const chunk = (id: string, delta: object, finish: string | null = null, extra: object = {}) =>
     JSON.stringify({ id, model: "m", choices: [{ index: 0, delta, finish_reason: finish }], ...extra })
   const run = (payloads: ReadonlyArray<string>) => settled(ChatCompletionsStream.decodeData(Stream.fromIterable(payloads)))

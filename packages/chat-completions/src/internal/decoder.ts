@@ -174,7 +174,8 @@ export class Decoder {
         sequenceNumber: this.position
       })
     }
-    if (finishReason !== null && finishReason !== undefined && this.finishReason === undefined) {
+    // `""` is no finish reason (old Ollama sent `"finish_reason": ""` on every chunk, ollama/ollama#4357)
+    if (finishReason !== null && finishReason !== undefined && finishReason !== "" && this.finishReason === undefined) {
       // The completing parts wait for the end of the response (`finish`): chunks of the same response may
       // still come after the finish reason (usage, annotations, content filter results).
       this.finishReason = ChatCompletionsOutput.finishReasonFromWire(finishReason)
