@@ -33,7 +33,7 @@ import { AiError, LanguageModel, type ResponseFormat } from "@effect-responses/c
 import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
 import type { ChatCompletionsRequest } from "@effect-responses/chat-completions"
 import type * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
-import { readBounded } from "@effect-responses/wire/HttpTransport"
+import { readBounded, transportError } from "@effect-responses/wire/HttpTransport"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Context from "effect/Context"
@@ -363,8 +363,9 @@ export const chatCompletions = (
       const listModels = Effect.gen(function*() {
         let request = HttpClientRequest.setHeaders(HttpClientRequest.get(modelsUrl), UNCOMPRESSED)
         if (options.apiKey !== undefined) request = HttpClientRequest.bearerToken(request, options.apiKey)
+        // the error's reason and its cause (`connect ECONNREFUSED …`), as a model call's transport errors have them
         const response = yield* httpClient.execute(request).pipe(
-          Effect.mapError((error) => new AiError.TransportError({ description: error.message, url: modelsUrl })),
+          Effect.mapError((error) => transportError(error, modelsUrl)),
           Effect.timeoutFail({
             duration: options.headersTimeout ?? HEADERS_TIMEOUT,
             onTimeout: () =>
@@ -372,7 +373,7 @@ export const chatCompletions = (
           })
         )
         const body = yield* readBounded(response.stream, MAX_MODELS_BYTES).pipe(
-          Effect.mapError((error) => new AiError.TransportError({ description: error.message, url: modelsUrl })),
+          Effect.mapError((error) => transportError(error, modelsUrl)),
           Effect.timeoutFail({
             duration: options.idleTimeout ?? IDLE_TIMEOUT,
             onTimeout: () => new AiError.TransportError({ description: "the model list did not arrive in time", url: modelsUrl, timeout: "idle" })

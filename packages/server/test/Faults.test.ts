@@ -34,6 +34,26 @@ const live = (name: string, self: () => Effect.Effect<unknown, unknown>) =>
   it.live(name, () => self().pipe(Effect.provide(Logger.remove(Logger.defaultLogger))))
 
 describe("Gateway faults (scripted loopback upstream)", () => {
+  it.effect("an upstream that closes the connection: GET /v1/models logs the transport error's cause, as POST does", () => {
+    const captured = captureLogs()
+    return withScriptedGateway([(request) => request.socket.destroy()], {}, (url) =>
+      Effect.gen(function*() {
+        const models = yield* Effect.promise(() => fetch(`${url}/models`))
+        expect(models.status).toBe(502)
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(answer.status).toBe(502)
+        const warnings = captured.logs.filter((line) => line.startsWith("WARN") && line.includes("upstream error"))
+        const get = warnings.find((line) => line.includes("/models"))
+        const postLine = warnings.find((line) => line.includes("/chat/completions"))
+        expect(get, warnings.join("\n")).toBeDefined()
+        expect(postLine, warnings.join("\n")).toBeDefined()
+        // the cause after the reason (`Transport: other side closed`), the same for both
+        const cause = /Transport: ([^(]+)/.exec(postLine!)?.[1]?.trim()
+        expect(cause, postLine).toBeTruthy()
+        expect(get).toContain(cause)
+      })).pipe(Effect.provide(captured.layer))
+  })
+
   live("an upstream that never sends headers: 504 upstream_timeout (streamed and whole), the upstream request aborted", () =>
     withScriptedGateway([() => {}], { upstream: fast }, (url, received) =>
       Effect.gen(function*() {
