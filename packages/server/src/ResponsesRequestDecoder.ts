@@ -94,7 +94,7 @@ import { decodeTools, logAmbiguousNames, makeToolSet } from "./internal/decoder/
  * `param` names the offending request parameter as OpenAI does (`store`, `input[2].content[0].file_url`,
  * `tools[1]`), `null` when the whole body is at fault; `code` is OpenAI's error code
  * (`unsupported_parameter`, `unsupported_value`, `invalid_type`, `missing_required_parameter`,
- * `invalid_value`, `array_above_max_length`, `string_above_max_length`, `object_above_max_properties`). A server answers it with HTTP 400 and its `body`
+ * `invalid_value`, `empty_string`, `array_above_max_length`, `string_above_max_length`, `object_above_max_properties`). A server answers it with HTTP 400 and its `body`
  * (`ErrorBody`).
  *
  * @since 0.1.0
@@ -465,7 +465,7 @@ const JsonSchemaFormat = Schema.Struct({
  * encrypted-only reasoning item.
  *
  * Fails with `RequestError` (HTTP 400 in OpenAI's shape) when the body is not an object, a field has the
- * wrong type (`invalid_type`, `missing_required_parameter`), or the request asks for what a stateless
+ * wrong type (`invalid_type`, `missing_required_parameter`), `model` is empty (`empty_string`), or the request asks for what a stateless
  * bridge cannot honour (`unsupported_parameter`, `unsupported_value`).
  *
  * @since 0.1.0
@@ -522,6 +522,14 @@ const decodeBody = <E>(
   Effect.gen(function*() {
     if (!isObject(body)) return yield* fail("The request body must be a JSON object.", null, "invalid_type")
     const request = yield* decodeAt(CreateResponse, body, [])
+    if (request.model === "") {
+      // the API's wording for an empty string; no upstream takes a model without a name
+      return yield* fail(
+        "Invalid 'model': empty string. Expected a string with minimum length 1, but got an empty string instead.",
+        "model",
+        "empty_string"
+      )
+    }
     const policy = options.builtinTools ?? "drop"
 
     // the body's own object, checked by the schema: the decoded copy is built by assignment, which drops a

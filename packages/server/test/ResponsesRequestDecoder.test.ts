@@ -549,6 +549,7 @@ describe("ResponsesRequestDecoder", () => {
           "unsupported_value"
         ],
         [{ input: "hi" }, "model", "missing_required_parameter"],
+        [{ model: "", input: "hi" }, "model", "empty_string"],
         [{ model: "m" }, "input", "missing_required_parameter"],
         [{ model: "m", instructions: "Be brief.", input: null }, "input", "missing_required_parameter"],
         [{ model: "m", input: [] }, "input", "empty_array"],
