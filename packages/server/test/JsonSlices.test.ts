@@ -6,6 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { makeBudget } from "@effect-responses/wire/Cooperative"
 import * as JsonSlices from "../src/internal/jsonSlices.js"
 
 const whole = (text: string) => Effect.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
@@ -266,5 +267,69 @@ describe("jsonSlices", () => {
       const found = yield* JsonSlices.scan(chunked(text, 65_536), 64, 4096)
       expect(found.input?.items).toHaveLength(10_000)
       expect(yield* sliced(text, 4096, chunked(text, 65_536))).toEqual({ model: "m", input, stream: true })
+    }))
+
+  /** Strings' JSON texts with escapes of every kind, multi-byte characters and runs of backslashes next to each other. */
+  const STRINGS = [
+    `"a\\"b\\\\c\\/d\\b\\f\\n\\r\\te"`,
+    `"\\u00e9\\u00E9x\\u0000\\u001f\\u2028"`,
+    // a surrogate pair as two escapes, as raw UTF-8, and lone halves
+    `"\\ud83d\\ude00😀x\\ud83d\\ude00\\ud800a\\udfff"`,
+    `"é✓😀日本ø\\né\\"😀\\\\✓"`,
+    `"\\\\\\\\\\\\\\\\\\u0041\\\\\\\\\\"\\\\"`,
+    `""`,
+    `"plain text of some length, no escape at all"`
+  ]
+
+  it.effect("parseString: a string cut at every place gives JSON.parse's value", () =>
+    Effect.gen(function*() {
+      for (const text of STRINGS) {
+        for (const size of [1, 2, 3, 1000]) {
+          const chunks = chunked(text, size)
+          for (let slice = 1; slice <= 8; slice++) {
+            const parsed = yield* JsonSlices.parseString(chunks, 0, utf8(text)[0]!.length, makeBudget(), slice)
+            expect(parsed?.value, `${text} (chunks of ${size}, slices of ${slice})`).toBe(JSON.parse(text))
+          }
+        }
+      }
+    }))
+
+  it.effect("parseString: an invalid string does not parse, however it is cut", () =>
+    Effect.gen(function*() {
+      for (const text of [`"\\x"`, `"a\\u12"`, `"a\\u12G4b"`, `"\\u"`, `"ab\u0001c"`, `"\\\\\\q"`, `"é\\é"`]) {
+        expect(() => JSON.parse(text), text).toThrow()
+        for (let slice = 1; slice <= 8; slice++) {
+          expect(yield* JsonSlices.parseString(chunked(text, 2), 0, utf8(text)[0]!.length, makeBudget(), slice), text).toBeUndefined()
+        }
+      }
+    }))
+
+  it.effect("a long string in a large element is parsed in slices: JSON.parse's value, JSON.parse's failure", () =>
+    Effect.gen(function*() {
+      const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
+      // more than LARGE_ELEMENT_BYTES, of every escape and character above, cut by slices at every offset
+      const long = STRINGS.map((text) => text.slice(1, -1)).join("").repeat(4000) + "é".repeat(100_000)
+      const string = (body: string) => `"${body}"`
+      const bodies = [
+        // a text part; a string output; a string content; a long key next to a long value; two long parts
+        `{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":${string(long)}}]}]}`,
+        `{"input":[{"type":"function_call_output","call_id":"c","output":${string(long)}},{"role":"user","content":${string(long)}}]}`,
+        `{"input":[{${string(long)}:${string(long)},"content":[${string(long)},{"a":[${string(long)}]}],"x":1}]}`
+      ]
+      for (const text of bodies) {
+        for (const size of [65_536, 100_003]) {
+          const chunks = chunked(text, size)
+          const found = yield* JsonSlices.scan(chunks, 64)
+          expectSame(yield* JsonSlices.parse(chunks, found, whole), text, `${text.slice(0, 80)} (chunks of ${size})`)
+          const lazy = yield* JsonSlices.parseLazily(chunks, found, parseWhole)
+          const elements: Array<unknown> = []
+          for (let index = 0; index < lazy.input!.length; index++) elements.push(yield* lazy.input!.element(index))
+          expectSame({ ...(lazy.body as object), input: elements }, text, `${text.slice(0, 80)} (lazily)`)
+        }
+        // an invalid escape at the end of a long string fails as the whole body does
+        const invalid = text.replace(`${long}"`, `${long}\\x"`)
+        expect(invalid).not.toBe(text)
+        expect(yield* Effect.flip(JsonSlices.parse(utf8(invalid), yield* JsonSlices.scan(utf8(invalid), 64), whole))).toBe("invalid")
+      }
     }))
 })

@@ -12,8 +12,10 @@
  * 0.4 s. An element larger than `LARGE_ELEMENT_BYTES` gets the same treatment one level deeper: a pass
  * over its bytes finds its `content` and `output` arrays (a message's and a function call output's parts),
  * and the element is parsed without them, then its parts, a run of them at a time. That pass also counts
- * the parts, so a reader can refuse too many before any is parsed (`Elements.partsOf`). What is still parsed
- * at once is one part, or a member of another name, however large (a single 10 MB text part).
+ * the parts, so a reader can refuse too many before any is parsed (`Elements.partsOf`), and notes the
+ * element's long strings (a single 10 MB text part: one `JSON.parse` of tens of milliseconds), which are
+ * parsed apart, in slices (`parseString`), and put back in their places. What is still parsed at once is
+ * one part, or a member of another name, however large, but for those strings.
  *
  * The pass reads bytes: every byte JSON's syntax cares about is ASCII, and no byte of a multi-byte UTF-8
  * sequence is. The result is exactly `JSON.parse` of the body decoded as UTF-8 (a leading byte order mark
@@ -109,7 +111,7 @@ export const decode = (chunks: Chunks): string => {
  * times slower (256 KiB between yields took 10-20 ms of a fresh gateway's CPU).
  */
 export const scan = (chunks: Chunks, limit: number, slice = 1 << 14): Effect.Effect<Scan> =>
-  Effect.map(scanObject(chunks, 0, sizeOf(chunks), INPUT_KEY, limit, slice), (found) => ({
+  Effect.map(scanObject(chunks, 0, sizeOf(chunks), INPUT_KEY, limit, Infinity, slice), (found) => ({
     deepAt: found.deepAt,
     input: found.arrays[0]
   }))
@@ -126,12 +128,17 @@ interface ObjectScan {
   readonly arrays: ReadonlyArray<ArrayAt | undefined>
   /** Per key asked for: whether the object holds it with no array (absent, or once with another value). */
   readonly noArray: ReadonlyArray<boolean>
+  /**
+   * The long strings (more bytes between their quotes than asked for) that are values, not keys, at any
+   * depth: flat `[start, end)` byte offset pairs, quotes included, in order.
+   */
+  readonly strings: ReadonlyArray<number>
 }
 
 /**
  * The pass of `scan` over the bytes `[from, to)` of `chunks`, one JSON value (a leading byte order mark
  * skipped when `from` is 0), finding the arrays of the top-level `keys` of that value (keys as UTF-8
- * bytes, at most 31 of them).
+ * bytes, at most 31 of them) and the strings of more than `longBytes` bytes.
  */
 const scanObject = (
   chunks: Chunks,
@@ -139,10 +146,11 @@ const scanObject = (
   to: number,
   keys: ReadonlyArray<Uint8Array>,
   limit: number,
+  longBytes: number,
   slice: number
 ): Effect.Effect<ObjectScan> =>
   Effect.gen(function*() {
-    const pass = new ObjectPass(keys, limit)
+    const pass = new ObjectPass(keys, limit, longBytes)
     // a leading byte order mark is no character of the text
     const head = bytesOf(chunks, from, from + 3)
     const skip = from === 0 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0
@@ -160,7 +168,7 @@ const scanObject = (
         const end = Math.min(stop, j + slice - sinceTick)
         sinceTick += end - j
         const deep = pass.feed(chunk, j, end, base)
-        if (deep !== -1) return { deepAt: decode([bytesOf(chunks, 0, deep)]).length, arrays: [], noArray: [] }
+        if (deep !== -1) return { deepAt: decode([bytesOf(chunks, 0, deep)]).length, arrays: [], noArray: [], strings: [] }
         j = end
       }
       base += chunk.length
@@ -197,8 +205,17 @@ class ObjectPass {
   private readonly ends: Array<number>
   private readonly broken: Array<boolean>
   private readonly items: Array<Array<number>>
+  // the string being read began here; the last long string found, until the next character tells whether
+  // it was a key (then `:` follows, and it is dropped)
+  private stringStart = -1
+  private longPending = false
+  private readonly strings: Array<number> = []
 
-  constructor(private readonly keys: ReadonlyArray<Uint8Array>, private readonly limit: number) {
+  constructor(
+    private readonly keys: ReadonlyArray<Uint8Array>,
+    private readonly limit: number,
+    private readonly longBytes: number
+  ) {
     this.counts = keys.map(() => 0)
     this.starts = keys.map(() => -1)
     this.ends = keys.map(() => -1)
@@ -225,6 +242,10 @@ class ObjectPass {
         } else if (c === 34 /* " */) {
           inString = false
           if (stringIsKey) this.keyIs = matchedKey(keys, this.keyMatches, this.keyLength)
+          if (base + j - this.stringStart - 1 > this.longBytes) {
+            this.strings.push(this.stringStart, base + j + 1)
+            this.longPending = true
+          }
         } else if (stringIsKey && this.keyMatches !== 0) {
           this.keyMatches = matchKeys(keys, this.keyMatches, this.keyLength++, c)
         }
@@ -232,6 +253,10 @@ class ObjectPass {
       }
       if (isSpace(c)) continue
       const i = base + j
+      if (this.longPending) {
+        this.longPending = false
+        if (c === 58 /* : */) this.strings.length -= 2 // a key
+      }
       if (this.first) {
         this.first = false
         this.topObject = c === 123
@@ -248,6 +273,7 @@ class ObjectPass {
       }
       if (c === 34) {
         inString = true
+        this.stringStart = i
         stringIsKey = this.topObject && depth === 1 && this.expectKey
         if (stringIsKey) {
           this.expectKey = false
@@ -297,7 +323,8 @@ class ObjectPass {
           ? { start: this.starts[k]!, end: this.ends[k]!, items: this.items[k]! }
           : undefined
       ),
-      noArray: this.keys.map((_, k) => plain && (this.counts[k] === 0 || (this.counts[k] === 1 && this.starts[k] === -1)))
+      noArray: this.keys.map((_, k) => plain && (this.counts[k] === 0 || (this.counts[k] === 1 && this.starts[k] === -1))),
+      strings: this.strings
     }
   }
 }
@@ -319,10 +346,10 @@ const matchedKey = (keys: ReadonlyArray<Uint8Array>, matches: number, length: nu
   return -1
 }
 
-/** `JSON.parse(text)`, or `undefined` when it throws. */
-const tryParse = (text: string): { readonly value: unknown } | undefined => {
+/** `JSON.parse(text, reviver)`, or `undefined` when it throws. */
+const tryParse = (text: string, reviver?: (key: string, value: unknown) => unknown): { readonly value: unknown } | undefined => {
   try {
-    return { value: JSON.parse(text) }
+    return { value: JSON.parse(text, reviver) }
   } catch {
     return undefined
   }
@@ -379,7 +406,7 @@ const sliceBody = (chunks: Chunks, found: Scan, largeBytes: number): Sliced | un
   const scanLarge = (k: number): Effect.Effect<ObjectScan> =>
     scanned?.index === k
       ? Effect.succeed(scanned.found)
-      : Effect.map(scanObject(chunks, items[2 * k]!, items[2 * k + 1]!, PARTS_KEYS, Infinity, 1 << 14), (found) => {
+      : Effect.map(scanObject(chunks, items[2 * k]!, items[2 * k + 1]!, PARTS_KEYS, Infinity, largeBytes, 1 << 14), (found) => {
         scanned = { index: k, found }
         return found
       })
@@ -390,7 +417,7 @@ const sliceBody = (chunks: Chunks, found: Scan, largeBytes: number): Sliced | un
     small: (k) => tryParse(textOf(items[2 * k]!, items[2 * k + 1]!)),
     scanLarge,
     large: (k, budget) =>
-      Effect.flatMap(scanLarge(k), (parts) => parseLarge(textOf, items[2 * k]!, items[2 * k + 1]!, parts, budget))
+      Effect.flatMap(scanLarge(k), (parts) => parseLarge(chunks, textOf, items[2 * k]!, items[2 * k + 1]!, parts, budget))
   }
 }
 
@@ -399,10 +426,11 @@ const sliceBody = (chunks: Chunks, found: Scan, largeBytes: number): Sliced | un
  * (the pass over its bytes) gives its `content` and `output` arrays, the element is parsed with `null` for
  * them, then their elements (the item's parts) one by one, yielding with `budget`. Exactly `JSON.parse` of
  * the element: the pass splits the arrays at their own commas, so every piece parses when the element does;
- * an element whose arrays the pass cannot vouch for (see `ObjectScan.arrays`) is parsed at once. What stays
- * whole is a single large part, or a large value of another member (a 10 MB string).
+ * an element whose arrays the pass cannot vouch for (see `ObjectScan.arrays`) is parsed at once. Its long
+ * strings (`found.strings`: a 10 MB text part) are parsed on their own, in slices (see `LongStrings`).
  */
 const parseLarge = (
+  chunks: Chunks,
   textOf: (start: number, end: number) => string,
   start: number,
   end: number,
@@ -410,18 +438,20 @@ const parseLarge = (
   budget: Budget
 ): Effect.Effect<Parsed> =>
   Effect.gen(function*() {
+    const longs = new LongStrings(chunks, textOf, found.strings, budget)
     const arrays = PARTS_NAMES.flatMap((name, k) => {
       const array = found.arrays[k]
       return array === undefined ? [] : [{ name, array }]
     }).sort((a, b) => a.array.start - b.array.start)
-    if (arrays.length === 0) return tryParse(textOf(start, end))
-    let rest = ""
+    if (arrays.length === 0) return yield* longs.parse([[start, end]])
+    const rest: Array<readonly [number, number] | string> = []
     let at = start
     for (const { array } of arrays) {
-      rest += `${textOf(at, array.start)}null`
+      rest.push([at, array.start], "null")
       at = array.end
     }
-    const element = tryParse(rest + textOf(at, end))
+    rest.push([at, end])
+    const element = yield* longs.parse(rest)
     if (element === undefined) return undefined
     for (const { array, name } of arrays) {
       const items = array.items
@@ -432,7 +462,7 @@ const parseLarge = (
         let q = p + 1
         while (q < parts.length && items[2 * q + 1]! - items[2 * p]! <= PARTS_RUN_BYTES) q++
         if (budget.tick(q - p)) yield* yieldToIo
-        const run = tryParse(`[${textOf(items[2 * p]!, items[2 * q - 1]!)}]`)
+        const run = yield* longs.parse(["[", [items[2 * p]!, items[2 * q - 1]!], "]"])
         if (run === undefined) return undefined
         const values = run.value as Array<unknown>
         for (let at = 0; at < values.length; at++) parts[p + at] = values[at]
@@ -443,6 +473,147 @@ const parseLarge = (
     }
     return element
   })
+
+/**
+ * Stands for a long string in the text given to `JSON.parse` (then its index): a string no request holds
+ * but by chance, since nothing the gateway answers reveals it; a chance the reviver checks anyway.
+ */
+const LONG_MARKER = `long-string-${globalThis.crypto.randomUUID()}:`
+
+/**
+ * The long strings of a large element (`strings`, see `ObjectScan.strings`) parsed apart from the rest: one
+ * `JSON.parse` of a 10 MB string is a stretch of tens of milliseconds. A piece of the element is parsed with
+ * a marker in place of each long string in it, and a reviver puts the string, parsed in slices
+ * (`parseString`), in the marker's place.
+ */
+class LongStrings {
+  constructor(
+    private readonly chunks: Chunks,
+    private readonly textOf: (start: number, end: number) => string,
+    private readonly strings: ReadonlyArray<number>,
+    private readonly budget: Budget
+  ) {}
+
+  /**
+   * `JSON.parse` of `pieces` joined (byte ranges of the element, read as text, and literal text), or
+   * `undefined`: it does not parse, or a string of the element equals a marker (then the element is parsed
+   * with the whole body).
+   */
+  parse(pieces: ReadonlyArray<readonly [number, number] | string>): Effect.Effect<Parsed> {
+    return Effect.suspend(() => {
+      let text = ""
+      const used: Array<number> = []
+      for (const piece of pieces) text += typeof piece === "string" ? piece : this.marked(piece[0], piece[1], used)
+      if (used.length === 0) return Effect.succeed(tryParse(text))
+      const { budget, chunks, strings } = this
+      return Effect.gen(function*() {
+        const values = new Map<string, string>()
+        for (const k of used) {
+          const parsed = yield* parseString(chunks, strings[2 * k]!, strings[2 * k + 1]!, budget)
+          if (parsed === undefined) return undefined
+          values.set(`${LONG_MARKER}${k}`, parsed.value as string)
+        }
+        // each marker stands for one string: met twice, a string of the element equals it
+        const met = new Set<string>()
+        let twice = false
+        const parsed = tryParse(text, (_, value) => {
+          if (typeof value !== "string" || !value.startsWith(LONG_MARKER)) return value
+          const long = values.get(value)
+          if (long === undefined) return value
+          if (met.has(value)) twice = true
+          met.add(value)
+          return long
+        })
+        return twice ? undefined : parsed
+      })
+    })
+  }
+
+  /** The text of bytes `[from, to)` with a marker for each long string in them; their indexes pushed to `used`. */
+  private marked(from: number, to: number, used: Array<number>): string {
+    const strings = this.strings
+    // the first long string at or after `from` (they are in order, and do not overlap)
+    let lo = 0
+    let hi = strings.length / 2
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (strings[2 * mid]! < from) lo = mid + 1
+      else hi = mid
+    }
+    let text = ""
+    let at = from
+    for (let k = lo; k < strings.length / 2 && strings[2 * k + 1]! <= to; k++) {
+      text += `${this.textOf(at, strings[2 * k]!)}"${LONG_MARKER}${k}"`
+      used.push(k)
+      at = strings[2 * k + 1]!
+    }
+    return text + this.textOf(at, to)
+  }
+}
+
+/** The bytes of a long string parsed in one `JSON.parse` (a fraction of a millisecond). */
+export const STRING_SLICE_BYTES = 64 * 1024
+
+/**
+ * The JSON string whose text (quotes included) is the bytes `[start, end)` of `chunks`, parsed a slice of
+ * about `sliceBytes` bytes at a time, yielding with `budget`; `undefined` when it does not parse. A slice
+ * ends where an escape sequence and a character's UTF-8 bytes end (`safeEnd`), so each is a string's text
+ * of its own: when every slice parses, the string does, and its value is theirs joined (JavaScript strings
+ * are UTF-16 code units: the two halves of a surrogate pair written as two `\u` escapes join as they
+ * would in one `JSON.parse`). A slice that does not parse means the string does not: the caller parses
+ * the whole, which gives the error.
+ */
+export const parseString = (
+  chunks: Chunks,
+  start: number,
+  end: number,
+  budget: Budget,
+  sliceBytes = STRING_SLICE_BYTES
+): Effect.Effect<Parsed> =>
+  Effect.gen(function*() {
+    const close = end - 1
+    let value = ""
+    for (let cut = start + 1; cut < close;) {
+      // a slice is as much work as a run of parts: the budget reads the clock
+      if (budget.tick(64)) yield* yieldToIo
+      let to = close
+      for (let size = sliceBytes; cut + size < close; size *= 2) {
+        // the slice and the byte after it; a slice too short to end anywhere safe (inside one escape or
+        // character) is made longer
+        const safe = safeEnd(bytesOf(chunks, cut, cut + size + 1), size)
+        if (safe > 0) {
+          to = cut + safe
+          break
+        }
+      }
+      const piece = tryParse(`"${partDecoder.decode(bytesOf(chunks, cut, to))}"`)
+      if (piece === undefined) return undefined
+      value += piece.value as string
+      cut = to
+    }
+    return { value }
+  })
+
+/**
+ * The largest `k <= n` where a string's bytes (`bytes`, from a place where no escape sequence or character
+ * is under way, and at least the byte `n` when `n < bytes.length`) may be cut: not before a UTF-8
+ * continuation byte (`10xxxxxx`), not inside an escape sequence (a backslash and one more ASCII byte, or
+ * five for `\uXXXX`); 0 when there is none.
+ */
+const safeEnd = (bytes: Uint8Array, n: number): number => {
+  let k = n
+  while (k > 0 && ((bytes[k] ?? 0) & 0xc0) === 0x80) k--
+  // the last backslash of the 6 bytes before k; none: no escape reaches k
+  let q = k - 1
+  while (q >= 0 && q >= k - 6 && bytes[q] !== 92) q--
+  if (q < 0 || q < k - 6) return k
+  // a run of backslashes from a place where none is escaped: pairs (`\\`), and the odd one out begins an
+  // escape sequence
+  let r = q
+  while (r > 0 && bytes[r - 1] === 92) r--
+  if ((q - r) % 2 === 1) return k
+  return q + (bytes[q + 1] === 117 /* u */ ? 6 : 2) <= k ? k : q
+}
 
 /**
  * The parsed body (exactly `JSON.parse` of `chunks` decoded) using `found` (see the module doc);
