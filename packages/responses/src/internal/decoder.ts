@@ -174,6 +174,14 @@ const sniffImage = (base64: string): string | undefined =>
 const annotationKey = (annotation: Part.Annotation): string => JSON.stringify(annotation)
 
 /**
+ * A finite number, else `undefined` (`numberField` on a value already read). The deltas read their fields
+ * with property loads of their own (`event.output_index`): `numberField`'s one load, shared by every event
+ * shape and key, is megamorphic, a generic lookup per field of every delta.
+ */
+const finiteNumber = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) ? value : undefined
+
+/**
  * What the stream delivered for an output item that `response.output_item.done` completed: kept (small)
  * until the terminal event, to reconcile the response snapshot with the stream.
  */
@@ -594,7 +602,7 @@ export class Decoder {
     itemType: string,
     field: "text" | "args" | "input" | "summary" | "reasoningText" | "refusal"
   ): DecodeError | undefined {
-    const outputIndex = numberField(event, "output_index")
+    const outputIndex = finiteNumber(event.output_index)
     const delta = event.delta
     if (outputIndex === undefined && field === "input") {
       // as other tool input progress: the item itself arrives with output_item.done or the terminal snapshot
@@ -611,7 +619,7 @@ export class Decoder {
     switch (field) {
       case "text": {
         slot.text.push(delta)
-        const contentIndex = numberField(event, "content_index") ?? 0
+        const contentIndex = finiteNumber(event.content_index) ?? 0
         if (Number.isInteger(contentIndex) && contentIndex >= 0) {
           while (slot.contentLengths.length <= contentIndex) slot.contentLengths.push(0)
           slot.contentLengths[contentIndex] += delta.length
@@ -640,14 +648,16 @@ export class Decoder {
         break
       }
       case "summary": {
-        const summaryIndex = numberField(event, "summary_index") ?? 0
+        const summaryIndex = finiteNumber(event.summary_index) ?? 0
         if (!Number.isInteger(summaryIndex) || summaryIndex < 0) {
           return this.malformed(type, data, "summary_index is not a non-negative integer")
         }
         while (slot.summary.length <= summaryIndex) slot.summary.push(new Delivered())
         slot.summary[summaryIndex].push(delta)
-        const summary = new Array<string>(summaryIndex + 1).fill("")
-        summary[summaryIndex] = delta
+        // `[..."" x summaryIndex, delta]`, built by pushes (`new Array(n).fill` is a runtime call per delta)
+        const summary: Array<string> = []
+        for (let index = 0; index < summaryIndex; index++) summary.push("")
+        summary.push(delta)
         part = UnsafePart.reasoningSummaryPart(summary, slot.attributes)
         break
       }
