@@ -219,28 +219,37 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
             }
           }
         }
-        return Channel.acquireUseRelease(
+        // The release is the channel's finalizer, set before the span is made (made and kept in one
+        // uninterruptible step), as in `ChatCompletionsClient`: `Channel.acquireUseRelease` keeps its release
+        // in a `Ref`, about 8 fiber steps per call.
+        let span: Tracer.Span | undefined
+        const makeSpan = Effect.uninterruptible(Effect.map(
           Effect.makeSpan(spanName(body), {
             kind: "client",
             attributes: { ...requestAttributes(body, recordContent), ...server },
             captureStackTrace: false
           }),
-          (span) =>
-            Channel.unwrap(Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          (made) => (span = made)
+        ))
+        return Channel.ensuringWith(
+          Channel.unwrap(Effect.flatMap(makeSpan, (span) =>
+            Effect.flatMap(Clock.currentTimeMillis, (now) => {
               start = now
               return Effect.map(execute(body, true, span), (response) =>
                 // Decoded in the body's own channel (`decodeBody`), not by a stage piped after it; an error
                 // event or an excerpt of a malformed one may echo the key, cut out by the decoder itself.
                 Stream.toChannel(transport.decodeBody(response, () => decoder(observe, transport.scrubError))))
-            })),
-          (span, exit) =>
-            recorded((seconds, tags, clock) => {
+            }))),
+          (exit) => {
+            const made = span
+            return made === undefined ? Effect.void : recorded((seconds, tags, clock) => {
               const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
-              if (Option.isSome(failure)) recordFailure(span, body, failure.value, seconds, tags)
-              if (summary.finishReason === undefined) annotate(span, summary)
-              else recordResponse(span, metricsOf(body.model, summary.model), summary, seconds, tags)
-              span.end(clock.unsafeCurrentTimeNanos(), exit)
+              if (Option.isSome(failure)) recordFailure(made, body, failure.value, seconds, tags)
+              if (summary.finishReason === undefined) annotate(made, summary)
+              else recordResponse(made, metricsOf(body.model, summary.model), summary, seconds, tags)
+              made.end(clock.unsafeCurrentTimeNanos(), exit)
             }, start)
+          }
         )
       }))
 
