@@ -30,6 +30,7 @@
  * | a chunk with choices only for `index` > 0 (`n` > 1) | nothing (debug log once): only choice 0 is decoded |
  * | an SSE event named `ping` (`event: ping`, its data a timestamp: old sse-starlette servers' keep-alive) | nothing (debug log) |
  * | an SSE event named `error` with data `{"message", "code"}`, `{"error": {…}}` or a bare text | the stream fails with `AiError.StreamErrorEvent` carrying that message and code, after the parts before it (not `TruncatedStream`) |
+ * | a line `error: {json}`, a field the SSE rules do not know (llama.cpp's server before its PR #16109, 2025-09: `error: {"code":400,"message":"…","type":"invalid_request_error"}` then `data: [DONE]`) | the same failure, with that object's `message` and `code`; any other unknown field is ignored, as the rules say |
  *
  * ## Output indices
  *
@@ -124,7 +125,8 @@ export const channel = <E>(): Channel.Channel<
  * machine, in one synchronous pass per chunk. An event larger than `maxEventSize` UTF-16 code units
  * (default 16 MiB) fails with `MalformedOutput` naming its line; a malformed chunk's `MalformedOutput` names
  * its line too. SSE comments, `id:` and `retry:` fields are ignored; of the `event:` field, only the names
- * `ping` (skipped) and `error` (a failure) are read, as the module's table says. At the end of the body, an
+ * `ping` (skipped) and `error` (a failure) are read, and of the fields the SSE rules do not know only a line
+ * `error: {json}` (a failure), as the module's table says. At the end of the body, an
  * event whose lines all ended is decoded even without its closing blank line.
  *
  * @since 0.1.0

@@ -636,6 +636,41 @@ describe("ChatCompletionsStream: chunks after the finish reason belong to the sa
     }))
 })
 
+// llama.cpp's server before its PR #16109 (2025-09; seen in coddy-project/coddy-agent#106) sent an error as a
+// field of its own, `error: {json}`, which the SSE rules would ignore.
+describe("ChatCompletionsStream: llama.cpp's error: field", () => {
+  it.effect("error: {json} before any chunk fails with StreamErrorEvent carrying the server's message and code", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("error-field-llamacpp.sse")
+      expect(elements).toStrictEqual([])
+      assert.instanceOf(error, AiError.StreamErrorEvent)
+      assert.strictEqual(error.code, "400")
+      assert.strictEqual(
+        error.description,
+        "the request exceeds the available context size. try increasing the context size or enable context shift"
+      )
+    }))
+
+  it.effect("error: {json} after text fails with StreamErrorEvent after the text, not TruncatedStream", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("error-field-llamacpp-mid.sse")
+      assert.instanceOf(error, AiError.StreamErrorEvent)
+      assert.strictEqual(error.code, "500")
+      assert.strictEqual(error.description, "Input prompt is too big compared to KV size. Please try increasing KV size.")
+      assert.strictEqual(MessageAggregator.fromIterable(elements)[0]!.text, "Hi")
+    }))
+
+  it.effect("other unknown fields, and an error: line that is no JSON object, are ignored as the SSE rules say", () =>
+    Effect.gen(function*() {
+      const body = `foo: bar\nerror: not json\n\ndata: ${
+        JSON.stringify({ id: "c1", model: "m", choices: [{ index: 0, delta: { content: "ok" }, finish_reason: "stop" }] })
+      }\nerror: [1]\n\ndata: [DONE]\n\n`
+      const { elements, error } = yield* settled(ChatCompletionsStream.decodeSseText(Stream.make(body)))
+      assert.isUndefined(error)
+      expect(MessageAggregator.fromIterable(elements).map((r) => r.text)).toStrictEqual(["ok"])
+    }))
+})
+
 describe("ChatCompletionsStream.decodeCaptureText", () => {
   it.effect("reads a line-JSON capture (vercel/ai) and a raw SSE one (pydantic-ai) like the data path", () =>
     Effect.gen(function*() {

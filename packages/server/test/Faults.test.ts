@@ -255,6 +255,26 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       }))
   })
 
+  // llama.cpp's server before its PR #16109 (2025-09; coddy-project/coddy-agent#106): `error: {json}` as an SSE field
+  it.effect("llama.cpp's error: {json} field: before any chunk a 502 with its message, after text response.failed with it", () =>
+    withScriptedGateway([
+      sse("error: {\"code\":400,\"message\":\"the request exceeds the available context size\",\"type\":\"invalid_request_error\"}\n\n", "data: [DONE]\n\n"),
+      sse(textChunk("Hi"), "error: {\"code\":500,\"message\":\"Input prompt is too big compared to KV size.\",\"type\":\"server_error\"}\n\n")
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const refused = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        expect(refused.status).toBe(502)
+        expect(JSON.parse(refused.text).error).toMatchObject({
+          code: "400",
+          message: expect.stringContaining("the request exceeds the available context size")
+        })
+        const errored = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        const failed = checkLifecycle(parseSse(errored.text))
+        expect(failed.status).toBe("failed")
+        expect((failed.error as { message: string }).message).toContain("Input prompt is too big compared to KV size.")
+        expect(failed.output).toMatchObject([{ type: "message", status: "incomplete", content: [{ text: "Hi" }] }])
+      })))
+
   it.effect("an upstream tool call without an id: a call_id new in every response (an agent that remembers handled ids runs each)", () =>
     withScriptedGateway([
       sse(toolChunk({ name: "get_time", arguments: "{}" }), finishChunks("tool_calls")),

@@ -119,12 +119,19 @@ export const makeLineFramer = (maxEventSize: number): Framer => {
  * handed on, or to `undefined` to drop the event: for a protocol whose servers send keep-alives or errors
  * as named events (Chat Completions servers' `event: ping`, `event: error`). Without it the name is ignored.
  *
+ * `fieldData`, when given, maps a line of a field the SSE rules do not know (its name and value, e.g.
+ * `error: {…}`) to a payload handed on at once, or to `undefined` to ignore the line as the rules say: for a
+ * protocol whose servers send errors in a field of their own (llama.cpp's `error: {json}`). Such a payload
+ * comes when its line is read (before an event still open around it is dispatched), with the number of
+ * lines read so far in its piece as its line. Without it every such line is ignored.
+ *
  * @since 0.1.0
  * @category constructors
  */
 export const makeSseFramer = (
   maxEventSize: number,
-  eventData?: (event: string, data: string) => string | undefined
+  eventData?: (event: string, data: string) => string | undefined,
+  fieldData?: (field: string, value: string) => string | undefined
 ): Framer => {
   let payloads: Array<string> = []
   let lines: Array<number> = []
@@ -157,6 +164,13 @@ export const makeSseFramer = (
       if (data === undefined) return
       payloads.push(data)
       lines.push(at)
+    },
+    onError: (error) => {
+      if (fieldData === undefined || error.type !== "unknown-field" || error.field === undefined) return
+      const data = fieldData(error.field, error.value ?? "")
+      if (data === undefined) return
+      payloads.push(data)
+      lines.push(line)
     }
   })
   // The parser drops `ï»¿` (a UTF-8 BOM read as Latin-1) from the start of the first text it is fed, which

@@ -124,6 +124,19 @@ describe("Framing", () => {
     }
   })
 
+  it("fieldData maps a line of an unknown field to a payload at once; without it, or when it says undefined, the line is ignored", () => {
+    const text = "data: a\n\nerror: {\"code\":1}\n\nfoo: bar\ndata: b\n\n"
+    const fieldData = (field: string, value: string) => (field === "error" ? `E${value}` : undefined)
+    for (const pieces of [[text], text.split("")]) {
+      assert.deepStrictEqual(frame(Framing.makeSseFramer(1024, undefined, fieldData), pieces).payloads, [
+        "a",
+        "E{\"code\":1}",
+        "b"
+      ])
+      assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), pieces).payloads, ["a", "b"])
+    }
+  })
+
   it("an event over maxEventSize fails with MalformedOutput naming the bound and the line", () => {
     const { error, payloads } = frame(Framing.makeSseFramer(8), ["data: 1\n\n", "data: 0123456789\n\n"])
     assert.instanceOf(error, AiError.MalformedOutput)

@@ -68,8 +68,29 @@ export const eventData = (event: string, data: string): string => {
   return JSON.stringify({ error: data.trim() === "" ? "the server sent an error event" : data })
 }
 
-/** The SSE framer of Chat Completions streams: named events read by `eventData`. @internal */
-export const makeSseFramer = (maxEventSize: number): Framing.Framer => Framing.makeSseFramer(maxEventSize, eventData)
+/**
+ * A line of a field the SSE rules do not know (`Framing.makeSseFramer`'s `fieldData`): only `error:` with a
+ * JSON object as its value, as llama.cpp's server sent an error before its PR #16109 (2025-09:
+ * `error: {"code":400,"message":"…","type":"invalid_request_error"}`, then `data: [DONE]`), becomes the
+ * error chunk `{"error": …}`, which fails the stream; any other such line is ignored, as the rules say.
+ *
+ * @internal
+ */
+export const fieldData = (field: string, value: string): string | undefined => {
+  if (field !== "error") return undefined
+  let json: unknown
+  try {
+    json = JSON.parse(value)
+  } catch {
+    return undefined
+  }
+  if (!isObject(json)) return undefined
+  return json.error !== undefined && json.error !== null ? value : `{"error":${value}}`
+}
+
+/** The SSE framer of Chat Completions streams: named events read by `eventData`, `error:` lines by `fieldData`. @internal */
+export const makeSseFramer = (maxEventSize: number): Framing.Framer =>
+  Framing.makeSseFramer(maxEventSize, eventData, fieldData)
 
 /** @internal */
 export class Decoder {
