@@ -6,6 +6,7 @@
 import { AiError } from "@effect-responses/core"
 import { Framing, HttpTransport } from "@effect-responses/wire"
 import { assert, describe, it } from "@effect/vitest"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Context from "effect/Context"
@@ -18,7 +19,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { createServer, type ServerResponse } from "node:http"
+import { createServer, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Readable } from "node:stream"
 
@@ -672,6 +673,67 @@ describe("HttpTransport over @effect/platform-node's clients (a Node body)", () 
         assert.strictEqual(error.bytesReceived, 10)
       }))
   }
+})
+
+describe("HttpTransport on a kept-alive connection the server closed while idle", () => {
+  // the server closes each connection when a second request comes on it, as a server whose keep-alive
+  // timeout passed closes it while the client sends: the request is never answered
+  const closingServer = Effect.acquireRelease(
+    Effect.async<{ readonly baseUrl: string; readonly requests: Array<"answered" | "closed">; readonly server: Server }>((resume) => {
+      const requests: Array<"answered" | "closed"> = []
+      const served = new WeakMap<object, number>()
+      const server = createServer((request, response) => {
+        const count = (served.get(request.socket) ?? 0) + 1
+        served.set(request.socket, count)
+        if (count > 1) {
+          requests.push("closed")
+          return request.socket.destroy()
+        }
+        requests.push("answered")
+        request.resume()
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end("{}")
+      })
+      server.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, server })))
+    }),
+    ({ server }) => Effect.sync(() => server.closeAllConnections())
+  )
+  for (const [kind, layer] of [["undici", NodeHttpClient.layerUndici], ["fetch", FetchHttpClient.layer]] as const) {
+    it.scoped(`a request on it is sent again on another connection, with retries off (${kind})`, () =>
+      Effect.gen(function*() {
+        const server = yield* closingServer
+        const client = Context.get(yield* Layer.build(layer), HttpClient.HttpClient)
+        const transport = yield* transportOver(client, { baseUrl: server.baseUrl })
+        for (let round = 0; round < 5; round++) {
+          const response = yield* transport.execute({ model: "m" }, false)
+          assert.deepStrictEqual(yield* transport.readJson(response), {})
+        }
+        // every round answered; a round sent on a kept-alive connection (closed) was sent again at once
+        assert.strictEqual(server.requests.filter((request) => request === "answered").length, 5)
+        assert.include(server.requests, "closed")
+      }))
+  }
+
+  it.scoped("a new connection closed before any response is not sent again: a transport error", () =>
+    Effect.gen(function*() {
+      const requests: Array<string> = []
+      const server = createServer((request) => {
+        requests.push(request.url ?? "")
+        request.socket.destroy()
+      })
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => {
+          server.listen(0, "127.0.0.1", () => resume(Effect.void))
+        }),
+        () => Effect.sync(() => void server.close())
+      )
+      const client = Context.get(yield* Layer.build(NodeHttpClient.layerUndici), HttpClient.HttpClient)
+      const transport = yield* transportOver(client, { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` })
+      const error = yield* Effect.flip(transport.execute({ model: "m" }, false))
+      assert.instanceOf(error, AiError.TransportError)
+      assert.strictEqual(requests.length, 1)
+    }))
 })
 
 describe("HttpTransport error bodies", () => {
