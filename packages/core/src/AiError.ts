@@ -432,8 +432,10 @@ const stringOf = (o: { readonly [key: string]: unknown }, key: string): string |
 /**
  * An `HttpError` from a non-2xx HTTP answer, for any OpenAI-compatible endpoint (`/responses`,
  * `/chat/completions`): `description`, `errorType`, `code` and `param` from OpenAI's error body
- * `{"error":{"message","type","param","code"}}` (a bare `{"message",…}` object is read the same way; the
- * message cut to `MAX_MESSAGE` characters; a `null` field is left out; a numeric `code` becomes its decimal
+ * `{"error":{"message","type","param","code"}}` (a bare `{"message",…}` object is read the same way, and
+ * so is the first object of a list, as Gemini's OpenAI compatibility answers
+ * `[{"error":{"code":400,"message":"…","status":"INVALID_ARGUMENT"}}]`, whose `status` is read as the
+ * `errorType` when there is no `type`; the message cut to `MAX_MESSAGE` characters; a `null` field is left out; a numeric `code` becomes its decimal
  * text; a body of another shape becomes the description, cut to 200 characters), `requestId` from `x-request-id`, `retryAfter` from `retry-after-ms` /
  * `retry-after` (see `retryAfterFromHeaders`). `headers` are lower-cased header names. Pure: no I/O.
  *
@@ -448,13 +450,16 @@ export const httpErrorFromResponse = (response: {
   const { body, headers, status } = response
   let error: { readonly [key: string]: unknown } | undefined
   try {
-    const json: unknown = JSON.parse(body)
+    let json: unknown = JSON.parse(body)
+    // Gemini's OpenAI compatibility answers a list holding one error: `[{"error":{"code","message","status"}}]`
+    if (Array.isArray(json)) json = json.find(isJsonObject)
     if (isJsonObject(json)) error = isJsonObject(json.error) ? json.error : json
   } catch {
     error = undefined
   }
   const message = error && stringOf(error, "message")
-  const errorType = error && stringOf(error, "type")
+  // Google's `status` (`INVALID_ARGUMENT`, `RESOURCE_EXHAUSTED`…) stands where OpenAI's `type` would
+  const errorType = error && (stringOf(error, "type") ?? stringOf(error, "status"))
   const rawCode = error?.code
   const code = typeof rawCode === "string"
     ? rawCode

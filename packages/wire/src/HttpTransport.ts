@@ -8,7 +8,8 @@
  *   error body that echoes it (a key of at least `MIN_SECRET_LENGTH` characters: see `scrubSecret`); it
  *   never appears in an error. Without a key no `Authorization` header is sent, which suits local servers.
  * - A non-2xx answer fails with `AiError.HttpError`, read from OpenAI's error body
- *   `{"error":{"message","type","param","code"}}` by `AiError.httpErrorFromResponse`, with the
+ *   `{"error":{"message","type","param","code"}}` (or Gemini's list holding one such object) by
+ *   `AiError.httpErrorFromResponse`, with the
  *   `x-request-id` header as `requestId` and `retry-after-ms` / `retry-after` as `retryAfter`. Only the
  *   first `MAX_ERROR_BODY_BYTES` of an error body are read: a server that answers a 100 MB error costs
  *   64 KiB.

@@ -125,6 +125,24 @@ describe("HttpTransport", () => {
       assert.strictEqual(http.requests.length, 1)
     }))
 
+  it.effect("a 4xx whose body is a list holding an error (Gemini's OpenAI compatibility) fails with its message, code and status", () =>
+    Effect.gen(function*() {
+      const message = "Function call is missing a thought_signature in functionCall parts. This is required for tools to " +
+        "work correctly, and missing thought_signature may lead to degraded model performance."
+      const http = fakeHttp([{
+        status: 400,
+        body: JSON.stringify([{ error: { code: 400, message, status: "INVALID_ARGUMENT" } }])
+      }])
+      const transport = yield* HttpTransport.make("/chat/completions", {}).pipe(
+        Effect.provideService(HttpClient.HttpClient, http.client)
+      )
+      const error = yield* Effect.flip(transport.execute({ model: "m" }, true))
+      assert.instanceOf(error, AiError.HttpError)
+      assert.strictEqual(error.description, message)
+      assert.strictEqual(error.code, "400")
+      assert.strictEqual(error.errorType, "INVALID_ARGUMENT")
+    }))
+
   it.effect("a 2xx body that is not JSON fails with MalformedOutput", () =>
     Effect.gen(function*() {
       const http = fakeHttp([{ status: 200, body: "<html>" }])
