@@ -1,10 +1,15 @@
 /**
- * `effect-responses chat [PROMPT] [--replay FILE] [--model M] [--requests-out FILE] [--protocol P]`: the main
- * job, a tool-calling conversation with the demo calculator, streamed to the terminal.
+ * `effect-responses chat [PROMPT] [--replay FILE] [--model M] [--requests-out FILE] [--protocol P]
+ * [--replay-reasoning-content]`: the main job, a tool-calling conversation with the demo calculator, streamed
+ * to the terminal.
  *
  * `--protocol responses` (the default) speaks `POST /v1/responses`; `--protocol chat-completions` speaks
  * `POST /v1/chat/completions` (then `--replay FILE` is a chat capture, served by a loopback
- * `ChatReplayServer`; there is no embedded chat recording).
+ * `ChatReplayServer`; there is no embedded chat recording). With `chat-completions`,
+ * `--replay-reasoning-content` sends the model's reasoning back as `reasoning_content` on its assistant
+ * messages (`ChatCompletionsRequest.RequestOptions.replayReasoningContent`), which DeepSeek's thinking mode
+ * requires on the turns after a tool call; it is off by default (OpenAI refuses the field), and a 400 that
+ * names `reasoning_content` without it prints a line naming the flag. With `responses` it is refused.
  *
  * Where the model is:
  * - `--replay FILE`: a loopback replay server on 127.0.0.1 (random free port) answering from the capture
@@ -355,6 +360,8 @@ export const run = (options: {
   readonly write: (text: string) => Effect.Effect<void>
   readonly style: Render.Style
   readonly protocol?: Protocol.Protocol | undefined
+  /** `--replay-reasoning-content`: with `chat-completions`, send reasoning back as `reasoning_content` */
+  readonly replayReasoningContent?: boolean | undefined
 }) =>
   Effect.gen(function*() {
     const { target } = options
@@ -392,6 +399,7 @@ export const run = (options: {
     // a replayed Responses capture other than the embedded one may hold custom, shell or apply_patch calls,
     // or a hosted tool search loading the deferred math.power
     const replaying = target._tag === "Replay" && !target.embedded
+    const chatCompletions = options.replayReasoningContent === true ? { replayReasoningContent: true } : undefined
     const languageModel = protocol === "responses"
       ? ResponsesLanguageModel.layer({
         model,
@@ -401,7 +409,7 @@ export const run = (options: {
       : target._tag === "ChatReplay"
       ? Layer.unwrapEffect(
         Effect.map(ChatReplayServer.ChatReplayServer, (server) =>
-          Protocol.layer({ protocol, model, baseUrl: server.baseUrl }))
+          Protocol.layer({ protocol, model, baseUrl: server.baseUrl, chatCompletions }))
       ).pipe(
         Layer.provide(ChatReplayServer.layer({ capture: target.capture })),
         Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
@@ -410,6 +418,7 @@ export const run = (options: {
       : Protocol.layer({
         protocol,
         model,
+        chatCompletions,
         ...(target._tag === "Live" ? { apiKey: target.apiKey, baseUrl: target.baseUrl, retry } : {})
       }).pipe(Layer.provide(httpClient))
 
@@ -469,9 +478,15 @@ export const run = (options: {
  */
 export const command = Commands.chat.pipe(
   Command.withHandler(
-    ({ demo, model, prompt, protocol, replay, requestsOut }) =>
+    ({ demo, model, prompt, protocol, replay, replayReasoningContent, requestsOut }) =>
       Effect.gen(function*() {
         const question = prompt.length === 0 ? Option.none() : Option.some(prompt.join(" "))
+        if (replayReasoningContent && protocol !== "chat-completions") {
+          return yield* new ChatSetupError({
+            description: "--replay-reasoning-content is for --protocol chat-completions (the Responses API gets " +
+              "reasoning back as reasoning items)"
+          })
+        }
         const target = yield* resolveTarget(replay, Demo.recordingPath, protocol, demo)
         yield* checkReplay(target, question, model)
         const notice = replayNotice(target, !demo && Option.isNone(replay))
@@ -484,8 +499,18 @@ export const command = Commands.chat.pipe(
           requestsOut,
           write,
           style: useColour(process.stdout) ? Render.ansi : Render.plain,
-          protocol
-        })
+          protocol,
+          replayReasoningContent
+        }).pipe(Effect.tapError((error) =>
+          !replayReasoningContent && error._tag === "HttpError" && error.status === 400 &&
+            error.description.includes("reasoning_content")
+            ? Effect.sync(() =>
+              void process.stderr.write(
+                "effect-responses: the server asks for the model's reasoning back: pass --replay-reasoning-content\n"
+              )
+            )
+            : Effect.void
+        ))
       })
   )
 )

@@ -1,7 +1,8 @@
 /**
  * `effect-responses serve --upstream URL [--port 8787] [--host 127.0.0.1] [--upstream-key-env VAR]
  * [--api-key-env VAR] [--builtin-tools drop|reject] [--upstream-headers-timeout 300]
- * [--upstream-idle-timeout 180] [--upstream-retries 0] [--max-input-items 20000] [--request-body-timeout 120]
+ * [--upstream-idle-timeout 180] [--upstream-retries 0] [--replay-reasoning-content] [--max-input-items 20000]
+ * [--request-body-timeout 120]
  * [--store none|sqlite:PATH|postgres:URL] [--store-ttl 30d] [--store-max-responses N]`: the gateway, a
  * `POST /v1/responses` server (stateless unless `--store`)
  * in front of the Chat Completions backend at `--upstream` (e.g. `http://localhost:11434/v1` for Ollama,
@@ -30,6 +31,13 @@
  * - `--upstream-retries N` (default 0): the gateway's own retries of a failed upstream call before the
  *   first byte. 0 by default because the client's SDK retries already, and the upstream's `retry-after`
  *   and request id are passed on to it.
+ * - `--replay-reasoning-content` (default off): the reasoning items a client sends back (their summary, or
+ *   their `reasoning_text` content) go upstream as `reasoning_content` on the assistant message they belong
+ *   to (the one holding the calls and text that followed them), as DeepSeek's thinking mode requires on
+ *   the turns after a tool call (it answers 400 "The `reasoning_content` in the thinking mode must be passed
+ *   back to the API" without it). Off by default, and not chosen by the upstream's host: OpenAI refuses the
+ *   field, and the models that need it are served by many hosts (DeepSeek's own, OpenRouter, vLLM…). An
+ *   upstream 400 that names `reasoning_content` is logged with a warning naming this flag.
  * - `--max-input-items N` (default 20000): more input items, or more content parts in one item, get a 400
  *   `array_above_max_length`.
  * - `--request-body-timeout SECONDS` (default 120): a request body that has not arrived whole within it gets
@@ -101,6 +109,8 @@ export interface ServeOptions {
   readonly upstreamIdleTimeout?: number | undefined
   /** default 0 */
   readonly upstreamRetries?: number | undefined
+  /** send the reasoning of assistant messages back upstream as `reasoning_content`; default `false` */
+  readonly replayReasoningContent?: boolean | undefined
   /** default 20,000 */
   readonly maxInputItems?: number | undefined
   /** seconds; default 120 */
@@ -270,10 +280,15 @@ export const layer = (options: ServeOptions) =>
             apiKey: upstreamKey,
             headersTimeout: Duration.seconds(headersTimeout),
             idleTimeout: Duration.seconds(idleTimeout),
-            retry: { times: retries }
+            retry: { times: retries },
+            ...(options.replayReasoningContent === true ? { requestOptions: { replayReasoningContent: true } } : {})
           }),
           (context) =>
-            Context.add(context, Upstream.Upstream, hintOn404(Context.get(context, Upstream.Upstream), options.upstream))
+            Context.add(
+              context,
+              Upstream.Upstream,
+              withHints(Context.get(context, Upstream.Upstream), options.upstream, options.replayReasoningContent === true)
+            )
         )),
         Layer.provide(upstreamClient),
         Layer.provide(
@@ -289,9 +304,11 @@ export const layer = (options: ServeOptions) =>
 
 /**
  * The upstream with a warning logged when it answers 404: the URL tried, and, when `--upstream` has no
- * `/v1`, the hint that it usually needs one (Ollama, vLLM and others serve `…/v1/chat/completions`).
+ * `/v1`, the hint that it usually needs one (Ollama, vLLM and others serve `…/v1/chat/completions`); and
+ * when, without `--replay-reasoning-content` (`replaying`), it answers 400 about `reasoning_content`
+ * (DeepSeek's thinking mode on a turn after a tool call): the hint to pass that flag.
  */
-const hintOn404 = (upstream: Upstream.Service, base: string): Upstream.Service => {
+const withHints = (upstream: Upstream.Service, base: string, replaying: boolean): Upstream.Service => {
   const url = `${base.replace(/\/+$/, "")}/chat/completions`
   const hint = /\/v\d+[a-z]*(\/|$)/.test(new URL(base).pathname)
     ? "check --upstream"
@@ -299,6 +316,11 @@ const hintOn404 = (upstream: Upstream.Service, base: string): Upstream.Service =
   const warn = (error: AiError.AiError) =>
     error._tag === "HttpError" && error.status === 404
       ? Effect.logWarning(`the upstream answered 404 to POST ${url}: ${hint}`)
+      : !replaying && error._tag === "HttpError" && error.status === 400 && error.description.includes("reasoning_content")
+      ? Effect.logWarning(
+        "the upstream refused a request for its reasoning_content: start serve with --replay-reasoning-content to " +
+          "send the reasoning items clients send back as reasoning_content"
+      )
       : Effect.void
   return {
     ...upstream,

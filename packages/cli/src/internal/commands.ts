@@ -24,6 +24,16 @@ export const protocolOption = Options.choice("protocol", ["responses", "chat-com
   Options.withDefault("responses" as const)
 )
 
+/**
+ * The help of `--replay-reasoning-content` (`chat` with `--protocol chat-completions`, and `serve`). Off by
+ * default: OpenAI and others refuse an assistant message with a field they do not know.
+ *
+ * @internal
+ */
+export const REPLAY_REASONING_CONTENT =
+  "send the model's reasoning back upstream as reasoning_content on its assistant messages (Chat Completions; " +
+  "DeepSeek's thinking mode refuses a tool turn without it, OpenAI refuses the field)"
+
 /** `chat`. @internal */
 export const chat = Command.make("chat", {
   prompt: Args.text({ name: "PROMPT" }).pipe(
@@ -58,6 +68,9 @@ export const chat = Command.make("chat", {
       "the wire protocol: responses (POST /v1/responses) or chat-completions (default: OPENAI_PROTOCOL, else responses)"
     ),
     Options.withFallbackConfig(protocolConfig)
+  ),
+  replayReasoningContent: Options.boolean("replay-reasoning-content").pipe(
+    Options.withDescription(REPLAY_REASONING_CONTENT)
   )
 }).pipe(Command.withDescription("a tool-calling conversation with a calculator, streamed to the terminal"))
 
@@ -103,6 +116,9 @@ export const serve = Command.make("serve", {
   upstreamIdleTimeout: Options.integer("upstream-idle-timeout").pipe(
     Options.withDescription("seconds of upstream silence (between two chunks of its body) before giving up"),
     Options.withDefault(180)
+  ),
+  replayReasoningContent: Options.boolean("replay-reasoning-content").pipe(
+    Options.withDescription(REPLAY_REASONING_CONTENT)
   ),
   upstreamRetries: Options.integer("upstream-retries").pipe(
     Options.withDescription("the gateway's own retries of a failed upstream call (0: the client's SDK retries)"),
