@@ -297,7 +297,7 @@ const merge = (slot: Slot, part: Part.AssistantPart, open: boolean): Slot => {
         hasText: false,
         summary: noSummary,
         annotations: noAnnotations,
-        payload: undefined,
+        payload: part.payload ?? slot.payload,
         callId: part.callId === "" ? slot.callId : part.callId,
         name: part.name === "" ? slot.name : part.name
       }
@@ -375,6 +375,7 @@ const mergeDeltaInto = (slot: MutableSlot, part: Part.AssistantPart): boolean =>
       slot.text = appendChunk(slot.text, part.type === "tool_call" ? part.arguments : part.input)
       if (part.callId !== "") slot.callId = part.callId
       if (part.name !== "") slot.name = part.name
+      if (part.payload !== undefined) slot.payload = part.payload
       break
     default:
       return false
@@ -418,6 +419,7 @@ const partOf = (slot: Slot): Part.AssistantPart => {
         name: slot.name,
         arguments: joinChunks(slot.text),
         ...(last.namespace === undefined ? {} : { namespace: last.namespace }),
+        ...(slot.payload === undefined ? {} : { payload: slot.payload }),
         attributes: slot.attributes
       }, true)
     case "custom_tool_call":
@@ -427,6 +429,7 @@ const partOf = (slot: Slot): Part.AssistantPart => {
         name: slot.name,
         input: joinChunks(slot.text),
         ...(last.namespace === undefined ? {} : { namespace: last.namespace }),
+        ...(slot.payload === undefined ? {} : { payload: slot.payload }),
         attributes: slot.attributes
       }, true)
     default:

@@ -189,14 +189,14 @@ interface Assembled {
   content: Array<string>
   refusal: Array<string>
   reasoning: Array<string>
-  readonly calls: Array<{ id: string; name: string; arguments: Array<string> }>
+  readonly calls: Array<{ id: string; name: string; arguments: Array<string>; extraContent?: unknown }>
   finishReason: unknown
   usage: unknown
 }
 
 const assemble = (response: CapturedChatResponse): Assembled => {
   const out: Assembled = { content: [], refusal: [], reasoning: [], calls: [], finishReason: null, usage: null }
-  const byIndex = new Map<number, { id: string; name: string; arguments: Array<string> }>()
+  const byIndex = new Map<number, { id: string; name: string; arguments: Array<string>; extraContent?: unknown }>()
   for (const chunk of response.chunks) {
     if (isObject(chunk.json.usage)) out.usage = chunk.json.usage
     const choice = choiceZero(chunk.json)
@@ -226,6 +226,7 @@ const assemble = (response: CapturedChatResponse): Assembled => {
       if (name !== undefined && name !== "" && slot.name === "") slot.name = name
       const args = fn && stringField(fn, "arguments")
       if (args !== undefined) slot.arguments.push(args)
+      if (isObject(call.extra_content)) slot.extraContent = call.extra_content
     }
   }
   return out
@@ -251,7 +252,7 @@ export const text = (response: CapturedChatResponse): string => assemble(respons
 /**
  * The `chat.completion` body the captured stream stands for (the non-streaming answer): `id`, `model`,
  * `created`, one choice with the assistant message (content, refusal, `reasoning_content` when present,
- * `tool_calls`) and its finish reason, and the usage.
+ * `tool_calls`, each with its `extra_content` when the stream gave one) and its finish reason, and the usage.
  *
  * @since 0.1.0
  * @category encoding
@@ -269,7 +270,8 @@ export const toCompletion = (response: CapturedChatResponse): JsonObject => {
     message.tool_calls = assembled.calls.map((call) => ({
       id: call.id,
       type: "function",
-      function: { name: call.name, arguments: call.arguments.join("") }
+      function: { name: call.name, arguments: call.arguments.join("") },
+      ...(call.extraContent === undefined ? {} : { extra_content: call.extraContent })
     }))
   }
   return {

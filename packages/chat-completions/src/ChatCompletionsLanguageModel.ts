@@ -161,7 +161,8 @@ export const customToolInput = (args: string): string => {
 
 /**
  * A call of a function that stands for a custom tool (`ChatCompletionsRequest.customToolAsFunction`) ->
- * the `CustomToolCallPart` it means, its `input` read from the arguments by `customToolInput`.
+ * the `CustomToolCallPart` it means, its `input` read from the arguments by `customToolInput` (its payload,
+ * such as Gemini's thought signature, kept).
  *
  * @since 0.2.0
  * @category custom tools
@@ -171,6 +172,7 @@ export const customToolCall = (part: Part.ToolCallPart): Part.CustomToolCallPart
     callId: part.callId,
     name: part.name,
     input: customToolInput(part.arguments),
+    ...(part.payload === undefined ? {} : { payload: part.payload }),
     attributes: part.attributes
   }, true)
 

@@ -6,7 +6,9 @@
  * the usual streams): a `ReasoningPart {text}` from `reasoning_content` (DeepSeek, xAI, vLLM…; also the
  * `reasoning` field some servers use), a `TextPart` from `content` (with its `url_citation` annotations),
  * a `RefusalPart` from `refusal`, and one `ToolCallPart` per entry of `tool_calls` (a legacy
- * `function_call` counts as one call; a call without an `id` gets a new `syntheticCallId()`). A `content` that is a list of parts (Mistral's reasoning models,
+ * `function_call` counts as one call; a call without an `id` gets a new `syntheticCallId()`; a call's
+ * `extra_content`, where Gemini's OpenAI compatibility puts the thought signature it must get back, becomes
+ * the part's payload: `extraContentOf`). A `content` that is a list of parts (Mistral's reasoning models,
  * Magistral: `[{"type":"thinking","thinking":[{"type":"text","text":…}]},{"type":"text","text":…}]`) gives
  * its `text` parts' text to the `TextPart` and its `thinking` parts' text (their `text` parts joined, or a
  * string) to the `ReasoningPart`; a part of any other type keeps nothing and is logged as a warning, once
@@ -239,11 +241,13 @@ export const fromCompletion = (
       if (!isObject(call) || fn === undefined || name === undefined) {
         return Effect.fail(malformed(`tool call ${index} of the chat.completion body has no function.name`, json))
       }
+      const payload = extraContentOf(call)
       parts.push(
         new Part.ToolCallPart({
           callId: stringField(call, "id") || syntheticCallId(),
           name,
           arguments: stringField(fn, "arguments") ?? "",
+          ...(payload === undefined ? {} : { payload }),
           attributes
         })
       )
@@ -278,3 +282,41 @@ export const fromCompletion = (
  * @category decoding
  */
 export const syntheticCallId = (): string => `call_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`
+
+/**
+ * `"chat-completions"`: the `provider` of the `OpaquePayload`s this package makes (a tool call's
+ * `extra_content`). `ChatCompletionsRequest` sends a payload back only when it carries this name.
+ *
+ * @since 0.2.0
+ * @category payloads
+ */
+export const PROVIDER = "chat-completions" as const
+
+/**
+ * `"extra_content"`: the `kind` of the `OpaquePayload` holding a tool call's `extra_content`, its `data` the
+ * JSON text of the object.
+ *
+ * @since 0.2.0
+ * @category payloads
+ */
+export const EXTRA_CONTENT = "extra_content" as const
+
+/**
+ * The payload of a tool call's `extra_content` (the call as it came, in a message's `tool_calls` or a
+ * delta's), or `undefined` when the call has none or it is not a JSON object. Gemini's OpenAI
+ * compatibility puts the call's thought signature there,
+ * `"extra_content":{"google":{"thought_signature":"…"}}`, and refuses the next turn (400 "Function call is
+ * missing a thought_signature in functionCall parts") unless the assistant message's tool call carries it
+ * back (ai.google.dev/gemini-api/docs/thought-signatures, "OpenAI compatibility"). The payload (provider
+ * `PROVIDER`, kind `EXTRA_CONTENT`, data the object's JSON text) goes on the call's part, and
+ * `ChatCompletionsRequest` sends it back as the tool call's `extra_content`.
+ *
+ * @since 0.2.0
+ * @category payloads
+ */
+export const extraContentOf = (call: JsonObject): Part.OpaquePayload | undefined => {
+  const extra = call.extra_content
+  return isObject(extra)
+    ? new Part.OpaquePayload({ provider: PROVIDER, kind: EXTRA_CONTENT, data: JSON.stringify(extra) }, true)
+    : undefined
+}

@@ -10,7 +10,7 @@
  * | user file (PDF…) | `{type:"file", file:{filename, file_data (a data URL)}}` or `{type:"file", file:{file_id}}` |
  * | assistant `TextPart`s | `content`: their texts joined |
  * | assistant `RefusalPart` | `refusal`: its text |
- * | assistant `ToolCallPart`s | `tool_calls: [{id: callId, type:"function", function:{name, arguments ("" -> "{}")}}]` |
+ * | assistant `ToolCallPart`s | `tool_calls: [{id: callId, type:"function", function:{name, arguments ("" -> "{}")}}]`, plus `extra_content` when the part's payload is one (`ChatCompletionsOutput.extraContentOf`: Gemini's thought signature, which Gemini requires back) |
  * | assistant `CustomToolCallPart`s | `tool_calls` entries too: Chat Completions has no custom tools, so a custom tool is offered as a function with one string parameter `input` (`CUSTOM_TOOL_INPUT`) and its call sent as `arguments: {"input": <input>}` |
  * | assistant `ReasoningPart`s | not sent, unless `replayReasoningContent` (then `reasoning_content`: their `text`, or their summary joined by blank lines) |
  * | assistant `MediaPart`, `UnknownPart`, and the items of Responses built-in tools (shell, apply_patch, local_shell calls, MCP approval requests, tool search) | not sent (debug log) |
@@ -34,6 +34,7 @@ import * as Media from "@effect-responses/wire/Media"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
+import * as ChatCompletionsOutput from "./ChatCompletionsOutput.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // models
@@ -473,18 +474,18 @@ const assistantMessage = (
         break
       }
       case "tool_call":
-        toolCalls.push({
+        toolCalls.push(withExtraContent({
           id: part.callId,
           type: "function",
           function: { name: part.name, arguments: part.arguments === "" ? "{}" : part.arguments }
-        })
+        }, part.payload, index, notes))
         break
       case "custom_tool_call":
-        toolCalls.push({
+        toolCalls.push(withExtraContent({
           id: part.callId,
           type: "function",
           function: { name: part.name, arguments: JSON.stringify({ [CUSTOM_TOOL_INPUT]: part.input }) }
-        })
+        }, part.payload, index, notes))
         break
       default:
         notes.push(
@@ -508,6 +509,38 @@ const assistantMessage = (
   // until the request body is written (a long conversation has thousands)
   if (toolCalls.length > 0) out.tool_calls = toolCalls.slice()
   return out as unknown as ChatMessage
+}
+
+/**
+ * A tool call with the `extra_content` of its part's payload, when the payload is one this package made
+ * (`ChatCompletionsOutput.PROVIDER`, kind `EXTRA_CONTENT`): Gemini refuses a turn whose tool call lacks
+ * the thought signature it came with. A payload of another provider is not sent (debug note).
+ */
+const withExtraContent = (
+  call: Record<string, unknown>,
+  payload: Part.OpaquePayload | undefined,
+  index: number,
+  notes: Array<string>
+): Record<string, unknown> => {
+  if (payload === undefined) return call
+  if (payload.provider !== ChatCompletionsOutput.PROVIDER || payload.kind !== ChatCompletionsOutput.EXTRA_CONTENT) {
+    notes.push(
+      `assistant message ${index}: the ${payload.kind} payload of call ${String(call.id)} is not sent (it comes from ${payload.provider})`
+    )
+    return call
+  }
+  let extra: unknown
+  try {
+    extra = JSON.parse(payload.data)
+  } catch {
+    extra = undefined
+  }
+  if (typeof extra !== "object" || extra === null || Array.isArray(extra)) {
+    notes.push(`assistant message ${index}: the extra_content of call ${String(call.id)} is not a JSON object; not sent`)
+    return call
+  }
+  call.extra_content = extra
+  return call
 }
 
 // ---------------------------------------------------------------------------------------------------------

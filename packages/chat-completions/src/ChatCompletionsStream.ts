@@ -19,6 +19,7 @@
  * | `delta.content` as a list of parts (Mistral's Magistral) | its `thinking` parts (their `text` parts joined, or a string `thinking`): delta `ReasoningPart {summary: [], text}`; its `text` parts: delta `TextPart {text}`; a part of another type: nothing, and a warning naming the type (once per type and stream) |
  * | `delta.refusal`, non-empty | delta `RefusalPart {text}` |
  * | `delta.tool_calls[i]` | delta `ToolCallPart {callId, name, arguments: the fragment}`: one per fragment with arguments, and one (possibly with `""` arguments) when the call first appears |
+ * | `delta.tool_calls[i].extra_content` (Gemini: the thought signature) | its `payload` (`ChatCompletionsOutput.extraContentOf`) on that fragment's delta (one is sent even without arguments) and on the call's completing part |
  * | `delta.annotations` | nothing yet: they travel on the text's completing part |
  * | `finish_reason` of choice 0 | nothing yet: kept (the first one wins); `""` is no finish reason (old Ollama sent `"finish_reason": ""` on every chunk, ollama/ollama#4357) |
  * | `usage` (the `choices: []` chunk of `stream_options.include_usage`, or any chunk carrying it) | nothing yet: kept, the last one wins |

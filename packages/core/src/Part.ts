@@ -43,8 +43,9 @@ const namespace = Schema.optionalWith(Schema.String, { exact: true })
 
 /**
  * Provider data the caller must hand back verbatim and cannot read, such as a reasoning item's
- * `encrypted_content` (provider `"openai.responses"`, kind `"encrypted_content"`). A payload is handed back
- * only to the provider that made it.
+ * `encrypted_content` (provider `"openai.responses"`, kind `"encrypted_content"`) or a Chat Completions
+ * tool call's `extra_content` (provider `"chat-completions"`, kind `"extra_content"`: Gemini's thought
+ * signature). A payload is handed back only to the provider that made it.
  *
  * @since 0.1.0
  * @category payloads
@@ -186,6 +187,9 @@ export class ReasoningPart extends Schema.Class<ReasoningPart>("@effect-response
  * A call of a local function tool: a Responses `function_call` item. `arguments` is the JSON text exactly as
  * the model sent it (possibly `""`). `namespace` is the item's `namespace` when the called function belongs
  * to a namespace (namespaced tools, tools found by tool search): the API requires it back on the next turn.
+ * `payload` is provider data the call must be sent back with (field added in 0.2.0): a Chat Completions tool
+ * call's `extra_content`, which carries Gemini's thought signature (provider `"chat-completions"`, kind
+ * `"extra_content"`, the JSON text as received; see `ChatCompletionsOutput.EXTRA_CONTENT`).
  *
  * @since 0.1.0
  * @category parts
@@ -196,14 +200,16 @@ export class ToolCallPart extends Schema.Class<ToolCallPart>("@effect-responses/
   name: Schema.String,
   arguments: Schema.String,
   namespace,
+  payload: Schema.optionalWith(OpaquePayload, { exact: true }),
   attributes
 }) {}
 
 /**
  * A call of a custom (freeform) tool: a Responses `custom_tool_call` item. `input` is the raw text the
  * model wrote (constrained by the tool's grammar when it has one), never JSON-decoded. `namespace` is the
- * namespace of the tool when the tool belongs to one. Source: API reference, `CustomToolCall`; recorded in
- * `pai-gpt5-custom-tool-call-input-deltas.sse`.
+ * namespace of the tool when the tool belongs to one. `payload` is provider data the call must be sent back
+ * with, as on `ToolCallPart` (a custom tool called over Chat Completions, as a function). Source: API
+ * reference, `CustomToolCall`; recorded in `pai-gpt5-custom-tool-call-input-deltas.sse`.
  *
  * @since 0.2.0
  * @category parts
@@ -214,6 +220,7 @@ export class CustomToolCallPart extends Schema.Class<CustomToolCallPart>("@effec
   name: Schema.String,
   input: Schema.String,
   namespace,
+  payload: Schema.optionalWith(OpaquePayload, { exact: true }),
   attributes
 }) {}
 

@@ -29,6 +29,8 @@ interface Slot {
   name: string
   /** Whether the call id is a synthetic one (`ChatCompletionsOutput.syntheticCallId`), to be replaced by a real one. */
   syntheticId: boolean
+  /** The call's `extra_content` (Gemini's thought signature), once it came. */
+  payload: Part.OpaquePayload | undefined
   readonly annotations: Array<Part.Annotation>
 }
 
@@ -257,7 +259,7 @@ export class Decoder {
   }
 
   private slot(kind: SlotKind, callId = "", name = "", syntheticId = false): Slot {
-    const slot: Slot = { kind, outputIndex: this.nextIndex++, callId, name, syntheticId, annotations: [] }
+    const slot: Slot = { kind, outputIndex: this.nextIndex++, callId, name, syntheticId, payload: undefined, annotations: [] }
     this.slots.push(slot)
     return slot
   }
@@ -363,7 +365,17 @@ export class Decoder {
       if (name !== "") slot.name = joinName(slot.name, name)
     }
     const text = typeof args === "string" ? args : ""
-    if (fresh || text !== "") {
+    // `extra_content` (Gemini: the thought signature) goes on the update of the chunk it came in, so that a
+    // consumer writing the call as it streams (the gateway) has it from then on, and on the completing part
+    const payload = ChatCompletionsOutput.extraContentOf(call)
+    if (payload !== undefined) {
+      slot.payload = payload
+      this.push(
+        out,
+        slot,
+        new Part.ToolCallPart({ callId: slot.callId, name: slot.name, arguments: text, payload, attributes: IN_PROGRESS }, true)
+      )
+    } else if (fresh || text !== "") {
       this.push(out, slot, UnsafePart.toolCallPart(slot.callId, slot.name, text, IN_PROGRESS))
     }
     return undefined
@@ -386,7 +398,13 @@ export class Decoder {
           part = new Part.RefusalPart({ text: "", attributes }, true)
           break
         case "tool_call":
-          part = new Part.ToolCallPart({ callId: slot.callId, name: slot.name, arguments: "", attributes }, true)
+          part = new Part.ToolCallPart({
+            callId: slot.callId,
+            name: slot.name,
+            arguments: "",
+            ...(slot.payload === undefined ? {} : { payload: slot.payload }),
+            attributes
+          }, true)
           break
       }
       out.push(new StreamPart.PartUpdate({ responseId, outputIndex: slot.outputIndex, partial: false, part }, true))

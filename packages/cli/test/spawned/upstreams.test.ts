@@ -1,7 +1,9 @@
 /**
  * `chat --protocol chat-completions` and `serve`, run as a user runs them, against scripted upstreams that
  * refuse a tool turn unless what the model sent on the turn before comes back: DeepSeek's thinking mode
- * (`reasoning_content` on the assistant message, api-docs.deepseek.com/guides/thinking_mode#tool-calls).
+ * (`reasoning_content` on the assistant message, api-docs.deepseek.com/guides/thinking_mode#tool-calls) and
+ * Gemini 3 (the tool call's `extra_content.google.thought_signature`,
+ * ai.google.dev/gemini-api/docs/thought-signatures).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { createServer, type Server } from "node:http"
@@ -53,6 +55,38 @@ const deepSeek = (messages: ReadonlyArray<Message>): { status: number; body: str
     }
   }
   return { status: 200, body: chunk({ role: "assistant", content: "The sum is 5." }) + chunk({ content: "" }, "stop") + "data: [DONE]\n\n" }
+}
+
+const SIGNATURE = "CiQB0e2Kb8cfVQ8n1sQ8qGvZ7uYtBmW1tqk6Gx3m2Ew3kX0="
+
+/**
+ * Gemini 3 through its OpenAI compatibility: the first turn calls the calculator, the call carrying a thought
+ * signature in `extra_content` (the call whole in one chunk, no `index`, `finish_reason: "stop"`, as
+ * captured); a turn after the call is refused (400, Gemini's error list) unless the tool call carries the
+ * signature back.
+ */
+const gemini = (messages: ReadonlyArray<Message>): { status: number; body: string } => {
+  if (!messages.some((message) => message.role === "tool")) {
+    const call = {
+      extra_content: { google: { thought_signature: SIGNATURE } },
+      function: { arguments: "{\"a\":2,\"b\":3,\"op\":\"add\"}", name: "calculator" },
+      id: "function-call-8723457193",
+      type: "function"
+    }
+    return { status: 200, body: chunk({ role: "assistant", tool_calls: [call] }, "stop") + "data: [DONE]\n\n" }
+  }
+  const calls = messages.find((message) => message.role === "assistant")?.tool_calls as
+    | ReadonlyArray<{ readonly extra_content?: { readonly google?: { readonly thought_signature?: unknown } } }>
+    | undefined
+  if (calls?.[0]?.extra_content?.google?.thought_signature !== SIGNATURE) {
+    return {
+      status: 400,
+      body: JSON.stringify([{
+        error: { code: 400, message: "Function call is missing a thought_signature in functionCall parts.", status: "INVALID_ARGUMENT" }
+      }])
+    }
+  }
+  return { status: 200, body: chunk({ role: "assistant", content: "The sum is 5." }, "stop") + "data: [DONE]\n\n" }
 }
 
 /** A scripted upstream answering every request with `answer`; the request bodies it received. */
@@ -156,6 +190,26 @@ describe("chat and serve against upstreams that want something back", () => {
       expect(plain.status).toBe(1)
       expect(plain.stderr).toContain("The `reasoning_content` in the thinking mode must be passed back to the API.")
       expect(plain.stderr).toContain("--replay-reasoning-content")
+    } finally {
+      await backend.close()
+    }
+  }, 90_000)
+
+  it("Gemini 3: chat --protocol chat-completions sends the thought signature back and completes the tool loop", async () => {
+    const backend = await upstream(gemini)
+    try {
+      const result = await Cli.run(["chat", "--protocol", "chat-completions", "--model", "gemini-3-pro-preview", "2 + 3?"], {
+        env: { OPENAI_BASE_URL: backend.url }
+      })
+      expect(result.status, result.stderr).toBe(0)
+      expect(result.stdout).toContain("The sum is 5.")
+      expect(backend.bodies).toHaveLength(2)
+      expect(backend.bodies[1]!.messages.find((message) => message.role === "assistant")?.tool_calls).toEqual([{
+        id: "function-call-8723457193",
+        type: "function",
+        function: { name: "calculator", arguments: "{\"a\":2,\"b\":3,\"op\":\"add\"}" },
+        extra_content: { google: { thought_signature: SIGNATURE } }
+      }])
     } finally {
       await backend.close()
     }
