@@ -29,6 +29,11 @@
  * - **Reasoning.** Summary texts become summary parts; raw reasoning text (`ReasoningPart.text`, e.g. a
  *   Chat Completions `reasoning_content`) becomes summary part 0. `encrypted_content` is kept when the
  *   upstream sent one.
+ * - **Call ids.** A call whose part has a Chat Completions `extra_content` payload (Gemini 3's thought
+ *   signature, which Gemini refuses the next turn without) gets the call id `<upstream id>__extra_content__<
+ *   base64url of the extra_content JSON>`: the gateway keeps no state, and the call id is what every client
+ *   sends back with the call and its output (`ResponsesRequestDecoder` splits it again). The payload comes with
+ *   the call's first delta, so the id is the same from `response.output_item.added` on.
  * - **Empty arguments.** A function call whose upstream sent no arguments (`""`) gets `"{}"` (one
  *   `function_call_arguments.delta` and the `.done`), which clients parse as JSON: `""` makes the official
  *   SDK's `finalResponse()` throw.

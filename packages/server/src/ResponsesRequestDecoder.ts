@@ -10,7 +10,7 @@
  * | `user` message: `input_text` / `input_image` / `input_file` | a `UserMessage`: `TextPart` / `MediaPart` (image `url` or base64 `data` of a data URL, `detail`) / `MediaPart` (file data, or file id) |
  * | `assistant` message: `output_text` / `refusal` content (or a string) | `TextPart` / `RefusalPart` with `{itemId, status, phase}` |
  * | `reasoning` item | `ReasoningPart` (`summary` texts, `reasoning_text` content as `text`, `encrypted_content` as payload unless `encryptedReasoning` is `"drop"`); an item with only `encrypted_content` is dropped (debug log) |
- * | `function_call` | `ToolCallPart` (a `namespace` call gets its flattened name, see below; `""` arguments become `"{}"`) |
+ * | `function_call` | `ToolCallPart` (a `namespace` call gets its flattened name, see below; `""` arguments become `"{}"`; a `call_id` the gateway wrote with a call's `extra_content` in it, `<id>__extra_content__<base64url JSON>` (see `ResponsesLifecycle`), is split into the upstream's call id and the part's payload; in every other item that names a call, the same) |
  * | `custom_tool_call` | `ToolCallPart` with arguments `{"input": <its input>}` |
  * | `function_call_output`, `custom_tool_call_output` (string, or a content array of `input_text`, `input_image`, `input_file`) | a `ToolResultPart` in a `ToolMessage` (its text parts; only images or files: a note that they are attached); its images and files as `MediaPart`s in a `UserMessage` after that `ToolMessage`, each output's led by a `TextPart` naming its call (`Output of tool call <call_id> (<name>), continued:`) |
  * | `apply_patch_call` (the client-run `apply_patch` tool) | `ToolCallPart` of the function `apply_patch` (`APPLY_PATCH`) with the operation as arguments |

@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { BuiltinToolsPolicy, FileInput, InputElements } from "../../ResponsesRequestDecoder.js"
 import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
+import * as CallId from "../callId.js"
 import { capMessage } from "../limits.js"
 import { decodeAt, fail, Nullable, type RequestError } from "./common.js"
 import {
@@ -237,14 +238,22 @@ export const decodeInput = <E>(
       const flat = flatName(namespace, name)
       return upstreamName(toolSet.names.has(flat) || !toolSet.names.has(name) ? flat : name)
     }
-    const toolResult = (callId: string, output: string) => {
+    // call ids the gateway wrote with a call's `extra_content` in them (`callId.ts`) are split again: the
+    // upstream's id goes upstream, the payload back on its call
+    const toolResult = (sentCallId: string, output: string) => {
+      const callId = CallId.decode(sentCallId).callId
       if (assistant !== undefined) flush()
       results ??= []
       results.push(Prompt.toolResultPart(callId, callNames.get(callId) ?? "", output))
     }
-    const toolCall = (callId: string, name: string, args: string, attrs: Part.Attributes) => {
+    const toolCall = (sentCallId: string, name: string, args: string, attrs: Part.Attributes) => {
+      const { callId, payload } = CallId.decode(sentCallId)
       callNames.set(callId, name)
-      assistantParts().push(Prompt.toolCallPart(callId, name, args, attrs))
+      assistantParts().push(
+        payload === undefined
+          ? Prompt.toolCallPart(callId, name, args, attrs)
+          : new Part.ToolCallPart({ callId, name, arguments: args, payload, attributes: attrs }, true)
+      )
     }
 
     const tooManyParts = (index: number, field: "content" | "output", length: number) =>
@@ -393,7 +402,7 @@ export const decodeInput = <E>(
           const output = yield* decodeAt(ToolSearchOutputInput, item, ["input", index])
           const loaded = yield* decodeTools(output.tools, ["input", index, "tools"], policy, toolSet)
           const callId = output.call_id ?? output.id ?? `tool_search_${index}`
-          if (!callNames.has(callId)) toolCall(callId, TOOL_SEARCH, "{}", NO_ATTRIBUTES)
+          if (!callNames.has(CallId.decode(callId).callId)) toolCall(callId, TOOL_SEARCH, "{}", NO_ATTRIBUTES)
           toolResult(callId, loaded.length === 0 ? "No tools loaded." : `Tools loaded: ${loaded.join(", ")}.`)
           break
         }

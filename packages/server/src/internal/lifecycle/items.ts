@@ -6,6 +6,7 @@
  */
 import type { Part, Usage } from "@effect-responses/core"
 import { ResponsesRequest } from "@effect-responses/responses"
+import * as CallId from "../callId.js"
 import type * as CustomInput from "../customInput.js"
 
 /** The kind of an output item being written. */
@@ -62,7 +63,10 @@ export interface Slot {
   /** reasoning: how many chunks of the open summary part were written */
   summaryWritten: number
   annotations: ReadonlyArray<Part.Annotation>
+  /** the upstream's call id */
   callId: string
+  /** the call's `extra_content` (JSON text), carried to the client inside its call id (`callId.ts`) */
+  extraContent: string | undefined
   name: string
   encryptedContent: string | undefined
   verbatim: unknown
@@ -104,6 +108,7 @@ export const newSlot = (index: number, kind: Kind, makeId: (prefix: string) => s
   summaryWritten: 0,
   annotations: [],
   callId: "",
+  extraContent: undefined,
   name: "",
   encryptedContent: undefined,
   verbatim: undefined,
@@ -180,7 +185,7 @@ export const itemJson = (
         type: "function_call",
         status: itemStatus,
         arguments: complete ? textOf(slot) : "",
-        call_id: slot.callId,
+        call_id: CallId.encode(slot.callId, slot.extraContent),
         ...name
       }
     case "custom_tool_call":
@@ -188,7 +193,7 @@ export const itemJson = (
         id: slot.itemId,
         type: "custom_tool_call",
         status: itemStatus,
-        call_id: slot.callId,
+        call_id: CallId.encode(slot.callId, slot.extraContent),
         input: complete ? textOf(slot) : "",
         ...name
       }
@@ -197,7 +202,7 @@ export const itemJson = (
         id: slot.itemId,
         type: "apply_patch_call",
         status: itemStatus,
-        call_id: slot.callId,
+        call_id: CallId.encode(slot.callId, slot.extraContent),
         operation: applyPatchOperation(textOf(slot)) ?? {}
       }
     case "shell_call":
@@ -206,14 +211,14 @@ export const itemJson = (
         type: "shell_call",
         status: itemStatus,
         action: complete ? shellAction(textOf(slot)) ?? NO_ACTION : NO_ACTION,
-        call_id: slot.callId
+        call_id: CallId.encode(slot.callId, slot.extraContent)
       }
     case "local_shell_call":
       return {
         id: slot.itemId,
         type: "local_shell_call",
         status: itemStatus,
-        call_id: slot.callId,
+        call_id: CallId.encode(slot.callId, slot.extraContent),
         action: localShellAction(textOf(slot)) ?? { ...NO_EXEC, command: [] }
       }
     case "tool_search_call":
@@ -223,7 +228,7 @@ export const itemJson = (
         type: "tool_search_call",
         status: itemStatus,
         arguments: complete ? parseObject(textOf(slot)) ?? {} : {},
-        call_id: slot.callId,
+        call_id: CallId.encode(slot.callId, slot.extraContent),
         execution: "client"
       }
     case "verbatim":
@@ -380,6 +385,7 @@ export const absorb = (slot: Slot, part: Part.AssistantPart, partial: boolean, r
       if (part.arguments !== "") slot.chunks.push(part.arguments)
       if (part.callId !== "") slot.callId = part.callId
       if (part.name !== "") slot.name = part.name
+      if (CallId.isExtraContent(part.payload)) slot.extraContent = part.payload.data
       break
     case "reasoning": {
       if (part.summary.length > 0) {
