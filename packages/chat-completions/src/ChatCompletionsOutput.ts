@@ -31,7 +31,10 @@ import { errorFields, isError } from "./internal/errorObject.js"
 
 /**
  * The finish reason of a choice's `finish_reason`: `stop`, `length`, `tool_calls` (also the legacy
- * `function_call`) and `content_filter` map to themselves; anything else (`null` included) is `other`.
+ * `function_call`) and `content_filter` map to themselves; Mistral's `model_length` (the answer reached the
+ * model's context length) is `length`, a truncation like it; anything else (`null` included) is `other`.
+ * (Mistral's OpenAPI lists `stop`, `length`, `model_length`, `error` and `tool_calls`; `error` fails the
+ * answer before this mapping, see `fromCompletion` and `ChatCompletionsStream`.)
  *
  * @since 0.1.0
  * @category decoding
@@ -45,6 +48,8 @@ export const finishReasonFromWire = (finishReason: unknown): ModelResponse.Finis
       return finishReason
     case "function_call":
       return "tool_calls"
+    case "model_length":
+      return "length"
     default:
       return "other"
   }

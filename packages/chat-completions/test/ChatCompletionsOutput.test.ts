@@ -67,6 +67,23 @@ describe("ChatCompletionsOutput.fromCompletion", () => {
       expect(response.usage).toMatchObject({ inputTokens: 71, outputTokens: 46, totalTokens: 117 })
     }))
 
+  // Mistral's OpenAPI (ChatCompletionChoice.finish_reason): stop, length, model_length, error, tool_calls
+  it.effect("Mistral's finish reasons: model_length is a truncation like length (incomplete, max_output_tokens)", () =>
+    Effect.gen(function*() {
+      const body = (finish_reason: string) => ({
+        id: "cmpl-m1",
+        model: "mistral-large-latest",
+        choices: [{ index: 0, message: { role: "assistant", content: "cut sh" }, finish_reason }]
+      })
+      const read = (finish_reason: string) =>
+        Effect.map(ChatCompletionsOutput.fromCompletion(body(finish_reason)), (r) => [r.finishReason, r.status, r.incompleteReason])
+      expect(yield* read("model_length")).toStrictEqual(["length", "incomplete", "max_output_tokens"])
+      expect(yield* read("length")).toStrictEqual(["length", "incomplete", "max_output_tokens"])
+      expect(yield* read("stop")).toStrictEqual(["stop", "completed", undefined])
+      expect(yield* read("tool_calls")).toStrictEqual(["tool_calls", "completed", undefined])
+      assert.instanceOf(yield* Effect.flip(ChatCompletionsOutput.fromCompletion(body("error"))), AiError.ResponseFailed)
+    }))
+
   it.effect("a body that is not a chat.completion fails with MalformedOutput", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(ChatCompletionsOutput.fromCompletion({ choices: "no" }))

@@ -614,6 +614,20 @@ describe("ChatCompletionsStream: chunks after the finish reason belong to the sa
       ])
     }))
 
+  // Mistral's OpenAPI lists finish_reason model_length (the model's context length reached)
+  it.effect("Mistral's finish_reason model_length in a stream: incomplete, max_output_tokens, like length", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("finish-reason-model-length-mistral.sse")
+      assert.isUndefined(error)
+      const [response] = MessageAggregator.fromIterable(elements)
+      expect([response!.text, response!.finishReason, response!.status, response!.incompleteReason]).toStrictEqual([
+        "cut sh",
+        "length",
+        "incomplete",
+        "max_output_tokens"
+      ])
+    }))
+
   const chunk = (id: string, delta: object, finish: string | null = null, extra: object = {}) =>
     JSON.stringify({ id, model: "m", choices: [{ index: 0, delta, finish_reason: finish }], ...extra })
   const run = (payloads: ReadonlyArray<string>) => settled(ChatCompletionsStream.decodeData(Stream.fromIterable(payloads)))
