@@ -109,6 +109,49 @@ describe("HttpTransport", () => {
       assert.strictEqual(http.requests.length, 2)
     }))
 
+  it.effect("long strings and nested large arrays are written in slices, with the bytes of JSON.stringify", () =>
+    Effect.gen(function*() {
+      const http = fakeHttp(Array.from({ length: 3 }, () => ({ status: 200, body: "{}" })))
+      const transport = yield* HttpTransport.make("/chat/completions", {}).pipe(
+        Effect.provideService(HttpClient.HttpClient, http.client)
+      )
+      // a slice of a long string is 256 Ki characters: a surrogate pair, a lone half and escapes at and
+      // around every such boundary of strings of several slices
+      const slice = 256 * 1024
+      const at = (n: number, text: string) => `${"a".repeat(n)}${text}${"b".repeat(slice + 10)}`
+      const strings = [
+        ...[slice - 2, slice - 1, slice].map((n) => at(n, "😀😀")),
+        ...[slice - 1, slice].flatMap((n) => [at(n, "\ud800x"), at(n, "\udc00x"), at(n, "\udbff\udbff\udfff"), at(n, "\"\\\n\u0001")]),
+        "é😀\ud800\"\\\n\u0001\u2028 x".repeat(60_000)
+      ]
+      // a few messages, one of them with thousands of parts (nested arrays, skipped keys, nulls, a Date)
+      const parts: Array<unknown> = Array.from({ length: 3000 }, (_, i) =>
+        i % 9 === 0 ? undefined : { type: "text", text: `${"é𝄞 ".repeat(30)}"${i}"`, skip: undefined, f: () => 1 })
+      parts[5] = new Date(0)
+      parts[6] = [[1, [2, strings[0]]], { deep: { deeper: [strings[3], undefined] } }]
+      const bodies = [
+        { model: "m", messages: strings.map((content) => ({ role: "user", content })) },
+        { model: "m", messages: [{ role: "system", content: "s" }, { role: "user", content: parts }], drop: undefined },
+        { model: "m", instructions: strings[1], nested: { a: { b: strings[2] } } }
+      ]
+      for (const [index, body] of bodies.entries()) {
+        yield* transport.execute(body, true)
+        const sent = http.requests[index]!.body
+        assert.strictEqual(sent._tag, "Uint8Array")
+        if (sent._tag === "Uint8Array") {
+          assert.isTrue(Buffer.from(sent.body).equals(Buffer.from(JSON.stringify({ ...body, stream: true }))), `body ${index}`)
+        }
+      }
+      // a cycle or a bigint deep in a large value cannot be written
+      const cyclic: { [key: string]: unknown } = { text: strings[4] }
+      cyclic.self = { again: [cyclic] }
+      for (const content of [cyclic, [{ text: strings[4] }, { n: 1n }]]) {
+        const error = yield* Effect.flip(transport.execute({ model: "m", messages: [{ role: "user", content }] }, true))
+        assert.instanceOf(error, AiError.InvalidPrompt)
+      }
+      assert.strictEqual(http.requests.length, 3)
+    }))
+
   it.effect("a 4xx fails with HttpError from OpenAI's error body, the echoed key cut out, without a retry", () =>
     Effect.gen(function*() {
       const http = fakeHttp([{

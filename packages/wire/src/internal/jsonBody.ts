@@ -1,39 +1,165 @@
 /**
- * The JSON text of a request body, as UTF-8 bytes, built in slices: a top-level array (a long `messages` or
- * `input`) is written one element at a time, yielding to other fibers' I/O every few milliseconds, so that
- * one large request does not hold the event loop for one whole `JSON.stringify` (nor for one encoding or
- * copy of the whole text). The bytes are those `JSON.stringify(body)` gives (elements `JSON.stringify`
- * cannot write become `null`, such keys are left out, as it does).
+ * The JSON text of a request body, as UTF-8 bytes, built in slices: a large value (a long `messages` or
+ * `input`, a message of many content parts, a 10 MB string) is written a piece at a time, yielding to other
+ * fibers' I/O every few milliseconds, so that one large request does not hold the event loop for one whole
+ * `JSON.stringify` (nor for one encoding or copy of the whole text). The bytes are those
+ * `JSON.stringify(body)` gives (values `JSON.stringify` cannot write become `null` in an array and are left
+ * out of an object, as it does; a cycle or a bigint fails as it does).
+ *
+ * A value is written by one `JSON.stringify` when it is small (`isSmall`: its strings and members add up to
+ * less than `SMALL_CHARS`); a large plain array or object is written member by member, and a long string in
+ * slices of `JSON.stringify` of its substrings, cut never between the two halves of a surrogate pair (a
+ * lone half is written as an escape, a pair as itself).
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import { BUDGET_MS, yieldToIo } from "../Cooperative.js"
 
-/** Arrays shorter than this are written with the rest of their object. */
-const SLICED_ARRAY_LENGTH = 256
-
 /**
- * At most this many characters are written, and bytes copied, between two clock reads: encoding and copying
- * touch fresh memory, whose page faults make a megabyte cost milliseconds on some machines (a VM).
+ * At most about this many characters are written, and bytes copied, between two clock reads: encoding and
+ * copying touch fresh memory, whose page faults make a megabyte cost milliseconds on some machines (a VM).
+ * A string longer than this is written in slices.
  */
 const SLICE_CHARS = 256 * 1024
 
+/**
+ * A value of fewer characters is written by one `JSON.stringify` (a fraction of a millisecond). Finding out
+ * walks at most about this much of a value, before the first yield too: 256 KiB of small messages took a
+ * few milliseconds.
+ */
+const SMALL_CHARS = 32 * 1024
+
 const encoder = new TextEncoder()
 
+/** An array or object `JSON.stringify` writes member by member as this module does (no `toJSON`, no class). */
 const isPlain = (value: object): boolean => {
   const proto = Object.getPrototypeOf(value)
   if (Array.isArray(value)) return proto === Array.prototype && typeof (value as { toJSON?: unknown }).toJSON !== "function"
   return (proto === Object.prototype || proto === null) && typeof (value as { toJSON?: unknown }).toJSON !== "function"
 }
 
-/** Whether a top-level value of `body` is an array that `jsonBytes` writes in slices. */
-const hasLongArray = (body: object): boolean => {
-  for (const key of Object.keys(body)) {
-    const value = (body as Record<string, unknown>)[key]
-    if (Array.isArray(value) && value.length >= SLICED_ARRAY_LENGTH && isPlain(value)) return true
+/**
+ * Whether `value` is small: its strings' characters and its keys, values and elements add up to less than
+ * `SMALL_CHARS`. A walk that stops as soon as that room is spent, or past 64 levels of nesting (a cycle
+ * spends either), so it costs little more than the room however large the value.
+ */
+const isSmall = (value: unknown): boolean => roomLeft(value, SMALL_CHARS, 0) > 0
+
+const roomLeft = (value: unknown, room: number, depth: number): number => {
+  if (typeof value === "string") return room - value.length - 2
+  if (typeof value !== "object" || value === null) return room - 1
+  if (depth >= 64) return 0
+  room -= 2
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && room > 0; i++) room = roomLeft(value[i], room - 1, depth + 1)
+    return room
   }
-  return false
+  for (const key in value) {
+    if (room <= 0) break
+    if (Object.hasOwn(value, key)) room = roomLeft((value as Record<string, unknown>)[key], room - key.length - 4, depth + 1)
+  }
+  return room
+}
+
+/** The text written so far, encoded a piece of about `SLICE_CHARS` characters at a time. */
+class Pieces {
+  readonly chunks: Array<Uint8Array> = []
+  size = 0
+  private text = ""
+  private since = performance.now()
+  private calls = 0
+
+  add(text: string): void {
+    this.text += text
+  }
+
+  /**
+   * Whether it is time to pause: the text not encoded yet is a slice, or `BUDGET_MS` passed (the clock read
+   * every 64 calls: a call per member, often of a few dozen bytes).
+   */
+  due(): boolean {
+    if (this.text.length >= SLICE_CHARS) return true
+    if ((++this.calls & 63) !== 0) return false
+    return performance.now() - this.since >= BUDGET_MS
+  }
+
+  /** Encodes the text written since the last call; the time is counted from now. */
+  flush(): void {
+    if (this.text.length > 0) {
+      const bytes = encoder.encode(this.text)
+      this.chunks.push(bytes)
+      this.size += bytes.length
+      this.text = ""
+    }
+    this.since = performance.now()
+  }
+}
+
+/** Whether the UTF-16 code unit `code` is the first half of a surrogate pair. */
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
+
+/** Whether `value` is written by `write` rather than by one `JSON.stringify`: a long string, a large plain array or object. */
+const isLarge = (value: unknown): value is string | object =>
+  typeof value === "string"
+    ? value.length > SLICE_CHARS
+    : typeof value === "object" && value !== null && isPlain(value) && !isSmall(value)
+
+/**
+ * Writes `value` (see `isLarge`) to `out`, pausing (a `yield`, for the caller to encode and yield to I/O)
+ * whenever `out.due()`; throws what `JSON.stringify` throws. `ancestors` are the objects being written around
+ * it: one met again is a cycle, `JSON.stringify`'s error. A plain generator, not an effect: a member costs
+ * no fiber step.
+ */
+function* write(value: string | object, out: Pieces, ancestors: Set<object>): Generator<void, void> {
+  if (typeof value === "string") {
+    // `JSON.stringify` of a substring is that substring's part of the whole's text, but for a surrogate pair
+    // cut in two (each half alone is written as an escape): a slice never ends between the halves
+    out.add("\"")
+    for (let at = 0; at < value.length;) {
+      let end = Math.min(value.length, at + SLICE_CHARS)
+      if (end < value.length && isHighSurrogate(value.charCodeAt(end - 1))) end--
+      out.add(JSON.stringify(value.slice(at, end)).slice(1, -1))
+      at = end
+      if (out.due()) yield
+    }
+    out.add("\"")
+    return
+  }
+  if (ancestors.has(value)) throw new TypeError("Converting circular structure to JSON")
+  ancestors.add(value)
+  if (Array.isArray(value)) {
+    out.add("[")
+    for (let index = 0; index < value.length; index++) {
+      if (index > 0) out.add(",")
+      const item: unknown = value[index]
+      if (isLarge(item)) yield* write(item, out, ancestors)
+      // a value `JSON.stringify` cannot write is `null` in an array
+      else out.add(JSON.stringify(item) ?? "null")
+      if (out.due()) yield
+    }
+    out.add("]")
+  } else {
+    out.add("{")
+    let first = true
+    for (const key of Object.keys(value)) {
+      const item: unknown = (value as Record<string, unknown>)[key]
+      const head = `${first ? "" : ","}${JSON.stringify(key)}:`
+      if (isLarge(item)) {
+        out.add(head)
+        yield* write(item, out, ancestors)
+      } else {
+        const text = JSON.stringify(item)
+        // a member whose value `JSON.stringify` cannot write is left out
+        if (text === undefined) continue
+        out.add(head + text)
+      }
+      first = false
+      if (out.due()) yield
+    }
+    out.add("}")
+  }
+  ancestors.delete(value)
 }
 
 /**
@@ -41,65 +167,29 @@ const hasLongArray = (body: object): boolean => {
  */
 export const jsonBytes = (body: object): Effect.Effect<Uint8Array, unknown> =>
   Effect.suspend(() => {
-    // Without a long top-level array there is nothing to write in slices: every value would be written in one
-    // piece anyway. One `JSON.stringify` and one encoding, without the copy: the usual request (a prompt of
-    // a few messages) was encoded a key at a time, an effect and an encoding per key.
-    if (!isPlain(body) || !hasLongArray(body)) {
+    // A small body (the usual request: a prompt of a few messages) has nothing to write in slices: one
+    // `JSON.stringify` and one encoding, without the copy.
+    if (!isPlain(body) || isSmall(body)) {
       return Effect.try({ try: () => encoder.encode(JSON.stringify(body)), catch: (e) => e })
     }
     return Effect.gen(function*() {
-      const chunks: Array<Uint8Array> = []
-      let size = 0
-      const push = (text: string) => {
-        const bytes = encoder.encode(text)
-        chunks.push(bytes)
-        size += bytes.length
+      const out = new Pieces()
+      const steps = write(body, out, new Set())
+      // a step writes until a pause is due; the text is encoded, then other fibers' I/O runs
+      while (!(yield* Effect.try({ try: () => steps.next().done === true, catch: (e) => e }))) {
+        out.flush()
+        yield* yieldToIo
+        out.flush() // the time counted from here
       }
-      /** Writes `value[from..]` until the budget is spent; the index to go on from. */
-      const writeSlice = (value: ReadonlyArray<unknown>, from: number): number => {
-        const since = performance.now()
-        let slice = ""
-        let index = from
-        for (; index < value.length; index++) {
-          slice += `${index === 0 ? "" : ","}${JSON.stringify(value[index]) ?? "null"}`
-          if (slice.length >= SLICE_CHARS || ((index & 63) === 63 && performance.now() - since >= BUDGET_MS)) {
-            index++
-            break
-          }
-        }
-        push(slice)
-        return index
-      }
-      let first = true
-      push("{")
-      for (const key of Object.keys(body)) {
-        const value = (body as Record<string, unknown>)[key]
-        if (!Array.isArray(value) || value.length < SLICED_ARRAY_LENGTH || !isPlain(value)) {
-          const text = yield* Effect.try({ try: () => JSON.stringify(value), catch: (e) => e })
-          if (text === undefined) continue
-          push(`${first ? "" : ","}${JSON.stringify(key)}:${text}`)
-          first = false
-          continue
-        }
-        push(`${first ? "" : ","}${JSON.stringify(key)}:[`)
-        first = false
-        let index = 0
-        while (index < value.length) {
-          const from = index
-          index = yield* Effect.try({ try: () => writeSlice(value, from), catch: (e) => e })
-          if (index < value.length) yield* yieldToIo
-        }
-        push("]")
-      }
-      push("}")
+      out.flush()
       // one copy of the whole body would be one long stretch too: copied a slice at a time, yielding
-      const out = new Uint8Array(size)
+      const bytes = new Uint8Array(out.size)
       let offset = 0
       let since = performance.now()
-      for (const chunk of chunks) {
+      for (const chunk of out.chunks) {
         for (let at = 0; at < chunk.length; at += SLICE_CHARS) {
           const piece = chunk.subarray(at, at + SLICE_CHARS)
-          out.set(piece, offset)
+          bytes.set(piece, offset)
           offset += piece.length
           if (performance.now() - since >= BUDGET_MS) {
             yield* yieldToIo
@@ -107,6 +197,6 @@ export const jsonBytes = (body: object): Effect.Effect<Uint8Array, unknown> =>
           }
         }
       }
-      return out
+      return bytes
     })
   })
