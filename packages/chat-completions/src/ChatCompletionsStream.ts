@@ -22,7 +22,7 @@
  * | `delta.tool_calls[i].extra_content` (Gemini: the thought signature) | its `payload` (`ChatCompletionsOutput.extraContentOf`) on that fragment's delta (one is sent even without arguments) and on the call's completing part |
  * | `delta.annotations` | nothing yet: they travel on the text's completing part |
  * | `finish_reason` of choice 0 | nothing yet: kept (the first one wins); `""` is no finish reason (old Ollama sent `"finish_reason": ""` on every chunk, ollama/ollama#4357) |
- * | `usage` (the `choices: []` chunk of `stream_options.include_usage`, or any chunk carrying it) | nothing yet: kept, the last one wins |
+ * | `usage` (the `choices: []` chunk of `stream_options.include_usage`, or any chunk carrying it; without it, `x_groq.usage`, where Groq's streams of 2024 carried it: vercel/ai#1651) | nothing yet: kept, the last one wins |
  * | a chunk after the finish reason, its `id` the response's or empty (OpenRouter's usage chunk with a `delta: {"content": ""}` choice, LiteLLM's with `delta: {}`, Azure's asynchronous content filter results with `id: ""`) | the same response's: its usage kept, its delta read as above (an empty one yields nothing) |
  * | `[DONE]`, the end of the input after a finish reason, or a choice after the finish reason under another non-empty `id` | the completing part of every output index, in index order, then `ResponseFinished {status, finishReason, incompleteReason?, usage}` |
  * | `{"error": {…}}`, also beside `choices: []` or a `finish_reason: "error"` choice inside an HTTP 200 stream (OpenRouter) | the stream fails with `AiError.StreamErrorEvent` carrying the provider's `code` (numbers as text) and `message`, after the parts of the chunks before it (and of the same chunk's delta) |

@@ -628,6 +628,16 @@ describe("ChatCompletionsStream: chunks after the finish reason belong to the sa
       ])
     }))
 
+  // Groq's streams of 2024 (vercel/ai#1651): the usage only in `x_groq.usage` of the finish chunk
+  it.effect("Groq's usage in x_groq.usage, with no usage field, is read", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("usage-in-x-groq.sse")
+      assert.isUndefined(error)
+      const [response] = MessageAggregator.fromIterable(elements)
+      expect([response!.text, response!.usage.inputTokens, response!.usage.outputTokens, response!.usage.totalTokens])
+        .toStrictEqual(["Hi", 23, 19, 42])
+    }))
+
   const chunk = (id: string, delta: object, finish: string | null = null, extra: object = {}) =>
     JSON.stringify({ id, model: "m", choices: [{ index: 0, delta, finish_reason: finish }], ...extra })
   const run = (payloads: ReadonlyArray<string>) => settled(ChatCompletionsStream.decodeData(Stream.fromIterable(payloads)))

@@ -94,6 +94,12 @@ export const fieldData = (field: string, value: string): string | undefined => {
 export const makeSseFramer = (maxEventSize: number): Framing.Framer =>
   Framing.makeSseFramer(maxEventSize, eventData, fieldData)
 
+/** `x_groq.usage` of a chunk, when it is an object. */
+const groqUsage = (chunk: JsonObject): JsonObject | undefined => {
+  const groq = objectField(chunk, "x_groq")
+  return groq === undefined ? undefined : objectField(groq, "usage")
+}
+
 /** @internal */
 export class Decoder {
   /** 0-based position of the current payload among all payloads fed. */
@@ -175,8 +181,9 @@ export class Decoder {
       this.start(id, stringField(chunk, "model") ?? "", out)
     }
     if (this.chunkId === "") this.chunkId = id
-    const usage = chunk.usage
-    if (isObject(usage)) this.usage = usage
+    // Groq's streams of 2024 carried the usage only in `x_groq.usage` (vercel/ai#1651): read when `usage` is not there.
+    const usage = isObject(chunk.usage) ? chunk.usage : groqUsage(chunk)
+    if (usage !== undefined) this.usage = usage
     const delta = choice === undefined ? undefined : objectField(choice, "delta")
     if (delta !== undefined) {
       const error = this.delta(delta, data, out)
