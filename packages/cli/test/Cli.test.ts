@@ -81,6 +81,12 @@ describe("effect-responses (in process)", () => {
       assert.match(Cli.help("chat", true), /\x1b\[1mUsage:/)
     }))
 
+  it.effect("serve --help says that keep-alives (SSE comments, event: ping) count as silence for the idle timeout", () =>
+    Effect.sync(() => {
+      const idle = Cli.help("serve").replace(/\s+/g, " ")
+      assert.include(idle, "keep-alives (SSE comments such as `: keep-alive`, `event: ping`) count as silence")
+    }))
+
   it.effect("the help's defaults are those the verbs use: the store's bound, the demo prompt, the model of request", () =>
     Effect.sync(() => {
       assert.include(Cli.help("serve"), `(default: ${ResponseStore.DEFAULT_MAX_RESPONSES})`)

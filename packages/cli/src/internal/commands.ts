@@ -114,7 +114,9 @@ export const serve = Command.make("serve", {
     Options.withDefault(300)
   ),
   upstreamIdleTimeout: Options.integer("upstream-idle-timeout").pipe(
-    Options.withDescription("seconds of upstream silence (between two chunks of its body) before giving up"),
+    Options.withDescription(
+      "seconds of upstream silence before giving up: in a stream, keep-alives (SSE comments such as `: keep-alive`, `event: ping`) count as silence; only a chunk of the answer resets it"
+    ),
     Options.withDefault(180)
   ),
   replayReasoningContent: Options.boolean("replay-reasoning-content").pipe(
