@@ -412,7 +412,11 @@ export const CreateResponse = Schema.Struct({
   input: Nullable(Schema.Union(Schema.String, UnknownArray)),
   instructions: Nullable(Schema.String),
   tools: Nullable(UnknownArray),
-  tool_choice: Nullable(Schema.Unknown),
+  // a mode, or an object decoded after the tools (its `type` tells which)
+  tool_choice: Nullable(Schema.Union(
+    Schema.Literal("none", "auto", "required"),
+    Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  )),
   temperature: Nullable(Schema.Number),
   top_p: Nullable(Schema.Number),
   max_output_tokens: Nullable(Schema.Int),
@@ -439,7 +443,7 @@ export const CreateResponse = Schema.Struct({
   stream_options: Nullable(Schema.Unknown),
   store: Nullable(Schema.Boolean),
   background: Nullable(Schema.Boolean),
-  truncation: Nullable(Schema.String),
+  truncation: Nullable(Schema.Literal("auto", "disabled")),
   previous_response_id: Nullable(Schema.String),
   conversation: Nullable(Schema.Unknown),
   prompt: Nullable(Schema.Unknown),
@@ -465,7 +469,9 @@ const JsonSchemaFormat = Schema.Struct({
  * encrypted-only reasoning item.
  *
  * Fails with `RequestError` (HTTP 400 in OpenAI's shape) when the body is not an object, a field has the
- * wrong type (`invalid_type`, `missing_required_parameter`), `model` is empty (`empty_string`), or the request asks for what a stateless
+ * wrong type (`invalid_type`, `missing_required_parameter`) or a value none of its literals (`invalid_value`,
+ * worded as OpenAI words it, every supported value named: `Invalid value: 'turbo'. Supported values are:
+ * 'auto' and 'disabled'.`), `model` is empty (`empty_string`), or the request asks for what a stateless
  * bridge cannot honour (`unsupported_parameter`, `unsupported_value`).
  *
  * @since 0.1.0
@@ -717,8 +723,6 @@ const decodeBody = <E>(
           "unsupported_value"
         )
       }
-    } else if (choice != null) {
-      return yield* fail("Invalid value for 'tool_choice'.", "tool_choice", "invalid_value")
     }
     if (offered.length === 0 && toolChoice !== undefined) {
       if (toolChoice === "auto" || toolChoice === "none") {

@@ -403,14 +403,53 @@ describe("ResponsesRequestDecoder", () => {
       const regex = yield* ResponsesRequestDecoder.decode(tool({ type: "grammar", syntax: "regex", definition: "^[a-z]+$" }))
       expect(regex.tools[1]!.description).toContain("regex grammar (write the raw text it describes, not JSON):\n^[a-z]+$")
       const cases: ReadonlyArray<readonly [unknown, string, string]> = [
-        [{ type: "grammar", syntax: "ebnf", definition: "x" }, "tools[1].format.syntax", "invalid_type"],
+        [{ type: "grammar", syntax: "ebnf", definition: "x" }, "tools[1].format.syntax", "invalid_value"],
         [{ type: "grammar", syntax: "lark" }, "tools[1].format.definition", "missing_required_parameter"],
-        [{ type: "json" }, "tools[1].format.type", "invalid_type"]
+        [{ type: "json" }, "tools[1].format.type", "invalid_value"]
       ]
       for (const [format, param, code] of cases) {
         const error = yield* rejected(tool(format))
         expect([error.param, error.code], JSON.stringify(format)).toEqual([param, code])
       }
+    }))
+
+  it.effect("a value none of a field's literals: OpenAI's wording naming every supported value, param the field, code invalid_value", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [Record<string, unknown>, string, string]> = [
+        [{ truncation: "turbo" }, "truncation", "Invalid value: 'turbo'. Supported values are: 'auto' and 'disabled'."],
+        [
+          { reasoning: { effort: "turbo" } },
+          "reasoning.effort",
+          "Invalid value: 'turbo'. Supported values are: 'none', 'minimal', 'low', 'medium', 'high', and 'xhigh'."
+        ],
+        [{ tool_choice: "turbo" }, "tool_choice", "Invalid value: 'turbo'. Supported values are: 'none', 'auto', and 'required'."],
+        [
+          { input: [{ type: "message", role: "robot", content: "hi" }] },
+          "input[0].role",
+          "Invalid value: 'robot'. Supported values are: 'user', 'assistant', 'system', and 'developer'."
+        ],
+        [
+          { tools: [{ type: "custom", name: "g", format: { type: "grammar", syntax: "ebnf", definition: "x" } }] },
+          "tools[0].format.syntax",
+          "Invalid value: 'ebnf'. Supported values are: 'lark' and 'regex'."
+        ],
+        // the discriminating literals of a union of objects
+        [
+          { tools: [{ type: "custom", name: "g", format: { type: "json" } }] },
+          "tools[0].format.type",
+          "Invalid value: 'json'. Supported values are: 'text' and 'grammar'."
+        ]
+      ]
+      for (const [fields, param, message] of cases) {
+        const error = yield* rejected({ model: "m", input: "hi", ...fields })
+        expect(error.body.error, JSON.stringify(fields)).toEqual({ message, type: "invalid_request_error", param, code: "invalid_value" })
+      }
+      // a value of another kind still gets the schema's message
+      const stream = yield* rejected({ model: "m", input: "hi", stream: "yes" })
+      expect([stream.param, stream.code]).toEqual(["stream", "invalid_type"])
+      // a long value is capped in the message
+      const long = yield* rejected({ model: "m", input: "hi", truncation: "x".repeat(10_000) })
+      expect(long.message.length).toBeLessThan(300)
     }))
 
   it.effect("a tool choice may name a tool that only an additional_tools or tool_search_output item brings", () =>
@@ -511,7 +550,7 @@ describe("ResponsesRequestDecoder", () => {
         })
       ])
       const cases: ReadonlyArray<readonly [unknown, string, string]> = [
-        [{ type: "message", role: "robot", content: "hi" }, "input[0].role", "invalid_type"],
+        [{ type: "message", role: "robot", content: "hi" }, "input[0].role", "invalid_value"],
         [{ type: "message", role: "user", content: 5 }, "input[0].content", "invalid_type"],
         [{ type: "message", role: "user", content: "hi", id: 5 }, "input[0].id", "invalid_type"],
         [{ type: "function_call", call_id: "c", name: "f", arguments: {} }, "input[0].arguments", "invalid_type"],

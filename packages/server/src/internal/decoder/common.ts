@@ -6,6 +6,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as AST from "effect/SchemaAST"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -87,7 +88,11 @@ export const formatParam = (path: ReadonlyArray<PropertyKey>): string | null => 
   return out === "" ? null : out
 }
 
-/** Decodes `value` with `schema`, failing with a `RequestError` naming the parameter at `at`. */
+/**
+ * Decodes `value` with `schema`, failing with a `RequestError` naming the parameter at `at`. A value that is
+ * none of a field's literals (`"truncation": "turbo"`) is worded as OpenAI words it, naming every literal the
+ * field allows (`literalMismatch`); any other failure names the schema's first issue.
+ */
 export const decodeAt = <A, I>(
   schema: Schema.Schema<A, I, never>,
   value: unknown,
@@ -95,6 +100,15 @@ export const decodeAt = <A, I>(
 ): Effect.Effect<A, RequestError> => {
   const decoded = Schema.decodeUnknownEither(schema)(value)
   if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
+  const literal = literalMismatch(decoded.left.issue, [])
+  if (literal !== undefined) {
+    const param = formatParam([...at, ...literal.path])
+    return fail(
+      `Invalid value: ${quote(literal.actual)}. Supported values are: ${listValues(literal.supported)}.`,
+      param,
+      "invalid_value"
+    )
+  }
   const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
   const path = [...at, ...(issue?.path ?? [])]
   const param = formatParam(path)
@@ -106,4 +120,69 @@ export const decodeAt = <A, I>(
     param,
     missing ? "missing_required_parameter" : "invalid_type"
   )
+}
+
+/** A scalar that is none of the literals a field allows, at `path`. */
+interface LiteralMismatch {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly actual: string | number | boolean
+  readonly supported: ReadonlyArray<AST.LiteralValue>
+}
+
+/**
+ * Follows the issue the schema reports first (as `ArrayFormatter` lists it first) down to where it failed;
+ * when that is a literal, or a union holding literals (a field's literals, or the discriminating literals
+ * of a union of objects: Effect reports `{"type": "bogus"}` at `type`), and the value there is a scalar (a
+ * string, a number, a boolean), the literals it allows (`null` left out: a `Nullable` field's `null` is not a value to
+ * suggest). `undefined` for any other failure. A value that is an object goes on into the union's first
+ * member's issue, so that `reasoning: {effort: "turbo"}` is named at `reasoning.effort`.
+ */
+const literalMismatch = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>): LiteralMismatch | undefined => {
+  switch (issue._tag) {
+    case "Pointer":
+      return literalMismatch(issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])])
+    case "Refinement":
+    case "Transformation":
+      return literalMismatch(issue.issue, path)
+    case "Composite": {
+      if (AST.isUnion(issue.ast) && isScalar(issue.actual)) return scalarMismatch(issue.ast, issue.actual, path)
+      const first = Array.isArray(issue.issues) ? issue.issues[0] : issue.issues
+      return first === undefined ? undefined : literalMismatch(first as ParseResult.ParseIssue, path)
+    }
+    case "Type":
+      // a literal, or the literals of a discriminated union's members (`{"type": "bogus"}`)
+      return isScalar(issue.actual) ? scalarMismatch(issue.ast, issue.actual, path) : undefined
+    default:
+      return undefined
+  }
+}
+
+const scalarMismatch = (
+  ast: AST.AST,
+  actual: string | number | boolean,
+  path: ReadonlyArray<PropertyKey>
+): LiteralMismatch | undefined => {
+  const supported = literalsOf(ast)
+  return supported.length === 0 ? undefined : { path, actual, supported }
+}
+
+const isScalar = (value: unknown): value is string | number | boolean =>
+  typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+
+/** The literals of a union's members, nested unions flattened, in order; `null` left out. */
+const literalsOf = (ast: AST.AST): Array<AST.LiteralValue> => {
+  if (AST.isLiteral(ast)) return ast.literal === null ? [] : [ast.literal]
+  if (AST.isUnion(ast)) return ast.types.flatMap(literalsOf)
+  return []
+}
+
+/** A value as OpenAI's messages quote it (`'turbo'`, `5`), capped. */
+const quote = (value: AST.LiteralValue): string =>
+  typeof value === "string" ? `'${capMessage(value, 100)}'` : String(value)
+
+/** `'a'`, `'a' and 'b'`, `'a', 'b', and 'c'`: OpenAI's "Supported values are: …" list. */
+const listValues = (values: ReadonlyArray<AST.LiteralValue>): string => {
+  const quoted = values.map(quote)
+  if (quoted.length <= 2) return quoted.join(" and ")
+  return `${quoted.slice(0, -1).join(", ")}, and ${quoted[quoted.length - 1]}`
 }
