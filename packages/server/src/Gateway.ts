@@ -35,7 +35,7 @@
  *   upstream's body arrived (`upstream_disconnected`, `UPSTREAM_DISCONNECTED`) or an unreadable answer; 504
  *   `upstream_timeout` when the upstream's headers timeout or idle timeout passed (`TransportError.timeout`,
  *   see `Upstream.ChatCompletionsOptions`); 400 `invalid_prompt` when the upstream protocol cannot carry the
- *   prompt (e.g. an image by file id over Chat Completions), its `param` `input`, or `text.format` /
+ *   prompt (e.g. a tool output that other messages separate from its call), its `param` `input`, or `text.format` /
  *   `tool_choice` / `tools` when `InvalidPrompt.option` names the call option at fault. An upstream HTTP error passes its
  *   `retry-after` / `retry-after-ms` and `x-request-id` on as headers of the answer;
  * - 500 `server_error` for a defect in the gateway itself (logged at error level with its cause), never a
@@ -721,7 +721,8 @@ export const createResponse = (
       maxInputItems: options.maxInputItems,
       // what the upstream never reads is not kept alive in the prompt while the request runs
       encryptedReasoning: upstream.readsEncryptedReasoning === false ? "drop" : "keep",
-      itemAttributes: upstream.readsItemAttributes === false ? "drop" : "keep"
+      itemAttributes: upstream.readsItemAttributes === false ? "drop" : "keep",
+      imageFileIds: upstream.readsImageFileIds !== false
     }
     // the access log names the model and streaming once the body is parsed, also for a request refused after
     const record = yield* FiberRef.get(Upstream.currentCallRecord)

@@ -57,7 +57,8 @@
  * `store: true`, `background: true`, `truncation: "auto"`, `context_management` (server-side compaction),
  * `moderation` (moderation runs), `top_logprobs` above 0 and `include: ["message.output_text.logprobs"]`
  * (the part model carries no log probabilities, so they could not be returned),
- * `input_file` content the upstream cannot take (`inputFiles`), a `tool_choice` that forces a tool call
+ * `input_file` content the upstream cannot take (`inputFiles`), an `input_image` by `file_id` when `imageFileIds` is
+ * `false` (the gateway has no Files API: send `image_url`), a `tool_choice` that forces a tool call
  * (`required`, a named tool, `allowed_tools` in `required` mode) when no tool is left to call or that names a
  * tool the request does not declare (a `tool_choice` of `auto` or `none` with no tool is left out of
  * `toolChoice`: OpenAI's Chat Completions refuses any `tool_choice` without `tools`), `item_reference` items to anything but
@@ -163,6 +164,14 @@ export interface Options {
   readonly encryptedReasoning?: EncryptedReasoning | undefined
   /** @since 0.2.0 */
   readonly itemAttributes?: ItemAttributes | undefined
+  /**
+   * Whether an `input_image` may be given by `file_id` (default `true`); `false` (an upstream that cannot
+   * resolve file ids, e.g. Chat Completions, which takes images only by URL) refuses one with a 400 naming
+   * its `file_id`: the gateway has no Files API to fetch the image with.
+   *
+   * @since 0.2.0
+   */
+  readonly imageFileIds?: boolean | undefined
 }
 
 /**
@@ -668,6 +677,7 @@ const decodeBody = <E>(
       yield* Input.decodeInput(input, toolSet, {
         policy,
         inputFiles: options.inputFiles ?? ["data", "id"],
+        imageFileIds: options.imageFileIds !== false,
         keepEncrypted: options.encryptedReasoning !== "drop",
         keepAttributes: options.itemAttributes !== "drop",
         maxParts: maxItems

@@ -90,6 +90,14 @@ export interface Service {
    * @since 0.2.0
    */
   readonly readsItemAttributes?: boolean | undefined
+  /**
+   * Whether this upstream takes images given by file id (a `MediaPart` with only `fileId`). `false` lets
+   * the gateway refuse an `input_image` with a `file_id` with a 400 naming it
+   * (`ResponsesRequestDecoder.Options.imageFileIds`); absent, it is passed on.
+   *
+   * @since 0.2.0
+   */
+  readonly readsImageFileIds?: boolean | undefined
 }
 
 /**
@@ -395,7 +403,9 @@ export const chatCompletions = (
         // all, as its text)
         readsEncryptedReasoning: false,
         // nor for an item's id, status or phase
-        readsItemAttributes: false
+        readsItemAttributes: false,
+        // `image_url` takes a URL or a data URL, never a file id
+        readsImageFileIds: false
       })
     })
   )

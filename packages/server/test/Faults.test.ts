@@ -34,6 +34,31 @@ const live = (name: string, self: () => Effect.Effect<unknown, unknown>) =>
   it.live(name, () => self().pipe(Effect.provide(Logger.remove(Logger.defaultLogger))))
 
 describe("Gateway faults (scripted loopback upstream)", () => {
+  it.effect("an input_image by file_id over Chat Completions: 400 naming the part's file_id and what to send instead, the upstream not asked", () =>
+    withScriptedGateway([completion({ content: "ok" })], {}, (url, received) =>
+      Effect.gen(function*() {
+        const image = { type: "input_image", file_id: "file-abc" }
+        const cases = [
+          [[{ role: "user", content: [{ type: "input_text", text: "what is it?" }, image] }], "input[0].content[1].file_id"],
+          [
+            [
+              { type: "function_call", call_id: "c1", name: "shot", arguments: "{}" },
+              { type: "function_call_output", call_id: "c1", output: [image] }
+            ],
+            "input[1].output[0].file_id"
+          ]
+        ] as const
+        for (const [input, param] of cases) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input })
+          expect(answer.status).toBe(400)
+          const error = JSON.parse(answer.text).error
+          expect(error).toMatchObject({ type: "invalid_request_error", param, code: "unsupported_value" })
+          expect(error.message).toContain("file ids need the Files API, which this gateway does not have")
+          expect(error.message).toContain("image_url")
+        }
+        expect(received).toHaveLength(0)
+      })))
+
   it.effect("an upstream that closes the connection: GET /v1/models logs the transport error's cause, as POST does", () => {
     const captured = captureLogs()
     return withScriptedGateway([(request) => request.socket.destroy()], {}, (url) =>

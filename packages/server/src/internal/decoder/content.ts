@@ -120,6 +120,12 @@ const imageTypeOfUrl = (url: string): string => {
 const fileTypeOfName = (filename: string | undefined): string =>
   filename !== undefined && filename.toLowerCase().endsWith(".pdf") ? "application/pdf" : "application/octet-stream"
 
+/** How the upstream takes images and files: the ways of giving an `input_file`, and images by `file_id`. */
+export interface MediaInputs {
+  readonly files: ReadonlyArray<FileInput>
+  readonly imageFileIds: boolean
+}
+
 /**
  * An `input_image` or `input_file` part (of a user message, or of a function call output) as a `MediaPart`;
  * `where` is its path (`input[i].content[j]`). A part of another type is `undefined`.
@@ -127,8 +133,9 @@ const fileTypeOfName = (filename: string | undefined): string =>
 const mediaPart = (
   part: JsonObject & { readonly type: string },
   where: string,
-  inputFiles: ReadonlyArray<FileInput>
+  media: MediaInputs
 ): Either.Either<Part.MediaPart, RequestError> | undefined => {
+  const inputFiles = media.files
   switch (part.type) {
     case "input_image": {
       const detail = stringField(part, "detail")
@@ -143,7 +150,16 @@ const mediaPart = (
             : new Part.MediaPart({ mediaType: inline.mediaType ?? "image/png", data: inline.data, ...common }, true)
         )
       }
-      if (fileId !== undefined) return Either.right(new Part.MediaPart({ mediaType: "image/*", fileId, ...common }, true))
+      if (fileId !== undefined) {
+        if (!media.imageFileIds) {
+          return fail(
+            "An input_image given by file_id cannot be sent: file ids need the Files API, which this gateway does not have. Send the image as image_url (a URL or a data URL).",
+            `${where}.file_id`,
+            "unsupported_value"
+          )
+        }
+        return Either.right(new Part.MediaPart({ mediaType: "image/*", fileId, ...common }, true))
+      }
       return fail("An input_image needs 'image_url' or 'file_id'.", `${where}.image_url`, "missing_required_parameter")
     }
     case "input_file": {
@@ -185,7 +201,7 @@ const mediaPart = (
 export const userParts = (
   content: string | ReadonlyArray<unknown>,
   index: number,
-  inputFiles: ReadonlyArray<FileInput>,
+  media: MediaInputs,
   budget: Budget
 ): Effect.Effect<ReadonlyArray<Part.UserPart>, RequestError> => {
   if (typeof content === "string") return Either.right([Prompt.textPart(content, NO_ATTRIBUTES)])
@@ -201,12 +217,12 @@ export const userParts = (
       parts.push(Prompt.textPart(text.right, NO_ATTRIBUTES))
       return undefined
     }
-    const media = mediaPart(part, where, inputFiles)
-    if (media === undefined) {
+    const decoded = mediaPart(part, where, media)
+    if (decoded === undefined) {
       return failure(`Unsupported content type in a user message: ${part.type}.`, `${where}.type`, "unsupported_value")
     }
-    if (Either.isLeft(media)) return media.left
-    parts.push(media.right)
+    if (Either.isLeft(decoded)) return decoded.left
+    parts.push(decoded.right)
     return undefined
   }, () => Prompt.copyOf(parts))
 }
@@ -266,11 +282,11 @@ export const assistantPart = (
 export const outputContent = (
   output: ReadonlyArray<unknown>,
   index: number,
-  inputFiles: ReadonlyArray<FileInput>,
+  media: MediaInputs,
   budget: Budget
 ): Effect.Effect<{ readonly text: string; readonly media: ReadonlyArray<Part.MediaPart> }, RequestError> => {
   let text = ""
-  const media: Array<Part.MediaPart> = []
+  const attached: Array<Part.MediaPart> = []
   return eachPart(output.length, budget, (at) => {
     const part = output[at]
     const where = `input[${index}].output[${at}]`
@@ -282,7 +298,7 @@ export const outputContent = (
       text += part.text
       return undefined
     }
-    const decoded = mediaPart(part as JsonObject & { readonly type: string }, where, inputFiles)
+    const decoded = mediaPart(part as JsonObject & { readonly type: string }, where, media)
     if (decoded === undefined) {
       return failure(
         `Unsupported content type in a function call output: ${part.type} (input_text, input_image and input_file are).`,
@@ -291,9 +307,9 @@ export const outputContent = (
       )
     }
     if (Either.isLeft(decoded)) return decoded.left
-    media.push(decoded.right)
+    attached.push(decoded.right)
     return undefined
-  }, () => ({ text, media }))
+  }, () => ({ text, media: attached }))
 }
 
 /** Arrays of at most this many parts are taken in one loop, without a yield (a message usually holds one to three). */

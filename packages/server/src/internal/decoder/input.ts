@@ -198,6 +198,8 @@ export const decodeInput = <E>(
   options: {
     readonly policy: BuiltinToolsPolicy
     readonly inputFiles: ReadonlyArray<FileInput>
+    /** Whether an `input_image` may be given by `file_id` (else a 400 naming it). */
+    readonly imageFileIds: boolean
     /** Whether a reasoning item's `encrypted_content` becomes its part's payload. */
     readonly keepEncrypted: boolean
     /** Whether an item's `id`, `status` and `phase` become its parts' `attributes` (else they have none). */
@@ -208,7 +210,8 @@ export const decodeInput = <E>(
   messages: Array<Message.Message>
 ): Effect.Effect<void, RequestError | E> =>
   Effect.gen(function*() {
-    const { inputFiles, keepEncrypted, policy } = options
+    const { keepEncrypted, policy } = options
+    const media = { files: options.inputFiles, imageFileIds: options.imageFileIds }
     const attributes = options.keepAttributes ? itemAttributes : () => NO_ATTRIBUTES
     let assistant: Array<Part.AssistantPart> | undefined
     let results: Array<Part.ToolResultPart> | undefined
@@ -288,7 +291,7 @@ export const decodeInput = <E>(
             messages.push(Prompt.systemMessage(yield* systemText(message.content, index, budget)))
           } else if (message.role === "user") {
             flush()
-            messages.push(Prompt.userMessage(yield* userParts(message.content, index, inputFiles, budget)))
+            messages.push(Prompt.userMessage(yield* userParts(message.content, index, media, budget)))
           } else {
             const part = yield* assistantPart(message, index, attributes(message), budget)
             const lastCall = assistant === undefined ? -1 : assistant.findLastIndex(isCall)
@@ -364,8 +367,8 @@ export const decodeInput = <E>(
             toolResult(output.call_id, output.output)
             break
           }
-          const { media, text } = yield* outputContent(output.output, index, inputFiles, budget)
-          if (media.length === 0) {
+          const { media: attached, text } = yield* outputContent(output.output, index, media, budget)
+          if (attached.length === 0) {
             toolResult(output.call_id, text)
             break
           }
@@ -379,7 +382,7 @@ export const decodeInput = <E>(
               `Output of tool call ${output.call_id}${name === undefined ? "" : ` (${name})`}, continued:`,
               NO_ATTRIBUTES
             ),
-            ...media
+            ...attached
           )
           break
         }
