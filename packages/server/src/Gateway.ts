@@ -754,16 +754,15 @@ export const createResponse = (
         )
     }
     const decodedRequest = yield* decoding.pipe(
-      Effect.catchTag("RequestError", (error) =>
-        Effect.fail(
-          new GatewayError({
-            status: 400,
-            description: error.description,
-            errorType: "invalid_request_error",
-            param: error.param,
-            code: error.code
-          })
-        ))
+      Effect.catchTag("RequestError", (error) => {
+        // with `previous_response_id` the decoder read the stored items first: name the client's own
+        const { description, param } = prepared === undefined
+          ? error
+          : GatewayState.clientTerms(prepared, error.param, error.description)
+        return Effect.fail(
+          new GatewayError({ status: 400, description, errorType: "invalid_request_error", param, code: error.code })
+        )
+      })
     )
     const decoded: ResponsesRequestDecoder.DecodedRequest = prepared === undefined ? decodedRequest : {
       ...decodedRequest,

@@ -62,7 +62,10 @@
  * (`required`, a named tool, `allowed_tools` in `required` mode) when no tool is left to call or that names a
  * tool the request does not declare (a `tool_choice` of `auto` or `none` with no tool is left out of
  * `toolChoice`: OpenAI's Chat Completions refuses any `tool_choice` without `tools`), `item_reference` items to anything but
- * reasoning (the gateway stores no items: the error names the id), and input items of unknown types.
+ * reasoning (the gateway stores no items: the error names the id), a tool call output (`function_call_output`,
+ * `custom_tool_call_output`, `apply_patch_call_output`, `shell_call_output`, `local_shell_call_output`)
+ * whose call is not earlier in the input (the API's "No tool call found for function call output with call_id
+ * …", `param` the output's `input[i]`), and input items of unknown types.
  *
  * Every other parameter of `CreateResponse` is accepted: sampling and bookkeeping options (`temperature`,
  * `top_p`, `max_output_tokens`, `max_tool_calls`, `tool_choice`, `parallel_tool_calls`, `reasoning`, `text`,

@@ -34,6 +34,22 @@ const live = (name: string, self: () => Effect.Effect<unknown, unknown>) =>
   it.live(name, () => self().pipe(Effect.provide(Logger.remove(Logger.defaultLogger))))
 
 describe("Gateway faults (scripted loopback upstream)", () => {
+  it.effect("a tool output that answers no call in the input: 400 naming the client's item (not the upstream's message), the upstream not asked", () =>
+    withScriptedGateway([completion({ content: "ok" })], {}, (url, received) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, {
+          model: "m",
+          instructions: "be brief",
+          input: [{ role: "user", content: "q" }, { type: "function_call_output", call_id: "orphan", output: "x" }]
+        })
+        expect(answer.status).toBe(400)
+        const error = JSON.parse(answer.text).error
+        expect(error).toMatchObject({ type: "invalid_request_error", param: "input[1]" })
+        expect(error.message).toMatch(/^No tool call found for function call output with call_id orphan/)
+        expect(error.message).not.toContain("messages[")
+        expect(received).toHaveLength(0)
+      })))
+
   it.effect("an input_image by file_id over Chat Completions: 400 naming the part's file_id and what to send instead, the upstream not asked", () =>
     withScriptedGateway([completion({ content: "ok" })], {}, (url, received) =>
       Effect.gen(function*() {

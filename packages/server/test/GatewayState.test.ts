@@ -251,6 +251,17 @@ for (const backend of backends) {
             expect(broken?.param).toBe("previous_response_id")
             expect(broken?.code).toBe("previous_response_not_found")
 
+            // a decoder error in the client's own items names them as the client numbered them, not after the
+            // stored items the gateway put before them
+            const orphan = yield* rejection(a.responses.create({
+              model: "m",
+              previous_response_id: ids.second,
+              input: [{ role: "user", content: "q" }, { type: "function_call_output", call_id: "orphan", output: "x" }]
+            }))
+            expect(orphan?.status).toBe(400)
+            expect(orphan?.param).toBe("input[1]")
+            expect(orphan?.message).toContain("No tool call found for function call output with call_id orphan")
+
             // the earlier turns are still there for the key that stored them
             const continued = yield* Effect.promise(() =>
               a.responses.create({ model: "m", previous_response_id: ids.second, input: "Again?" })

@@ -31,6 +31,32 @@ export interface Prepared {
   readonly previousResponseId: string | null
   /** This request's input items (string input as a user message, references resolved), each with an `id`. */
   readonly inputItems: ReadonlyArray<ResponseStore.Item>
+  /** How many stored items `body.input` holds before this request's own (0 without `previous_response_id`). */
+  readonly historyItems: number
+}
+
+/**
+ * A decoder error's `param` and description in the client's terms: `input[n]` of the prepared body is
+ * `input[n - historyItems]` of the client's; an item of the stored conversation is named by
+ * `previous_response_id`.
+ */
+export const clientTerms = (
+  prepared: Prepared,
+  param: string | null,
+  description: string
+): { readonly param: string | null; readonly description: string } => {
+  const offset = prepared.historyItems
+  if (offset === 0) return { param, description }
+  const shift = (text: string) =>
+    text.replace(/input\[(\d+)\]/g, (whole, n: string) => Number(n) >= offset ? `input[${Number(n) - offset}]` : whole)
+  const at = param === null ? undefined : /^input\[(\d+)\]/.exec(param)
+  if (at !== undefined && at !== null && Number(at[1]) < offset) {
+    return {
+      param: "previous_response_id",
+      description: `In the stored conversation of previous_response_id (item ${at[1]} of it): ${description}`
+    }
+  }
+  return { param: param === null ? null : shift(param), description: shift(description) }
 }
 
 const storeFailed = (error: ResponseStore.ResponseStoreError): ErrorFields => ({
@@ -117,7 +143,7 @@ export const prepare = (
   body: unknown
 ): Effect.Effect<Prepared, ErrorFields> =>
   Effect.gen(function*() {
-    if (!isObject(body)) return { body: {}, store: false, previousResponseId: null, inputItems: [] }
+    if (!isObject(body)) return { body: {}, store: false, previousResponseId: null, inputItems: [], historyItems: 0 }
     const out: Record<string, unknown> = { ...body }
     let save = true
     if (typeof body.store === "boolean" || body.store === null) {
@@ -141,7 +167,7 @@ export const prepare = (
       const found = yield* store.items(tenant, references).pipe(Effect.mapError(storeFailed))
       for (let index = 0; index < input.length; index++) {
         const item = input[index]
-        if (!isObject(item)) return { body: out, store: save, previousResponseId, inputItems: [] } // the decoder names it
+        if (!isObject(item)) return { body: out, store: save, previousResponseId, inputItems: [], historyItems: 0 } // the decoder names it
         if (item.type === "item_reference") {
           const resolved = typeof item.id === "string" ? found.get(item.id) : undefined
           if (resolved === undefined) {
@@ -162,7 +188,7 @@ export const prepare = (
         }
       }
     } else if (input != null) {
-      return { body: out, store: save, previousResponseId, inputItems: [] } // the decoder refuses the input's type
+      return { body: out, store: save, previousResponseId, inputItems: [], historyItems: 0 } // the decoder refuses the input's type
     }
     const previous = previousResponseId
     const history = previous === null ? [] : yield* store.chain(tenant, previous).pipe(
@@ -174,7 +200,7 @@ export const prepare = (
       })
     )
     if (input != null || history.length > 0) out.input = [...history, ...items]
-    return { body: out, store: save, previousResponseId, inputItems: items }
+    return { body: out, store: save, previousResponseId, inputItems: items, historyItems: history.length }
   })
 
 /** Saves a response with its request's input items, when the request asked for it. */

@@ -249,6 +249,14 @@ export const decodeInput = <E>(
       results ??= []
       results.push(Prompt.toolResultPart(callId, callNames.get(callId) ?? "", output))
     }
+    // an output whose call is not in the input: the API refuses it (its wording), and so would any upstream
+    const hasCall = (sentCallId: string): boolean => callNames.has(CallId.decode(sentCallId).callId)
+    const noCall = (type: string, callId: string, index: number) =>
+      fail(
+        `No tool call found for ${type.replaceAll("_", " ")} with call_id ${capMessage(callId, 100)}: no call with that id comes before it in the conversation.`,
+        `input[${index}]`,
+        "invalid_value"
+      )
     const toolCall = (sentCallId: string, name: string, args: string, attrs: Part.Attributes) => {
       const { callId, payload } = CallId.decode(sentCallId)
       callNames.set(callId, name)
@@ -363,6 +371,7 @@ export const decodeInput = <E>(
         case "function_call_output":
         case "custom_tool_call_output": {
           const output = isFunctionCallOutputInput(item) ? item : yield* decodeAt(FunctionCallOutputInput, item, ["input", index])
+          if (!hasCall(output.call_id)) return yield* noCall(type, output.call_id, index)
           if (typeof output.output === "string") {
             toolResult(output.call_id, output.output)
             break
@@ -376,10 +385,12 @@ export const decodeInput = <E>(
           // messages of this turn (a Chat server wants those right after the message holding the calls)
           toolResult(output.call_id, text === "" ? ATTACHED_OUTPUT : text)
           attachments ??= []
-          const name = callNames.get(output.call_id)
+          // the call as the upstream knows it (without a payload `callId.ts` put into the client's id)
+          const upstreamId = CallId.decode(output.call_id).callId
+          const name = callNames.get(upstreamId)
           attachments.push(
             Prompt.textPart(
-              `Output of tool call ${output.call_id}${name === undefined ? "" : ` (${name})`}, continued:`,
+              `Output of tool call ${upstreamId}${name === undefined ? "" : ` (${name})`}, continued:`,
               NO_ATTRIBUTES
             ),
             ...attached
@@ -417,6 +428,7 @@ export const decodeInput = <E>(
         }
         case "apply_patch_call_output": {
           const output = yield* decodeAt(ApplyPatchCallOutputInput, item, ["input", index])
+          if (!hasCall(output.call_id)) return yield* noCall(type, output.call_id, index)
           const log = output.output ?? ""
           toolResult(
             output.call_id,
@@ -438,6 +450,7 @@ export const decodeInput = <E>(
         }
         case "shell_call_output": {
           const output = yield* decodeAt(ShellCallOutputInput, item, ["input", index])
+          if (!hasCall(output.call_id)) return yield* noCall(type, output.call_id, index)
           toolResult(output.call_id, shellOutputText(output.output))
           break
         }
@@ -463,6 +476,7 @@ export const decodeInput = <E>(
           if (callId === undefined) {
             return yield* fail(`Missing required parameter: 'input[${index}].id'.`, `input[${index}].id`, "missing_required_parameter")
           }
+          if (!hasCall(callId)) return yield* noCall(type, callId, index)
           toolResult(callId, output.output)
           break
         }
