@@ -147,6 +147,25 @@ export const annotationFromWire = (annotation: unknown): Part.Annotation => {
 }
 
 /**
+ * One of Perplexity's sources -> a `url_citation` annotation without indices: an entry of its top-level
+ * `citations` (a URL) or `search_results` (`{title, url, date?, snippet?}`), as its `StreamChunk` and
+ * completion have them (perplexityai/perplexity-node). The text cites them by `[n]` markers, which this
+ * version does not place: the annotations say which sources the answer used, not where. Anything else is
+ * `undefined`.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const sourceCitation = (source: unknown): Part.Annotation | undefined => {
+  if (typeof source === "string") return source === "" ? undefined : { type: "url_citation", url: source }
+  if (!isObject(source)) return undefined
+  const url = stringField(source, "url")
+  if (url === undefined || url === "") return undefined
+  const title = stringField(source, "title")
+  return { type: "url_citation", url, ...(title === undefined || title === "" ? {} : { title }) }
+}
+
+/**
  * The reasoning text of a message or a delta: `reasoning_content`, else `reasoning` (a string).
  *
  * @since 0.1.0
@@ -235,6 +254,11 @@ export const fromCompletion = (
     const content = stringField(message, "content") ?? listed?.text
     if (content !== undefined && content !== "") {
       const annotations = (arrayField(message, "annotations") ?? []).map(annotationFromWire)
+      // Perplexity's sources, top-level `citations` or `search_results`: citations without indices
+      for (const source of arrayField(json, "citations") ?? arrayField(json, "search_results") ?? []) {
+        const citation = sourceCitation(source)
+        if (citation !== undefined) annotations.push(citation)
+      }
       parts.push(new Part.TextPart({ text: content, annotations, attributes }))
     }
     const refusal = stringField(message, "refusal")

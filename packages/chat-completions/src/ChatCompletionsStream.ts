@@ -21,6 +21,7 @@
  * | `delta.tool_calls[i]` | delta `ToolCallPart {callId, name, arguments: the fragment}`: one per fragment with arguments, and one (possibly with `""` arguments) when the call first appears |
  * | `delta.tool_calls[i].extra_content` (Gemini: the thought signature) | its `payload` (`ChatCompletionsOutput.extraContentOf`) on that fragment's delta (one is sent even without arguments) and on the call's completing part |
  * | `delta.annotations` | nothing yet: they travel on the text's completing part |
+ * | top-level `citations` (URLs) or `search_results` (`{title, url}`), Perplexity's sources (perplexityai/perplexity-node `StreamChunk`) | nothing yet: the last non-empty list becomes `url_citation` annotations without indices on the text's completing part (`ChatCompletionsOutput.sourceCitation`); the text's `[n]` markers are not placed |
  * | `finish_reason` of choice 0 | nothing yet: kept (the first one wins); `""` is no finish reason (old Ollama sent `"finish_reason": ""` on every chunk, ollama/ollama#4357) |
  * | `usage` (the `choices: []` chunk of `stream_options.include_usage`, or any chunk carrying it; without it, `x_groq.usage`, where Groq's streams of 2024 carried it: vercel/ai#1651) | nothing yet: kept, the last one wins |
  * | a chunk after the finish reason, its `id` the response's or empty (OpenRouter's usage chunk with a `delta: {"content": ""}` choice, LiteLLM's with `delta: {}`, Azure's asynchronous content filter results with `id: ""`) | the same response's: its usage kept, its delta read as above (an empty one yields nothing) |

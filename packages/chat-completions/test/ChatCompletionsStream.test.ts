@@ -638,6 +638,28 @@ describe("ChatCompletionsStream: chunks after the finish reason belong to the sa
         .toStrictEqual(["Hi", 23, 19, 42])
     }))
 
+  // Perplexity (perplexityai/perplexity-node, StreamChunk): top-level citations and search_results on every chunk
+  it.effect("Perplexity's citations / search_results become url_citation annotations (without indices) on the text", () =>
+    Effect.gen(function*() {
+      const { elements, error } = yield* decodeHandWritten("citations-perplexity.sse")
+      assert.isUndefined(error)
+      const [response] = MessageAggregator.fromIterable(elements)
+      assert.strictEqual(response!.text, "Paris is the capital [1] of France [2].")
+      expect((response!.message.parts[0] as Part.TextPart).annotations).toStrictEqual([
+        { type: "url_citation", url: "https://example.org/a" },
+        { type: "url_citation", url: "https://example.org/b" }
+      ])
+      const whole = yield* ChatCompletionsOutput.fromCompletion({
+        id: "pplx-1",
+        model: "sonar",
+        choices: [{ index: 0, message: { role: "assistant", content: "Paris [1]" }, finish_reason: "stop" }],
+        search_results: [{ title: "A", url: "https://example.org/a", date: null }]
+      })
+      expect((whole.message.parts[0] as Part.TextPart).annotations).toStrictEqual([
+        { type: "url_citation", url: "https://example.org/a", title: "A" }
+      ])
+    }))
+
   const chunk = (id: string, delta: object, finish: string | null = null, extra: object = {}) =>
     JSON.stringify({ id, model: "m", choices: [{ index: 0, delta, finish_reason: finish }], ...extra })
   const run = (payloads: ReadonlyArray<string>) => settled(ChatCompletionsStream.decodeData(Stream.fromIterable(payloads)))

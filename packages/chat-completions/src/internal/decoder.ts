@@ -111,6 +111,8 @@ export class Decoder {
   private open = false
   private finishReason: ModelResponse.FinishReason | undefined = undefined
   private usage: unknown = undefined
+  /** Perplexity's `citations` (or `search_results`) of the open response, the last non-empty list. */
+  private citations: ReadonlyArray<unknown> | undefined = undefined
   private nextIndex = 0
   private slots: Array<Slot> = []
   private reasoning: Slot | undefined = undefined
@@ -184,6 +186,9 @@ export class Decoder {
     // Groq's streams of 2024 carried the usage only in `x_groq.usage` (vercel/ai#1651): read when `usage` is not there.
     const usage = isObject(chunk.usage) ? chunk.usage : groqUsage(chunk)
     if (usage !== undefined) this.usage = usage
+    // Perplexity: the sources of the answer as top-level `citations` (URLs) or `search_results` ({title, url})
+    const citations = arrayField(chunk, "citations") ?? arrayField(chunk, "search_results")
+    if (citations !== undefined && citations.length > 0) this.citations = citations
     const delta = choice === undefined ? undefined : objectField(choice, "delta")
     if (delta !== undefined) {
       const error = this.delta(delta, data, out)
@@ -256,6 +261,7 @@ export class Decoder {
     this.open = true
     this.finishReason = undefined
     this.usage = undefined
+    this.citations = undefined
     this.nextIndex = 0
     this.slots = []
     this.reasoning = undefined
@@ -399,6 +405,12 @@ export class Decoder {
           part = new Part.ReasoningPart({ summary: EMPTY, text: "", attributes }, true)
           break
         case "text":
+          if (this.citations !== undefined) {
+            for (const source of this.citations) {
+              const citation = ChatCompletionsOutput.sourceCitation(source)
+              if (citation !== undefined) slot.annotations.push(citation)
+            }
+          }
           part = new Part.TextPart({ text: "", annotations: slot.annotations, attributes }, true)
           break
         case "refusal":
