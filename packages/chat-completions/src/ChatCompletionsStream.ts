@@ -149,7 +149,8 @@ export const sseChannel = <E>(options?: {
  * The decoder as a channel from chunks of capture text, raw SSE or line-JSON (one chunk JSON per line, as in
  * vercel/ai's `*.chunks.txt` recordings), told apart by the first line that is not blank: an SSE field or
  * comment means SSE, anything else line-JSON (`Framing.makeCaptureFramer` of `@effect-responses/wire`).
- * Errors name the line of the input.
+ * Raw SSE is framed as a live stream is (`sseChannel`): `event: ping` skipped, `event: error` and
+ * llama.cpp's `error: {json}` lines failing with `StreamErrorEvent`. Errors name the line of the input.
  *
  * @since 0.1.0
  * @category decoding
@@ -163,7 +164,11 @@ export const captureChannel = <E>(options?: {
   E,
   unknown,
   unknown
-> => makeChannel<E>(() => Framing.makeCaptureFramer(options?.maxEventSize ?? Framing.DEFAULT_MAX_EVENT_SIZE))
+> =>
+  makeChannel<E>(() => {
+    const maxEventSize = options?.maxEventSize ?? Framing.DEFAULT_MAX_EVENT_SIZE
+    return Framing.makeCaptureFramer(maxEventSize, { framer: () => makeSseFramer(maxEventSize), fields: ["error"] })
+  })
 
 /**
  * Decodes capture text, raw SSE or line-JSON (see `captureChannel`), into `StreamPart`s.

@@ -736,6 +736,22 @@ describe("ChatCompletionsStream.decodeCaptureText", () => {
       }
     }))
 
+  it.effect("reads a raw SSE capture as the live stream: event: ping skipped, event: error and llama.cpp's error: line fail alike", () =>
+    Effect.gen(function*() {
+      const captures = ["keepalive-event-ping.sse", "error-event-named.sse", "error-field-llamacpp.sse", "error-field-llamacpp-mid.sse"]
+      for (const name of captures) {
+        const live = yield* decodeHandWritten(name)
+        const text = readFileSync(fileURLToPath(new URL(`./captures/${name}`, import.meta.url)), "utf8")
+        const capture = yield* settled(ChatCompletionsStream.decodeCaptureText(Stream.make(text.slice(0, 5), text.slice(5))))
+        expect(capture.elements.map((e) => StreamPart.encode(e)), name).toStrictEqual(live.elements.map((e) => StreamPart.encode(e)))
+        expect(capture.error?._tag, name).toBe(live.error?._tag)
+        expect(capture.error?.message, name).toBe(live.error?.message)
+      }
+      // the live stream's results, which the capture now matches: a ping skipped, the errors as the server's
+      expect((yield* decodeHandWritten("keepalive-event-ping.sse")).error).toBeUndefined()
+      expect((yield* decodeHandWritten("error-field-llamacpp.sse")).error?._tag).toBe("StreamErrorEvent")
+    }))
+
   it.effect("names the line of malformed JSON in a line-JSON capture", () =>
     Effect.gen(function*() {
       const lines = readFixture("chat-sse/vai-chat-azure-model-router.chunks.txt").split("\n")

@@ -319,24 +319,40 @@ export const makeSseFramer = (
 }
 
 /**
- * Whether capture text starts as SSE (a field or a comment); anything else is read as line-JSON, so that
- * text of neither format fails on its first line as malformed JSON.
+ * Whether capture text starts as SSE (a field, the SSE specification's or one of `fields`, or a comment);
+ * anything else is read as line-JSON, so that text of neither format fails on its first line as malformed
+ * JSON.
  */
-const startsAsSse = (first: string): boolean => /^(?::|(?:event|data|id|retry)(?::|[ \t]*(?:\r|\n|$)))/.test(first)
+const startsAsSse = (first: string, fields: ReadonlyArray<string>): boolean => {
+  const field = /^(?::|([A-Za-z_-]+)(?::|[ \t]*(?:\r|\n|$)))/.exec(first)
+  if (field === null) return false
+  const name = field[1]
+  return name === undefined || name === "event" || name === "data" || name === "id" || name === "retry" ||
+    fields.includes(name)
+}
 
 /**
  * The framer of a capture file's text, raw SSE or line-JSON, told apart by the first line that is not
- * blank: an SSE field (`data`, `event`, `id`, `retry`) or comment (`:`) means SSE (`makeSseFramer`),
- * anything else line-JSON (`makeLineFramer`). Undecided input is buffered, at most `maxEventSize`.
+ * blank: an SSE field (`data`, `event`, `id`, `retry`) or comment (`:`) means SSE, anything else line-JSON
+ * (`makeLineFramer`). Undecided input is buffered, at most `maxEventSize`. Raw SSE is framed by
+ * `makeSseFramer(maxEventSize)`, or by `sse.framer()` when given (since 0.2.0): a protocol whose live
+ * streams are framed with `makeSseFramer`'s options (named events, fields of its own) passes the same
+ * framer, so that a capture reads as the live stream did; `sse.fields` names the fields of its own that may
+ * begin a raw SSE capture.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeCaptureFramer = (maxEventSize: number): Framer => {
+export const makeCaptureFramer = (
+  maxEventSize: number,
+  sse?: { readonly framer: () => Framer; readonly fields?: ReadonlyArray<string> | undefined }
+): Framer => {
   let framer: Framer | undefined
   let head = ""
   const choose = (first: string): Framer =>
-    startsAsSse(first) ? makeSseFramer(maxEventSize) : makeLineFramer(maxEventSize)
+    startsAsSse(first, sse?.fields ?? [])
+      ? (sse === undefined ? makeSseFramer(maxEventSize) : sse.framer())
+      : makeLineFramer(maxEventSize)
   return {
     push: (text, payloads, lines) => {
       if (framer !== undefined) return framer.push(text, payloads, lines)
