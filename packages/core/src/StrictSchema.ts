@@ -10,9 +10,11 @@
  * object schema lists all its `properties` in `required` and has `additionalProperties: false`; `items` is
  * one schema; only the keywords type, properties, required, additionalProperties, items, enum, const,
  * anyOf, $ref, $defs, definitions, title, description, default, pattern, format, minimum, maximum,
- * exclusiveMinimum, exclusiveMaximum, multipleOf, minItems and maxItems appear. Source: OpenAI API guide
- * "Structured Outputs", supported schemas; `default` because the API took it in the strict `calculator`
- * tool of the recorded `vai-openai-reasoning-encrypted-multistep.chunks.txt` session.
+ * exclusiveMinimum, exclusiveMaximum, multipleOf, minItems, maxItems and $schema appear. Source: OpenAI API
+ * guide "Structured Outputs", supported schemas; `default` because the API took it in the strict
+ * `calculator` tool of the recorded `vai-openai-reasoning-encrypted-multistep.chunks.txt` session; `$schema`
+ * (an annotation naming the JSON Schema draft) because the `openai` SDK's own `zodTextFormat` sends zod 4's
+ * draft-7 output, which always carries it, with `strict: true`.
  *
  * @since 0.2.0
  */
@@ -97,7 +99,8 @@ const STRICT_KEYWORDS = new Set([
   "exclusiveMaximum",
   "multipleOf",
   "minItems",
-  "maxItems"
+  "maxItems",
+  "$schema"
 ])
 
 /**

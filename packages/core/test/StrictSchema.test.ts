@@ -65,6 +65,24 @@ describe("StrictSchema", () => {
     expect(StrictSchema.strictForm({ type: "array", items: {} })).toStrictEqual({ reason: "the root is not an object schema" })
   })
 
+  it.effect("takes $schema: zod 4's draft-7 output, which the openai SDK's zodTextFormat sends with strict: true", () =>
+    Effect.gen(function*() {
+      const zod = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        type: "object",
+        properties: { city: { type: "string" }, tags: { type: "array", items: { type: "string" } } },
+        required: ["city", "tags"],
+        additionalProperties: false
+      }
+      assert.isUndefined(StrictSchema.incompatibility(zod))
+      expect(yield* ResponseFormat.resolve(ResponseFormat.json(zod, { name: "city", strict: true }))).toStrictEqual({
+        type: "json_schema",
+        name: "city",
+        schema: zod,
+        strict: true
+      })
+    }))
+
   it("reads a null for an optional property as left out, and keeps the nulls a schema takes", () => {
     const schema = StrictSchema.fromSchema(Search)
     expect(

@@ -310,7 +310,7 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
     case "InvalidPrompt":
       return new GatewayError({
         status: 400,
-        description: `the upstream cannot take this request: ${error.description}`,
+        description: `the gateway cannot send this request upstream: ${error.description}`,
         errorType: "invalid_request_error",
         param: error.option === undefined ? "input" : PROMPT_OPTION_PARAM[error.option],
         code: "invalid_prompt"

@@ -188,8 +188,33 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(answer.status).toBe(400)
         const error = JSON.parse(answer.text).error
         expect(error).toMatchObject({ type: "invalid_request_error", param: "text.format", code: "invalid_prompt" })
-        expect(error.message).toContain("additionalProperties")
+        expect(error.message).toBe(
+          "the gateway cannot send this request upstream: the json format x cannot be strict: $ does not set additionalProperties: false"
+        )
         expect(received).toHaveLength(0)
+      })))
+
+  it.effect("a strict text.format with $schema (zod 4's draft-7 output, as the openai SDK's zodTextFormat sends it) goes upstream as it is", () =>
+    withScriptedGateway([completion({ content: "{}" })], {}, (url, received) =>
+      Effect.gen(function*() {
+        const schema = {
+          "$schema": "http://json-schema.org/draft-07/schema#",
+          type: "object",
+          properties: { city: { type: "string" }, population: { type: "number" } },
+          required: ["city", "population"],
+          additionalProperties: false
+        }
+        const answer = yield* post(`${url}/responses`, {
+          model: "m",
+          input: "hi",
+          text: { format: { type: "json_schema", name: "city", strict: true, schema } }
+        })
+        expect(answer.status).toBe(200)
+        expect(received).toHaveLength(1)
+        expect((received[0]!.body as { response_format: unknown }).response_format).toStrictEqual({
+          type: "json_schema",
+          json_schema: { name: "city", schema, strict: true }
+        })
       })))
 
   it.effect("a tool_choice that forces a call with no tool to call: 400 naming tool_choice, the upstream not asked; auto / none without tools not forwarded", () =>
