@@ -16,6 +16,7 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { eventData, fieldData } from "./internal/decoder.js"
 
 /**
  * A chat capture could not be read: the file is missing or unreadable, empty, holds malformed JSON, or
@@ -50,7 +51,16 @@ export interface CapturedChunk {
 }
 
 /**
- * One recorded response: its chunks (without `[DONE]`) and its id (the first non-empty chunk id).
+ * One recorded response: its chunks (without `[DONE]`) and its id (the first non-empty chunk id, `""` when
+ * none has one).
+ *
+ * Of a raw SSE capture (since 0.2.0), `frames` holds the response as the server sent it, each frame's SSE
+ * text in order: its chunks, the named events the stream decoder reads (`event: ping`, `event: error`, a
+ * chunk under another event name), a line of llama.cpp's `error: {json}` field, and `data: [DONE]` when the
+ * capture has it after the response; `toSse` serves them. `error` is the error object (`{"message",
+ * "code"}`, as the server sent it) of an `event: error` or `error:` line, which ends the response as it
+ * ends the live stream: a response may hold such an error and no chunk (llama.cpp's refusal of a request
+ * before any output). Line-JSON captures have neither.
  *
  * @since 0.1.0
  * @category models
@@ -58,6 +68,8 @@ export interface CapturedChunk {
 export interface CapturedChatResponse {
   readonly id: string
   readonly chunks: ReadonlyArray<CapturedChunk>
+  readonly frames?: ReadonlyArray<string>
+  readonly error?: JsonObject
 }
 
 /**
@@ -85,6 +97,9 @@ export interface RecordedToolCall {
 
 const makeError = (fields: CaptureFile.ErrorFields): ChatCaptureError => new ChatCaptureError(fields)
 
+/** The field of its own a Chat Completions server may send (llama.cpp's `error: {json}`). */
+const FIELDS = ["error"]
+
 const choiceZero = (chunk: JsonObject): JsonObject | undefined => {
   for (const choice of arrayField(chunk, "choices") ?? []) {
     if (isObject(choice) && (numberField(choice, "index") ?? 0) === 0) return choice
@@ -92,11 +107,34 @@ const choiceZero = (chunk: JsonObject): JsonObject | undefined => {
   return undefined
 }
 
+/** The SSE text of a frame as the server sent it (comments and `id:` left out: the decoder ignores them). */
+const frameSse = (frame: CaptureFile.Frame): string => {
+  if (frame.field !== undefined) return `${frame.field}: ${frame.data}\n\n`
+  const data = frame.data.split("\n").map((line) => `data: ${line}\n`).join("")
+  return `${frame.event === undefined ? "" : `event: ${frame.event}\n`}${data}\n`
+}
+
+/**
+ * The error object a frame stands for when the stream decoder fails on it (`event: error`, or llama.cpp's
+ * `error: {json}` line), read as the decoder reads it; `undefined` for any other frame.
+ */
+const errorOf = (frame: CaptureFile.Frame): JsonObject | undefined => {
+  const payload = frame.field !== undefined
+    ? fieldData(frame.field, frame.data)
+    : frame.event === "error"
+    ? eventData(frame.event, frame.data)
+    : undefined
+  if (payload === undefined) return undefined
+  const json: unknown = JSON.parse(payload)
+  if (!isObject(json)) return undefined
+  return isObject(json.error) ? json.error : { message: typeof json.error === "string" ? json.error : payload }
+}
+
 /**
  * Parses the text of a chat capture. `source` names it in errors.
  *
  * Fails with `ChatCaptureError` when the text is empty, a frame is not a JSON object (naming the line and
- * an excerpt), or no chunk holds an id or a choice.
+ * an excerpt), or it holds no response (no chunk with an id or a choice, and no error).
  *
  * @since 0.1.0
  * @category constructors
@@ -104,13 +142,43 @@ const choiceZero = (chunk: JsonObject): JsonObject | undefined => {
 export const parse = (text: string, source: string): Effect.Effect<ChatCapture, ChatCaptureError> =>
   Effect.suspend(() => {
     if (text.trim() === "") return Effect.fail(new ChatCaptureError({ source, description: "the capture is empty" }))
-    const frames = CaptureFile.frames(text)
-    const responses: Array<{ id: string; chunks: Array<CapturedChunk> }> = []
-    let current: { id: string; chunks: Array<CapturedChunk> } | undefined
+    const sse = CaptureFile.isSse(text, FIELDS)
+    const frames = CaptureFile.frames(text, FIELDS)
+    type Building = { id: string; chunks: Array<CapturedChunk>; frames?: Array<string>; error?: JsonObject; done?: true }
+    const responses: Array<Building> = []
+    let current: Building | undefined
     let finished = false
     let pending: Array<CapturedChunk> = []
+    let pendingFrames: Array<string> = []
+    const open = (id: string): Building => {
+      const response: Building = { id, chunks: pending }
+      if (sse) response.frames = pendingFrames
+      pending = []
+      pendingFrames = []
+      finished = false
+      responses.push(response)
+      return response
+    }
     for (const frame of frames) {
-      if (frame.data === "[DONE]") {
+      if (frame.data === "[DONE]" && frame.field === undefined) {
+        const last = responses[responses.length - 1]
+        if (last !== undefined && last.done === undefined) {
+          last.frames?.push(frameSse(frame))
+          last.done = true
+        }
+        current = undefined
+        continue
+      }
+      if (frame.event === "ping") {
+        ;(current?.frames ?? pendingFrames).push(frameSse(frame))
+        continue
+      }
+      if (frame.event === "error" || frame.field !== undefined) {
+        const error = errorOf(frame)
+        if (error === undefined) continue
+        const response = current ?? open("")
+        response.frames?.push(frameSse(frame))
+        response.error = error
         current = undefined
         continue
       }
@@ -133,22 +201,26 @@ export const parse = (text: string, source: string): Effect.Effect<ChatCapture, 
       if (current === undefined) {
         if (choice === undefined && id === "") {
           pending.push(chunk)
+          pendingFrames.push(frameSse(frame))
           continue
         }
-        current = { id, chunks: pending }
-        pending = []
-        finished = false
-        responses.push(current)
+        current = open(id)
       }
       if (current.id === "" && id !== "") current.id = id
       current.chunks.push(chunk)
+      current.frames?.push(frameSse(frame))
       const reason = choice?.finish_reason
       if (reason !== undefined && reason !== null && reason !== "") finished = true
     }
     if (responses.length === 0) {
-      return Effect.fail(new ChatCaptureError({ source, description: "the capture holds no chunk with an id or a choice" }))
+      return Effect.fail(
+        new ChatCaptureError({ source, description: "the capture holds no chunk with an id or a choice, and no error" })
+      )
     }
-    return Effect.succeed({ source, responses })
+    return Effect.succeed({
+      source,
+      responses: responses.map(({ done: _, ...response }): CapturedChatResponse => response)
+    })
   })
 
 /**
@@ -162,14 +234,18 @@ export const load = (path: string): Effect.Effect<ChatCapture, ChatCaptureError,
   Effect.flatMap(CaptureFile.readText(path, makeError), (text) => parse(text, path))
 
 /**
- * The SSE wire body of a captured response: one `data:` frame per chunk, then `data: [DONE]`, as OpenAI
- * sends it.
+ * The SSE wire body of a captured response: its `frames` as the server sent them when the capture was raw
+ * SSE (named events and llama.cpp's `error:` lines included, `data: [DONE]` only when recorded: the stream
+ * a live client read); else (line-JSON) one `data:` frame per chunk, then `data: [DONE]`, as OpenAI sends
+ * it.
  *
  * @since 0.1.0
  * @category encoding
  */
 export const toSse = (response: CapturedChatResponse): string =>
-  `${response.chunks.map((chunk) => `data: ${chunk.data}\n\n`).join("")}data: [DONE]\n\n`
+  response.frames !== undefined
+    ? response.frames.join("")
+    : `${response.chunks.map((chunk) => `data: ${chunk.data}\n\n`).join("")}data: [DONE]\n\n`
 
 /**
  * The model name of a captured response: the first non-empty chunk `model`, or `""`.

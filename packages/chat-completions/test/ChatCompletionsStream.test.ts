@@ -421,6 +421,8 @@ describe("ChatCompletionsStream", () => {
 })
 
 /** A hand-written capture (`test/captures/`, invented ids) decoded from its SSE bytes. */
+const handWritten = (name: string) => readFileSync(fileURLToPath(new URL(`./captures/${name}`, import.meta.url)), "utf8")
+
 const decodeHandWritten = (name: string) =>
   settled(ChatCompletionsStream.decodeSse(Stream.make(
     new Uint8Array(readFileSync(fileURLToPath(new URL(`./captures/${name}`, import.meta.url))))
@@ -555,7 +557,6 @@ describe("ChatCompletionsStream: named SSE events (keep-alives and errors sent a
 })
 
 describe("ChatCompletionsStream: chunks after the finish reason belong to the same response", () => {
-  const handWritten = (name: string) => readFileSync(fileURLToPath(new URL(`./captures/${name}`, import.meta.url)), "utf8")
 
   // OpenRouter (speakeasy-api/gram#921): the usage comes in a chunk after the finish chunk, with a choice
   // (`delta: {"role":"assistant","content":""}`, `finish_reason: null`) and the same id.
@@ -750,6 +751,30 @@ describe("ChatCompletionsStream.decodeCaptureText", () => {
       // the live stream's results, which the capture now matches: a ping skipped, the errors as the server's
       expect((yield* decodeHandWritten("keepalive-event-ping.sse")).error).toBeUndefined()
       expect((yield* decodeHandWritten("error-field-llamacpp.sse")).error?._tag).toBe("StreamErrorEvent")
+    }))
+
+  it.effect("ChatCapture.toSse re-serves a raw SSE capture as recorded: named events and llama.cpp's error: line included", () =>
+    Effect.gen(function*() {
+      const captures = ["keepalive-event-ping.sse", "error-event-named.sse", "error-field-llamacpp.sse", "error-field-llamacpp-mid.sse"]
+      for (const name of captures) {
+        const live = yield* decodeHandWritten(name)
+        const capture = yield* ChatCapture.parse(handWritten(name), name)
+        assert.strictEqual(capture.responses.length, 1, name)
+        const served = yield* settled(ChatCompletionsStream.decodeSse(Stream.make(bytes(ChatCapture.toSse(capture.responses[0]!)))))
+        expect(served.elements.map((e) => StreamPart.encode(e)), name).toStrictEqual(live.elements.map((e) => StreamPart.encode(e)))
+        expect(served.error?._tag, name).toBe(live.error?._tag)
+        expect(served.error?.message, name).toBe(live.error?.message)
+      }
+      // the error that ended a response, for a non-streamed answer: llama.cpp's object as sent
+      const llama = yield* ChatCapture.parse(handWritten("error-field-llamacpp.sse"), "llama")
+      expect(llama.responses[0]!.error).toMatchObject({ code: 400, type: "invalid_request_error" })
+      expect(llama.responses[0]!.chunks).toStrictEqual([])
+      // a line-JSON capture is served as before: its chunks, then [DONE]
+      const lines = yield* ChatCapture.parse("{\"id\":\"a\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}]}\n", "l")
+      assert.strictEqual(
+        ChatCapture.toSse(lines.responses[0]!),
+        "data: {\"id\":\"a\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+      )
     }))
 
   it.effect("names the line of malformed JSON in a line-JSON capture", () =>

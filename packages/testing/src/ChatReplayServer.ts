@@ -118,10 +118,13 @@ const check = (capture: ChatCapture.ChatCapture, index: number, body: JsonObject
 
 /**
  * Starts the replay server on the `HttpServer` in context, for the life of the scope. Routes:
- * `POST /v1/chat/completions` (and `/chat/completions`): the next recorded response, as SSE (the recorded
- * chunks, then `[DONE]`) when the body says `"stream": true`, else the `chat.completion` body the chunks
- * stand for (`ChatCapture.toCompletion`); a request beyond the recording, or one that fails the checks
- * above, gets a 400 in OpenAI's error shape. `GET /health` answers `ok`.
+ * `POST /v1/chat/completions` (and `/chat/completions`): the next recorded response, as SSE when the body
+ * says `"stream": true` (`ChatCapture.toSse`: of a raw SSE capture the frames as recorded, named events
+ * such as `event: ping` and `event: error` and llama.cpp's `error: {json}` lines included; of line-JSON the
+ * chunks, then `[DONE]`), else the `chat.completion` body the chunks stand for (`ChatCapture.toCompletion`),
+ * or, for a response that ended in an error, `{"error": …}` with that error's `code` as the HTTP status
+ * when it is one (400-599), else 500; a request beyond the recording, or one that fails the checks above,
+ * gets a 400 in OpenAI's error shape. `GET /health` answers `ok`.
  *
  * @since 0.1.0
  * @category constructors
@@ -144,6 +147,11 @@ export const make = (options: Options): Effect.Effect<Service, never, HttpServer
       const response = options.capture.responses[index]!
       if (body.stream === true) {
         return HttpServerResponse.text(ChatCapture.toSse(response), { contentType: "text/event-stream" })
+      }
+      if (response.error !== undefined) {
+        const code = Number(response.error.code)
+        const status = Number.isInteger(code) && code >= 400 && code <= 599 ? code : 500
+        return HttpServerResponse.unsafeJson({ error: response.error }, { status })
       }
       return HttpServerResponse.unsafeJson(ChatCapture.toCompletion(response))
     }

@@ -12,14 +12,16 @@
  * @since 0.1.0
  */
 import { AiError } from "@effect-responses/core"
-import * as Sse from "@effect/experimental/Sse"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { createParser } from "eventsource-parser"
 
 /**
  * One frame of a capture: its payload text (`data`, the SSE event data or the trimmed line) and the
- * 1-based line of the file where its data starts.
+ * 1-based line of the file where its data starts. Of raw SSE, `event` is the event's name when it has an
+ * `event:` field (since 0.2.0), and `field` marks a line of a field of the server's own that `frames` was
+ * asked to keep (since 0.2.0; `data` is then the line's value, e.g. llama.cpp's `error: {json}`).
  *
  * @since 0.1.0
  * @category models
@@ -27,6 +29,8 @@ import * as Either from "effect/Either"
 export interface Frame {
   readonly data: string
   readonly line: number
+  readonly event?: string
+  readonly field?: string
 }
 
 /**
@@ -44,24 +48,33 @@ export interface ErrorFields {
 
 /**
  * Whether capture text is raw SSE: its first characters after a BOM and blank space are an SSE field
- * (`data:`, `event:`, `id:`, `retry:`) or a comment (`:`). Anything else is line-JSON.
+ * (`data:`, `event:`, `id:`, `retry:`), one of `fields` (a protocol's own, e.g. `["error"]` for llama.cpp's
+ * `error: {json}`; since 0.2.0) or a comment (`:`). Anything else is line-JSON.
  *
  * @since 0.1.0
  * @category parsing
  */
-export const isSse = (text: string): boolean => {
+export const isSse = (text: string, fields: ReadonlyArray<string> = []): boolean => {
   const first = text.replace(/^\uFEFF/, "").trimStart()
   return first.startsWith("data:") || first.startsWith(":") || first.startsWith("event:") ||
-    first.startsWith("id:") || first.startsWith("retry:")
+    first.startsWith("id:") || first.startsWith("retry:") || fields.some((field) => first.startsWith(`${field}:`))
 }
 
-const sseFrames = (text: string): Array<Frame> => {
+const sseFrames = (text: string, fields: ReadonlyArray<string>): Array<Frame> => {
   const frames: Array<Frame> = []
   let line = 0
   let dataLine: number | undefined
-  const parser = Sse.makeParser((event) => {
-    if (event._tag === "Event") frames.push({ data: event.data, line: dataLine ?? line })
-    dataLine = undefined
+  const parser = createParser({
+    onEvent: (event) => {
+      const at = dataLine ?? line
+      frames.push(event.event === undefined ? { data: event.data, line: at } : { data: event.data, line: at, event: event.event })
+      dataLine = undefined
+    },
+    onError: (error) => {
+      if (error.type === "unknown-field" && error.field !== undefined && fields.includes(error.field)) {
+        frames.push({ data: error.value ?? "", line, field: error.field })
+      }
+    }
   })
   for (const raw of text.split(/(?<=\n)/)) {
     line++
@@ -83,14 +96,17 @@ const lineFrames = (text: string): Array<Frame> => {
 }
 
 /**
- * The frames of a whole capture text, in order: the SSE events (through `@effect/experimental/Sse`) when
- * `isSse` says so, else the lines that are not blank. `[DONE]` stays a frame: its meaning is the
- * protocol's.
+ * The frames of a whole capture text, in order: the SSE events (through `eventsource-parser`, each with its
+ * `event` name when it has one) when `isSse(text, fields)` says so, else the lines that are not blank.
+ * `[DONE]` stays a frame: its meaning is the protocol's. A line of a field the SSE rules do not know is
+ * ignored, as the rules say, unless its name is in `fields` (since 0.2.0): then it is a frame of its own
+ * with that `field`, the frames of the event around it, if any, coming after it.
  *
  * @since 0.1.0
  * @category parsing
  */
-export const frames = (text: string): ReadonlyArray<Frame> => isSse(text) ? sseFrames(text) : lineFrames(text)
+export const frames = (text: string, fields: ReadonlyArray<string> = []): ReadonlyArray<Frame> =>
+  isSse(text, fields) ? sseFrames(text, fields) : lineFrames(text)
 
 /**
  * The JSON value of a frame, or the error `makeError` builds for malformed JSON: it names `source`, the

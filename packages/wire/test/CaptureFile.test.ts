@@ -15,8 +15,18 @@ describe("CaptureFile", () => {
     const text = "event: a\ndata: {\"type\":\"a\"}\n\n: keep-alive\n\ndata: [DONE]\n\n"
     assert.isTrue(CaptureFile.isSse(text))
     assert.deepStrictEqual(CaptureFile.frames(text), [
-      { data: "{\"type\":\"a\"}", line: 2 },
+      { data: "{\"type\":\"a\"}", line: 2, event: "a" },
       { data: "[DONE]", line: 6 }
+    ])
+  })
+
+  it("raw SSE: a line of a field named in `fields` is a frame of its own; other unknown fields are ignored", () => {
+    const text = "error: {\"code\":400}\n\nwhatever: x\n\ndata: [DONE]\n\n"
+    assert.isFalse(CaptureFile.isSse(text))
+    assert.isTrue(CaptureFile.isSse(text, ["error"]))
+    assert.deepStrictEqual(CaptureFile.frames(text, ["error"]), [
+      { data: "{\"code\":400}", line: 1, field: "error" },
+      { data: "[DONE]", line: 5 }
     ])
   })
 
