@@ -29,7 +29,9 @@
  * - 400 from the decoder for what a stateless bridge cannot honour, naming the parameter;
  * - an upstream error before the first byte: the upstream's 4xx status and error, 502 for an upstream 5xx,
  *   502 `upstream_auth_failed` for an upstream 401 or 403 (the gateway's upstream key, not the client's:
- *   `UPSTREAM_AUTH_FAILED`),
+ *   `UPSTREAM_AUTH_FAILED`); an error the upstream sent inside its answer before any output (an error
+ *   event or chunk, llama.cpp's `error: {"code":400,…}` line, a 200 error body) is answered the same way
+ *   when its code is a 4xx status (its message, code and param as sent), else 502,
  *   an unreachable upstream (`upstream_unreachable`, with the generic `UPSTREAM_UNREACHABLE` message: the
  *   upstream's URL and the socket error go to the log only), a connection that broke off after part of the
  *   upstream's body arrived (`upstream_disconnected`, `UPSTREAM_DISCONNECTED`) or an unreadable answer; 504
@@ -325,6 +327,25 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
       })
     case "StreamErrorEvent":
     case "ResponseFailed":
+      // an error the upstream sent inside its answer (llama.cpp's `error: {"code":400,…}` line, an error
+      // chunk or a 200 error body) with a 4xx code: answered as the same error in an HTTP 4xx would be
+      if (error.code !== undefined && /^4\d\d$/.test(error.code)) {
+        return fromAiError(
+          new AiError.HttpError({
+            status: Number(error.code),
+            description: error.description,
+            code: error.code,
+            ...(error._tag === "StreamErrorEvent" && error.param !== undefined ? { param: error.param } : {})
+          })
+        )
+      }
+      return new GatewayError({
+        status: 502,
+        description: capMessage(`the upstream failed: ${error.message}`),
+        errorType: "server_error",
+        param: null,
+        code: error.code ?? "upstream_error"
+      })
     case "MalformedOutput":
     case "TruncatedStream":
       return new GatewayError({
@@ -332,7 +353,7 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
         description: capMessage(`the upstream failed: ${error.message}`),
         errorType: "server_error",
         param: null,
-        code: ("code" in error ? error.code : undefined) ?? "upstream_error"
+        code: "upstream_error"
       })
   }
   // errors added to `AiError` later (e.g. structured output checks): the upstream's answer was unusable

@@ -322,23 +322,39 @@ describe("Gateway faults (scripted loopback upstream)", () => {
   })
 
   // llama.cpp's server before its PR #16109 (2025-09; coddy-project/coddy-agent#106): `error: {json}` as an SSE field
-  it.effect("llama.cpp's error: {json} field: before any chunk a 502 with its message, after text response.failed with it", () =>
+  it.effect("llama.cpp's error: {json} field: before any chunk its 4xx status with its message, after text response.failed with it", () =>
     withScriptedGateway([
       sse("error: {\"code\":400,\"message\":\"the request exceeds the available context size\",\"type\":\"invalid_request_error\"}\n\n", "data: [DONE]\n\n"),
-      sse(textChunk("Hi"), "error: {\"code\":500,\"message\":\"Input prompt is too big compared to KV size.\",\"type\":\"server_error\"}\n\n")
+      sse(textChunk("Hi"), "error: {\"code\":500,\"message\":\"Input prompt is too big compared to KV size.\",\"type\":\"server_error\"}\n\n"),
+      sse("error: {\"code\":503,\"message\":\"Loading model\",\"type\":\"unavailable_error\"}\n\n", "data: [DONE]\n\n"),
+      (_request, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify({ error: { message: "context length exceeded", code: 400 } }))
+      }
     ], {}, (url) =>
       Effect.gen(function*() {
+        // as the same error in an HTTP 400 is answered: its status, in OpenAI's error shape
         const refused = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
-        expect(refused.status).toBe(502)
-        expect(JSON.parse(refused.text).error).toMatchObject({
-          code: "400",
-          message: expect.stringContaining("the request exceeds the available context size")
+        expect(refused.status).toBe(400)
+        expect(JSON.parse(refused.text).error).toStrictEqual({
+          message: "the request exceeds the available context size",
+          type: "invalid_request_error",
+          param: null,
+          code: "400"
         })
         const errored = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
         const failed = checkLifecycle(parseSse(errored.text))
         expect(failed.status).toBe("failed")
         expect((failed.error as { message: string }).message).toContain("Input prompt is too big compared to KV size.")
         expect(failed.output).toMatchObject([{ type: "message", status: "incomplete", content: [{ text: "Hi" }] }])
+        // a 5xx code stays the upstream's failure: 502
+        const loading = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        expect(loading.status).toBe(502)
+        expect(JSON.parse(loading.text).error).toMatchObject({ type: "server_error", code: "503" })
+        // a 200 error body with a 4xx code, not streamed: the same 400
+        const whole = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(whole.status).toBe(400)
+        expect(JSON.parse(whole.text).error).toMatchObject({ message: "context length exceeded", code: "400" })
       })))
 
   it.effect("an upstream tool call without an id: a call_id new in every response (an agent that remembers handled ids runs each)", () =>
