@@ -60,7 +60,9 @@
  * `input_file` content the upstream cannot take (`inputFiles`), an `input_image` by `file_id` when `imageFileIds` is
  * `false` (the gateway has no Files API: send `image_url`), a `tool_choice` that forces a tool call
  * (`required`, a named tool, `allowed_tools` in `required` mode) when no tool is left to call or that names a
- * tool the request does not declare (a `tool_choice` of `auto` or `none` with no tool is left out of
+ * tool the request does not declare, an `allowed_tools` entry (function, custom or namespace, either mode)
+ * naming a tool or namespace the request does not declare (OpenAI's "Tool choice 'x' not found in 'tools'
+ * parameter.", param `tool_choice`) (a `tool_choice` of `auto` or `none` with no tool is left out of
  * `toolChoice`: OpenAI's Chat Completions refuses any `tool_choice` without `tools`), `item_reference` items to anything but
  * reasoning (the gateway stores no items: the error names the id), a tool call output (`function_call_output`,
  * `custom_tool_call_output`, `apply_patch_call_output`, `shell_call_output`, `local_shell_call_output`)
@@ -709,13 +711,24 @@ const decodeBody = <E>(
         const mode = stringField(choice, "mode")
         const allowed = Array.isArray(choice.tools) ? choice.tools : []
         const names = new Set<string>()
+        // an entry naming a tool the request does not declare is refused as OpenAI refuses it (vercel/ai#18997:
+        // an allowed_tools entry { type: "function", name: "web_search" } got "Tool choice 'web_search' not
+        // found in 'tools' parameter.", param tool_choice), not dropped
         for (const entry of allowed) {
           if (isObject(entry) && (entry.type === "function" || entry.type === "custom") && typeof entry.name === "string") {
-            names.add(Tools.upstreamName(typeof entry.namespace === "string" ? Tools.flatName(entry.namespace, entry.name) : entry.name))
-          } else if (isObject(entry) && entry.type === "namespace" && typeof entry.name === "string") {
-            for (const original of toolSet.names.values()) {
-              if (original.namespace === entry.name) names.add(Tools.upstreamName(Tools.flatName(original.namespace, original.name)))
+            const sent = Tools.upstreamName(typeof entry.namespace === "string" ? Tools.flatName(entry.namespace, entry.name) : entry.name)
+            if (!toolSet.declared.has(sent)) {
+              return yield* fail(`Tool choice '${entry.name}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")
             }
+            names.add(sent)
+          } else if (isObject(entry) && entry.type === "namespace" && typeof entry.name === "string") {
+            let found = false
+            for (const original of toolSet.names.values()) {
+              if (original.namespace !== entry.name) continue
+              names.add(Tools.upstreamName(Tools.flatName(original.namespace, original.name)))
+              found = true
+            }
+            if (!found) return yield* fail(`Tool choice '${entry.name}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")
           }
         }
         offered = tools.filter((tool) => names.has(tool.name))

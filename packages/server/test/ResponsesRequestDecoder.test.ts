@@ -492,6 +492,43 @@ describe("ResponsesRequestDecoder", () => {
       expect(missing).toMatchObject({ param: "tool_choice", code: "invalid_value" })
     }))
 
+  it.effect("an allowed_tools entry naming a tool or namespace the request does not declare: 400 in OpenAI's words, in either mode", () =>
+    Effect.gen(function*() {
+      // OpenAI: "Tool choice 'web_search' not found in 'tools' parameter." for an allowed_tools entry
+      // { type: "function", name: "web_search" } without such a function (vercel/ai#18997), param tool_choice
+      const tools = [
+        { type: "function", name: "read_file", parameters: { type: "object", properties: {} } },
+        { type: "namespace", name: "crm", tools: [{ type: "function", name: "lookup" }] }
+      ]
+      for (const mode of ["auto", "required"]) {
+        for (const [entry, name] of [
+          [{ type: "function", name: "write_file" }, "write_file"],
+          [{ type: "custom", name: "apply_patch" }, "apply_patch"],
+          [{ type: "function", namespace: "crm", name: "delete" }, "delete"],
+          [{ type: "namespace", name: "billing" }, "billing"]
+        ] as const) {
+          const error = yield* rejected({
+            model: "m",
+            input: "hi",
+            tools,
+            tool_choice: { type: "allowed_tools", mode, tools: [{ type: "function", name: "read_file" }, entry] }
+          })
+          expect(error, JSON.stringify(entry)).toMatchObject({
+            message: `Tool choice '${name}' not found in 'tools' parameter.`,
+            param: "tool_choice",
+            code: "invalid_value"
+          })
+        }
+      }
+      const declared = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        input: "hi",
+        tools,
+        tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "read_file" }] }
+      })
+      expect(declared.tools.map((tool) => tool.name)).toEqual(["read_file"])
+    }))
+
   it.effect("a tool_search_output names every tool it loaded to the upstream, also one the request declared with defer_loading", () =>
     Effect.gen(function*() {
       const search = (callId: string, tools: ReadonlyArray<unknown>) => [
