@@ -10,7 +10,7 @@
  * | user file (PDF…) | `{type:"file", file:{filename, file_data (a data URL)}}` or `{type:"file", file:{file_id}}` |
  * | assistant `TextPart`s | `content`: their texts joined |
  * | assistant `RefusalPart` | `refusal`: its text |
- * | assistant `ToolCallPart`s | `tool_calls: [{id: callId, type:"function", function:{name, arguments ("" -> "{}")}}]`, plus `extra_content` when the part's payload is one (`ChatCompletionsOutput.extraContentOf`: Gemini's thought signature, which Gemini requires back) |
+ * | assistant `ToolCallPart`s | `tool_calls: [{id: callId, type:"function", function:{name, arguments ("" -> "{}")}}]`, plus `extra_content` when the part's payload is one (`ChatCompletionsOutput.extraContentOf`: Gemini's thought signature, which Gemini requires back), whatever server the request goes to (see "extra_content" below) |
  * | assistant `CustomToolCallPart`s | `tool_calls` entries too: Chat Completions has no custom tools, so a custom tool is offered as a function with one string parameter `input` (`CUSTOM_TOOL_INPUT`) and its call sent as `arguments: {"input": <input>}` |
  * | assistant `ReasoningPart`s | not sent, unless `replayReasoningContent` (then `reasoning_content`: their `text`, or their summary joined by blank lines) |
  * | assistant `MediaPart`, `UnknownPart`, and the items of Responses built-in tools (shell, apply_patch, local_shell calls, MCP approval requests, tool search) | not sent (debug log) |
@@ -18,6 +18,15 @@
  *
  * An assistant message with neither content, refusal nor tool calls left is not sent (debug log). `stream`
  * and `stream_options` are left to the caller (`ChatCompletionsLanguageModel` sets them).
+ *
+ * `extra_content` goes back on every call that carried one, whatever the server: only a server that
+ * answered with it (Gemini, or a proxy in front of it) gave a call one, and a prompt does not say which
+ * server made a call of an earlier turn. A conversation moved from Gemini to another server sends it on the
+ * earlier calls: vLLM reads messages as the `openai` package's TypedDicts, whose unknown keys pydantic
+ * ignores, and Ollama decodes them with Go's JSON decoder, which ignores them too; OpenAI refused unknown message fields
+ * for some older models ("Additional properties are not allowed ('parsed', 'refusal' were unexpected) -
+ * 'messages.2'" for gpt-3.5 and gpt-4, not for gpt-4o: openai/openai-node#1161), so such a move to one of
+ * them may be answered 400: leave out the `payload` of those parts first.
  *
  * Before the body is returned, `messages` is checked against the pairing rules the API enforces
  * (`PAIRING_RULES`): a tool message that answers no tool call of the assistant message right before it
@@ -515,6 +524,7 @@ const assistantMessage = (
  * A tool call with the `extra_content` of its part's payload, when the payload is one this package made
  * (`ChatCompletionsOutput.PROVIDER`, kind `EXTRA_CONTENT`): Gemini refuses a turn whose tool call lacks
  * the thought signature it came with. A payload of another provider is not sent (debug note).
+ * Sent whatever the server (see the module doc): the prompt does not say which server made the call.
  */
 const withExtraContent = (
   call: Record<string, unknown>,
