@@ -14,13 +14,15 @@
  * the metadata, copied over by `fromResponseParts`) becomes that part again, as it came from the API (the
  * carried part wins over the visible content: a stream whose final snapshot contradicted its deltas showed
  * other text than the item holds): item ids, the reasoning's encrypted content and summary entries,
- * annotations and phases survive the round trip, and the parts without an `@effect/ai` counterpart carried
+ * annotations, phases and a tool call's `payload` (Gemini's thought signature, which Gemini refuses the next
+ * turn without) survive the round trip, and the parts without an `@effect/ai` counterpart carried
  * along (`preceding`, `following`) are put back in place. To change what goes back, drop the `options`.
  *
  * What `@effect/ai`'s own prompt model loses: its `Prompt.fromResponseParts`, and so its `Chat`, builds
  * parts from the visible content alone and drops the metadata. A reasoning model's reasoning then goes back
  * without its encrypted content, so the Responses layer leaves it out (the API rejects unsigned reasoning)
- * and the model reasons again from scratch; item ids, citations and built-in tool items are lost too. Build
+ * and the model reasons again from scratch; item ids, citations, built-in tool items and tool calls'
+ * payloads (so a Gemini 3 tool loop over Chat Completions is refused on its second turn) are lost too. Build
  * the next prompt with this module's `fromResponseParts` (keeping the history yourself, or writing it into a
  * `Chat`'s `history`) to keep them.
  *

@@ -16,8 +16,12 @@
  *
  * Every part that ends an output item carries that item's whole part, encoded (the public JSON of
  * `Part`), under the metadata key `"effect-responses"` (`Carried`): item ids, status, the reasoning's
- * encrypted content and its summary entries, annotations. `EffectAiPrompt` reads it back from the prompt
- * parts' `options`, so a conversation goes back to the API exactly as it came.
+ * encrypted content and its summary entries, annotations, a tool call's `payload` (Gemini's thought
+ * signature, its `extra_content` over Chat Completions). `EffectAiPrompt` reads it back from the prompt
+ * parts' `options`, so a conversation goes back to the API exactly as it came. `@effect/ai`'s `tool-call`
+ * part has no field of its own for such data (`id`, `name`, `params`, `providerName`, `providerExecuted`,
+ * and `metadata`), so the metadata is where it goes; `@effect/ai`'s own `Prompt.fromResponseParts` keeps no
+ * metadata and loses it, with the encrypted reasoning: use `EffectAiPrompt.fromResponseParts`.
  *
  * @since 0.2.0
  */

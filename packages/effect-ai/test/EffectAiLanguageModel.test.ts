@@ -319,3 +319,75 @@ describe("EffectAiLanguageModel over the Chat Completions layer", () => {
       expect(http.requests[0]).toMatchObject({ model: "gpt-4o-mini", stream: true })
     }))
 })
+
+describe("EffectAiLanguageModel: a tool call's payload (Gemini's extra_content) both ways", () => {
+  const EXTRA = { google: { thought_signature: "CiQB0e2Kb8cfVQ8n1sQ8qGvZ7uYtBmW1tqk6Gx3m2Ew3kX0=" } }
+  const chunk = (id: string, delta: Record<string, unknown>) =>
+    `data: ${
+      JSON.stringify({
+        id,
+        object: "chat.completion.chunk",
+        created: 1,
+        model: "gemini-3-pro-preview",
+        choices: [{ index: 0, delta, finish_reason: "stop" }]
+      })
+    }\n\ndata: [DONE]\n\n`
+  const toolTurn = chunk("g1", {
+    role: "assistant",
+    tool_calls: [{ extra_content: EXTRA, function: { arguments: "{\"country\":\"UK\"}", name: "get_capital" }, id: "fc-1", type: "function" }]
+  })
+  const completion = (id: string, message: Record<string, unknown>, finish: string) =>
+    JSON.stringify({
+      id,
+      object: "chat.completion",
+      created: 1,
+      model: "gemini-3-pro-preview",
+      choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }]
+    })
+  const toolCompletion = completion("g1", {
+    content: null,
+    tool_calls: [{ extra_content: EXTRA, function: { arguments: "{\"country\":\"UK\"}", name: "get_capital" }, id: "fc-1", type: "function" }]
+  }, "tool_calls")
+  const textCompletion = completion("g2", { content: "London." }, "stop")
+  const overChat = (client: HttpClient.HttpClient) =>
+    EffectAiLanguageModel.layer.pipe(
+      Layer.provide(ChatCompletionsLanguageModel.layer({ model: "gemini-3-pro-preview" })),
+      Layer.provide(ChatCompletionsClient.layer({ retry: { times: 0 } })),
+      Layer.provide(Layer.succeed(HttpClient.HttpClient, client))
+    )
+  const capitals = Capitals.toLayer({ get_capital: () => Effect.succeed("London") })
+
+  for (const streamed of [false, true]) {
+    it.effect(`${streamed ? "streamText" : "generateText"}: the call's extra_content rides in the part's metadata and goes back on the next turn`, () =>
+      Effect.gen(function*() {
+        const http = scripted([
+          streamed ? { body: toolTurn, type: "text/event-stream" } : { body: toolCompletion, type: "application/json" },
+          { body: textCompletion, type: "application/json" }
+        ])
+        const prompt = Prompt.make("The capital of the UK?")
+        const content = streamed
+          ? Array.from(yield* Stream.runCollect(LanguageModel.streamText({ prompt, toolkit: Capitals })).pipe(Effect.provide(overChat(http.client))))
+          : (yield* LanguageModel.generateText({ prompt, toolkit: Capitals }).pipe(Effect.provide(overChat(http.client)))).content
+        const call = (content as ReadonlyArray<AiResponse.AnyPart>).find((part) => part.type === "tool-call")
+        // the payload, where @effect/ai keeps a provider's data: the part's metadata under METADATA_KEY
+        expect(call?.metadata[EffectAiResponse.METADATA_KEY]).toMatchObject({
+          part: { type: "tool_call", callId: "fc-1", payload: { provider: "chat-completions", kind: "extra_content", data: JSON.stringify(EXTRA) } }
+        })
+        const history = Prompt.merge(prompt, EffectAiPrompt.fromResponseParts(content as Array<AiResponse.AnyPart>))
+        const next = yield* LanguageModel.generateText({ prompt: history, toolkit: Capitals }).pipe(Effect.provide(overChat(http.client)))
+        assert.strictEqual(next.text, "London.")
+        const messages = (http.requests[1] as { readonly messages: ReadonlyArray<{ readonly [key: string]: unknown }> }).messages
+        expect(messages.find((message) => message.role === "assistant")).toMatchObject({
+          tool_calls: [{ id: "fc-1", function: { name: "get_capital" }, extra_content: EXTRA }]
+        })
+        // @effect/ai's own Prompt.fromResponseParts keeps no metadata: the signature is lost, as reasoning is
+        const http2 = scripted([{ body: textCompletion, type: "application/json" }])
+        const bare = Prompt.merge(prompt, Prompt.fromResponseParts(content as Array<AiResponse.AnyPart>))
+        yield* LanguageModel.generateText({ prompt: bare, toolkit: Capitals }).pipe(Effect.provide(overChat(http2.client)))
+        const bareMessages = (http2.requests[0] as { readonly messages: ReadonlyArray<{ readonly [key: string]: unknown }> }).messages
+        const bareCall = (bareMessages.find((message) => message.role === "assistant")?.tool_calls as ReadonlyArray<object>)[0]
+        expect(bareCall).toMatchObject({ id: "fc-1" })
+        expect(bareCall).not.toHaveProperty("extra_content")
+      }).pipe(Effect.provide(capitals)))
+  }
+})
