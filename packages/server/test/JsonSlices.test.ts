@@ -3,7 +3,7 @@
  * the same failure on every malformed one, the nesting bound, and escapes, keys and characters cut by a
  * slice or chunk boundary.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { makeBudget } from "@effect-responses/wire/Cooperative"
@@ -178,10 +178,7 @@ describe("jsonSlices", () => {
           expect(yield* Effect.flip(slicedLarge(chunked(text, size))), text).toBe("invalid")
         }
         const chunks = chunked(text, 3)
-        const lazy = yield* Either.match(JsonSlices.parseLazily(chunks, yield* JsonSlices.scan(chunks, 64), parseWhole, 0), {
-          onLeft: () => Effect.succeed(undefined),
-          onRight: Effect.succeed
-        })
+        const lazy = yield* Effect.orElseSucceed(JsonSlices.parseLazily(chunks, yield* JsonSlices.scan(chunks, 64), parseWhole, 0), () => undefined)
         if (lazy?.input !== undefined) expect(yield* Effect.flip(lazy.input.rest), text).toBe("invalid")
       }
     }))
@@ -330,6 +327,61 @@ describe("jsonSlices", () => {
         const invalid = text.replace(`${long}"`, `${long}\\x"`)
         expect(invalid).not.toBe(text)
         expect(yield* Effect.flip(JsonSlices.parse(utf8(invalid), yield* JsonSlices.scan(utf8(invalid), 64), whole))).toBe("invalid")
+      }
+    }))
+
+  it.effect("every string taken as long (in the rest of the body, in an element, a body with no input array): JSON.parse's value and failure", () =>
+    Effect.gen(function*() {
+      const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
+      for (const text of [...VALID, ...ELEMENTS]) {
+        for (const size of [1, 3, 1000]) {
+          const chunks = chunked(text, size)
+          const found = yield* JsonSlices.scan(chunks, 64, 3, 0)
+          expectSame(yield* JsonSlices.parse(chunks, found, whole), text, `${text} (chunks of ${size})`)
+          expectSame(yield* JsonSlices.parse(chunks, found, whole, 0), text, `${text} (every element large, chunks of ${size})`)
+          const lazy = yield* JsonSlices.parseLazily(chunks, found, parseWhole)
+          const body = lazy.input === undefined ? lazy.body : {
+            ...(lazy.body as object),
+            input: yield* Effect.forEach(Array.from({ length: lazy.input.length }, (_, index) => index), lazy.input.element)
+          }
+          expectSame(body, text, `${text} (lazily, chunks of ${size})`)
+        }
+      }
+      for (const text of [...INVALID, ...INVALID_ELEMENTS, `{"input":"\\\\x","model":"\\x"}`, `{"a":"b" "c":"d"}`, `"\\q"`]) {
+        const chunks = chunked(text, 2)
+        expect(yield* Effect.flip(JsonSlices.parse(chunks, yield* JsonSlices.scan(chunks, 64, 3, 0), whole)), text).toBe("invalid")
+      }
+    }))
+
+  it.effect("a long string outside the input elements (instructions, a string input, a tool's description, metadata) is parsed in slices", () =>
+    Effect.gen(function*() {
+      const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
+      const long = `é😀 "q" \\ [x] ${"a".repeat(1000)}`.repeat(1000)
+      const bodies = [
+        { model: "m", instructions: long, input: [{ role: "user", content: "hi" }] },
+        { model: "m", input: long },
+        { model: "m", input: "q", tools: [{ type: "function", name: "f", description: long, parameters: { type: "object" } }] },
+        { model: "m", input: [{ role: "user", content: "hi" }], metadata: { note: long }, text: { format: { type: "json_schema", schema: { description: long } } } }
+      ]
+      for (const value of bodies) {
+        const text = JSON.stringify(value)
+        const chunks = chunked(text, 65_536)
+        const found = yield* JsonSlices.scan(chunks, 64)
+        expect(found.strings.length, text.slice(0, 60)).toBeGreaterThan(0)
+        // no JSON.parse is given the long string whole: every call sees at most about a slice
+        const parse = vi.spyOn(JSON, "parse")
+        const parsed = yield* JsonSlices.parse(chunks, found, whole)
+        const lazy = yield* JsonSlices.parseLazily(chunks, found, parseWhole)
+        const body = lazy.input === undefined ? lazy.body : {
+          ...(lazy.body as object),
+          input: yield* Effect.forEach(Array.from({ length: lazy.input.length }, (_, index) => index), lazy.input.element)
+        }
+        const given = parse.mock.calls.map(([text]) => text.length)
+        parse.mockRestore()
+        expectSame(parsed, text, text.slice(0, 60))
+        expectSame(body, text, `${text.slice(0, 60)} (lazily)`)
+        expect(Math.max(...given), text.slice(0, 60)).toBeLessThan(2 * JsonSlices.STRING_SLICE_BYTES)
+        expect(given.length, text.slice(0, 60)).toBeGreaterThan(long.length / JsonSlices.STRING_SLICE_BYTES)
       }
     }))
 })
