@@ -670,7 +670,7 @@ export const parseJson = (text: string): Either.Either<unknown, GatewayError> =>
  * The body of a non-streamed answer: the Response object's JSON with a `content-length` when it is one
  * piece (`ResponsesLifecycle.toJsonPieces`), else written a piece of about 64 Ki characters at a time, so
  * that a large answer's text stands in memory once (in the object), not again as one JSON string and as
- * its bytes.
+ * its bytes, yielding to other requests every few milliseconds (`SseBody.pieceStream`).
  */
 const jsonAnswer = (object: ResponsesLifecycle.ResponseObject): HttpServerResponse.HttpServerResponse => {
   const pieces = ResponsesLifecycle.toJsonPieces(object)
@@ -678,7 +678,7 @@ const jsonAnswer = (object: ResponsesLifecycle.ResponseObject): HttpServerRespon
   const one = first.done ? "" : first.value
   const second = pieces.next()
   if (second.done) return HttpServerResponse.text(one, { contentType: "application/json" })
-  return HttpServerResponse.stream(Stream.fromIteratorSucceed(SseBody.encoded([one, second.value], pieces), 1), {
+  return HttpServerResponse.stream(SseBody.pieceStream(SseBody.encoded([one, second.value], pieces)), {
     contentType: "application/json"
   })
 }

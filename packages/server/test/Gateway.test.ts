@@ -15,6 +15,8 @@ import {
 import { Gateway, Upstream } from "@effect-responses/server"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -502,6 +504,53 @@ describe("Gateway (scripted upstream)", () => {
       const response = checkLifecycle(parseSse(answer.text))
       expect(response.status).toBe("completed")
       expect(response.output).toMatchObject([{ type: "message", status: "completed", content: [{ text: "Hello" }] }])
+    }))
+
+  it.effect("1 MB of instructions echoed by response.created and by a whole answer: written in pieces, not as one", () =>
+    Effect.gen(function*() {
+      const instructions = `é😀 "x"\n${"i".repeat(1_000_000)}`
+      const model = scriptedModel({
+        // one part per upstream chunk: response.created is written before any event that repeats an item
+        stream: Stream.rechunk(
+          Stream.make(started, delta(0, new Part.TextPart({ text: "ok" })), complete(0, new Part.TextPart({ text: "" })), finished("stop")),
+          1
+        ),
+        generate: new ModelResponse.ModelResponse({
+          id: "chatcmpl-1",
+          model: "upstream-model",
+          status: "completed",
+          finishReason: "stop",
+          usage,
+          message: new Message.AssistantMessage({ parts: [new Part.TextPart({ text: "ok" })] })
+        })
+      })
+      // the handler on a request other than Node's: its body is an Effect Stream whose elements are the pieces
+      const pieces = (body: object) =>
+        Effect.gen(function*() {
+          const request = new Request("http://gateway.invalid/v1/responses", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(body)
+          })
+          const response = yield* Gateway.createResponse().pipe(
+            Effect.provideService(HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(request)),
+            Effect.provide(upstreamOf(model.layer))
+          )
+          assert.strictEqual(response.body._tag, "Stream")
+          const chunks = response.body._tag === "Stream" ? Chunk.toReadonlyArray(yield* Stream.runCollect(response.body.stream)) : []
+          return { chunks, text: Buffer.concat(chunks).toString("utf8") }
+        })
+      const streamed = yield* pieces(streamBody({ instructions }))
+      const whole = yield* pieces({ model: "m", input: "hi", instructions })
+      const frames = parseSse(streamed.text)
+      expect(frames.find((frame) => frame.event === "response.created")?.data).toMatchObject({ response: { instructions } })
+      expect(checkLifecycle(frames).instructions).toBe(instructions)
+      expect(JSON.parse(whole.text)).toMatchObject({ instructions, output: [{ content: [{ text: "ok" }] }] })
+      // pieces of about 64 Ki characters each (the JSON escaping of a slice), none of the whole megabyte
+      for (const { chunks } of [streamed, whole]) {
+        expect(chunks.length).toBeGreaterThan(10)
+        expect(Math.max(...chunks.map((chunk) => chunk.length))).toBeLessThan(300_000)
+      }
     }))
 
   it.effect("a client that reads slowly: the stream waits for it and arrives whole (about 10 MB, read after 300 ms)", () =>

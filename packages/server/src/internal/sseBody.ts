@@ -29,20 +29,45 @@ import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import { Readable } from "node:stream"
 import * as ResponsesLifecycle from "../ResponsesLifecycle.js"
 import { isNodeRequest } from "./nodeRequest.js"
 
 const encoder = new TextEncoder()
 
-/** The events that may repeat a whole item's content (and so be large). */
+/**
+ * The events that may be large: those that repeat a whole item's content, and those that carry the Response
+ * object (which echoes the request's `instructions`, `tools` and `text` format, as large as the client sent
+ * them).
+ */
 const isWhole = (event: ResponsesLifecycle.Event): boolean =>
-  event.type.endsWith(".done") || event.type === "response.completed" || event.type === "response.incomplete" ||
-  event.type === "response.failed"
+  event.type.endsWith(".done") || RESPONSE_EVENTS.has(event.type)
+
+/** The events whose payload is the Response object. */
+const RESPONSE_EVENTS = new Set<string>([
+  "response.created",
+  "response.in_progress",
+  "response.completed",
+  "response.incomplete",
+  "response.failed"
+])
 
 /** The UTF-8 bytes of each piece of text of `parts`, in order, encoded as they are pulled. */
 export function* encoded(...parts: ReadonlyArray<Iterable<string>>): Generator<Uint8Array> {
   for (const part of parts) for (const piece of part) yield encoder.encode(piece)
+}
+
+/**
+ * `pieces` as a stream, pulled one at a time, with a yield to other requests' I/O once a few milliseconds of
+ * work passed (`makeBudget`): a socket that takes every piece at once (loopback, a fast client) never makes
+ * the writer wait, so a 10 MB answer would otherwise be made and written in one stretch of the event loop.
+ */
+export const pieceStream = (pieces: IterableIterator<Uint8Array>): Stream.Stream<Uint8Array> => {
+  const budget = makeBudget(undefined, 1)
+  return Stream.fromIteratorSucceed(pieces, 1).pipe(
+    Stream.tap(() => budget.tick() ? yieldToIo : Effect.void)
+  )
 }
 
 /**
@@ -130,10 +155,14 @@ const batches = (source: Source): Effect.Effect<Iterator<Uint8Array> | undefined
 /** The body as an Effect `Stream` (any server), one channel: each piece of each batch written as it comes. */
 const toStream = (next: Effect.Effect<Iterator<Uint8Array> | undefined>, scope: Scope.CloseableScope) => {
   type Body = Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, never, unknown, unknown, unknown>
+  // as `pieceStream`: a yield to other requests' I/O every few milliseconds of a large batch
+  const budget = makeBudget(undefined, 1)
   const writeAll = (pieces: Iterator<Uint8Array>): Body =>
     Channel.suspend(() => {
       const piece = pieces.next()
-      return piece.done === true ? Channel.void : Channel.zipRight(Channel.write(Chunk.of(piece.value)), writeAll(pieces))
+      if (piece.done === true) return Channel.void
+      const written = Channel.zipRight(Channel.write(Chunk.of(piece.value)), writeAll(pieces))
+      return budget.tick() ? Channel.zipRight(Channel.fromEffect(yieldToIo), written) : written
     })
   const loop: Body = Channel.flatMap(
     Channel.fromEffect(next),
@@ -182,11 +211,15 @@ const toReadable = (
       callback(error)
     }
   })
+  // a socket that takes every piece at once never makes `push` return `false`: a large batch (a 10 MB answer
+  // repeated by its terminal events) yields to other requests' I/O every few milliseconds
+  const budget = makeBudget(undefined, 1)
   const pushAll = (pieces: Iterator<Uint8Array>): Effect.Effect<void> =>
     Effect.suspend(() => {
       for (let piece = pieces.next(); piece.done !== true; piece = pieces.next()) {
         wanted = false
         if (!readable.push(piece.value)) return Effect.zipRight(demand, pushAll(pieces))
+        if (budget.tick()) return Effect.zipRight(yieldToIo, pushAll(pieces))
       }
       return Effect.void
     })
