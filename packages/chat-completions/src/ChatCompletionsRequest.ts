@@ -199,9 +199,26 @@ export const fromPrompt = (
           break
         }
         case "user": {
-          const mapped = userMessage(message, index)
-          if (Either.isLeft(mapped)) return yield* mapped.left
-          messages.push(mapped.right)
+          if (message.parts.length <= MANY_PARTS) {
+            const mapped = userMessage(message, index)
+            if (Either.isLeft(mapped)) return yield* mapped.left
+            messages.push(mapped.right)
+            break
+          }
+          // a message of thousands of parts (a client may send 20,000) is built with yields between its parts
+          const content: Array<unknown> = new Array(message.parts.length)
+          for (let at = 0; at < content.length; at++) {
+            if (budget.tick()) yield* yieldToIo
+            const part = message.parts[at]!
+            if (part.type === "text") {
+              content[at] = { type: "text", text: part.text }
+              continue
+            }
+            const media = userMedia(part, index)
+            if (Either.isLeft(media)) return yield* media.left
+            content[at] = media.right
+          }
+          messages.push({ role: "user", content })
           break
         }
         case "assistant": {
@@ -379,6 +396,9 @@ export const PAIRING_RULES = [
 // ---------------------------------------------------------------------------------------------------------
 // user messages
 // ---------------------------------------------------------------------------------------------------------
+
+/** A user message of more parts than this is built with yields between its parts (see `fromPrompt`). */
+const MANY_PARTS = 64
 
 const userMessage = (message: Message.UserMessage, index: number): Either.Either<ChatMessage, AiError.InvalidPrompt> => {
   const parts = message.parts

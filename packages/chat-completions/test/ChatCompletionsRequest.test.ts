@@ -81,6 +81,25 @@ describe("ChatCompletionsRequest.fromPrompt", () => {
       ])
     }))
 
+  it.effect("a user message of thousands of parts (built with yields between them) maps each part as a short one does", () =>
+    Effect.gen(function*() {
+      const parts = Array.from({ length: 3000 }, (_, i) =>
+        i % 1000 === 7
+          ? new Part.MediaPart({ mediaType: "image/png", data: `d${i}` })
+          : new Part.TextPart({ text: `p${i}` }))
+      const body = yield* ChatCompletionsRequest.fromPrompt(Prompt.make([new Message.UserMessage({ parts })]), { model: "m" })
+      const each = yield* Effect.forEach(parts, (part) =>
+        Effect.map(ChatCompletionsRequest.fromPrompt(Prompt.make([new Message.UserMessage({ parts: [part, part] })]), { model: "m" }), (one) =>
+          (one.messages[0] as unknown as { content: ReadonlyArray<unknown> }).content[0]))
+      expect(body.messages).toStrictEqual([{ role: "user", content: each }])
+      // a part that cannot be sent fails as in a short message, naming the message
+      const bad = [...parts, new Part.MediaPart({ mediaType: "image/png" })]
+      const error = yield* Effect.flip(ChatCompletionsRequest.fromPrompt(Prompt.make([new Message.UserMessage({ parts: bad })]), { model: "m" }))
+      const short = yield* Effect.flip(ChatCompletionsRequest.fromPrompt(Prompt.make([new Message.UserMessage({ parts: bad.slice(-2) })]), { model: "m" }))
+      assert.instanceOf(error, AiError.InvalidPrompt)
+      expect(error.message).toBe(short.message)
+    }))
+
   it.effect("replays reasoning as reasoning_content only when asked; a lone user text is a string", () =>
     Effect.gen(function*() {
       const prompt = Prompt.make([
