@@ -46,12 +46,13 @@ export interface Text {
  *
  * - `name`: 1 to 64 letters, digits, `_` or `-` (default `"output"`).
  * - `description`: what the output is for, shown to the model.
- * - `strict`: left out, strict when the schema has a strict form; `true` with a schema that has none is an
- *   `InvalidPrompt`; `false` sends the schema as it is, not strict. An Effect `Schema` is sent in its strict
- *   form (`StrictSchema.strictForm`: every property required, the optional ones nullable, as function
- *   tools are; `StructuredOutput.decode` reads a `null` for an optional property as the property left
- *   out); a JSON Schema object is sent as it is, strict when it fits the subset
- *   (`StrictSchema.incompatibility`).
+ * - `strict`: left out, strict when the schema has a strict form; `false` sends the schema as it is, not
+ *   strict. An Effect `Schema` is sent in its strict form (`StrictSchema.strictForm`: every property
+ *   required, the optional ones nullable, as function tools are; `StructuredOutput.decode` reads a `null`
+ *   for an optional property as the property left out), and `true` with one that has none is an
+ *   `InvalidPrompt`. A JSON Schema object is sent as it is: left out, strict when it fits OpenAI's subset
+ *   (`StrictSchema.incompatibility`); `true`, strict whatever it holds, so the server judges it (OpenAI
+ *   answers 400 for a schema outside its subset; other servers take more, e.g. `minLength`).
  *
  * @since 0.2.0
  * @category models
@@ -128,8 +129,8 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/
  * form when it has one, see `Json`), the name defaulted to `"output"`, `strict` decided.
  *
  * Fails with `AiError.InvalidPrompt` when the name is not 1 to 64 letters, digits, `_` or `-`, when the
- * schema cannot be converted to JSON Schema, or when `strict: true` is asked with a schema the strict mode
- * cannot take (the reason names the JSON path).
+ * schema cannot be converted to JSON Schema, or when `strict: true` is asked with an Effect `Schema` that
+ * has no strict form (the reason names the JSON path).
  *
  * @since 0.2.0
  * @category conversions
@@ -157,7 +158,7 @@ export const resolve = (format: ResponseFormat): Effect.Effect<Resolved, AiError
       ? { reason: "strict: false" }
       : Schema.isSchema(source)
       ? StrictSchema.strictForm(schema)
-      : StrictSchema.isStrict(schema)
+      : format.strict === true || StrictSchema.isStrict(schema)
       ? { schema }
       : { reason: StrictSchema.incompatibility(schema)! }
     if (format.strict === true && strict.schema === undefined) {
