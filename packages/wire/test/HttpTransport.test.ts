@@ -109,6 +109,33 @@ describe("HttpTransport", () => {
       assert.strictEqual(http.requests.length, 2)
     }))
 
+  it.effect("an object of many keys deep in a large body has its keys enumerated once", () =>
+    Effect.gen(function*() {
+      const http = fakeHttp([{ status: 200, body: "{}" }])
+      const transport = yield* HttpTransport.make("/chat/completions", {}).pipe(
+        Effect.provideService(HttpClient.HttpClient, http.client)
+      )
+      // a schema's `properties` of 3,000 keys, four levels down: the walk that finds what is small met it
+      // once per level above it, each time enumerating all of its keys
+      const target = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`p${i}`, { type: "string" }]))
+      let enumerations = 0
+      const properties = new Proxy(target, {
+        ownKeys: (object) => {
+          enumerations++
+          return Reflect.ownKeys(object)
+        }
+      })
+      const body = (properties: object) => ({
+        model: "m",
+        messages: [{ role: "user", content: "q" }],
+        response_format: { type: "json_schema", json_schema: { name: "s", schema: { type: "object", properties } } }
+      })
+      yield* transport.execute(body(properties), false)
+      const sent = http.requests[0]!.body
+      assert.strictEqual(sent._tag === "Uint8Array" && new TextDecoder().decode(sent.body), JSON.stringify({ ...body(target), stream: false }))
+      assert.strictEqual(enumerations, 1)
+    }))
+
   it.effect("long strings and nested large arrays are written in slices, with the bytes of JSON.stringify", () =>
     Effect.gen(function*() {
       const http = fakeHttp(Array.from({ length: 3 }, () => ({ status: 200, body: "{}" })))

@@ -40,24 +40,47 @@ const isPlain = (value: object): boolean => {
 }
 
 /**
+ * The own enumerable keys of an object, each object's enumerated once in one `jsonBytes` call: enumerating
+ * an object of many keys (a schema's `properties` of 100,000) costs about a microsecond a key however few
+ * of them are read (a `for...in` stopped after 10 too), and the walk that finds what is small (`isSmall`)
+ * meets such an object once per level above it, then `write` once more. Only the keys of an object of more
+ * than `MANY_KEYS` are kept: a small object's keys cost little to enumerate again.
+ */
+class Keys {
+  private readonly many = new Map<object, ReadonlyArray<string>>()
+
+  of(value: object): ReadonlyArray<string> {
+    const known = this.many.get(value)
+    if (known !== undefined) return known
+    const keys = Object.keys(value)
+    if (keys.length > MANY_KEYS) this.many.set(value, keys)
+    return keys
+  }
+}
+
+const MANY_KEYS = 64
+
+/**
  * Whether `value` is small: its strings' characters and its keys, values and elements add up to less than
  * `SMALL_CHARS`. A walk that stops as soon as that room is spent, or past 64 levels of nesting (a cycle
- * spends either), so it costs little more than the room however large the value.
+ * spends either), so it costs little more than the room however large the value (its objects' keys read
+ * with `keys`, enumerated once per object).
  */
-const isSmall = (value: unknown): boolean => roomLeft(value, SMALL_CHARS, 0) > 0
+const isSmall = (value: unknown, keys: Keys): boolean => roomLeft(value, SMALL_CHARS, 0, keys) > 0
 
-const roomLeft = (value: unknown, room: number, depth: number): number => {
+const roomLeft = (value: unknown, room: number, depth: number, keys: Keys): number => {
   if (typeof value === "string") return room - value.length - 2
   if (typeof value !== "object" || value === null) return room - 1
   if (depth >= 64) return 0
   room -= 2
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length && room > 0; i++) room = roomLeft(value[i], room - 1, depth + 1)
+    for (let i = 0; i < value.length && room > 0; i++) room = roomLeft(value[i], room - 1, depth + 1, keys)
     return room
   }
-  for (const key in value) {
-    if (room <= 0) break
-    if (Object.hasOwn(value, key)) room = roomLeft((value as Record<string, unknown>)[key], room - key.length - 4, depth + 1)
+  const names = keys.of(value)
+  for (let i = 0; i < names.length && room > 0; i++) {
+    const key = names[i]!
+    room = roomLeft((value as Record<string, unknown>)[key], room - key.length - 4, depth + 1, keys)
   }
   return room
 }
@@ -100,10 +123,10 @@ class Pieces {
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
 
 /** Whether `value` is written by `write` rather than by one `JSON.stringify`: a long string, a large plain array or object. */
-const isLarge = (value: unknown): value is string | object =>
+const isLarge = (value: unknown, keys: Keys): value is string | object =>
   typeof value === "string"
     ? value.length > SLICE_CHARS
-    : typeof value === "object" && value !== null && isPlain(value) && !isSmall(value)
+    : typeof value === "object" && value !== null && isPlain(value) && !isSmall(value, keys)
 
 /**
  * Writes `value` (see `isLarge`) to `out`, pausing (a `yield`, for the caller to encode and yield to I/O)
@@ -111,7 +134,7 @@ const isLarge = (value: unknown): value is string | object =>
  * it: one met again is a cycle, `JSON.stringify`'s error. A plain generator, not an effect: a member costs
  * no fiber step.
  */
-function* write(value: string | object, out: Pieces, ancestors: Set<object>): Generator<void, void> {
+function* write(value: string | object, out: Pieces, ancestors: Set<object>, keys: Keys): Generator<void, void> {
   if (typeof value === "string") {
     // `JSON.stringify` of a substring is that substring's part of the whole's text, but for a surrogate pair
     // cut in two (each half alone is written as an escape): a slice never ends between the halves
@@ -133,7 +156,7 @@ function* write(value: string | object, out: Pieces, ancestors: Set<object>): Ge
     for (let index = 0; index < value.length; index++) {
       if (index > 0) out.add(",")
       const item: unknown = value[index]
-      if (isLarge(item)) yield* write(item, out, ancestors)
+      if (isLarge(item, keys)) yield* write(item, out, ancestors, keys)
       // a value `JSON.stringify` cannot write is `null` in an array
       else out.add(JSON.stringify(item) ?? "null")
       if (out.due()) yield
@@ -142,12 +165,12 @@ function* write(value: string | object, out: Pieces, ancestors: Set<object>): Ge
   } else {
     out.add("{")
     let first = true
-    for (const key of Object.keys(value)) {
+    for (const key of keys.of(value)) {
       const item: unknown = (value as Record<string, unknown>)[key]
       const head = `${first ? "" : ","}${JSON.stringify(key)}:`
-      if (isLarge(item)) {
+      if (isLarge(item, keys)) {
         out.add(head)
-        yield* write(item, out, ancestors)
+        yield* write(item, out, ancestors, keys)
       } else {
         const text = JSON.stringify(item)
         // a member whose value `JSON.stringify` cannot write is left out
@@ -169,12 +192,13 @@ export const jsonBytes = (body: object): Effect.Effect<Uint8Array, unknown> =>
   Effect.suspend(() => {
     // A small body (the usual request: a prompt of a few messages) has nothing to write in slices: one
     // `JSON.stringify` and one encoding, without the copy.
-    if (!isPlain(body) || isSmall(body)) {
+    const keys = new Keys()
+    if (!isPlain(body) || isSmall(body, keys)) {
       return Effect.try({ try: () => encoder.encode(JSON.stringify(body)), catch: (e) => e })
     }
     return Effect.gen(function*() {
       const out = new Pieces()
-      const steps = write(body, out, new Set())
+      const steps = write(body, out, new Set(), keys)
       // a step writes until a pause is due; the text is encoded, then other fibers' I/O runs
       while (!(yield* Effect.try({ try: () => steps.next().done === true, catch: (e) => e }))) {
         out.flush()
