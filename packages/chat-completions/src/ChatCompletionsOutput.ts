@@ -26,6 +26,7 @@
 import { AiError, Message, ModelResponse, Part, Usage } from "@effect-responses/core"
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
+import { placeCitations } from "./internal/citationMarkers.js"
 import { contentParts, ignoredWarning } from "./internal/content.js"
 import { errorFields, isError } from "./internal/errorObject.js"
 
@@ -149,9 +150,10 @@ export const annotationFromWire = (annotation: unknown): Part.Annotation => {
 /**
  * One of Perplexity's sources -> a `url_citation` annotation without indices: an entry of its top-level
  * `citations` (a URL) or `search_results` (`{title, url, date?, snippet?}`), as its `StreamChunk` and
- * completion have them (perplexityai/perplexity-node). The text cites them by `[n]` markers, which this
- * version does not place: the annotations say which sources the answer used, not where. Anything else is
- * `undefined`.
+ * completion have them (perplexityai/perplexity-node). Anything else is `undefined`. The text cites source
+ * `n` (1-based) by `[n]` markers: the stream decoder and `fromCompletion` place one such annotation at each
+ * marker (since 0.2.0; `startIndex` at its `[`, `endIndex` just after its `]`, UTF-16 offsets into the text),
+ * and keep this form, without indices, for a source no marker cites.
  *
  * @since 0.2.0
  * @category decoding
@@ -254,11 +256,9 @@ export const fromCompletion = (
     const content = stringField(message, "content") ?? listed?.text
     if (content !== undefined && content !== "") {
       const annotations = (arrayField(message, "annotations") ?? []).map(annotationFromWire)
-      // Perplexity's sources, top-level `citations` or `search_results`: citations without indices
-      for (const source of arrayField(json, "citations") ?? arrayField(json, "search_results") ?? []) {
-        const citation = sourceCitation(source)
-        if (citation !== undefined) annotations.push(citation)
-      }
+      // Perplexity's sources, top-level `citations` or `search_results`: at their `[n]` markers in the text
+      const sources = arrayField(json, "citations") ?? arrayField(json, "search_results")
+      if (sources !== undefined) annotations.push(...placeCitations(content, sources, sourceCitation))
       parts.push(new Part.TextPart({ text: content, annotations, attributes }))
     }
     const refusal = stringField(message, "refusal")

@@ -640,25 +640,65 @@ describe("ChatCompletionsStream: chunks after the finish reason belong to the sa
     }))
 
   // Perplexity (perplexityai/perplexity-node, StreamChunk): top-level citations and search_results on every chunk
-  it.effect("Perplexity's citations / search_results become url_citation annotations (without indices) on the text", () =>
+  it.effect("Perplexity's citations / search_results become url_citation annotations at the text's [n] markers", () =>
     Effect.gen(function*() {
       const { elements, error } = yield* decodeHandWritten("citations-perplexity.sse")
       assert.isUndefined(error)
       const [response] = MessageAggregator.fromIterable(elements)
-      assert.strictEqual(response!.text, "Paris is the capital [1] of France [2].")
-      expect((response!.message.parts[0] as Part.TextPart).annotations).toStrictEqual([
-        { type: "url_citation", url: "https://example.org/a" },
-        { type: "url_citation", url: "https://example.org/b" }
+      const text = "Paris is the capital [1] of France [2]."
+      assert.strictEqual(response!.text, text)
+      const annotations = (response!.message.parts[0] as Part.TextPart).annotations
+      expect(annotations).toStrictEqual([
+        { type: "url_citation", url: "https://example.org/a", startIndex: 21, endIndex: 24 },
+        { type: "url_citation", url: "https://example.org/b", startIndex: 35, endIndex: 38 }
       ])
+      expect(annotations.map((a) => text.slice((a as { startIndex: number }).startIndex, (a as { endIndex: number }).endIndex)))
+        .toStrictEqual(["[1]", "[2]"])
       const whole = yield* ChatCompletionsOutput.fromCompletion({
         id: "pplx-1",
         model: "sonar",
-        choices: [{ index: 0, message: { role: "assistant", content: "Paris [1]" }, finish_reason: "stop" }],
-        search_results: [{ title: "A", url: "https://example.org/a", date: null }]
+        choices: [{ index: 0, message: { role: "assistant", content: "Paris [1], again [1] [9]" }, finish_reason: "stop" }],
+        search_results: [{ title: "A", url: "https://example.org/a", date: null }, { title: "B", url: "https://example.org/b" }]
       })
+      // every marker of a source placed, a source no marker cites kept without indices, [9] (no such source) left alone
       expect((whole.message.parts[0] as Part.TextPart).annotations).toStrictEqual([
-        { type: "url_citation", url: "https://example.org/a", title: "A" }
+        { type: "url_citation", url: "https://example.org/a", title: "A", startIndex: 6, endIndex: 9 },
+        { type: "url_citation", url: "https://example.org/a", title: "A", startIndex: 17, endIndex: 20 },
+        { type: "url_citation", url: "https://example.org/b", title: "B" }
       ])
+    }))
+
+  it.effect("Perplexity's [n] markers split between deltas are placed as in the whole text; a text without markers keeps the no-position form", () =>
+    Effect.gen(function*() {
+      const sources = { citations: ["https://example.org/a", "https://example.org/b", "https://example.org/c"] }
+      const pieces = ["Paris [", "1", "][2", "] is [", "12] big [3", "]."]
+      const { elements, error } = yield* settled(ChatCompletionsStream.decodeData(Stream.fromIterable([
+        ...pieces.map((piece) => JSON.stringify({ id: "p", model: "sonar", choices: [{ index: 0, delta: { content: piece }, finish_reason: null }], ...sources })),
+        JSON.stringify({ id: "p", model: "sonar", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], ...sources }),
+        "[DONE]"
+      ])))
+      assert.isUndefined(error)
+      const [streamed] = MessageAggregator.fromIterable(elements)
+      const whole = yield* ChatCompletionsOutput.fromCompletion({
+        id: "p",
+        model: "sonar",
+        choices: [{ index: 0, message: { role: "assistant", content: pieces.join("") }, finish_reason: "stop" }],
+        ...sources
+      })
+      const expected = [
+        { type: "url_citation", url: "https://example.org/a", startIndex: 6, endIndex: 9 },
+        { type: "url_citation", url: "https://example.org/b", startIndex: 9, endIndex: 12 },
+        { type: "url_citation", url: "https://example.org/c", startIndex: 25, endIndex: 28 }
+      ]
+      expect((streamed!.message.parts[0] as Part.TextPart).annotations).toStrictEqual(expected)
+      expect((whole.message.parts[0] as Part.TextPart).annotations).toStrictEqual(expected)
+      const plain = yield* ChatCompletionsOutput.fromCompletion({
+        id: "p",
+        model: "sonar",
+        choices: [{ index: 0, message: { role: "assistant", content: "Paris." }, finish_reason: "stop" }],
+        citations: ["https://example.org/a"]
+      })
+      expect((plain.message.parts[0] as Part.TextPart).annotations).toStrictEqual([{ type: "url_citation", url: "https://example.org/a" }])
     }))
 
   const chunk = (id: string, delta: object, finish: string | null = null, extra: object = {}) =>

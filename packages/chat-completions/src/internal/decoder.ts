@@ -10,6 +10,7 @@ import { AiError, type ModelResponse, Part, StreamPart, UnsafePart } from "@effe
 import * as Framing from "@effect-responses/wire/Framing"
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as ChatCompletionsOutput from "../ChatCompletionsOutput.js"
+import { CitationMarkers } from "./citationMarkers.js"
 import { contentParts, ignoredWarning } from "./content.js"
 import { errorFields } from "./errorObject.js"
 
@@ -113,6 +114,8 @@ export class Decoder {
   private usage: unknown = undefined
   /** Perplexity's `citations` (or `search_results`) of the open response, the last non-empty list. */
   private citations: ReadonlyArray<unknown> | undefined = undefined
+  /** The `[n]` markers of the open response's text, where Perplexity's sources are cited. */
+  private markers = new CitationMarkers()
   private nextIndex = 0
   private slots: Array<Slot> = []
   private reasoning: Slot | undefined = undefined
@@ -262,6 +265,7 @@ export class Decoder {
     this.finishReason = undefined
     this.usage = undefined
     this.citations = undefined
+    this.markers = new CitationMarkers()
     this.nextIndex = 0
     this.slots = []
     this.reasoning = undefined
@@ -321,6 +325,7 @@ export class Decoder {
 
   private pushText(text: string, out: Array<StreamPart.StreamPart>): void {
     const slot = this.text ??= this.slot("text")
+    this.markers.push(text)
     this.push(out, slot, UnsafePart.textDelta(text, IN_PROGRESS))
   }
 
@@ -406,10 +411,7 @@ export class Decoder {
           break
         case "text":
           if (this.citations !== undefined) {
-            for (const source of this.citations) {
-              const citation = ChatCompletionsOutput.sourceCitation(source)
-              if (citation !== undefined) slot.annotations.push(citation)
-            }
+            slot.annotations.push(...this.markers.annotations(this.citations, ChatCompletionsOutput.sourceCitation))
           }
           part = new Part.TextPart({ text: "", annotations: slot.annotations, attributes }, true)
           break
