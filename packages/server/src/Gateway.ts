@@ -37,7 +37,8 @@
  *   upstream's body arrived (`upstream_disconnected`, `UPSTREAM_DISCONNECTED`) or an unreadable answer; 504
  *   `upstream_timeout` when the upstream's headers timeout or idle timeout passed (`TransportError.timeout`,
  *   see `Upstream.ChatCompletionsOptions`); 400 `invalid_prompt` when the upstream protocol cannot carry the
- *   prompt (e.g. a tool output that other messages separate from its call), its `param` `input`, or `text.format` /
+ *   prompt, its `param` `input` (a tool output that other messages separate from its call is caught before,
+ *   by the decoder, naming the output's `input[i]`, when the upstream says so: `Upstream.Service.readsToolOutputsApart`), or `text.format` /
  *   `tool_choice` / `tools` when `InvalidPrompt.option` names the call option at fault. An upstream HTTP error passes its
  *   `retry-after` / `retry-after-ms` and `x-request-id` on as headers of the answer;
  * - 500 `server_error` for a defect in the gateway itself (logged at error level with its cause), never a
@@ -743,7 +744,8 @@ export const createResponse = (
       // what the upstream never reads is not kept alive in the prompt while the request runs
       encryptedReasoning: upstream.readsEncryptedReasoning === false ? "drop" : "keep",
       itemAttributes: upstream.readsItemAttributes === false ? "drop" : "keep",
-      imageFileIds: upstream.readsImageFileIds !== false
+      imageFileIds: upstream.readsImageFileIds !== false,
+      toolOutputsApart: upstream.readsToolOutputsApart !== false
     }
     // the access log names the model and streaming once the body is parsed, also for a request refused after
     const record = yield* FiberRef.get(Upstream.currentCallRecord)

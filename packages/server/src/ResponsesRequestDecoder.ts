@@ -67,7 +67,8 @@
  * reasoning (the gateway stores no items: the error names the id), a tool call output (`function_call_output`,
  * `custom_tool_call_output`, `apply_patch_call_output`, `shell_call_output`, `local_shell_call_output`)
  * whose call is not earlier in the input (the API's "No tool call found for function call output with call_id
- * …", `param` the output's `input[i]`), and input items of unknown types.
+ * …", `param` the output's `input[i]`), such an output apart from its call when `toolOutputsApart` is
+ * `false` (`param` the output's `input[i]`, code `invalid_prompt`), and input items of unknown types.
  *
  * Every other parameter of `CreateResponse` is accepted: sampling and bookkeeping options (`temperature`,
  * `top_p`, `max_output_tokens`, `max_tool_calls`, `tool_choice`, `parallel_tool_calls`, `reasoning`, `text`,
@@ -177,6 +178,17 @@ export interface Options {
    * @since 0.2.0
    */
   readonly imageFileIds?: boolean | undefined
+  /**
+   * Whether a tool call output may be apart from its call in the input (default `true`); `false` (an
+   * upstream that needs each output right after the assistant message holding its call, e.g. Chat
+   * Completions) refuses an output that a message comes before (a user, system or developer message, an
+   * assistant message of its own, a later call's message) with a 400 naming the client's output item,
+   * `input[i]`, its call's item and the item between them, code `invalid_prompt`, instead of the upstream
+   * encoder's error naming the upstream's `messages[k]`.
+   *
+   * @since 0.2.0
+   */
+  readonly toolOutputsApart?: boolean | undefined
 }
 
 /**
@@ -685,7 +697,8 @@ const decodeBody = <E>(
         imageFileIds: options.imageFileIds !== false,
         keepEncrypted: options.encryptedReasoning !== "drop",
         keepAttributes: options.itemAttributes !== "drop",
-        maxParts: maxItems
+        maxParts: maxItems,
+        outputsApart: options.toolOutputsApart !== false
       }, messages)
     }
     yield* logAmbiguousNames(toolSet)

@@ -98,6 +98,15 @@ export interface Service {
    * @since 0.2.0
    */
   readonly readsImageFileIds?: boolean | undefined
+  /**
+   * Whether this upstream takes a tool output that other messages separate from its call. `false` (Chat
+   * Completions, which wants each tool message right after the assistant message holding its call) lets the
+   * gateway refuse such an output with a 400 naming the client's `input[i]`
+   * (`ResponsesRequestDecoder.Options.toolOutputsApart`); absent, the prompt goes on as it is.
+   *
+   * @since 0.2.0
+   */
+  readonly readsToolOutputsApart?: boolean | undefined
 }
 
 /**
@@ -405,7 +414,9 @@ export const chatCompletions = (
         // nor for an item's id, status or phase
         readsItemAttributes: false,
         // `image_url` takes a URL or a data URL, never a file id
-        readsImageFileIds: false
+        readsImageFileIds: false,
+        // a tool message must follow the assistant message holding its call (`ChatCompletionsRequest.PAIRING_RULES`)
+        readsToolOutputsApart: false
       })
     })
   )

@@ -50,6 +50,41 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(received).toHaveLength(0)
       })))
 
+  it.effect("a tool output apart from its call over Chat Completions: 400 naming the client's items (not the upstream's messages[k]), the upstream not asked", () =>
+    withScriptedGateway([completion({ content: "ok" }), completion({ content: "ok" })], {}, (url, received) =>
+      Effect.gen(function*() {
+        const tools = [{ type: "function", name: "f", parameters: { type: "object", properties: {} } }]
+        const call = (id: string) => ({ type: "function_call", call_id: id, name: "f", arguments: "{}" })
+        const output = (id: string) => ({ type: "function_call_output", call_id: id, output: "x" })
+        const refused = [
+          // a user message between the call and its output
+          [[{ role: "user", content: "q" }, call("a"), { role: "user", content: "wait" }, output("a")], "input[3]", "input[1]", "input[2]"],
+          // an assistant message of its own between them (after the first output)
+          [[{ role: "user", content: "q" }, call("a"), call("b"), output("a"), { role: "assistant", content: "hm" }, output("b")], "input[5]", "input[2]", "input[4]"],
+          // a later call's message between them
+          [[{ role: "user", content: "q" }, call("a"), output("a"), call("b"), output("b"), output("a")], "input[5]", "input[1]", "input[3]"]
+        ] as const
+        for (const [input, param, callItem, between] of refused) {
+          const answer = yield* post(`${url}/responses`, { model: "m", instructions: "be brief", tools, input })
+          expect(answer.status, JSON.stringify(input)).toBe(400)
+          const error = JSON.parse(answer.text).error
+          expect(error).toMatchObject({ type: "invalid_request_error", param, code: "invalid_prompt" })
+          expect(error.message).toContain(`does not come right after its call, ${callItem}: ${between} comes between them`)
+          expect(error.message).not.toContain("messages[")
+        }
+        expect(received).toHaveLength(0)
+        // text after the calls joins their message, and reasoning between outputs is no message: both go on
+        const accepted = [
+          [{ role: "user", content: "q" }, call("a"), { role: "assistant", content: "hm" }, output("a")],
+          [{ role: "user", content: "q" }, call("a"), call("b"), output("a"), { type: "reasoning", summary: [{ type: "summary_text", text: "t" }] }, output("b")]
+        ]
+        for (const input of accepted) {
+          const answer = yield* post(`${url}/responses`, { model: "m", tools, input })
+          expect(answer.status, answer.text).toBe(200)
+        }
+        expect(received).toHaveLength(2)
+      })))
+
   it.effect("an input_image by file_id over Chat Completions: 400 naming the part's file_id and what to send instead, the upstream not asked", () =>
     withScriptedGateway([completion({ content: "ok" })], {}, (url, received) =>
       Effect.gen(function*() {

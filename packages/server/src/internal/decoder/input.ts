@@ -206,6 +206,11 @@ export const decodeInput = <E>(
     readonly keepAttributes: boolean
     /** The most content parts one item's `content` (or a function call output's `output`) may hold. */
     readonly maxParts: number
+    /**
+     * Whether a tool output may be apart from its call (else, as Chat Completions needs it, an output must
+     * follow the assistant message holding its call with only outputs between them: a 400 naming it).
+     */
+    readonly outputsApart: boolean
   },
   messages: Array<Message.Message>
 ): Effect.Effect<void, RequestError | E> =>
@@ -243,6 +248,31 @@ export const decodeInput = <E>(
     }
     // call ids the gateway wrote with a call's `extra_content` in them (`callId.ts`) are split again: the
     // upstream's id goes upstream, the payload back on its call
+    // Where the calls are, for an upstream that wants each output right after its call's message
+    // (`outputsApart: false`): the input index of each call; the calls of the last assistant message holding
+    // calls (`open`, in the array `openIn`); the first item since that the upstream reads as a message between
+    // them and their outputs (`apartAt`); for the calls of earlier messages, the item that came between.
+    let at = 0
+    const callItems = new Map<string, number>()
+    let openIn: Array<Part.AssistantPart> | undefined
+    let open: Set<string> | undefined
+    let apartAt: number | undefined
+    const apartBy = new Map<string, number>()
+    const between = () => {
+      if (open !== undefined) apartAt ??= at
+    }
+    const outputApart = (type: string, sentCallId: string) => {
+      const callId = CallId.decode(sentCallId).callId
+      const apart = open?.has(callId) === true ? apartAt : apartBy.get(callId)
+      if (options.outputsApart || apart === undefined) return Effect.void
+      return fail(
+        `The ${type.replaceAll("_", " ")} of input[${at}] (call_id ${capMessage(sentCallId, 100)}) does not come right after its call, input[${
+          callItems.get(callId)
+        }]: input[${apart}] comes between them. The upstream (Chat Completions) takes a tool output only right after the assistant message holding its call, with only the outputs of that message's calls between them (it refuses others: "messages with role 'tool' must be a response to a preceding message with 'tool_calls'"): move the output up to its call.`,
+        `input[${at}]`,
+        "invalid_prompt"
+      )
+    }
     const toolResult = (sentCallId: string, output: string) => {
       const callId = CallId.decode(sentCallId).callId
       if (assistant !== undefined) flush()
@@ -260,7 +290,17 @@ export const decodeInput = <E>(
     const toolCall = (sentCallId: string, name: string, args: string, attrs: Part.Attributes) => {
       const { callId, payload } = CallId.decode(sentCallId)
       callNames.set(callId, name)
-      assistantParts().push(
+      callItems.set(callId, at)
+      const parts = assistantParts()
+      if (parts !== openIn) {
+        // another assistant message holding calls: the earlier one's calls are apart from here on
+        for (const id of open ?? []) apartBy.set(id, apartAt ?? at)
+        openIn = parts
+        open = new Set()
+        apartAt = undefined
+      }
+      open!.add(callId)
+      parts.push(
         payload === undefined
           ? Prompt.toolCallPart(callId, name, args, attrs)
           : new Part.ToolCallPart({ callId, name, arguments: args, payload, attributes: attrs }, true)
@@ -275,6 +315,7 @@ export const decodeInput = <E>(
       )
     for (let index = 0; index < input.length; index++) {
       if (budget.tick()) yield* yieldToIo
+      at = index
       // an element whose parts are counted before it is parsed (a large one) is refused before they are
       const counting = "element" in input ? input.partsOf?.(index) : undefined
       const counted = counting === undefined ? undefined : yield* counting
@@ -296,9 +337,11 @@ export const decodeInput = <E>(
           const message = isMessageInput(item) ? item : yield* decodeAt(MessageInput, item, ["input", index])
           if (message.role === "system" || message.role === "developer") {
             flush()
+            between()
             messages.push(Prompt.systemMessage(yield* systemText(message.content, index, budget)))
           } else if (message.role === "user") {
             flush()
+            between()
             messages.push(Prompt.userMessage(yield* userParts(message.content, index, media, budget)))
           } else {
             const part = yield* assistantPart(message, index, attributes(message), budget)
@@ -317,6 +360,8 @@ export const decodeInput = <E>(
             // two assistant messages in a row stay two messages (Chat Completions would join their texts)
             if (assistant?.some((p) => p.type === "text" || p.type === "refusal")) flush()
             assistantParts().push(part)
+            // a message of its own, not the one holding the calls (text after calls joins that one, above)
+            if (assistant !== openIn) between()
           }
           break
         }
@@ -372,6 +417,7 @@ export const decodeInput = <E>(
         case "custom_tool_call_output": {
           const output = isFunctionCallOutputInput(item) ? item : yield* decodeAt(FunctionCallOutputInput, item, ["input", index])
           if (!hasCall(output.call_id)) return yield* noCall(type, output.call_id, index)
+          yield* outputApart(type, output.call_id)
           if (typeof output.output === "string") {
             toolResult(output.call_id, output.output)
             break
@@ -429,6 +475,7 @@ export const decodeInput = <E>(
         case "apply_patch_call_output": {
           const output = yield* decodeAt(ApplyPatchCallOutputInput, item, ["input", index])
           if (!hasCall(output.call_id)) return yield* noCall(type, output.call_id, index)
+          yield* outputApart(type, output.call_id)
           const log = output.output ?? ""
           toolResult(
             output.call_id,
@@ -451,6 +498,7 @@ export const decodeInput = <E>(
         case "shell_call_output": {
           const output = yield* decodeAt(ShellCallOutputInput, item, ["input", index])
           if (!hasCall(output.call_id)) return yield* noCall(type, output.call_id, index)
+          yield* outputApart(type, output.call_id)
           toolResult(output.call_id, shellOutputText(output.output))
           break
         }
@@ -477,6 +525,7 @@ export const decodeInput = <E>(
             return yield* fail(`Missing required parameter: 'input[${index}].id'.`, `input[${index}].id`, "missing_required_parameter")
           }
           if (!hasCall(callId)) return yield* noCall(type, callId, index)
+          yield* outputApart(type, callId)
           toolResult(callId, output.output)
           break
         }
