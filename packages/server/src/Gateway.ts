@@ -24,6 +24,11 @@
  * - 400 `invalid_json` for malformed JSON, naming the position (0-based offset, line, column);
  * - 400 `nesting_too_deep` for JSON nested deeper than `maxJsonDepth` (default 64) objects and arrays,
  *   checked on the text before it is parsed;
+ * - 400 `object_above_max_properties` for an object of more than
+ *   `ResponsesRequestDecoder.MAX_OBJECT_PROPERTIES` (5,000) members anywhere in the body (a schema's
+ *   `properties`), naming the top-level parameter holding it (`text`, `tools[3]`), and 400
+ *   `array_above_max_length` (param `tools`) for more than `ResponsesRequestDecoder.MAX_TOOLS` (10,000)
+ *   tools, both checked on the text before it is parsed;
  * - 400 `array_above_max_length` (param `input`) for more than `maxInputItems` input items (default
  *   20,000), and (param `input[i].content`, `input[i].output`) for more content parts than that in one item;
  * - 400 from the decoder for what a stateless bridge cannot honour, naming the parameter;
@@ -708,6 +713,26 @@ const tooDeep = (limit: number, offset: number) =>
     code: "nesting_too_deep"
   })
 
+/** A decoder's `RequestError` as the gateway answers it: a 400 naming the parameter. */
+const badRequest = (error: ResponsesRequestDecoder.RequestError) =>
+  new GatewayError({ status: 400, description: error.description, errorType: "invalid_request_error", param: error.param, code: error.code })
+
+/**
+ * An object of more than `MAX_OBJECT_PROPERTIES` members, found by the pass over the body (`wide`: the
+ * top-level parameter holding it), worded as the API words its bound on `metadata`'s properties.
+ */
+const tooManyProperties = (wide: NonNullable<JsonSlices.Scan["wide"]>) => {
+  const max = ResponsesRequestDecoder.MAX_OBJECT_PROPERTIES
+  const param = wide.key === undefined ? null : wide.index === undefined ? wide.key : `${wide.key}[${wide.index}]`
+  return new GatewayError({
+    status: 400,
+    description: `Invalid ${param === null ? "request body" : `'${param}'`}: too many properties. Expected an object with at most ${max} properties, but got an object with more than ${max} properties instead.`,
+    errorType: "invalid_request_error",
+    param,
+    code: "object_above_max_properties"
+  })
+}
+
 const callOptions = (request: ResponsesRequestDecoder.DecodedRequest): LanguageModel.CallOptions => ({
   ...(request.tools.length === 0 ? {} : { tools: request.tools }),
   ...(request.toolChoice === undefined ? {} : { toolChoice: request.toolChoice })
@@ -733,8 +758,14 @@ export const createResponse = (
     )
     const maxDepth = options.maxJsonDepth ?? MAX_JSON_DEPTH
     // nesting checked and `input` elements found in one pass; parsed element by element (yielding)
-    const found = yield* JsonSlices.scan(body, maxDepth)
+    const found = yield* JsonSlices.scan(body, maxDepth, undefined, undefined, ResponsesRequestDecoder.MAX_OBJECT_PROPERTIES)
     if (found.deepAt >= 0) return yield* tooDeep(maxDepth, found.deepAt)
+    // bounds that would otherwise cost a long stretch of parsing and writing, checked before anything is parsed
+    if (found.wide !== undefined) return yield* tooManyProperties(found.wide)
+    const tools = found.tools === undefined ? 0 : found.tools.items.length / 2
+    if (tools > ResponsesRequestDecoder.MAX_TOOLS) {
+      return yield* Effect.mapError(ResponsesRequestDecoder.tooManyTools(tools), badRequest)
+    }
     const store = yield* Effect.serviceOption(ResponseStore.ResponseStore)
     const upstream = yield* Upstream.Upstream
     const decoderOptions: ResponsesRequestDecoder.Options = {

@@ -227,6 +227,35 @@ export type ItemAttributes = "keep" | "drop"
 export const MAX_INPUT_ITEMS = 20_000
 
 /**
+ * The bound on the number of `tools` of one request: 10,000. The API reference gives none for the
+ * Responses API's `tools` (Chat Completions' reference caps its functions at 128), so the bound is set
+ * far above what a client sends (a coding agent declares a few dozen) and low enough that decoding them
+ * and writing them upstream and in the Response object stays within a few tens of milliseconds: 20,000
+ * tools held a gateway's event loop for about 50 ms in one stretch. A request of more is refused with a
+ * `RequestError` (`array_above_max_length`, param `tools`).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const MAX_TOOLS = 10_000
+
+/**
+ * The bound on the members of one JSON object in a request: 5,000, the number of object properties the
+ * Structured Outputs guide (https://platform.openai.com/docs/guides/structured-outputs, "Supported
+ * schemas") allows a schema (a `text.format` schema, a function tool's `parameters`) in all, with up to 10
+ * levels of nesting. No other object of a request comes near it (`metadata` holds at most 16 pairs). The
+ * gateway checks it on the body's bytes before parsing (an object of 100,000 members held its event loop
+ * for about 380 ms in one stretch: parsing it, enumerating its keys, writing it upstream and echoing it)
+ * and answers a 400 `object_above_max_properties` naming the top-level parameter that holds it. It bounds
+ * one object, not a schema's total: a schema within it object by object but past 5,000 in all is left to
+ * the upstream to refuse.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const MAX_OBJECT_PROPERTIES = 5_000
+
+/**
  * The bounds of `metadata` (the API reference's `Metadata`): at most 16 key-value pairs, keys of at most 64
  * characters, values of at most 512 (UTF-16 code units, as JavaScript counts a string's length). A request
  * past one of them is refused with a `RequestError` (`object_above_max_properties` or
@@ -638,6 +667,7 @@ const decodeBody = <E>(
     // tools
     const toolSet = makeToolSet()
     const rawTools = request.tools ?? []
+    if (rawTools.length > MAX_TOOLS) return yield* tooManyTools(rawTools.length)
     yield* decodeTools(rawTools, ["tools"], policy, toolSet)
     const tools = toolSet.tools
 
@@ -894,6 +924,19 @@ const noToolToChoose = (choice: unknown, dropped: ReadonlyArray<string>): string
     : ""
   return `Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.${why}`
 }
+
+/**
+ * The error for more than `MAX_TOOLS` tools (`length` of them), worded as the API words its array bounds.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const tooManyTools = (length: number): Effect.Effect<never, RequestError> =>
+  fail(
+    `Invalid 'tools': array too long. Expected an array with maximum length ${MAX_TOOLS}, but got an array with length ${length} instead.`,
+    "tools",
+    "array_above_max_length"
+  )
 
 const unsupportedParameter = (param: string, hint: string) =>
   fail(`This gateway is stateless and does not support '${param}': ${hint}.`, param, "unsupported_parameter")

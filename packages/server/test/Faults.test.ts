@@ -697,6 +697,38 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(answer.text.length).toBeLessThan(1000)
       })))
 
+  it.effect("an object of more than 5,000 properties (a schema's) or more than 10,000 tools: 400 naming the parameter, checked before parsing", () =>
+    withScriptedGateway([sse(textChunk("ok"), finishChunks())], {}, (url) =>
+      Effect.gen(function*() {
+        const schema = (n: number) => ({
+          type: "object",
+          properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { type: "string" }]))
+        })
+        const tool = (name: string, parameters: object) => ({ type: "function", name, parameters })
+        const refusals = [
+          [{ text: { format: { type: "json_schema", name: "s", schema: schema(5001) } } }, "text", "object_above_max_properties"],
+          [{ tools: [tool("a", schema(1)), tool("b", schema(1)), tool("c", schema(5001))] }, "tools[2]", "object_above_max_properties"],
+          [{ tools: Array.from({ length: 10_001 }, (_, i) => tool(`f${i}`, schema(1))) }, "tools", "array_above_max_length"]
+        ] as const
+        for (const [fields, param, code] of refusals) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", ...fields })
+          expect(answer.status, param).toBe(400)
+          expect(JSON.parse(answer.text).error).toMatchObject({ type: "invalid_request_error", param, code })
+          expect(answer.text.length).toBeLessThan(500)
+        }
+        // on the text, before it is parsed: a body malformed after such an object gets the bound's 400
+        const body = JSON.stringify({ model: "m", input: "hi", text: { format: { type: "json_schema", name: "s", schema: schema(5001) } } })
+        const malformed = yield* post(`${url}/responses`, `${body.slice(0, -1)},}`)
+        expect(JSON.parse(malformed.text).error).toMatchObject({ param: "text", code: "object_above_max_properties" })
+        const within = yield* post(`${url}/responses`, {
+          model: "m",
+          input: "hi",
+          stream: true,
+          text: { format: { type: "json_schema", name: "s", schema: schema(5000) } }
+        })
+        expect(within.status, within.text).toBe(200)
+      })))
+
   it.effect("a metadata value past the API's 512 characters: 400 string_above_max_length naming it, the value not echoed", () =>
     withScriptedGateway([sse(textChunk("ok"), finishChunks())], {}, (url) =>
       Effect.gen(function*() {

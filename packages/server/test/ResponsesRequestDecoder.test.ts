@@ -57,6 +57,15 @@ describe("ResponsesRequestDecoder", () => {
       expect(tooMany).toMatchObject({ code: "array_above_max_length", param: "input" })
     }))
 
+  it.effect("more than MAX_TOOLS tools: array_above_max_length naming tools", () =>
+    Effect.gen(function*() {
+      const tools = Array.from({ length: ResponsesRequestDecoder.MAX_TOOLS + 1 }, (_, i) => ({ type: "function", name: `f${i}` }))
+      const error = yield* Effect.flip(ResponsesRequestDecoder.decode({ model: "m", input: "hi", tools }))
+      expect(error).toMatchObject({ code: "array_above_max_length", param: "tools" })
+      const decoded = yield* ResponsesRequestDecoder.decode({ model: "m", input: "hi", tools: tools.slice(1) })
+      expect(decoded.tools.length).toBe(ResponsesRequestDecoder.MAX_TOOLS)
+    }))
+
   it.effect("decodeElements: an item whose parts are counted before it is read is refused unread, with the same error", () =>
     Effect.gen(function*() {
       const parts = Array.from({ length: 5 }, () => ({ type: "input_text", text: "p" }))

@@ -39,18 +39,25 @@ export type { Chunks } from "./jsonSlices/bytes.js"
 export { parseString, STRING_SLICE_BYTES } from "./jsonSlices/longStrings.js"
 export type { ArrayAt } from "./jsonSlices/pass.js"
 
-/** What the pass found: where the nesting passed the bound (-1: it did not), the `input` elements, the long strings. */
+/**
+ * What the pass found: where the nesting passed the bound (-1: it did not), where an object of too many
+ * members is, the `input` elements, the `tools` array, the long strings.
+ */
 export interface Scan {
   /** The offset of the first character (UTF-16 code units of the decoded body) past the bound, or -1. */
   readonly deepAt: number
+  /** Where an object of more members than `maxMembers` is (the pass stopped there; see `ObjectScan.wide`). */
+  readonly wide: ObjectScan["wide"]
   /** The `input` array (`[` to `]` inclusive) and its elements, as flat `[start, end)` byte offset pairs. */
   readonly input: ArrayAt | undefined
+  /** The `tools` array, as `input` (its length known before anything is parsed). */
+  readonly tools: ArrayAt | undefined
   /** The string values (not keys) of more than `LONG_STRING_BYTES`, at any depth, as `ObjectScan.strings`. */
   readonly strings: ReadonlyArray<number>
 }
 
-/** The key whose array holds the body's input items. */
-const INPUT_KEY = [keyBytes("input")]
+/** The keys whose arrays hold the body's input items and its tools. */
+const BODY_KEYS = [keyBytes("input"), keyBytes("tools")]
 
 /**
  * The keys whose arrays hold an input item's parts: a message's `content`, a function call output's `output`
@@ -77,14 +84,22 @@ const PARTS_RUN_BYTES = 32 * 1024
 /**
  * One pass over `chunks` (strings skipped), reading the clock after every `slice` bytes and yielding once a
  * few milliseconds of work passed (`makeBudget`); stops as soon as the nesting of objects and arrays passes
- * `limit`. By time, not by bytes: until V8 optimises this loop, a request's first megabytes go several
- * times slower (256 KiB between yields took 10-20 ms of a fresh gateway's CPU). Strings of more than
- * `longBytes` bytes are noted.
+ * `limit`, or an object has more than `maxMembers` members. By time, not by bytes: until V8 optimises this
+ * loop, a request's first megabytes go several times slower (256 KiB between yields took 10-20 ms of a fresh
+ * gateway's CPU). Strings of more than `longBytes` bytes are noted.
  */
-export const scan = (chunks: Chunks, limit: number, slice = 1 << 14, longBytes = LONG_STRING_BYTES): Effect.Effect<Scan> =>
-  Effect.map(scanObject(chunks, 0, sizeOf(chunks), INPUT_KEY, limit, longBytes, slice), (found) => ({
+export const scan = (
+  chunks: Chunks,
+  limit: number,
+  slice = 1 << 14,
+  longBytes = LONG_STRING_BYTES,
+  maxMembers = Infinity
+): Effect.Effect<Scan> =>
+  Effect.map(scanObject(chunks, 0, sizeOf(chunks), BODY_KEYS, limit, longBytes, slice, maxMembers), (found) => ({
     deepAt: found.deepAt,
+    wide: found.wide,
     input: found.arrays[0],
+    tools: found.arrays[1],
     strings: found.strings
   }))
 

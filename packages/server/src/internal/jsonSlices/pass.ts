@@ -27,6 +27,12 @@ export interface ObjectScan {
   /** The offset of the first character (UTF-16 code units of the decoded body) past the nesting bound, or -1. */
   readonly deepAt: number
   /**
+   * Where an object of more members than asked for was found (the pass stopped there), or `undefined`: the
+   * top-level key whose value holds it, and the index of the element holding it when that value is an
+   * array the pass splits.
+   */
+  readonly wide: { readonly key: string | undefined; readonly index: number | undefined } | undefined
+  /**
    * Per key asked for, in their order: its array, when the pass vouches for it (the value is an object
    * without escaped keys at its top level, holding the key once, with an array whose elements the pass
    * split at its own commas).
@@ -53,10 +59,11 @@ export const scanObject = (
   keys: ReadonlyArray<Uint8Array>,
   limit: number,
   longBytes: number,
-  slice: number
+  slice: number,
+  maxMembers = Infinity
 ): Effect.Effect<ObjectScan> =>
   Effect.gen(function*() {
-    const pass = new ObjectPass(keys, limit, longBytes)
+    const pass = new ObjectPass(keys, limit, longBytes, maxMembers)
     // a leading byte order mark is no character of the text
     const skip = from === 0 ? bomLength(chunks) : 0
     let base = 0
@@ -72,8 +79,12 @@ export const scanObject = (
         }
         const end = Math.min(stop, j + slice - sinceTick)
         sinceTick += end - j
-        const deep = pass.feed(chunk, j, end, base)
-        if (deep !== -1) return { deepAt: decode([bytesOf(chunks, 0, deep)]).length, arrays: [], noArray: [], strings: [] }
+        const stopped = pass.feed(chunk, j, end, base)
+        if (stopped !== -1) {
+          return pass.wide
+            ? { deepAt: -1, wide: pass.wideAt(chunks), arrays: [], noArray: [], strings: [] }
+            : { deepAt: decode([bytesOf(chunks, 0, stopped)]).length, wide: undefined, arrays: [], noArray: [], strings: [] }
+        }
         j = end
       }
       base += chunk.length
@@ -115,11 +126,19 @@ class ObjectPass {
   private stringStart = -1
   private longPending = false
   private readonly strings: Array<number> = []
+  // the members (keys) counted so far of the object open at each depth; the last top-level key read
+  // (`[start, end)` between its quotes), and whether the pass stopped at an object of too many members
+  private readonly members: Array<number> = []
+  private topKeyStart = -1
+  private topKeyEnd = -1
+  wide = false
+  private wideDepth = 0
 
   constructor(
     private readonly keys: ReadonlyArray<Uint8Array>,
     private readonly limit: number,
-    private readonly longBytes: number
+    private readonly longBytes: number,
+    private readonly maxMembers: number
   ) {
     this.counts = keys.map(() => 0)
     this.starts = keys.map(() => -1)
@@ -146,7 +165,10 @@ class ObjectPass {
           }
         } else if (c === 34 /* " */) {
           inString = false
-          if (stringIsKey) this.keyIs = matchedKey(keys, this.keyMatches, this.keyLength)
+          if (stringIsKey) {
+            this.keyIs = matchedKey(keys, this.keyMatches, this.keyLength)
+            this.topKeyEnd = base + j
+          }
           if (base + j - this.stringStart - 1 > this.longBytes) {
             this.strings.push(this.stringStart, base + j + 1)
             this.longPending = true
@@ -184,9 +206,11 @@ class ObjectPass {
           this.expectKey = false
           this.keyLength = 0
           this.keyMatches = all
+          this.topKeyStart = i + 1
         }
       } else if (c === 123 || c === 91) {
         if (++depth > this.limit) return i
+        if (c === 123) this.members[depth] = 0
         if (depth === 1 && c === 123) this.expectKey = true
       } else if (c === 125 || c === 93) {
         const array = this.inArray
@@ -205,10 +229,18 @@ class ObjectPass {
           else this.items[array]!.push(this.itemStart, i)
           this.itemStart = -1
         }
-      } else if (c === 58 /* : */ && depth === 1 && this.keyIs !== -1) {
-        this.awaitValue = this.keyIs
-        this.counts[this.keyIs]!++
-        this.keyIs = -1
+      } else if (c === 58 /* : */) {
+        // a `:` outside a string follows a key of the object open at this depth
+        if (++this.members[depth]! > this.maxMembers) {
+          this.wide = true
+          this.wideDepth = depth
+          return i
+        }
+        if (depth === 1 && this.keyIs !== -1) {
+          this.awaitValue = this.keyIs
+          this.counts[this.keyIs]!++
+          this.keyIs = -1
+        }
       }
     }
     this.depth = depth
@@ -218,11 +250,23 @@ class ObjectPass {
     return -1
   }
 
+  /** Where the pass stopped at an object of too many members (see `ObjectScan.wide`). */
+  wideAt(chunks: Chunks): ObjectScan["wide"] {
+    // the value itself is that object: no key holds it
+    if (this.wideDepth === 1 || this.topKeyStart === -1) return { key: undefined, index: undefined }
+    const array = this.inArray
+    return {
+      key: decode([bytesOf(chunks, this.topKeyStart, this.topKeyEnd)]),
+      index: array === -1 ? undefined : this.items[array]!.length / 2
+    }
+  }
+
   /** What the pass found (see `ObjectScan`), once it read the whole value. */
   result(): ObjectScan {
     const plain = this.topObject && !this.keyEscaped
     return {
       deepAt: -1,
+      wide: undefined,
       arrays: this.keys.map((_, k) =>
         plain && this.counts[k] === 1 && this.ends[k] !== -1 && !this.broken[k]
           ? { start: this.starts[k]!, end: this.ends[k]!, items: this.items[k]! }
