@@ -126,11 +126,13 @@
 import { AiError, type LanguageModel } from "@effect-responses/core"
 import * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
 import * as Headers from "@effect/platform/Headers"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
 import * as Context from "effect/Context"
@@ -1182,6 +1184,35 @@ export const validateOptions = (options: Options): Effect.Effect<Options, Gatewa
   return Effect.succeed(options)
 }
 
+/** Effect's own tracer, the one in use when no tracer is installed: its spans are recorded nowhere. */
+let nativeTracer: unknown
+const isNativeTracer = (tracer: unknown): boolean => {
+  nativeTracer ??= Effect.runSync(Effect.tracer)
+  return tracer === nativeTracer
+}
+
+/** Whether a request carries no trace context (`traceparent`, `b3`, `x-b3-*`): nothing to continue. */
+const untraced = (request: HttpServerRequest.HttpServerRequest): boolean =>
+  Option.isNone(HttpTraceContext.fromHeaders(request.headers))
+
+/**
+ * With no tracer installed, a request without trace context runs with tracing off: no server span (the
+ * platform's tracer middleware, its URL and headers as attributes), no spans of the gateway and its
+ * upstream client, no trace headers sent upstream. Those spans went nowhere, and they cost 71 of 599 fiber
+ * steps and a few per cent of the CPU of a one-delta streamed request (packages/bench/RESULTS.md, "the
+ * gateway's CPU per request, round 3"). A request with trace context is traced as before (its trace
+ * continues upstream).
+ */
+const withoutUnrecordedSpans = <A, E, R>(serve: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
+  Layer.locallyWith(serve, HttpMiddleware.currentTracerDisabledWhen, (disabled) => (request) =>
+    disabled(request) || untraced(request))
+
+/** The middleware half of `withoutUnrecordedSpans`: Effect's spans off for a request without trace context. */
+const untracedRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    // set in the request's own fiber, which ends with it (see `accessLog`)
+    untraced(request) ? Effect.zipRight(FiberRef.set(FiberRef.currentTracerEnabled, false), app) : app)
+
 /**
  * Serves the gateway on the `HttpServer` in the context (e.g. `NodeHttpServer.layer(createServer, {port:
  * 8787, host: "127.0.0.1"})`), over the `Upstream` in the context. Fails with `GatewayOptionsError`, before
@@ -1190,6 +1221,12 @@ export const validateOptions = (options: Options): Effect.Effect<Options, Gatewa
  * closed by the shutdown) gets `server_shutting_down` (`SHUTTING_DOWN`): `response.failed` once its stream
  * began, else a 503; logged at info rather than as an upstream error.
  *
+ * Spans: with a tracer installed (in the context the layer is built in), each request has the platform's
+ * server span, `Gateway.createResponse` and the upstream client's spans. With none, a request without trace
+ * context (`traceparent`, `b3`, `x-b3-*`) makes no spans and sends no trace headers upstream (spans
+ * of Effect's own tracer are recorded nowhere); one with trace context is traced as with a tracer, so that
+ * its trace continues upstream.
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -1197,9 +1234,13 @@ export const layer = (
   options: Options = {}
 ): Layer.Layer<never, GatewayOptionsError, HttpServer.HttpServer | Upstream.Upstream> =>
   Layer.unwrapEffect(
-    Effect.map(validateOptions(options), (valid) =>
-      Layer.provide(
-        valid.accessLog === false ? HttpServer.serve(router(valid)) : HttpServer.serve(router(valid), accessLog),
-        shuttingDownLayer
-      ))
+    Effect.gen(function*() {
+      const valid = yield* validateOptions(options)
+      const untracedUnlessTraced = isNativeTracer(yield* Effect.tracer)
+      const app = router(valid)
+      const serve = valid.accessLog === false
+        ? (untracedUnlessTraced ? HttpServer.serve(app, untracedRequests) : HttpServer.serve(app))
+        : HttpServer.serve(app, untracedUnlessTraced ? (app) => accessLog(untracedRequests(app)) : accessLog)
+      return Layer.provide(untracedUnlessTraced ? withoutUnrecordedSpans(serve) : serve, shuttingDownLayer)
+    })
   )
