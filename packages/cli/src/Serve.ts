@@ -37,7 +37,11 @@
  *   the turns after a tool call (it answers 400 "The `reasoning_content` in the thinking mode must be passed
  *   back to the API" without it). Off by default, and not chosen by the upstream's host: OpenAI refuses the
  *   field, and the models that need it are served by many hosts (DeepSeek's own, OpenRouter, vLLM…). An
- *   upstream 400 that names `reasoning_content` is logged with a warning naming this flag.
+ *   upstream 400 that names `reasoning_content` is logged with a warning naming this flag. Stateless
+ *   clients send reasoning back only with an `encrypted_content`: a request whose `include` has
+ *   `reasoning.encrypted_content` gets one holding the reasoning text (base64url, not encrypted; see
+ *   `ResponsesLifecycle`), which the gateway reads back. The AI SDK's default (`store` unset) sends an
+ *   `item_reference` instead, which only `--store` resolves.
  * - `--max-input-items N` (default 20000): more input items, or more content parts in one item, get a 400
  *   `array_above_max_length`.
  * - `--request-body-timeout SECONDS` (default 120): a request body that has not arrived whole within it gets

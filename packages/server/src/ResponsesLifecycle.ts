@@ -28,7 +28,13 @@
  *   is dropped.
  * - **Reasoning.** Summary texts become summary parts; raw reasoning text (`ReasoningPart.text`, e.g. a
  *   Chat Completions `reasoning_content`) becomes summary part 0. `encrypted_content` is kept when the
- *   upstream sent one.
+ *   upstream sent one. Otherwise, when the request's `include` has `reasoning.encrypted_content`, an item
+ *   with raw reasoning text gets `encrypted_content` = `effect-responses.reasoning.v1.` + the base64url (no
+ *   padding) of the text's UTF-8, in `response.output_item.done` and the terminal response alike: clients
+ *   that keep no state send reasoning back only with an `encrypted_content` (the AI SDK with `store:
+ *   false`, `ResponsesRequest`), and `ResponsesRequestDecoder` reads the text out of it again, so that a
+ *   backend that wants its reasoning back (`reasoning_content`, DeepSeek) gets it on the next turn.
+ *   Nothing is encrypted: the text is the one the summary shows.
  * - **Call ids.** A call whose part has a Chat Completions `extra_content` payload (Gemini 3's thought
  *   signature, which Gemini refuses the next turn without) gets the call id `<upstream id>__extra_content__<
  *   base64url of the extra_content JSON>`: the gateway keeps no state, and the call id is what every client
@@ -151,7 +157,8 @@ export interface ResponseError {
 /**
  * What the encoder needs to know about the response: its `responseId` (`resp_…`), `createdAt` (Unix
  * seconds), the `model` it reports (the upstream's, else the requested one), and the decoded request (for
- * the echoed parameters and the namespace map).
+ * the echoed parameters, the namespace map, the tools whose calls are written as their own items, and
+ * `options.include`: whether reasoning text goes back in `encrypted_content`).
  *
  * @since 0.1.0
  * @category models
@@ -163,7 +170,10 @@ export interface Options {
   readonly request:
     & Pick<ResponsesRequestDecoder.DecodedRequest, "echo" | "namespacedTools">
     & Partial<
-      Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell" | "localShell" | "toolSearch" | "renamedTools">
+      Pick<
+        ResponsesRequestDecoder.DecodedRequest,
+        "customTools" | "applyPatch" | "shell" | "localShell" | "toolSearch" | "renamedTools" | "options"
+      >
     >
 }
 

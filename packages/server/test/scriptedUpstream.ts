@@ -3,7 +3,7 @@
  * the script (the last one repeats), with raw `node:http`, so that a test can stall, break off, or answer
  * anything at all. It records each request's body and whether the gateway closed the connection.
  */
-import { Gateway, Upstream } from "@effect-responses/server"
+import { Gateway, type ResponseStore, Upstream } from "@effect-responses/server"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -119,6 +119,8 @@ export const withScriptedGateway = <A, E, R>(
   options: {
     readonly gateway?: Gateway.Options
     readonly upstream?: Omit<Upstream.ChatCompletionsOptions, "baseUrl">
+    /** a `ResponseStore` for the gateway (stateless without) */
+    readonly store?: Layer.Layer<ResponseStore.ResponseStore, ResponseStore.ResponseStoreError>
   },
   body: (url: string, received: ReadonlyArray<Received>) => Effect.Effect<A, E, R>
 ) =>
@@ -131,6 +133,7 @@ export const withScriptedGateway = <A, E, R>(
       Effect.provide(
         Gateway.layer(options.gateway ?? {}).pipe(
           Layer.provide(Upstream.chatCompletions({ baseUrl: upstream.baseUrl, ...options.upstream })),
+          Layer.provide(options.store ?? Layer.empty),
           Layer.provide(NodeHttpClient.layerUndici),
           Layer.provideMerge(loopback)
         )

@@ -20,6 +20,7 @@ import type { BuiltinToolsPolicy, FileInput, InputElements } from "../../Respons
 import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import * as CallId from "../callId.js"
 import { capMessage } from "../limits.js"
+import * as ReasoningToken from "../reasoningToken.js"
 import { decodeAt, fail, Nullable, type RequestError } from "./common.js"
 import {
   assistantPart,
@@ -376,13 +377,19 @@ export const decodeInput = <E>(
               text = text === undefined ? content.text : text + content.text
             }
           }
+          // the gateway's own token (`reasoningToken.ts`) holds the upstream's reasoning text: it becomes the
+          // part's text (what `reasoning_content` replays), and is no payload for any upstream to read
+          const tokenText = reasoning.encrypted_content == null ? undefined : ReasoningToken.decode(reasoning.encrypted_content)
+          if (tokenText !== undefined) text ??= tokenText
           if (summary.length === 0 && text === undefined) {
             yield* Effect.logDebug(
               `input[${index}]: reasoning item dropped: it holds only encrypted content, which no upstream here can read`
             )
             break
           }
-          const encrypted = reasoning.encrypted_content == null || !keepEncrypted ? undefined : reasoning.encrypted_content
+          const encrypted = reasoning.encrypted_content == null || !keepEncrypted || tokenText !== undefined
+            ? undefined
+            : reasoning.encrypted_content
           assistantParts().push(
             encrypted === undefined && text === undefined
               ? Prompt.reasoningSummaryPart(summary, attributes(reasoning))

@@ -8,6 +8,7 @@ import type { Part, Usage } from "@effect-responses/core"
 import { ResponsesRequest } from "@effect-responses/responses"
 import * as CallId from "../callId.js"
 import type * as CustomInput from "../customInput.js"
+import * as ReasoningToken from "../reasoningToken.js"
 
 /** The kind of an output item being written. */
 export type Kind =
@@ -69,6 +70,11 @@ export interface Slot {
   extraContent: string | undefined
   name: string
   encryptedContent: string | undefined
+  /**
+   * reasoning: the chunks of the upstream's reasoning text (`ReasoningPart.text`), kept only when the
+   * request asked for `reasoning.encrypted_content` (then carried in one, `reasoningToken.ts`)
+   */
+  reasoningText: Array<string> | undefined
   verbatim: unknown
   /** custom tool call: the reader of its input, and the input written as deltas so far */
   customReader: ReturnType<typeof CustomInput.make> | undefined
@@ -111,6 +117,7 @@ export const newSlot = (index: number, kind: Kind, makeId: (prefix: string) => s
   extraContent: undefined,
   name: "",
   encryptedContent: undefined,
+  reasoningText: undefined,
   verbatim: undefined,
   customReader: undefined,
   customWritten: ""
@@ -176,7 +183,13 @@ export const itemJson = (
         type: "reasoning",
         summary: complete ? slot.summaries.map((chunks) => ({ type: "summary_text", text: chunks.join("") })) : []
       }
-      if (slot.encryptedContent !== undefined && complete) reasoning.encrypted_content = slot.encryptedContent
+      if (complete) {
+        // the upstream's own encrypted reasoning, else (when asked for) the text in the gateway's token
+        if (slot.encryptedContent !== undefined) reasoning.encrypted_content = slot.encryptedContent
+        else if (slot.reasoningText !== undefined && slot.reasoningText.length > 0) {
+          reasoning.encrypted_content = ReasoningToken.encode(slot.reasoningText.join(""))
+        }
+      }
       return reasoning
     }
     case "function_call":
@@ -368,6 +381,7 @@ export const absorb = (slot: Slot, part: Part.AssistantPart, partial: boolean, r
     slot.chunks = []
     slot.blocks = 0
     slot.summaries = []
+    if (slot.reasoningText !== undefined) slot.reasoningText = []
   }
   if (part.type === "text" || part.type === "refusal" || part.type === "reasoning" || part.type === "tool_call") {
     if (part.attributes.phase !== undefined) slot.phase = part.attributes.phase
@@ -398,6 +412,7 @@ export const absorb = (slot: Slot, part: Part.AssistantPart, partial: boolean, r
         if (slot.summaries.length === 0) slot.summaries.push([])
         slot.summaries[slot.summaries.length - 1]!.push(part.text)
       }
+      if (slot.reasoningText !== undefined && part.text !== undefined && part.text !== "") slot.reasoningText.push(part.text)
       if (part.payload !== undefined && part.payload.kind === "encrypted_content") {
         slot.encryptedContent = part.payload.data
       }

@@ -11,11 +11,14 @@
  * @internal
  */
 import type { StreamPart } from "@effect-responses/core"
+import { ResponsesRequest } from "@effect-responses/responses"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import type { Event } from "../../ResponsesLifecycle.js"
 import { flatName as flattened, upstreamName } from "../decoder/tools.js"
 import type { ItemWriter } from "./itemEvents.js"
 import { absorb, carriesContent, changeKind, isCall, isClientCall, type Kind, kindOf, newSlot, type Slot } from "./items.js"
+
+const ENCRYPTED_REASONING: string = ResponsesRequest.INCLUDE_ENCRYPTED_REASONING
 
 /** The ordering of one response's items: `push` takes a part, `closeAll` closes every item left open. */
 export interface Ordering {
@@ -24,16 +27,21 @@ export interface Ordering {
 }
 
 /**
- * The ordering over `writer`; `request` tells which calls are custom tool calls, `makeId` makes item ids.
+ * The ordering over `writer`; `request` tells which calls are custom tool calls and whether reasoning text
+ * is kept for an `encrypted_content` (`include`), `makeId` makes item ids.
  */
 export const make = (
   writer: ItemWriter,
   request:
     & Pick<ResponsesRequestDecoder.DecodedRequest, "namespacedTools">
-    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell" | "localShell" | "toolSearch">>,
+    & Partial<
+      Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell" | "localShell" | "toolSearch" | "options">
+    >,
   makeId: (prefix: string) => string
 ): Ordering => {
   const slots = new Map<number, Slot>()
+  // the client asked for encrypted reasoning: reasoning text goes back to it in the gateway's token
+  const reasoningTokens = request.options?.include?.includes(ENCRYPTED_REASONING) === true
 
   const slotOf = (index: number, kind: Kind): Slot => {
     let slot = slots.get(index)
@@ -133,8 +141,10 @@ export const make = (
         slot.chunks = []
         slot.blocks = 0
         slot.summaries = []
+        slot.reasoningText = undefined
       }
     }
+    if (reasoningTokens && kind === "reasoning" && slot.reasoningText === undefined) slot.reasoningText = []
     absorb(slot, update.part, update.partial, update.replace === true && !slot.opened)
     if (!update.partial) slot.completing = true
     const active = writer.active()
