@@ -12,6 +12,17 @@
  *   (2 MiB) in one turn: a body of megabytes sent at once (loopback, a fast network) held the event loop for
  *   10-35 ms at a time (copying into fresh memory page-faults on some machines, a VM), every other request
  *   waiting. Resumed on the next turn instead, the other connections are served between two reads.
+ * - **Half-close** (`httpAllowHalfOpen`): a client may end its side of the connection (TCP FIN) once its
+ *   request is sent and still read the answer (HTTP/1.1 allows it; `nc -q`, some proxies and minimal
+ *   clients do it). Node's default treats that end as the client leaving: it destroys the request and
+ *   ends the connection, the response closes before it ended, and the platform interrupts the handler
+ *   (access log 499, the upstream call cancelled, the client gets 0 bytes). This server keeps answering a
+ *   request that asked for its connection to close after it (`Connection: close`, or HTTP/1.0 without
+ *   keep-alive), then closes it. A FIN on a connection the client asked to keep alive (an SDK's pooled
+ *   connection, which it ends only as it gives up: a timeout, an abort) still ends the request at once, as
+ *   before: TCP cannot tell such a client from a half-close, and a client that leaves before its answer
+ *   begins must still cancel the upstream call. A client that ends its side before its request is whole is
+ *   a parse error, the connection closed at once; one that is reset, or whose socket fails a write, closes.
  *
  * @internal
  */
@@ -31,12 +42,31 @@ export class PacedIncomingMessage extends IncomingMessage {
   }
 }
 
+/** Whether `request` asked to keep its connection for more requests (HTTP/1.1 unless `close`; 1.0 if `keep-alive`). */
+const keepsAlive = (request: IncomingMessage): boolean => {
+  const connection = (request.headers.connection ?? "").toLowerCase()
+  return request.httpVersion === "1.0" ? connection.includes("keep-alive") : !connection.includes("close")
+}
+
 /**
  * A new `node:http` server that closes keep-alive connections as their responses end once it is closing,
- * and reads request bodies one socket read per turn of the event loop (see the module doc).
+ * reads request bodies one socket read per turn of the event loop, and answers a client that half-closed
+ * its connection after its request (see the module doc).
  */
 export const make = (): Server => {
   const server = createServer({ IncomingMessage: PacedIncomingMessage })
+  // not an option of `createServer`: the property Node's `socketOnEnd` reads (false by default)
+  ;(server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
+  server.on("request", (request: IncomingMessage, response) => {
+    if (!keepsAlive(request)) return
+    // the client asked to keep the connection: its end before the answer did is the client leaving
+    const socket = request.socket
+    const left = () => {
+      if (!response.writableEnded) socket.destroy()
+    }
+    socket.once("end", left)
+    response.once("close", () => socket.off("end", left))
+  })
   server.on("request", (_request, response) => {
     response.on("finish", () => {
       // `listening` turns false as soon as `close()` is called; the connection is idle on the next turn

@@ -1,11 +1,13 @@
 /**
  * `effect-responses serve`, run as a user runs it (one spawned process: they cost about 2 s each): it
  * prints where it listens, answers `/health`, and demands the key named by `--api-key-env`; a stream in
- * flight when it is stopped ends with `response.failed` naming the shutdown.
+ * flight when it is stopped ends with `response.failed` naming the shutdown; a client that half-closes its
+ * connection after a `Connection: close` request still gets the whole answer.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { createServer } from "node:http"
+import { connect } from "node:net"
 import * as Cli from "./run.js"
 import { bin } from "./run.js"
 
@@ -131,6 +133,66 @@ describe("effect-responses serve (the executable)", () => {
       const result = await running.done
       expect(result.status).toBe(143)
       expect(result.stderr).not.toContain("upstream error")
+    } finally {
+      running.child.kill("SIGKILL")
+      upstream.closeAllConnections()
+      upstream.close()
+    }
+  })
+
+  it("a client that half-closes after its Connection: close request (FIN, still reading) gets the whole answer, streamed and whole; a FIN on a kept-alive connection still cancels the upstream call", async () => {
+    const chunk = (delta: object, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: "chatcmpl-h", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+    let cancelled = 0
+    // answers once the gateway has seen the client's FIN: the request is in flight when the client half-closes
+    const upstream = createServer((req, res) => {
+      let body = ""
+      req.on("data", (data: Buffer) => (body += data.toString("utf8")))
+      res.on("close", () => {
+        if (!res.writableFinished) cancelled++
+      })
+      req.on("end", () =>
+        setTimeout(() => {
+          if (res.destroyed) return
+          if (JSON.parse(body).stream === true) {
+            res.writeHead(200, { "content-type": "text/event-stream" })
+            res.end(chunk({ role: "assistant", content: "half" }) + chunk({ content: "-open" }) + chunk({}, "stop") + "data: [DONE]\n\n")
+          } else {
+            res.writeHead(200, { "content-type": "application/json" })
+            res.end(JSON.stringify({ id: "chatcmpl-h", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "half-open" }, finish_reason: "stop" }] }))
+          }
+        }, 300))
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve))
+    const running = Cli.start(["serve", "--upstream", `http://127.0.0.1:${(upstream.address() as { port: number }).port}/v1`, "--port", "0"])
+    try {
+      await running.waitFor(/serving (http:\/\/\S+)\/v1/)
+      const port = Number(/serving http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(running.output().stdout)![1])
+      // the request and the FIN in one go, then read until the gateway closes the connection
+      const halfClose = (stream: boolean, connection: "close" | "keep-alive") =>
+        new Promise<string>((resolve, reject) => {
+          const body = JSON.stringify({ model: "m", input: "hi", stream })
+          const socket = connect({ port, host: "127.0.0.1", allowHalfOpen: true }, () =>
+            socket.end(
+              `POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: ${connection}\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+            ))
+          let text = ""
+          socket.on("data", (data: Buffer) => (text += data.toString("utf8")))
+          socket.on("error", reject)
+          socket.on("close", () => resolve(text))
+        })
+      const streamed = await halfClose(true, "close")
+      expect(streamed.split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
+      expect(streamed).toContain("\"delta\":\"-open\"")
+      expect(streamed).toContain("event: response.completed")
+      const whole = await halfClose(false, "close")
+      expect(whole.split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
+      expect(whole).toContain("\"text\":\"half-open\"")
+      expect(cancelled).toBe(0)
+      // a pooled connection's FIN before its answer: the client gave up, the upstream call is cancelled
+      expect(await halfClose(false, "keep-alive")).toBe("")
+      for (let i = 0; i < 100 && cancelled === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(cancelled).toBe(1)
     } finally {
       running.child.kill("SIGKILL")
       upstream.closeAllConnections()
