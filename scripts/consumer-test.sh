@@ -45,11 +45,14 @@ if [ "$copies" -ne 1 ]; then
 fi
 echo "consumer: one copy of effect ($(node -p "require('effect/package.json').version"))"
 
-cp "$repo/scripts/consumer/consumer.mjs" "$repo/scripts/consumer/consumer.ts" "$repo/scripts/consumer/tsconfig.json" .
+cp "$repo/scripts/consumer/consumer.mjs" "$repo/scripts/consumer/consumer.ts" "$repo/scripts/consumer/tsconfig.json" \
+  "$repo/scripts/consumer/node10.ts" "$repo/scripts/consumer/tsconfig.node10.json" .
 export CONSUMER_FIXTURE="$repo/fixtures/responses-sse/pai-gpt4omini-text-logprobs.sse"
 node consumer.mjs
 npx tsc -p tsconfig.json
 echo "consumer: tsc (strict, NodeNext, skipLibCheck false) passed"
+npx tsc -p tsconfig.node10.json
+echo "consumer: tsc (strict, node10 resolution with module commonjs, skipLibCheck false) passed"
 
 # Without OPENAI_API_KEY / OPENAI_BASE_URL chat replays its embedded recording: unset them, so that a CI
 # environment holding a key never makes this a live call.

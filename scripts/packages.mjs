@@ -94,10 +94,14 @@ for (const dir of published) {
   const own = ["dist", "src", "README.md", "CHANGELOG.md"]
   manifest.files = [...own, ...(manifest.files ?? []).filter((f) => !own.includes(f))]
   manifest.exports = exports
-  delete manifest.main
-  delete manifest.types
+  // for tools that do not read `exports` (TypeScript's `moduleResolution: "node"`, the default with
+  // `module: "commonjs"`): the root, and each module's declarations by its subpath (which the declarations
+  // of the other packages import)
+  manifest.main = "./dist/index.js"
+  manifest.types = "./dist/index.d.ts"
+  manifest.typesVersions = { "*": Object.fromEntries(modules.map((module) => [module, [`./dist/${module}.d.ts`]])) }
   const ordered = {}
-  for (const key of ["name", "version", "description", "license", "repository", "type", "sideEffects", "files", "bin", "exports", "scripts", "engines", "peerDependencies", "dependencies", "devDependencies"]) {
+  for (const key of ["name", "version", "description", "license", "repository", "type", "sideEffects", "files", "bin", "main", "types", "typesVersions", "exports", "scripts", "engines", "peerDependencies", "dependencies", "devDependencies"]) {
     if (key in manifest) ordered[key] = manifest[key]
   }
   for (const key of Object.keys(manifest)) if (!(key in ordered)) ordered[key] = manifest[key]

@@ -2,7 +2,7 @@
  * `effect-responses serve --upstream URL [--port 8787] [--host 127.0.0.1] [--upstream-key-env VAR]
  * [--api-key-env VAR] [--builtin-tools drop|reject] [--upstream-headers-timeout 300]
  * [--upstream-idle-timeout 180] [--upstream-retries 0] [--replay-reasoning-content] [--max-input-items 20000]
- * [--request-body-timeout 120]
+ * [--max-body-mb 16] [--request-body-timeout 120]
  * [--store none|sqlite:PATH|postgres:URL] [--store-ttl 30d] [--store-max-responses N]`: the gateway, a
  * `POST /v1/responses` server (stateless unless `--store`)
  * in front of the Chat Completions backend at `--upstream` (e.g. `http://localhost:11434/v1` for Ollama,
@@ -44,6 +44,10 @@
  *   `item_reference` instead, which only `--store` resolves.
  * - `--max-input-items N` (default 20000): more input items, or more content parts in one item, get a 400
  *   `array_above_max_length`.
+ * - `--max-body-mb N` (default 16): a request body larger than N MiB gets a 413 `request_too_large` (by its
+ *   `Content-Length`, or as soon as a chunked body passes it). A coding agent's conversation that holds
+ *   screenshots (`input_image` data URLs in tool outputs) passes 16 MiB after a few of them; OpenAI takes
+ *   larger bodies, so raise it for such clients (the gateway reads a large body in slices, one item at a time).
  * - `--request-body-timeout SECONDS` (default 120): a request body that has not arrived whole within it gets
  *   a 408 `request_timeout` and its connection is closed (a client that never ends its body holds nothing).
  *
@@ -65,6 +69,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Console from "effect/Console"
@@ -117,6 +122,8 @@ export interface ServeOptions {
   readonly replayReasoningContent?: boolean | undefined
   /** default 20,000 */
   readonly maxInputItems?: number | undefined
+  /** MiB; default 16 */
+  readonly maxBodyMb?: number | undefined
   /** seconds; default 120 */
   readonly requestBodyTimeout?: number | undefined
   readonly store?: string | undefined
@@ -174,7 +181,13 @@ export const storeLayer = (
             description: `--store sqlite: the SQLite driver could not be loaded (install better-sqlite3 next to the CLI: npm install better-sqlite3): ${cause instanceof Error ? cause.message : String(cause)}`
           })
       })
-      return failed(driver.layer({ filename: spec.slice("sqlite:".length), ttl, maxResponses }))
+      const filename = spec.slice("sqlite:".length)
+      // the driver's own words do not name the file, and a file it cannot open is a defect of its constructor
+      return Layer.catchAllCause(driver.layer({ filename, ttl, maxResponses }), (cause) => {
+        const error = Cause.squash(cause)
+        const reason = error instanceof Error ? (error as { description?: string }).description ?? error.message : String(error)
+        return Layer.fail(new ServeSetupError({ description: `--store sqlite:${filename}: ${reason}` }))
+      })
     }
     if (spec.startsWith("postgres:") || spec.startsWith("postgresql:")) {
       const url = spec.startsWith("postgres:postgres") ? spec.slice("postgres:".length) : spec
@@ -236,6 +249,7 @@ export const layer = (options: ServeOptions) =>
       const idleTimeout = options.upstreamIdleTimeout ?? 180
       const retries = options.upstreamRetries ?? 0
       const maxInputItems = options.maxInputItems ?? 20_000
+      const maxBodyMb = options.maxBodyMb ?? 16
       const bodyTimeout = options.requestBodyTimeout ?? 120
       for (
         const [flag, value, min] of [
@@ -243,6 +257,7 @@ export const layer = (options: ServeOptions) =>
           ["--upstream-idle-timeout", idleTimeout, 1],
           ["--upstream-retries", retries, 0],
           ["--max-input-items", maxInputItems, 1],
+          ["--max-body-mb", maxBodyMb, 1],
           ["--request-body-timeout", bodyTimeout, 1]
         ] as const
       ) {
@@ -262,7 +277,9 @@ export const layer = (options: ServeOptions) =>
       const announce = Layer.effectDiscard(
         Effect.flatMap(HttpServer.HttpServer, (server) => {
           const address = server.address
-          const where = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}/v1` : "?"
+          // an IPv6 address goes in brackets, as a URL needs it (`http://[::1]:8787/v1`)
+          const host = address._tag === "TcpAddress" && address.hostname.includes(":") ? `[${address.hostname}]` : undefined
+          const where = address._tag === "TcpAddress" ? `http://${host ?? address.hostname}:${address.port}/v1` : "?"
           return Console.log(`effect-responses: serving ${where} -> ${options.upstream}`)
         })
       )
@@ -272,6 +289,7 @@ export const layer = (options: ServeOptions) =>
         apiKeys,
         builtinTools: options.builtinTools,
         maxInputItems,
+        maxBodyBytes: maxBodyMb * 1024 * 1024,
         bodyTimeout: Duration.seconds(bodyTimeout)
       })
       // before the port is bound: the first client request does not pay for compiling the gateway's code

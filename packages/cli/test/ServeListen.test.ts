@@ -3,6 +3,7 @@
  */
 import { Serve } from "@effect-responses/cli"
 import { assert, describe, it } from "@effect/vitest"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -29,5 +30,56 @@ describe("effect-responses serve", () => {
         error.message,
         `cannot listen on 127.0.0.1:${port}: the address is already in use (EADDRINUSE); pass another --port`
       )
+    }))
+})
+
+describe("effect-responses serve: the address line and the body bound", () => {
+  const base = {
+    upstream: "http://127.0.0.1:9/v1",
+    port: 0,
+    upstreamKeyEnv: Option.none(),
+    apiKeyEnv: Option.none(),
+    builtinTools: "drop" as const
+  }
+  const serving = (options: Serve.ServeOptions) =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const console = yield* Console.consoleWith(Effect.succeed)
+      yield* Layer.build(Serve.layer(options)).pipe(
+        Effect.withConsole({ ...console, log: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void lines.push(args.join(" "))) })
+      )
+      const line = lines.find((text) => text.startsWith("effect-responses: serving "))
+      assert.isDefined(line)
+      return /^effect-responses: serving (\S+) -> /.exec(line!)![1]!
+    })
+
+  it.scoped("an IPv6 host is printed in brackets, a URL a client can use", () =>
+    Effect.gen(function*() {
+      const where = yield* serving({ ...base, host: "::1" })
+      assert.match(where, /^http:\/\/\[::1\]:\d+\/v1$/)
+      const health = yield* Effect.promise(() => fetch(where.replace(/\/v1$/, "/health")))
+      assert.strictEqual(health.status, 200)
+    }))
+
+  it.scoped("--max-body-mb bounds the request body: 413 above it, read below it", () =>
+    Effect.gen(function*() {
+      const body = JSON.stringify({ model: "m", input: "x".repeat(2 * 1024 * 1024) })
+      const post = (where: string) =>
+        Effect.promise(() =>
+          fetch(`${where}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body })
+            .then(async (response) => ({ status: response.status, text: await response.text() }))
+        )
+      const small = yield* post(yield* serving({ ...base, host: "127.0.0.1", maxBodyMb: 1 }))
+      assert.strictEqual(small.status, 413)
+      assert.strictEqual(JSON.parse(small.text).error.message, "The request body is larger than 1048576 bytes.")
+      // the default (16 MiB) reads it: the upstream (port 9) is not there, so a 502, not a 413
+      const large = yield* post(yield* serving({ ...base, host: "127.0.0.1" }))
+      assert.strictEqual(large.status, 502)
+    }))
+
+  it.effect("--max-body-mb below 1 stops serve before it binds", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Layer.build(Serve.layer({ ...base, host: "127.0.0.1", maxBodyMb: 0 })).pipe(Effect.scoped))
+      assert.strictEqual(error.message, "--max-body-mb 0: must be an integer of at least 1")
     }))
 })

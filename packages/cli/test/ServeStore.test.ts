@@ -9,6 +9,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
@@ -145,6 +146,10 @@ describe("effect-responses serve --store", () => {
         "--store-max-responses 0: not a positive integer"
       )
       assert.isUndefined(yield* Serve.storeLayer({ store: "none" }))
+      // a file the driver cannot open: the message names it
+      const missing = yield* Serve.storeLayer({ store: "sqlite:/nonexistent-dir/x.db" })
+      const opened = message(yield* Effect.exit(Effect.scoped(Layer.build(missing!))))
+      expect(opened).toMatch(/^--store sqlite:\/nonexistent-dir\/x\.db: /)
       // checked without a store too: every option is checked before the port is bound
       expect(message(yield* Effect.exit(Serve.storeLayer({ storeTtl: "5x" })))).toContain("--store-ttl 5x: not a duration")
       expect(message(yield* Effect.exit(Serve.storeLayer({ store: "none", storeMaxResponses: 0 })))).toBe(

@@ -1008,7 +1008,13 @@ const storedResponseRoute = <A>(
     const tenant = yield* authorize(request, options)
     const id = (yield* HttpRouter.params).id ?? ""
     const store = yield* Effect.serviceOption(ResponseStore.ResponseStore)
-    if (Option.isNone(store)) return yield* new GatewayError(GatewayState.responseNotFound(id))
+    if (Option.isNone(store)) {
+      const notFound = GatewayState.responseNotFound(id)
+      return yield* new GatewayError({
+        ...notFound,
+        description: `${notFound.description.slice(0, -1)}: this gateway keeps no responses (it runs without a response store).`
+      })
+    }
     const query = new URL(request.url, "http://gateway").searchParams
     const answer = yield* use(store.value, tenant, id, query).pipe(Effect.mapError((fields) => new GatewayError(fields)))
     return HttpServerResponse.unsafeJson(answer)
@@ -1016,7 +1022,8 @@ const storedResponseRoute = <A>(
 
 /**
  * The handler of `GET /v1/responses/{id}`: the stored Response object (404 when it is not stored for the
- * request's key, expired, or the gateway has no `ResponseStore`). The query's `include` is accepted: the
+ * request's key, expired, or the gateway has no `ResponseStore`: then the message says it keeps no
+ * responses). The query's `include` is accepted: the
  * stored object holds everything the gateway produced; `stream=true` (replaying a background response's
  * events) is refused with 400, as the gateway runs no background responses.
  *

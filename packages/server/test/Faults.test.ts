@@ -593,6 +593,20 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(error.message).not.toContain("truncated")
       })))
 
+  it.effect("a 200 HTML page without a content-type, asked for a stream: 502 saying it is not an event stream, with its first line", () =>
+    withScriptedGateway([(_request, response) => {
+      response.writeHead(200, {})
+      response.end("<!doctype html>\n<html><body>Sign in</body></html>\n")
+    }], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        expect(answer.status).toBe(502)
+        const error = JSON.parse(answer.text).error
+        expect(error.message).toContain("the body is not an event stream")
+        expect(error.message).toContain("<!doctype html>")
+        expect(error.message).not.toContain("truncated")
+      })))
+
   it.effect("a 429: status, retry-after(-ms) and the request id passed on; the gateway does not retry (1 attempt)", () =>
     withScriptedGateway([(_request, response) => {
       response.writeHead(429, { "content-type": "application/json", "retry-after": "7", "x-request-id": "req_upstream_1" })

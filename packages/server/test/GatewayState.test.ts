@@ -288,7 +288,7 @@ for (const backend of backends) {
 }
 
 describe("Gateway without a store", () => {
-  it.scoped("the stored responses' routes answer 404; store: true is refused as before", () =>
+  it.scoped("the stored responses' routes answer 404 saying nothing is kept; store: true is refused as before", () =>
     Effect.gen(function*() {
       const upstream = turnsModel([])
       yield* Effect.gen(function*() {
@@ -296,7 +296,14 @@ describe("Gateway without a store", () => {
         const get = yield* Effect.promise(() => fetch(`${url}/v1/responses/resp_1`).then((r) => r.json().then((body) => ({ status: r.status, body }))))
         expect(get).toEqual({
           status: 404,
-          body: { error: { message: "Response with id 'resp_1' not found.", type: "invalid_request_error", param: null, code: null } }
+          body: {
+            error: {
+              message: "Response with id 'resp_1' not found: this gateway keeps no responses (it runs without a response store).",
+              type: "invalid_request_error",
+              param: null,
+              code: null
+            }
+          }
         })
         const stored = yield* post(`${url}/v1/responses`, { model: "m", input: "hi", store: true })
         expect(stored.status).toBe(400)

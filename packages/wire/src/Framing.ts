@@ -125,6 +125,10 @@ export const makeLineFramer = (maxEventSize: number): Framer => {
  * comes when its line is read (before an event still open around it is dispatched), with the number of
  * lines read so far in its piece as its line. Without it every such line is ignored.
  *
+ * Input that frames no event at all and holds a line starting with `<`, `{` or `[` (an HTML page or a JSON
+ * body, sent without a `content-type` that would have told) fails at its end with `MalformedOutput` "the
+ * body is not an event stream", with that first line as the excerpt, rather than reading as an empty stream.
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -153,6 +157,10 @@ export const makeSseFramer = (
   let nextClosed = 0
   /** The size of the data of the event being read so far (UTF-16 code units, `\n` joins included). */
   let dataSize = 0
+  /** Whether any payload was handed on. */
+  let framed = false
+  /** The first line starting with `<`, `{` or `[` (no SSE field), while nothing was framed. */
+  let stray: string | undefined
   const parser = createParser({
     onEvent: (event) => {
       const at = nextClosed < closed.length ? closed[nextClosed++]! : dataLine || line
@@ -162,13 +170,17 @@ export const makeSseFramer = (
       }
       const data = event.event === undefined || eventData === undefined ? event.data : eventData(event.event, event.data)
       if (data === undefined) return
+      framed = true
       payloads.push(data)
       lines.push(at)
     },
     onError: (error) => {
-      if (fieldData === undefined || error.type !== "unknown-field" || error.field === undefined) return
+      if (error.type !== "unknown-field") return
+      if (!framed && stray === undefined && /^[<{[]/.test(error.line ?? "")) stray = error.line
+      if (fieldData === undefined || error.field === undefined) return
       const data = fieldData(error.field, error.value ?? "")
       if (data === undefined) return
+      framed = true
       payloads.push(data)
       lines.push(line)
     }
@@ -310,10 +322,14 @@ export const makeSseFramer = (
       lines = l
       // A last line without its line ending was cut off: dropped with its event. An event whose lines all
       // ended is dispatched even without the blank line that should close it.
-      if (partialLength > 0 || !pendingEvent) return undefined
-      if (dataLine !== 0) closed.push(dataLine)
-      parser.feed("\n")
-      return undefined
+      if (partialLength === 0 && pendingEvent) {
+        if (dataLine !== 0) closed.push(dataLine)
+        parser.feed("\n")
+      }
+      return framed || stray === undefined ? undefined : new AiError.MalformedOutput({
+        description: "the body is not an event stream: no event in it, and a line of HTML or JSON",
+        excerpt: AiError.excerpt(stray)
+      })
     }
   }
 }

@@ -91,12 +91,29 @@ describe("Framing", () => {
       }
     })
     if (read.at(-1) === "") dispatch()
+    // no event at all and a whole line of HTML or JSON: not an event stream
+    const notSse = expected.length === 0 && read.slice(0, -1).some((line) => /^[<{[]/.test(line))
     const points = [...new Set(cuts.filter((cut) => cut < text.length))].sort((a, b) => a - b)
     const pieces = [0, ...points].map((from, i) => text.slice(from, [...points, text.length][i]))
     const framed = frame(Framing.makeSseFramer(1024), pieces)
-    assert.isUndefined(framed.error)
+    assert.strictEqual(framed.error?.description, notSse ? "the body is not an event stream: no event in it, and a line of HTML or JSON" : undefined)
     assert.deepStrictEqual(framed.payloads, expected)
     assert.deepStrictEqual(framed.lines, starts)
+  })
+
+  it("SSE input with no event and a line the SSE rules do not know (an HTML page) fails at its end: not an event stream", () => {
+    const page = "<!doctype html>\n<html><body>Sign in</body></html>\n"
+    for (const pieces of [[page], [page.slice(0, 5), page.slice(5)]]) {
+      const { error, payloads } = frame(Framing.makeSseFramer(1024), pieces)
+      assert.deepStrictEqual(payloads, [])
+      assert.instanceOf(error, AiError.MalformedOutput)
+      assert.strictEqual(error!.description, "the body is not an event stream: no event in it, and a line of HTML or JSON")
+      assert.strictEqual(error!.excerpt, "<!doctype html>")
+    }
+    // an empty body, comments or keep-alive fields alone, or an unknown field after an event: no such error
+    for (const text of ["", ": ping\n\n", "retry: 10\nid: 1\n\n", "dat\n", "data: x\n\n<p>\n"]) {
+      assert.isUndefined(frame(Framing.makeSseFramer(1024), [text]).error, text)
+    }
   })
 
   it("an SSE event whose lines all ended is dispatched at the end without its blank line; a cut-off line is not", () => {

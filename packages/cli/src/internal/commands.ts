@@ -130,6 +130,10 @@ export const serve = Command.make("serve", {
     Options.withDescription("the most input items a request may hold, and content parts one item may (more: 400)"),
     Options.withDefault(20_000)
   ),
+  maxBodyMb: Options.integer("max-body-mb").pipe(
+    Options.withDescription("the largest request body in MiB (more: 413); raise it for agents that send images"),
+    Options.withDefault(16)
+  ),
   requestBodyTimeout: Options.integer("request-body-timeout").pipe(
     Options.withDescription("seconds a request body may take to arrive whole before answering 408"),
     Options.withDefault(120)
