@@ -58,8 +58,12 @@ describe("package READMEs", () => {
         Object.entries(manifest.peerDependenciesMeta ?? {}).filter(([, meta]) => (meta as { optional?: boolean }).optional === true)
           .map(([name]) => name)
       )
-      for (const peer of Object.keys(manifest.peerDependencies ?? {})) {
-        if (!optional.has(peer)) expect(install, `peer ${peer}`).toContain(peer)
+      // each peer with the line of its range (`effect@3`): unpinned, npm installs the registry's latest
+      const named = new Map(install.map((token) => [token.replace(/(?<=.)@[^/]*$/, ""), token]))
+      for (const [peer, range] of Object.entries(manifest.peerDependencies ?? {})) {
+        if (optional.has(peer)) continue
+        const major = /^\^(0\.\d+|\d+)/.exec(range as string)?.[1]
+        expect(named.get(peer), `peer ${peer}`).toBe(`${peer}@${major}`)
       }
       expect(blocks(readme)).toHaveLength(1)
       expect(readme).toContain("https://github.com/effect-responses/effect-responses#readme")
