@@ -17,8 +17,11 @@
  *   `Demo.ReplayToolkit` (the calculator, the custom tool `evaluate`, `math.power` deferred in a namespace
  *   with OpenAI's hosted tool search beside it, `apply_patch` applied in a temporary directory, `shell` and
  *   `local_shell` as stand-ins that run nothing), so a capture of a custom, shell or apply_patch call, or of
- *   a namespaced call after a tool search, runs to its final answer; its MCP approval requests are approved
- *   (`McpApprovals.approveAll`, said in the replay's notice on standard error);
+ *   a namespaced call after a tool search, runs to its final answer; a capture whose model calls
+ *   `apply_patch` as a freeform custom tool (Codex's, a whole V4A patch as raw text) gets
+ *   `Demo.FreeformReplayToolkit`, the same tools with that `apply_patch`, applied in a temporary directory
+ *   too; its MCP approval requests are approved (`McpApprovals.approveAll`, said in the replay's notice on
+ *   standard error);
  * - else, with `OPENAI_API_KEY` set: the live API (or `OPENAI_BASE_URL`);
  * - else: the embedded default, the replay of the recorded session of `Demo.recordingPath`, which checks
  *   that every calculator result sent back is right.
@@ -77,7 +80,9 @@ export class ChatSetupError extends Schema.TaggedError<ChatSetupError>("@effect-
  * A replayed recording has no more responses while the conversation goes on: the model of the last
  * recorded response asked for tools (`tools`) whose results this chat sends back, and the recording holds
  * no answer to them (the replay server's `replay_exhausted`). Typical of a capture recorded with other
- * tools than the demo's (`available`: the tools this chat has; default the calculator alone).
+ * tools than the demo's (`available`: the tools this chat has; default the calculator alone), which the
+ * message names; when this chat has every tool asked for, the message says the recording stops before the
+ * answer to their results (a capture of the first turns of a session).
  *
  * @since 0.1.0
  * @category errors
@@ -93,10 +98,16 @@ export class ReplayEnded extends Schema.TaggedError<ReplayEnded>("@effect-respon
     const has = this.available.length === 1
       ? `the ${this.available[0]} tool`
       : `the tools ${this.available.join(", ")}`
+    // a key `math.power` is the tool `power` a call names
+    const lacking = this.tools.some((tool) =>
+      !this.available.some((key) => key === tool || key.endsWith(`.${tool}`))
+    )
     const asked = this.tools.length === 0
       ? ""
       : ` after the model asked for ${this.tools.length === 1 ? "the tool" : "the tools"} ${this.tools.join(", ")}` +
-        ` (this chat has only ${has})`
+        (lacking
+          ? ` (this chat has only ${has})`
+          : ` (this chat ran ${this.tools.length === 1 ? "it" : "them"}; the recording stops before the answer to the results)`)
     return `the recording ${this.source} has no more responses: it holds ${held}, and the conversation went on${asked}`
   }
 }
@@ -277,6 +288,12 @@ const holdsMcpApprovalRequest = (capture: Capture.Capture): boolean =>
     Capture.outputItems(response).some((item) => item.type === "mcp_approval_request")
   )
 
+/** Whether the capture's model calls `apply_patch` as a freeform custom tool (as Codex declares it). */
+const callsFreeformApplyPatch = (capture: Capture.Capture): boolean =>
+  capture.responses.some((response) =>
+    Capture.outputItems(response).some((item) => item.type === "custom_tool_call" && item.name === "apply_patch")
+  )
+
 /**
  * The one line `chat` writes on standard error before a replay, so that nobody takes it for a live answer:
  * what is replayed, and why when nothing asked for it (`implicit`: no `--demo`, no key, no server); for a
@@ -399,6 +416,7 @@ export const run = (options: {
     // a replayed Responses capture other than the embedded one may hold custom, shell or apply_patch calls,
     // or a hosted tool search loading the deferred math.power
     const replaying = target._tag === "Replay" && !target.embedded
+    const freeform = replaying && callsFreeformApplyPatch(target.capture)
     const chatCompletions = options.replayReasoningContent === true ? { replayReasoningContent: true } : undefined
     const languageModel = protocol === "responses"
       ? ResponsesLanguageModel.layer({
@@ -427,7 +445,11 @@ export const run = (options: {
     // the tools the last response asked for, to explain a replay that runs out
     let tools: Array<string> = []
     const prompt = Prompt.user(options.prompt)
-    const loop = replaying
+    const loop = freeform
+      ? ToolLoop.stream(prompt, { toolkit: Demo.FreeformReplayToolkit, maxSteps: 10 }).pipe(
+        Stream.provideSomeLayer(Layer.merge(Demo.FreeformReplayToolkitLive, McpApprovals.approveAll))
+      )
+      : replaying
       ? ToolLoop.stream(prompt, { toolkit: Demo.ReplayToolkit, maxSteps: 10 }).pipe(
         Stream.provideSomeLayer(Layer.merge(Demo.ReplayToolkitLive, McpApprovals.approveAll))
       )
@@ -452,7 +474,11 @@ export const run = (options: {
             source: target._tag === "Live" ? "" : target.capture.source,
             responses: target._tag === "Live" ? 0 : target.capture.responses.length,
             tools,
-            available: replaying ? Demo.ReplayToolkit.names : Demo.CalculatorToolkit.names
+            available: freeform
+              ? Demo.FreeformReplayToolkit.names
+              : replaying
+              ? Demo.ReplayToolkit.names
+              : Demo.CalculatorToolkit.names
           })
       ),
       Effect.mapError((error) =>

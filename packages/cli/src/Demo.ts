@@ -9,7 +9,10 @@
  * the namespace `math`, deferred until a hosted tool search loads it), and the client-run built-ins
  * `apply_patch` (applied for real, in a temporary directory made for the chat and removed after it), `shell`
  * and `local_shell` (stand-ins that run nothing: running commands a model wrote is an application's
- * decision, and a replay needs an answer, not its effect).
+ * decision, and a replay needs an answer, not its effect). A capture of a Codex-style session, whose model
+ * calls `apply_patch` as a freeform custom tool (a `custom_tool_call` with a whole V4A patch as its input),
+ * gets `FreeformReplayToolkit` instead: the same tools with `apply_patch` as that custom tool, applied in
+ * the same kind of temporary directory.
  *
  * @since 0.1.0
  */
@@ -289,6 +292,26 @@ export const ReplayToolkit = Toolkit.make(Calculator, Evaluate, Power, Tool.shel
 export const NOT_RUN = "not run (effect-responses chat does not run the model's commands)"
 
 /**
+ * The temporary directory a replay's patches are applied in: made when the toolkit layer is built and
+ * removed with it.
+ */
+const replayRoot = Effect.acquireRelease(
+  Effect.promise(() => Fs.mkdtemp(NodePath.join(Os.tmpdir(), "effect-responses-chat-"))),
+  (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
+)
+
+/** The handlers both replay toolkits share (all but `apply_patch`). */
+const sharedReplayHandlers = {
+  calculator: (params: typeof CalculatorParameters.Type) => calculate(params),
+  evaluate: (input: string) => evaluate(input),
+  "math.power": ({ base, exponent }: { readonly base: number; readonly exponent: number }) =>
+    Effect.succeed(base ** exponent),
+  shell: (call: Part.ShellCallPart) =>
+    Effect.succeed(call.commands.map(() => ({ stdout: "", stderr: NOT_RUN, outcome: { type: "exit", exitCode: 126 } as const }))),
+  local_shell: () => Effect.succeed(JSON.stringify({ stdout: "", stderr: NOT_RUN, exit_code: 126 }))
+}
+
+/**
  * The handlers of `ReplayToolkit`, as a layer: the calculator, `evaluate` and `math.power` for real; `apply_patch` with
  * `ApplyPatch.handler` over a temporary directory made when the layer is built and removed with it;
  * `shell` and `local_shell` as stand-ins answering `NOT_RUN` (exit code 126, "cannot execute") for every
@@ -297,19 +320,55 @@ export const NOT_RUN = "not run (effect-responses chat does not run the model's 
  * @since 0.2.0
  * @category layers
  */
-export const ReplayToolkitLive = ReplayToolkit.toLayer(Effect.gen(function*() {
-  const root = yield* Effect.acquireRelease(
-    Effect.promise(() => Fs.mkdtemp(NodePath.join(Os.tmpdir(), "effect-responses-chat-"))),
-    (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
-  )
-  return {
-    calculator: (params: typeof CalculatorParameters.Type) => calculate(params),
-    evaluate: (input: string) => evaluate(input),
-    "math.power": ({ base, exponent }: { readonly base: number; readonly exponent: number }) =>
-      Effect.succeed(base ** exponent),
-    apply_patch: ApplyPatch.handler({ root }),
-    shell: (call: Part.ShellCallPart) =>
-      Effect.succeed(call.commands.map(() => ({ stdout: "", stderr: NOT_RUN, outcome: { type: "exit", exitCode: 126 } as const }))),
-    local_shell: () => Effect.succeed(JSON.stringify({ stdout: "", stderr: NOT_RUN, exit_code: 126 }))
-  }
-}))
+export const ReplayToolkitLive = ReplayToolkit.toLayer(Effect.map(replayRoot, (root) => ({
+  ...sharedReplayHandlers,
+  apply_patch: ApplyPatch.handler({ root })
+})))
+
+/**
+ * `apply_patch` as Codex declares it: a freeform custom tool whose input is a whole patch in the V4A format
+ * (`*** Begin Patch`, `*** Add File:` / `*** Update File:` (with `*** Move to:`) / `*** Delete File:`
+ * sections, `*** End Patch`), not JSON. Its answer is the log of the changes, one line each (`created
+ * notes/todo.md`); a patch that does not apply fails with the `PatchError`'s message, which the model reads
+ * as `{"error": <message>}`.
+ *
+ * @since 0.2.0
+ * @category tools
+ */
+export const FreeformApplyPatch = Tool.custom("apply_patch", {
+  description: "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON: " +
+    "send the whole patch, from *** Begin Patch to *** End Patch.",
+  failure: Schema.String
+})
+
+/**
+ * The tools of a `chat --replay` of a capture whose model calls `apply_patch` as a freeform custom tool
+ * (`FreeformApplyPatch`, as Codex declares it): `ReplayToolkit` with that tool in place of the client-run
+ * built-in `apply_patch` (a toolkit has one tool of a name).
+ *
+ * @since 0.2.0
+ * @category tools
+ */
+export const FreeformReplayToolkit = Toolkit.make(
+  Calculator,
+  Evaluate,
+  Power,
+  Tool.shell,
+  FreeformApplyPatch,
+  Tool.localShell
+)
+
+/**
+ * The handlers of `FreeformReplayToolkit`, as a layer: those of `ReplayToolkitLive`, with the custom
+ * `apply_patch` applying its input with `ApplyPatch.applyPatchText` under a temporary directory made when the
+ * layer is built and removed with it (the directory rules of the built-in's handler: paths relative to it,
+ * none may leave it). A patch stops at the first change that fails; the changes before it stay applied.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const FreeformReplayToolkitLive = FreeformReplayToolkit.toLayer(Effect.map(replayRoot, (root) => ({
+  ...sharedReplayHandlers,
+  apply_patch: (input: string) =>
+    ApplyPatch.applyPatchText(root, input).pipe(Effect.mapError((error) => error.message))
+})))

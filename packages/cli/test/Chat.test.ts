@@ -188,6 +188,61 @@ describe("effect-responses chat", () => {
       })
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scoped("--replay of Codex's freeform apply_patch: each whole patch applied in a temporary directory, its log sent back", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const target = yield* Chat.resolveTarget(Option.some(capturePath("codex-apply-patch-freeform.chunks.txt")))
+      const { finalText, out } = yield* chat(target, Option.some(`${dir}/requests.jsonl`))
+      assert.strictEqual(finalText, "I created `notes/todo.md`, checked off milk and added eggs.")
+      assert.deepStrictEqual(out.split("\n").filter((line) => line.startsWith("tool ") && !line.startsWith("tool call")), [
+        "tool result: apply_patch -> created notes/todo.md",
+        "tool result: apply_patch -> updated notes/todo.md"
+      ])
+      const requests = (yield* fs.readFileString(`${dir}/requests.jsonl`)).trim().split("\n").map((line) => JSON.parse(line))
+      assert.deepStrictEqual(
+        requests[0].tools.filter((tool: { name?: string }) => tool.name === "apply_patch").map((tool: { type: string }) => tool.type),
+        ["custom"]
+      )
+      assert.deepStrictEqual(requests.at(-1).input.at(-1), {
+        type: "custom_tool_call_output",
+        call_id: "call_codex_patch_2",
+        output: "updated notes/todo.md"
+      })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("--replay of Codex's freeform apply_patch: a patch that does not apply is the model's error to read", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      // the second response only: its update finds no notes/todo.md in the fresh directory
+      const path = `${dir}/update-only.chunks.txt`
+      const lines = (yield* fs.readFileString(capturePath("codex-apply-patch-freeform.chunks.txt"))).trim().split("\n")
+      yield* fs.writeFileString(path, lines.filter((line) => !line.includes("codex_patch_1")).join("\n"))
+      const target = yield* Chat.resolveTarget(Option.some(path))
+      const { out } = yield* chat(target, Option.some(`${dir}/requests.jsonl`))
+      assert.include(out, "tool error: apply_patch -> {\"error\":\"notes/todo.md: ")
+      const requests = (yield* fs.readFileString(`${dir}/requests.jsonl`)).trim().split("\n").map((line) => JSON.parse(line))
+      assert.strictEqual(requests.at(-1).input.at(-1).type, "custom_tool_call_output")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("--replay that stops after a call this chat ran: ReplayEnded says the recording stops, not that the tool is missing", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const path = `${dir}/first-turn.chunks.txt`
+      const lines = (yield* fs.readFileString(capturePath("codex-apply-patch-freeform.chunks.txt"))).trim().split("\n")
+      yield* fs.writeFileString(path, lines.filter((line) => line.includes("codex_patch_1")).join("\n"))
+      const { error, out } = yield* chatFailing(yield* Chat.resolveTarget(Option.some(path)))
+      assert.include(out, "tool result: apply_patch -> created notes/todo.md\n")
+      assert.strictEqual(error._tag, "ReplayEnded")
+      assert.strictEqual(
+        error.message,
+        `the recording ${path} has no more responses: it holds 1 response, and the conversation went on after the model ` +
+          "asked for the tool apply_patch (this chat ran it; the recording stops before the answer to the results)"
+      )
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scoped("--replay of a hosted tool search then a namespaced call: math.power answers, the search items go back", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
