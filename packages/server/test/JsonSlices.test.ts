@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { makeBudget } from "@effect-responses/wire/Cooperative"
 import * as JsonSlices from "../src/internal/jsonSlices.js"
+import { readFixture } from "./utils.js"
 
 const whole = (text: string) => Effect.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
 
@@ -383,5 +384,97 @@ describe("jsonSlices", () => {
         expect(Math.max(...given), text.slice(0, 60)).toBeLessThan(2 * JsonSlices.STRING_SLICE_BYTES)
         expect(given.length, text.slice(0, 60)).toBeGreaterThan(long.length / JsonSlices.STRING_SLICE_BYTES)
       }
+    }))
+  /** `JSON.parse`'s value, or its error's message (which gives the position of a syntax error). */
+  const parseOrMessage = (text: string) =>
+    Effect.try({ try: (): unknown => JSON.parse(text), catch: (error) => (error as SyntaxError).message })
+
+  /**
+   * Bodies whose `tools` array the pass vouches for, from a recorded answer's `tools` (the gateway's echo of
+   * a request's tools), many of them, with `input` before, after or absent, and malformed ones.
+   */
+  const toolBodies = () => {
+    const recorded = JSON.parse(readFixture("responses-json/pai-gpt4o-two-parallel-function-calls.json")) as { tools: Array<object> }
+    const tools = Array.from({ length: 2000 }, (_, i) => ({ ...recorded.tools[0]!, name: `get_location_${i}` }))
+    const many = JSON.stringify(tools)
+    const valid = [
+      `{"model":"gpt-4o","tools":${many},"input":[{"role":"user","content":"Where am I?"}],"stream":true}`,
+      `{"input":[{"role":"user","content":"Where am I?"}],"model":"gpt-4o","tools":${many}}`,
+      `{"model":"gpt-4o","input":"Where am I?","tools":${many},"tool_choice":"auto"}`,
+      `{"tools":[],"input":"x"}`,
+      `{"tools":[ 1 , "two" , [3] , {"four":4} , null , true ],"input":[]}`,
+      `{"tools":[{"type":"function","name":"f","description":"a,\\"b\\" ]} é ✓ 😀 \\ud83d\\ude00"}],"input":"x"}`,
+      `{"tools":[1],"tools":[2]}`,
+      `{"too\\u006cs":[1],"tools":[2]}`,
+      `{"__proto__":{"tools":[1]},"tools":[{"__proto__":null}]}`
+    ]
+    const invalid = [
+      `{"tools":[1,,2]}`,
+      `{"tools":[,1],"input":[]}`,
+      `{"input":[],"tools":[1,]}`,
+      `{"tools":[1 2],"input":"x"}`,
+      `{"tools":[{"a":1]],"input":[1]}`,
+      `{"tools":[tru]}`,
+      `{"tools":[{"type":"function","name":"f\\x"}]}`,
+      `{"model":"m","tools":${many.slice(0, -1)},{"type":"function" "name":"g"}],"input":[{"role":"user","content":"hi"}]}`,
+      `{"model":"m","tools":${many},"input":[{"role":"user","content":"hi"}],}`,
+      `{"model":"m","tools":${many.replace("get_location_1500", "get_location\\q")},"input":"x"}`
+    ]
+    return { valid, invalid }
+  }
+
+  it.effect("the tools are parsed a run at a time: JSON.parse's value, key order included, and JSON.parse's error at the same position", () =>
+    Effect.gen(function*() {
+      const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: (error) => (error as SyntaxError).message })
+      const { invalid, valid } = toolBodies()
+      for (const text of valid) {
+        for (const size of [3, 65_536]) {
+          const chunks = chunked(text, size)
+          const found = yield* JsonSlices.scan(chunks, 64, 4096)
+          expectSame(yield* JsonSlices.parse(chunks, found, parseOrMessage), text, `${text.slice(0, 80)} (chunks of ${size})`)
+          const lazy = yield* JsonSlices.parseLazily(chunks, found, parseWhole)
+          const body = lazy.input === undefined ? lazy.body : {
+            ...(lazy.body as object),
+            input: yield* Effect.forEach(Array.from({ length: lazy.input.length }, (_, index) => index), lazy.input.element)
+          }
+          expectSame(body, text, `${text.slice(0, 80)} (lazily, chunks of ${size})`)
+        }
+      }
+      for (const text of invalid) {
+        const message = (() => {
+          try {
+            JSON.parse(text)
+          } catch (error) {
+            return (error as SyntaxError).message
+          }
+          throw new Error(`parses: ${text.slice(0, 80)}`)
+        })()
+        for (const size of [2, 65_536]) {
+          const chunks = chunked(text, size)
+          const found = yield* JsonSlices.scan(chunks, 64, 4096)
+          expect(yield* Effect.flip(JsonSlices.parse(chunks, found, parseOrMessage)), text.slice(0, 80)).toBe(message)
+          const lazy = yield* Effect.either(JsonSlices.parseLazily(chunks, found, parseWhole))
+          const failure = Either.isLeft(lazy)
+            ? lazy.left
+            : yield* Effect.flip(lazy.right.input === undefined ? Effect.fail("parsed") : lazy.right.input.rest)
+          expect(failure, text.slice(0, 80)).toBe(message)
+        }
+      }
+    }))
+
+  it.effect("a large tools array is never given to JSON.parse whole: a run of tools at a time", () =>
+    Effect.gen(function*() {
+      const [text] = toolBodies().valid
+      const chunks = chunked(text!, 65_536)
+      const found = yield* JsonSlices.scan(chunks, 64)
+      expect(found.tools?.items).toHaveLength(2 * 2000)
+      const parse = vi.spyOn(JSON, "parse")
+      const parsed = yield* JsonSlices.parse(chunks, found, whole)
+      const given = parse.mock.calls.map(([text]) => text.length)
+      parse.mockRestore()
+      expectSame(parsed, text!, "tools")
+      const toolsBytes = found.tools!.end - found.tools!.start
+      expect(toolsBytes).toBeGreaterThan(8 * 32 * 1024)
+      expect(Math.max(...given)).toBeLessThan(2 * 32 * 1024)
     }))
 })

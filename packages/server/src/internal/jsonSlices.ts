@@ -1,9 +1,9 @@
 /**
  * A request body parsed without holding the event loop for long: one pass over its UTF-8 bytes, chunk by
  * chunk as they were read (`internal/jsonSlices/pass.ts`), checks the nesting bound (before `JSON.parse`,
- * so that no recursion ever meets a deep value), finds the elements of the top-level `input` array and
- * notes the body's long strings; the body is then decoded and parsed without them, and the elements one by
- * one, with a yield to other requests every few milliseconds. Whole-body steps are what this avoids:
+ * so that no recursion ever meets a deep value), finds the elements of the top-level `input` and `tools`
+ * arrays and notes the body's long strings; the body is then decoded and parsed without them, the `input`
+ * elements one by one and the tools a run at a time, with a yield to other requests every few milliseconds. Whole-body steps are what this avoids:
  * `JSON.parse` of a 16 MiB body is one call of tens of milliseconds, and so are decoding it into one
  * string, V8's flattening of a string built from its chunks (at the string's first indexed read), and
  * copying the chunks into one buffer (fresh memory: a page fault per 4 KiB). Parsed this way no stretch is
@@ -78,8 +78,11 @@ export const LARGE_ELEMENT_BYTES = 256 * 1024
  */
 export const LONG_STRING_BYTES = 256 * 1024
 
-/** The bytes of a large element's parts parsed in one `JSON.parse` (about a millisecond's work). */
-const PARTS_RUN_BYTES = 32 * 1024
+/**
+ * The bytes of an array's elements (a large element's parts, the body's tools) parsed in one `JSON.parse`
+ * (about a millisecond's work).
+ */
+const RUN_BYTES = 32 * 1024
 
 /**
  * One pass over `chunks` (strings skipped), reading the clock after every `slice` bytes and yielding once a
@@ -106,7 +109,8 @@ export const scan = (
 /**
  * The body parsed but for its `input` elements, and readers of the elements: `body` is the parsed body,
  * `input` `null` in it when `elements` is given, else the whole body (it has no `input` array the pass
- * vouches for: a string `input`, none).
+ * vouches for: a string `input`, none). Its `tools` array, when the pass vouches for it, is parsed a run of
+ * tools at a time (see `sliceBody`).
  */
 interface Sliced {
   readonly body: unknown
@@ -132,26 +136,76 @@ interface SlicedElements {
 /**
  * The body as `found` lets it be read (see `Sliced`), its long strings parsed in slices, yielding with
  * `budget`; `undefined` when the pass cannot vouch for it or it does not parse (then it is parsed whole,
- * which gives the error), and when there is nothing to slice (no `input` array, no long string).
+ * which gives the error), and when there is nothing to slice (no `input` or `tools` array, no long string).
+ *
+ * The rest of the body is parsed with `null` in place of the `input` and `tools` arrays, then the `tools`
+ * array's elements a run of them at a time (`parseRuns`): 10,000 tools (1.6 MB) parsed with the rest were
+ * one `JSON.parse` of about 15 ms. The tools' array takes the place of its `null`, among the keys where
+ * `JSON.parse` put it.
  */
 const sliceBody = (chunks: Chunks, found: Scan, largeBytes: number, budget: Budget): Effect.Effect<Sliced | undefined> => {
-  const input = found.input
-  if (input === undefined && found.strings.length === 0) return Effect.succeed(undefined)
+  const { input, tools } = found
+  if (input === undefined && tools === undefined && found.strings.length === 0) return Effect.succeed(undefined)
   const textOf = makeTextOf(chunks)
   const longs = new LongStrings(chunks, textOf, found.strings, budget)
   // a leading byte order mark is no character of the text
   const start = bomLength(chunks)
   const size = sizeOf(chunks)
-  if (input === undefined) {
-    return Effect.map(longs.parse([[start, size]]), (body) => body === undefined ? undefined : { body: body.value, elements: undefined })
+  const arrays = [input, tools].filter((array) => array !== undefined).sort((a, b) => a.start - b.start)
+  const rest: Array<readonly [number, number] | string> = []
+  let at = start
+  for (const array of arrays) {
+    rest.push([at, array.start], "null")
+    at = array.end
   }
-  return Effect.map(longs.parse([[start, input.start], "null", [input.end, size]]), (rest) => {
-    if (rest === undefined || typeof rest.value !== "object" || rest.value === null || (rest.value as { input?: unknown }).input !== null) {
-      return undefined
+  rest.push([at, size])
+  return Effect.gen(function*() {
+    const parsed = yield* longs.parse(rest)
+    if (parsed === undefined) return undefined
+    const body = parsed.value as { input?: unknown; tools?: unknown } | null
+    if (arrays.length === 0) return { body, elements: undefined }
+    if (typeof body !== "object" || body === null) return undefined
+    if ((input !== undefined && body.input !== null) || (tools !== undefined && body.tools !== null)) return undefined
+    if (tools !== undefined) {
+      const values = yield* parseRuns(longs, tools.items, budget, true)
+      if (values === undefined) return undefined
+      body.tools = values
     }
-    return { body: rest.value, elements: sliceElements(chunks, textOf, input.items, largeBytes) }
+    return { body, elements: input === undefined ? undefined : sliceElements(chunks, textOf, input.items, largeBytes) }
   })
 }
+
+/**
+ * The elements of an array (at `items`, flat `[start, end)` byte offset pairs, split by the pass at the
+ * array's own commas) parsed a run of them at a time, as an array of them: one decoding and one `JSON.parse`
+ * per `RUN_BYTES` (a content part is often 30 bytes, a tool 150), not per element; an element larger than
+ * that is a run of its own. Yields with `budget`. `undefined` when a run does not parse (then the array
+ * does not: its pieces are the array's text between its commas); with `keep` false the values are dropped
+ * as they are parsed (the array given is empty).
+ */
+const parseRuns = (
+  longs: LongStrings,
+  items: ReadonlyArray<number>,
+  budget: Budget,
+  keep: boolean
+): Effect.Effect<Array<unknown> | undefined> =>
+  Effect.gen(function*() {
+    const count = items.length / 2
+    const values: Array<unknown> = new Array(keep ? count : 0)
+    for (let p = 0; p < count;) {
+      let q = p + 1
+      while (q < count && items[2 * q + 1]! - items[2 * p]! <= RUN_BYTES) q++
+      if (budget.tick(q - p)) yield* yieldToIo
+      const run = yield* longs.parse(["[", [items[2 * p]!, items[2 * q - 1]!], "]"])
+      if (run === undefined) return undefined
+      if (keep) {
+        const parsed = run.value as Array<unknown>
+        for (let at = 0; at < parsed.length; at++) values[p + at] = parsed[at]
+      }
+      p = q
+    }
+    return values
+  })
 
 /** Readers of the `input` elements at `items` (flat `[start, end)` byte offset pairs), read with `textOf`. */
 const sliceElements = (
@@ -220,23 +274,8 @@ const parseLarge = (
     const element = yield* longs.parse(rest)
     if (element === undefined) return undefined
     for (const { array, name } of arrays) {
-      const items = array.items
-      const count = items.length / 2
-      const parts: Array<unknown> = new Array(keep ? count : 0)
-      // a run of parts at a time, as an array of them (the commas between them are the array's own): one
-      // decoding and one `JSON.parse` per `PARTS_RUN_BYTES`, not per part (a part is often 30 bytes)
-      for (let p = 0; p < count;) {
-        let q = p + 1
-        while (q < count && items[2 * q + 1]! - items[2 * p]! <= PARTS_RUN_BYTES) q++
-        if (budget.tick(q - p)) yield* yieldToIo
-        const run = yield* longs.parse(["[", [items[2 * p]!, items[2 * q - 1]!], "]"])
-        if (run === undefined) return undefined
-        if (keep) {
-          const values = run.value as Array<unknown>
-          for (let at = 0; at < values.length; at++) parts[p + at] = values[at]
-        }
-        p = q
-      }
+      const parts = yield* parseRuns(longs, array.items, budget, keep)
+      if (parts === undefined) return undefined
       // the member `JSON.parse` made (`null` in place of the array) keeps its place among the keys
       ;(element.value as { [key: string]: unknown })[name] = parts
     }
