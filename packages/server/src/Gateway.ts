@@ -51,7 +51,8 @@
  *
  * Each request gets one access log line at info level once its answer was written (`accessLog`: method,
  * path, status, model, whether it streamed, duration, upstream attempts; no bodies, no keys); a client that
- * went away before its answer began is logged with status 499 (client closed request).
+ * went away before its answer began is logged with status 499 (client closed request), one that left a
+ * stream before its end with the 200 and `outcome=client_closed`.
  *
  * Every message is capped (`MAX_MESSAGE_CHARS`, with how much was cut): an upstream that answers a 100 MB
  * error reaches neither the client nor the log whole (the transport reads 64 KiB of it in the first place).
@@ -904,7 +905,11 @@ export const createResponse = (
         scope,
         midStreamError,
         onTerminal,
-        onDefect: logDefect
+        onDefect: logDefect,
+        // a body dropped as the gateway shuts down keeps the outcome its `response.failed` gave
+        onLeft: () => {
+          if (record !== undefined && !shuttingDown()) record.outcome = CLIENT_CLOSED
+        }
       }, yield* Effect.runtime<never>())
     }).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Scope.close(scope, exit)))
   }).pipe(
@@ -1093,18 +1098,22 @@ export const router = (options: Options = {}) =>
         }).response))
   )
 
+/** The access log's `outcome` of a stream its client left before its end (as status 499's "client closed request"). */
+const CLIENT_CLOSED = "client_closed"
+
 /**
  * The access log middleware: one info line per request once its answer was written (for a stream, when
  * it ended), `access: METHOD PATH STATUS model=… stream=… duration=…ms upstream_attempts=… response=…
  * outcome=…`; `model` and `stream` for `POST /v1/responses` once the body was decoded, `upstream_attempts`
  * when the upstream counts them, `response` (the response's id) once the upstream call began and
  * `outcome` (the response's final status: `completed`, `incomplete`, `failed`, which a stream reports after
- * its 200) once it finished (`Upstream.CallRecord`), `-` where unknown. The gateway's warnings about an
+ * its 200) once it finished (`Upstream.CallRecord`), `client_closed` for a stream its client left before
+ * reading its end (the answer cut off, whatever the response's status came to), `-` where unknown. The gateway's warnings about an
  * upstream error name the same response id. No bodies, no headers, no keys. A
  * request whose handling ended without an answer has the status the platform gives it: 499 ("client
  * closed request", as nginx logs it) when its client went away before the answer began (which aborts the
  * upstream call), 503 when the server interrupted it; a stream its client left is logged with the 200
- * already sent.
+ * already sent and `outcome=client_closed`.
  *
  * @since 0.2.0
  * @category middleware

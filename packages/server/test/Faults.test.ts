@@ -15,8 +15,8 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { connect } from "node:net"
 import { gzipSync } from "node:zlib"
 import OpenAI from "openai"
-import { completion, finishChunks, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
-import { captureLogs, checkLifecycle, parseSse, post, withGateway } from "./utils.js"
+import { completion, finishChunks, type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { captureLogs, checkLifecycle, parseSse, post, readFixture, withGateway } from "./utils.js"
 
 const fast = { headersTimeout: "400 millis", idleTimeout: "400 millis" } as const
 
@@ -912,6 +912,50 @@ describe("Gateway faults (scripted loopback upstream)", () => {
           expect(access[1]).toMatch(
             /^INFO: access: POST \/v1\/responses 499 model="gpt-x" stream=false duration=\d+ms upstream_attempts=1 response=resp_\w+ outcome=-$/
           )
+        })
+      )
+  })
+
+  live("the access log of a stream its client left mid-answer: the 200 sent and outcome=client_closed", () => {
+    const captured = captureLogs()
+    // the recorded stream's first half, then the upstream waits (the client leaves meanwhile)
+    const frames = readFixture("chat-sse/pai-chat-gpt4omini-text-usage.sse").split("\n\n").filter((frame) => frame !== "")
+    const halfThenHold: Handler = (_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      for (const frame of frames.slice(0, 6)) response.write(`${frame}\n\n`)
+    }
+    // an answer whose terminal events (each repeating the whole 2 MiB text) are made before the client takes them
+    const large = sse(textChunk("x".repeat(1 << 20)), textChunk("y".repeat(1 << 20)), finishChunks())
+    return withScriptedGateway([halfThenHold, large], {}, (url, received) =>
+      Effect.promise(async () => {
+        for (const before of [1, 3 << 20]) {
+          const client = new AbortController()
+          const answer = await fetch(`${url}/responses`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ model: "gpt-x", input: "hi", stream: true }),
+            signal: client.signal
+          })
+          expect(answer.status).toBe(200)
+          // read `before` bytes of the stream, then leave
+          const reader = answer.body!.getReader()
+          for (let read = 0; read < before;) read += (await reader.read()).value!.length
+          client.abort()
+          await received.at(-1)!.closed
+        }
+        for (let i = 0; i < 200 && captured.logs.filter((line) => line.includes("access: ")).length < 2; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        }
+      })).pipe(
+        Effect.provide(captured.layer),
+        Effect.andThen(() => {
+          const access = captured.logs.filter((line) => line.includes("access: "))
+          expect(access, captured.logs.join("\n")).toHaveLength(2)
+          for (const line of access) {
+            expect(line).toMatch(
+              /^INFO: access: POST \/v1\/responses 200 model="gpt-x" stream=true duration=\d+ms upstream_attempts=1 response=resp_\w+ outcome=client_closed$/
+            )
+          }
         })
       )
   })

@@ -98,6 +98,11 @@ export interface Source {
   readonly onTerminal?: ((response: ResponsesLifecycle.ResponseObject) => Effect.Effect<void>) | undefined
   /** Logs a defect of the gateway, which then ends the response with `response.failed` `server_error`. */
   readonly onDefect: (cause: Cause.Cause<unknown>) => Effect.Effect<void>
+  /**
+   * Called (synchronously) when the body is left before its end was read: the client went away mid-answer
+   * and the server dropped the body (after the terminal event was made, too, when its bytes were not all taken).
+   */
+  readonly onLeft?: (() => void) | undefined
 }
 
 /**
@@ -153,7 +158,11 @@ const batches = (source: Source): Effect.Effect<Iterator<Uint8Array> | undefined
 }
 
 /** The body as an Effect `Stream` (any server), one channel: each piece of each batch written as it comes. */
-const toStream = (next: Effect.Effect<Iterator<Uint8Array> | undefined>, scope: Scope.CloseableScope) => {
+const toStream = (
+  next: Effect.Effect<Iterator<Uint8Array> | undefined>,
+  scope: Scope.CloseableScope,
+  onLeft: (() => void) | undefined
+) => {
   type Body = Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, never, unknown, unknown, unknown>
   // as `pieceStream`: a yield to other requests' I/O every few milliseconds of a large batch
   const budget = makeBudget(undefined, 1)
@@ -168,21 +177,29 @@ const toStream = (next: Effect.Effect<Iterator<Uint8Array> | undefined>, scope: 
     Channel.fromEffect(next),
     (pieces) => pieces === undefined ? Channel.void : Channel.zipRight(writeAll(pieces), loop)
   )
-  return Stream.fromChannel(Channel.ensuring(loop, Scope.close(scope, Exit.void)))
+  return Stream.fromChannel(Channel.ensuringWith(loop, (exit) =>
+    Effect.zipRight(
+      Exit.isInterrupted(exit) && onLeft !== undefined ? Effect.sync(onLeft) : Effect.void,
+      Scope.close(scope, Exit.void)
+    )))
 }
 
 /**
  * The body as a Node `Readable` (object mode off, each piece pushed whole), fed by one fiber of `runtime`
  * started by the first read: it runs `next` and pushes each piece, and waits for the next read when the
  * `Readable`'s buffer is full. Its end closes `scope`; destroying the `Readable` (the platform does when
- * the client disconnects or the request is interrupted) interrupts the fiber, which closes `scope`.
+ * the client disconnects or the request is interrupted) interrupts the fiber, which closes `scope`, and calls
+ * `onLeft` when its end was not read yet.
  */
 const toReadable = (
   next: Effect.Effect<Iterator<Uint8Array> | undefined>,
   scope: Scope.CloseableScope,
-  runtime: Runtime.Runtime<never>
+  runtime: Runtime.Runtime<never>,
+  onLeft: (() => void) | undefined
 ): Readable => {
   let fiber: Fiber.RuntimeFiber<void> | undefined
+  // the body destroyed itself (a defect of the fiber): not left by the client
+  let failed = false
   let wake: (() => void) | undefined
   // a read that came while the fiber was not waiting for one (between its pushes)
   let wanted = false
@@ -199,6 +216,7 @@ const toReadable = (
         fiber = Runtime.runFork(runtime)(pump)
         fiber.addObserver((exit) => {
           if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+            failed = true
             readable.destroy(new Error(Cause.pretty(exit.cause)))
           }
         })
@@ -206,6 +224,8 @@ const toReadable = (
       else wanted = true
     },
     destroy(error, callback) {
+      // `autoDestroy` destroys it after its end was read too
+      if (!failed && !this.readableEnded) onLeft?.()
       if (fiber === undefined) Runtime.runFork(runtime)(Scope.close(scope, Exit.void))
       else fiber.unsafeInterruptAsFork(FiberId.none)
       callback(error)
@@ -244,6 +264,6 @@ export const response = (
 ): HttpServerResponse.HttpServerResponse => {
   const next = batches(source)
   return isNodeRequest(requestSource)
-    ? HttpServerResponse.raw(toReadable(next, source.scope, runtime), sseHeaders)
-    : HttpServerResponse.stream(toStream(next, source.scope), sseHeaders)
+    ? HttpServerResponse.raw(toReadable(next, source.scope, runtime, source.onLeft), sseHeaders)
+    : HttpServerResponse.stream(toStream(next, source.scope, source.onLeft), sseHeaders)
 }
