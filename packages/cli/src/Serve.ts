@@ -41,7 +41,8 @@
  *   clients send reasoning back only with an `encrypted_content`: a request whose `include` has
  *   `reasoning.encrypted_content` gets one holding the reasoning text (base64url, not encrypted; see
  *   `ResponsesLifecycle`), which the gateway reads back. The AI SDK's default (`store` unset) sends an
- *   `item_reference` instead, which only `--store` resolves.
+ *   `item_reference` instead, which only `--store` resolves: without `--store`, start-up logs that once as a
+ *   warning (`REPLAY_WITHOUT_STORE`).
  * - `--max-input-items N` (default 20000): more input items, or more content parts in one item, get a 400
  *   `array_above_max_length`.
  * - `--max-body-mb N` (default 16): a request body larger than N MiB gets a 413 `request_too_large` (by its
@@ -146,6 +147,20 @@ export const parseTtl = (text: string): Duration.Duration | undefined => {
   const unit = match[2] ?? "s"
   return unit === "d" ? Duration.days(value) : unit === "h" ? Duration.hours(value) : unit === "m" ? Duration.minutes(value) : Duration.seconds(value)
 }
+
+/**
+ * The warning `serve --replay-reasoning-content` logs once at start-up without `--store`: a stateless
+ * gateway cannot resolve an `item_reference`, so a client that sends its reasoning back only that way (the
+ * AI SDK's Responses model on its defaults, `store` unset) gets no `reasoning_content` replayed, and an
+ * upstream that requires it refuses the turn after a tool call.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const REPLAY_WITHOUT_STORE =
+  "--replay-reasoning-content without --store: a client that sends reasoning back only as an item_reference " +
+  "(the AI SDK on its defaults) gets no reasoning_content replayed; have it send store: false with include " +
+  "[\"reasoning.encrypted_content\"], or run the gateway with --store"
 
 /**
  * The `ResponseStore` layer of a `--store` value (`undefined` for `none`), loaded on demand so that a
@@ -274,6 +289,9 @@ export const layer = (options: ServeOptions) =>
         ? Redacted.value(keys).split(",").map((key) => Redacted.make(key.trim()))
         : [keys]
       const store = yield* storeLayer(options)
+      if (options.replayReasoningContent === true && store === undefined) {
+        yield* Effect.logWarning(REPLAY_WITHOUT_STORE)
+      }
       const announce = Layer.effectDiscard(
         Effect.flatMap(HttpServer.HttpServer, (server) => {
           const address = server.address

@@ -6,8 +6,12 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 
 describe("effect-responses serve", () => {
   it.scoped("a busy port fails with ServeSetupError naming host:port and EADDRINUSE", () =>
@@ -81,5 +85,47 @@ describe("effect-responses serve: the address line and the body bound", () => {
     Effect.gen(function*() {
       const error = yield* Effect.flip(Layer.build(Serve.layer({ ...base, host: "127.0.0.1", maxBodyMb: 0 })).pipe(Effect.scoped))
       assert.strictEqual(error.message, "--max-body-mb 0: must be an integer of at least 1")
+    }))
+})
+
+describe("effect-responses serve --replay-reasoning-content", () => {
+  const base = {
+    upstream: "http://127.0.0.1:9/v1",
+    port: 0,
+    host: "127.0.0.1",
+    upstreamKeyEnv: Option.none(),
+    apiKeyEnv: Option.none(),
+    builtinTools: "drop" as const,
+    replayReasoningContent: true
+  }
+  /** The warnings logged while `serve` with `options` starts. */
+  const warnings = (options: Serve.ServeOptions) =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Warning") lines.push(Array.isArray(message) ? message.join(" ") : String(message))
+      })
+      yield* Layer.build(Serve.layer(options)).pipe(Effect.provide(Logger.add(logger)))
+      return lines
+    })
+
+  it.scoped("without --store: one start-up warning that item_reference clients get no reasoning_content", () =>
+    Effect.gen(function*() {
+      const lines = yield* warnings(base)
+      assert.strictEqual(lines.length, 1)
+      assert.strictEqual(lines[0], Serve.REPLAY_WITHOUT_STORE)
+      assert.include(lines[0], "--replay-reasoning-content without --store")
+      assert.include(lines[0], "item_reference (the AI SDK on its defaults)")
+      assert.include(lines[0], "store: false with include [\"reasoning.encrypted_content\"], or run the gateway with --store")
+    }))
+
+  it.scoped("with --store, or without the flag: no warning", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "effect-responses-serve-warn-"))),
+        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+      )
+      assert.deepStrictEqual(yield* warnings({ ...base, store: `sqlite:${join(dir, "responses.db")}` }), [])
+      assert.deepStrictEqual(yield* warnings({ ...base, replayReasoningContent: false }), [])
     }))
 })
