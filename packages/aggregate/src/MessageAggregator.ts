@@ -32,8 +32,8 @@
  *
  * @since 0.1.0
  */
-import { Message, ModelResponse, Part, Usage } from "@effect-responses/core"
-import type { StreamPart } from "@effect-responses/core"
+import { Part, UnsafeMessage, UnsafePart, Usage } from "@effect-responses/core"
+import type { ModelResponse, StreamPart } from "@effect-responses/core"
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -387,51 +387,46 @@ const mergeDeltaInto = (slot: MutableSlot, part: Part.AssistantPart): boolean =>
 }
 
 /*
- * `partOf` and `responseOf` construct with validation off (`true`), the tag first as validation would put
- * it (the key order `JSON.stringify` shows): every field comes from parts that are
- * already instances, and validating a class whose fields hold other `Schema.Class` instances builds a new
- * schema class per call in Effect 3 (`Schema.declare` of the class's type side). On the recorded 194 KB
- * benchmark stream that validation was about a third of the aggregator's cost, and its allocations
- * outlived young-generation collections (packages/bench/RESULTS.md, section of 2026-11-29 20:28).
+ * `partOf` and `responseOf` construct without validation: every field comes from parts that are already
+ * instances, and validating a class whose fields hold other `Schema.Class` instances builds a new schema
+ * class per call in Effect 3 (`Schema.declare` of the class's type side). On the recorded 194 KB benchmark
+ * stream that validation was about a third of the aggregator's cost, and its allocations outlived
+ * young-generation collections (packages/bench/RESULTS.md, section of 2026-11-29 20:28). They build with
+ * `UnsafePart` / `UnsafeMessage` (the same instances, the tag first): the class constructor with validation
+ * off still took 2-4 µs a part (packages/bench/RESULTS.md, "the client path, round 8").
  */
 const partOf = (slot: Slot): Part.AssistantPart => {
   const last = slot.last
   switch (last.type) {
     case "text":
-      return new Part.TextPart(
-        { type: "text", text: joinChunks(slot.text), annotations: slot.annotations, attributes: slot.attributes },
-        true
-      )
+      return UnsafePart.textPart(joinChunks(slot.text), slot.annotations, slot.attributes)
     case "refusal":
-      return new Part.RefusalPart({ type: "refusal", text: joinChunks(slot.text), attributes: slot.attributes }, true)
+      return UnsafePart.refusalPart(joinChunks(slot.text), slot.attributes)
     case "reasoning":
-      return new Part.ReasoningPart({
-        type: "reasoning",
-        summary: slot.summary.map(joinChunks),
-        ...(slot.hasText ? { text: joinChunks(slot.text) } : {}),
-        ...(slot.payload === undefined ? {} : { payload: slot.payload }),
-        attributes: slot.attributes
-      }, true)
+      return UnsafePart.reasoningPart(
+        slot.summary.map(joinChunks),
+        slot.hasText ? joinChunks(slot.text) : undefined,
+        slot.payload,
+        slot.attributes
+      )
     case "tool_call":
-      return new Part.ToolCallPart({
-        type: "tool_call",
-        callId: slot.callId,
-        name: slot.name,
-        arguments: joinChunks(slot.text),
-        ...(last.namespace === undefined ? {} : { namespace: last.namespace }),
-        ...(slot.payload === undefined ? {} : { payload: slot.payload }),
-        attributes: slot.attributes
-      }, true)
+      return UnsafePart.toolCallPart(
+        slot.callId,
+        slot.name,
+        joinChunks(slot.text),
+        slot.attributes,
+        last.namespace,
+        slot.payload
+      )
     case "custom_tool_call":
-      return new Part.CustomToolCallPart({
-        type: "custom_tool_call",
-        callId: slot.callId,
-        name: slot.name,
-        input: joinChunks(slot.text),
-        ...(last.namespace === undefined ? {} : { namespace: last.namespace }),
-        ...(slot.payload === undefined ? {} : { payload: slot.payload }),
-        attributes: slot.attributes
-      }, true)
+      return UnsafePart.customToolCallPart(
+        slot.callId,
+        slot.name,
+        joinChunks(slot.text),
+        slot.attributes,
+        last.namespace,
+        slot.payload
+      )
     default:
       return last.attributes === slot.attributes ? last : withAttributes(last, slot.attributes)
   }
@@ -446,17 +441,16 @@ const withAttributes = (part: Part.AssistantPart, attributes: Part.Attributes): 
 const responseOf = (response: ResponseState): ModelResponse.ModelResponse => {
   const slots = Array.from(HashMap.entries(response.slots)).sort(([a], [b]) => a - b)
   const parts = slots.map(([, slot]) => partOf(slot))
-  const message = new Message.AssistantMessage({ role: "assistant", parts }, true)
   const finished = response.finished
-  return new ModelResponse.ModelResponse({
-    id: response.id,
-    model: response.model,
-    status: finished?.status ?? "in_progress",
-    finishReason: finished?.finishReason ?? "other",
-    ...(finished?.incompleteReason === undefined ? {} : { incompleteReason: finished.incompleteReason }),
-    usage: finished?.usage ?? Usage.empty,
-    message
-  }, true)
+  return UnsafeMessage.modelResponse(
+    response.id,
+    response.model,
+    finished?.status ?? "in_progress",
+    finished?.finishReason ?? "other",
+    finished?.incompleteReason,
+    finished?.usage ?? Usage.empty,
+    UnsafeMessage.assistantMessage(parts)
+  )
 }
 
 // ---------------------------------------------------------------------------------------------------------

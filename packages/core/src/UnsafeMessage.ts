@@ -12,7 +12,9 @@
  * @since 0.2.0
  */
 import * as Message from "./Message.js"
+import * as ModelResponse from "./ModelResponse.js"
 import type * as Part from "./Part.js"
+import type * as Usage from "./Usage.js"
 
 /**
  * `new Message.AssistantMessage({ parts }, true)`.
@@ -42,4 +44,32 @@ export const toolMessage = (results: ReadonlyArray<Part.ToolMessagePart>): Messa
   message.role = "tool"
   message.results = results
   return message
+}
+
+/**
+ * `new ModelResponse.ModelResponse({ id, model, status, finishReason, incompleteReason, usage, message }, true)`
+ * (`incompleteReason` only when given): the response an aggregator completes.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const modelResponse = (
+  id: string,
+  model: string,
+  status: string,
+  finishReason: ModelResponse.FinishReason,
+  incompleteReason: string | undefined,
+  usage: Usage.Usage,
+  message: Message.AssistantMessage
+): ModelResponse.ModelResponse => {
+  const response: { -readonly [K in keyof ModelResponse.ModelResponse]: ModelResponse.ModelResponse[K] } = Object
+    .create(ModelResponse.ModelResponse.prototype)
+  response.id = id
+  response.model = model
+  response.status = status
+  response.finishReason = finishReason
+  if (incompleteReason !== undefined) response.incompleteReason = incompleteReason
+  response.usage = usage
+  response.message = message
+  return response
 }

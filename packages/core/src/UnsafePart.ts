@@ -14,8 +14,10 @@
  *
  * @since 0.1.0
  */
+import type * as ModelResponse from "./ModelResponse.js"
 import * as Part from "./Part.js"
 import * as StreamPart from "./StreamPart.js"
+import * as Usage from "./Usage.js"
 
 const noAnnotations: ReadonlyArray<Part.Annotation> = []
 const noSummary: ReadonlyArray<string> = []
@@ -76,27 +78,118 @@ const ReasoningTextPart = constructorOf(Part.ReasoningPart, function(text: strin
   this.attributes = attributes
 })
 
+const ReasoningPart = constructorOf(
+  Part.ReasoningPart,
+  function(
+    summary: ReadonlyArray<string>,
+    text: string | undefined,
+    payload: Part.OpaquePayload | undefined,
+    attributes: Part.Attributes
+  ) {
+    this.type = "reasoning"
+    this.summary = summary
+    if (text !== undefined) this.text = text
+    if (payload !== undefined) this.payload = payload
+    this.attributes = attributes
+  }
+)
+
+const OpaquePayload = constructorOf(Part.OpaquePayload, function(provider: string, kind: string, data: string) {
+  this.provider = provider
+  this.kind = kind
+  this.data = data
+})
+
 const ToolCallPart = constructorOf(
   Part.ToolCallPart,
-  function(callId: string, name: string, args: string, attributes: Part.Attributes, namespace: string | undefined) {
+  function(
+    callId: string,
+    name: string,
+    args: string,
+    attributes: Part.Attributes,
+    namespace: string | undefined,
+    payload: Part.OpaquePayload | undefined
+  ) {
     this.type = "tool_call"
     this.callId = callId
     this.name = name
     this.arguments = args
     if (namespace !== undefined) this.namespace = namespace
+    if (payload !== undefined) this.payload = payload
     this.attributes = attributes
   }
 )
 
 const CustomToolCallPart = constructorOf(
   Part.CustomToolCallPart,
-  function(callId: string, name: string, input: string, attributes: Part.Attributes, namespace: string | undefined) {
+  function(
+    callId: string,
+    name: string,
+    input: string,
+    attributes: Part.Attributes,
+    namespace: string | undefined,
+    payload: Part.OpaquePayload | undefined
+  ) {
     this.type = "custom_tool_call"
     this.callId = callId
     this.name = name
     this.input = input
     if (namespace !== undefined) this.namespace = namespace
+    if (payload !== undefined) this.payload = payload
     this.attributes = attributes
+  }
+)
+
+const ReplacingUpdate = constructorOf(
+  StreamPart.PartUpdate,
+  function(responseId: string, outputIndex: number, part: Part.AssistantPart) {
+    this.type = "part"
+    this.responseId = responseId
+    this.outputIndex = outputIndex
+    this.partial = false
+    this.replace = true
+    this.part = part
+  }
+)
+
+const ResponseStarted = constructorOf(StreamPart.ResponseStarted, function(responseId: string, model: string) {
+  this.type = "response_started"
+  this.responseId = responseId
+  this.model = model
+})
+
+const ResponseFinished = constructorOf(
+  StreamPart.ResponseFinished,
+  function(
+    responseId: string,
+    status: string,
+    finishReason: ModelResponse.FinishReason,
+    incompleteReason: string | undefined,
+    usage: Usage.Usage
+  ) {
+    this.type = "response_finished"
+    this.responseId = responseId
+    this.status = status
+    this.finishReason = finishReason
+    if (incompleteReason !== undefined) this.incompleteReason = incompleteReason
+    this.usage = usage
+  }
+)
+
+const UsageOf = constructorOf(
+  Usage.Usage,
+  function(
+    inputTokens: number,
+    cachedInputTokens: number,
+    outputTokens: number,
+    reasoningTokens: number,
+    totalTokens: number
+  ) {
+    this.inputTokens = inputTokens
+    this.cachedInputTokens = cachedInputTokens
+    this.outputTokens = outputTokens
+    this.reasoningTokens = reasoningTokens
+    this.totalTokens = totalTokens
   }
 )
 
@@ -162,8 +255,31 @@ export const reasoningTextPart = (text: string, attributes: Part.Attributes): Pa
   new ReasoningTextPart(text, attributes)
 
 /**
- * `new Part.ToolCallPart({ callId, name, arguments, namespace, attributes }, true)` (`namespace` only when
- * given).
+ * `new Part.ReasoningPart({ summary, text, payload, attributes }, true)` (`text` and `payload` only when
+ * given): a complete reasoning part.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const reasoningPart = (
+  summary: ReadonlyArray<string>,
+  text: string | undefined,
+  payload: Part.OpaquePayload | undefined,
+  attributes: Part.Attributes
+): Part.ReasoningPart => new ReasoningPart(summary, text, payload, attributes)
+
+/**
+ * `new Part.OpaquePayload({ provider, kind, data }, true)`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const opaquePayload = (provider: string, kind: string, data: string): Part.OpaquePayload =>
+  new OpaquePayload(provider, kind, data)
+
+/**
+ * `new Part.ToolCallPart({ callId, name, arguments, namespace, payload, attributes }, true)` (`namespace`
+ * and `payload` only when given; `payload` since 0.2.0).
  *
  * @since 0.1.0
  * @category constructors
@@ -173,12 +289,13 @@ export const toolCallPart = (
   name: string,
   args: string,
   attributes: Part.Attributes,
-  namespace?: string | undefined
-): Part.ToolCallPart => new ToolCallPart(callId, name, args, attributes, namespace)
+  namespace?: string | undefined,
+  payload?: Part.OpaquePayload | undefined
+): Part.ToolCallPart => new ToolCallPart(callId, name, args, attributes, namespace, payload)
 
 /**
- * `new Part.CustomToolCallPart({ callId, name, input, namespace, attributes }, true)` (`namespace` only
- * when given): the delta of a custom tool call's input.
+ * `new Part.CustomToolCallPart({ callId, name, input, namespace, payload, attributes }, true)` (`namespace`
+ * and `payload` only when given): the delta of a custom tool call's input, or the complete call.
  *
  * @since 0.2.0
  * @category constructors
@@ -188,8 +305,9 @@ export const customToolCallPart = (
   name: string,
   input: string,
   attributes: Part.Attributes,
-  namespace?: string | undefined
-): Part.CustomToolCallPart => new CustomToolCallPart(callId, name, input, attributes, namespace)
+  namespace?: string | undefined,
+  payload?: Part.OpaquePayload | undefined
+): Part.CustomToolCallPart => new CustomToolCallPart(callId, name, input, attributes, namespace, payload)
 
 /**
  * `new StreamPart.PartUpdate({ responseId, outputIndex, partial, part }, true)` (no `replace`).
@@ -203,6 +321,58 @@ export const partUpdate = (
   partial: boolean,
   part: Part.AssistantPart
 ): StreamPart.PartUpdate => new PartUpdate(responseId, outputIndex, partial, part)
+
+/**
+ * `new StreamPart.PartUpdate({ responseId, outputIndex, partial: false, replace: true, part }, true)`: a
+ * complete part that replaces its slot.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const replacingUpdate = (
+  responseId: string,
+  outputIndex: number,
+  part: Part.AssistantPart
+): StreamPart.PartUpdate => new ReplacingUpdate(responseId, outputIndex, part)
+
+/**
+ * `new StreamPart.ResponseStarted({ responseId, model }, true)`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const responseStarted = (responseId: string, model: string): StreamPart.ResponseStarted =>
+  new ResponseStarted(responseId, model)
+
+/**
+ * `new StreamPart.ResponseFinished({ responseId, status, finishReason, incompleteReason, usage }, true)`
+ * (`incompleteReason` only when given).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const responseFinished = (
+  responseId: string,
+  status: string,
+  finishReason: ModelResponse.FinishReason,
+  incompleteReason: string | undefined,
+  usage: Usage.Usage
+): StreamPart.ResponseFinished => new ResponseFinished(responseId, status, finishReason, incompleteReason, usage)
+
+/**
+ * `new Usage.Usage({ inputTokens, cachedInputTokens, outputTokens, reasoningTokens, totalTokens }, true)`:
+ * token counts, already non-negative numbers.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const usage = (
+  inputTokens: number,
+  cachedInputTokens: number,
+  outputTokens: number,
+  reasoningTokens: number,
+  totalTokens: number
+): Usage.Usage => new UsageOf(inputTokens, cachedInputTokens, outputTokens, reasoningTokens, totalTokens)
 
 /**
  * `new Part.ToolResultPart({ callId, name, output }, true)`: a result that is not an error (`isError`

@@ -1,7 +1,7 @@
 /**
  * The unvalidated constructors of `UnsafePart` build the same instances as the class constructors.
  */
-import { Message, Part, Prompt, StreamPart, UnsafeMessage, UnsafePart } from "@effect-responses/core"
+import { Message, ModelResponse, Part, Prompt, StreamPart, UnsafeMessage, UnsafePart, Usage } from "@effect-responses/core"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Equal from "effect/Equal"
@@ -84,6 +84,67 @@ describe("UnsafePart", () => {
       partial: true,
       part: { type: "text", text: "hi", annotations: [], attributes }
     })
+  })
+
+  it("the complete parts, stream elements and usage equal their class constructors", () => {
+    const payload = UnsafePart.opaquePayload("openai", "encrypted_content", "gAAA")
+    same(payload, new Part.OpaquePayload({ provider: "openai", kind: "encrypted_content", data: "gAAA" }), Part.OpaquePayload)
+    const summary = ["first", "second"]
+    same(
+      UnsafePart.reasoningPart(summary, undefined, undefined, attributes),
+      new Part.ReasoningPart({ summary, attributes }),
+      Part.ReasoningPart
+    )
+    same(
+      UnsafePart.reasoningPart(summary, "think", payload, {}),
+      new Part.ReasoningPart({ summary, text: "think", payload, attributes: {} }),
+      Part.ReasoningPart
+    )
+    same(
+      UnsafePart.toolCallPart("call_1", "f", "{}", attributes, "ns", payload),
+      new Part.ToolCallPart({ callId: "call_1", name: "f", arguments: "{}", namespace: "ns", payload, attributes }),
+      Part.ToolCallPart
+    )
+    same(
+      UnsafePart.customToolCallPart("call_2", "sql", "SELECT", attributes, undefined, payload),
+      new Part.CustomToolCallPart({ callId: "call_2", name: "sql", input: "SELECT", payload, attributes }),
+      Part.CustomToolCallPart
+    )
+    const part = UnsafePart.textPart("done", [annotation], attributes)
+    const replacing = UnsafePart.replacingUpdate("resp_1", 3, part)
+    const madeReplacing = new StreamPart.PartUpdate({ responseId: "resp_1", outputIndex: 3, partial: false, replace: true, part })
+    same(replacing, madeReplacing, StreamPart.PartUpdate)
+    assert.deepStrictEqual(StreamPart.encode(replacing), StreamPart.encode(madeReplacing))
+    const started = UnsafePart.responseStarted("resp_1", "o3-mini")
+    same(started, new StreamPart.ResponseStarted({ responseId: "resp_1", model: "o3-mini" }), StreamPart.ResponseStarted)
+    const usage = UnsafePart.usage(10, 2, 30, 20, 40)
+    const madeUsage = new Usage.Usage({ inputTokens: 10, cachedInputTokens: 2, outputTokens: 30, reasoningTokens: 20, totalTokens: 40 })
+    same(usage, madeUsage, Usage.Usage)
+    for (const incompleteReason of [undefined, "max_output_tokens"]) {
+      const finished = UnsafePart.responseFinished("resp_1", "incomplete", "length", incompleteReason, usage)
+      const madeFinished = new StreamPart.ResponseFinished({
+        responseId: "resp_1",
+        status: "incomplete",
+        finishReason: "length",
+        ...(incompleteReason === undefined ? {} : { incompleteReason }),
+        usage: madeUsage
+      })
+      same(finished, madeFinished, StreamPart.ResponseFinished)
+      assert.deepStrictEqual(StreamPart.encode(finished), StreamPart.encode(madeFinished))
+      const message = UnsafeMessage.assistantMessage([part])
+      const response = UnsafeMessage.modelResponse("resp_1", "o3-mini", "incomplete", "length", incompleteReason, usage, message)
+      const madeResponse = new ModelResponse.ModelResponse({
+        id: "resp_1",
+        model: "o3-mini",
+        status: "incomplete",
+        finishReason: "length",
+        ...(incompleteReason === undefined ? {} : { incompleteReason }),
+        usage: madeUsage,
+        message: new Message.AssistantMessage({ parts: [part] })
+      })
+      same(response, madeResponse, ModelResponse.ModelResponse)
+      assert.strictEqual(response.text, "done")
+    }
   })
 
   it("Prompt.user, built without validation, equals the validated construction", () => {

@@ -359,7 +359,7 @@ export class Decoder {
     this.pendingCalls.clear()
     this.slots.clear()
     this.closed.clear()
-    out.push(new StreamPart.ResponseStarted({ responseId: id, model: stringField(response, "model") ?? "" }, true))
+    out.push(UnsafePart.responseStarted(id, stringField(response, "model") ?? ""))
     return undefined
   }
 
@@ -383,13 +383,13 @@ export class Decoder {
     }
     const hasFunctionCall = this.pendingCalls.size > 0 || (output !== undefined && ResponsesOutput.hasFunctionCall(output))
     out.push(
-      new StreamPart.ResponseFinished({
-        responseId: this.responseId,
+      UnsafePart.responseFinished(
+        this.responseId,
         status,
-        finishReason: ResponsesOutput.finishReasonOf(status, incompleteReason, hasFunctionCall),
-        ...(incompleteReason === undefined ? {} : { incompleteReason }),
-        usage: ResponsesOutput.usageFromWire(response.usage)
-      }, true)
+        ResponsesOutput.finishReasonOf(status, incompleteReason, hasFunctionCall),
+        incompleteReason,
+        ResponsesOutput.usageFromWire(response.usage)
+      )
     )
     this.open = false
     this.slots.clear()
@@ -475,7 +475,7 @@ export class Decoder {
           message: `output item ${at} of response ${this.responseId}: only in the ${type} snapshot; sent complete`
         })
         out.push(
-          new StreamPart.PartUpdate({ responseId: this.responseId!, outputIndex: at, partial: false, part: decoded.right }, true)
+          UnsafePart.partUpdate(this.responseId!, at, false, decoded.right)
         )
         continue
       }
@@ -501,7 +501,7 @@ export class Decoder {
           message: `output item ${index} of response ${this.responseId}: content only in the ${type} snapshot`
         })
         out.push(
-          new StreamPart.PartUpdate({ responseId: this.responseId!, outputIndex: index, partial: false, replace: true, part }, true)
+          UnsafePart.replacingUpdate(this.responseId!, index, part)
         )
       }
     }
@@ -821,7 +821,7 @@ export class Decoder {
       hasContent: hasContent(part) || (slot !== undefined && slot.delivered && hasDelivered(slot))
     })
     if (slot === undefined || !slot.delivered) {
-      out.push(new StreamPart.PartUpdate({ responseId, outputIndex, partial: false, part }, true))
+      out.push(UnsafePart.partUpdate(responseId, outputIndex, false, part))
       return undefined
     }
     const completing = emptied(part, slot)
@@ -832,10 +832,10 @@ export class Decoder {
           `${type} (position ${this.position}) contradicts what its deltas delivered; ` +
           `the snapshot wins and replaces the slot`
       })
-      out.push(new StreamPart.PartUpdate({ responseId, outputIndex, partial: false, replace: true, part }, true))
+      out.push(UnsafePart.replacingUpdate(responseId, outputIndex, part))
       return undefined
     }
-    out.push(new StreamPart.PartUpdate({ responseId, outputIndex, partial: false, part: completing }, true))
+    out.push(UnsafePart.partUpdate(responseId, outputIndex, false, completing))
     return undefined
   }
 }
@@ -908,7 +908,7 @@ const emptied = (part: Part.AssistantPart, slot: Slot): Part.AssistantPart | und
       const annotations = remainingAnnotations(part.annotations, slot.annotations)
       return text === undefined || annotations === undefined
         ? undefined
-        : new Part.TextPart({ ...part, text, annotations }, true)
+        : UnsafePart.textPart(text, annotations, part.attributes)
     }
     case "refusal": {
       if (
@@ -917,7 +917,7 @@ const emptied = (part: Part.AssistantPart, slot: Slot): Part.AssistantPart | und
         return undefined
       }
       const text = remainder(part.text, slot.refusal)
-      return text === undefined ? undefined : new Part.RefusalPart({ ...part, text }, true)
+      return text === undefined ? undefined : UnsafePart.refusalPart(text, part.attributes)
     }
     case "tool_call": {
       if (
@@ -927,7 +927,9 @@ const emptied = (part: Part.AssistantPart, slot: Slot): Part.AssistantPart | und
         return undefined
       }
       const args = remainder(part.arguments, slot.args)
-      return args === undefined ? undefined : new Part.ToolCallPart({ ...part, arguments: args }, true)
+      return args === undefined
+        ? undefined
+        : UnsafePart.toolCallPart(part.callId, part.name, args, part.attributes, part.namespace, part.payload)
     }
     case "custom_tool_call": {
       if (
@@ -937,7 +939,9 @@ const emptied = (part: Part.AssistantPart, slot: Slot): Part.AssistantPart | und
         return undefined
       }
       const input = remainder(part.input, slot.args)
-      return input === undefined ? undefined : new Part.CustomToolCallPart({ ...part, input }, true)
+      return input === undefined
+        ? undefined
+        : UnsafePart.customToolCallPart(part.callId, part.name, input, part.attributes, part.namespace, part.payload)
     }
     case "reasoning": {
       if (!isEmpty(slot.text) || !isEmpty(slot.refusal) || !isEmpty(slot.args) || !noAnnotations) return undefined
@@ -956,12 +960,7 @@ const emptied = (part: Part.AssistantPart, slot: Slot): Part.AssistantPart | und
         text = remainder(part.text, slot.reasoningText)
         if (text === undefined) return undefined
       }
-      return new Part.ReasoningPart({
-        summary,
-        ...(text === undefined ? {} : { text }),
-        ...(part.payload === undefined ? {} : { payload: part.payload }),
-        attributes: part.attributes
-      }, true)
+      return UnsafePart.reasoningPart(summary, text, part.payload, part.attributes)
     }
     default:
       // items without typed deltas (their progress came as partial `UnknownPart`s): the snapshot replaces
