@@ -111,8 +111,12 @@
  * written back with their `namespace`; a name the upstream would refuse (over 64 characters, or with
  * characters outside `a-z A-Z 0-9 _ -`) sent shortened with a hash (`ResponsesRequestDecoder.upstreamName`,
  * the same in every turn), its calls written back under the declared name; `additional_tools` and `tool_search_output` items add to the tool
- * list; `defer_loading` tools are presented like the others (see `ResponsesRequestDecoder` and
- * `ResponsesLifecycle`).
+ * list. `defer_loading` tools: with a client-run `tool_search` tool the upstream is offered the tools no
+ * search needs to load and a `tool_search` function, its calls written back as `tool_search_call` items for
+ * the client to run; with a hosted one (which cannot run over Chat Completions) every tool; either way a call
+ * of a deferred tool no search loaded comes after a `tool_search_call` and `tool_search_output`
+ * (`execution: "server"`) loading it, so that a client checking that (the Agents SDK) takes the call (see
+ * `ResponsesRequestDecoder` and `ResponsesLifecycle`).
  *
  * `max_tool_calls` is echoed only because it bounds calls to built-in tools ("The maximum number of total
  * calls to built-in tools that can be processed in a response", `ResponseProperties` in the API

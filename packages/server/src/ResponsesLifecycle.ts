@@ -68,12 +68,18 @@
  *   `LocalShellToolCall`), when the call is complete: `response.output_item.added` (status `in_progress`)
  *   and `.done`, both with the whole action, since the API defines no events of its own for it;
  *   arguments that are no such action leave it a function call.
- * - **tool_search.** When the request declares a client-run `tool_search` tool, a call of the function its
- *   earlier searches are shown to the upstream under (`ResponsesRequestDecoder.DecodedRequest.toolSearch`)
- *   is written as a `tool_search_call` item (`tsc_…`, `execution: "client"`) whose `arguments` are the
- *   call's, when the call is complete: `response.output_item.added` with `arguments` `{}`, then `.done`, as
- *   the API streams one (`vai-openai-tool-search.chunks.txt`); arguments that are no JSON object leave it a
- *   function call.
+ * - **tool_search.** When the request declares a client-run `tool_search` tool, a call of the function
+ *   presenting it (`ResponsesRequestDecoder.DecodedRequest.toolSearch`) is written as a `tool_search_call`
+ *   item (`tsc_…`, `execution: "client"`) whose `arguments` are the call's, when the call is complete:
+ *   `response.output_item.added` with `arguments` `{}`, then `.done`, as the API streams one
+ *   (`vai-openai-tool-search.chunks.txt`); arguments that are no JSON object leave it a function call.
+ * - **Deferred tools.** A call of a tool declared with `defer_loading` that no search loaded
+ *   (`ResponsesRequestDecoder.DecodedRequest.deferredTools`) comes after a search loading it, once per tool
+ *   and response, written as the API writes its hosted search (`vai-openai-tool-search.chunks.txt`): a
+ *   `tool_search_call` (`tsc_…`, `arguments: {paths: [path]}`) and a `tool_search_output` (`tso_…`,
+ *   `tools`: the tool as the request declared it), both `execution: "server"` and `call_id: null`, each
+ *   `response.output_item.added` then `.done`. A client that fails a call of a deferred tool not loaded
+ *   (the Agents SDK) takes the call; a call whose name arrives in pieces waits until its name is whole.
  * - **Namespaces.** A function or custom tool call whose name is a flattened namespace tool
  *   (`ResponsesRequestDecoder.DecodedRequest.namespacedTools`: the flattened `crm__lookup`, the dotted
  *   `crm.lookup`, or an unambiguous bare `lookup`) is written with its `namespace` and name.
@@ -172,7 +178,14 @@ export interface Options {
     & Partial<
       Pick<
         ResponsesRequestDecoder.DecodedRequest,
-        "customTools" | "applyPatch" | "shell" | "localShell" | "toolSearch" | "renamedTools" | "options"
+        | "customTools"
+        | "applyPatch"
+        | "shell"
+        | "localShell"
+        | "toolSearch"
+        | "deferredTools"
+        | "renamedTools"
+        | "options"
       >
     >
 }

@@ -20,8 +20,8 @@
  * | `local_shell_call` (the client-run `local_shell` tool) | `ToolCallPart` of the function `local_shell` (`LOCAL_SHELL`) with the exec action (`command`, `timeout_ms`, `working_directory`, `env`, `user`; `null`s and an empty `env` left out) as arguments |
  * | `local_shell_call_output` | a `ToolResultPart`: its `output` as it came; the call named by `call_id`, or by `id` (the call id, as the API reference has it, or the `local_shell_call` item's id) |
  * | `additional_tools` | nothing in the prompt: its tools join the tool list (which `tool_choice` is checked against) |
- * | `tool_search_call` (client-run) | `ToolCallPart` of a function named `tool_search` (`TOOL_SEARCH`) with the search's arguments |
- * | `tool_search_output` | its tools join the tool list; a `ToolResultPart` naming the tools it loaded |
+ * | `tool_search_call` (client-run or server-run) | `ToolCallPart` of a function named `tool_search` (`TOOL_SEARCH`) with the search's arguments (its call id: `call_id`, else the item's `id`) |
+ * | `tool_search_output` | its tools join the tool list, loaded (a deferred tool is offered from then on); a `ToolResultPart` naming the tools it loaded, answering the search of its `call_id` (without one: the last search without one); a server-run search's result, between calls of one response, goes into the `ToolMessage` of their outputs |
  * | `item_reference` to a reasoning item (`rs_…`) | nothing (debug log): no upstream here reads stored reasoning |
  *
  * Consecutive assistant items (reasoning, function calls, one message) form one `AssistantMessage`; an
@@ -47,9 +47,14 @@
  * shortened to a prefix and a hash of the whole name (`upstreamName`; stable across turns), and
  * `namespacedTools` (`renamedTools` for top-level tools) maps the sent, flattened, dotted and unambiguous bare names back, so a server can write the
  * call with its `namespace`; a bare name declared in two namespaces is not mapped (a warning names it) and
- * a call by it goes to the client as it came. Tools with `defer_loading` are presented like the others and
- * the `tool_search` tool is left out: a Chat Completions upstream has no tool search, so it is shown every
- * tool the client may call. Built-in tools (`web_search`, `file_search`, …) and the items they produced
+ * a call by it goes to the client as it came. Tools with `defer_loading` (`deferredTools`): with a
+ * client-run `tool_search` tool (`execution: "client"`) the upstream is offered the tools no search needs to
+ * load (not deferred, or loaded by a `tool_search_output` of the input, or named by `tool_choice`) and a
+ * function `tool_search` (`toolSearch`) with the tool's `parameters` (else `{paths: string[]}`, the built-in
+ * client search the Agents SDK runs) and its `description` (else one saying what it does) followed by the
+ * name and first description line of each tool still to load (a namespace's tool by its namespace's: what
+ * the API shows a model of deferred tools); with a hosted `tool_search` (the default, which cannot run over
+ * Chat Completions) or none, every tool, and no `tool_search` function. Built-in tools (`web_search`, `file_search`, …) and the items they produced
  * follow `builtinTools`: `"drop"` (default) removes them with a warning log, `"reject"` fails.
  *
  * What a stateless bridge cannot honour fails with a `RequestError` naming the parameter (HTTP 400 in
@@ -90,7 +95,7 @@ import * as Common from "./internal/decoder/common.js"
 import { decodeAt, fail, Nullable, UnknownArray } from "./internal/decoder/common.js"
 import * as Input from "./internal/decoder/input.js"
 import * as Tools from "./internal/decoder/tools.js"
-import { decodeTools, logAmbiguousNames, makeToolSet } from "./internal/decoder/tools.js"
+import { decodeTools, logAmbiguousNames, makeToolSet, offeredTools } from "./internal/decoder/tools.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // errors
@@ -267,6 +272,23 @@ export const MAX_OBJECT_PROPERTIES = 5_000
 export const METADATA_BOUNDS = { pairs: 16, keyChars: 64, valueChars: 512 } as const
 
 /**
+ * A tool the request declared with `defer_loading` that no `tool_search_output` of its input loaded
+ * (`DecodedRequest.deferredTools`): `path`, what a tool search loads it by (its name, or `namespace.name` for a
+ * namespace's tool), and `tool`, the definition a `tool_search_output` lists it with (the tool's JSON as the
+ * request declared it; a namespace's tool inside `{type: "namespace", name, description, tools: [tool]}`, as
+ * the API lists loaded tools in `vai-openai-tool-search.chunks.txt`). `summary` is its name (a namespace's
+ * tool: its namespace's name) and the first line of its description.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface DeferredTool {
+  readonly path: string
+  readonly tool: unknown
+  readonly summary: string
+}
+
+/**
  * The original name of a flattened namespace tool.
  *
  * @since 0.1.0
@@ -330,10 +352,14 @@ export interface ModelOptions {
  * - `localShell`: the name of the function presenting the client-run `local_shell` tool, when the request
  *   declares it (and no function of that name); a call of it is written back as a `local_shell_call` whose
  *   `action` is the call's arguments.
- * - `toolSearch`: the function name earlier client-run tool searches are shown to the upstream under
- *   (`TOOL_SEARCH`), when the request declares a `tool_search` tool with `execution: "client"` (and no
- *   function of that name); an upstream call of it is written back as a `tool_search_call` with
+ * - `toolSearch`: the name of the function presenting a client-run tool search (`TOOL_SEARCH`), when the
+ *   request declares a `tool_search` tool with `execution: "client"` (and no function of that name); it is
+ *   offered in `tools` and an upstream call of it is written back as a `tool_search_call` with
  *   `execution: "client"` whose `arguments` are the call's.
+ * - `deferredTools`: the tools declared with `defer_loading` that no `tool_search_output` of the input
+ *   loaded, by the name sent upstream (`DeferredTool`). With a client-run tool search they are not in
+ *   `tools` (a tool choice naming one keeps it there); a call of one is written back after a
+ *   `tool_search_call` and `tool_search_output` (`execution: "server"`) that load it.
  * - `droppedTools`: the `type`s of the built-in tools removed under the `drop` policy.
  * - `options`: the other options (`ModelOptions`).
  * - `parameters`: the `CreateResponse` parameters the request set (not `null`), in `PARAMETERS` order, with
@@ -362,6 +388,7 @@ export interface DecodedRequest {
   readonly shell?: string | undefined
   readonly localShell?: string | undefined
   readonly toolSearch?: string | undefined
+  readonly deferredTools?: ReadonlyMap<string, DeferredTool> | undefined
   readonly droppedTools: ReadonlyArray<string>
   readonly options: ModelOptions
   readonly parameters: ReadonlyArray<string>
@@ -669,7 +696,6 @@ const decodeBody = <E>(
     const rawTools = request.tools ?? []
     if (rawTools.length > MAX_TOOLS) return yield* tooManyTools(rawTools.length)
     yield* decodeTools(rawTools, ["tools"], policy, toolSet)
-    const tools = toolSet.tools
 
     // text format
     let textFormat: ResponseFormat.ResponseFormat | undefined
@@ -735,7 +761,7 @@ const decodeBody = <E>(
 
     // tool choice, read once the input's `additional_tools` / `tool_search_output` items added their tools
     let toolChoice: LanguageModel.ToolChoice | undefined
-    let offered: ReadonlyArray<LanguageModel.ToolDefinition> = tools
+    let allowedNames: ReadonlySet<string> | undefined
     const choice = request.tool_choice
     if (choice === "auto" || choice === "none" || choice === "required") {
       toolChoice = choice
@@ -774,7 +800,7 @@ const decodeBody = <E>(
             if (!found) return yield* fail(`Tool choice '${entry.name}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")
           }
         }
-        offered = tools.filter((tool) => names.has(tool.name))
+        allowedNames = names
         toolChoice = mode === "required" ? "required" : "auto"
       } else if (type === "apply_patch" || type === "shell") {
         // the client-run tools: chosen only when the request declares them
@@ -793,6 +819,11 @@ const decodeBody = <E>(
         )
       }
     }
+    // deferred tools wait for the client's search, when it runs one; a tool the choice names is offered
+    const presented = offeredTools(toolSet, typeof toolChoice === "object" ? toolChoice.tool : undefined)
+    const offered = allowedNames === undefined
+      ? presented
+      : presented.filter((tool) => allowedNames.has(tool.name) || tool.name === toolSet.toolSearch)
     if (offered.length === 0 && toolChoice !== undefined) {
       if (toolChoice === "auto" || toolChoice === "none") {
         // with no tool to call, both mean what no choice means; OpenAI's Chat Completions (and servers
@@ -865,6 +896,7 @@ const decodeBody = <E>(
       shell: toolSet.shell,
       localShell: toolSet.localShell,
       toolSearch: toolSet.toolSearch,
+      deferredTools: toolSet.deferred,
       droppedTools: toolSet.dropped,
       options: modelOptions,
       parameters,

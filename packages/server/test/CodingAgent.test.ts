@@ -140,7 +140,7 @@ const patchStream = () =>
   )
 
 describe("a coding agent's request through the gateway", () => {
-  it.effect("what the upstream receives: every tool the client may call, custom ones as one-string functions, the items as context", () =>
+  it.effect("what the upstream receives: the tools the client may call now (a deferred one once a search loaded it) and its search, custom ones as one-string functions, the items as context", () =>
     withScriptedGateway([patchStream()], {}, (url, received) =>
       Effect.gen(function*() {
         const answer = yield* post(`${url}/responses`, agentRequest(true))
@@ -148,7 +148,11 @@ describe("a coding agent's request through the gateway", () => {
         checkLifecycle(parseSse(answer.text))
         const body = received[0]!.body as Json
         const tools = body.tools.map((tool: Json) => tool.function.name)
-        expect(tools).toEqual(["apply_patch", "shell", "crm__lookup", "crm__archive", "read_file", "refund"])
+        // crm.archive waits for the client's search (defer_loading, no search loaded it); refund was loaded
+        expect(tools).toEqual(["apply_patch", "shell", "crm__lookup", "read_file", "refund", "tool_search"])
+        const search = body.tools[5].function
+        expect(search.description).toBe("Search the deferred tools.\n\nTools to load:\n- crm (namespace): The CRM.")
+        expect(search.parameters).toMatchObject({ properties: { paths: { type: "array" } }, required: ["paths"] })
         // the function Chat Completions offers a custom tool as: the grammar in the description, one string parameter
         const patch = body.tools[0]
         expect(patch).toEqual(ChatCompletionsRequest.customToolAsFunction(

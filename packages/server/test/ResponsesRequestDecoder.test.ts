@@ -561,7 +561,9 @@ describe("ResponsesRequestDecoder", () => {
           : []
       )
       expect(results).toEqual([["s1", "Tools loaded: crm__archive, refund."], ["s2", "Tools loaded: refund."]])
-      expect(decoded.tools.map((tool) => tool.name)).toEqual(["crm__archive", "refund"])
+      // loaded: offered to the upstream beside the client's search
+      expect(decoded.tools.map((tool) => tool.name)).toEqual(["crm__archive", "refund", "tool_search"])
+      expect(decoded.deferredTools?.size).toBe(0)
       const none = yield* ResponsesRequestDecoder.decode({ model: "m", input: [{ role: "user", content: "x" }, ...search("s3", [])] })
       expect(none.prompt.messages.at(-1)).toEqual(
         new Message.ToolMessage({ results: [new Part.ToolResultPart({ callId: "s3", name: "tool_search", output: "No tools loaded." })] })

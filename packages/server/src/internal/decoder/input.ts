@@ -55,6 +55,7 @@ const ToolSearchCallInput = Schema.Struct({
 const ToolSearchOutputInput = Schema.Struct({
   call_id: Nullable(Schema.String),
   id: Nullable(Schema.String),
+  execution: Nullable(Schema.String),
   tools: Schema.Array(Schema.Unknown)
 })
 
@@ -221,16 +222,26 @@ export const decodeInput = <E>(
     const attributes = options.keepAttributes ? itemAttributes : () => NO_ATTRIBUTES
     let assistant: Array<Part.AssistantPart> | undefined
     let results: Array<Part.ToolResultPart> | undefined
+    // the results of server-run tool searches whose calls are in `assistant`: they go out with the outputs of
+    // its other calls, so that a search between two calls of one response (the API, and the gateway, write a
+    // search before a deferred tool's call) does not part the calls from their outputs
+    let held: Array<Part.ToolResultPart> | undefined
     // the images and files of the outputs in `results`: a user message right after their tool messages
     let attachments: Array<Part.UserPart> | undefined
     const callNames = new Map<string, string>()
     // `local_shell_call` item id -> its call id, for outputs that name the call by the item's id
     const localShellItems = new Map<string, string>()
+    // the call id given to the last tool search without one, until an output without one answers it
+    let searchWithoutCallId: string | undefined
     const budget = makeBudget()
     const flush = () => {
       // unvalidated: the parts are instances made here; a Schema class constructor costs microseconds per item.
       // Exact-size copies: the prompt keeps them for the whole request (`promptObjects`)
       if (assistant !== undefined) messages.push(Prompt.assistantMessage(Prompt.copyOf(assistant)))
+      if (held !== undefined) {
+        results = results === undefined ? held : [...held, ...results]
+        held = undefined
+      }
       if (results !== undefined) messages.push(Prompt.toolMessage(Prompt.copyOf(results)))
       if (attachments !== undefined) messages.push(Prompt.userMessage(attachments))
       assistant = undefined
@@ -456,21 +467,36 @@ export const decodeInput = <E>(
           break
         }
         case "tool_search_call": {
-          // the client ran a tool search: the upstream reads it as a call of a `tool_search` function
+          // a tool search (the client's, or one the API or the gateway ran): the upstream reads it as a call of
+          // a `tool_search` function
           const call = yield* decodeAt(ToolSearchCallInput, item, ["input", index])
           const callId = call.call_id ?? call.id ?? `tool_search_${index}`
+          // a search without a call id (the API writes a hosted one with `call_id: null`) is answered by the
+          // next output without one
+          if (call.call_id == null) searchWithoutCallId = callId
           const args = call.arguments === undefined ? "{}" : typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)
           toolCall(callId, TOOL_SEARCH, args, attributes({ id: call.id }))
           break
         }
         case "tool_search_output": {
-          // its tools join the tool list; the upstream reads the names it loaded as the search's result (also
-          // those the request declared already, e.g. with `defer_loading`)
+          // its tools join the tool list, loaded (a deferred tool is offered from now on); the upstream reads
+          // the names it loaded as the search's result (also those the request declared already, e.g. with
+          // `defer_loading`)
           const output = yield* decodeAt(ToolSearchOutputInput, item, ["input", index])
-          const loaded = yield* decodeTools(output.tools, ["input", index, "tools"], policy, toolSet)
-          const callId = output.call_id ?? output.id ?? `tool_search_${index}`
-          if (!callNames.has(CallId.decode(callId).callId)) toolCall(callId, TOOL_SEARCH, "{}", NO_ATTRIBUTES)
-          toolResult(callId, loaded.length === 0 ? "No tools loaded." : `Tools loaded: ${loaded.join(", ")}.`)
+          const loaded = yield* decodeTools(output.tools, ["input", index, "tools"], policy, toolSet, true)
+          const callId = output.call_id ?? searchWithoutCallId ?? output.id ?? `tool_search_${index}`
+          if (output.call_id == null) searchWithoutCallId = undefined
+          const searchId = CallId.decode(callId).callId
+          if (!callNames.has(searchId)) toolCall(callId, TOOL_SEARCH, "{}", NO_ATTRIBUTES)
+          const text = loaded.length === 0 ? "No tools loaded." : `Tools loaded: ${loaded.join(", ")}.`
+          // a search the API (or the gateway) ran inside a response, between that response's calls: its result
+          // goes with their outputs (a client's search ends a turn: its result comes in its place)
+          if (output.execution === "server" && assistant !== undefined && openIn === assistant && open?.has(searchId) === true) {
+            held ??= []
+            held.push(Prompt.toolResultPart(searchId, TOOL_SEARCH, text))
+          } else {
+            toolResult(callId, text)
+          }
           break
         }
         case "apply_patch_call": {

@@ -11,7 +11,7 @@ import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import { isObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { BuiltinToolsPolicy, NamespacedName } from "../../ResponsesRequestDecoder.js"
+import type { BuiltinToolsPolicy, DeferredTool, NamespacedName } from "../../ResponsesRequestDecoder.js"
 import { decodeAt, fail, formatParam, Nullable, type RequestError } from "./common.js"
 
 /** The function name a client-run tool search is shown to the upstream under. */
@@ -111,6 +111,13 @@ export interface ToolSet {
    * client-run `tool_search` tool (an upstream call of it is the client's tool search)
    */
   toolSearch: string | undefined
+  /** the declared `description` and `parameters` of the client-run `tool_search` tool */
+  toolSearchSpec: { readonly description: string | undefined; readonly parameters: unknown } | undefined
+  /**
+   * the tools declared with `defer_loading` that nothing loaded yet (no `tool_search_output` of the input, no
+   * declaration without it): the name sent upstream -> the path a search loads it by and its definition
+   */
+  readonly deferred: Map<string, DeferredTool>
   readonly dropped: Array<string>
   /** bare name -> the namespaces declaring it */
   readonly bare: Map<string, Array<string>>
@@ -129,6 +136,8 @@ export const makeToolSet = (): ToolSet => ({
   shell: undefined,
   localShell: undefined,
   toolSearch: undefined,
+  toolSearchSpec: undefined,
+  deferred: new Map(),
   dropped: [],
   bare: new Map(),
   topLevel: new Set(),
@@ -219,34 +228,51 @@ const customTool = (tool: typeof CustomToolParam.Type, name: string): LanguageMo
 /**
  * Decodes a list of tools (`tools`, or the `tools` of an `additional_tools` / `tool_search_output` item)
  * at `at` into `set`: function and custom tools (also inside `namespace` groups, flattened), `defer_loading`
- * ones presented like the others (the upstream has no tool search, so it sees every tool the client may
- * call), `tool_search` left out (the client's search is not needed when every tool is presented), the
- * client-run `apply_patch`, `shell` and `local_shell` presented as functions (`APPLY_PATCH`, `SHELL`,
- * `LOCAL_SHELL`), built-in tools dropped or refused by `policy`. Returns the names the upstream sees for the
- * list's function, custom and client-run tools, in order, also those `set` held already (a tool search may
- * load a tool the request declared with `defer_loading`).
+ * ones recorded in `set.deferred` until loaded (`loads`: the list is a tool search's output, which loads
+ * every tool it names), a client-run `tool_search` recorded (`set.toolSearch`, offered by `offeredTools`), a
+ * hosted one left out, the client-run `apply_patch`, `shell` and `local_shell` presented as functions
+ * (`APPLY_PATCH`, `SHELL`, `LOCAL_SHELL`), built-in tools dropped or refused by `policy`. Returns the names
+ * the upstream sees for the list's function, custom and client-run tools, in order, also those `set` held
+ * already (a tool search may load a tool the request declared with `defer_loading`).
  */
 export const decodeTools = (
   rawTools: ReadonlyArray<unknown>,
   at: ReadonlyArray<PropertyKey>,
   policy: BuiltinToolsPolicy,
-  set: ToolSet
+  set: ToolSet,
+  loads = false
 ): Effect.Effect<ReadonlyArray<string>, RequestError> =>
   Effect.gen(function*() {
     const where = (index: number, ...rest: ReadonlyArray<PropertyKey>) => formatParam([...at, index, ...rest])
     const names: Array<string> = []
+    /**
+     * Records whether the tool `raw`, sent upstream as `sent`, waits for a search: a tool search's output
+     * loads it; a declaration with `defer_loading` defers it unless it was declared (or loaded) before; one
+     * without loads it.
+     */
+    const defer = (sent: string, raw: unknown, fresh: boolean, path: string, summary: () => string, wrap = (tool: unknown) => tool) => {
+      if (!loads && fresh && isObject(raw) && raw.defer_loading === true) {
+        set.deferred.set(sent, { path, tool: wrap(raw), summary: summary() })
+      } else if (loads || !(isObject(raw) && raw.defer_loading === true)) {
+        set.deferred.delete(sent)
+      }
+    }
     // thousands of tools are decoded in slices, other requests served between them
     const budget = makeBudget()
     for (let index = 0; index < rawTools.length; index++) {
       if (budget.tick()) yield* yieldToIo
       const tool = rawTools[index]
       const type = isObject(tool) ? stringField(tool, "type") : undefined
-      if (type === "function") {
-        const fn = yield* decodeAt(FunctionToolParam, tool, [...at, index])
-        names.push(addTool(set, fn.name, (sent) => functionTool(fn, sent), false))
-      } else if (type === "custom") {
-        const custom = yield* decodeAt(CustomToolParam, tool, [...at, index])
-        names.push(addTool(set, custom.name, (sent) => customTool(custom, sent), true))
+      if (type === "function" || type === "custom") {
+        const declared = type === "function"
+          ? yield* decodeAt(FunctionToolParam, tool, [...at, index])
+          : yield* decodeAt(CustomToolParam, tool, [...at, index])
+        const fresh = !set.declared.has(upstreamName(declared.name))
+        const sent = declared.type === "function"
+          ? addTool(set, declared.name, (sent) => functionTool(declared, sent), false)
+          : addTool(set, declared.name, (sent) => customTool(declared, sent), true)
+        defer(sent, tool, fresh, declared.name, () => searchSummary(declared.name, declared.description))
+        names.push(sent)
       } else if (type === "namespace") {
         const group = yield* decodeAt(NamespaceToolParam, tool, [...at, index])
         for (let inner = 0; inner < group.tools.length; inner++) {
@@ -254,12 +280,28 @@ export const decodeTools = (
           const innerType = isObject(innerTool) ? stringField(innerTool, "type") : undefined
           const path = [...at, index, "tools", inner]
           const flat = (name: string) => flatName(group.name, name)
-          if (innerType === "function") {
-            const fn = yield* decodeAt(FunctionToolParam, innerTool, path)
-            names.push(addTool(set, flat(fn.name), (sent) => functionTool(fn, sent), false, group.name))
-          } else if (innerType === "custom") {
-            const custom = yield* decodeAt(CustomToolParam, innerTool, path)
-            names.push(addTool(set, flat(custom.name), (sent) => customTool(custom, sent), true, group.name))
+          if (innerType === "function" || innerType === "custom") {
+            const declared = innerType === "function"
+              ? yield* decodeAt(FunctionToolParam, innerTool, path)
+              : yield* decodeAt(CustomToolParam, innerTool, path)
+            const fresh = !set.declared.has(upstreamName(flat(declared.name)))
+            const sent = declared.type === "function"
+              ? addTool(set, flat(declared.name), (sent) => functionTool(declared, sent), false, group.name)
+              : addTool(set, flat(declared.name), (sent) => customTool(declared, sent), true, group.name)
+            defer(
+              sent,
+              innerTool,
+              fresh,
+              `${group.name}.${declared.name}`,
+              () => searchSummary(group.name, group.description, " (namespace)"),
+              (inner) => ({
+                type: "namespace",
+                name: group.name,
+                ...(group.description == null ? {} : { description: group.description }),
+                tools: [inner]
+              })
+            )
+            names.push(sent)
           } else {
             return yield* fail(
               `Unsupported tool type in namespace ${group.name}: ${String(innerType)}. This gateway supports function and custom tools there.`,
@@ -278,15 +320,21 @@ export const decodeTools = (
         }
         names.push(set[field] ?? definition.name)
       } else if (type === "tool_search") {
-        // a client-run search: the upstream sees its earlier calls as calls of `TOOL_SEARCH` (input items),
-        // so a call of that name it makes is the client's to run, written back as a `tool_search_call`
-        if (
-          stringField(tool as Record<string, unknown>, "execution") === "client" &&
-          !set.declared.has(TOOL_SEARCH)
-        ) set.toolSearch = TOOL_SEARCH
-        yield* Effect.logDebug(
-          `${where(index)}: tool_search not sent upstream: every tool, deferred or not, is presented to the upstream`
-        )
+        // a client-run search is offered to the upstream as a function (`toolSearchTool`), a call of it
+        // written back as a `tool_search_call` for the client to run; a hosted one (the default) cannot run
+        // here: the upstream is shown every deferred tool instead
+        const search = tool as Record<string, unknown>
+        if (stringField(search, "execution") === "client" && !set.declared.has(TOOL_SEARCH)) {
+          set.toolSearch = TOOL_SEARCH
+          set.toolSearchSpec = {
+            description: stringField(search, "description"),
+            parameters: isObject(search.parameters) ? search.parameters : undefined
+          }
+        } else {
+          yield* Effect.logDebug(
+            `${where(index)}: hosted tool_search not sent upstream: every deferred tool is presented to the upstream`
+          )
+        }
       } else if (type !== undefined) {
         if (policy === "reject") {
           return yield* fail(`The built-in tool ${type} is not available through this gateway.`, where(index), "unsupported_value")
@@ -392,3 +440,71 @@ const functionTool = (tool: typeof FunctionToolParam.Type, name: string): Langua
     parameters: tool.parameters ?? { type: "object", properties: {} },
     strict: tool.strict ?? false
   })
+
+/** The characters of a tool's description the tool search's description keeps (its first line, cut here). */
+const SUMMARY_CHARS = 200
+
+/** `name` and the first line of `description` (at most `SUMMARY_CHARS`), for the tool search's description. */
+const searchSummary = (name: string, description: string | null | undefined, kind = ""): string => {
+  const line = (description ?? "").split("\n", 1)[0]!.trim()
+  const cut = line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS)}…` : line
+  return cut === "" ? `${name}${kind}` : `${name}${kind}: ${cut}`
+}
+
+/**
+ * The parameters of a client-run tool search that declares none: `{paths: string[]}`, the API's built-in
+ * client search as the Agents SDK runs it (`toolSearchTool({ execution: "client" })`) and as the API writes
+ * a hosted search's arguments (`vai-openai-tool-search.chunks.txt`: `{"paths":["get_weather"]}`).
+ */
+const TOOL_SEARCH_PARAMETERS = {
+  type: "object",
+  properties: {
+    paths: {
+      type: "array",
+      items: { type: "string" },
+      description: "The tools to load: a tool's name, a namespace's name (all its tools), or namespace.tool."
+    }
+  },
+  required: ["paths"],
+  additionalProperties: false
+} as const
+
+/**
+ * The function a client-run tool search is offered as (`TOOL_SEARCH`): the declared description (or one
+ * saying what it does) followed by the names and descriptions of the tools it can load, as the API shows a
+ * model what is searchable (deferred functions by name and description, namespaces by theirs); the declared
+ * parameters, or `TOOL_SEARCH_PARAMETERS`.
+ */
+const toolSearchTool = (set: ToolSet): LanguageModel.ToolDefinition => {
+  const summaries = new Set<string>()
+  for (const deferred of set.deferred.values()) summaries.add(deferred.summary)
+  const lead = set.toolSearchSpec?.description ??
+    "Loads tools that are not loaded yet, so that you can call them in your next step. Load a tool before calling it."
+  const description = summaries.size === 0
+    ? lead
+    : `${lead}\n\nTools to load:\n${[...summaries].map((summary) => `- ${summary}`).join("\n")}`
+  const parameters = set.toolSearchSpec?.parameters
+  return new LanguageModel.ToolDefinition({
+    name: TOOL_SEARCH,
+    description,
+    parameters: isObject(parameters) ? parameters : TOOL_SEARCH_PARAMETERS,
+    strict: false
+  })
+}
+
+/**
+ * The tools the upstream is offered, once the input's items added theirs: with a client-run tool search,
+ * the tools no search needs to load (not deferred, or loaded by a `tool_search_output` of the input) and the
+ * search itself (`toolSearchTool`), so that the upstream loads a deferred tool before calling it and the
+ * client sees the search it runs; otherwise every tool, deferred or not (a hosted search cannot run here, so
+ * the upstream is shown what it could load). `keep` names tools offered even when deferred (a `tool_choice`
+ * naming one).
+ */
+export const offeredTools = (set: ToolSet, keep?: string): ReadonlyArray<LanguageModel.ToolDefinition> => {
+  if (set.toolSearch === undefined || set.declared.has(set.toolSearch)) return set.tools
+  const offered = set.deferred.size === 0
+    ? set.tools.slice()
+    : set.tools.filter((tool) => tool.name === keep || !set.deferred.has(tool.name))
+  offered.push(toolSearchTool(set))
+  return offered
+}

@@ -9,6 +9,7 @@
 import { ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
 import type { Event } from "../../ResponsesLifecycle.js"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
+import type { DeferredTool } from "../../ResponsesRequestDecoder.js"
 import * as CustomInput from "../customInput.js"
 import { changeKind, clientCallFits, compactWritten, contentPart, isClientCall, itemJson, shellAction, type Slot, textOf } from "./items.js"
 
@@ -26,6 +27,11 @@ export interface ItemWriter {
   readonly flush: (slot: Slot, out: Array<Event>) => void
   /** Writes the rest of `slot` and closes it with `itemStatus` (`completed`, `incomplete`). */
   readonly close: (slot: Slot, itemStatus: string, out: Array<Event>) => void
+  /**
+   * Writes a tool search that loads `deferred` (a `tool_search_call` and its `tool_search_output`, both
+   * `execution: "server"`) as the next two output items; no item may be open.
+   */
+  readonly search: (deferred: DeferredTool, out: Array<Event>) => void
 }
 
 /**
@@ -291,5 +297,22 @@ export const make = (
     emit(out, "response.output_item.done", { output_index: slot.outputIndex, item: done })
   }
 
-  return { output, active: () => active, emit, open, flush, close }
+  // as the API writes a hosted search (`vai-openai-tool-search.chunks.txt`): each item added, then done, no
+  // deltas; `call_id` null (the API's own search has none)
+  const search = (deferred: DeferredTool, out: Array<Event>) => {
+    const callIndex = nextOutputIndex++
+    const call = { id: makeId("tsc"), type: "tool_search_call", status: "in_progress", arguments: {}, call_id: null, execution: "server" }
+    emit(out, "response.output_item.added", { output_index: callIndex, item: call })
+    const called = { ...call, status: "completed", arguments: { paths: [deferred.path] } }
+    output.push(called)
+    emit(out, "response.output_item.done", { output_index: callIndex, item: called })
+    const outputIndex = nextOutputIndex++
+    const result = { id: makeId("tso"), type: "tool_search_output", status: "in_progress", call_id: null, execution: "server", tools: [deferred.tool] }
+    emit(out, "response.output_item.added", { output_index: outputIndex, item: result })
+    const loaded = { ...result, status: "completed" }
+    output.push(loaded)
+    emit(out, "response.output_item.done", { output_index: outputIndex, item: loaded })
+  }
+
+  return { output, active: () => active, emit, open, flush, close, search }
 }

@@ -35,7 +35,10 @@ export const make = (
   request:
     & Pick<ResponsesRequestDecoder.DecodedRequest, "namespacedTools">
     & Partial<
-      Pick<ResponsesRequestDecoder.DecodedRequest, "customTools" | "applyPatch" | "shell" | "localShell" | "toolSearch" | "options">
+      Pick<
+        ResponsesRequestDecoder.DecodedRequest,
+        "customTools" | "applyPatch" | "shell" | "localShell" | "toolSearch" | "deferredTools" | "options"
+      >
     >,
   makeId: (prefix: string) => string
 ): Ordering => {
@@ -64,6 +67,8 @@ export const make = (
       for (const name of [request.applyPatch, request.shell, request.localShell, request.toolSearch]) {
         if (name !== undefined) flat.add(name)
       }
+      // a deferred tool's call is preceded by the search loading it: its name must be whole first
+      if (request.deferredTools !== undefined) for (const name of request.deferredTools.keys()) flat.add(name)
       const names = [...flat]
       for (const alias of request.namespacedTools.keys()) if (flat.has(flatName(alias))) names.push(alias)
       specialNames = names
@@ -83,10 +88,30 @@ export const make = (
         if (!slot.closed && (next === undefined || slot.upstreamIndex < next.upstreamIndex)) next = slot
       }
       if (next === undefined || (!force && !next.completing && mayBecomeSpecial(next))) return
+      searchFor(next, out)
       writer.open(next, out)
       writer.flush(next, out)
       if (next.completing) writer.close(next, "completed", out)
     }
+  }
+
+  /** The deferred tools a search of this response loaded already. */
+  const searched = new Set<string>()
+
+  /**
+   * Before the call of a deferred tool no search loaded: a tool search loading it (`ItemWriter.search`), once
+   * per tool and response, so that a client that checks a deferred tool was loaded before it is called (the
+   * Agents SDK fails the run otherwise) takes the call. The upstream was offered the tool (a hosted search
+   * cannot run here), or called it unoffered; either way the client has it and can run it.
+   */
+  const searchFor = (slot: Slot, out: Array<Event>) => {
+    if (request.deferredTools === undefined || request.deferredTools.size === 0) return
+    if (slot.kind !== "function_call" && slot.kind !== "custom_tool_call") return
+    const name = flatName(slot.name)
+    const deferred = request.deferredTools.get(name)
+    if (deferred === undefined || searched.has(name)) return
+    searched.add(name)
+    writer.search(deferred, out)
   }
 
   /** The name the upstream was offered a call's tool under (a flattened, dotted or bare namespaced name resolved). */

@@ -1,0 +1,322 @@
+/**
+ * Tools declared with `defer_loading` and the `tool_search` tool through the gateway, over loopback HTTP, to a
+ * scripted Chat Completions upstream: with the OpenAI Agents SDK (`@openai/agents`, which fails a run whose
+ * model calls a deferred tool no tool search loaded) running the whole loop, with a hosted search (the
+ * default, which a Chat Completions upstream cannot run) and with a client-run one, streamed and not; and with
+ * the `openai` SDK (`stream()` + `finalResponse()`, `create()`) on the request of the recorded hosted search
+ * (`vai-openai-tool-search.chunks.txt`), whose items the gateway's must look like.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool, toolNamespace, toolSearchTool } from "@openai/agents"
+import * as Effect from "effect/Effect"
+import OpenAI from "openai"
+import { z } from "zod"
+import { completion, finishChunks, type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { checkLifecycle, parseSse, post, readFixture, type WireJson as Json } from "./utils.js"
+
+setTracingDisabled(true)
+
+/** An upstream turn answering with tool calls, streamed or whole as the gateway asked. */
+const callTurn = (...calls: ReadonlyArray<{ id: string; name: string; args: string }>): Handler => (request, response, body) =>
+  (body.stream === true
+    ? sse(...calls.map((call, index) => toolChunk({ index, id: call.id, name: call.name, arguments: call.args })), finishChunks("tool_calls"))
+    : completion({
+      content: null,
+      tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.args } }))
+    }, "tool_calls"))(request, response, body)
+
+/** An upstream turn answering with text. */
+const textTurn = (text: string): Handler => (request, response, body) =>
+  (body.stream === true ? sse(textChunk(text), finishChunks()) : completion({ content: text }))(request, response, body)
+
+/** An agent with a deferred top-level tool and a deferred namespaced one, and a tool search (hosted or client-run). */
+const searchingAgent = (url: string, execution: "server" | "client") => {
+  const executed: Array<string> = []
+  const weather = tool({
+    name: "get_weather",
+    description: "The weather in a city.",
+    parameters: z.object({ city: z.string() }),
+    deferLoading: true,
+    execute: async ({ city }) => {
+      executed.push(`get_weather ${city}`)
+      return `Sunny in ${city}`
+    }
+  })
+  const crm = toolNamespace({
+    name: "crm",
+    description: "The customer database.",
+    tools: [
+      tool({
+        name: "lookup",
+        description: "Looks a customer up by id.",
+        parameters: z.object({ id: z.string() }),
+        deferLoading: true,
+        execute: async ({ id }) => {
+          executed.push(`crm.lookup ${id}`)
+          return `Customer ${id}: Ada`
+        }
+      })
+    ]
+  })
+  const agent = new Agent({
+    name: "searcher",
+    instructions: "Load the tools you need, then use them.",
+    model: new OpenAIResponsesModel(new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 }), "scripted-model"),
+    tools: [weather, ...crm, execution === "client" ? toolSearchTool({ execution: "client" }) : toolSearchTool()]
+  })
+  return { agent, executed }
+}
+
+/** Runs `agent` on `input`, streamed or not; its final output and the types of the items of the run. */
+const runAgent = async (agent: Agent, input: string, stream: boolean) => {
+  const result = stream ? await run(agent, input, { stream: true }) : await run(agent, input)
+  if ("completed" in result) await result.completed
+  return {
+    finalOutput: result.finalOutput,
+    items: result.newItems.map((item) => item.rawItem as Json)
+  }
+}
+
+/** The tool names of the request the upstream received, and its messages as role (and tool call names). */
+const upstreamView = (body: Json) => ({
+  tools: ((body.tools ?? []) as ReadonlyArray<Json>).map((tool) => tool.function.name),
+  messages: (body.messages as ReadonlyArray<Json>).map((message) =>
+    message.role === "assistant" && message.tool_calls !== undefined
+      ? `assistant: ${message.tool_calls.map((call: Json) => call.function.name).join(", ")}`
+      : message.role === "tool"
+      ? `tool: ${message.content}`
+      : message.role
+  )
+})
+
+describe("@openai/agents with deferred tools and tool search through the gateway", () => {
+  for (const stream of [false, true]) {
+    const mode = stream ? "streamed" : "not streamed"
+
+    it.effect(`hosted tool search: the upstream calls the deferred tools it was offered; each call comes after a search loading its tool, and runs (${mode})`, () =>
+      withScriptedGateway([
+        callTurn(
+          { id: "call_w", name: "get_weather", args: "{\"city\":\"Paris\"}" },
+          { id: "call_c", name: "crm__lookup", args: "{\"id\":\"42\"}" }
+        ),
+        textTurn("Sunny in Paris, Ada.")
+      ], {}, (url, received) =>
+        Effect.promise(async () => {
+          const { agent, executed } = searchingAgent(url, "server")
+          const { finalOutput, items } = await runAgent(agent, "Weather in Paris, and who is customer 42?", stream)
+          // before: ModelBehaviorError "Model produced deferred function call get_weather before it was loaded via tool_search."
+          expect(finalOutput).toBe("Sunny in Paris, Ada.")
+          expect(executed).toEqual(["get_weather Paris", "crm.lookup 42"])
+          expect(items.map((item) => item.type)).toEqual([
+            "tool_search_call",
+            "tool_search_output",
+            "function_call",
+            "tool_search_call",
+            "tool_search_output",
+            "function_call",
+            "function_call_result",
+            "function_call_result",
+            "message"
+          ])
+          expect(items[0]).toMatchObject({ arguments: { paths: ["get_weather"] }, providerData: { execution: "server" } })
+          expect(items[1]!.tools).toEqual([expect.objectContaining({ type: "function", name: "get_weather", deferLoading: true })])
+          expect(items[3]).toMatchObject({ arguments: { paths: ["crm.lookup"] } })
+          expect(items[4]!.tools).toEqual([
+            expect.objectContaining({ type: "namespace", name: "crm", tools: [expect.objectContaining({ name: "lookup" })] })
+          ])
+
+          expect(received).toHaveLength(2)
+          // a hosted search cannot run over Chat Completions: every deferred tool is offered
+          expect(upstreamView(received[0]!.body)).toEqual({ tools: ["get_weather", "crm__lookup"], messages: ["system", "user"] })
+          expect(upstreamView(received[1]!.body)).toEqual({
+            tools: ["get_weather", "crm__lookup"],
+            messages: [
+              "system",
+              "user",
+              // one response's calls in one assistant message, their outputs after it (the searches' first)
+              "assistant: tool_search, get_weather, tool_search, crm__lookup",
+              "tool: Tools loaded: get_weather.",
+              "tool: Tools loaded: crm__lookup.",
+              "tool: Sunny in Paris",
+              "tool: Customer 42: Ada"
+            ]
+          })
+        })))
+
+    it.effect(`client-run tool search: the upstream is offered the search, not the deferred tools; the SDK runs the search and the tools it loaded are offered next (${mode})`, () =>
+      withScriptedGateway([
+        callTurn({ id: "call_s", name: "tool_search", args: "{\"paths\":[\"get_weather\",\"crm\"]}" }),
+        callTurn(
+          { id: "call_w", name: "get_weather", args: "{\"city\":\"Paris\"}" },
+          { id: "call_c", name: "crm__lookup", args: "{\"id\":\"42\"}" }
+        ),
+        textTurn("Sunny in Paris, Ada.")
+      ], {}, (url, received) =>
+        Effect.promise(async () => {
+          const { agent, executed } = searchingAgent(url, "client")
+          const { finalOutput, items } = await runAgent(agent, "Weather in Paris, and who is customer 42?", stream)
+          expect(finalOutput).toBe("Sunny in Paris, Ada.")
+          expect(executed).toEqual(["get_weather Paris", "crm.lookup 42"])
+          expect(items.map((item) => item.type)).toEqual([
+            "tool_search_call",
+            "tool_search_output",
+            "function_call",
+            "function_call",
+            "function_call_result",
+            "function_call_result",
+            "message"
+          ])
+          expect(items[0]).toMatchObject({ arguments: { paths: ["get_weather", "crm"] }, providerData: { call_id: "call_s", execution: "client" } })
+
+          expect(received).toHaveLength(3)
+          // before: every deferred tool offered and no search, so a model called them unloaded
+          const first = received[0]!.body as Json
+          expect(upstreamView(first).tools).toEqual(["tool_search"])
+          const search = first.tools[0].function
+          expect(search.parameters).toEqual({
+            type: "object",
+            properties: { paths: expect.objectContaining({ type: "array", items: { type: "string" } }) },
+            required: ["paths"],
+            additionalProperties: false
+          })
+          expect(search.description).toContain("Tools to load:\n- get_weather: The weather in a city.\n- crm (namespace): The customer database.")
+          expect(upstreamView(received[1]!.body)).toEqual({
+            tools: ["get_weather", "crm__lookup", "tool_search"],
+            messages: ["system", "user", "assistant: tool_search", "tool: Tools loaded: get_weather, crm__lookup."]
+          })
+          // all loaded: the search has nothing left to list
+          expect((received[1]!.body as Json).tools[2].function.description).not.toContain("Tools to load")
+          expect(upstreamView(received[2]!.body).messages.slice(4)).toEqual([
+            "assistant: get_weather, crm__lookup",
+            "tool: Sunny in Paris",
+            "tool: Customer 42: Ada"
+          ])
+        })))
+
+    it.effect(`client-run tool search: a deferred tool the upstream calls without searching comes after a search loading it, and runs (${mode})`, () =>
+      withScriptedGateway([
+        callTurn({ id: "call_w", name: "get_weather", args: "{\"city\":\"Paris\"}" }),
+        textTurn("Sunny in Paris.")
+      ], {}, (url, received) =>
+        Effect.promise(async () => {
+          const { agent, executed } = searchingAgent(url, "client")
+          const { finalOutput, items } = await runAgent(agent, "Weather in Paris?", stream)
+          expect(finalOutput).toBe("Sunny in Paris.")
+          expect(executed).toEqual(["get_weather Paris"])
+          expect(items.map((item) => item.type)).toEqual([
+            "tool_search_call",
+            "tool_search_output",
+            "function_call",
+            "function_call_result",
+            "message"
+          ])
+          // the gateway loaded it: a search the client has not to run
+          expect(items[0]).toMatchObject({ providerData: { execution: "server" } })
+          expect(upstreamView(received[1]!.body).tools).toEqual(["get_weather", "tool_search"])
+        })))
+  }
+})
+
+/** The events and items of the recorded hosted search of gpt-5.4 (`vai-openai-tool-search.chunks.txt`). */
+const recorded = readFixture("responses-sse/vai-openai-tool-search.chunks.txt").split("\n").filter((line) => line.trim() !== "")
+  .map((line) => JSON.parse(line) as Json)
+const recordedRequestTools = recorded[0]!.response.tools as ReadonlyArray<Json>
+const recordedOutput = recorded.at(-1)!.response.output as ReadonlyArray<Json>
+
+/** The recorded request (three deferred functions, a hosted tool search) through the gateway. */
+const recordedRequest = (stream: boolean) => ({
+  model: "gpt-5.4",
+  stream,
+  input: "What is the weather in San Francisco?",
+  tools: recordedRequestTools
+})
+
+/** The keys of an item and the type of each value (the shape, not the generated ids). */
+const shape = (item: Json) => Object.fromEntries(Object.entries(item).map(([key, value]) => [key, value === null ? "null" : typeof value]))
+
+describe("the openai SDK with deferred tools and tool search through the gateway", () => {
+  const weatherCall = callTurn({ id: "call_w", name: "get_weather", args: "{\"location\":\"San Francisco, CA\",\"unit\":\"fahrenheit\"}" })
+
+  it.effect("hosted search (the recorded request): a call of a deferred tool comes after a tool_search_call and tool_search_output shaped as the API's, streamed as it streams them", () =>
+    withScriptedGateway([weatherCall], {}, (url, received) =>
+      Effect.gen(function*() {
+        const frames = parseSse((yield* post(`${url}/responses`, recordedRequest(true))).text)
+        const response = checkLifecycle(frames)
+        const output = response.output as ReadonlyArray<Json>
+        expect(output.map((item) => item.type)).toEqual(recordedOutput.map((item) => item.type))
+        // the same fields as the API's items, the same values but for the ids
+        for (const index of [0, 1]) {
+          expect(shape(output[index]!)).toEqual(shape(recordedOutput[index]!))
+          const { id: _id, ...rest } = recordedOutput[index]!
+          expect(output[index]).toMatchObject(rest)
+        }
+        expect(output[0]!.id).toMatch(/^tsc_/)
+        expect(output[1]!.id).toMatch(/^tso_/)
+        expect(output[2]).toMatchObject({ type: "function_call", name: "get_weather", call_id: "call_w" })
+        // the events of the recorded stream: each search item added (as the API writes it then) and done
+        const events = (stream: ReadonlyArray<Json>) =>
+          stream.filter((event) => event.type.startsWith("response.output_item.")).map((event) => [event.type, event.output_index, event.item.type])
+        expect(events(frames.map((frame) => frame.data))).toEqual(events(recorded))
+        const added = frames.filter((frame) => frame.data.type === "response.output_item.added").map((frame) => frame.data.item as Json)
+        const recordedAdded = recorded.filter((event) => event.type === "response.output_item.added").map((event) => event.item)
+        for (const index of [0, 1]) {
+          const { id: _id, ...rest } = recordedAdded[index]!
+          expect(added[index]).toMatchObject(rest)
+        }
+        // every deferred tool is offered (a hosted search cannot run over Chat Completions), no search function
+        expect(upstreamView(received[0]!.body).tools).toEqual(["get_weather", "search_files", "send_email"])
+      })))
+
+  for (const stream of [true, false]) {
+    it.effect(`hosted search: the openai SDK's ${stream ? "stream() + finalResponse()" : "create()"} gives the search, its output and the call`, () =>
+      withScriptedGateway([weatherCall], {}, (url) =>
+        Effect.promise(async () => {
+          const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
+          const final = stream
+            ? await client.responses.stream(recordedRequest(true) as never).finalResponse()
+            : await client.responses.create(recordedRequest(false) as never)
+          const output = (final as Json).output as ReadonlyArray<Json>
+          expect(output.map((item) => item.type)).toEqual(["tool_search_call", "tool_search_output", "function_call"])
+          expect(output[0]).toMatchObject({ execution: "server", call_id: null, arguments: { paths: ["get_weather"] } })
+          expect(output[1]).toMatchObject({ execution: "server", tools: [recordedRequestTools[0]] })
+          expect(output[2]).toMatchObject({ name: "get_weather", arguments: "{\"location\":\"San Francisco, CA\",\"unit\":\"fahrenheit\"}" })
+        })))
+
+    it.effect(`client-run search: the openai SDK's ${stream ? "stream() + finalResponse()" : "create()"} gives the upstream's search as a client tool_search_call; its output loads the tool for the next turn`, () =>
+      withScriptedGateway([callTurn({ id: "call_s", name: "tool_search", args: "{\"paths\":[\"send_email\"]}" }), weatherCall], {}, (url, received) =>
+        Effect.promise(async () => {
+          const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
+          const tools = [...recordedRequestTools.slice(0, 3), { type: "tool_search", execution: "client" }]
+          const request = { model: "gpt-5.4", input: "Email Ada.", tools }
+          const final = stream
+            ? await client.responses.stream({ ...request, stream: true } as never).finalResponse()
+            : await client.responses.create(request as never)
+          const output = (final as Json).output as ReadonlyArray<Json>
+          expect(output).toHaveLength(1)
+          expect(output[0]).toMatchObject({ type: "tool_search_call", call_id: "call_s", execution: "client", arguments: { paths: ["send_email"] } })
+          expect(upstreamView(received[0]!.body).tools).toEqual(["tool_search"])
+
+          const next = {
+            ...request,
+            input: [
+              { role: "user", content: "Email Ada." },
+              output[0],
+              { type: "tool_search_output", call_id: "call_s", execution: "client", tools: [recordedRequestTools[2]] }
+            ]
+          }
+          const second = stream
+            ? await client.responses.stream({ ...next, stream: true } as never).finalResponse()
+            : await client.responses.create(next as never)
+          expect(upstreamView(received[1]!.body)).toEqual({
+            tools: ["send_email", "tool_search"],
+            messages: ["user", "assistant: tool_search", "tool: Tools loaded: send_email."]
+          })
+          // get_weather was never loaded: its call comes after the search loading it
+          expect(((second as Json).output as ReadonlyArray<Json>).map((item) => item.type)).toEqual([
+            "tool_search_call",
+            "tool_search_output",
+            "function_call"
+          ])
+        })))
+  }
+})
