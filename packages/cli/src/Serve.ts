@@ -70,7 +70,6 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Console from "effect/Console"
@@ -197,12 +196,8 @@ export const storeLayer = (
           })
       })
       const filename = spec.slice("sqlite:".length)
-      // the driver's own words do not name the file, and a file it cannot open is a defect of its constructor
-      return Layer.catchAllCause(driver.layer({ filename, ttl, maxResponses }), (cause) => {
-        const error = Cause.squash(cause)
-        const reason = error instanceof Error ? (error as { description?: string }).description ?? error.message : String(error)
-        return Layer.fail(new ServeSetupError({ description: `--store sqlite:${filename}: ${reason}` }))
-      })
+      return Layer.mapError(driver.layer({ filename, ttl, maxResponses }), (error) =>
+        new ServeSetupError({ description: `--store sqlite:${filename}: ${error.description}` }))
     }
     if (spec.startsWith("postgres:") || spec.startsWith("postgresql:")) {
       const url = spec.startsWith("postgres:postgres") ? spec.slice("postgres:".length) : spec

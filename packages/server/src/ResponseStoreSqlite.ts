@@ -5,7 +5,9 @@
  *
  * @since 0.2.0
  */
+import type * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Cause from "effect/Cause"
 import * as Layer from "effect/Layer"
 import * as ResponseStore from "./ResponseStore.js"
 
@@ -22,14 +24,15 @@ export interface Options extends ResponseStore.Retention {
 
 /**
  * The `ResponseStore` on the SQLite file `options.filename`. Fails with `ResponseStoreError` when the file
- * cannot be opened or migrated.
+ * cannot be opened (a missing directory, a directory or a file that is no database, no permission: the
+ * description names the file and gives the driver's words) or migrated.
  *
  * @since 0.2.0
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<ResponseStore.ResponseStore, ResponseStore.ResponseStoreError> =>
   ResponseStore.layer(options).pipe(
-    Layer.provide(SqliteClient.layer({ filename: options.filename })),
+    Layer.provide(client(options.filename)),
     Layer.catchAll((error) =>
       Layer.fail(
         error._tag === "ResponseStoreError" ? error : new ResponseStore.ResponseStoreError({
@@ -39,3 +42,19 @@ export const layer = (options: Options): Layer.Layer<ResponseStore.ResponseStore
       )
     )
   )
+
+/**
+ * The SQLite client of `filename`. `better-sqlite3`'s constructor throws for a file it cannot open, which
+ * the client's layer lets through as a defect: here it is a `ResponseStoreError` naming the file.
+ */
+const client = (filename: string) =>
+  Layer.catchAllCause(SqliteClient.layer({ filename }), (cause): Layer.Layer<SqliteClient.SqliteClient | SqlClient.SqlClient, ResponseStore.ResponseStoreError> => {
+    if (Cause.isInterruptedOnly(cause)) return Layer.failCause(cause as Cause.Cause<never>)
+    const error = Cause.squash(cause)
+    return Layer.fail(
+      new ResponseStore.ResponseStoreError({
+        description: `the SQLite store ${filename} could not be opened: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error
+      })
+    )
+  })
