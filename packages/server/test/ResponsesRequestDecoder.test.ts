@@ -570,6 +570,40 @@ describe("ResponsesRequestDecoder", () => {
       )
     }))
 
+  it.effect("a client-run tool search: deferred tools wait for it, a tool choice naming one offers it, allowed_tools keeps the search; its description names each tool by its first line", () =>
+    Effect.gen(function*() {
+      const long = "x".repeat(250)
+      const tools = [
+        { type: "function", name: "now", parameters: { type: "object", properties: {} } },
+        { type: "function", name: "get_weather", description: "The weather.\nSecond line.", defer_loading: true },
+        { type: "function", name: "send_email", description: long, defer_loading: true },
+        { type: "tool_search", execution: "client" }
+      ]
+      const decoded = yield* ResponsesRequestDecoder.decode({ model: "m", input: "hi", tools })
+      expect(decoded.tools.map((tool) => tool.name)).toEqual(["now", "tool_search"])
+      expect(decoded.tools[1]!.description).toBe(
+        `Loads tools that are not loaded yet, so that you can call them in your next step. Load a tool before calling it.\n\nTools to load:\n- get_weather: The weather.\n- send_email: ${
+          "x".repeat(200)
+        }…`
+      )
+      expect([...decoded.deferredTools!.keys()]).toEqual(["get_weather", "send_email"])
+      expect(decoded.deferredTools!.get("get_weather")).toEqual({ path: "get_weather", tool: tools[1], summary: "get_weather: The weather." })
+      const chosen = yield* ResponsesRequestDecoder.decode({ model: "m", input: "hi", tools, tool_choice: { type: "function", name: "send_email" } })
+      expect(chosen.tools.map((tool) => tool.name)).toEqual(["now", "send_email", "tool_search"])
+      const allowed = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        input: "hi",
+        tools,
+        tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "get_weather" }] }
+      })
+      expect(allowed.tools.map((tool) => tool.name)).toEqual(["tool_search"])
+      // a hosted search (the default) cannot run here: every tool, no search function
+      const hosted = yield* ResponsesRequestDecoder.decode({ model: "m", input: "hi", tools: [...tools.slice(0, 3), { type: "tool_search" }] })
+      expect(hosted.tools.map((tool) => tool.name)).toEqual(["now", "get_weather", "send_email"])
+      expect(hosted.toolSearch).toBeUndefined()
+      expect([...hosted.deferredTools!.keys()]).toEqual(["get_weather", "send_email"])
+    }))
+
   it.effect("common items take a checked fast path: extra fields are ignored as by the schema, a wrong field still gets the schema's error", () =>
     Effect.gen(function*() {
       const decoded = yield* ResponsesRequestDecoder.decode({

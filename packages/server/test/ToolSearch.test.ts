@@ -193,6 +193,39 @@ describe("@openai/agents with deferred tools and tool search through the gateway
           ])
         })))
 
+    it.effect(`client-run tool search with its own parameters and description: the upstream is offered them, the SDK's execute gets the call's arguments (${mode})`, () =>
+      withScriptedGateway([
+        callTurn({ id: "call_s", name: "tool_search", args: "{\"query\":\"weather\"}" }),
+        callTurn({ id: "call_w", name: "get_weather", args: "{\"city\":\"Paris\"}" }),
+        textTurn("Sunny in Paris.")
+      ], {}, (url, received) =>
+        Effect.promise(async () => {
+          const { agent, executed } = searchingAgent(url, "client")
+          const queries: Array<unknown> = []
+          const parameters = { type: "object", properties: { query: { type: "string" } }, required: ["query"], additionalProperties: false }
+          const search = toolSearchTool({
+            execution: "client",
+            description: "Finds tools by a word.",
+            parameters,
+            execute: ({ loadDefault, toolCall }) => {
+              queries.push(toolCall.arguments)
+              return loadDefault(["get_weather"])
+            }
+          })
+          const custom = agent.clone({ tools: [...agent.tools.slice(0, -1), search] })
+          const { finalOutput } = await runAgent(custom, "Weather in Paris?", stream)
+          expect(finalOutput).toBe("Sunny in Paris.")
+          expect(queries).toEqual([{ query: "weather" }])
+          expect(executed).toEqual(["get_weather Paris"])
+          const offered = (received[0]!.body as Json).tools as ReadonlyArray<Json>
+          expect(offered.map((tool) => tool.function.name)).toEqual(["tool_search"])
+          expect(offered[0]!.function.parameters).toEqual(parameters)
+          expect(offered[0]!.function.description).toBe(
+            "Finds tools by a word.\n\nTools to load:\n- get_weather: The weather in a city.\n- crm (namespace): The customer database."
+          )
+          expect(upstreamView(received[1]!.body).tools).toEqual(["get_weather", "tool_search"])
+        })))
+
     it.effect(`client-run tool search: a deferred tool the upstream calls without searching comes after a search loading it, and runs (${mode})`, () =>
       withScriptedGateway([
         callTurn({ id: "call_w", name: "get_weather", args: "{\"city\":\"Paris\"}" }),
