@@ -6,6 +6,7 @@
  */
 import { LanguageModel, Prompt } from "@effect-responses/core"
 import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import { RecordingTracer } from "@effect-responses/testing"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
@@ -19,7 +20,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as Fiber from "effect/Fiber"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
 import { MULTISTEP, readFixture } from "./fixtures.js"
 import { payloadsOf, sseText } from "./utils.js"
 
@@ -28,16 +29,7 @@ const API_KEY = "sk-test-tracing-secret-9876543210"
 /** Runs `effect` with a tracer that records every span it starts. */
 const withSpans = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
-    const native = yield* Effect.tracer
-    const spans: Array<Tracer.Span> = []
-    const tracer = Tracer.make({
-      span: (...args) => {
-        const span = native.span(...args)
-        spans.push(span)
-        return span
-      },
-      context: (f, fiber) => native.context(f, fiber)
-    })
+    const { spans, tracer } = yield* RecordingTracer.make
     const result = yield* Effect.either(Effect.withTracer(effect, tracer))
     return { result, spans }
   })

@@ -4,9 +4,10 @@
  * none, a request without trace context makes no spans and sends no trace headers, and one with a
  * `traceparent` has its trace continued upstream.
  */
+import { RecordingTracer } from "@effect-responses/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
 import type { IncomingHttpHeaders } from "node:http"
 import { finishChunks, type Handler, sse, textChunk, withScriptedGateway } from "./scriptedUpstream.js"
 import { checkLifecycle, parseSse, post } from "./utils.js"
@@ -36,16 +37,7 @@ const streamed = (requestHeaders: Record<string, string>, tracer?: Tracer.Tracer
 describe("Gateway tracing", () => {
   it.live("with a tracer installed, a request is traced and its trace sent upstream", () =>
     Effect.gen(function*() {
-      const native = yield* Effect.tracer
-      const spans: Array<Tracer.Span> = []
-      const tracer = Tracer.make({
-        span: (...args) => {
-          const span = native.span(...args)
-          spans.push(span)
-          return span
-        },
-        context: (f, fiber) => native.context(f, fiber)
-      })
+      const { spans, tracer } = yield* RecordingTracer.make
       const headers = yield* streamed({}, tracer)
       const names = spans.map((span) => span.name)
       expect(names).toContain("http.server POST")

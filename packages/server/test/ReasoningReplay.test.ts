@@ -27,6 +27,7 @@ import {
   finishChunks,
   type Handler,
   type Received,
+  reasoningChunk,
   sse,
   textChunk,
   toolChunk,
@@ -38,18 +39,6 @@ import { checkLifecycle, parseSse, post, type WireJson as Json } from "./utils.j
 const THINKING = "I should call a tool: météo ☀️ 🌧"
 const TOKEN = `effect-responses.reasoning.v1.${Buffer.from(THINKING, "utf8").toString("base64url")}`
 const ANSWER = "Sunny in Paris."
-
-/** A `chat.completion.chunk` with reasoning text (choice 0). */
-const reasoningChunk = (text: string): string =>
-  `data: ${
-    JSON.stringify({
-      id: "chatcmpl-s",
-      object: "chat.completion.chunk",
-      created: 0,
-      model: "scripted-model",
-      choices: [{ index: 0, delta: { role: "assistant", reasoning_content: text }, finish_reason: null }]
-    })
-  }\n\n`
 
 /**
  * DeepSeek as its thinking mode answers: reasoning then a call of `get_weather`; after the tool's answer,

@@ -20,39 +20,34 @@ export interface Received {
 /** Answers one request; `body` is the parsed request body. */
 export type Handler = (request: IncomingMessage, response: ServerResponse, body: Record<string, unknown>) => void
 
-/** A `chat.completion.chunk` with text `content` (choice 0), framed as an SSE `data:` line. */
-export const textChunk = (content: string, finish: string | null = null): string =>
+/** A `chat.completion.chunk` whose choice 0 has `delta` (and `finish_reason`), framed as an SSE `data:` line. */
+export const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
   `data: ${
     JSON.stringify({
       id: "chatcmpl-s",
       object: "chat.completion.chunk",
       created: 0,
       model: "scripted-model",
-      choices: [{ index: 0, delta: finish === null ? { role: "assistant", content } : {}, finish_reason: finish }]
+      choices: [{ index: 0, delta, finish_reason: finish }]
     })
   }\n\n`
 
+/** A `chat.completion.chunk` with text `content` (choice 0); with `finish`, an empty delta finishing the choice. */
+export const textChunk = (content: string, finish: string | null = null): string =>
+  chunk(finish === null ? { role: "assistant", content } : {}, finish)
+
+/** A `chat.completion.chunk` with reasoning text (`reasoning_content`, as DeepSeek streams it; choice 0). */
+export const reasoningChunk = (text: string): string => chunk({ role: "assistant", reasoning_content: text })
+
 /** A `chat.completion.chunk` with one tool call fragment (choice 0). */
 export const toolChunk = (call: { id?: string; name?: string; arguments: string; index?: number }): string =>
-  `data: ${
-    JSON.stringify({
-      id: "chatcmpl-s",
-      object: "chat.completion.chunk",
-      created: 0,
-      model: "scripted-model",
-      choices: [{
-        index: 0,
-        delta: {
-          tool_calls: [{
-            index: call.index ?? 0,
-            ...(call.id === undefined ? {} : { id: call.id, type: "function" }),
-            function: { ...(call.name === undefined ? {} : { name: call.name }), arguments: call.arguments }
-          }]
-        },
-        finish_reason: null
-      }]
-    })
-  }\n\n`
+  chunk({
+    tool_calls: [{
+      index: call.index ?? 0,
+      ...(call.id === undefined ? {} : { id: call.id, type: "function" }),
+      function: { ...(call.name === undefined ? {} : { name: call.name }), arguments: call.arguments }
+    }]
+  })
 
 /** The end of a stream: a finish chunk and `[DONE]`. */
 export const finishChunks = (reason = "stop"): string => `${textChunk("", reason)}data: [DONE]\n\n`

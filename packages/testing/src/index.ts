@@ -20,6 +20,13 @@ export * as FakeLanguageModel from "./FakeLanguageModel.js"
 export * as RecordingHttpClient from "./RecordingHttpClient.js"
 
 /**
+ * A tracer for tests that records every span started under it.
+ *
+ * @since 0.2.0
+ */
+export * as RecordingTracer from "./RecordingTracer.js"
+
+/**
  * The scaffolding both replay servers share: routes, the record of request bodies, OpenAI-shaped 400s.
  *
  * @since 0.2.0
