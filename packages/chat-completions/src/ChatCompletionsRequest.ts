@@ -248,7 +248,9 @@ export const fromPrompt = (
     const body: Record<string, unknown> = { model: options.model, messages: yield* checkPairing(messages) }
     const wireTools: Array<FunctionTool> = []
     const sent = new Set<string>()
+    // as the messages: 10,000 tools (the gateway's bound) are built in slices of a few milliseconds too
     for (const tool of options.tools ?? []) {
+      if (budget.tick()) yield* yieldToIo
       if (tool instanceof LanguageModel.ClientToolDefinition) {
         yield* Effect.logDebug(`the ${tool.name} tool is not sent (Chat Completions has no built-in tools)`)
       } else {

@@ -374,11 +374,13 @@ export const toSse = (events: ReadonlyArray<Event>): string => {
 /**
  * The SSE text of `events` (what `toSse` gives, character for character) in pieces of about `pieceChars`
  * characters (default 64 Ki), for an answer too large to hold as one string: small frames are grouped
- * into a piece, and a string value longer than `pieceChars` (the text an `output_text.done` or
- * `response.completed` repeats, large arguments) is written as the JSON escaping of consecutive slices
- * of it (never cutting a surrogate pair), so that no piece, and no intermediate string, is the size of the
- * answer. A piece exceeds `pieceChars` only by the escaping of a slice (at most 6 characters per character)
- * or by one frame's non-string JSON.
+ * into a piece, a frame of more than about `pieceChars` characters is written a member or an element at a
+ * time (the echo of a request's 10,000 tools in `response.created`), and a string value longer than
+ * `pieceChars` (the text an `output_text.done` or `response.completed` repeats, large arguments) as the
+ * JSON escaping of consecutive slices of it (never cutting a surrogate pair), so that no piece, and no
+ * intermediate string, is the size of the answer. A piece exceeds `pieceChars` only by the escaping of a
+ * slice (at most 6 characters per character) or by the JSON of one member or element of about
+ * `pieceChars` characters (strings counted unescaped).
  *
  * @since 0.2.0
  * @category encoding
@@ -400,7 +402,8 @@ export function* toSsePieces(events: ReadonlyArray<Event>, pieceChars: number = 
 /**
  * The text of `JSON.stringify(value)` (character for character) in pieces of about `pieceChars` characters
  * (default 64 Ki), as `toSsePieces` writes an event: for a Response object too large to hold as one string
- * (the body of a non-streamed answer). A value with no string longer than `pieceChars` is one piece.
+ * (the body of a non-streamed answer). A value whose JSON is about `pieceChars` characters or fewer
+ * (strings counted unescaped) is one piece.
  *
  * @since 0.2.0
  * @category encoding
@@ -412,35 +415,27 @@ export function* toJsonPieces(value: object, pieceChars: number = 64 * 1024): Ge
 }
 
 /**
- * Appends the JSON text of `value` to `out.text`: at once when it holds no string longer than `pieceChars`,
- * else with each such string escaped a slice at a time, yielding `out.text` (and emptying it) whenever it
- * reached `pieceChars`.
+ * Appends the JSON text of `value` to `out.text` (exactly `JSON.stringify(value)`): at once when its text is
+ * about `pieceChars` characters or less (`sizeOf`), else a run of elements or a member at a time, and a
+ * string longer than `pieceChars` as the escaping of a slice at a time, yielding `out.text` (and emptying
+ * it) whenever it reached `pieceChars`. So no stretch of stringifying is longer than about a piece's: the
+ * echo of 10,000 tools (1.7 MB) was one `JSON.stringify` of 10-20 ms.
  */
-function* appendJson(out: { text: string }, value: object, pieceChars: number): Generator<string> {
-  // the common case, stringified without a replacer (which made it about twice as slow)
-  if (!holdsLongString(value, pieceChars)) {
+function* appendJson(out: { text: string }, value: unknown, pieceChars: number): Generator<string> {
+  if (isShort(value, pieceChars)) {
     out.text += JSON.stringify(value)
     return
   }
-  const large: Array<string> = []
-  const json = JSON.stringify(value, (_key, field: unknown) => {
-    if (typeof field !== "string" || field.length <= pieceChars) return field
-    large.push(field)
-    return LARGE_MARKER
-  })
-  let from = 0
-  for (const string of large) {
-    const at = json.indexOf(LARGE_MARKER_JSON, from)
-    out.text += json.slice(from, at) + "\""
-    from = at + LARGE_MARKER_JSON.length
-    for (let start = 0; start < string.length;) {
-      let end = Math.min(start + pieceChars, string.length)
+  if (typeof value === "string") {
+    out.text += "\""
+    for (let start = 0; start < value.length;) {
+      let end = Math.min(start + pieceChars, value.length)
       // a surrogate pair cut in two would be escaped as two lone halves (`\ud83d`): cut before it (after it,
       // in a one-character slice)
-      if (end < string.length && isHighSurrogate(string.charCodeAt(end - 1)) && isLowSurrogate(string.charCodeAt(end))) {
+      if (end < value.length && isHighSurrogate(value.charCodeAt(end - 1)) && isLowSurrogate(value.charCodeAt(end))) {
         end += end - start > 1 ? -1 : 1
       }
-      const escaped = JSON.stringify(string.slice(start, end))
+      const escaped = JSON.stringify(value.slice(start, end))
       out.text += escaped.slice(1, escaped.length - 1)
       start = end
       if (out.text.length >= pieceChars) {
@@ -449,29 +444,124 @@ function* appendJson(out: { text: string }, value: object, pieceChars: number): 
       }
     }
     out.text += "\""
+    return
   }
-  out.text += from === 0 ? json : json.slice(from)
+  if (Array.isArray(value)) {
+    yield* appendElements(out, value, pieceChars)
+    return
+  }
+  // a plain object (`isShort` is true of every other value)
+  const fields = value as { readonly [key: string]: unknown }
+  out.text += "{"
+  let first = true
+  for (const key of Object.keys(fields)) {
+    const field = fields[key]
+    // what `JSON.stringify` leaves out of an object
+    if (field === undefined || typeof field === "function" || typeof field === "symbol") continue
+    out.text += `${first ? "" : ","}${JSON.stringify(key)}:`
+    first = false
+    if (isShort(field, pieceChars)) out.text += JSON.stringify(field)
+    else yield* appendJson(out, field, pieceChars)
+    if (out.text.length >= pieceChars) {
+      yield out.text
+      out.text = ""
+    }
+  }
+  out.text += "}"
 }
 
-/** Whether `value` (plain JSON) holds a string value longer than `limit` characters, at any depth. */
-const holdsLongString = (value: unknown, limit: number): boolean => {
-  if (typeof value === "string") return value.length > limit
-  if (typeof value !== "object" || value === null) return false
-  if (Array.isArray(value)) {
-    for (const item of value) if (holdsLongString(item, limit)) return true
-    return false
+/**
+ * The elements of `array` appended as `appendJson` does, a run of them at a time: one `JSON.stringify` of
+ * about a quarter of `pieceChars` characters' worth of elements (so that a piece passes `pieceChars` by
+ * little; an element per call cost twice the whole array's one `JSON.stringify`); an element longer than
+ * that on its own, by `appendJson`.
+ */
+function* appendElements(out: { text: string }, array: ReadonlyArray<unknown>, pieceChars: number): Generator<string> {
+  out.text += "["
+  const target = Math.max(1, pieceChars >> 2)
+  // the elements of the next run, guessed from the last run's size
+  let count = 16
+  for (let start = 0; start < array.length;) {
+    const end = Math.min(array.length, start + count)
+    // `slice` keeps holes, which `JSON.stringify` writes as `null` as it does in the whole array
+    const run = array.slice(start, end)
+    const size = sizeOf(run, target)
+    if (size > target && end - start > 1) {
+      count = (end - start) >> 1
+      continue
+    }
+    if (start > 0) out.text += ","
+    if (size > target) {
+      const element = array[start]
+      // what `JSON.stringify` writes as `null` in an array
+      if (element === undefined || typeof element === "function" || typeof element === "symbol") out.text += "null"
+      else yield* appendJson(out, element, pieceChars)
+    } else {
+      const json = JSON.stringify(run)
+      out.text += json.slice(1, json.length - 1)
+      count = Math.max(1, Math.min(4 * (end - start), Math.floor((end - start) * target / Math.max(size, 1))))
+    }
+    start = end
+    if (out.text.length >= pieceChars) {
+      yield out.text
+      out.text = ""
+    }
   }
-  for (const key in value) if (holdsLongString((value as Record<string, unknown>)[key], limit)) return true
-  return false
+  out.text += "]"
+}
+
+/**
+ * Whether `value`'s JSON text is about `limit` characters or less, or it is no string, array or plain
+ * object (then `appendJson` gives it to `JSON.stringify` whole).
+ */
+const isShort = (value: unknown, limit: number): boolean =>
+  typeof value === "string"
+    ? value.length <= limit
+    : typeof value !== "object" || value === null || isOpaque(value) || sizeOf(value, limit) <= limit
+
+/**
+ * The length of the JSON text of `value` (plain JSON), estimated (strings counted unescaped, a number as 8
+ * characters), or a number above `limit` once the estimate passes it: no more than about `limit`
+ * characters' worth of `value` is read. An opaque object (`isOpaque`) counts as 8 characters.
+ */
+const sizeOf = (value: unknown, limit: number): number => {
+  let size = 0
+  const add = (value: unknown): boolean => {
+    if (typeof value === "string") {
+      size += value.length + 2
+      return size > limit
+    }
+    if (typeof value !== "object" || value === null || isOpaque(value)) {
+      size += 8
+      return size > limit
+    }
+    size += 2
+    if (Array.isArray(value)) {
+      for (const item of value) if (add(item) || ++size > limit) return true
+      return false
+    }
+    for (const key in value) {
+      size += key.length + 4
+      if (add((value as Record<string, unknown>)[key])) return true
+    }
+    return size > limit
+  }
+  add(value)
+  return size
+}
+
+/**
+ * An object `appendJson` gives to `JSON.stringify` whole: one with a `toJSON` method, and any but an array
+ * and a plain object (a boxed primitive, which `JSON.stringify` writes as its value; an instance of a class).
+ */
+const isOpaque = (value: object): boolean => {
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return true
+  if (Array.isArray(value)) return false
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype !== Object.prototype && prototype !== null
 }
 
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
 
 const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff
 
-/**
- * What a large string stands in for while a value is stringified (`appendJson`): random per process, so
- * that no text an event carries holds it.
- */
-const LARGE_MARKER = `\u0000large-string-${globalThis.crypto.randomUUID()}\u0000`
-const LARGE_MARKER_JSON = JSON.stringify(LARGE_MARKER)

@@ -7,7 +7,7 @@ import { StreamPart, UnsafePart, Usage } from "@effect-responses/core"
 import { ResponsesLifecycle } from "@effect-responses/server"
 import { describe, expect, it } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
-import { checkLifecycle, parseSse, type WireJson as Json } from "./utils.js"
+import { checkLifecycle, parseSse, readFixture, type WireJson as Json } from "./utils.js"
 
 /** Characters whose escaping or encoding is awkward to slice: escapes, control characters, a surrogate pair, lone surrogates. */
 const awkward = FastCheck.constantFrom("a", "é", "\n", "\"", "\\", "\u0001", "\u2028", "😀", "\ud83d", "\ude00", "</")
@@ -61,6 +61,45 @@ describe("ResponsesLifecycle.toJsonPieces", () => {
     const pieces = [...ResponsesLifecycle.toJsonPieces(answer)]
     expect(pieces.join("")).toBe(JSON.stringify(answer))
     expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(6 * 64 * 1024)
+  })
+})
+
+/** Values `JSON.stringify` writes in its own ways: members left out, `null` elements, `toJSON`, boxed primitives, escaped keys. */
+const odd = FastCheck.letrec((tie) => ({
+  value: FastCheck.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    text,
+    FastCheck.constantFrom(1, -0.5, 1e21, Number.NaN, true, null, undefined, () => 1, Symbol("s")),
+    FastCheck.constantFrom(new Date(0), new Number(2), new String("s😀"), new Boolean(false), { toJSON: () => ["t"] }, new (class {
+      readonly field = "x"
+    })(), Object.assign(Object.create(null) as object, { a: [1, "b"] })),
+    FastCheck.array(tie("value"), { maxLength: 5 }),
+    FastCheck.dictionary(text, tie("value"), { maxKeys: 4 })
+  )
+})).value
+
+describe("ResponsesLifecycle.toJsonPieces, a large value", () => {
+  it.prop(
+    "the pieces join to JSON.stringify of any value, however deep, for any piece size",
+    [odd, FastCheck.integer({ min: 1, max: 40 })],
+    ([value, pieceChars]) => {
+      const pieces = [...ResponsesLifecycle.toJsonPieces({ id: "resp_1", value }, pieceChars)]
+      expect(pieces.join("")).toBe(JSON.stringify({ id: "resp_1", value }))
+      expect(pieces.every((piece) => piece !== "")).toBe(true)
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
+
+  it("the echo of 10,000 tools (a recorded answer's, repeated) is written a run of tools at a time: no piece of more than about 64 Ki characters", () => {
+    const recorded = JSON.parse(readFixture("responses-json/pai-gpt4o-two-parallel-function-calls.json")) as { tools: Array<object> }
+    const answer = { ...recorded, tools: Array.from({ length: 10_000 }, (_, i) => ({ ...recorded.tools[0]!, name: `get_location_${i}` })) }
+    const pieces = [...ResponsesLifecycle.toJsonPieces(answer)]
+    expect(pieces.join("")).toBe(JSON.stringify(answer))
+    expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(1.5 * 64 * 1024)
+    const events = [{ type: "response.created", sequence_number: 0, response: answer }] as const
+    const frames = [...ResponsesLifecycle.toSsePieces(events)]
+    expect(frames.join("")).toBe(ResponsesLifecycle.toSse(events))
+    expect(Math.max(...frames.map((piece) => piece.length))).toBeLessThanOrEqual(1.5 * 64 * 1024)
   })
 })
 
