@@ -902,7 +902,7 @@ export const createResponse = (
         ).pipe(
           Effect.catchAll((error) => Effect.logError(`the streamed response ${response.id} was not stored: ${error.description}`))
         )
-      return SseBody.response(request.source, {
+      return yield* SseBody.response(request, {
         lifecycle: ResponsesLifecycle.make(lifecycleOptions),
         first,
         pull,
@@ -914,7 +914,7 @@ export const createResponse = (
         onLeft: () => {
           if (record !== undefined && !shuttingDown()) record.outcome = CLIENT_CLOSED
         }
-      }, yield* Effect.runtime<never>())
+      })
     }).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Scope.close(scope, exit)))
   }).pipe(
     Effect.catchAll((error) => Effect.succeed(error.response)),

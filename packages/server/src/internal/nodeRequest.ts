@@ -1,7 +1,7 @@
 /**
  * Whether a request came through `@effect/platform-node`'s HTTP server: there the platform request's `source`
- * is Node's `IncomingMessage`, which the gateway reads directly (`requestBody.ts`) and answers with a Node
- * `Readable` (`sseBody.ts`).
+ * is Node's `IncomingMessage`, which the gateway reads directly (`requestBody.ts`); its `response`
+ * is Node's `ServerResponse`, into which it writes a streamed answer (`sseBody.ts`).
  *
  * @internal
  */

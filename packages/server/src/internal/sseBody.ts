@@ -5,17 +5,23 @@
  *
  * One state machine (`batches`) makes the bytes; two ways write them:
  *
- * - On `@effect/platform-node`'s server (the request's `source` is Node's `IncomingMessage`), a Node
- *   `Readable` fed by one fiber, which the platform pipes into the response (`HttpServerResponse.raw`).
- *   Written as an Effect `Stream` instead (`HttpServerResponse.stream`), the platform runs the stream with
- *   `Stream.runForEachChunk`, whose run alone (a scope, a channel executor and their finalizers) took about
- *   490 fiber steps per response, 424 of them after the last event: a third of a one-delta request's
- *   1,310 (packages/bench/RESULTS.md).
+ * - On `@effect/platform-node`'s server (the request's `source` is Node's `IncomingMessage`, its `response`
+ *   Node's `ServerResponse`), written into the `ServerResponse` in the request's own fiber, by a pre-response
+ *   handler (`writeNode`). Written as an Effect `Stream` instead (`HttpServerResponse.stream`), the platform
+ *   runs the stream with `Stream.runForEachChunk`, whose run alone (a scope, a channel executor and their
+ *   finalizers) took about 490 fiber steps per response, 424 of them after the last event: a third of a
+ *   one-delta request's 1,310; as a Node `Readable` (`HttpServerResponse.raw`), a fiber of its own fed it
+ *   (a `Runtime.runFork`, which copies the `FiberRefs`) and the platform piped it with `stream.pipeline`,
+ *   which builds an `AbortController` and, as it finishes, a `DOMException` with its stack per response
+ *   (packages/bench/RESULTS.md, "the gateway's CPU per request", rounds 3 and 4).
  * - On any other server, that `Stream`.
  *
  * @internal
  */
 import type { AiError, StreamPart } from "@effect-responses/core"
+import * as Cookies from "@effect/platform/Cookies"
+import * as HttpApp from "@effect/platform/HttpApp"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Headers from "@effect/platform/Headers"
 import * as Cause from "effect/Cause"
@@ -24,13 +30,9 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import type * as Fiber from "effect/Fiber"
-import * as FiberId from "effect/FiberId"
-import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
-import { Readable } from "node:stream"
 import * as ResponsesLifecycle from "../ResponsesLifecycle.js"
 import { isNodeRequest } from "./nodeRequest.js"
 
@@ -184,86 +186,176 @@ const toStream = (
     )))
 }
 
+/** The part of Node's `ServerResponse` the direct writer uses. */
+interface NodeResponse {
+  readonly headersSent: boolean
+  readonly writableEnded: boolean
+  readonly writableFinished: boolean
+  readonly writeHead: (status: number, headers: Record<string, string | ReadonlyArray<string>>) => unknown
+  readonly write: (chunk: Uint8Array) => boolean
+  readonly end: () => unknown
+  readonly cork: () => void
+  readonly uncork: () => void
+  readonly on: (event: "drain" | "finish" | "close", listener: () => void) => unknown
+  readonly off: (event: "drain" | "finish" | "close", listener: () => void) => unknown
+}
+
 /**
- * The body as a Node `Readable` (object mode off, each piece pushed whole), fed by one fiber of `runtime`
- * started by the first read: it runs `next` and pushes each piece, and waits for the next read when the
- * `Readable`'s buffer is full. Its end closes `scope`; destroying the `Readable` (the platform does when
- * the client disconnects or the request is interrupted) interrupts the fiber, which closes `scope`, and calls
- * `onLeft` when its end was not read yet.
+ * Node's `ServerResponse` of a platform request made by `@effect/platform-node`'s server (its `response`
+ * field; an upgrade request's is a function, not taken), else `undefined`.
  */
-const toReadable = (
+const nodeResponseOf = (request: HttpServerRequest.HttpServerRequest): NodeResponse | undefined => {
+  if (!isNodeRequest(request.source)) return undefined
+  const response = (request as { readonly response?: unknown }).response
+  if (typeof response !== "object" || response === null) return undefined
+  const candidate = response as NodeResponse
+  return typeof candidate.writeHead === "function" && typeof candidate.write === "function" &&
+      typeof candidate.end === "function" && typeof candidate.cork === "function" &&
+      typeof candidate.uncork === "function" && typeof candidate.on === "function" &&
+      typeof candidate.off === "function" && typeof candidate.writableEnded === "boolean"
+    ? candidate
+    : undefined
+}
+
+/** The headers of `response` as the platform's Node server writes them (its cookies as `set-cookie`). */
+const nodeHeaders = (response: HttpServerResponse.HttpServerResponse): Record<string, string | ReadonlyArray<string>> => {
+  if (Cookies.isEmpty(response.cookies)) return response.headers
+  const cookies: Array<string> = Cookies.toSetCookieHeaders(response.cookies)
+  const headers: Record<string, string | ReadonlyArray<string>> = { ...response.headers }
+  const set = headers["set-cookie"]
+  if (set !== undefined) cookies.push(...(typeof set === "string" ? [set] : set))
+  headers["set-cookie"] = cookies
+  return headers
+}
+
+/**
+ * Writes the body into Node's response `res`, in the request's own fiber: each batch's pieces with
+ * `write`, each piece whole, the writes of what is ready before the fiber waits corked into one (uncorked on
+ * the next tick, as soon as the fiber waits for the upstream); when `write` returns `false` (the client
+ * reads slower than the events come) it waits for `'drain'` before the next piece, so at most a piece
+ * (about 64 Ki characters) beyond the response's buffer is held. Its end closes `scope`, then ends the
+ * response and waits for it to finish (or close). Interruptible while it writes: the platform interrupts
+ * the request when the client leaves, which calls `onLeft`, closes `scope` (the upstream call) and ends the
+ * response; the
+ * failure then carries `response` as a defect, as the platform's own writer does for an answer whose
+ * headers were sent, so that the request is answered (and logged) with that status, not 499.
+ */
+const writeNode = (
+  res: NodeResponse,
   next: Effect.Effect<Iterator<Uint8Array> | undefined>,
   scope: Scope.CloseableScope,
-  runtime: Runtime.Runtime<never>,
-  onLeft: (() => void) | undefined
-): Readable => {
-  let fiber: Fiber.RuntimeFiber<void> | undefined
-  // the body destroyed itself (a defect of the fiber): not left by the client
-  let failed = false
-  let wake: (() => void) | undefined
-  // a read that came while the fiber was not waiting for one (between its pushes)
-  let wanted = false
-  const demand = Effect.async<void>((resume) => {
-    if (wanted) return resume(Effect.void)
-    wake = () => {
-      wake = undefined
-      resume(Effect.void)
+  onLeft: (() => void) | undefined,
+  response: HttpServerResponse.HttpServerResponse
+): Effect.Effect<void, never> =>
+  Effect.suspend(() => {
+    res.writeHead(response.status, nodeHeaders(response))
+    let corked = false
+    const uncork = () => {
+      if (!corked) return
+      corked = false
+      res.uncork()
     }
-  })
-  const readable = new Readable({
-    read() {
-      if (fiber === undefined) {
-        fiber = Runtime.runFork(runtime)(pump)
-        fiber.addObserver((exit) => {
-          if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
-            failed = true
-            readable.destroy(new Error(Cause.pretty(exit.cause)))
-          }
-        })
-      } else if (wake !== undefined) wake()
-      else wanted = true
-    },
-    destroy(error, callback) {
-      // `autoDestroy` destroys it after its end was read too
-      if (!failed && !this.readableEnded) onLeft?.()
-      if (fiber === undefined) Runtime.runFork(runtime)(Scope.close(scope, Exit.void))
-      else fiber.unsafeInterruptAsFork(FiberId.none)
-      callback(error)
-    }
-  })
-  // a socket that takes every piece at once never makes `push` return `false`: a large batch (a 10 MB answer
-  // repeated by its terminal events) yields to other requests' I/O every few milliseconds
-  const budget = makeBudget(undefined, 1)
-  const pushAll = (pieces: Iterator<Uint8Array>): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      for (let piece = pieces.next(); piece.done !== true; piece = pieces.next()) {
-        wanted = false
-        if (!readable.push(piece.value)) return Effect.zipRight(demand, pushAll(pieces))
-        if (budget.tick()) return Effect.zipRight(yieldToIo, pushAll(pieces))
+    const drain = Effect.async<void>((resume) => {
+      const drained = () => {
+        res.off("drain", drained)
+        resume(Effect.void)
       }
-      return Effect.void
+      res.on("drain", drained)
+      return Effect.sync(() => res.off("drain", drained))
     })
-  const loop: Effect.Effect<void> = Effect.flatMap(
-    next,
-    (pieces) => pieces === undefined ? Effect.sync(() => void readable.push(null)) : Effect.zipRight(pushAll(pieces), loop)
-  )
-  const pump = Effect.ensuring(loop, Scope.close(scope, Exit.void))
-  return readable
-}
+    // a socket that takes every piece at once never makes `write` return `false`: a large batch (a 10 MB
+    // answer repeated by its terminal events) yields to other requests' I/O every few milliseconds
+    const budget = makeBudget(undefined, 1)
+    const writeAll = (pieces: Iterator<Uint8Array>): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        for (let piece = pieces.next(); piece.done !== true; piece = pieces.next()) {
+          if (!corked) {
+            corked = true
+            res.cork()
+            process.nextTick(uncork)
+          }
+          if (!res.write(piece.value)) {
+            uncork()
+            return Effect.zipRight(drain, writeAll(pieces))
+          }
+          if (budget.tick()) {
+            uncork()
+            return Effect.zipRight(yieldToIo, writeAll(pieces))
+          }
+        }
+        return Effect.void
+      })
+    const loop: Effect.Effect<void> = Effect.flatMap(
+      next,
+      (pieces) => pieces === undefined ? Effect.void : Effect.zipRight(writeAll(pieces), loop)
+    )
+    const finished = Effect.async<void>((resume) => {
+      if (res.writableFinished) return resume(Effect.void)
+      const done = () => {
+        res.off("finish", done)
+        res.off("close", done)
+        resume(Effect.void)
+      }
+      res.on("finish", done)
+      res.on("close", done)
+    })
+    return Effect.interruptible(loop).pipe(
+      Effect.onInterrupt(() => onLeft === undefined ? Effect.void : Effect.sync(onLeft)),
+      Effect.ensuring(Scope.close(scope, Exit.void)),
+      Effect.zipRight(Effect.suspend(() => {
+        uncork()
+        res.end()
+        return finished
+      })),
+      Effect.catchAllCause((cause) =>
+        Effect.suspend(() => {
+          uncork()
+          if (!res.writableEnded) res.end()
+          return Effect.failCause(Cause.sequential(cause, Cause.die(response)))
+        })
+      )
+    )
+  })
 
 const sseHeaders = { contentType: "text/event-stream", headers: Headers.fromInput({ "cache-control": "no-cache" }) }
 
 /**
- * The streamed response of `source` for the request whose `source` field is `requestSource` (see the module
- * doc), its fiber run with `runtime`.
+ * The streamed response of `source` for `request` (see the module doc). On Node's server, its body is
+ * written by a pre-response handler appended to the request's (`HttpApp.appendPreResponseHandler`), which
+ * runs after any other: it writes the status and headers of the response as the app and the handlers
+ * before it left them. A response whose body another handler replaced is left to the platform, and the
+ * upstream call (`source.scope`) closed.
  */
 export const response = (
-  requestSource: unknown,
-  source: Source,
-  runtime: Runtime.Runtime<never>
-): HttpServerResponse.HttpServerResponse => {
+  request: HttpServerRequest.HttpServerRequest,
+  source: Source
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const next = batches(source)
-  return isNodeRequest(requestSource)
-    ? HttpServerResponse.raw(toReadable(next, source.scope, runtime, source.onLeft), sseHeaders)
-    : HttpServerResponse.stream(toStream(next, source.scope, source.onLeft), sseHeaders)
+  const res = nodeResponseOf(request)
+  if (res === undefined) {
+    return Effect.succeed(HttpServerResponse.stream(toStream(next, source.scope, source.onLeft), sseHeaders))
+  }
+  const body = new NodeBody()
+  let written = false
+  return Effect.as(
+    HttpApp.appendPreResponseHandler((_, response) => {
+      if (written) return Effect.succeed(response)
+      written = true
+      if (response.body._tag !== "Raw" || response.body.body !== body) {
+        return Effect.as(Scope.close(source.scope, Exit.void), response)
+      }
+      return Effect.as(writeNode(res, next, source.scope, source.onLeft, response), response)
+    }),
+    HttpServerResponse.raw(body, sseHeaders)
+  )
+}
+
+/**
+ * The body of a streamed response on Node's server, which `response`'s pre-response handler writes (the
+ * platform, finding the response ended, writes nothing).
+ */
+class NodeBody {
+  toString(): string {
+    return "SseBody.NodeBody"
+  }
 }
