@@ -3,7 +3,7 @@
  * `StreamPart`s, the same elements the Responses decoder yields, so that `MessageAggregator`, the tool
  * loop and every consumer work unchanged.
  *
- * SSE framing comes from `Framing.makeSseFramer` of `@effect-responses/wire` (`eventsource-parser`); every
+ * SSE framing comes from `Framing.makeSseFramer` of `@effect-responses/wire`; every
  * `data:` payload is one `chat.completion.chunk` (or `[DONE]`, or an error object). Payloads are decoded one
  * chunk of the stream at a time, each by direct field reads (no Schema union trials); only the fields used
  * are checked.
@@ -122,7 +122,7 @@ export const channel = <E>(): Channel.Channel<
 
 /**
  * The decoder as a channel from chunks of SSE text (split anywhere) to chunks of `StreamPart`s: framing by
- * `Framing.makeSseFramer` of `@effect-responses/wire` (`eventsource-parser`, fed whole chunks; lines end at
+ * `Framing.makeSseFramer` of `@effect-responses/wire` (one pass over each chunk; lines end at
  * LF, CRLF, even split between two pieces, or CR; a leading BOM is dropped), then the chunk state
  * machine, in one synchronous pass per chunk. An event larger than `maxEventSize` UTF-16 code units
  * (default 16 MiB) fails with `MalformedOutput` naming its line; a malformed chunk's `MalformedOutput` names

@@ -7,7 +7,7 @@
  * Three inputs, all decoded incrementally (constant memory in the length of the stream, bounded by the size
  * of one event):
  *
- * - **SSE** (`decodeSse`, `decodeSseText`, `sseChannel`): framed by `eventsource-parser`, fed whole chunks.
+ * - **SSE** (`decodeSse`, `decodeSseText`, `sseChannel`): framed by `Framing.makeSseFramer`, one pass over each chunk.
  *   Lines end at LF, CRLF or a lone CR (also when a chunk ends between `\r` and `\n`); a leading BOM is
  *   dropped; `event:` + `data:` frames and data-only frames are read alike (the JSON `type` is
  *   authoritative, the `event:` name is ignored); multi-line `data:` fields are joined with `\n`;
@@ -183,7 +183,7 @@ export const channel = <E>(): Channel.Channel<
 
 /**
  * The decoder as a channel from chunks of SSE text (split anywhere) to chunks of `StreamPart`s: framing by
- * `Framing.makeSseFramer` (`eventsource-parser`, fed whole chunks; lines end at
+ * `Framing.makeSseFramer` (one pass over each chunk; lines end at
  * LF, CRLF or CR), then the event state machine, in one synchronous pass per chunk. An event larger than
  * `maxEventSize` fails with `MalformedOutput`.
  *

@@ -2,15 +2,15 @@
  * Framing of a protocol's text input into payloads, and the channel that feeds them to a protocol decoder.
  *
  * A framer turns text given in pieces cut anywhere into the payloads those pieces complete: SSE `data`
- * (through `eventsource-parser`, fed whole pieces), line-JSON lines, or either, chosen by the first line
- * of a capture. Lines end at LF, CRLF (also when cut between two pieces) or CR; a leading BOM is dropped.
- * Every framer is incremental: it keeps at most one partial line between calls, bounded by `maxEventSize`.
+ * (fields read by the framer's own pass over each piece), line-JSON lines, or either, chosen by the first
+ * line of a capture. Lines end at LF, CRLF (also when cut between two pieces) or CR; a leading BOM is
+ * dropped. Every framer is incremental: it keeps at most one partial line between calls, bounded by
+ * `maxEventSize`. Lines are counted as they are read: errors name the line where an event's data starts.
  *
- * Lines are also counted here, by a pass that copies nothing, because errors name the line where an
- * event's data starts and the parser does not count lines. `eventsource-parser` replaced
- * `@effect/experimental/Sse` here: `Sse`'s parser rescans every line
- * character by character, and framing the 5 MB benchmark stream took about 41 ms with it against about
- * 12 ms with `eventsource-parser` (packages/bench/RESULTS.md, run of 2026-11-29 19:25).
+ * The SSE framer read fields with `@effect/experimental/Sse` first, whose parser rescans every line
+ * character by character (framing the 5 MB benchmark stream took about 41 ms with it against about 12 ms
+ * with `eventsource-parser`, packages/bench/RESULTS.md, run of 2026-11-29 19:25), then with
+ * `eventsource-parser` after a line-counting pass of its own, until 0.2.0.
  *
  * @since 0.1.0
  */
@@ -19,7 +19,6 @@ import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
-import { createParser } from "eventsource-parser"
 import { reading, type Steps, stepsOf } from "./internal/bytesSteps.js"
 import { LineSplitter, tooLarge } from "./internal/lineSplitter.js"
 
@@ -108,12 +107,13 @@ export const makeLineFramer = (maxEventSize: number): Framer => {
  * At the end of the input, an event whose lines all ended is dispatched even without the blank line that
  * should close it; a last line without its line ending was cut off and is dropped with its event.
  *
- * Every piece of text is handed whole to `eventsource-parser`, which reads the fields. Before that, one
- * pass over the piece that copies nothing (`indexOf` and `charCodeAt` only) counts its lines and notes, for
- * every event it closes, the line where the event's data starts: the line numbers of errors. Feeding the
- * parser whole pieces instead of one line at a time took the framing of the recorded 194 KB benchmark
- * stream from about 0.25 ms to about 0.18 ms and removed a copy of every line (packages/bench/RESULTS.md,
- * section of 2026-11-29 20:28).
+ * Fields are read as `eventsource-parser` 3 reads them (which framed the streams until 0.2.0): a line is
+ * `data:` with an optional space, or `data` alone, or `event` (an empty name is none), `id`, `retry` (both
+ * dropped), a comment (`:`), or a field the SSE rules do not know (its name before the first `:`, its value
+ * after it and one optional space). One pass over each piece finds the line endings (`indexOf`) and reads
+ * each line where it lies; only a line cut between two pieces is joined. It replaced a line-counting pass
+ * followed by `eventsource-parser`, which read every line again (packages/bench/RESULTS.md, "the client
+ * path, round 8").
  *
  * `eventData`, when given, maps an event that has an `event:` field (its name and data) to the payload
  * handed on, or to `undefined` to drop the event: for a protocol whose servers send keep-alives or errors
@@ -122,8 +122,9 @@ export const makeLineFramer = (maxEventSize: number): Framer => {
  * `fieldData`, when given, maps a line of a field the SSE rules do not know (its name and value, e.g.
  * `error: {…}`) to a payload handed on at once, or to `undefined` to ignore the line as the rules say: for a
  * protocol whose servers send errors in a field of their own (llama.cpp's `error: {json}`). Such a payload
- * comes when its line is read (before an event still open around it is dispatched), with the number of
- * lines read so far in its piece as its line. Without it every such line is ignored.
+ * comes when its line is read (before an event still open around it is dispatched), with that line as its
+ * line (since 0.2.0; before, the number of lines read so far in its piece). Without it every such line is
+ * ignored.
  *
  * Input that frames no event at all and holds a line starting with `<`, `{` or `[` (an HTML page or a JSON
  * body, sent without a `content-type` that would have told) fails at its end with `MalformedOutput` "the
@@ -145,127 +146,107 @@ export const makeSseFramer = (
   let first = true
   /** The last piece ended with CR: a LF starting the next one belongs to that line ending. */
   let afterCR = false
-  /** The first characters (at most 6) of the line being read, and its length so far. */
-  let head = ""
+  /** The start of the line being read, given by earlier pieces, and its length. */
+  let partial = ""
   let partialLength = 0
   /** The line where the data of the event being read starts; 0 while it has no data line. */
   let dataLine = 0
-  /** Whether the event being read has lines (so that the end of the input may dispatch it). */
-  let pendingEvent = false
-  /** The data lines of the events the scan saw close, in order, for the parser's `onEvent` to take. */
-  const closed: Array<number> = []
-  let nextClosed = 0
-  /** The size of the data of the event being read so far (UTF-16 code units, `\n` joins included). */
+  /** The data of the event being read (its lines joined with `\n`) and its size. */
+  let data = ""
   let dataSize = 0
+  /** The name of the event being read (`event:`), if any. */
+  let eventType: string | undefined
   /** Whether any payload was handed on. */
   let framed = false
   /** The first line starting with `<`, `{` or `[` (no SSE field), while nothing was framed. */
   let stray: string | undefined
-  const parser = createParser({
-    onEvent: (event) => {
-      const at = nextClosed < closed.length ? closed[nextClosed++]! : dataLine || line
-      if (nextClosed === closed.length) {
-        closed.length = 0
-        nextClosed = 0
-      }
-      const data = event.event === undefined || eventData === undefined ? event.data : eventData(event.event, event.data)
-      if (data === undefined) return
-      framed = true
-      payloads.push(data)
-      lines.push(at)
-    },
-    onError: (error) => {
-      if (error.type !== "unknown-field") return
-      if (!framed && stray === undefined && /^[<{[]/.test(error.line ?? "")) stray = error.line
-      if (fieldData === undefined || error.field === undefined) return
-      const data = fieldData(error.field, error.value ?? "")
-      if (data === undefined) return
-      framed = true
-      payloads.push(data)
-      lines.push(line)
-    }
-  })
-  // The parser drops `ï»¿` (a UTF-8 BOM read as Latin-1) from the start of the first text it is fed, which
-  // would make the payloads depend on where the input is cut; a first blank line, which dispatches nothing,
-  // makes it read all input alike (the BOM meant here is U+FEFF, which `push` drops).
-  parser.feed("\n")
 
-  /**
-   * The length of the value of the line `text[from, to)` (after the `head` of earlier pieces) when it is a
-   * `data` field (`data:` with an optional space, or `data` alone, as the parser reads it), else -1.
-   */
-  const dataValueLength = (text: string, from: number, to: number): number => {
-    const length = partialLength + to - from
-    if (length < 4) return -1
-    // the start of the line: in `text`, or (rarely) the `head` of earlier pieces and the rest in `text`
-    let start = text
-    let at = from
-    if (partialLength > 0) {
-      start = head + text.slice(from, Math.min(to, from + 6))
-      at = 0
+  /** A blank line (or the end of the input): the event read so far, if it has data, is handed on. */
+  const dispatch = (): void => {
+    if (dataLine !== 0) {
+      const payload = eventType === undefined || eventData === undefined ? data : eventData(eventType, data)
+      if (payload !== undefined) {
+        framed = true
+        payloads.push(payload)
+        lines.push(dataLine)
+      }
     }
-    if (
-      start.charCodeAt(at) !== 100 || start.charCodeAt(at + 1) !== 97 || start.charCodeAt(at + 2) !== 116 ||
-      start.charCodeAt(at + 3) !== 97
-    ) return -1
-    if (length === 4) return 0
-    if (start.charCodeAt(at + 4) !== 58) return -1
-    return length - (length > 5 && start.charCodeAt(at + 5) === 32 ? 6 : 5)
+    dataLine = 0
+    data = ""
+    dataSize = 0
+    eventType = undefined
   }
 
-  /** A line ended: `text[from, to)` after what earlier pieces gave of it. */
-  const endLine = (text: string, from: number, to: number): AiError.MalformedOutput | undefined => {
+  /** A field the SSE rules do not know, on the line `text`. */
+  const unknownField = (text: string, field: string, value: string): void => {
+    if (!framed && stray === undefined) {
+      const start = text.charCodeAt(0)
+      if (start === 60 || start === 123 || start === 91) stray = text
+    }
+    if (fieldData === undefined) return
+    const payload = fieldData(field, value)
+    if (payload === undefined) return
+    framed = true
+    payloads.push(payload)
+    lines.push(line)
+  }
+
+  /** Reads the line `text[from, to)`, which holds no line ending. */
+  const readLine = (text: string, from: number, to: number): AiError.MalformedOutput | undefined => {
     line++
-    const length = partialLength + to - from
+    const length = to - from
     if (length > maxEventSize) return tooLarge(maxEventSize, line)
     if (length === 0) {
-      if (dataLine !== 0) closed.push(dataLine)
-      dataLine = 0
-      dataSize = 0
-      pendingEvent = false
-    } else {
-      pendingEvent = true
-      const value = dataValueLength(text, from, to)
-      if (value >= 0) {
-        if (dataLine === 0) {
-          dataLine = line
-          dataSize = value
-        } else {
-          dataSize += value + 1
-        }
-        if (dataSize > maxEventSize) return tooLarge(maxEventSize, dataLine)
-      }
+      dispatch()
+      return undefined
     }
-    head = ""
-    partialLength = 0
+    const start = text.charCodeAt(from)
+    if (
+      start === 100 && text.charCodeAt(from + 1) === 97 && text.charCodeAt(from + 2) === 116 &&
+      text.charCodeAt(from + 3) === 97 && (length === 4 || text.charCodeAt(from + 4) === 58)
+    ) {
+      // `data` alone, or `data:` and its value after one optional space
+      const value = length <= 5 ? "" : text.slice(text.charCodeAt(from + 5) === 32 ? from + 6 : from + 5, to)
+      if (dataLine === 0) {
+        dataLine = line
+        data = value
+        dataSize = value.length
+      } else {
+        data = `${data}\n${value}`
+        dataSize += value.length + 1
+      }
+      return dataSize > maxEventSize ? tooLarge(maxEventSize, dataLine) : undefined
+    }
+    // a comment
+    if (start === 58) return undefined
+    const whole = from === 0 && to === text.length ? text : text.slice(from, to)
+    const colon = whole.indexOf(":")
+    const field = colon === -1 ? whole : whole.slice(0, colon)
+    const value = colon === -1 ? "" : whole.slice(whole.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1)
+    switch (field) {
+      case "event":
+        eventType = value === "" ? undefined : value
+        break
+      case "id":
+      case "retry":
+        break
+      default:
+        unknownField(whole, field, value)
+    }
     return undefined
   }
 
-  /** Feeds `text[from, to)` (no CR in it) to the parser. */
-  const feed = (text: string, from: number, to: number): void => {
-    if (to > from) parser.feed(from === 0 && to === text.length ? text : text.slice(from, to))
-  }
-
   /**
-   * Counts the lines of a piece (LF, CRLF also cut between two pieces, lone CR) and feeds it to the parser.
-   *
-   * The parser never gets a CR: a line ended by CR or CRLF goes to it as the line and a LF. Given a CR, it
-   * would hold one that ends a piece waiting for a LF (for ever at the end of the input, with the event it
-   * closes), and it reads any piece holding a CR on a path that searches for the next CR from every line
-   * (quadratic in the piece). The parser also joins a line it holds with the piece it gets: it is given the
-   * end of that line alone, so that the rest of the piece is not copied (that copy was the whole input once
-   * more on the 194 KB benchmark stream). On a line over the bound, the parser still gets the text before
-   * that line, so that the events before it are delivered first.
+   * Reads the lines of a piece (LF, CRLF also cut between two pieces, lone CR). A line cut at the end of the
+   * piece is kept (at most `maxEventSize`) and joined with its end in the next piece.
    */
   const scan = (text: string): AiError.MalformedOutput | undefined => {
     const length = text.length
-    let split = partialLength > 0
     let i = 0
     if (afterCR) {
       afterCR = false
       if (text.charCodeAt(0) === LF) i = 1
     }
-    let fed = i
     let nextLF = text.indexOf("\n", i)
     let nextCR = text.indexOf("\r", i)
     for (;;) {
@@ -273,11 +254,16 @@ export const makeSseFramer = (
       if (nextCR !== -1 && nextCR < i) nextCR = text.indexOf("\r", i)
       const end = nextLF === -1 ? nextCR : nextCR === -1 ? nextLF : Math.min(nextLF, nextCR)
       if (end === -1) break
-      const error = endLine(text, i, end)
-      if (error !== undefined) {
-        feed(text, fed, i)
-        return error
+      let error: AiError.MalformedOutput | undefined
+      if (partialLength > 0) {
+        const whole = partial + text.slice(i, end)
+        partial = ""
+        partialLength = 0
+        error = readLine(whole, 0, whole.length)
+      } else {
+        error = readLine(text, i, end)
       }
+      if (error !== undefined) return error
       i = end + 1
       if (text.charCodeAt(end) === CR) {
         if (i < length) {
@@ -285,23 +271,13 @@ export const makeSseFramer = (
         } else {
           afterCR = true
         }
-        parser.feed(fed < end ? `${text.slice(fed, end)}\n` : "\n")
-        fed = i
-      } else if (split) {
-        feed(text, fed, i)
-        fed = i
       }
-      split = false
     }
     if (i < length) {
-      if (partialLength < 6) head += text.slice(i, i + 6 - partialLength)
       partialLength += length - i
-      if (partialLength > maxEventSize) {
-        feed(text, fed, i)
-        return tooLarge(maxEventSize, line + 1)
-      }
+      if (partialLength > maxEventSize) return tooLarge(maxEventSize, line + 1)
+      partial += i === 0 ? text : text.slice(i)
     }
-    feed(text, fed, length)
     return undefined
   }
 
@@ -322,10 +298,7 @@ export const makeSseFramer = (
       lines = l
       // A last line without its line ending was cut off: dropped with its event. An event whose lines all
       // ended is dispatched even without the blank line that should close it.
-      if (partialLength === 0 && pendingEvent) {
-        if (dataLine !== 0) closed.push(dataLine)
-        parser.feed("\n")
-      }
+      if (partialLength === 0) dispatch()
       return framed || stray === undefined ? undefined : new AiError.MalformedOutput({
         description: "the body is not an event stream: no event in it, and a line of HTML or JSON",
         excerpt: AiError.excerpt(stray)

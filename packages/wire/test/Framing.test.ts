@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Stream from "effect/Stream"
+import { createParser } from "eventsource-parser"
 
 const frame = (framer: Framing.Framer, pieces: ReadonlyArray<string>) => {
   const payloads: Array<string> = []
@@ -152,6 +153,70 @@ describe("Framing", () => {
       ])
       assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), pieces).payloads, ["a", "b"])
     }
+  })
+
+  it("a payload of fieldData names the line of its own field, however the text is cut", () => {
+    const text = "data: a\n\nerror: {\"code\":1}\n\nfoo: bar\ndata: b\n\n"
+    const fieldData = (field: string, value: string) => (field === "error" ? `E${value}` : undefined)
+    for (const pieces of [[text], text.split(""), [text.slice(0, 12), text.slice(12)]]) {
+      assert.deepStrictEqual(frame(Framing.makeSseFramer(1024, undefined, fieldData), pieces).lines, [1, 3, 6])
+    }
+  })
+
+  it.prop("named events, unknown fields and any cut frame as eventsource-parser reads the same lines", [
+    FastCheck.array(
+      FastCheck.tuple(
+        FastCheck.oneof(
+          FastCheck.constantFrom(
+            "",
+            "data: x",
+            "data:y",
+            "data",
+            "event: ping",
+            "event:error",
+            "event",
+            "event: ",
+            "id: 1",
+            "retry: 5",
+            "retry: x",
+            ": c",
+            "error: {\"code\":1}",
+            "error",
+            "error:  two",
+            "<p>",
+            "{\"a\":1}",
+            "[1]"
+          ),
+          FastCheck.string({ maxLength: 6 }).filter((line) => !/[\r\n]/.test(line))
+        ),
+        FastCheck.constantFrom("\n", "\r\n", "\r")
+      ),
+      { maxLength: 16 }
+    ),
+    FastCheck.array(FastCheck.nat(160), { maxLength: 6 })
+  ], ([lines, cuts]) => {
+    const text = lines.map(([line, ending]) => line + ending).join("")
+    const eventData = (event: string, data: string) => (event === "ping" ? undefined : `${event}:${data}`)
+    const fieldData = (field: string, value: string) => (field === "error" ? `E${value}` : undefined)
+    // the reference: eventsource-parser fed whole lines ended by LF (then the end of the input dispatches)
+    const expected: Array<string> = []
+    const parser = createParser({
+      onEvent: (event) => {
+        const data = event.event === undefined ? event.data : eventData(event.event, event.data)
+        if (data !== undefined) expected.push(data)
+      },
+      onError: (error) => {
+        if (error.type !== "unknown-field" || error.field === undefined) return
+        const data = fieldData(error.field, error.value ?? "")
+        if (data !== undefined) expected.push(data)
+      }
+    })
+    parser.feed("\n")
+    for (const line of text.split(/\r\n|\r|\n/).slice(0, -1)) parser.feed(`${line}\n`)
+    parser.feed("\n")
+    const points = [...new Set(cuts.filter((cut) => cut < text.length))].sort((a, b) => a - b)
+    const pieces = [0, ...points].map((from, i) => text.slice(from, [...points, text.length][i]))
+    assert.deepStrictEqual(frame(Framing.makeSseFramer(1024, eventData, fieldData), pieces).payloads, expected)
   })
 
   it("an event over maxEventSize fails with MalformedOutput naming the bound and the line", () => {
