@@ -221,16 +221,28 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
         }
         // The release is the channel's finalizer, set before the span is made (made and kept in one
         // uninterruptible step), as in `ChatCompletionsClient`: `Channel.acquireUseRelease` keeps its release
-        // in a `Ref`, about 8 fiber steps per call.
+        // in a `Ref`, about 8 fiber steps per call. An untraced call (`HttpTransport.isUntraced`: no tracer
+        // installed, no span around it) makes no span, and the transport sends it with tracing off; its
+        // metrics are recorded all the same.
         let span: Tracer.Span | undefined
-        const makeSpan = Effect.uninterruptible(Effect.map(
-          Effect.makeSpan(spanName(body), {
-            kind: "client",
-            attributes: { ...requestAttributes(body, recordContent), ...server },
-            captureStackTrace: false
-          }),
-          (made) => (span = made)
-        ))
+        let begun = false
+        const makeSpan = Effect.withFiberRuntime<Tracer.Span | undefined>((fiber) => {
+          if (HttpTransport.isUntraced(fiber)) {
+            begun = true
+            return Effect.succeed(undefined)
+          }
+          return Effect.uninterruptible(Effect.map(
+            Effect.makeSpan(spanName(body), {
+              kind: "client",
+              attributes: { ...requestAttributes(body, recordContent), ...server },
+              captureStackTrace: false
+            }),
+            (made) => {
+              begun = true
+              return (span = made)
+            }
+          ))
+        })
         return Channel.ensuringWith(
           Channel.unwrap(Effect.flatMap(makeSpan, (span) =>
             Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -242,12 +254,14 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
             }))),
           (exit) => {
             const made = span
-            return made === undefined ? Effect.void : recorded((seconds, tags, clock) => {
+            // interrupted before it began: nothing to record
+            return !begun ? Effect.void : recorded((seconds, tags, clock) => {
               const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
               if (Option.isSome(failure)) recordFailure(made, body, failure.value, seconds, tags)
-              if (summary.finishReason === undefined) annotate(made, summary)
-              else recordResponse(made, metricsOf(body.model, summary.model), summary, seconds, tags)
-              made.end(clock.unsafeCurrentTimeNanos(), exit)
+              if (summary.finishReason === undefined) {
+                if (made !== undefined) annotate(made, summary)
+              } else recordResponse(made, metricsOf(body.model, summary.model), summary, seconds, tags)
+              made?.end(clock.unsafeCurrentTimeNanos(), exit)
             }, start)
           }
         )
@@ -492,26 +506,26 @@ const recorded = (
   )
 
 const recordResponse = (
-  span: Tracer.Span,
+  span: Tracer.Span | undefined,
   metrics: TaggedMetrics,
   summary: ResponseSummary,
   seconds: number,
   tags: ReadonlyArray<MetricLabel.MetricLabel>
 ): void => {
-  annotate(span, summary)
+  if (span !== undefined) annotate(span, summary)
   if (summary.inputTokens !== undefined) metrics.inputTokens.unsafeUpdate(summary.inputTokens, tags)
   if (summary.outputTokens !== undefined) metrics.outputTokens.unsafeUpdate(summary.outputTokens, tags)
   metrics.duration.unsafeUpdate(seconds, tags)
 }
 
 const recordFailure = (
-  span: Tracer.Span,
+  span: Tracer.Span | undefined,
   body: ResponsesRequest.RequestBody,
   error: AiError.AiError,
   seconds: number,
   tags: ReadonlyArray<MetricLabel.MetricLabel>
 ): void => {
-  span.attribute("error.type", error._tag)
+  span?.attribute("error.type", error._tag)
   Metric.taggedWithLabels(operationDuration, [
     ...metricLabels(body.model, undefined),
     MetricLabel.make("error.type", error._tag)

@@ -181,6 +181,44 @@ describe("ResponsesClient tracing", () => {
       const untagged = yield* Metric.value(Metric.taggedWithLabels(ResponsesClient.operationDuration, labels))
       expect([input.count, duration.count, failure.count, untagged.count]).toStrictEqual([2, 2, 1, 0])
     }))
+
+  it.effect("stream with no tracer installed: untraced unless inside a span, the metrics recorded either way", () =>
+    Effect.gen(function*() {
+      const sent: Array<Record<string, string>> = []
+      const http = HttpClient.make((request) =>
+        Effect.sync(() => {
+          sent.push({ ...request.headers })
+          return HttpClientResponse.fromWeb(
+            request,
+            new Response(sseText(payloadsOf(MULTISTEP).slice(0, 56)), { headers: { "content-type": "text/event-stream" } })
+          )
+        })
+      )
+      const layer = ResponsesLanguageModel.layer({ model: "codex-untraced" }).pipe(
+        Layer.provide(ResponsesClient.layer()),
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, http))
+      )
+      const call = Effect.flatMap(LanguageModel.LanguageModel, (lm) => Stream.runDrain(lm.stream(Prompt.user("go"))))
+      // Effect's own tracer (none installed): no span around the call, so none of its own nor the HttpClient's,
+      // and no trace of nothing recorded sent on; inside a span, its trace goes with the request
+      yield* Effect.provide(call, layer)
+      const outer = yield* Effect.provide(Effect.withSpan(Effect.zipRight(call, Effect.currentSpan), "outer"), layer)
+      assert.strictEqual(sent.length, 2)
+      assert.notProperty(sent[0], "traceparent")
+      assert.notProperty(sent[0], "b3")
+      assert.include(sent[1]!["traceparent"], outer.traceId)
+      const labels = [
+        MetricLabel.make("gen_ai.operation.name", "chat"),
+        MetricLabel.make("gen_ai.provider.name", "openai"),
+        MetricLabel.make("gen_ai.request.model", "codex-untraced"),
+        MetricLabel.make("gen_ai.response.model", "gpt-5.1-codex-max")
+      ]
+      const duration = yield* Metric.value(Metric.taggedWithLabels(ResponsesClient.operationDuration, labels))
+      const input = yield* Metric.value(
+        Metric.taggedWithLabels(ResponsesClient.tokenUsage, [...labels, MetricLabel.make("gen_ai.token.type", "input")])
+      )
+      expect([duration.count, input.count]).toStrictEqual([2, 2])
+    }))
 })
 
 describe("the API key", () => {

@@ -480,16 +480,23 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const errorBody = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<Uint8Array> =>
       untilError(rawBody(response))
     // `effect` within the headers timeout, if any, with `parent` as its parent span when given: set in the
-    // timeout's fiber, which ends with `effect`, so nothing has to be restored after it; `answered` tells the
-    // error whether the headers had come
+    // timeout's fiber, which ends with `effect`, so nothing has to be restored after it; without one, an
+    // untraced call (`isUntraced`) runs with tracing off. `answered` tells the error whether the headers had come
     const timed = <A, E>(
       effect: Effect.Effect<A, E>,
       answered: () => boolean,
       parent?: Tracer.AnySpan
     ): Effect.Effect<A, E | AiError.TransportError> => {
-      if (headersTimeout === undefined) return parent === undefined ? effect : Effect.withParentSpan(effect, parent)
+      if (headersTimeout === undefined) {
+        return parent === undefined
+          ? Effect.withFiberRuntime<A, E>((fiber) => isUntraced(fiber) ? Effect.withTracerEnabled(effect, false) : effect)
+          : Effect.withParentSpan(effect, parent)
+      }
+      // in the timeout's fiber, which ends with `effect`: nothing to restore
       const spanned = parent === undefined
-        ? effect
+        ? Effect.withFiberRuntime<A, E>((fiber) =>
+          isUntraced(fiber) ? Effect.zipRight(FiberRef.set(FiberRef.currentTracerEnabled, false), effect) : effect
+        )
         : Effect.zipRight(FiberRef.update(FiberRef.currentContext, (context) => Context.add(context, Tracer.ParentSpan, parent)), effect)
       return within(spanned, headersTimeout, () => headersTimeoutError(headersTimeout, answered()))
     }
@@ -606,6 +613,25 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
 
     return { url, execute, readJson, bodyStream, decodeBody, scrubError: <E extends AiError.AiError>(error: E) => scrubError(error, secret) }
   })
+
+/** Effect's own tracer, the one in use when no tracer is installed: its spans are recorded nowhere. */
+let nativeTracer: Tracer.Tracer | undefined
+
+/**
+ * Whether a call made in `fiber` is untraced: no tracer is installed (Effect's own tracer is in use, whose
+ * spans are recorded nowhere) and no span is around the call (no parent span, nor a trace continued from an
+ * incoming request's headers). Such a call is made with tracing off: no span of its own, and no span of the
+ * `HttpClient` (with its URL and headers as attributes) nor `traceparent` / `b3` headers of an unrecorded
+ * trace sent; its metrics are recorded as ever. Under an installed tracer, or inside a span, every call is
+ * traced. The gateway applies the same rule to the requests it serves.
+ *
+ * @since 0.2.0
+ * @category tracing
+ */
+export const isUntraced = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean => {
+  nativeTracer ??= Effect.runSync(Effect.tracer)
+  return fiber.currentSpan === undefined && fiber.currentTracer === nativeTracer
+}
 
 /**
  * `effect` failing with `onTimeout()` when it has not ended within `duration` (of the fiber's `Clock`),
