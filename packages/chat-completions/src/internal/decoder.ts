@@ -10,6 +10,7 @@ import { AiError, type ModelResponse, Part, StreamPart, UnsafePart } from "@effe
 import * as Framing from "@effect-responses/wire/Framing"
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as ChatCompletionsOutput from "../ChatCompletionsOutput.js"
+import { ChunkTemplate, learn, plainDelta } from "./chunkTemplate.js"
 import { CitationMarkers } from "./citationMarkers.js"
 import { contentParts, ignoredWarning } from "./content.js"
 import { errorFields } from "./errorObject.js"
@@ -101,8 +102,17 @@ const groqUsage = (chunk: JsonObject): JsonObject | undefined => {
   return groq === undefined ? undefined : objectField(groq, "usage")
 }
 
+/** Templates learned that no chunk matched, after which a decoder learns no more (its server varies its chunks). */
+const MAX_IDLE_TEMPLATES = 4
+
 /** @internal */
 export class Decoder {
+  /**
+   * `fast`: whether chunks written from a learned template are read without `JSON.parse`
+   * (`internal/chunkTemplate`); off, every chunk is parsed (the tests compare both).
+   */
+  constructor(private readonly fast = true) {}
+
   /** 0-based position of the current payload among all payloads fed. */
   private position = -1
   private responseId: string | undefined = undefined
@@ -126,6 +136,12 @@ export class Decoder {
   /** The content part types already warned about (`content` as a list of parts). */
   private ignoredParts: Array<string> | undefined = undefined
   private logs: Array<LogEntry> = []
+  /** The template of the last plain delta chunk parsed, for the fast path. */
+  private template: ChunkTemplate | undefined = undefined
+  /** Templates learned and dropped without a match (see `MAX_IDLE_TEMPLATES`). */
+  private idleTemplates = 0
+  /** How many chunks the fast path read (for the tests). */
+  fastChunks = 0
 
   /** Logs collected since the last call. */
   takeLogs(): ReadonlyArray<LogEntry> {
@@ -141,6 +157,19 @@ export class Decoder {
     if (data === "[DONE]") {
       if (this.open) this.finish(out, "[DONE]")
       return undefined
+    }
+    const template = this.template
+    if (template !== undefined && this.open && this.chunkId === template.id) {
+      // the chunk as the template's: one delta of choice 0 in this response, as `JSON.parse` would read it
+      const text = template.match(data)
+      if (text !== undefined) {
+        this.fastChunks++
+        if (text !== "") {
+          if (template.kind === "text") this.pushText(text, out)
+          else this.pushReasoning(text, out)
+        }
+        return undefined
+      }
     }
     let chunk: unknown
     try {
@@ -218,7 +247,18 @@ export class Decoder {
       // still come after the finish reason (usage, annotations, content filter results).
       this.finishReason = ChatCompletionsOutput.finishReasonFromWire(finishReason)
     }
+    if (this.fast && this.idleTemplates < MAX_IDLE_TEMPLATES && this.chunkId === id) this.learn(data, chunk)
     return undefined
+  }
+
+  /** Learns the template of a plain delta chunk that the fast path did not read (see `internal/chunkTemplate`). */
+  private learn(data: string, chunk: JsonObject): void {
+    const plain = plainDelta(chunk)
+    if (plain === undefined) return
+    const template = learn(data, plain)
+    if (this.template !== undefined && this.template.hits === 0) this.idleTemplates++
+    if (template === undefined) this.idleTemplates++
+    this.template = template
   }
 
   /** Called when the input ends; pushes the last elements onto `out`. */
@@ -292,10 +332,7 @@ export class Decoder {
 
   private delta(delta: JsonObject, data: string, out: Array<StreamPart.StreamPart>): DecodeError | undefined {
     const reasoning = ChatCompletionsOutput.reasoningTextOf(delta)
-    if (reasoning !== undefined && reasoning !== "") {
-      const slot = this.reasoning ??= this.slot("reasoning")
-      this.push(out, slot, UnsafePart.reasoningTextPart(reasoning, IN_PROGRESS))
-    }
+    if (reasoning !== undefined && reasoning !== "") this.pushReasoning(reasoning, out)
     const content = delta.content
     if (typeof content === "string") {
       if (content !== "") this.pushText(content, out)
@@ -323,6 +360,11 @@ export class Decoder {
     return undefined
   }
 
+  private pushReasoning(text: string, out: Array<StreamPart.StreamPart>): void {
+    const slot = this.reasoning ??= this.slot("reasoning")
+    this.push(out, slot, UnsafePart.reasoningTextPart(text, IN_PROGRESS))
+  }
+
   private pushText(text: string, out: Array<StreamPart.StreamPart>): void {
     const slot = this.text ??= this.slot("text")
     this.markers.push(text)
@@ -332,10 +374,7 @@ export class Decoder {
   /** `delta.content` as a list of parts (Mistral's Magistral): `thinking` parts are reasoning, `text` parts text. */
   private contentParts(parts: ReadonlyArray<unknown>, out: Array<StreamPart.StreamPart>): void {
     const { ignored, reasoning, text } = contentParts(parts)
-    if (reasoning !== "") {
-      const slot = this.reasoning ??= this.slot("reasoning")
-      this.push(out, slot, UnsafePart.reasoningTextPart(reasoning, IN_PROGRESS))
-    }
+    if (reasoning !== "") this.pushReasoning(reasoning, out)
     if (text !== "") this.pushText(text, out)
     for (const type of ignored) {
       const warned = this.ignoredParts ??= []
