@@ -82,6 +82,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ClosingServer from "./internal/closingServer.js"
 import * as Commands from "./internal/commands.js"
+import * as Defaults from "./internal/defaults.js"
 import { warmUp } from "./internal/warmUp.js"
 
 /**
@@ -138,14 +139,7 @@ export interface ServeOptions {
  * @since 0.2.0
  * @category parsing
  */
-export const parseTtl = (text: string): Duration.Duration | undefined => {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(d|h|m|s)?\s*$/.exec(text)
-  if (match === null) return undefined
-  const value = Number(match[1])
-  if (!(value > 0)) return undefined
-  const unit = match[2] ?? "s"
-  return unit === "d" ? Duration.days(value) : unit === "h" ? Duration.hours(value) : unit === "m" ? Duration.minutes(value) : Duration.seconds(value)
-}
+export const parseTtl: (text: string) => Duration.Duration | undefined = Defaults.parseTtl
 
 /**
  * The warning `serve --replay-reasoning-content` logs once at start-up without `--store`: a stateless

@@ -128,4 +128,24 @@ describe("effect-responses (in process)", () => {
     assert.strictEqual(Cli.errorMessage(Cause.fail({ _tag: "SystemError", reason: "NotFound" })), "SystemError NotFound")
     assert.strictEqual(Cli.errorMessage(Cause.die(new Error(""))), "Error")
   })
+
+  it.effect("serve's --store, --store-ttl and --store-max-responses refuse a bad value as --port abc is refused: one line naming the option, the usage, exit 2", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["--port", "abc"], "option --port: 'abc' is not an integer"],
+        [["--store", "foo"], "option --store: 'foo' is not none, sqlite:PATH or postgres:URL"],
+        [["--store", "sqlite:"], "option --store: 'sqlite:' is not none, sqlite:PATH or postgres:URL"],
+        [["--store-ttl", "5x"], "option --store-ttl: '5x' is not a duration (30d, 12h, 90m, 3600s, or seconds)"],
+        [["--store-max-responses", "0"], "option --store-max-responses: '0' is not a positive integer"]
+      ]
+      for (const [args, message] of cases) {
+        const result = yield* main(["serve", "--upstream", "http://127.0.0.1:1/v1", ...args])
+        assert.strictEqual(result.status, 2, args.join(" "))
+        const lines = result.stderr.split("\n")
+        assert.strictEqual(lines[0], `effect-responses serve: ${message}`)
+        assert.match(lines[1]!, /^usage: effect-responses serve /)
+        assert.strictEqual(result.stdout, "")
+      }
+    }))
+
 })

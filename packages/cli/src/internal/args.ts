@@ -15,6 +15,8 @@
  * @internal
  */
 import type * as Command from "@effect/cli/Command"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 
 /** One option of a verb, as declared with `@effect/cli`. @internal */
@@ -28,6 +30,11 @@ export interface OptionSpec {
   readonly integer: boolean
   readonly required: boolean
   readonly defaultValue: string | undefined
+  /**
+   * What is wrong with a value by the option's own checks (`commands.checked`, any `Options.mapEffect`),
+   * `undefined` when nothing is.
+   */
+  readonly problem?: ((value: string) => string | undefined) | undefined
 }
 
 /** One positional argument of a verb. @internal */
@@ -134,6 +141,20 @@ const readOptions = (node: unknown, defaultValue: string | undefined, required: 
     }
     case "WithDefault":
       return readOptions(node.options, fallbackText(node.fallback), false, out)
+    case "Map": {
+      // `Options.mapEffect` (and `map`): its function checks a value, run on the value as @effect/cli would
+      // (an integer option's value as a number), after any check inside it
+      const inner: Array<OptionSpec> = []
+      readOptions(node.options, defaultValue, required, inner)
+      const f = node.f as (value: unknown) => Effect.Effect<unknown, unknown>
+      if (inner.length !== 1 || typeof f !== "function") {
+        out.push(...inner)
+        return
+      }
+      const spec = inner[0]!
+      out.push({ ...spec, problem: (value) => spec.problem?.(value) ?? problemOf(f, spec.integer ? Number(value) : value) })
+      return
+    }
     case "WithFallback":
       return readOptions(node.options, defaultValue, false, out)
     case "Both":
@@ -145,6 +166,15 @@ const readOptions = (node: unknown, defaultValue: string | undefined, required: 
     default:
       for (const key of ["options", "value"]) if (isNode(node[key])) readOptions(node[key], defaultValue, required, out)
   }
+}
+
+/** What `f` (an `Options.mapEffect` function) finds wrong with `value`, `undefined` when it takes it. */
+const problemOf = (f: (value: unknown) => Effect.Effect<unknown, unknown>, value: unknown): string | undefined => {
+  const result = Effect.runSync(Effect.either(Effect.suspend(() => f(value))))
+  if (Either.isRight(result)) return undefined
+  const error = result.left
+  const text = isNode(error) ? paragraphs(error.error) : ""
+  return text === "" ? `'${String(value)}' is not a valid value` : text
 }
 
 const readArgs = (node: unknown, optional: boolean, variadic: boolean, out: Array<ArgSpec>) => {
@@ -337,6 +367,8 @@ export const parse = (argv: ReadonlyArray<string>, verbs: ReadonlyArray<VerbSpec
       return fail(`option ${option.name}: '${value}' is not one of ${option.choices.join(", ")}`)
     }
     if (option.integer && !/^-?\d+$/.test(value)) return fail(`option ${option.name}: '${value}' is not an integer`)
+    const problem = option.problem?.(value)
+    if (problem !== undefined) return fail(`option ${option.name}: ${problem}`)
     options.push(option.name, value)
   }
   const missing = verb.options.find((o) => o.required && !seen.has(o.name))

@@ -16,7 +16,31 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { DEFAULT_MAX_RESPONSES, DEFAULT_MODEL, DEFAULT_PROMPT, protocolConfig } from "./defaults.js"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Effect from "effect/Effect"
+import {
+  DEFAULT_MAX_RESPONSES,
+  DEFAULT_MODEL,
+  DEFAULT_PROMPT,
+  maxResponsesProblem,
+  protocolConfig,
+  storeProblem,
+  ttlProblem
+} from "./defaults.js"
+
+/**
+ * An option whose value is checked by `problem` (what is wrong with it, `undefined` when nothing is): a bad
+ * value fails as an invalid value. The front end (`args.ts`) runs the check too, so a bad value is a usage
+ * error (its message, the verb's usage, exit status 2), as a bad integer or choice is.
+ *
+ * @internal
+ */
+export const checked = <A>(problem: (value: A) => string | undefined) => (self: Options.Options<A>): Options.Options<A> =>
+  Options.mapEffect(self, (value) => {
+    const wrong = problem(value)
+    return wrong === undefined ? Effect.succeed(value) : Effect.fail(ValidationError.invalidValue(HelpDoc.p(wrong)))
+  })
 
 /** The `--protocol` option of `decode` and `aggregate` (`Decode.protocolOption`). @internal */
 export const protocolOption = Options.choice("protocol", ["responses", "chat-completions"]).pipe(
@@ -139,16 +163,19 @@ export const serve = Command.make("serve", {
     Options.withDefault(120)
   ),
   store: Options.text("store").pipe(
+    checked(storeProblem),
     Options.withDescription(
       "where to keep responses for store / previous_response_id / item_reference: none (stateless), sqlite:PATH or postgres:URL"
     ),
     Options.withDefault("none")
   ),
   storeTtl: Options.text("store-ttl").pipe(
+    checked(ttlProblem),
     Options.withDescription("how long a stored response is kept: 30d, 12h, 90m, 3600s"),
     Options.withDefault("30d")
   ),
   storeMaxResponses: Options.integer("store-max-responses").pipe(
+    checked(maxResponsesProblem),
     Options.withDescription("the most responses kept; the oldest are deleted first"),
     Options.withDefault(DEFAULT_MAX_RESPONSES)
   )

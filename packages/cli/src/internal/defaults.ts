@@ -6,6 +6,7 @@
  * @internal
  */
 import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
 
 /** The prompt of the demo when none is given (`Demo.defaultPrompt`). @internal */
 export const DEFAULT_PROMPT = "What is (12 + 7) * 3 * 10? Use the calculator for each step."
@@ -27,3 +28,36 @@ export const protocolConfig: Config.Config<"responses" | "chat-completions"> = C
   "responses",
   "chat-completions"
 )("OPENAI_PROTOCOL").pipe(Config.withDefault("responses" as const))
+
+/** A `--store-ttl` value as a duration (`Serve.parseTtl`, which documents it). @internal */
+export const parseTtl = (text: string): Duration.Duration | undefined => {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(d|h|m|s)?\s*$/.exec(text)
+  if (match === null) return undefined
+  const value = Number(match[1])
+  if (!(value > 0)) return undefined
+  const unit = match[2] ?? "s"
+  return unit === "d" ? Duration.days(value) : unit === "h" ? Duration.hours(value) : unit === "m" ? Duration.minutes(value) : Duration.seconds(value)
+}
+
+/**
+ * What is wrong with a `--store` value, `undefined` when it is one `Serve.storeLayer` takes: `none`,
+ * `sqlite:PATH` (a path is needed) or `postgres:URL` / `postgresql:…` (a URL is needed). A value that
+ * starts with `postgres` is not echoed: it may hold a password. @internal
+ */
+export const storeProblem = (spec: string): string | undefined => {
+  if (spec === "none") return undefined
+  if (spec.startsWith("sqlite:") && spec.length > "sqlite:".length) return undefined
+  if ((spec.startsWith("postgres:") && spec.length > "postgres:".length) || (spec.startsWith("postgresql:") && spec.length > "postgresql:".length)) {
+    return undefined
+  }
+  const shown = spec.startsWith("postgres") && spec.length > "postgresql:".length ? "postgres:…" : spec
+  return `'${shown}' is not none, sqlite:PATH or postgres:URL`
+}
+
+/** What is wrong with a `--store-ttl` value (see `parseTtl`), `undefined` when it is a duration. @internal */
+export const ttlProblem = (text: string): string | undefined =>
+  parseTtl(text) === undefined ? `'${text}' is not a duration (30d, 12h, 90m, 3600s, or seconds)` : undefined
+
+/** What is wrong with a `--store-max-responses` value, `undefined` when it is a positive integer. @internal */
+export const maxResponsesProblem = (n: number): string | undefined =>
+  Number.isInteger(n) && n > 0 ? undefined : `'${n}' is not a positive integer`
