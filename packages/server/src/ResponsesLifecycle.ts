@@ -82,7 +82,9 @@
  *   (the Agents SDK) takes the call; a call whose name arrives in pieces waits until its name is whole.
  * - **Namespaces.** A function or custom tool call whose name is a flattened namespace tool
  *   (`ResponsesRequestDecoder.DecodedRequest.namespacedTools`: the flattened `crm__lookup`, the dotted
- *   `crm.lookup`, or an unambiguous bare `lookup`) is written with its `namespace` and name.
+ *   `crm.lookup`, or an unambiguous bare `lookup`) is written with its `namespace` and name. The call of a
+ *   deferred top-level tool a search of the response loaded is written, as the API writes it
+ *   (`vai-openai-tool-search.chunks.txt`), with the tool's own name as its `namespace`, after `name`.
  * - **Renamed tools.** A call of a top-level tool whose name the upstream was offered renamed (too long, or
  *   with characters function names cannot hold: `ResponsesRequestDecoder.upstreamName`,
  *   `DecodedRequest.renamedTools`) is written with the name the client declared.

@@ -10,7 +10,7 @@
  * | `user` message: `input_text` / `input_image` / `input_file` | a `UserMessage`: `TextPart` / `MediaPart` (image `url` or base64 `data` of a data URL, `detail`) / `MediaPart` (file data, or file id) |
  * | `assistant` message: `output_text` / `refusal` content (or a string) | `TextPart` / `RefusalPart` with `{itemId, status, phase}` |
  * | `reasoning` item | `ReasoningPart` (`summary` texts, `reasoning_text` content as `text`, `encrypted_content` as payload unless `encryptedReasoning` is `"drop"`); an `encrypted_content` the gateway wrote (`effect-responses.reasoning.v1.` + base64url of the reasoning text, see `ResponsesLifecycle`) gives the `text` instead (when no `reasoning_text` content does) and is no payload; an item with only an `encrypted_content` of another kind is dropped (debug log) |
- * | `function_call` | `ToolCallPart` (a `namespace` call gets its flattened name, see below; `""` arguments become `"{}"`; a `call_id` the gateway wrote with a call's `extra_content` in it, `<id>__extra_content__<base64url JSON>` (see `ResponsesLifecycle`), is split into the upstream's call id and the part's payload; in every other item that names a call, the same) |
+ * | `function_call` | `ToolCallPart` (a `namespace` call gets its flattened name, see below, but a namespace equal to the name of a top-level tool, as the API writes the call of a deferred top-level tool in `vai-openai-tool-search.chunks.txt`, names that tool when no namespace declares a tool of that name; `""` arguments become `"{}"`; a `call_id` the gateway wrote with a call's `extra_content` in it, `<id>__extra_content__<base64url JSON>` (see `ResponsesLifecycle`), is split into the upstream's call id and the part's payload; in every other item that names a call, the same) |
  * | `custom_tool_call` | `ToolCallPart` with arguments `{"input": <its input>}` |
  * | `function_call_output`, `custom_tool_call_output` (string, or a content array of `input_text`, `input_image`, `input_file`) | a `ToolResultPart` in a `ToolMessage` (its text parts; only images or files: a note that they are attached); its images and files as `MediaPart`s in a `UserMessage` after that `ToolMessage`, each output's led by a `TextPart` naming its call (`Output of tool call <call_id> (<name>), continued:`) |
  * | `apply_patch_call` (the client-run `apply_patch` tool) | `ToolCallPart` of the function `apply_patch` (`APPLY_PATCH`) with the operation as arguments |
@@ -21,7 +21,7 @@
  * | `local_shell_call_output` | a `ToolResultPart`: its `output` as it came; the call named by `call_id`, or by `id` (the call id, as the API reference has it, or the `local_shell_call` item's id) |
  * | `additional_tools` | nothing in the prompt: its tools join the tool list (which `tool_choice` is checked against) |
  * | `tool_search_call` (client-run or server-run) | `ToolCallPart` of a function named `tool_search` (`TOOL_SEARCH`) with the search's arguments (its call id: `call_id`, else the item's `id`) |
- * | `tool_search_output` | its tools join the tool list, loaded (a deferred tool is offered from then on); a `ToolResultPart` naming the tools it loaded, answering the search of its `call_id` (without one: the last search without one); a server-run search's result, between calls of one response, goes into the `ToolMessage` of their outputs |
+ * | `tool_search_output` | its tools join the tool list, loaded (a deferred tool is offered from then on); a `ToolResultPart` naming the tools it loaded, answering the search of its `call_id` (without one: the first search without one that no such output answered yet, so that searches and outputs without ids pair in order); a `call_id` no earlier search has: 400 (as for the other outputs, below); a server-run search's result, between calls of one response, goes into the `ToolMessage` of their outputs |
  * | `item_reference` to a reasoning item (`rs_…`) | nothing (debug log): no upstream here reads stored reasoning |
  *
  * Consecutive assistant items (reasoning, function calls, one message) form one `AssistantMessage`; an
@@ -70,8 +70,8 @@
  * parameter.", param `tool_choice`) (a `tool_choice` of `auto` or `none` with no tool is left out of
  * `toolChoice`: OpenAI's Chat Completions refuses any `tool_choice` without `tools`), `item_reference` items to anything but
  * reasoning (the gateway stores no items: the error names the id), a tool call output (`function_call_output`,
- * `custom_tool_call_output`, `apply_patch_call_output`, `shell_call_output`, `local_shell_call_output`)
- * whose call is not earlier in the input (the API's "No tool call found for function call output with call_id
+ * `custom_tool_call_output`, `apply_patch_call_output`, `shell_call_output`, `local_shell_call_output`, and a
+ * `tool_search_output` with a `call_id`) whose call is not earlier in the input (the API's "No tool call found for function call output with call_id
  * …", `param` the output's `input[i]`), such an output apart from its call when `toolOutputsApart` is
  * `false` (`param` the output's `input[i]`, code `invalid_prompt`), and input items of unknown types.
  *

@@ -285,7 +285,12 @@ describe("the openai SDK with deferred tools and tool search through the gateway
         }
         expect(output[0]!.id).toMatch(/^tsc_/)
         expect(output[1]!.id).toMatch(/^tso_/)
-        expect(output[2]).toMatchObject({ type: "function_call", name: "get_weather", call_id: "call_w" })
+        // the call as the API writes a deferred top-level tool's: its own name as its namespace, after the name
+        expect(Object.keys(output[2]!)).toEqual(Object.keys(recordedOutput[2]!))
+        expect(shape(output[2]!)).toEqual(shape(recordedOutput[2]!))
+        const { arguments: recordedArguments, name, namespace } = recordedOutput[2]!
+        expect(output[2]).toMatchObject({ type: "function_call", name, namespace, arguments: recordedArguments, call_id: "call_w" })
+        expect(namespace).toBe("get_weather")
         // the events of the recorded stream: each search item added (as the API writes it then) and done
         const events = (stream: ReadonlyArray<Json>) =>
           stream.filter((event) => event.type.startsWith("response.output_item.")).map((event) => [event.type, event.output_index, event.item.type])
@@ -296,8 +301,114 @@ describe("the openai SDK with deferred tools and tool search through the gateway
           const { id: _id, ...rest } = recordedAdded[index]!
           expect(added[index]).toMatchObject(rest)
         }
+        expect(added[2]).toMatchObject({ status: "in_progress", name: "get_weather", namespace: "get_weather", arguments: "" })
         // every deferred tool is offered (a hosted search cannot run over Chat Completions), no search function
         expect(upstreamView(received[0]!.body).tools).toEqual(["get_weather", "search_files", "send_email"])
+      })))
+
+  it.effect("the recorded API items sent back as history (a deferred top-level tool's call with its own name as namespace): the upstream gets the call of the tool it was offered", () =>
+    withScriptedGateway([textTurn("Sunny.")], {}, (url, received) =>
+      Effect.gen(function*() {
+        const call = recordedOutput[2]!
+        const answer = yield* post(`${url}/responses`, {
+          ...recordedRequest(false),
+          input: [
+            { role: "user", content: "What is the weather in San Francisco?" },
+            ...recordedOutput,
+            { type: "function_call_output", call_id: call.call_id, output: "Sunny, 70F" }
+          ]
+        })
+        expect(answer.status).toBe(200)
+        const body = received[0]!.body
+        expect(upstreamView(body).tools).toContain("get_weather")
+        expect(upstreamView(body).tools).not.toContain("get_weather__get_weather")
+        const calls = (body.messages as ReadonlyArray<Json>).flatMap((message) => (message.tool_calls ?? []) as ReadonlyArray<Json>)
+        expect(calls.find((toolCall) => toolCall.id === call.call_id)?.function).toEqual({ name: "get_weather", arguments: call.arguments })
+      })))
+
+  it.effect("the gateway's own hosted-search items sent back as history: the deferred tool's call (namespace its own name) goes upstream by the tool's name", () =>
+    withScriptedGateway([weatherCall, textTurn("Sunny.")], {}, (url, received) =>
+      Effect.gen(function*() {
+        const first = JSON.parse((yield* post(`${url}/responses`, recordedRequest(false))).text)
+        const output = first.output as ReadonlyArray<Json>
+        expect(output[2]).toMatchObject({ name: "get_weather", namespace: "get_weather" })
+        const answer = yield* post(`${url}/responses`, {
+          ...recordedRequest(false),
+          input: [
+            { role: "user", content: "What is the weather in San Francisco?" },
+            ...output,
+            { type: "function_call_output", call_id: output[2]!.call_id, output: "Sunny, 70F" }
+          ]
+        })
+        expect(answer.status).toBe(200)
+        const calls = (received[1]!.body.messages as ReadonlyArray<Json>).flatMap((message) => (message.tool_calls ?? []) as ReadonlyArray<Json>)
+        expect(calls.map((toolCall) => toolCall.function.name)).toEqual(["tool_search", "get_weather"])
+      })))
+
+  it.effect("two of the recorded searches (call_id null) before their two outputs: each output answers its own search, first to first", () =>
+    withScriptedGateway([textTurn("Done.")], {}, (url, received) =>
+      Effect.gen(function*() {
+        const [search, searchOutput, call] = recordedOutput as [Json, Json, Json]
+        // the recorded search and output, and the same for the recorded request's second deferred tool
+        const filesSearch = { ...search, id: "tsc_files", arguments: { paths: ["search_files"] } }
+        const filesOutput = { ...searchOutput, id: "tso_files", tools: [recordedRequestTools[1]] }
+        const answer = yield* post(`${url}/responses`, {
+          ...recordedRequest(false),
+          input: [
+            { role: "user", content: "What is the weather in San Francisco, and which files mention it?" },
+            search,
+            filesSearch,
+            searchOutput,
+            filesOutput,
+            call,
+            { type: "function_call", call_id: "call_f", name: "search_files", arguments: "{\"query\":\"weather\"}" },
+            { type: "function_call_output", call_id: call.call_id, output: "Sunny, 70F" },
+            { type: "function_call_output", call_id: "call_f", output: "notes.txt" }
+          ]
+        })
+        expect(answer.status).toBe(200)
+        const messages = received[0]!.body.messages as ReadonlyArray<Json>
+        const calls = messages.flatMap((message) => (message.tool_calls ?? []) as ReadonlyArray<Json>)
+          .map((toolCall) => [toolCall.id, toolCall.function.name, toolCall.function.arguments])
+        expect(calls).toEqual([
+          [search.id, "tool_search", JSON.stringify(search.arguments)],
+          ["tsc_files", "tool_search", "{\"paths\":[\"search_files\"]}"],
+          [call.call_id, "get_weather", call.arguments],
+          ["call_f", "search_files", "{\"query\":\"weather\"}"]
+        ])
+        const results = messages.filter((message) => message.role === "tool").map((message) => [message.tool_call_id, message.content])
+        expect(results).toEqual([
+          [search.id, "Tools loaded: get_weather."],
+          ["tsc_files", "Tools loaded: search_files."],
+          [call.call_id, "Sunny, 70F"],
+          ["call_f", "notes.txt"]
+        ])
+      })))
+
+  it.effect("a tool_search_output whose call_id names no earlier call: 400 naming the item, as for a function call output, the upstream not asked", () =>
+    withScriptedGateway([textTurn("ok")], {}, (url, received) =>
+      Effect.gen(function*() {
+        for (
+          const body of [
+            // the recorded search's output, given a call id no search has
+            { ...recordedRequest(false), input: [{ role: "user", content: "q" }, { ...recordedOutput[1]!, call_id: "nope" }] },
+            {
+              model: "m",
+              tools: [{ type: "tool_search", execution: "client" }],
+              input: [{ role: "user", content: "q" }, { type: "tool_search_output", call_id: "nope", execution: "client", status: "completed", tools: [] }]
+            }
+          ]
+        ) {
+          const answer = yield* post(`${url}/responses`, body)
+          expect(answer.status).toBe(400)
+          expect(JSON.parse(answer.text).error).toEqual({
+            type: "invalid_request_error",
+            code: "invalid_value",
+            param: "input[1]",
+            message: "No tool call found for tool search output with call_id nope: no call with that id comes before it in the conversation."
+          })
+        }
+        expect(received).toHaveLength(0)
       })))
 
   for (const stream of [true, false]) {

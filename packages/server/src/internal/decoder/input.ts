@@ -231,8 +231,9 @@ export const decodeInput = <E>(
     const callNames = new Map<string, string>()
     // `local_shell_call` item id -> its call id, for outputs that name the call by the item's id
     const localShellItems = new Map<string, string>()
-    // the call id given to the last tool search without one, until an output without one answers it
-    let searchWithoutCallId: string | undefined
+    // the call ids given to the tool searches without one that no output without one answered yet, in input
+    // order: such outputs answer them first to last
+    const searchesWithoutCallId: Array<string> = []
     const budget = makeBudget()
     const flush = () => {
       // unvalidated: the parts are instances made here; a Schema class constructor costs microseconds per item.
@@ -256,6 +257,10 @@ export const decodeInput = <E>(
     const sentName = (name: string, namespace: string | null | undefined): string => {
       if (namespace == null || namespace === "") return upstreamName(name)
       const flat = flatName(namespace, name)
+      // the API writes the call of a deferred top-level tool with its own name as the namespace
+      // (`"name": "get_weather", "namespace": "get_weather"` in `vai-openai-tool-search.chunks.txt`): that is
+      // the top-level tool, unless a namespace of that name declares a tool of that name too
+      if (namespace === name && !toolSet.names.has(flat) && toolSet.topLevel.has(upstreamName(name))) return upstreamName(name)
       return upstreamName(toolSet.names.has(flat) || !toolSet.names.has(name) ? flat : name)
     }
     // call ids the gateway wrote with a call's `extra_content` in them (`callId.ts`) are split again: the
@@ -471,9 +476,9 @@ export const decodeInput = <E>(
           // a `tool_search` function
           const call = yield* decodeAt(ToolSearchCallInput, item, ["input", index])
           const callId = call.call_id ?? call.id ?? `tool_search_${index}`
-          // a search without a call id (the API writes a hosted one with `call_id: null`) is answered by the
-          // next output without one
-          if (call.call_id == null) searchWithoutCallId = callId
+          // a search without a call id (the API writes a hosted one with `call_id: null`) is answered by an
+          // output without one: the first such output after it that no earlier search of that kind took
+          if (call.call_id == null) searchesWithoutCallId.push(callId)
           const args = call.arguments === undefined ? "{}" : typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)
           toolCall(callId, TOOL_SEARCH, args, attributes({ id: call.id }))
           break
@@ -483,9 +488,11 @@ export const decodeInput = <E>(
           // the names it loaded as the search's result (also those the request declared already, e.g. with
           // `defer_loading`)
           const output = yield* decodeAt(ToolSearchOutputInput, item, ["input", index])
+          // an output naming a call that is not earlier in the input is refused, as the other tools' outputs are
+          // (one without a call id answers a search without one, or stands for a search the client left out)
+          if (output.call_id != null && !hasCall(output.call_id)) return yield* noCall(type, output.call_id, index)
           const loaded = yield* decodeTools(output.tools, ["input", index, "tools"], policy, toolSet, true)
-          const callId = output.call_id ?? searchWithoutCallId ?? output.id ?? `tool_search_${index}`
-          if (output.call_id == null) searchWithoutCallId = undefined
+          const callId = output.call_id ?? searchesWithoutCallId.shift() ?? output.id ?? `tool_search_${index}`
           const searchId = CallId.decode(callId).callId
           if (!callNames.has(searchId)) toolCall(callId, TOOL_SEARCH, "{}", NO_ATTRIBUTES)
           const text = loaded.length === 0 ? "No tools loaded." : `Tools loaded: ${loaded.join(", ")}.`

@@ -7,6 +7,7 @@
  * @internal
  */
 import { ChatCompletionsLanguageModel } from "@effect-responses/chat-completions"
+import { isObject } from "@effect-responses/wire/Json"
 import type { Event } from "../../ResponsesLifecycle.js"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import type { DeferredTool } from "../../ResponsesRequestDecoder.js"
@@ -53,10 +54,16 @@ export const make = (
     out.push({ type, sequence_number: sequence++, ...fields })
   }
 
+  // the top-level deferred tools a search of this response loaded (`search`), by the client's name
+  const searchedTopLevel = new Set<string>()
+
   const functionName = (slot: Slot): { name: string; namespace?: string } => {
     const original = request.namespacedTools.get(slot.name)
     if (original !== undefined) return { namespace: original.namespace, name: original.name }
-    return { name: request.renamedTools?.get(slot.name) ?? slot.name }
+    const name = request.renamedTools?.get(slot.name) ?? slot.name
+    // the API writes the call of a top-level tool its search loaded with the tool's own name as the namespace,
+    // after the name (`vai-openai-tool-search.chunks.txt`); a call in that namespace comes back here as that tool
+    return searchedTopLevel.has(name) ? { name, namespace: name } : { name }
   }
 
   const item = (slot: Slot, itemStatus: string, complete: boolean): unknown =>
@@ -300,6 +307,8 @@ export const make = (
   // as the API writes a hosted search (`vai-openai-tool-search.chunks.txt`): each item added, then done, no
   // deltas; `call_id` null (the API's own search has none)
   const search = (deferred: DeferredTool, out: Array<Event>) => {
+    // a namespace's tool is listed inside its namespace; a top-level one as declared, loaded by its name
+    if (isObject(deferred.tool) && deferred.tool.type !== "namespace") searchedTopLevel.add(deferred.path)
     const callIndex = nextOutputIndex++
     const call = { id: makeId("tsc"), type: "tool_search_call", status: "in_progress", arguments: {}, call_id: null, execution: "server" }
     emit(out, "response.output_item.added", { output_index: callIndex, item: call })
