@@ -52,7 +52,8 @@
  * Each request gets one access log line at info level once its answer was written (`accessLog`: method,
  * path, status, model, whether it streamed, duration, upstream attempts; no bodies, no keys); a client that
  * went away before its answer began is logged with status 499 (client closed request), one that left a
- * stream before its end with the 200 and `outcome=client_closed`.
+ * stream (or a large non-streamed body, written in pieces) before its end with the 200 and
+ * `outcome=client_closed`.
  *
  * Every message is capped (`MAX_MESSAGE_CHARS`, with how much was cut): an upstream that answers a 100 MB
  * error reaches neither the client nor the log whole (the transport reads 64 KiB of it in the first place).
@@ -683,15 +684,16 @@ export const parseJson = (text: string): Either.Either<unknown, GatewayError> =>
  * The body of a non-streamed answer: the Response object's JSON with a `content-length` when it is one
  * piece (`ResponsesLifecycle.toJsonPieces`), else written a piece of about 64 Ki characters at a time, so
  * that a large answer's text stands in memory once (in the object), not again as one JSON string and as
- * its bytes, yielding to other requests every few milliseconds (`SseBody.pieceStream`).
+ * its bytes, yielding to other requests every few milliseconds (`SseBody.pieceStream`). `onLeft` runs when
+ * the client leaves before the last piece was written.
  */
-const jsonAnswer = (object: ResponsesLifecycle.ResponseObject): HttpServerResponse.HttpServerResponse => {
+const jsonAnswer = (object: ResponsesLifecycle.ResponseObject, onLeft: () => void): HttpServerResponse.HttpServerResponse => {
   const pieces = ResponsesLifecycle.toJsonPieces(object)
   const first = pieces.next()
   const one = first.done ? "" : first.value
   const second = pieces.next()
   if (second.done) return HttpServerResponse.text(one, { contentType: "application/json" })
-  return HttpServerResponse.stream(SseBody.pieceStream(SseBody.encoded([one, second.value], pieces)), {
+  return HttpServerResponse.stream(SseBody.pieceStream(SseBody.encoded([one, second.value], pieces), onLeft), {
     contentType: "application/json"
   })
 }
@@ -869,7 +871,10 @@ export const createResponse = (
       const object = ResponsesLifecycle.fromModelResponse(lifecycleOptions, response)
       if (record !== undefined) record.outcome = object.status
       yield* save(object)
-      return jsonAnswer(object)
+      // a body written in pieces that its client left before the last one: as a stream's (below)
+      return jsonAnswer(object, () => {
+        if (record !== undefined && !shuttingDown()) record.outcome = CLIENT_CLOSED
+      })
     }
     const scope = yield* Scope.make()
     return yield* Effect.gen(function*() {
@@ -1111,13 +1116,13 @@ const CLIENT_CLOSED = "client_closed"
  * outcome=…`; `model` and `stream` for `POST /v1/responses` once the body was decoded, `upstream_attempts`
  * when the upstream counts them, `response` (the response's id) once the upstream call began and
  * `outcome` (the response's final status: `completed`, `incomplete`, `failed`, which a stream reports after
- * its 200) once it finished (`Upstream.CallRecord`), `client_closed` for a stream its client left before
- * reading its end (the answer cut off, whatever the response's status came to), `-` where unknown. The gateway's warnings about an
+ * its 200) once it finished (`Upstream.CallRecord`), `client_closed` for a stream, or a non-streamed body
+ * written in pieces (over about 64 Ki characters), its client left before reading its end (the answer cut off, whatever the response's status came to), `-` where unknown. The gateway's warnings about an
  * upstream error name the same response id. No bodies, no headers, no keys. A
  * request whose handling ended without an answer has the status the platform gives it: 499 ("client
  * closed request", as nginx logs it) when its client went away before the answer began (which aborts the
- * upstream call), 503 when the server interrupted it; a stream its client left is logged with the 200
- * already sent and `outcome=client_closed`.
+ * upstream call), 503 when the server interrupted it; a stream or a body written in pieces that its client
+ * left is logged with the 200 already sent and `outcome=client_closed`.
  *
  * @since 0.2.0
  * @category middleware

@@ -114,8 +114,8 @@ export interface Service {
  * whether it `streamed`, how many HTTP requests went `attempts` to the upstream (counted by
  * `chatCompletions`, retries included; `undefined` for an upstream that does not count them), the
  * `responseId` of the response it answers with and that response's `outcome` (its final `status`:
- * `completed`, `incomplete` or `failed`; `client_closed` for a stream its client left before reading its
- * end; `undefined` when no response was finished).
+ * `completed`, `incomplete` or `failed`; `client_closed` for a stream, or a non-streamed body written in
+ * pieces, its client left before reading its end; `undefined` when no response was finished).
  *
  * @since 0.2.0
  * @category models

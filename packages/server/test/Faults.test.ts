@@ -960,6 +960,57 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       )
   })
 
+  live("the access log of a non-streamed answer its client left mid-body: outcome=client_closed; read whole: completed", () => {
+    const captured = captureLogs()
+    // the recorded completion, its text repeated to about 4 MiB: the gateway writes its JSON in pieces
+    const recorded = JSON.parse(readFixture("chat-json/vai-chat-openai-text.json")) as {
+      choices: Array<{ message: { content: string } }>
+    }
+    const text = recorded.choices[0]!.message.content
+    recorded.choices[0]!.message.content = text.repeat(Math.ceil((4 << 20) / text.length))
+    const large: Handler = (_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" })
+      response.end(JSON.stringify(recorded))
+    }
+    return withScriptedGateway([large, large], {}, (url, received) =>
+      Effect.promise(async () => {
+        for (const leave of [true, false]) {
+          const client = new AbortController()
+          const answer = await fetch(`${url}/responses`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ model: "gpt-x", input: "hi", stream: false }),
+            signal: client.signal
+          })
+          expect(answer.status).toBe(200)
+          if (leave) {
+            // read about 132 KB of the body, then leave
+            const reader = answer.body!.getReader()
+            for (let read = 0; read < 132_000;) read += (await reader.read()).value!.length
+            client.abort()
+          } else {
+            expect((await answer.text()).length).toBeGreaterThan(4 << 20)
+          }
+          await received.at(-1)!.closed
+          for (let i = 0; i < 200 && captured.logs.filter((line) => line.includes("access: ")).length < (leave ? 1 : 2); i++) {
+            await new Promise((resolve) => setTimeout(resolve, 10))
+          }
+        }
+      })).pipe(
+        Effect.provide(captured.layer),
+        Effect.andThen(() => {
+          const access = captured.logs.filter((line) => line.includes("access: "))
+          expect(access, captured.logs.join("\n")).toHaveLength(2)
+          expect(access[0]).toMatch(
+            /^INFO: access: POST \/v1\/responses 200 model="gpt-x" stream=false duration=\d+ms upstream_attempts=1 response=resp_\w+ outcome=client_closed$/
+          )
+          expect(access[1]).toMatch(
+            /^INFO: access: POST \/v1\/responses 200 model="gpt-x" stream=false duration=\d+ms upstream_attempts=1 response=resp_\w+ outcome=completed$/
+          )
+        })
+      )
+  })
+
   it.effect("a defect in the handler: a logged 500 in OpenAI's shape; mid-stream: a logged response.failed", () =>
     Effect.gen(function*() {
       const captured = captureLogs()

@@ -64,12 +64,23 @@ export function* encoded(...parts: ReadonlyArray<Iterable<string>>): Generator<U
  * `pieces` as a stream, pulled one at a time, with a yield to other requests' I/O once a few milliseconds of
  * work passed (`makeBudget`): a socket that takes every piece at once (loopback, a fast client) never makes
  * the writer wait, so a 10 MB answer would otherwise be made and written in one stretch of the event loop.
+ * `onLeft` is called (synchronously) when the stream is interrupted before its end: the client left and the
+ * server dropped the body before its last piece was written.
  */
-export const pieceStream = (pieces: IterableIterator<Uint8Array>): Stream.Stream<Uint8Array> => {
+export const pieceStream = (
+  pieces: IterableIterator<Uint8Array>,
+  onLeft?: (() => void) | undefined
+): Stream.Stream<Uint8Array> => {
   const budget = makeBudget(undefined, 1)
-  return Stream.fromIteratorSucceed(pieces, 1).pipe(
+  const stream = Stream.fromIteratorSucceed(pieces, 1).pipe(
     Stream.tap(() => budget.tick() ? yieldToIo : Effect.void)
   )
+  if (onLeft === undefined) return stream
+  // the platform interrupts the writer when the client leaves before the last piece was written
+  return Stream.fromChannel(Channel.ensuringWith(
+    Stream.toChannel(stream),
+    (exit) => Exit.isInterrupted(exit) ? Effect.sync(onLeft) : Effect.void
+  ))
 }
 
 /**
