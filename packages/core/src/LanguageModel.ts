@@ -131,7 +131,9 @@ export const toolName = (tool: AnyToolDefinition): string => tool.name
 
 /**
  * `override` merged over `base` by tool name: a tool of `override` replaces the tool of `base` with the
- * same name; the others are kept, those of `base` first. `override` absent leaves `base`.
+ * same name; the others are kept, those of `base` first. `override` absent leaves `base`; `base` absent or
+ * empty gives `override` itself (no copy, no set of its names: a gateway's call of 10,000 tools merges them
+ * over a layer's none twice per call).
  *
  * @since 0.2.0
  * @category models
@@ -141,6 +143,7 @@ export const mergeTools = (
   override: ReadonlyArray<AnyToolDefinition> | undefined
 ): ReadonlyArray<AnyToolDefinition> | undefined => {
   if (override === undefined) return base
+  if (base === undefined || base.length === 0) return override
   const names = new Set(override.map(toolName))
   return [...(base ?? []).filter((tool) => !names.has(toolName(tool))), ...override]
 }

@@ -156,6 +156,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { lineAndColumn, syntaxErrorPosition } from "./internal/jsonPosition.js"
 import * as JsonSlices from "./internal/jsonSlices.js"
+import { yieldToIo } from "@effect-responses/wire/Cooperative"
 import { capMessage } from "./internal/limits.js"
 import * as GatewayState from "./internal/gatewayState.js"
 import * as RequestBody from "./internal/requestBody.js"
@@ -685,18 +686,31 @@ export const parseJson = (text: string): Either.Either<unknown, GatewayError> =>
  * piece (`ResponsesLifecycle.toJsonPieces`), else written a piece of about 64 Ki characters at a time, so
  * that a large answer's text stands in memory once (in the object), not again as one JSON string and as
  * its bytes, yielding to other requests every few milliseconds (`SseBody.pieceStream`). `onLeft` runs when
- * the client leaves before the last piece was written.
+ * the client leaves before the last piece was written. A first piece of a whole piece's size may not be the
+ * last: other requests are served before the second is made (the echo of 10,000 tools: 1-2 ms each, after
+ * the upstream's answer was read and the Response object made).
  */
-const jsonAnswer = (object: ResponsesLifecycle.ResponseObject, onLeft: () => void): HttpServerResponse.HttpServerResponse => {
-  const pieces = ResponsesLifecycle.toJsonPieces(object)
-  const first = pieces.next()
-  const one = first.done ? "" : first.value
-  const second = pieces.next()
-  if (second.done) return HttpServerResponse.text(one, { contentType: "application/json" })
-  return HttpServerResponse.stream(SseBody.pieceStream(SseBody.encoded([one, second.value], pieces), onLeft), {
-    contentType: "application/json"
+const jsonAnswer = (
+  object: ResponsesLifecycle.ResponseObject,
+  onLeft: () => void
+): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.suspend(() => {
+    const pieces = ResponsesLifecycle.toJsonPieces(object, JSON_PIECE_CHARS)
+    const first = pieces.next()
+    const one = first.done ? "" : first.value
+    const rest = () => {
+      const second = pieces.next()
+      if (second.done) return HttpServerResponse.text(one, { contentType: "application/json" })
+      return HttpServerResponse.stream(SseBody.pieceStream(SseBody.encoded([one, second.value], pieces), onLeft), {
+        contentType: "application/json"
+      })
+    }
+    // a piece shorter than a whole one is the last (`toJsonPieces` cuts only once a piece is whole)
+    return one.length < JSON_PIECE_CHARS ? Effect.succeed(rest()) : Effect.andThen(yieldToIo, rest)
   })
-}
+
+/** The size of a non-streamed answer's pieces (`ResponsesLifecycle.toJsonPieces`' default), in characters. */
+const JSON_PIECE_CHARS = 64 * 1024
 
 /** Logs a defect of the gateway at error level, its message capped (`MAX_MESSAGE_CHARS`). */
 const logDefect = (cause: Cause.Cause<unknown>): Effect.Effect<void> => {
@@ -872,7 +886,7 @@ export const createResponse = (
       if (record !== undefined) record.outcome = object.status
       yield* save(object)
       // a body written in pieces that its client left before the last one: as a stream's (below)
-      return jsonAnswer(object, () => {
+      return yield* jsonAnswer(object, () => {
         if (record !== undefined && !shuttingDown()) record.outcome = CLIENT_CLOSED
       })
     }

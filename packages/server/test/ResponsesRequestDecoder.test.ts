@@ -3,11 +3,12 @@
  */
 import { Message, Part, Prompt } from "@effect-responses/core"
 import { ResponsesRequestDecoder } from "@effect-responses/server"
-import { assert, describe, expect, it } from "@effect/vitest"
+import { assert, describe, expect, it, vi } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import { readFixture } from "./utils.js"
 
 const decodeWithLogs = (body: unknown, options?: ResponsesRequestDecoder.Options) =>
   Effect.gen(function*() {
@@ -64,6 +65,38 @@ describe("ResponsesRequestDecoder", () => {
       expect(error).toMatchObject({ code: "array_above_max_length", param: "tools" })
       const decoded = yield* ResponsesRequestDecoder.decode({ model: "m", input: "hi", tools: tools.slice(1) })
       expect(decoded.tools.length).toBe(ResponsesRequestDecoder.MAX_TOOLS)
+    }))
+
+  it.effect("10,000 recorded tools, top-level or in one namespace: decoded as before, the clock read every 64 tools in both (a namespace's tools were one run, with no chance to yield); a bad tool's error unchanged", () =>
+    Effect.gen(function*() {
+      // the function tool a recorded answer echoes (as a request declares it), repeated
+      const recorded = (JSON.parse(readFixture("responses-json/pai-gpt4o-two-parallel-function-calls.json")) as {
+        tools: ReadonlyArray<{ name: string; parameters: unknown; strict: boolean }>
+      }).tools[0]!
+      const tools = Array.from({ length: 10_000 }, (_, i) => ({ ...recorded, name: `${recorded.name}_${i}` }))
+      const namespace = { type: "namespace", name: "geo", description: "Places", tools }
+      const clock = vi.spyOn(performance, "now")
+      try {
+        for (const [declared, names] of [
+          [tools, tools.map((tool) => tool.name)],
+          [[namespace], tools.map((tool) => `geo__${tool.name}`)]
+        ] as const) {
+          clock.mockClear()
+          const decoded = yield* ResponsesRequestDecoder.decode({ model: "m", input: "hi", tools: declared })
+          const reads = clock.mock.calls.length
+          expect(decoded.tools.map((tool) => tool.name)).toEqual(names)
+          expect(decoded.tools.every((tool) => tool.strict === recorded.strict && tool.description === undefined)).toBe(true)
+          expect([decoded.tools[0]!.parameters, decoded.tools[9_999]!.parameters]).toEqual([recorded.parameters, recorded.parameters])
+          expect(reads).toBeGreaterThanOrEqual(Math.floor(10_000 / 64))
+        }
+      } finally {
+        clock.mockRestore()
+      }
+      const bad = [...tools.slice(0, 9_999), { ...recorded, name: 7 }]
+      for (const [declared, param] of [[bad, "tools[9999].name"], [[{ ...namespace, tools: bad }], "tools[0].tools[9999].name"]] as const) {
+        const error = yield* rejected({ model: "m", input: "hi", tools: declared })
+        expect([error.param, error.code, error.description]).toEqual([param, "invalid_type", `Invalid value for '${param}': Expected string, actual 7`])
+      }
     }))
 
   it.effect("decodeElements: an item whose parts are counted before it is read is refused unread, with the same error", () =>

@@ -276,6 +276,9 @@ export const decodeTools = (
       } else if (type === "namespace") {
         const group = yield* decodeAt(NamespaceToolParam, tool, [...at, index])
         for (let inner = 0; inner < group.tools.length; inner++) {
+          // a namespace's tools count as top-level ones: one of thousands is decoded in slices too (10,000
+          // in one namespace were one stretch of about 150 ms)
+          if (inner > 0 && budget.tick()) yield* yieldToIo
           const innerTool = group.tools[inner]
           const innerType = isObject(innerTool) ? stringField(innerTool, "type") : undefined
           const path = [...at, index, "tools", inner]

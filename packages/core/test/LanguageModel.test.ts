@@ -1,0 +1,28 @@
+/**
+ * `LanguageModel.mergeTools`: a call's tools merged over a layer's by name.
+ */
+import { LanguageModel } from "@effect-responses/core"
+import { describe, expect, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
+
+// the function tool a recorded answer echoes, as a call declares it
+const recorded = (JSON.parse(
+  readFileSync(new URL("../../../fixtures/responses-json/pai-gpt4o-two-parallel-function-calls.json", import.meta.url), "utf8")
+) as { tools: ReadonlyArray<{ name: string; parameters: Record<string, unknown>; strict: boolean }> }).tools[0]!
+
+const tool = (name: string, description?: string) =>
+  new LanguageModel.ToolDefinition({ name, parameters: recorded.parameters, strict: recorded.strict, ...(description === undefined ? {} : { description }) })
+
+describe("LanguageModel.mergeTools", () => {
+  it("a call's 10,000 recorded tools over a layer's none are the call's list itself (no copy, no set of 10,000 names); over a layer's tools, merged by name as before", () => {
+    const call = Array.from({ length: 10_000 }, (_, i) => tool(`${recorded.name}_${i}`))
+    expect(LanguageModel.mergeTools(undefined, call)).toBe(call)
+    expect(LanguageModel.mergeTools([], call)).toBe(call)
+    const layer = [tool(`${recorded.name}_5`, "the layer's"), tool("layer_only")]
+    const merged = LanguageModel.mergeTools(layer, call)!
+    expect(merged.map((tool) => tool.name)).toEqual(["layer_only", ...call.map((tool) => tool.name)])
+    expect(merged[6]).toBe(call[5])
+    expect(LanguageModel.mergeTools(layer, undefined)).toBe(layer)
+    expect(LanguageModel.mergeTools(undefined, undefined)).toBeUndefined()
+  })
+})
