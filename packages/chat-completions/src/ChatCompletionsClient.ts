@@ -25,6 +25,10 @@
  *   exponential backoff and jitter, or after the `retryAfter` the server asked for (capped). Only before the
  *   first byte of the body: a stream that breaks off later is not re-sent.
  * - Interrupting the fiber aborts the HTTP request.
+ * - Tracing: `createStream` runs in a span `ChatCompletionsClient.createStream` (GenAI attributes: the
+ *   request's model, the response's id, model, finish reason and token counts) when a tracer is installed or
+ *   the call runs inside a span; otherwise (`HttpTransport.isUntraced`, since 0.2.0) it makes no span, and
+ *   the request goes without the `HttpClient`'s span and trace headers, whose trace would be recorded nowhere.
  *
  * @since 0.1.0
  */
@@ -175,17 +179,26 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, HttpC
       // span is made (made and kept in one uninterruptible step), not by `Channel.acquireUseRelease`, whose
       // `Ref` of the release cost about 8 fiber steps per call.
       Stream.fromChannel(Channel.suspend(() => {
+        // An untraced call (`HttpTransport.isUntraced`: no tracer installed, no span around it) makes no
+        // span and the transport sends it with tracing off, as `ResponsesClient` does.
         let span: Tracer.Span | undefined
-        const makeSpan = Effect.uninterruptible(Effect.map(
-          Effect.makeSpan("ChatCompletionsClient.createStream", { attributes: requestAttributes(body), captureStackTrace: false }),
-          (made) => (span = made)
-        ))
+        const makeSpan = Effect.withFiberRuntime<Tracer.Span | undefined>((fiber) =>
+          HttpTransport.isUntraced(fiber) ? Effect.succeed(undefined) : Effect.uninterruptible(Effect.map(
+            Effect.makeSpan("ChatCompletionsClient.createStream", {
+              attributes: requestAttributes(body),
+              captureStackTrace: false
+            }),
+            (made) => (span = made)
+          ))
+        )
         return Channel.ensuringWith(
           Channel.unwrap(Effect.flatMap(makeSpan, (span) =>
             Effect.map(transport.execute(body, true, span), (response) =>
               // Decoded in the body's own channel (`decodeBody`), not by a stage piped after it; an in-stream
               // error or an excerpt of a malformed chunk may echo the key, cut out by the decoder itself.
-              Stream.toChannel(transport.decodeBody(response, () => decoder((part) => annotateSpan(span, part), transport.scrubError)))))),
+              Stream.toChannel(transport.decodeBody(response, () =>
+                decoder(span === undefined ? undefined : (part) => annotateSpan(span, part), transport.scrubError)
+              ))))),
           (exit) => {
             const made = span
             return made === undefined
@@ -265,14 +278,17 @@ const annotateResponse = (json: unknown): Effect.Effect<void> => {
   return Effect.annotateCurrentSpan(attributes)
 }
 
-/** `ChatCompletionsStream.decodeSse`'s decoding, handing `observe` every element as the decoder yields it. */
+/**
+ * `ChatCompletionsStream.decodeSse`'s decoding, handing `observe` (when given: a traced call's span) every
+ * element as the decoder yields it.
+ */
 const decoder = (
-  observe: (part: StreamPart.StreamPart) => void,
+  observe: ((part: StreamPart.StreamPart) => void) | undefined,
   scrub: (error: ChatCompletionsStream.DecodeError) => ChatCompletionsStream.DecodeError
 ) =>
   Framing.bytesDecoder<StreamPart.StreamPart, ChatCompletionsStream.DecodeError>(
     () => makeSseFramer(Framing.DEFAULT_MAX_EVENT_SIZE),
-    () => Framing.mappingErrors(Framing.observing(new Decoder(), observe), scrub)
+    () => Framing.mappingErrors(observe === undefined ? new Decoder() : Framing.observing(new Decoder(), observe), scrub)
   )
 
 /** Adds the span attributes a lifecycle element gives to `attributes`. */

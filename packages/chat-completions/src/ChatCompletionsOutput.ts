@@ -23,7 +23,7 @@
  *
  * @since 0.1.0
  */
-import { AiError, Message, ModelResponse, Part, Usage } from "@effect-responses/core"
+import { AiError, Message, ModelResponse, Part, UnsafePart, Usage } from "@effect-responses/core"
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
 import { placeCitations } from "./internal/citationMarkers.js"
@@ -113,13 +113,14 @@ export const usageFromWire = (usage: unknown): Usage.Usage => {
       : total === inputTokens + completionTokens + reasoningTokens && total !== inputTokens + completionTokens
   )
   const outputTokens = reasoningApart ? completionTokens + reasoningTokens : completionTokens
-  return new Usage.Usage({
+  // numbers all (`numberField`), what the class's schema takes: built without its validation
+  return UnsafePart.usage(
     inputTokens,
-    cachedInputTokens: (promptDetails && numberField(promptDetails, "cached_tokens")) ?? 0,
+    (promptDetails && numberField(promptDetails, "cached_tokens")) ?? 0,
     outputTokens,
     reasoningTokens,
-    totalTokens: inputTokens + outputTokens
-  })
+    inputTokens + outputTokens
+  )
 }
 
 /**

@@ -202,7 +202,7 @@ describe("ChatCompletionsLanguageModel over ChatCompletionsClient", () => {
       assert.strictEqual(fake.requests.length, 4)
     }))
 
-  it.effect("createStream: one span, parent of the HTTP request, with the response's id, model, finish reason and usage, ended with the stream", () =>
+  it.effect("createStream inside a span: one span, parent of the HTTP request, with the response's id, model, finish reason and usage, ended with the stream", () =>
     Effect.gen(function*() {
       // the HTTP request's own span (`http.client POST`) is the current one here: its parent is ours
       let parent: Tracer.AnySpan | undefined
@@ -215,7 +215,8 @@ describe("ChatCompletionsLanguageModel over ChatCompletionsClient", () => {
       const client = yield* ChatCompletionsClient.make({ baseUrl: "http://x/v1" }).pipe(
         Effect.provideService(HttpClient.HttpClient, http)
       )
-      yield* Stream.runDrain(client.createStream({ model: "gpt-4o-mini", messages: [] }))
+      // a span around the call: traced (without one, and no tracer installed, it is untraced: see below)
+      yield* Effect.withSpan(Stream.runDrain(client.createStream({ model: "gpt-4o-mini", messages: [] })), "caller")
       const span = parent
       if (span?._tag !== "Span") return assert.fail("the HTTP request has no span of ours above it")
       assert.strictEqual(span.name, "ChatCompletionsClient.createStream")
@@ -230,5 +231,31 @@ describe("ChatCompletionsLanguageModel over ChatCompletionsClient", () => {
         "gen_ai.usage.input_tokens": 78,
         "gen_ai.usage.output_tokens": 9
       })
+    }))
+
+  it.effect("createStream with no tracer installed: untraced (no span, no trace headers) unless inside a span", () =>
+    Effect.gen(function*() {
+      const sent: Array<{ readonly headers: Record<string, string>; readonly span: Tracer.AnySpan | undefined }> = []
+      const http = HttpClient.make((request) =>
+        Effect.map(Effect.option(Effect.currentSpan), (span) => {
+          sent.push({ headers: { ...request.headers }, span: Option.getOrUndefined(span) })
+          return HttpClientResponse.fromWeb(request, new Response(readFixture(TEXT_SSE), { headers: sse }))
+        })
+      )
+      const client = yield* ChatCompletionsClient.make({ baseUrl: "http://x/v1" }).pipe(
+        Effect.provideService(HttpClient.HttpClient, http)
+      )
+      const call = Stream.runCollect(client.createStream({ model: "gpt-4o-mini", messages: [] }))
+      const untraced = yield* call
+      const [traced, outer] = yield* Effect.withSpan(Effect.zip(call, Effect.orDie(Effect.currentSpan)), "caller")
+      // the same parts either way
+      expect(untraced).toStrictEqual(traced)
+      assert.strictEqual(sent.length, 2)
+      assert.isUndefined(sent[0]!.span)
+      assert.notProperty(sent[0]!.headers, "traceparent")
+      assert.notProperty(sent[0]!.headers, "b3")
+      assert.include(sent[1]!.headers["traceparent"], outer.traceId)
+      const parent = sent[1]!.span?._tag === "Span" ? Option.getOrUndefined(sent[1]!.span.parent) : undefined
+      assert.strictEqual(parent?._tag === "Span" ? parent.name : undefined, "ChatCompletionsClient.createStream")
     }))
 })

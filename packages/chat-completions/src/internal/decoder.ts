@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import { AiError, type ModelResponse, Part, StreamPart, UnsafePart } from "@effect-responses/core"
+import { AiError, type ModelResponse, type Part, type StreamPart, UnsafePart } from "@effect-responses/core"
 import * as Framing from "@effect-responses/wire/Framing"
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as ChatCompletionsOutput from "../ChatCompletionsOutput.js"
@@ -312,7 +312,7 @@ export class Decoder {
     this.text = undefined
     this.refusal = undefined
     this.tools.clear()
-    out.push(new StreamPart.ResponseStarted({ responseId: id, model }, true))
+    out.push(UnsafePart.responseStarted(id, model))
   }
 
   private slot(kind: SlotKind, callId = "", name = "", syntheticId = false): Slot {
@@ -427,11 +427,7 @@ export class Decoder {
     const payload = ChatCompletionsOutput.extraContentOf(call)
     if (payload !== undefined) {
       slot.payload = payload
-      this.push(
-        out,
-        slot,
-        new Part.ToolCallPart({ callId: slot.callId, name: slot.name, arguments: text, payload, attributes: IN_PROGRESS }, true)
-      )
+      this.push(out, slot, UnsafePart.toolCallPart(slot.callId, slot.name, text, IN_PROGRESS, undefined, payload))
     } else if (fresh || text !== "") {
       this.push(out, slot, UnsafePart.toolCallPart(slot.callId, slot.name, text, IN_PROGRESS))
     }
@@ -446,28 +442,22 @@ export class Decoder {
       let part: Part.AssistantPart
       switch (slot.kind) {
         case "reasoning":
-          part = new Part.ReasoningPart({ summary: EMPTY, text: "", attributes }, true)
+          part = UnsafePart.reasoningPart(EMPTY, "", undefined, attributes)
           break
         case "text":
           if (this.citations !== undefined) {
             slot.annotations.push(...this.markers.annotations(this.citations, ChatCompletionsOutput.sourceCitation))
           }
-          part = new Part.TextPart({ text: "", annotations: slot.annotations, attributes }, true)
+          part = UnsafePart.textPart("", slot.annotations, attributes)
           break
         case "refusal":
-          part = new Part.RefusalPart({ text: "", attributes }, true)
+          part = UnsafePart.refusalPart("", attributes)
           break
         case "tool_call":
-          part = new Part.ToolCallPart({
-            callId: slot.callId,
-            name: slot.name,
-            arguments: "",
-            ...(slot.payload === undefined ? {} : { payload: slot.payload }),
-            attributes
-          }, true)
+          part = UnsafePart.toolCallPart(slot.callId, slot.name, "", attributes, undefined, slot.payload)
           break
       }
-      out.push(new StreamPart.PartUpdate({ responseId, outputIndex: slot.outputIndex, partial: false, part }, true))
+      out.push(UnsafePart.partUpdate(responseId, slot.outputIndex, false, part))
     }
   }
 
@@ -483,15 +473,13 @@ export class Decoder {
     this.finishReason = finishReason
     this.complete(finishReason, out)
     const incompleteReason = ChatCompletionsOutput.incompleteReasonOf(finishReason)
-    out.push(
-      new StreamPart.ResponseFinished({
-        responseId: this.responseId!,
-        status: ChatCompletionsOutput.statusOf(finishReason),
-        finishReason,
-        ...(incompleteReason === undefined ? {} : { incompleteReason }),
-        usage: ChatCompletionsOutput.usageFromWire(this.usage)
-      }, true)
-    )
+    out.push(UnsafePart.responseFinished(
+      this.responseId!,
+      ChatCompletionsOutput.statusOf(finishReason),
+      finishReason,
+      incompleteReason,
+      ChatCompletionsOutput.usageFromWire(this.usage)
+    ))
     this.open = false
   }
 }
