@@ -67,7 +67,9 @@
  * (`required`, a named tool, `allowed_tools` in `required` mode) when no tool is left to call or that names a
  * tool the request does not declare, an `allowed_tools` entry (function, custom or namespace, either mode)
  * naming a tool or namespace the request does not declare (OpenAI's "Tool choice 'x' not found in 'tools'
- * parameter.", param `tool_choice`) (a `tool_choice` of `auto` or `none` with no tool is left out of
+ * parameter.", param `tool_choice`), a `tool_choice` object whose `type` the API has no tool choice of
+ * (`TOOL_CHOICE_TYPES`: "Invalid value: 'frobnicate'. Supported values are: 'function', …", param
+ * `tool_choice.type`) (a `tool_choice` of `auto` or `none` with no tool is left out of
  * `toolChoice`: OpenAI's Chat Completions refuses any `tool_choice` without `tools`), `item_reference` items to anything but
  * reasoning (the gateway stores no items: the error names the id), a tool call output (`function_call_output`,
  * `custom_tool_call_output`, `apply_patch_call_output`, `shell_call_output`, `local_shell_call_output`, and a
@@ -809,7 +811,11 @@ const decodeBody = <E>(
           return yield* fail(`Tool choice '${type}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")
         }
         toolChoice = { tool }
-      } else if (type !== undefined && policy === "drop") {
+      } else if (type !== undefined && !TOOL_CHOICE_TYPES.has(type)) {
+        // a type the API has no tool choice of (`{"type": "frobnicate"}`, `{"type": "tool_search"}`): refused as
+        // the API refuses a value none of a field's, not taken for a built-in tool's choice and dropped
+        return yield* Common.invalidValue(type, [...TOOL_CHOICE_TYPES], "tool_choice.type")
+      } else if (policy === "drop") {
         yield* Effect.logWarning(`tool choice ${type} dropped: the upstream cannot run built-in tools`)
       } else {
         return yield* fail(
@@ -938,6 +944,30 @@ const checkMetadata = (metadata: { readonly [key: string]: string }) => {
   }
   return Effect.void
 }
+
+/**
+ * The `type`s of a `tool_choice` object in the API reference (`ToolChoiceFunction`, `ToolChoiceCustom`,
+ * `ToolChoiceAllowed`, `ToolChoiceApplyPatch`, `ToolChoiceShell`, `ToolChoiceMcp`, `ToolChoiceTypes`, the
+ * programmatic tool calling one), in the order a 400 lists them: the gateway's own, then the built-in tools'
+ * (dropped with a warning, or refused, as `builtinTools` says).
+ */
+const TOOL_CHOICE_TYPES: ReadonlySet<string> = new Set([
+  "function",
+  "custom",
+  "allowed_tools",
+  "apply_patch",
+  "shell",
+  "mcp",
+  "file_search",
+  "web_search_preview",
+  "web_search_preview_2025_03_11",
+  "computer",
+  "computer_use",
+  "computer_use_preview",
+  "image_generation",
+  "code_interpreter",
+  "programmatic_tool_calling"
+])
 
 /**
  * The message of a `tool_choice` that forces a tool call when no tool is left to call: OpenAI's wording for

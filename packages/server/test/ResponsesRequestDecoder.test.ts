@@ -494,6 +494,30 @@ describe("ResponsesRequestDecoder", () => {
       expect(long.message.length).toBeLessThan(300)
     }))
 
+  it.effect("a tool_choice object of a type the API has no tool choice of: 400 naming tool_choice.type and every type, in OpenAI's words", () =>
+    Effect.gen(function*() {
+      // the recorded tool search request's tools (three deferred functions, a hosted tool search)
+      const recorded = JSON.parse(readFixture("responses-sse/vai-openai-tool-search.chunks.txt").split("\n")[0]!)
+      const tools = recorded.response.tools as ReadonlyArray<unknown>
+      const supported =
+        "'function', 'custom', 'allowed_tools', 'apply_patch', 'shell', 'mcp', 'file_search', 'web_search_preview', 'web_search_preview_2025_03_11', 'computer', 'computer_use', 'computer_use_preview', 'image_generation', 'code_interpreter', and 'programmatic_tool_calling'"
+      for (const type of ["frobnicate", "tool_search"]) {
+        const error = yield* rejected({ model: "m", input: "hi", tools, tool_choice: { type } })
+        expect(error.body.error, type).toEqual({
+          message: `Invalid value: '${type}'. Supported values are: ${supported}.`,
+          type: "invalid_request_error",
+          param: "tool_choice.type",
+          code: "invalid_value"
+        })
+      }
+      // a built-in tool's choice is dropped (with a warning) as before, a function's kept
+      const builtin = yield* decodeWithLogs({ model: "m", input: "hi", tools, tool_choice: { type: "web_search_preview" } })
+      expect(builtin.result.toolChoice).toBeUndefined()
+      expect(builtin.logs).toContain("WARN: tool choice web_search_preview dropped: the upstream cannot run built-in tools")
+      const named = yield* ResponsesRequestDecoder.decode({ model: "m", input: "hi", tools, tool_choice: { type: "function", name: "get_weather" } })
+      expect(named.toolChoice).toEqual({ tool: "get_weather" })
+    }))
+
   it.effect("a tool choice may name a tool that only an additional_tools or tool_search_output item brings", () =>
     Effect.gen(function*() {
       const input = [

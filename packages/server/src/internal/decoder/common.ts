@@ -186,3 +186,10 @@ const listValues = (values: ReadonlyArray<AST.LiteralValue>): string => {
   if (quoted.length <= 2) return quoted.join(" and ")
   return `${quoted.slice(0, -1).join(", ")}, and ${quoted[quoted.length - 1]}`
 }
+
+/**
+ * A value that is none of `supported`, at `param`, in OpenAI's words (as `decodeAt` words a field's literals):
+ * "Invalid value: 'frobnicate'. Supported values are: 'a', 'b', and 'c'.", code `invalid_value`.
+ */
+export const invalidValue = (actual: string, supported: ReadonlyArray<string>, param: string) =>
+  fail(`Invalid value: ${quote(actual)}. Supported values are: ${listValues(supported)}.`, param, "invalid_value")
