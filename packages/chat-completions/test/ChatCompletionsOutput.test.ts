@@ -252,6 +252,38 @@ describe("ChatCompletionsOutput.usageFromWire", () => {
 })
 
 describe("Chat error bodies", () => {
+  it("a long message, a plain-text body and a body cut at its bound: cut at MAX_MESSAGE, counting against the original", () => {
+    const recorded = JSON.parse(readFixture("chat-json/pai-chat-error-400-o1mini-system-role.json")) as {
+      error: { message: string }
+    }
+    const message = recorded.error.message.repeat(100).slice(0, 3000)
+    const whole = JSON.stringify({ error: { ...recorded.error, message } })
+    const long = AiError.httpErrorFromResponse({ status: 400, headers: {}, body: whole })
+    assert.strictEqual(long.description, `${message.slice(0, 2000)}… (1000 more characters)`)
+    assert.strictEqual(long.code, "unsupported_value")
+    // cut again after a prefix: the count is of the original
+    assert.strictEqual(
+      AiError.capMessage(`the upstream failed: ${long.description}`),
+      `the upstream failed: ${message.slice(0, 1979)}… (1021 more characters)`
+    )
+    assert.strictEqual(AiError.capMessage(long.description), long.description)
+    assert.strictEqual(
+      AiError.httpErrorFromResponse({ status: 500, headers: {}, body: message }).description,
+      `${message.slice(0, 2000)}… (1000 more characters)`
+    )
+    // the first 64 KiB of a longer body: the message is read from the prefix when it is whole there
+    const prefix = JSON.stringify({ error: { ...recorded.error, detail: "d".repeat(70_000) } }).slice(0, 65536)
+    assert.strictEqual(
+      AiError.httpErrorFromResponse({ status: 400, headers: {}, body: prefix, cutAt: 65536 }).description,
+      recorded.error.message
+    )
+    const cutMessage = whole.replace(message, "m".repeat(70_000)).slice(0, 65536)
+    assert.strictEqual(
+      AiError.httpErrorFromResponse({ status: 400, headers: {}, body: cutMessage, cutAt: 65536 }).description,
+      `the error body was cut at 65536 bytes: ${cutMessage.slice(0, 2000)}… (${65536 - 2000} more characters)`
+    )
+  })
+
   it("400 unsupported_value (system role on o1-mini)", () => {
     const error = AiError.httpErrorFromResponse({
       status: 400,

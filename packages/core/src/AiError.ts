@@ -395,6 +395,42 @@ export const excerpt = (text: string, max = 200): string => text.length <= max ?
  */
 export const MAX_MESSAGE = 2000
 
+const CUT_MARK = /… \((\d+) more characters\)$/
+
+/**
+ * At most `max` characters of `text` (default `MAX_MESSAGE`), then `… (N more characters)` when cut, `N`
+ * counted against the original text: a text that already ends with the mark of such a cut (a message cut
+ * once, then put after a prefix) is cut again at `max` characters before that mark, and the mark counts
+ * both cuts. So a message is capped once, whatever the depth: a 3,000-character server message is 2,000
+ * characters and `… (1000 more characters)`, and `"the upstream failed: "` before it makes it
+ * `… (1021 more characters)`, not a count of the second cut alone.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const capMessage = (text: string, max: number = MAX_MESSAGE): string => {
+  const mark = CUT_MARK.exec(text)
+  const body = mark === null ? text : text.slice(0, mark.index)
+  const before = mark === null ? 0 : Number(mark[1])
+  if (body.length <= max) return mark === null ? text : `${body}… (${before} more characters)`
+  return `${body.slice(0, max)}… (${before + body.length - max} more characters)`
+}
+
+/**
+ * The value of the first `"message": "…"` member in a JSON text cut short (an error body read up to a
+ * bound), when its string is whole in it: the message of `{"error":{"message":…}}` found before the cut.
+ */
+const messageInPrefix = (text: string): string | undefined => {
+  const match = /"message"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(text)
+  if (match === null) return undefined
+  try {
+    const value: unknown = JSON.parse(match[1]!)
+    return typeof value === "string" ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * The wait an HTTP response asks for before a retry: `retry-after-ms` (milliseconds) or `retry-after`
  * (seconds, or an HTTP date, measured from now). `headers` are lower-cased header names, as
@@ -435,9 +471,14 @@ const stringOf = (o: { readonly [key: string]: unknown }, key: string): string |
  * `{"error":{"message","type","param","code"}}` (a bare `{"message",…}` object is read the same way, and
  * so is the first object of a list, as Gemini's OpenAI compatibility answers
  * `[{"error":{"code":400,"message":"…","status":"INVALID_ARGUMENT"}}]`, whose `status` is read as the
- * `errorType` when there is no `type`; the message cut to `MAX_MESSAGE` characters; a `null` field is left out; a numeric `code` becomes its decimal
- * text; a body of another shape becomes the description, cut to 200 characters), `requestId` from `x-request-id`, `retryAfter` from `retry-after-ms` /
+ * `errorType` when there is no `type`; a `null` field is left out; a numeric `code` becomes its decimal
+ * text; a body of another shape becomes the description), `requestId` from `x-request-id`, `retryAfter` from `retry-after-ms` /
  * `retry-after` (see `retryAfterFromHeaders`). `headers` are lower-cased header names. Pure: no I/O.
+ *
+ * The message or body is cut at `MAX_MESSAGE` characters, saying how much was cut (`capMessage`). `cutAt`
+ * (since 0.2.0) is the bound in bytes the body was read up to, when the body was longer and cut there: the
+ * message of a JSON error body so cut is read from its prefix when it is whole there (`"message": "…"`),
+ * else the description says the body was cut and shows its first characters (`capMessage`).
  *
  * @since 0.1.0
  * @category constructors
@@ -446,8 +487,9 @@ export const httpErrorFromResponse = (response: {
   readonly status: number
   readonly headers: { readonly [name: string]: string | undefined }
   readonly body: string
+  readonly cutAt?: number | undefined
 }): HttpError => {
-  const { body, headers, status } = response
+  const { body, cutAt, headers, status } = response
   let error: { readonly [key: string]: unknown } | undefined
   try {
     let json: unknown = JSON.parse(body)
@@ -457,7 +499,7 @@ export const httpErrorFromResponse = (response: {
   } catch {
     error = undefined
   }
-  const message = error && stringOf(error, "message")
+  const message = error ? stringOf(error, "message") : cutAt === undefined ? undefined : messageInPrefix(body)
   // Google's `status` (`INVALID_ARGUMENT`, `RESOURCE_EXHAUSTED`…) stands where OpenAI's `type` would
   const errorType = error && (stringOf(error, "type") ?? stringOf(error, "status"))
   const rawCode = error?.code
@@ -471,9 +513,13 @@ export const httpErrorFromResponse = (response: {
   const retryAfter = retryAfterFromHeaders(headers)
   return new HttpError({
     status,
-    description: message === undefined
-      ? (body.trim() === "" ? `HTTP status ${status}` : excerpt(body.trim()))
-      : excerpt(message, MAX_MESSAGE),
+    description: message !== undefined
+      ? capMessage(message)
+      : cutAt !== undefined
+      ? `the error body was cut at ${cutAt} bytes: ${capMessage(body.trim())}`
+      : body.trim() === ""
+      ? `HTTP status ${status}`
+      : capMessage(body.trim()),
     ...(errorType === undefined ? {} : { errorType }),
     ...(code === undefined ? {} : { code }),
     ...(param === undefined ? {} : { param }),

@@ -310,7 +310,8 @@ export const layerConfig = (
 /**
  * An `HttpError` from a non-2xx response and its body text: `description`, `errorType`, `code` and `param`
  * from OpenAI's `{"error":{"message","type","param","code"}}` (a `null` field is left out; a body of
- * another shape becomes the description, cut to 200 characters), `requestId` from `x-request-id`,
+ * another shape becomes the description; either cut at `AiError.MAX_MESSAGE` characters, saying how much
+ * was cut), `requestId` from `x-request-id`,
  * `retryAfter` from `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date). It is
  * `AiError.httpErrorFromResponse` (core) over an `HttpClientResponse`.
  *

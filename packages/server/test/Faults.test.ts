@@ -684,13 +684,50 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         Effect.gen(function*() {
           const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
           expect(answer.status).toBe(502)
-          // the transport read 64 KiB of the body, which is no longer JSON, so its excerpt is the message
+          // the transport read 64 KiB of the body, which is no longer JSON and whose message is not whole in it
           expect(answer.text.length).toBeLessThan(Gateway.MAX_MESSAGE_CHARS + 500)
-          expect(JSON.parse(answer.text).error.message).toMatch(/^the upstream failed: \{"error":\{"message":"x+…/)
+          expect(JSON.parse(answer.text).error.message).toMatch(
+            /^the upstream failed: the error body was cut at 65536 bytes: \{"error":\{"message":"x+… \(\d+ more characters\)$/
+          )
         })).pipe(Effect.provide(captured.layer))
       const warnings = captured.logs.filter((line) => line.includes("upstream error"))
       expect(warnings.length).toBeGreaterThan(0)
       for (const line of captured.logs) expect(line.length).toBeLessThan(Gateway.MAX_MESSAGE_CHARS + 500)
+    }))
+
+  it.effect("a long upstream error message is cut once at 2,000 characters, counting what was cut of the original", () =>
+    Effect.gen(function*() {
+      // the recorded error body, its message made 3,000 characters
+      const recorded = JSON.parse(readFixture("chat-json/pai-chat-error-400-o1mini-system-role.json")) as {
+        error: { message: string }
+      }
+      const message = recorded.error.message.repeat(100).slice(0, 3000)
+      const body = JSON.stringify({ error: { ...recorded.error, message } })
+      const answering = (status: number, contentType: string, text: string): Handler => (_request, response) => {
+        response.writeHead(status, { "content-type": contentType })
+        response.end(text)
+      }
+      // the same body padded past the 64 KiB the transport reads, after its message
+      const padded = JSON.stringify({ error: { ...recorded.error, message, detail: "d".repeat(70_000) } })
+      const script = [
+        answering(400, "application/json", body),
+        answering(500, "application/json", body),
+        answering(500, "text/plain", message),
+        answering(500, "application/json", padded)
+      ]
+      yield* withScriptedGateway(script, {}, (url) =>
+        Effect.gen(function*() {
+          const messages: Array<string> = []
+          for (let i = 0; i < script.length; i++) {
+            const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+            messages.push(JSON.parse(answer.text).error.message)
+          }
+          const prefix = "the upstream failed: "
+          expect(messages[0]).toBe(`${message.slice(0, 2000)}… (1000 more characters)`)
+          for (const text of messages.slice(1)) {
+            expect(text).toBe(`${prefix}${message.slice(0, 2000 - prefix.length)}… (${1000 + prefix.length} more characters)`)
+          }
+        }))
     }))
 
   it.effect("deep nesting: 400 nesting_too_deep at 10,000 and at 100 levels, without echoing the value", () =>

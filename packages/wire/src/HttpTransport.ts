@@ -12,7 +12,9 @@
  *   `AiError.httpErrorFromResponse`, with the
  *   `x-request-id` header as `requestId` and `retry-after-ms` / `retry-after` as `retryAfter`. Only the
  *   first `MAX_ERROR_BODY_BYTES` of an error body are read: a server that answers a 100 MB error costs
- *   64 KiB.
+ *   64 KiB (the message of a JSON body cut there is read from what was read, else the description says
+ *   the body was cut). A message or body is kept up to `AiError.MAX_MESSAGE` characters, saying how much
+ *   was cut.
  * - A request that gets no answer, or a body that breaks off, fails with `AiError.TransportError`.
  * - No call waits forever (`Options.headersTimeout`, default 10 minutes; `Options.idleTimeout`, default 5
  *   minutes; `false` turns each off): no response headers in time, or a body silent for too long between
@@ -306,6 +308,13 @@ export const DEFAULT_MAX_JSON_BYTES = 64 * 1024 * 1024
  * @category constructors
  */
 export const readBounded = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: number): Effect.Effect<string, E, R> =>
+  Effect.map(readPrefix(stream, max), ({ cut, text }) => cut ? `${text}…` : text)
+
+/** Up to `max` bytes of `stream` as text (UTF-8), and whether the body was longer (`readBounded`). */
+const readPrefix = <E, R>(
+  stream: Stream.Stream<Uint8Array, E, R>,
+  max: number
+): Effect.Effect<{ readonly text: string; readonly cut: boolean }, E, R> =>
   Effect.suspend(() => {
     const decoder = new TextDecoder()
     let text = ""
@@ -322,7 +331,7 @@ export const readBounded = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, max: 
         }
         size += Math.min(chunk.length, room)
         return !cut
-      })).pipe(Effect.map(() => text + decoder.decode() + (cut ? "…" : "")))
+      })).pipe(Effect.map(() => ({ text: text + decoder.decode(), cut })))
   })
 
 /** `stream` ended at its first error: an error body that breaks off is judged on what arrived. */
@@ -517,9 +526,14 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
           ))
       }
       return Effect.flatMap(
-        readBounded(errorBody(response), MAX_ERROR_BODY_BYTES),
-        (text) =>
-          Effect.fail(AiError.httpErrorFromResponse({ status: response.status, headers: response.headers, body: scrub(text) }))
+        readPrefix(errorBody(response), MAX_ERROR_BODY_BYTES),
+        ({ cut, text }) =>
+          Effect.fail(AiError.httpErrorFromResponse({
+            status: response.status,
+            headers: response.headers,
+            body: scrub(text),
+            ...(cut ? { cutAt: MAX_ERROR_BODY_BYTES } : {})
+          }))
       )
     }
     // One attempt, within the headers timeout from sending to an answer judged: the headers and, for an

@@ -750,7 +750,9 @@ describe("HttpTransport error bodies", () => {
       const error = yield* Effect.flip(transport.execute({ model: "m" }, false))
       assert.instanceOf(error, AiError.HttpError)
       assert.strictEqual(error.status, 500)
-      assert.isAtMost(error.description.length, 201)
+      // the message is not whole in the 64 KiB read: the description says the body was cut
+      assert.match(error.description, /^the error body was cut at 65536 bytes: \{"error":\{"message":"x{1950,}… \(\d+ more characters\)$/)
+      assert.isAtMost(error.description.length, AiError.MAX_MESSAGE + 100)
       assert.isBelow(server.state.pulledBytes, 256 * 1024)
       yield* realPause
       assert.isTrue(server.state.cancelled)
@@ -767,8 +769,25 @@ describe("HttpTransport error bodies", () => {
       const transport = yield* transportOver(client)
       const error = yield* Effect.flip(transport.execute({ model: "m" }, false))
       assert.instanceOf(error, AiError.HttpError)
-      assert.strictEqual(error.description.length, AiError.MAX_MESSAGE + 1)
-      assert.isTrue(error.description.endsWith("…"))
+      assert.strictEqual(error.description, `${message.slice(0, AiError.MAX_MESSAGE)}… (48000 more characters)`)
+    }))
+
+  it.effect("an error body over 64 KiB: the message read from its prefix; a plain-text body cut at MAX_MESSAGE with its count", () =>
+    Effect.gen(function*() {
+      const message = "Unsupported value: 'messages[0].role' does not support 'system' with this model."
+      const bodies = [
+        [JSON.stringify({ error: { message, type: "invalid_request_error", detail: "d".repeat(100_000) } }), "application/json", message],
+        ["t".repeat(3000), "text/plain", `${"t".repeat(AiError.MAX_MESSAGE)}… (1000 more characters)`]
+      ] as const
+      for (const [body, type, description] of bodies) {
+        const client = HttpClient.make((request) =>
+          Effect.succeed(HttpClientResponse.fromWeb(request, new Response(body, { status: 400, headers: { "content-type": type } })))
+        )
+        const transport = yield* transportOver(client)
+        const error = yield* Effect.flip(transport.execute({ model: "m" }, false))
+        assert.instanceOf(error, AiError.HttpError)
+        assert.strictEqual(error.description, description)
+      }
     }))
 })
 

@@ -5,10 +5,13 @@
  *
  * @internal
  */
+import { AiError } from "@effect-responses/core"
 
 /** The longest message the gateway puts into an answer or a log line, in characters. */
 export const MAX_MESSAGE_CHARS = 2000
 
-/** At most `max` characters of `text` (default `MAX_MESSAGE_CHARS`), with how much was cut when cut. */
-export const capMessage = (text: string, max = MAX_MESSAGE_CHARS): string =>
-  text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`
+/**
+ * At most `max` characters of `text` (default `MAX_MESSAGE_CHARS`), with how much was cut when cut, counted
+ * against the original text also when it was cut before (`AiError.capMessage`).
+ */
+export const capMessage = (text: string, max = MAX_MESSAGE_CHARS): string => AiError.capMessage(text, max)
