@@ -69,7 +69,8 @@
  * naming a tool or namespace the request does not declare (OpenAI's "Tool choice 'x' not found in 'tools'
  * parameter.", param `tool_choice`), a `tool_choice` object whose `type` the API has no tool choice of
  * (`TOOL_CHOICE_TYPES`: "Invalid value: 'frobnicate'. Supported values are: 'function', …", param
- * `tool_choice.type`) (a `tool_choice` of `auto` or `none` with no tool is left out of
+ * `tool_choice.type`) or has no `type` ("Missing required parameter: 'tool_choice.type'.", code
+ * `missing_required_parameter`) (a `tool_choice` of `auto` or `none` with no tool is left out of
  * `toolChoice`: OpenAI's Chat Completions refuses any `tool_choice` without `tools`), `item_reference` items to anything but
  * reasoning (the gateway stores no items: the error names the id), a tool call output (`function_call_output`,
  * `custom_tool_call_output`, `apply_patch_call_output`, `shell_call_output`, `local_shell_call_output`, and a
@@ -768,7 +769,19 @@ const decodeBody = <E>(
     if (choice === "auto" || choice === "none" || choice === "required") {
       toolChoice = choice
     } else if (isObject(choice)) {
-      const type = stringField(choice, "type")
+      // an object with no `type` (or a `null` one) is refused as the API refuses a missing required field, one
+      // whose `type` is not a string as a value of the wrong type, not taken for a built-in tool's choice
+      if (choice.type == null) {
+        return yield* fail("Missing required parameter: 'tool_choice.type'.", "tool_choice.type", "missing_required_parameter")
+      }
+      if (typeof choice.type !== "string") {
+        return yield* fail(
+          `Invalid type for 'tool_choice.type': expected a string, but got ${Array.isArray(choice.type) ? "an array" : `a ${typeof choice.type}`} instead.`,
+          "tool_choice.type",
+          "invalid_type"
+        )
+      }
+      const type = choice.type
       if (type === "function" || type === "custom") {
         const name = stringField(choice, "name")
         if (name === undefined) return yield* fail("Missing required parameter: 'tool_choice.name'.", "tool_choice.name", "missing_required_parameter")
@@ -811,7 +824,7 @@ const decodeBody = <E>(
           return yield* fail(`Tool choice '${type}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")
         }
         toolChoice = { tool }
-      } else if (type !== undefined && !TOOL_CHOICE_TYPES.has(type)) {
+      } else if (!TOOL_CHOICE_TYPES.has(type)) {
         // a type the API has no tool choice of (`{"type": "frobnicate"}`, `{"type": "tool_search"}`): refused as
         // the API refuses a value none of a field's, not taken for a built-in tool's choice and dropped
         return yield* Common.invalidValue(type, [...TOOL_CHOICE_TYPES], "tool_choice.type")
@@ -819,7 +832,7 @@ const decodeBody = <E>(
         yield* Effect.logWarning(`tool choice ${type} dropped: the upstream cannot run built-in tools`)
       } else {
         return yield* fail(
-          `Unsupported tool choice${type === undefined ? "" : ` ${type}`}: this gateway supports auto, none, required and function tools.`,
+          `Unsupported tool choice ${type}: this gateway supports auto, none, required and function tools.`,
           "tool_choice",
           "unsupported_value"
         )

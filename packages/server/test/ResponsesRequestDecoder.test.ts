@@ -518,6 +518,30 @@ describe("ResponsesRequestDecoder", () => {
       expect(named.toolChoice).toEqual({ tool: "get_weather" })
     }))
 
+  it.effect("a tool_choice object with no type: 400 missing_required_parameter at tool_choice.type, in OpenAI's words", () =>
+    Effect.gen(function*() {
+      // the recorded tool search request's tools (three deferred functions, a hosted tool search)
+      const recorded = JSON.parse(readFixture("responses-sse/vai-openai-tool-search.chunks.txt").split("\n")[0]!)
+      const tools = recorded.response.tools as ReadonlyArray<unknown>
+      for (const choice of [{}, { name: "get_weather" }, { type: null, name: "get_weather" }]) {
+        const error = yield* rejected({ model: "m", input: "hi", tools, tool_choice: choice })
+        expect(error.body.error, JSON.stringify(choice)).toEqual({
+          message: "Missing required parameter: 'tool_choice.type'.",
+          type: "invalid_request_error",
+          param: "tool_choice.type",
+          code: "missing_required_parameter"
+        })
+      }
+      // a type that is not a string is a value of the wrong type
+      const numeric = yield* rejected({ model: "m", input: "hi", tools, tool_choice: { type: 5 } })
+      expect(numeric.body.error).toEqual({
+        message: "Invalid type for 'tool_choice.type': expected a string, but got a number instead.",
+        type: "invalid_request_error",
+        param: "tool_choice.type",
+        code: "invalid_type"
+      })
+    }))
+
   it.effect("a tool choice may name a tool that only an additional_tools or tool_search_output item brings", () =>
     Effect.gen(function*() {
       const input = [
