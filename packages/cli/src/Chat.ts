@@ -295,10 +295,20 @@ const callsFreeformApplyPatch = (capture: Capture.Capture): boolean =>
   )
 
 /**
+ * Whether the capture's model calls `apply_patch` both as a freeform custom tool and as the client-run built-in
+ * (an `apply_patch_call` item): a toolkit holds one tool of a name, so the replay runs the custom one.
+ */
+const callsBothApplyPatches = (capture: Capture.Capture): boolean =>
+  callsFreeformApplyPatch(capture) &&
+  capture.responses.some((response) => Capture.outputItems(response).some((item) => item.type === "apply_patch_call"))
+
+/**
  * The one line `chat` writes on standard error before a replay, so that nobody takes it for a live answer:
  * what is replayed, and why when nothing asked for it (`implicit`: no `--demo`, no key, no server); for a
  * `--replay FILE` capture holding MCP approval requests, that the chat approves them
- * (`McpApprovals.approveAll`: a replay runs no MCP tool, and the recorded answer follows an approval).
+ * (`McpApprovals.approveAll`: a replay runs no MCP tool, and the recorded answer follows an approval); for one
+ * whose model calls `apply_patch` both as a freeform custom tool and as the built-in (`apply_patch_call`), that
+ * the chat runs the custom one and the built-in's calls get a tool error (a toolkit holds one tool of a name).
  *
  * @since 0.2.0
  * @category replay
@@ -312,9 +322,13 @@ export const replayNotice = (target: Target, implicit: boolean): string | undefi
   const approves = target._tag === "Replay" && !embedded && holdsMcpApprovalRequest(target.capture)
     ? "; its MCP approval requests are approved (no MCP tool runs in a replay)"
     : ""
+  const bothPatches = target._tag === "Replay" && !embedded && callsBothApplyPatches(target.capture)
+    ? "; its model calls apply_patch both as a custom tool and as the built-in apply_patch: this chat runs the custom " +
+      "one, so the built-in's calls get a tool error"
+    : ""
   return implicit
     ? `effect-responses: no OPENAI_API_KEY or OPENAI_BASE_URL: replaying ${what}; nothing is sent to a model (--demo says so explicitly)\n`
-    : `effect-responses: replaying ${what}; nothing is sent to a model${approves}\n`
+    : `effect-responses: replaying ${what}; nothing is sent to a model${approves}${bothPatches}\n`
 }
 
 /**

@@ -226,6 +226,37 @@ describe("effect-responses chat", () => {
       assert.strictEqual(requests.at(-1).input.at(-1).type, "custom_tool_call_output")
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scoped("--replay of a capture calling apply_patch as the custom tool, then as the built-in: stderr says the built-in's calls get a tool error", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      // Codex's first response (a custom apply_patch adding notes/todo.md), then the recorded built-in
+      // apply_patch_call updating it and the answer
+      const freeform = (yield* fs.readFileString(capturePath("codex-apply-patch-freeform.chunks.txt"))).trim().split("\n")
+      const builtin = (yield* fs.readFileString(capturePath("apply-patch-todo.chunks.txt"))).trim().split("\n")
+      const path = `${dir}/mixed.chunks.txt`
+      yield* fs.writeFileString(
+        path,
+        [...freeform.filter((line) => line.includes("codex_patch_1")), ...builtin.filter((line) => !line.includes("apply_patch_1"))]
+          .join("\n")
+      )
+      const target = yield* Chat.resolveTarget(Option.some(path))
+      assert.strictEqual(
+        Chat.replayNotice(target, false),
+        `effect-responses: replaying ${path} (3 recorded responses of ${Chat.recordedModel(target)}); nothing is sent to a model; ` +
+          "its model calls apply_patch both as a custom tool and as the built-in apply_patch: this chat runs the custom " +
+          "one, so the built-in's calls get a tool error\n"
+      )
+      const { out } = yield* chat(target)
+      assert.include(out, "tool result: apply_patch -> created notes/todo.md\n")
+      assert.include(out, "tool error: apply_patch -> tool \"apply_patch\" is a custom tool, called as a client tool")
+      // a capture with one form says nothing of it
+      for (const name of ["codex-apply-patch-freeform.chunks.txt", "apply-patch-todo.chunks.txt"]) {
+        const one = yield* Chat.resolveTarget(Option.some(capturePath(name)))
+        assert.notInclude(Chat.replayNotice(one, false), "both", name)
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scoped("--replay that stops after a call this chat ran: ReplayEnded says the recording stops, not that the tool is missing", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
