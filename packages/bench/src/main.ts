@@ -374,7 +374,7 @@ const main = async () => {
       print(`| CPU per streamed request (${integer(o.requests)} one-delta requests, ${o.concurrency} at a time; ` +
         `${r.requests.eventsPerRequest.toFixed(0)} / ${f.requests.eventsPerRequest.toFixed(0)} events each) | ` +
         `${both((x) => `${fixed(x.requests.cpuPerRequest / 1000, 2)} ms`)} | ≤ 2 ms: ${met(r.requests.cpuPerRequest <= 2000)} |`)
-      print(`| CPU per streamed request, warm (${integer(o.requests)} more right after: the JIT's warm-up done) | ` +
+      print(`| CPU per streamed request, warm (${integer(o.requests)} more right after the first; after 1,000 the JIT's warm-up is done) | ` +
         `${both((x) => `${fixed(x.requests.cpuPerRequestWarm / 1000, 2)} ms`)} | ≤ 2 ms: ${met(r.requests.cpuPerRequestWarm <= 2000)} |`)
       print(`| paced: CPU per event (${o.streams} streams x ${o.deltas} deltas, ${o.intervalMs} ms apart; ` +
         `${integer(r.paced.events)} / ${integer(f.paced.events)} events in ${fixed(r.paced.seconds, 1)} / ${fixed(f.paced.seconds, 1)} s) | ` +
