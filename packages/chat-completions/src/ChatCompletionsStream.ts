@@ -6,8 +6,9 @@
  * SSE framing comes from `Framing.makeSseFramer` of `@effect-responses/wire`; every
  * `data:` payload is one `chat.completion.chunk` (or `[DONE]`, or an error object). Payloads are decoded one
  * chunk of the stream at a time, each by direct field reads (no Schema union trials); only the fields used
- * are checked. A chunk that carries one text or reasoning delta and is written exactly as an earlier such
- * chunk of the same response was, but for the delta's text and a trailing string field the decoder does not
+ * are checked. A chunk that carries one text or reasoning delta, or one piece of the arguments of a tool call
+ * already started (only the call's `index` and `function.arguments`), and is written exactly as an earlier
+ * such chunk of the same response was, but for that string and a trailing string field the decoder does not
  * read (OpenAI's `obfuscation`), is read without parsing the whole chunk as JSON (since 0.2.0); its
  * elements, and the errors of an invalid one, are the same.
  *

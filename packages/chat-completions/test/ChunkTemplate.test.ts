@@ -93,6 +93,17 @@ const parsed = (data: string) => {
 }
 
 const OPENAI_TEXT = "chat-sse/vai-chat-openai-text-usage.chunks.txt"
+const PARALLEL_TOOL_CALLS = "chat-sse/opy-chat-gpt4o-parallel-tool-calls.sse"
+
+/** The recorded streams with tool calls whose arguments come in pieces, one chunk each. */
+const TOOL_CALL_STREAMS = [
+  PARALLEL_TOOL_CALLS,
+  "chat-sse/opy-chat-gpt4o-strict-tool-call.sse",
+  "chat-sse/pai-chat-gpt4omini-tool-call-deltas-usage.sse"
+]
+
+/** A chunk's string member `field`, its value's escapes included. */
+const memberOf = (field: string) => new RegExp(`"${field}":"(?:[^"\\\\]|\\\\.)*"`)
 
 describe("the decoder's fast path (chunks read from a learned template)", () => {
   it("reads most chunks of the recorded OpenAI, DeepSeek and xAI streams", () => {
@@ -102,6 +113,41 @@ describe("the decoder's fast path (chunks read from a learned template)", () => 
       .toBe(207)
     expect(run(payloadsOf(readFixture("chat-sse/vai-chat-xai-reasoning-tool-call.chunks.txt")), true).fastChunks)
       .toBe(222)
+  })
+
+  it("reads the argument pieces of the recorded tool call streams after the first of each call", () => {
+    const runs = TOOL_CALL_STREAMS.map((name) => {
+      const payloads = payloadsOf(readFixture(name))
+      return { payloads, fast: run(payloads, true), slow: run(payloads, false) }
+    })
+    // every piece of arguments but the first of each call (read to learn from): 2 calls of 11 and 10 chunks
+    // (the first with the call's id and name), 1 of 11, 1 of 6
+    expect(runs.map(({ fast }) => fast.fastChunks)).toStrictEqual([18, 9, 4])
+    for (const { fast, payloads, slow } of runs) {
+      expect(fast.out).toStrictEqual(slow.out)
+      // the arguments as the recorded chunks have them, call by call
+      const recorded = new Map<number, string>()
+      for (const data of payloads.filter((data) => data !== "[DONE]")) {
+        const json: unknown = JSON.parse(data)
+        const calls = isObject(json) && Array.isArray(json.choices) && isObject(json.choices[0]) &&
+            isObject(json.choices[0].delta) && Array.isArray(json.choices[0].delta.tool_calls)
+          ? json.choices[0].delta.tool_calls
+          : []
+        for (const call of calls) {
+          if (isObject(call) && isObject(call.function) && typeof call.function.arguments === "string") {
+            const index = call.index as number
+            recorded.set(index, (recorded.get(index) ?? "") + call.function.arguments)
+          }
+        }
+      }
+      const streamed = new Map<number, string>()
+      for (const part of fast.out) {
+        if (part.type === "part" && part.partial && part.part.type === "tool_call") {
+          streamed.set(part.outputIndex, (streamed.get(part.outputIndex) ?? "") + part.part.arguments)
+        }
+      }
+      expect([...streamed.values()]).toStrictEqual([...recorded.values()])
+    }
   })
 
   for (const [name, text] of streams) {
@@ -124,6 +170,9 @@ describe("the decoder's fast path (chunks read from a learned template)", () => 
     }
     const templates = [...distinct.values()]
     expect(templates.length).toBeGreaterThan(20)
+    // one per call whose arguments come in pieces: the recorded streams' four, two of the captures
+    expect(templates.filter((template) => template.kind === "tool_arguments").map(({ index }) => index))
+      .toStrictEqual([0, 1, 0, 0, 0, 0])
     let matched = 0
     for (const payloads of all) {
       for (const data of payloads) {
@@ -133,57 +182,79 @@ describe("the decoder's fast path (chunks read from a learned template)", () => 
           if (text === undefined) continue
           matched++
           expect(plain).toBeDefined()
-          expect([plain?.id, plain?.kind, plain?.text]).toStrictEqual([template.id, template.kind, text])
+          expect([plain?.id, plain?.kind, plain?.index, plain?.text])
+            .toStrictEqual([template.id, template.kind, template.index, text])
         }
       }
     }
     expect(matched).toBeGreaterThan(700)
   })
 
-  it("any string in a recorded chunk's delta reads as JSON.parse reads it (escapes, quotes, non-ASCII, lone surrogates)", () => {
-    const payloads = payloadsOf(readFixture(OPENAI_TEXT))
-    const [template] = templatesOf(payloads.slice(1, 2))
-    assert.isDefined(template)
-    const tail = template!.tailed ? "Qup1BsQ3\"}" : ""
-    FastCheck.assert(
-      FastCheck.property(FastCheck.string({ unit: "binary" }), (s) => {
-        const data = `${template!.prefix}${JSON.stringify(s).slice(1)}${template!.middle}${tail}`
-        assert.strictEqual(template!.match(data), s)
-        assert.strictEqual(parsed(data)?.text, s)
-      })
-    )
-  })
+  const recordedTemplates: ReadonlyArray<readonly [string, string, number]> = [
+    ["a text delta's", OPENAI_TEXT, 1],
+    ["a piece of a tool call's arguments'", PARALLEL_TOOL_CALLS, 2]
+  ]
+  for (const [what, name, at] of recordedTemplates) {
+    it(`any string in ${what} template reads as JSON.parse reads it (escapes, quotes, non-ASCII, lone surrogates)`, () => {
+      const payloads = payloadsOf(readFixture(name))
+      const [template] = templatesOf(payloads.slice(at, at + 1))
+      assert.isDefined(template)
+      const tail = template!.tailed ? "Qup1BsQ3\"}" : ""
+      FastCheck.assert(
+        FastCheck.property(FastCheck.string({ unit: "binary" }), (s) => {
+          const data = `${template!.prefix}${JSON.stringify(s).slice(1)}${template!.middle}${tail}`
+          assert.strictEqual(template!.match(data), s)
+          assert.strictEqual(parsed(data)?.text, s)
+        })
+      )
+    })
+  }
 
-  describe("an invalid chunk written from the template fails as before, with the same MalformedOutput", () => {
+  // a recorded chunk made invalid, put among the recorded chunks at `at` (the fast path reading `before` of them)
+  const invalidChunks: ReadonlyArray<readonly [string, string, string, number, number]> = [
+    ["text delta", OPENAI_TEXT, "content", 20, 18],
+    ["piece of tool call arguments", PARALLEL_TOOL_CALLS, "arguments", 8, 5]
+  ]
+  for (const [kind, name, field, at, before] of invalidChunks) {
+    describe(`an invalid ${kind} chunk written from the template fails as before, with the same MalformedOutput`, () => {
+      const recorded = payloadsOf(readFixture(name))
+      const chunk = recorded[at - 2]!
+      const member = memberOf(field)
+      assert.match(chunk, member)
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        ["a raw control character in the text", chunk.replace(member, `"${field}":"a\tb"`)],
+        ["an unknown escape", chunk.replace(member, `"${field}":"a\\xb"`)],
+        ["a short \\u escape", chunk.replace(member, `"${field}":"a\\u12"`)],
+        ["an unterminated text", chunk.slice(0, chunk.indexOf(`"${field}":"`) + field.length + 6)],
+        ["no closing brace", chunk.slice(0, -1)],
+        ["something after the closing brace", `${chunk}}`],
+        ...(chunk.includes("\"obfuscation\"")
+          ? [["an escape in the tail", chunk.replace(/"obfuscation":"[^"]*"/, "\"obfuscation\":\"a\\qb\"")] as const]
+          : [])
+      ]
+      for (const [what, invalid] of cases) {
+        it(what, () => {
+          expect(() => JSON.parse(invalid)).toThrow()
+          const payloads = [...recorded.slice(0, at), invalid, ...recorded.slice(at)]
+          const fast = run(payloads, true)
+          const slow = run(payloads, false)
+          // the fast path was reading the chunks before it
+          expect(fast.fastChunks).toBe(before)
+          expect(fast.error).toBeInstanceOf(AiError.MalformedOutput)
+          expect(fast.error).toStrictEqual(slow.error)
+          expect(fast.out).toStrictEqual(slow.out)
+          expect((fast.error as AiError.MalformedOutput).position).toBe(at)
+        })
+      }
+    })
+  }
+
+  describe("an invalid text delta chunk written from the template (a raw control character)", () => {
     const recorded = payloadsOf(readFixture(OPENAI_TEXT))
-    const chunk = recorded[10]!
-    const cases: ReadonlyArray<readonly [string, string]> = [
-      ["a raw control character in the text", chunk.replace(/"content":"[^"]*"/, "\"content\":\"a\tb\"")],
-      ["an unknown escape", chunk.replace(/"content":"[^"]*"/, "\"content\":\"a\\xb\"")],
-      ["a short \\u escape", chunk.replace(/"content":"[^"]*"/, "\"content\":\"a\\u12\"")],
-      ["an unterminated text", chunk.slice(0, chunk.indexOf("\"content\":\"") + 14)],
-      ["no closing brace", chunk.slice(0, -1)],
-      ["something after the closing brace", `${chunk}}`],
-      ["an escape in the tail", chunk.replace(/"obfuscation":"[^"]*"/, "\"obfuscation\":\"a\\qb\"")]
-    ]
-    for (const [what, invalid] of cases) {
-      it(what, () => {
-        expect(() => JSON.parse(invalid)).toThrow()
-        const payloads = [...recorded.slice(0, 20), invalid, ...recorded.slice(20)]
-        const fast = run(payloads, true)
-        const slow = run(payloads, false)
-        // the fast path was reading the chunks before it
-        expect(fast.fastChunks).toBe(18)
-        expect(fast.error).toBeInstanceOf(AiError.MalformedOutput)
-        expect(fast.error).toStrictEqual(slow.error)
-        expect(fast.out).toStrictEqual(slow.out)
-        expect((fast.error as AiError.MalformedOutput).position).toBe(20)
-      })
-    }
+    const invalid = recorded[18]!.replace(/"content":"[^"]*"/, "\"content\":\"a\tb\"")
 
     it.effect("through ChatCompletionsStream.decodeSse: the parts before it, then MalformedOutput naming its line", () =>
       Effect.gen(function*() {
-        const invalid = cases[0]![1]
         const sse = [...recorded.slice(0, 20), invalid, ...recorded.slice(20)].map((data) => `data: ${data}\n\n`).join("")
         const items = yield* Stream.runCollect(Stream.either(ChatCompletionsStream.decodeSse(Stream.make(bytes(sse)))))
         const results = Chunk.toReadonlyArray(items)

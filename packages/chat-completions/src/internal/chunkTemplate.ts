@@ -1,12 +1,15 @@
 /**
- * The fast path of the Chat Completions decoder: the common chunk, one text or reasoning delta of choice 0,
- * read without `JSON.parse`.
+ * The fast path of the Chat Completions decoder: the common chunk, one text or reasoning delta of choice 0
+ * or one piece of a tool call's arguments, read without `JSON.parse`.
  *
  * A server writes the chunks of one answer from one template: OpenAI's differ only in `delta.content` and
  * the trailing `obfuscation` string (`{"id":"chatcmpl-…","object":"chat.completion.chunk","created":…,
  * "model":"…","service_tier":"default","system_fingerprint":"fp_…","choices":[{"index":0,"delta":{"content":
  * "…"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"…"}`, fixtures/chat-sse), DeepSeek's
- * and xAI's in `delta.reasoning_content` or `delta.content`. `JSON.parse` of such a chunk (330 characters,
+ * and xAI's in `delta.reasoning_content` or `delta.content`; a tool call's chunks after its first carry only
+ * the call's `index` and a piece of its arguments (`"delta":{"tool_calls":[{"index":0,"function":{"arguments":
+ * "…"}}]}`, fixtures/chat-sse/pai-chat-gpt4omini-tool-call-deltas-usage.sse and the other recorded tool call
+ * streams). `JSON.parse` of such a chunk (330 characters,
  * a dozen fields, five strings the decoder never reads) was most of the decoder's cost per chunk. A
  * `ChunkTemplate` is learned from a chunk the decoder parsed: its text before the delta's string (`prefix`),
  * and after it (`middle`), either to the end or up to the last member's string value, which must be one the
@@ -23,27 +26,36 @@
  */
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 
-/** Which delta field the template's string is: `delta.content` (text) or the reasoning text. */
-export type TemplateKind = "text" | "reasoning"
+/**
+ * Which delta field the template's string is: `delta.content` (text), the reasoning text, or the
+ * `function.arguments` of the one entry of `delta.tool_calls` (a piece of a call's arguments).
+ */
+export type TemplateKind = "text" | "reasoning" | "tool_arguments"
 
 /** What the decoder reads of a chunk that is one plain delta of choice 0. */
 export interface PlainDelta {
   readonly id: string
   readonly kind: TemplateKind
-  /** The delta field holding the text: `content`, `reasoning_content` or `reasoning`. */
+  /** The field holding the text: `content`, `reasoning_content`, `reasoning` or `arguments`. */
   readonly field: string
   readonly text: string
+  /** The tool call's `index` (`tool_arguments`; the decoder's 0 when it has none), else 0. */
+  readonly index: number
 }
 
 const isNone = (value: unknown): boolean => value === undefined || value === null
 
 /**
  * The chunk read as `Decoder.feed` reads it, when all it yields in an open response under its own `id` is
- * (at most) one text or reasoning delta: a non-empty string `id`, `choices` of one object with `index` 0
- * (or none) and a `delta` object, no `finish_reason` (`null`, `""` or none), no `error` beside or inside the
- * choice, no usage (`usage` and `x_groq.usage`), no Perplexity sources, and a delta whose only part is a
- * string `content` or a string reasoning text (the other empty): no annotations, refusal, tool calls or
- * legacy `function_call`. Anything else is `undefined`.
+ * (at most) one text or reasoning delta, or one piece of a known tool call's arguments: a non-empty string
+ * `id`, `choices` of one object with `index` 0 (or none) and a `delta` object, no `finish_reason` (`null`,
+ * `""` or none), no `error` beside or inside the choice, no usage (`usage` and `x_groq.usage`), no Perplexity
+ * sources, no annotations or refusal, and a delta whose only part is either a string `content` or a string
+ * reasoning text (the other empty; no tool calls or legacy `function_call`), or (`tool_arguments`) a
+ * `tool_calls` list of one object with a string `function.arguments` and no call `id`, `function.name` or
+ * `extra_content` (no text or reasoning beside it): what `Decoder.feed` reads as a piece of the arguments
+ * of the call of that `index` (a call of its own when none came under that index: the decoder checks).
+ * Anything else is `undefined`.
  */
 export const plainDelta = (chunk: JsonObject): PlainDelta | undefined => {
   const choices = arrayField(chunk, "choices")
@@ -66,8 +78,10 @@ export const plainDelta = (chunk: JsonObject): PlainDelta | undefined => {
   if (annotations !== undefined && annotations.length > 0) return undefined
   const refusal = delta.refusal
   if (typeof refusal === "string" && refusal !== "") return undefined
-  if (arrayField(delta, "tool_calls") !== undefined || isObject(delta.function_call)) return undefined
   const content = delta.content
+  const toolCalls = arrayField(delta, "tool_calls")
+  if (toolCalls !== undefined) return toolArguments(id, delta, content, toolCalls)
+  if (isObject(delta.function_call)) return undefined
   const reasoningField = typeof delta.reasoning_content === "string"
     ? "reasoning_content"
     : typeof delta.reasoning === "string"
@@ -75,10 +89,34 @@ export const plainDelta = (chunk: JsonObject): PlainDelta | undefined => {
     : undefined
   const reasoning = reasoningField === undefined ? "" : delta[reasoningField] as string
   if (typeof content === "string") {
-    return reasoning === "" ? { id, kind: "text", field: "content", text: content } : undefined
+    return reasoning === "" ? { id, kind: "text", field: "content", text: content, index: 0 } : undefined
   }
   if (Array.isArray(content) || reasoningField === undefined) return undefined
-  return { id, kind: "reasoning", field: reasoningField, text: reasoning }
+  return { id, kind: "reasoning", field: reasoningField, text: reasoning, index: 0 }
+}
+
+/** `plainDelta` of a delta with `tool_calls`: a piece of one call's arguments and nothing else, else `undefined`. */
+const toolArguments = (
+  id: string,
+  delta: JsonObject,
+  content: unknown,
+  toolCalls: ReadonlyArray<unknown>
+): PlainDelta | undefined => {
+  if (toolCalls.length !== 1 || Array.isArray(content) || (typeof content === "string" && content !== "")) {
+    return undefined
+  }
+  // the reasoning text as `ChatCompletionsOutput.reasoningTextOf` reads it
+  const reasoning = typeof delta.reasoning_content === "string" ? delta.reasoning_content : delta.reasoning
+  if (typeof reasoning === "string" && reasoning !== "") return undefined
+  const call = toolCalls[0]
+  if (!isObject(call) || isObject(call.extra_content)) return undefined
+  const fn = objectField(call, "function")
+  if (fn === undefined || (stringField(call, "id") ?? "") !== "" || (stringField(fn, "name") ?? "") !== "") {
+    return undefined
+  }
+  const text = fn.arguments
+  if (typeof text !== "string") return undefined
+  return { id, kind: "tool_arguments", field: "arguments", text, index: numberField(call, "index") ?? 0 }
 }
 
 const QUOTE = 34
@@ -116,6 +154,8 @@ export class ChunkTemplate {
     /** The chunk `id` (parsed) the template's chunks carry. */
     readonly id: string,
     readonly kind: TemplateKind,
+    /** The tool call's `index` (`tool_arguments`), else 0. */
+    readonly index: number,
     /** The text up to and including the opening quote of the delta's string. */
     readonly prefix: string,
     /** The text after the delta's string: to the end, or (tailed) up to and including the last string's opening quote. */
@@ -163,7 +203,7 @@ export class ChunkTemplate {
   }
 }
 
-/** Whether the template decodes, with the sentinels in place, to a plain delta of its own id, kind and field. */
+/** Whether the template decodes, with the sentinels in place, to a plain delta of its own id, kind, field and index. */
 const checks = (prefix: string, middle: string, tailed: boolean, plain: PlainDelta): boolean => {
   const tails = tailed ? [SENTINEL_TAIL, ""] : [undefined]
   for (const tail of tails) {
@@ -176,7 +216,7 @@ const checks = (prefix: string, middle: string, tailed: boolean, plain: PlainDel
     const read = isObject(json) ? plainDelta(json) : undefined
     if (
       read === undefined || read.id !== plain.id || read.kind !== plain.kind || read.field !== plain.field ||
-      read.text !== SENTINEL_TEXT
+      read.index !== plain.index || read.text !== SENTINEL_TEXT
     ) return false
   }
   return true
@@ -214,10 +254,10 @@ export const learn = (data: string, plain: PlainDelta): ChunkTemplate | undefine
       const tail = open === -1 ? "" : rest.slice(open + 1, rest.length - 2)
       if (open !== -1 && !tail.includes("\\")) {
         const middle = rest.slice(0, open + 1)
-        if (checks(prefix, middle, true, plain)) return new ChunkTemplate(plain.id, plain.kind, prefix, middle, true)
+        if (checks(prefix, middle, true, plain)) return new ChunkTemplate(plain.id, plain.kind, plain.index, prefix, middle, true)
       }
     }
-    if (checks(prefix, rest, false, plain)) return new ChunkTemplate(plain.id, plain.kind, prefix, rest, false)
+    if (checks(prefix, rest, false, plain)) return new ChunkTemplate(plain.id, plain.kind, plain.index, prefix, rest, false)
   }
   return undefined
 }

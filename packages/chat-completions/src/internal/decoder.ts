@@ -160,12 +160,15 @@ export class Decoder {
     }
     const template = this.template
     if (template !== undefined && this.open && this.chunkId === template.id) {
-      // the chunk as the template's: one delta of choice 0 in this response, as `JSON.parse` would read it
-      const text = template.match(data)
+      // the chunk as the template's: one delta of choice 0 in this response, as `JSON.parse` would read it; a
+      // piece of arguments only for a call already under that index (else the parsed chunk starts the call)
+      const call = template.kind === "tool_arguments" ? this.tools.get(template.index) : undefined
+      const text = template.kind === "tool_arguments" && call === undefined ? undefined : template.match(data)
       if (text !== undefined) {
         this.fastChunks++
         if (text !== "") {
-          if (template.kind === "text") this.pushText(text, out)
+          if (call !== undefined) this.push(out, call, UnsafePart.toolCallPart(call.callId, call.name, text, IN_PROGRESS))
+          else if (template.kind === "text") this.pushText(text, out)
           else this.pushReasoning(text, out)
         }
         return undefined
