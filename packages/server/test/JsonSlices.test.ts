@@ -477,4 +477,93 @@ describe("jsonSlices", () => {
       expect(toolsBytes).toBeGreaterThan(8 * 32 * 1024)
       expect(Math.max(...given)).toBeLessThan(2 * 32 * 1024)
     }))
+
+  /**
+   * Bodies with a `namespace` tool of many tools (the recorded tool search request's deferred functions, each
+   * renamed), over `LARGE_ELEMENT_BYTES`, beside other tools, with a long description, with keys the pass
+   * cannot vouch for, and malformed inside or around the namespace's tools.
+   */
+  const namespaceBodies = () => {
+    const recorded = JSON.parse(readFixture("responses-sse/vai-openai-tool-search.chunks.txt").split("\n")[0]!) as {
+      response: { tools: Array<{ type: string }> }
+    }
+    const functions = recorded.response.tools.filter((tool) => tool.type === "function")
+    expect(functions.length).toBeGreaterThan(0)
+    const tools = Array.from({ length: 1000 }, (_, i) => ({ ...functions[i % functions.length]!, name: `get_weather_${i}` }))
+    const many = JSON.stringify(tools)
+    const namespace = `{"type":"namespace","name":"geo","description":"Places é😀","tools":${many}}`
+    const long = "a \\\"long\\\" é😀 description ".repeat(20_000)
+    const valid = [
+      `{"model":"gpt-5","tools":[${namespace}],"input":"Weather in SF?"}`,
+      `{"model":"gpt-5","tools":[{"type":"function","name":"f"},${namespace},${JSON.stringify(functions[0])}],"input":[{"role":"user","content":"hi"}],"stream":true}`,
+      `{"tools":[${namespace},${namespace}],"input":"x"}`,
+      `{"tools":[{"tools":${many},"type":"namespace","name":"geo","description":"${long}"}],"input":"x"}`,
+      `{"tools":[{"type":"namespace","name":"geo","description":"Places","tools": [ ${tools.map((tool) => JSON.stringify(tool)).join(" , ")} ] }],"input":"x"}`,
+      `{"tools":[{"type":"namespace","tools":[1],"tools":${many}}],"input":"x"}`,
+      `{"tools":[{"type":"namespace","too\\u006cs":${many},"tools":[]}],"input":"x"}`,
+      `{"tools":[{"type":"namespace","__proto__":{"tools":[1]},"tools":${many}}],"input":"x"}`,
+      `{"tools":[{"type":"function","name":"big","parameters":{"type":"object","description":"${long}"}}],"input":"x"}`,
+      `{"tools":[[${many}]],"input":"x"}`
+    ]
+    const invalid = [
+      `{"tools":[{"type":"namespace","tools":${many.slice(0, -1)},]}],"input":"x"}`,
+      `{"tools":[{"type":"namespace","tools":${many.replace("get_weather_900", "get_weather\\q")}}],"input":"x"}`,
+      `{"tools":[{"type":"namespace","tools":${many.replace("},{\"type\"", "} {\"type\"")}}],"input":"x"}`,
+      `{"tools":[{"type":"namespace","tools":${many},}],"input":"x"}`,
+      `{"tools":[{"type":"namespace","tools":${many}],"input":"x"}`
+    ]
+    return { valid, invalid }
+  }
+
+  it.effect("a namespace of many tools is parsed a run of its tools at a time: JSON.parse's value and error", () =>
+    Effect.gen(function*() {
+      const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: (error) => (error as SyntaxError).message })
+      const { invalid, valid } = namespaceBodies()
+      for (const text of valid) {
+        for (const size of [3, 65_536]) {
+          const chunks = chunked(text, size)
+          const found = yield* JsonSlices.scan(chunks, 64, 4096)
+          expectSame(yield* JsonSlices.parse(chunks, found, parseOrMessage), text, `${text.slice(0, 80)} (chunks of ${size})`)
+          const lazy = yield* JsonSlices.parseLazily(chunks, found, parseWhole)
+          const body = lazy.input === undefined ? lazy.body : {
+            ...(lazy.body as object),
+            input: yield* Effect.forEach(Array.from({ length: lazy.input.length }, (_, index) => index), lazy.input.element)
+          }
+          expectSame(body, text, `${text.slice(0, 80)} (lazily, chunks of ${size})`)
+        }
+      }
+      for (const text of invalid) {
+        const message = (() => {
+          try {
+            JSON.parse(text)
+          } catch (error) {
+            return (error as SyntaxError).message
+          }
+          throw new Error(`parses: ${text.slice(0, 80)}`)
+        })()
+        for (const size of [2, 65_536]) {
+          const chunks = chunked(text, size)
+          const found = yield* JsonSlices.scan(chunks, 64, 4096)
+          expect(yield* Effect.flip(JsonSlices.parse(chunks, found, parseOrMessage)), text.slice(0, 80)).toBe(message)
+          const lazy = yield* Effect.either(JsonSlices.parseLazily(chunks, found, parseWhole))
+          expect(Either.isLeft(lazy) ? lazy.left : "parsed", text.slice(0, 80)).toBe(message)
+        }
+      }
+    }))
+
+  it.effect("a namespace of many tools is never given to JSON.parse whole: a run of its tools at a time", () =>
+    Effect.gen(function*() {
+      for (const text of namespaceBodies().valid.slice(0, 4)) {
+        const chunks = chunked(text, 65_536)
+        const found = yield* JsonSlices.scan(chunks, 64)
+        const namespace = found.tools!.items[1]! - found.tools!.items[0]! > JsonSlices.LARGE_ELEMENT_BYTES ? 0 : 1
+        expect(found.tools!.items[2 * namespace + 1]! - found.tools!.items[2 * namespace]!).toBeGreaterThan(8 * 32 * 1024)
+        const parse = vi.spyOn(JSON, "parse")
+        const parsed = yield* JsonSlices.parse(chunks, found, whole)
+        const given = parse.mock.calls.map(([text]) => text.length)
+        parse.mockRestore()
+        expectSame(parsed, text, text.slice(0, 80))
+        expect(Math.max(...given), text.slice(0, 80)).toBeLessThan(2 * 32 * 1024)
+      }
+    }))
 })

@@ -66,6 +66,10 @@ const BODY_KEYS = [keyBytes("input"), keyBytes("tools")]
 const PARTS_NAMES = ["content", "output"] as const
 const PARTS_KEYS = PARTS_NAMES.map(keyBytes)
 
+/** The key whose array holds a `namespace` tool's tools (the API's `NamespaceToolParam.tools`). */
+const NAMESPACE_NAMES = ["tools"] as const
+const NAMESPACE_KEYS = NAMESPACE_NAMES.map(keyBytes)
+
 /**
  * An element of `input` larger than this is parsed part by part (see `parseLarge`); below it, one
  * `JSON.parse` of the element takes a few milliseconds at most.
@@ -167,12 +171,22 @@ const sliceBody = (chunks: Chunks, found: Scan, largeBytes: number, budget: Budg
     if (typeof body !== "object" || body === null) return undefined
     if ((input !== undefined && body.input !== null) || (tools !== undefined && body.tools !== null)) return undefined
     if (tools !== undefined) {
-      const values = yield* parseRuns(longs, tools.items, budget, true)
+      const values = yield* parseRuns(longs, tools.items, budget, true, { chunks, textOf, largeBytes })
       if (values === undefined) return undefined
       body.tools = values
     }
     return { body, elements: input === undefined ? undefined : sliceElements(chunks, textOf, input.items, largeBytes) }
   })
+}
+
+/**
+ * Where the elements of the body's `tools` array are read from, for a tool larger than `largeBytes` (a
+ * `namespace` of many tools): see `parseRuns`.
+ */
+interface LargeTools {
+  readonly chunks: Chunks
+  readonly textOf: (start: number, end: number) => string
+  readonly largeBytes: number
 }
 
 /**
@@ -182,17 +196,32 @@ const sliceBody = (chunks: Chunks, found: Scan, largeBytes: number, budget: Budg
  * that is a run of its own. Yields with `budget`. `undefined` when a run does not parse (then the array
  * does not: its pieces are the array's text between its commas); with `keep` false the values are dropped
  * as they are parsed (the array given is empty).
+ *
+ * With `tools` (the body's `tools` array), an element of more than `tools.largeBytes` bytes is parsed as a
+ * large input element is (`parseLarge`), with its own `tools` array (a namespace's: 10,000 tools in one
+ * namespace were one `JSON.parse` of 1.6 MB) parsed a run of tools at a time.
  */
 const parseRuns = (
   longs: LongStrings,
   items: ReadonlyArray<number>,
   budget: Budget,
-  keep: boolean
+  keep: boolean,
+  tools?: LargeTools
 ): Effect.Effect<Array<unknown> | undefined> =>
   Effect.gen(function*() {
     const count = items.length / 2
     const values: Array<unknown> = new Array(keep ? count : 0)
     for (let p = 0; p < count;) {
+      if (tools !== undefined && items[2 * p + 1]! - items[2 * p]! > tools.largeBytes) {
+        if (budget.tick()) yield* yieldToIo
+        const start = items[2 * p]!, end = items[2 * p + 1]!
+        const found = yield* scanObject(tools.chunks, start, end, NAMESPACE_KEYS, Infinity, tools.largeBytes, 1 << 14)
+        const tool = yield* parseLarge(tools.chunks, tools.textOf, start, end, found, budget, keep, NAMESPACE_NAMES)
+        if (tool === undefined) return undefined
+        if (keep) values[p] = tool.value
+        p++
+        continue
+      }
       let q = p + 1
       while (q < count && items[2 * q + 1]! - items[2 * p]! <= RUN_BYTES) q++
       if (budget.tick(q - p)) yield* yieldToIo
@@ -241,6 +270,9 @@ const sliceElements = (
  * an element whose arrays the pass cannot vouch for (see `ObjectScan.arrays`) is parsed at once. Its long
  * strings (`found.strings`: a 10 MB text part) are parsed on their own, in slices (see `LongStrings`).
  *
+ * `names` are the keys of the arrays to split (a large tool's: `tools`, a namespace's tools); `found` is the
+ * pass made with their keys, in this order.
+ *
  * With `keep` false the element is only checked: it parses (`{ value: undefined }`) or not (`undefined`).
  * Its parts are then dropped as soon as they are parsed: kept, the parts of an element of 300,000 of them
  * were all alive until its last was parsed, and each young-generation collection meanwhile copied them.
@@ -252,11 +284,12 @@ const parseLarge = (
   end: number,
   found: ObjectScan,
   budget: Budget,
-  keep: boolean
+  keep: boolean,
+  names: ReadonlyArray<string> = PARTS_NAMES
 ): Effect.Effect<Parsed> =>
   Effect.gen(function*() {
     const longs = new LongStrings(chunks, textOf, found.strings, budget)
-    const arrays = PARTS_NAMES.flatMap((name, k) => {
+    const arrays = names.flatMap((name, k) => {
       const array = found.arrays[k]
       return array === undefined ? [] : [{ name, array }]
     }).sort((a, b) => a.array.start - b.array.start)
