@@ -292,6 +292,35 @@ describe("jsonSlices", () => {
       }
     }))
 
+  it.effect("parseString: the slices joined are made one string after a yield, before the value is given (its first read is not the reader's)", () =>
+    Effect.gen(function*() {
+      const long = JSON.stringify("a \"long\" é😀 instruction, ".repeat(20_000))
+      const chunks = chunked(long, 65_536)
+      const log: Array<string> = []
+      const originalParse = JSON.parse
+      const parse = vi.spyOn(JSON, "parse").mockImplementation((text: string) => {
+        log.push("parse")
+        return originalParse(text)
+      })
+      const originalCharCodeAt = String.prototype.charCodeAt
+      const read = vi.spyOn(String.prototype, "charCodeAt").mockImplementation(function(this: string, index: number) {
+        if (this.length > 100_000) log.push("read")
+        return Reflect.apply(originalCharCodeAt, this, [index])
+      })
+      const originalSetImmediate = globalThis.setImmediate
+      const yielded = vi.spyOn(globalThis, "setImmediate").mockImplementation(((...args: Parameters<typeof setImmediate>) => {
+        log.push("yield")
+        return originalSetImmediate(...args)
+      }) as typeof setImmediate)
+      const parsed = yield* JsonSlices.parseString(chunks, 0, utf8(long)[0]!.length, makeBudget())
+      parse.mockRestore()
+      read.mockRestore()
+      yielded.mockRestore()
+      expect(parsed?.value).toBe(JSON.parse(long))
+      expect(log.filter((event) => event === "parse").length).toBeGreaterThan(long.length / JsonSlices.STRING_SLICE_BYTES)
+      expect(log.slice(log.lastIndexOf("parse"), log.lastIndexOf("parse") + 3)).toEqual(["parse", "yield", "read"])
+    }))
+
   it.effect("parseString: an invalid string does not parse, however it is cut", () =>
     Effect.gen(function*() {
       for (const text of [`"\\x"`, `"a\\u12"`, `"a\\u12G4b"`, `"\\u"`, `"ab\u0001c"`, `"\\\\\\q"`, `"é\\é"`]) {
