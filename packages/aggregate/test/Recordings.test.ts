@@ -156,6 +156,30 @@ describe("aggregating every recorded stream equals decoding its terminal respons
       }
     }))
 
+  it.effect("a stream that needs a Scope gets the caller's, as Stream.run gives it (on a recording)", () =>
+    Effect.gen(function*() {
+      const { elements } = yield* decode("pai-o3mini-reasoning-summary-deltas.sse")
+      const released: Array<string> = []
+      const stream = Stream.concat(
+        Stream.drain(Stream.fromEffect(Effect.addFinalizer(() => Effect.sync(() => released.push("resource"))))),
+        Stream.fromIterable(elements)
+      )
+      const reference = JSON.stringify(MessageAggregator.fromIterable(elements))
+      yield* Effect.scoped(Effect.gen(function*() {
+        const viaRun = yield* Stream.run(stream, MessageAggregator.sink)
+        const aggregated = yield* MessageAggregator.aggregate(stream)
+        const settled = yield* MessageAggregator.aggregateSettled(stream)
+        expect([JSON.stringify(viaRun), JSON.stringify(aggregated), JSON.stringify(settled.responses)]).toStrictEqual([
+          reference,
+          reference,
+          reference
+        ])
+        // the caller's scope holds the three resources until it closes
+        expect(released).toStrictEqual([])
+      }))
+      expect(released).toStrictEqual(["resource", "resource", "resource"])
+    }))
+
   for (const name of recordings) {
     const deviation = deviations[name]
     const title = deviation === undefined ? name : `${name} (deviation: ${deviation._tag})`
