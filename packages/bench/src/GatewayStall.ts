@@ -12,6 +12,9 @@
  *   session (a sixth each: user messages, reasoning items with a summary and 700 characters of encrypted
  *   content, function calls, their outputs, reasoning items with encrypted content only, assistant
  *   messages), after the small ones.
+ * - **Other kinds** (`KINDS`): `rounds` non-streamed requests each of one message, 10,000 function tools,
+ *   10,000 function tools in one `namespace` tool, a 10 MB `instructions` and a tool's 10 MB description,
+ *   after two of each as warm-up.
  *
  * Each reports the longest `/health` wait and the 99th percentile (wall ms), and the most main-thread CPU
  * time the gateway spent during one wait (`/proc/<pid>/task/<pid>/schedstat`; the kernel updates it about
@@ -87,6 +90,8 @@ export interface Result {
   readonly first: Waits
   readonly warm: Waits
   readonly large: ReadonlyArray<Waits>
+  /** Per kind of `KINDS`, in its order: its body's size in bytes and its rounds. */
+  readonly kinds: ReadonlyArray<{ readonly label: string; readonly bytes: number; readonly rounds: ReadonlyArray<Waits> }>
   /** The load average when the measurement started and ended (1 minute). */
   readonly load: readonly [number, number]
 }
@@ -129,20 +134,82 @@ export const body = (items: number): string => {
   })
 }
 
+/** `length` characters of lorem ipsum. */
+const filler = (length: number): string => "lorem ipsum dolor sit amet, ".repeat(Math.ceil(length / 28)).slice(0, length)
+
+/** A function tool of the shape coding agents declare, named `tool_{i}`. */
+const tool = (i: number) => ({
+  type: "function",
+  name: `tool_${i}`,
+  description: `Tool number ${i}`,
+  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] }
+})
+
+/**
+ * The other kinds of large legal request measured (non-streamed; see the module doc): a label and the body.
+ * Each takes a different path through the gateway's sliced parse and writers: the top-level tools a run at
+ * a time, a namespace's tools the same one level deeper, a long string in slices and made whole once.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const KINDS: ReadonlyArray<{ readonly label: string; readonly body: () => string }> = [
+  { label: "one message", body: () => JSON.stringify({ model: "bench-model", input: "x" }) },
+  {
+    label: "10,000 tools",
+    body: () => JSON.stringify({ model: "bench-model", input: "x", tools: Array.from({ length: 10_000 }, (_, i) => tool(i)) })
+  },
+  {
+    label: "10,000 tools in one namespace",
+    body: () =>
+      JSON.stringify({
+        model: "bench-model",
+        input: "x",
+        tools: [{ type: "namespace", name: "geo", description: "Places", tools: Array.from({ length: 10_000 }, (_, i) => tool(i)) }]
+      })
+  },
+  { label: "10 MB instructions", body: () => JSON.stringify({ model: "bench-model", input: "x", instructions: filler(10_000_000) }) },
+  {
+    label: "a tool's 10 MB description",
+    body: () => JSON.stringify({ model: "bench-model", input: "x", tools: [{ ...tool(0), description: filler(10_000_000) }] })
+  }
+]
+
 const chunk = (delta: object, finish: string | null = null): string =>
   `data: ${JSON.stringify({ id: "chatcmpl-stall", object: "chat.completion.chunk", created: 0, model: "bench-model", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
 
 /**
  * The upstream: reads the request whole and answers `bytes: N`, N the size of the body it received (counted,
- * not parsed: the upstream's own work is kept out of the figures, even on a machine of two cores).
+ * not parsed: the upstream's own work is kept out of the figures, even on a machine of two cores), as a
+ * stream when the request asked for one (`"stream":true` in its first or last 300 bytes, where the Chat
+ * request builder writes it), else as one Chat completion.
  */
 const upstream = (): Server =>
   createServer((request, response) => {
     let bytes = 0
-    request.on("data", (piece: Buffer) => (bytes += piece.length))
+    let head = ""
+    let tail: Buffer = Buffer.alloc(0)
+    request.on("data", (piece: Buffer) => {
+      bytes += piece.length
+      if (head.length < 300) head += piece.toString("latin1", 0, 300)
+      tail = piece.length >= 300 ? piece : Buffer.concat([tail, piece]).subarray(-300)
+    })
     request.on("end", () => {
-      response.writeHead(200, { "content-type": "text/event-stream" })
-      response.end(`${chunk({ role: "assistant", content: `bytes: ${bytes}` })}${chunk({}, "stop")}data: [DONE]\n\n`)
+      const content = `bytes: ${bytes}`
+      if (`${head}${tail.toString("latin1")}`.includes("\"stream\":true")) {
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.end(`${chunk({ role: "assistant", content })}${chunk({}, "stop")}data: [DONE]\n\n`)
+        return
+      }
+      response.writeHead(200, { "content-type": "application/json" })
+      response.end(JSON.stringify({
+        id: "chatcmpl-stall",
+        object: "chat.completion",
+        created: 0,
+        model: "bench-model",
+        choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }
+      }))
     })
   })
 
@@ -209,14 +276,24 @@ export const poller = async (base: string, pid: number): Promise<void> => {
   }
 }
 
-/** POSTs `text` to `/v1/responses`; the text the upstream answered (after checking the stream completed). */
+/**
+ * POSTs `text` to `/v1/responses`; the text the upstream answered (after checking the stream completed, or
+ * the answer is a completed Response object).
+ */
 const post = async (url: string, text: string | Uint8Array<ArrayBuffer>): Promise<string> => {
   const response = await fetch(`${url}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: text })
-  const events = await response.text()
-  if (response.status !== 200 || !events.includes("\"type\":\"response.completed\"")) {
-    throw new Error(`gateway: HTTP ${response.status}, not a completed stream: ${events.slice(0, 300)}`)
+  const answer = await response.text()
+  if (response.headers.get("content-type")?.startsWith("application/json") === true) {
+    const text = /"text":"(bytes: [0-9]+)"/.exec(answer)?.[1]
+    if (response.status !== 200 || !answer.includes("\"status\":\"completed\"") || text === undefined) {
+      throw new Error(`gateway: HTTP ${response.status}, not a completed response: ${answer.slice(0, 300)}`)
+    }
+    return text
   }
-  const done = /"type":"response\.output_text\.done"[^\n]*"text":"([^"]*)"/.exec(events)
+  if (response.status !== 200 || !answer.includes("\"type\":\"response.completed\"")) {
+    throw new Error(`gateway: HTTP ${response.status}, not a completed stream: ${answer.slice(0, 300)}`)
+  }
+  const done = /"type":"response\.output_text\.done"[^\n]*"text":"([^"]*)"/.exec(answer)
   return done?.[1] ?? ""
 }
 
@@ -282,17 +359,29 @@ export const measure = async (options: Options, progress: (message: string) => v
     // encoded once here, not in every round
     const large = new TextEncoder().encode(body(options.items))
     progress(`gateway stall: ${options.rounds} requests of ${options.items} input items`)
-    const rounds: Array<Waits> = []
-    let answer: string | undefined
-    for (let round = 0; round < options.rounds; round++) {
-      const result = await poller.polled(() => post(gateway.url, large))
-      if (!/^bytes: [1-9]/.test(result.answer) || (answer !== undefined && result.answer !== answer)) {
-        throw new Error(`gateway stall: the upstream answered "${result.answer}", in an earlier round "${answer}"`)
+    // `rounds` polled requests of `body`, the upstream receiving as many bytes each time
+    const measureRounds = async (body: Uint8Array<ArrayBuffer>): Promise<Array<Waits>> => {
+      const rounds: Array<Waits> = []
+      let answer: string | undefined
+      for (let round = 0; round < options.rounds; round++) {
+        const result = await poller.polled(() => post(gateway.url, body))
+        if (!/^bytes: [1-9]/.test(result.answer) || (answer !== undefined && result.answer !== answer)) {
+          throw new Error(`gateway stall: the upstream answered "${result.answer}", in an earlier round "${answer}"`)
+        }
+        answer = result.answer
+        rounds.push(result.waits)
       }
-      answer = result.answer
-      rounds.push(result.waits)
+      return rounds
     }
-    return { options, bytes: large.length, first: first.waits, warm: warm.waits, large: rounds, load: [loadStart, loadavg()[0]!] }
+    const rounds = await measureRounds(large)
+    const kinds: Array<Result["kinds"][number]> = []
+    for (const kind of KINDS) {
+      progress(`gateway stall: ${options.rounds} requests of ${kind.label}`)
+      const body = new TextEncoder().encode(kind.body())
+      for (let i = 0; i < 2; i++) await post(gateway.url, body)
+      kinds.push({ label: kind.label, bytes: body.length, rounds: await measureRounds(body) })
+    }
+    return { options, bytes: large.length, first: first.waits, warm: warm.waits, large: rounds, kinds, load: [loadStart, loadavg()[0]!] }
   } finally {
     await poller.close()
     await GatewayLoad.stop(gateway.child, server)

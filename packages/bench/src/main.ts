@@ -413,7 +413,7 @@ const main = async () => {
         "a time, 1 ms apart, from a process of its own; wall times include the waits for a core on a loaded machine, the gateway's main-thread CPU " +
         "during one wait (\`/proc\`, about 4 ms resolution; the \`/health\` answer included) does not. Large request: " +
         `${r.options.items.toLocaleString("en-US")} input items of a coding agent's session, ${Input.megabytes(r.bytes)}; ` +
-        `rounds: ${r.options.rounds}.`)
+        `rounds: ${r.options.rounds}. The other kinds: non-streamed, as many rounds each after two of warm-up.`)
       print()
       print("| while | longest wait | p99 wait | most main-thread CPU in one wait | polls | request | target (longest, quiet machine) |")
       print("|---|---:|---:|---:|---:|---:|---|")
@@ -421,6 +421,11 @@ const main = async () => {
       row("a small request, warm", r.warm, "–")
       row("the large request (median of the rounds)", m, "≤ 10 ms")
       row("the large request (worst of each)", w, "–")
+      for (const kind of r.kinds) {
+        const { median: km, worst: kw } = GatewayStall.summary(kind.rounds)
+        row(`${kind.label}, non-streamed, ${Input.megabytes(kind.bytes)} (median of the rounds)`, km, "≤ 10 ms")
+        row(`${kind.label} (worst of each)`, kw, "–")
+      }
     } catch (error) {
       failed = true
       print()
