@@ -284,30 +284,6 @@ describe("Chat error bodies", () => {
     )
   })
 
-  it("a message that itself ends with '… (N more characters)': counted as any other, not as an earlier cut", () => {
-    const recorded = JSON.parse(readFixture("chat-json/pai-chat-error-400-o1mini-system-role.json")) as {
-      error: { message: string }
-    }
-    const ending = "… (500 more characters)"
-    const message = `${recorded.error.message.repeat(100).slice(0, 3000 - ending.length)}${ending}`
-    const body = JSON.stringify({ error: { ...recorded.error, message } })
-    const error = AiError.httpErrorFromResponse({ status: 400, headers: {}, body })
-    assert.strictEqual(error.description, `${message.slice(0, 2000)}… (1000 more characters)`)
-    assert.strictEqual(
-      AiError.capMessage(`the upstream failed: ${error.description}`),
-      `the upstream failed: ${message.slice(0, 1979)}… (1021 more characters)`
-    )
-    assert.strictEqual(AiError.capMessage(error.description), error.description)
-    // as a plain-text body, and one under the bound: kept whole
-    assert.strictEqual(
-      AiError.httpErrorFromResponse({ status: 500, headers: {}, body: message }).description,
-      `${message.slice(0, 2000)}… (1000 more characters)`
-    )
-    const short = `${recorded.error.message}${ending}`
-    assert.strictEqual(AiError.capMessage(short), short)
-    assert.strictEqual(AiError.capMessage(`the upstream failed: ${short}`), `the upstream failed: ${short}`)
-  })
-
   it("400 unsupported_value (system role on o1-mini)", () => {
     const error = AiError.httpErrorFromResponse({
       status: 400,

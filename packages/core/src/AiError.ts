@@ -395,71 +395,26 @@ export const excerpt = (text: string, max = 200): string => text.length <= max ?
  */
 export const MAX_MESSAGE = 2000
 
-/** The mark `capMessage` puts after a text it cut. */
-const cutMark = (count: number): string => `… (${count} more characters)`
-
-/** How many of its last results `capMessage` remembers (see `capMessage`). */
-const REMEMBERED_CUTS = 64
-
-/**
- * The last texts `capMessage` returned cut, oldest first, each with the count its mark says: what tells a
- * later call that a text ends with an earlier cut, not the mark's words, which a server's own message may
- * end with.
- */
-const cuts = new Map<string, number>()
-/** The lengths of the texts in `cuts`, each with how many there are of it. */
-const cutLengths = new Map<number, number>()
-
-const countLength = (length: number, by: number): void => {
-  const count = (cutLengths.get(length) ?? 0) + by
-  if (count === 0) cutLengths.delete(length)
-  else cutLengths.set(length, count)
-}
-
-const remember = (cut: string, count: number): void => {
-  if (cuts.delete(cut)) countLength(cut.length, -1)
-  cuts.set(cut, count)
-  countLength(cut.length, 1)
-  if (cuts.size > REMEMBERED_CUTS) {
-    const oldest = cuts.keys().next().value!
-    cuts.delete(oldest)
-    countLength(oldest.length, -1)
-  }
-}
-
-/** The count of the cut `capMessage` made that `text` ends with (the whole text, or after a prefix), if any. */
-const earlierCut = (text: string): number | undefined => {
-  // every mark ends with ")"
-  if (cuts.size === 0 || text.charCodeAt(text.length - 1) !== 41) return undefined
-  for (const length of cutLengths.keys()) {
-    if (length > text.length) continue
-    const count = cuts.get(length === text.length ? text : text.slice(text.length - length))
-    if (count !== undefined) return count
-  }
-  return undefined
-}
+const CUT_MARK = /… \((\d+) more characters\)$/
 
 /**
  * At most `max` characters of `text` (default `MAX_MESSAGE`), then `… (N more characters)` when cut, `N`
- * counted against the original text: a text that ends with a cut this function made (its result, whole or
- * put after a prefix) is cut again at `max` characters before that cut's mark, and the mark counts both
- * cuts. So a message is capped once, whatever the depth: a 3,000-character server message is 2,000
+ * counted against the original text: a text that already ends with the mark of such a cut (a message cut
+ * once, then put after a prefix) is cut again at `max` characters before that mark, and the mark counts
+ * both cuts. So a message is capped once, whatever the depth: a 3,000-character server message is 2,000
  * characters and `… (1000 more characters)`, and `"the upstream failed: "` before it makes it
- * `… (1021 more characters)`, not a count of the second cut alone; capping a result again gives it back.
- * An earlier cut is known by the text this function returned (it remembers its last 64 results cut), not
- * by the mark's words: a message that itself ends with `… (N more characters)` is counted as any other.
+ * `… (1021 more characters)`, not a count of the second cut alone. The earlier cut is known by its mark's
+ * words alone, so a longer message that itself ends with such words has their count added to its own.
  *
  * @since 0.2.0
  * @category utils
  */
 export const capMessage = (text: string, max: number = MAX_MESSAGE): string => {
-  const before = earlierCut(text)
-  const body = before === undefined ? text : text.slice(0, text.length - cutMark(before).length)
-  if (body.length <= max) return text
-  const count = (before ?? 0) + body.length - max
-  const cut = `${body.slice(0, max)}${cutMark(count)}`
-  remember(cut, count)
-  return cut
+  const mark = CUT_MARK.exec(text)
+  const body = mark === null ? text : text.slice(0, mark.index)
+  const before = mark === null ? 0 : Number(mark[1])
+  if (body.length <= max) return mark === null ? text : `${body}… (${before} more characters)`
+  return `${body.slice(0, max)}… (${before + body.length - max} more characters)`
 }
 
 /**
