@@ -8,41 +8,16 @@
  * must reach the upstream as calls and their results.
  */
 import { describe, expect, it } from "@effect/vitest"
-import {
-  Agent,
-  applyPatchTool,
-  type Editor,
-  OpenAIResponsesModel,
-  run,
-  setTracingDisabled,
-  type Shell,
-  shellTool,
-  tool,
-  toolNamespace
-} from "@openai/agents"
+import { Agent, applyPatchTool, type Editor, OpenAIResponsesModel, run, setTracingDisabled, type Shell, shellTool } from "@openai/agents"
 import * as Effect from "effect/Effect"
 import OpenAI from "openai"
-import { z } from "zod"
-import { completion, finishChunks, type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { callTurn, crmNamespace, textTurn } from "./agentsSdk.js"
+import { type Handler, withScriptedGateway } from "./scriptedUpstream.js"
 import type { WireJson as Json } from "./utils.js"
 
 setTracingDisabled(true)
 
 const PATCH = { type: "create_file", path: "hello.txt", diff: "+Hello, world!\n" }
-
-/** An upstream turn answering with one tool call, streamed or whole as the gateway asked. */
-const callTurn = (id: string, name: string, args: string): Handler => (request, response, body) =>
-  (body.stream === true
-    ? sse(toolChunk({ id, name, arguments: args }), finishChunks("tool_calls"))
-    : completion({ content: null, tool_calls: [{ id, type: "function", function: { name, arguments: args } }] }, "tool_calls"))(
-      request,
-      response,
-      body
-    )
-
-/** An upstream turn answering with text. */
-const textTurn = (text: string): Handler => (request, response, body) =>
-  (body.stream === true ? sse(textChunk(text), finishChunks()) : completion({ content: text }))(request, response, body)
 
 /** The coding agent: apply_patch with a recording editor, shell with a recording shell, and crm.lookup in a namespace. */
 const codingAgent = (url: string) => {
@@ -67,21 +42,7 @@ const codingAgent = (url: string) => {
       operations.push(operation)
     }
   }
-  const crm = toolNamespace({
-    name: "crm",
-    description: "The customer database.",
-    tools: [
-      tool({
-        name: "lookup",
-        description: "Looks a customer up by id.",
-        parameters: z.object({ id: z.string() }),
-        execute: async ({ id }) => {
-          lookups.push(id)
-          return `Customer ${id}: Ada`
-        }
-      })
-    ]
-  })
+  const crm = crmNamespace((id) => lookups.push(id))
   const agent = new Agent({
     name: "coder",
     instructions: "You edit files.",
@@ -92,9 +53,9 @@ const codingAgent = (url: string) => {
 }
 
 const script = (): ReadonlyArray<Handler> => [
-  callTurn("call_patch", "apply_patch", JSON.stringify(PATCH)),
-  callTurn("call_shell", "shell", JSON.stringify({ commands: ["cat hello.txt"], timeout_ms: 5000 })),
-  callTurn("call_crm", "crm__lookup", JSON.stringify({ id: "42" })),
+  callTurn({ id: "call_patch", name: "apply_patch", args: JSON.stringify(PATCH) }),
+  callTurn({ id: "call_shell", name: "shell", args: JSON.stringify({ commands: ["cat hello.txt"], timeout_ms: 5000 }) }),
+  callTurn({ id: "call_crm", name: "crm__lookup", args: JSON.stringify({ id: "42" }) }),
   textTurn("Created hello.txt for Ada.")
 ]
 

@@ -16,7 +16,7 @@ import { connect } from "node:net"
 import { gzipSync } from "node:zlib"
 import OpenAI from "openai"
 import { completion, finishChunks, type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
-import { captureLogs, checkLifecycle, parseSse, post, readFixture, withGateway } from "./utils.js"
+import { captureLogs, checkLifecycle, parseSse, post, readFixture, waitForAccessLines, withGateway } from "./utils.js"
 
 const fast = { headersTimeout: "400 millis", idleTimeout: "400 millis" } as const
 
@@ -935,9 +935,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
           await received.at(-1)!.closed
         }
         // the line is written once the handler's interruption has run its finalizers (the upstream call aborted)
-        for (let i = 0; i < 200 && captured.logs.filter((line) => line.includes("access: ")).length < 2; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 10))
-        }
+        await waitForAccessLines(captured, 2)
       })).pipe(
         Effect.provide(captured.layer),
         Effect.andThen(() => {
@@ -980,9 +978,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
           client.abort()
           await received.at(-1)!.closed
         }
-        for (let i = 0; i < 200 && captured.logs.filter((line) => line.includes("access: ")).length < 2; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 10))
-        }
+        await waitForAccessLines(captured, 2)
       })).pipe(
         Effect.provide(captured.layer),
         Effect.andThen(() => {
@@ -1029,9 +1025,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
             expect((await answer.text()).length).toBeGreaterThan(4 << 20)
           }
           await received.at(-1)!.closed
-          for (let i = 0; i < 200 && captured.logs.filter((line) => line.includes("access: ")).length < (leave ? 1 : 2); i++) {
-            await new Promise((resolve) => setTimeout(resolve, 10))
-          }
+          await waitForAccessLines(captured, leave ? 1 : 2)
         }
       })).pipe(
         Effect.provide(captured.layer),

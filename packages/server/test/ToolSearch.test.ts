@@ -7,27 +7,15 @@
  * (`vai-openai-tool-search.chunks.txt`), whose items the gateway's must look like.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool, toolNamespace, toolSearchTool } from "@openai/agents"
+import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool, toolSearchTool } from "@openai/agents"
 import * as Effect from "effect/Effect"
 import OpenAI from "openai"
 import { z } from "zod"
-import { completion, finishChunks, type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { callTurn, crmNamespace, textTurn } from "./agentsSdk.js"
+import { type Handler, type Received, withScriptedGateway } from "./scriptedUpstream.js"
 import { checkLifecycle, parseSse, post, readFixture, type WireJson as Json } from "./utils.js"
 
 setTracingDisabled(true)
-
-/** An upstream turn answering with tool calls, streamed or whole as the gateway asked. */
-const callTurn = (...calls: ReadonlyArray<{ id: string; name: string; args: string }>): Handler => (request, response, body) =>
-  (body.stream === true
-    ? sse(...calls.map((call, index) => toolChunk({ index, id: call.id, name: call.name, arguments: call.args })), finishChunks("tool_calls"))
-    : completion({
-      content: null,
-      tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.args } }))
-    }, "tool_calls"))(request, response, body)
-
-/** An upstream turn answering with text. */
-const textTurn = (text: string): Handler => (request, response, body) =>
-  (body.stream === true ? sse(textChunk(text), finishChunks()) : completion({ content: text }))(request, response, body)
 
 /** An agent with a deferred top-level tool and a deferred namespaced one, and a tool search (hosted or client-run). */
 const searchingAgent = (url: string, execution: "server" | "client") => {
@@ -42,22 +30,7 @@ const searchingAgent = (url: string, execution: "server" | "client") => {
       return `Sunny in ${city}`
     }
   })
-  const crm = toolNamespace({
-    name: "crm",
-    description: "The customer database.",
-    tools: [
-      tool({
-        name: "lookup",
-        description: "Looks a customer up by id.",
-        parameters: z.object({ id: z.string() }),
-        deferLoading: true,
-        execute: async ({ id }) => {
-          executed.push(`crm.lookup ${id}`)
-          return `Customer ${id}: Ada`
-        }
-      })
-    ]
-  })
+  const crm = crmNamespace((id) => executed.push(`crm.lookup ${id}`), { deferLoading: true })
   const agent = new Agent({
     name: "searcher",
     instructions: "Load the tools you need, then use them.",
@@ -89,109 +62,125 @@ const upstreamView = (body: Json) => ({
   )
 })
 
+/** One search mode's run of the same request by `searchingAgent`: its title, the upstream's turns, the run's item types and the mode's own checks. */
+interface SearchMode {
+  readonly execution: "server" | "client"
+  readonly title: string
+  readonly script: ReadonlyArray<Handler>
+  readonly types: ReadonlyArray<string>
+  readonly check: (items: ReadonlyArray<Json>, received: ReadonlyArray<Received>) => void
+}
+
+const bothCalls = callTurn(
+  { id: "call_w", name: "get_weather", args: "{\"city\":\"Paris\"}" },
+  { id: "call_c", name: "crm__lookup", args: "{\"id\":\"42\"}" }
+)
+
+const searchModes: ReadonlyArray<SearchMode> = [
+  {
+    execution: "server",
+    title: "hosted tool search: the upstream calls the deferred tools it was offered; each call comes after a search loading its tool, and runs",
+    // before: ModelBehaviorError "Model produced deferred function call get_weather before it was loaded via tool_search."
+    script: [bothCalls, textTurn("Sunny in Paris, Ada.")],
+    types: [
+      "tool_search_call",
+      "tool_search_output",
+      "function_call",
+      "tool_search_call",
+      "tool_search_output",
+      "function_call",
+      "function_call_result",
+      "function_call_result",
+      "message"
+    ],
+    check: (items, received) => {
+      expect(items[0]).toMatchObject({ arguments: { paths: ["get_weather"] }, providerData: { execution: "server" } })
+      expect(items[1]!.tools).toEqual([expect.objectContaining({ type: "function", name: "get_weather", deferLoading: true })])
+      expect(items[3]).toMatchObject({ arguments: { paths: ["crm.lookup"] } })
+      expect(items[4]!.tools).toEqual([
+        expect.objectContaining({ type: "namespace", name: "crm", tools: [expect.objectContaining({ name: "lookup" })] })
+      ])
+
+      // a hosted search cannot run over Chat Completions: every deferred tool is offered
+      expect(upstreamView(received[0]!.body)).toEqual({ tools: ["get_weather", "crm__lookup"], messages: ["system", "user"] })
+      expect(upstreamView(received[1]!.body)).toEqual({
+        tools: ["get_weather", "crm__lookup"],
+        messages: [
+          "system",
+          "user",
+          // one response's calls in one assistant message, their outputs after it (the searches' first)
+          "assistant: tool_search, get_weather, tool_search, crm__lookup",
+          "tool: Tools loaded: get_weather.",
+          "tool: Tools loaded: crm__lookup.",
+          "tool: Sunny in Paris",
+          "tool: Customer 42: Ada"
+        ]
+      })
+    }
+  },
+  {
+    execution: "client",
+    title: "client-run tool search: the upstream is offered the search, not the deferred tools; the SDK runs the search and the tools it loaded are offered next",
+    script: [
+      callTurn({ id: "call_s", name: "tool_search", args: "{\"paths\":[\"get_weather\",\"crm\"]}" }),
+      bothCalls,
+      textTurn("Sunny in Paris, Ada.")
+    ],
+    types: [
+      "tool_search_call",
+      "tool_search_output",
+      "function_call",
+      "function_call",
+      "function_call_result",
+      "function_call_result",
+      "message"
+    ],
+    check: (items, received) => {
+      expect(items[0]).toMatchObject({ arguments: { paths: ["get_weather", "crm"] }, providerData: { call_id: "call_s", execution: "client" } })
+
+      // before: every deferred tool offered and no search, so a model called them unloaded
+      const first = received[0]!.body as Json
+      expect(upstreamView(first).tools).toEqual(["tool_search"])
+      const search = first.tools[0].function
+      expect(search.parameters).toEqual({
+        type: "object",
+        properties: { paths: expect.objectContaining({ type: "array", items: { type: "string" } }) },
+        required: ["paths"],
+        additionalProperties: false
+      })
+      expect(search.description).toContain("Tools to load:\n- get_weather: The weather in a city.\n- crm (namespace): The customer database.")
+      expect(upstreamView(received[1]!.body)).toEqual({
+        tools: ["get_weather", "crm__lookup", "tool_search"],
+        messages: ["system", "user", "assistant: tool_search", "tool: Tools loaded: get_weather, crm__lookup."]
+      })
+      // all loaded: the search has nothing left to list
+      expect((received[1]!.body as Json).tools[2].function.description).not.toContain("Tools to load")
+      expect(upstreamView(received[2]!.body).messages.slice(4)).toEqual([
+        "assistant: get_weather, crm__lookup",
+        "tool: Sunny in Paris",
+        "tool: Customer 42: Ada"
+      ])
+    }
+  }
+]
+
 describe("@openai/agents with deferred tools and tool search through the gateway", () => {
   for (const stream of [false, true]) {
     const mode = stream ? "streamed" : "not streamed"
 
-    it.effect(`hosted tool search: the upstream calls the deferred tools it was offered; each call comes after a search loading its tool, and runs (${mode})`, () =>
-      withScriptedGateway([
-        callTurn(
-          { id: "call_w", name: "get_weather", args: "{\"city\":\"Paris\"}" },
-          { id: "call_c", name: "crm__lookup", args: "{\"id\":\"42\"}" }
-        ),
-        textTurn("Sunny in Paris, Ada.")
-      ], {}, (url, received) =>
-        Effect.promise(async () => {
-          const { agent, executed } = searchingAgent(url, "server")
-          const { finalOutput, items } = await runAgent(agent, "Weather in Paris, and who is customer 42?", stream)
-          // before: ModelBehaviorError "Model produced deferred function call get_weather before it was loaded via tool_search."
-          expect(finalOutput).toBe("Sunny in Paris, Ada.")
-          expect(executed).toEqual(["get_weather Paris", "crm.lookup 42"])
-          expect(items.map((item) => item.type)).toEqual([
-            "tool_search_call",
-            "tool_search_output",
-            "function_call",
-            "tool_search_call",
-            "tool_search_output",
-            "function_call",
-            "function_call_result",
-            "function_call_result",
-            "message"
-          ])
-          expect(items[0]).toMatchObject({ arguments: { paths: ["get_weather"] }, providerData: { execution: "server" } })
-          expect(items[1]!.tools).toEqual([expect.objectContaining({ type: "function", name: "get_weather", deferLoading: true })])
-          expect(items[3]).toMatchObject({ arguments: { paths: ["crm.lookup"] } })
-          expect(items[4]!.tools).toEqual([
-            expect.objectContaining({ type: "namespace", name: "crm", tools: [expect.objectContaining({ name: "lookup" })] })
-          ])
-
-          expect(received).toHaveLength(2)
-          // a hosted search cannot run over Chat Completions: every deferred tool is offered
-          expect(upstreamView(received[0]!.body)).toEqual({ tools: ["get_weather", "crm__lookup"], messages: ["system", "user"] })
-          expect(upstreamView(received[1]!.body)).toEqual({
-            tools: ["get_weather", "crm__lookup"],
-            messages: [
-              "system",
-              "user",
-              // one response's calls in one assistant message, their outputs after it (the searches' first)
-              "assistant: tool_search, get_weather, tool_search, crm__lookup",
-              "tool: Tools loaded: get_weather.",
-              "tool: Tools loaded: crm__lookup.",
-              "tool: Sunny in Paris",
-              "tool: Customer 42: Ada"
-            ]
-          })
-        })))
-
-    it.effect(`client-run tool search: the upstream is offered the search, not the deferred tools; the SDK runs the search and the tools it loaded are offered next (${mode})`, () =>
-      withScriptedGateway([
-        callTurn({ id: "call_s", name: "tool_search", args: "{\"paths\":[\"get_weather\",\"crm\"]}" }),
-        callTurn(
-          { id: "call_w", name: "get_weather", args: "{\"city\":\"Paris\"}" },
-          { id: "call_c", name: "crm__lookup", args: "{\"id\":\"42\"}" }
-        ),
-        textTurn("Sunny in Paris, Ada.")
-      ], {}, (url, received) =>
-        Effect.promise(async () => {
-          const { agent, executed } = searchingAgent(url, "client")
-          const { finalOutput, items } = await runAgent(agent, "Weather in Paris, and who is customer 42?", stream)
-          expect(finalOutput).toBe("Sunny in Paris, Ada.")
-          expect(executed).toEqual(["get_weather Paris", "crm.lookup 42"])
-          expect(items.map((item) => item.type)).toEqual([
-            "tool_search_call",
-            "tool_search_output",
-            "function_call",
-            "function_call",
-            "function_call_result",
-            "function_call_result",
-            "message"
-          ])
-          expect(items[0]).toMatchObject({ arguments: { paths: ["get_weather", "crm"] }, providerData: { call_id: "call_s", execution: "client" } })
-
-          expect(received).toHaveLength(3)
-          // before: every deferred tool offered and no search, so a model called them unloaded
-          const first = received[0]!.body as Json
-          expect(upstreamView(first).tools).toEqual(["tool_search"])
-          const search = first.tools[0].function
-          expect(search.parameters).toEqual({
-            type: "object",
-            properties: { paths: expect.objectContaining({ type: "array", items: { type: "string" } }) },
-            required: ["paths"],
-            additionalProperties: false
-          })
-          expect(search.description).toContain("Tools to load:\n- get_weather: The weather in a city.\n- crm (namespace): The customer database.")
-          expect(upstreamView(received[1]!.body)).toEqual({
-            tools: ["get_weather", "crm__lookup", "tool_search"],
-            messages: ["system", "user", "assistant: tool_search", "tool: Tools loaded: get_weather, crm__lookup."]
-          })
-          // all loaded: the search has nothing left to list
-          expect((received[1]!.body as Json).tools[2].function.description).not.toContain("Tools to load")
-          expect(upstreamView(received[2]!.body).messages.slice(4)).toEqual([
-            "assistant: get_weather, crm__lookup",
-            "tool: Sunny in Paris",
-            "tool: Customer 42: Ada"
-          ])
-        })))
+    for (const { check, execution, script, title, types } of searchModes) {
+      it.effect(`${title} (${mode})`, () =>
+        withScriptedGateway(script, {}, (url, received) =>
+          Effect.promise(async () => {
+            const { agent, executed } = searchingAgent(url, execution)
+            const { finalOutput, items } = await runAgent(agent, "Weather in Paris, and who is customer 42?", stream)
+            expect(finalOutput).toBe("Sunny in Paris, Ada.")
+            expect(executed).toEqual(["get_weather Paris", "crm.lookup 42"])
+            expect(items.map((item) => item.type)).toEqual(types)
+            expect(received).toHaveLength(script.length)
+            check(items, received)
+          })))
+    }
 
     it.effect(`client-run tool search with its own parameters and description: the upstream is offered them, the SDK's execute gets the call's arguments (${mode})`, () =>
       withScriptedGateway([

@@ -339,3 +339,17 @@ export const captureLogs = () => {
   })
   return { logs, layer: Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(LogLevel.Debug)) }
 }
+
+/**
+ * Waits until the lines of `captureLogs` hold `n` access-log lines (`access: `), checking every 10 ms for
+ * up to 2 s (then returns, and the test's own check of the lines fails): the gateway writes a request's
+ * line once its handler's finalizers ran, which may be after the client saw the answer end or left it.
+ */
+export const waitForAccessLines = async (
+  captured: { readonly logs: ReadonlyArray<string> },
+  n: number
+): Promise<void> => {
+  for (let i = 0; i < 200 && captured.logs.filter((line) => line.includes("access: ")).length < n; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
