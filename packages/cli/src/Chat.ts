@@ -19,9 +19,9 @@
  *   `local_shell` as stand-ins that run nothing), so a capture of a custom, shell or apply_patch call, or of
  *   a namespaced call after a tool search, runs to its final answer; a capture whose model calls
  *   `apply_patch` as a freeform custom tool (Codex's, a whole V4A patch as raw text) gets
- *   `Demo.FreeformReplayToolkit`, the same tools with that `apply_patch`, applied in a temporary directory
- *   too; its MCP approval requests are approved (`McpApprovals.approveAll`, said in the replay's notice on
- *   standard error);
+ *   `Demo.FreeformReplayToolkit`, the same tools with that `apply_patch` beside the built-in one, both
+ *   applied in one temporary directory; its MCP approval requests are approved (`McpApprovals.approveAll`,
+ *   said in the replay's notice on standard error);
  * - else, with `OPENAI_API_KEY` set: the live API (or `OPENAI_BASE_URL`);
  * - else: the embedded default, the replay of the recorded session of `Demo.recordingPath`, which checks
  *   that every calculator result sent back is right.
@@ -296,7 +296,7 @@ const callsFreeformApplyPatch = (capture: Capture.Capture): boolean =>
 
 /**
  * Whether the capture's model calls `apply_patch` both as a freeform custom tool and as the client-run built-in
- * (an `apply_patch_call` item): a toolkit holds one tool of a name, so the replay runs the custom one.
+ * (an `apply_patch_call` item): the replay runs both, in one directory.
  */
 const callsBothApplyPatches = (capture: Capture.Capture): boolean =>
   callsFreeformApplyPatch(capture) &&
@@ -308,7 +308,8 @@ const callsBothApplyPatches = (capture: Capture.Capture): boolean =>
  * `--replay FILE` capture holding MCP approval requests, that the chat approves them
  * (`McpApprovals.approveAll`: a replay runs no MCP tool, and the recorded answer follows an approval); for one
  * whose model calls `apply_patch` both as a freeform custom tool and as the built-in (`apply_patch_call`), that
- * the chat runs the custom one and the built-in's calls get a tool error (a toolkit holds one tool of a name).
+ * the chat runs both forms in one temporary directory (`Demo.FreeformReplayToolkit`), so a patch of one form
+ * sees the files the other made.
  *
  * @since 0.2.0
  * @category replay
@@ -323,8 +324,8 @@ export const replayNotice = (target: Target, implicit: boolean): string | undefi
     ? "; its MCP approval requests are approved (no MCP tool runs in a replay)"
     : ""
   const bothPatches = target._tag === "Replay" && !embedded && callsBothApplyPatches(target.capture)
-    ? "; its model calls apply_patch both as a custom tool and as the built-in apply_patch: this chat runs the custom " +
-      "one, so the built-in's calls get a tool error"
+    ? "; its model calls apply_patch both as a custom tool and as the built-in apply_patch: this chat runs both, " +
+      "in one temporary directory"
     : ""
   return implicit
     ? `effect-responses: no OPENAI_API_KEY or OPENAI_BASE_URL: replaying ${what}; nothing is sent to a model (--demo says so explicitly)\n`

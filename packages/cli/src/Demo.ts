@@ -11,8 +11,8 @@
  * and `local_shell` (stand-ins that run nothing: running commands a model wrote is an application's
  * decision, and a replay needs an answer, not its effect). A capture of a Codex-style session, whose model
  * calls `apply_patch` as a freeform custom tool (a `custom_tool_call` with a whole V4A patch as its input),
- * gets `FreeformReplayToolkit` instead: the same tools with `apply_patch` as that custom tool, applied in
- * the same kind of temporary directory.
+ * gets `FreeformReplayToolkit` instead: the same tools with that custom `apply_patch` beside the built-in one,
+ * both applied in one temporary directory.
  *
  * @since 0.1.0
  */
@@ -343,8 +343,10 @@ export const FreeformApplyPatch = Tool.custom("apply_patch", {
 
 /**
  * The tools of a `chat --replay` of a capture whose model calls `apply_patch` as a freeform custom tool
- * (`FreeformApplyPatch`, as Codex declares it): `ReplayToolkit` with that tool in place of the client-run
- * built-in `apply_patch` (a toolkit has one tool of a name).
+ * (`FreeformApplyPatch`, as Codex declares it): `ReplayToolkit` with that custom tool beside the client-run
+ * built-in `apply_patch`, so a capture calling both forms gets both answered (a `custom_tool_call` reaches
+ * the custom tool, an `apply_patch_call` the built-in, whose handler is keyed `built-in:apply_patch`, see
+ * `Tool.HandlerKey`).
  *
  * @since 0.2.0
  * @category tools
@@ -355,14 +357,17 @@ export const FreeformReplayToolkit = Toolkit.make(
   Power,
   Tool.shell,
   FreeformApplyPatch,
+  Tool.applyPatch,
   Tool.localShell
 )
 
 /**
  * The handlers of `FreeformReplayToolkit`, as a layer: those of `ReplayToolkitLive`, with the custom
- * `apply_patch` applying its input with `ApplyPatch.applyPatchText` under a temporary directory made when the
- * layer is built and removed with it (the directory rules of the built-in's handler: paths relative to it,
- * none may leave it). A patch stops at the first change that fails; the changes before it stay applied.
+ * `apply_patch` applying its input with `ApplyPatch.applyPatchText` and the built-in one with
+ * `ApplyPatch.handler`, both under one temporary directory made when the layer is built and removed with it
+ * (the directory rules of the built-in's handler: paths relative to it, none may leave it), so a patch of
+ * either form sees the files the other made. A patch stops at the first change that fails; the changes
+ * before it stay applied.
  *
  * @since 0.2.0
  * @category layers
@@ -370,5 +375,6 @@ export const FreeformReplayToolkit = Toolkit.make(
 export const FreeformReplayToolkitLive = FreeformReplayToolkit.toLayer(Effect.map(replayRoot, (root) => ({
   ...sharedReplayHandlers,
   apply_patch: (input: string) =>
-    ApplyPatch.applyPatchText(root, input).pipe(Effect.mapError((error) => error.message))
+    ApplyPatch.applyPatchText(root, input).pipe(Effect.mapError((error) => error.message)),
+  "built-in:apply_patch": ApplyPatch.handler({ root })
 })))

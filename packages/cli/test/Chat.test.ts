@@ -226,7 +226,7 @@ describe("effect-responses chat", () => {
       assert.strictEqual(requests.at(-1).input.at(-1).type, "custom_tool_call_output")
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scoped("--replay of a capture calling apply_patch as the custom tool, then as the built-in: stderr says the built-in's calls get a tool error", () =>
+  it.scoped("--replay of a capture calling apply_patch as the custom tool, then as the built-in: both run, in one directory", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const dir = yield* fs.makeTempDirectoryScoped()
@@ -234,22 +234,55 @@ describe("effect-responses chat", () => {
       // apply_patch_call updating it and the answer
       const freeform = (yield* fs.readFileString(capturePath("codex-apply-patch-freeform.chunks.txt"))).trim().split("\n")
       const builtin = (yield* fs.readFileString(capturePath("apply-patch-todo.chunks.txt"))).trim().split("\n")
+      const lines = [
+        ...freeform.filter((line) => line.includes("codex_patch_1")),
+        ...builtin.filter((line) => !line.includes("apply_patch_1"))
+      ]
       const path = `${dir}/mixed.chunks.txt`
-      yield* fs.writeFileString(
-        path,
-        [...freeform.filter((line) => line.includes("codex_patch_1")), ...builtin.filter((line) => !line.includes("apply_patch_1"))]
-          .join("\n")
-      )
+      yield* fs.writeFileString(path, lines.join("\n"))
       const target = yield* Chat.resolveTarget(Option.some(path))
       assert.strictEqual(
         Chat.replayNotice(target, false),
         `effect-responses: replaying ${path} (3 recorded responses of ${Chat.recordedModel(target)}); nothing is sent to a model; ` +
-          "its model calls apply_patch both as a custom tool and as the built-in apply_patch: this chat runs the custom " +
-          "one, so the built-in's calls get a tool error\n"
+          "its model calls apply_patch both as a custom tool and as the built-in apply_patch: this chat runs both, " +
+          "in one temporary directory\n"
       )
-      const { out } = yield* chat(target)
-      assert.include(out, "tool result: apply_patch -> created notes/todo.md\n")
-      assert.include(out, "tool error: apply_patch -> tool \"apply_patch\" is a custom tool, called as a client tool")
+      const { out } = yield* chat(target, Option.some(`${dir}/requests.jsonl`))
+      // the two captures write the file apart ("# To do" by Codex's patch, "# Todo" in the built-in's
+      // context): the built-in's update reads the file the custom patch made and finds its lines missing (in
+      // a directory of its own it would find no file)
+      assert.deepStrictEqual(out.split("\n").filter((line) => line.startsWith("tool result") || line.startsWith("tool error")), [
+        "tool result: apply_patch -> created notes/todo.md",
+        "tool error: apply_patch -> notes/todo.md: hunk 1 does not apply: its lines (from \"# Todo\") are not in the file"
+      ])
+      const requests = (yield* fs.readFileString(`${dir}/requests.jsonl`)).trim().split("\n").map((line) => JSON.parse(line))
+      // both forms offered, each answered in its own item type
+      assert.deepStrictEqual(
+        requests[0].tools.filter((tool: { name?: string; type: string }) => tool.name === "apply_patch" || tool.type === "apply_patch")
+          .map((tool: { type: string }) => tool.type),
+        ["custom", "apply_patch"]
+      )
+      assert.deepStrictEqual(requests.at(-1).input.slice(-3).map((item: { type: string }) => item.type), [
+        "custom_tool_call_output",
+        "apply_patch_call",
+        "apply_patch_call_output"
+      ])
+      assert.strictEqual(requests.at(-1).input.at(-1).status, "failed")
+
+      // the same capture with the built-in's diff written against the lines Codex's patch added: updated
+      const matched = `${dir}/matched.chunks.txt`
+      yield* fs.writeFileString(
+        matched,
+        lines.join("\n").replaceAll(
+          JSON.stringify("@@\n # Todo\n \n-- [ ] milk\n+- [x] milk\n - [ ] bread\n+- [ ] eggs\n"),
+          JSON.stringify("@@\n # To do\n-- [ ] milk\n+- [x] milk\n - [ ] bread\n+- [ ] eggs\n")
+        )
+      )
+      const second = yield* chat(yield* Chat.resolveTarget(Option.some(matched)))
+      assert.deepStrictEqual(second.out.split("\n").filter((line) => line.startsWith("tool result") || line.startsWith("tool error")), [
+        "tool result: apply_patch -> created notes/todo.md",
+        "tool result: apply_patch -> updated notes/todo.md"
+      ])
       // a capture with one form says nothing of it
       for (const name of ["codex-apply-patch-freeform.chunks.txt", "apply-patch-todo.chunks.txt"]) {
         const one = yield* Chat.resolveTarget(Option.some(capturePath(name)))

@@ -112,6 +112,48 @@ export const key = (tool: { readonly name: string; readonly namespace?: { readon
   tool.namespace === undefined ? tool.name : `${tool.namespace.name}.${tool.name}`
 
 /**
+ * What a client-run built-in tool (`shell`, `applyPatch`, `localShell`) adds to its type: its `kind`, as the
+ * literal type `"client"`, which is how `HandlerKey` tells it from a function or custom tool of the same name.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface BuiltIn {
+  readonly kind: "client"
+}
+
+/**
+ * The key of tool `T`'s handler among the tools `Tools` of a toolkit (in `Toolkit.toLayer`'s handler record,
+ * in its handler's service tag): its `Key`, except for a client-run built-in when `Tools` also hold a
+ * function or custom tool of its name outside any namespace, e.g. Codex's freeform `apply_patch` beside the
+ * built-in `apply_patch`: the built-in's handler is then keyed `built-in:<name>` (`built-in:apply_patch`), the
+ * other keeps the name. The model calls both by that name; the call's item type (`custom_tool_call`,
+ * `apply_patch_call`) says which is meant. A toolkit without such a pair keys every tool by its `Key` (so
+ * does the type of one holding a tool whose name is typed `string` alone).
+ *
+ * @since 0.2.0
+ * @category type-level
+ */
+export type HandlerKey<T extends Any, Tools extends Any = T> = T extends BuiltIn
+  // a tool whose name is only known as `string` could be named anything: the built-in keeps its name
+  ? string extends Key<Exclude<Tools, BuiltIn>> ? T["name"]
+  : T["name"] extends Key<Exclude<Tools, BuiltIn>> ? `built-in:${T["name"]}`
+  : T["name"]
+  : Key<T>
+
+/**
+ * The key of `tool`'s handler among `tools` at run time (see `HandlerKey`): `key(tool)`, or
+ * `built-in:<name>` for a client-run built-in whose name is the key of a function or custom tool of `tools`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const handlerKey = (tool: Any, tools: ReadonlyArray<Any>): string =>
+  tool.kind === "client" && tools.some((other) => other.kind !== "client" && key(other) === tool.name)
+    ? `built-in:${tool.name}`
+    : key(tool)
+
+/**
  * Any tool.
  *
  * @since 0.1.0
@@ -182,12 +224,15 @@ export interface Handler<Name extends string> {
 
 /**
  * The handler services a set of tools needs: `Handler<"a"> | Handler<"b">` for tools named `a` and `b`
- * (`Handler<"crm.a">` for a tool `a` in namespace `crm`).
+ * (`Handler<"crm.a">` for a tool `a` in namespace `crm`; `Handler<"built-in:apply_patch">` for the built-in
+ * `apply_patch` beside a custom tool `apply_patch`, see `HandlerKey`). `All` is the whole set the keys are
+ * taken in (default `Tools`).
  *
  * @since 0.1.0
  * @category handlers
  */
-export type HandlersFor<Tools extends Any> = Tools extends Any ? Handler<Key<Tools>> : never
+export type HandlersFor<Tools extends Any, All extends Any = Tools> = Tools extends Any ? Handler<HandlerKey<Tools, All>>
+  : never
 
 /**
  * The service tag of the handler of the tool keyed `key` (`Key`: its name, or `<namespace>.<name>`); the
@@ -409,7 +454,7 @@ const clientTool = <const Name extends "shell" | "apply_patch" | "local_shell", 
   description: string,
   parameters: P,
   success: S
-): Tool<Name, P, S, typeof Schema.Never> => ({
+): Tool<Name, P, S, typeof Schema.Never> & BuiltIn => ({
   [TypeId]: TypeId,
   name,
   description,
@@ -435,7 +480,7 @@ const clientTool = <const Name extends "shell" | "apply_patch" | "local_shell", 
  * @since 0.2.0
  * @category client tools
  */
-export const shell: Tool<"shell", typeof Part.ShellCallPart, typeof ShellResult, typeof Schema.Never> = clientTool(
+export const shell: Tool<"shell", typeof Part.ShellCallPart, typeof ShellResult, typeof Schema.Never> & BuiltIn = clientTool(
   "shell",
   "Runs shell commands on the client.",
   Part.ShellCallPart,
@@ -446,13 +491,15 @@ export const shell: Tool<"shell", typeof Part.ShellCallPart, typeof ShellResult,
  * The `apply_patch` tool (API reference `ApplyPatchToolParam`), run by the client: the model sends
  * `apply_patch_call` items (`Part.ApplyPatchCallPart`: create, update with a V4A diff, or delete a file),
  * the handler answers an `ApplyPatchResult`, sent back as an `apply_patch_call_output`. `ApplyPatch.handler`
- * applies the diff under a root directory.
+ * applies the diff under a root directory. In a toolkit beside a custom tool `apply_patch` (Codex's freeform
+ * one), its handler is keyed `built-in:apply_patch` (`HandlerKey`).
  *
  * @since 0.2.0
  * @category client tools
  */
-export const applyPatch: Tool<"apply_patch", typeof Part.ApplyPatchCallPart, typeof ApplyPatchResult, typeof Schema.Never> =
-  clientTool("apply_patch", "Creates, updates and deletes files on the client.", Part.ApplyPatchCallPart, ApplyPatchResult)
+export const applyPatch:
+  & Tool<"apply_patch", typeof Part.ApplyPatchCallPart, typeof ApplyPatchResult, typeof Schema.Never>
+  & BuiltIn = clientTool("apply_patch", "Creates, updates and deletes files on the client.", Part.ApplyPatchCallPart, ApplyPatchResult)
 
 /**
  * The `local_shell` tool (API reference `LocalShellToolParam`, the tool of `codex-mini-latest`), run by the
@@ -464,8 +511,9 @@ export const applyPatch: Tool<"apply_patch", typeof Part.ApplyPatchCallPart, typ
  * @since 0.2.0
  * @category client tools
  */
-export const localShell: Tool<"local_shell", typeof Part.LocalShellCallPart, typeof Schema.String, typeof Schema.Never> =
-  clientTool("local_shell", "Runs a command on the client.", Part.LocalShellCallPart, Schema.String)
+export const localShell:
+  & Tool<"local_shell", typeof Part.LocalShellCallPart, typeof Schema.String, typeof Schema.Never>
+  & BuiltIn = clientTool("local_shell", "Runs a command on the client.", Part.LocalShellCallPart, Schema.String)
 
 // ---------------------------------------------------------------------------------------------------------
 // JSON Schema

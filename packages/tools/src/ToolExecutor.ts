@@ -8,7 +8,7 @@
  * | success | the value encoded with the tool's `success` schema | `false` |
  * | `arguments` not JSON | `{"error":"invalid JSON arguments for tool …: <parser message> in <excerpt>"}` | `true` |
  * | arguments not matching `parameters` | `{"error":"invalid arguments for tool …: <decode message>"}` (at most 2000 characters) | `true` |
- * | no tool of that name (and namespace, see `Toolkit.resolve`) | `{"error":"unknown tool …; available tools: …"}` (tools by `Tool.Key`) | `true` |
+ * | no tool of that name (and namespace, see `Toolkit.resolve`) | `{"error":"unknown tool …; available tools: …"}` (tools by `Tool.HandlerKey`) | `true` |
  * | handler failure | `{"error": <failure encoded with the tool's failure schema>}` | `true` |
  * | timeout | `{"error":"tool … timed out after …"}` | `true` |
  * | handler interrupted itself | `{"error":"tool … was interrupted"}` | `true` |
@@ -428,14 +428,14 @@ const paramsOf = (tool: Tool.Any, call: RunnableCall): Effect.Effect<unknown, st
   }
 }
 
-const run = (tool: Tool.Any, call: RunnableCall, limits: Limits) =>
+const run = (tool: Tool.Any, key: string, call: RunnableCall, limits: Limits) =>
   Effect.gen(function*() {
     const params = yield* Effect.either(paramsOf(tool, call))
     if (params._tag === "Left") return yield* failed(call, "invalid_arguments", params.left)
     const context = yield* Effect.context<never>()
-    const handler = Context.getOption(context, Tool.handlerTag(Tool.key(tool)))
+    const handler = Context.getOption(context, Tool.handlerTag(key))
     if (Option.isNone(handler)) {
-      return yield* unexpected(call, Cause.die(new Error(`no handler provided for tool "${Tool.key(tool)}"`)), "has no handler")
+      return yield* unexpected(call, Cause.die(new Error(`no handler provided for tool "${key}"`)), "has no handler")
     }
     const namespace = call.type === "tool_call" || call.type === "custom_tool_call" ? call.namespace : undefined
     const callContext: Tool.CallContext = {
@@ -476,19 +476,20 @@ const executeOneUnchecked = (
 ): Effect.Effect<Part.ToolMessagePart> => {
   const name = nameOf(call)
   const namespace = call.type === "tool_call" || call.type === "custom_tool_call" ? call.namespace : undefined
-  const found = toolkit.find(name, namespace)
-  const tool = found !== undefined && found.kind === kindOf(call) ? found : undefined
+  const tool = toolkit.find(name, namespace, kindOf(call))
+  // a tool of that name but of another kind, for the message
+  const other = tool === undefined ? toolkit.find(name, namespace) : undefined
   const result = tool === undefined
     ? failed(
       call,
       "unknown_tool",
-      found !== undefined
-        ? `tool "${name}" is a ${found.kind} tool, called as a ${kindOf(call)} tool`
+      other !== undefined
+        ? `tool "${name}" is a ${other.kind} tool, called as a ${kindOf(call)} tool`
         : `unknown tool "${name}"${
           namespace === undefined ? "" : ` in namespace "${namespace}"`
         }; available tools: ${toolkit.names.length === 0 ? "none" : toolkit.names.join(", ")}`
     )
-    : Effect.catchAllCause(run(tool, call, limits), (cause) => unexpected(call, cause, "died"))
+    : Effect.catchAllCause(run(tool, toolkit.keyOf(tool), call, limits), (cause) => unexpected(call, cause, "died"))
   return Effect.withSpan(
     Effect.flatMap(result, (answer) => bounded(call, answer, limits.maxOutputLength)),
     `execute_tool ${name}`,

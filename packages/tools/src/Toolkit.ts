@@ -32,6 +32,20 @@
  * })
  * ```
  *
+ * A toolkit may hold a client-run built-in and a function or custom tool of the same name, as Codex's
+ * freeform `apply_patch` (a custom tool whose input is a whole V4A patch) beside the built-in `apply_patch`:
+ * a call reaches the tool of its name and kind (a `custom_tool_call` the custom tool, an `apply_patch_call`
+ * the built-in), and the built-in's handler is keyed `built-in:<name>` (`Tool.HandlerKey`):
+ *
+ * ```ts
+ * const FreeformApplyPatch = Tool.custom("apply_patch", { description: "…", failure: Schema.String })
+ * const Patches = Toolkit.make(FreeformApplyPatch, Tool.applyPatch)
+ * const PatchesLive = Patches.toLayer({
+ *   apply_patch: (input) => ApplyPatch.applyPatchText(workspace, input).pipe(Effect.mapError((e) => e.message)),
+ *   "built-in:apply_patch": ApplyPatch.handler({ root: workspace })
+ * })
+ * ```
+ *
  * Tools made with a `namespace` are grouped on the Responses wire (one `{"type":"namespace",…}` tool per
  * namespace) and keyed `<namespace>.<name>`; a tool with `deferLoading` waits for a tool search
  * (`BuiltInTool.toolSearch` in the Responses layer's `builtInTools`) to load it:
@@ -89,14 +103,15 @@ export type HandlerFunction<T extends Tool.Any, R> = (
 ) => Effect.Effect<Tool.Success<T>, Tool.Failure<T>, R>
 
 /**
- * The record of handlers `toLayer` takes: one entry per tool, keyed by the tool's `Tool.Key` (its name, or
- * `<namespace>.<name>`), each a `HandlerFunction` of that tool. Every key is required.
+ * The record of handlers `toLayer` takes: one entry per tool, keyed by the tool's `Tool.HandlerKey` (its
+ * name, or `<namespace>.<name>`; `built-in:<name>` for a client-run built-in beside a function or custom
+ * tool of its name), each a `HandlerFunction` of that tool. Every key is required.
  *
  * @since 0.1.0
  * @category handlers
  */
 export type Handlers<Tools extends Tool.Any> = {
-  readonly [T in Tools as Tool.Key<T>]: HandlerFunction<T, unknown>
+  readonly [T in Tools as Tool.HandlerKey<T, Tools>]: HandlerFunction<T, unknown>
 }
 
 /**
@@ -107,7 +122,7 @@ export type Handlers<Tools extends Tool.Any> = {
  * @category handlers
  */
 export type ExactHandlers<Tools extends Tool.Any, H> = H & {
-  readonly [K in Exclude<keyof H, Tool.Key<Tools>>]: never
+  readonly [K in Exclude<keyof H, Tool.HandlerKey<Tools, Tools>>]: never
 }
 
 /**
@@ -123,11 +138,14 @@ export type HandlersRequirements<H> = {
 /**
  * A toolkit.
  *
- * - `tools`: the tools by key (`Tool.Key`: the name, or `<namespace>.<name>`);
+ * - `tools`: the tools by key (`Tool.HandlerKey`: the name, or `<namespace>.<name>`; `built-in:<name>` for
+ *   a client-run built-in beside a function or custom tool of its name);
  * - `names`: the tool keys, in the order given to `make`;
  * - `definitions`: the tools as the model sees them (`Tool.definition`), in that order;
- * - `find(name, namespace?)`: the tool a call of `name` (in `namespace`, when the call has one) means, if
- *   any (see `resolve`; both come from the model and may be anything);
+ * - `find(name, namespace?, kind?)`: the tool a call of `name` (in `namespace`, when the call has one; of
+ *   `kind`, when given) means, if any (see `resolve`; name and namespace come from the model and may be
+ *   anything);
+ * - `keyOf(tool)`: the key of a tool of the toolkit (`Tool.handlerKey`), which its handler's service has;
  * - `toLayer(handlers)`: the layer providing one `Tool.Handler` service per tool; `toLayer(effect)`: the
  *   same from an `Effect` that builds the handlers.
  *
@@ -136,10 +154,17 @@ export type HandlersRequirements<H> = {
  */
 export interface Toolkit<Tools extends Tool.Any> {
   readonly [TypeId]: TypeId
-  readonly tools: { readonly [T in Tools as Tool.Key<T>]: T }
-  readonly names: ReadonlyArray<Tool.Key<Tools>>
+  readonly tools: { readonly [T in Tools as Tool.HandlerKey<T, Tools>]: T }
+  readonly names: ReadonlyArray<Tool.HandlerKey<Tools, Tools>>
   readonly definitions: ReadonlyArray<LanguageModel.AnyToolDefinition>
-  readonly find: (name: string, namespace?: string | undefined) => Tools | undefined
+  readonly find: (name: string, namespace?: string | undefined, kind?: Tool.Kind | undefined) => Tools | undefined
+  /**
+   * The key of `tool`'s handler in this toolkit (`Tool.handlerKey`), the one its `Tool.Handler` service is
+   * tagged with.
+   *
+   * @since 0.2.0
+   */
+  readonly keyOf: (tool: Tool.Any) => string
   /**
    * The layer of the toolkit's handlers. `handlers` must have exactly one entry per tool key. The
    * services the handlers use are taken from the context the layer is built in, so the layer requires
@@ -162,8 +187,8 @@ export interface Toolkit<Tools extends Tool.Any> {
 }
 
 /**
- * Any toolkit, seen through what code that handles any toolkit needs (its tools by name, its
- * definitions). Every `Toolkit` is one.
+ * Any toolkit, seen through what code that handles any toolkit needs (its tools by name and kind, their
+ * handler keys, its definitions). Every `Toolkit` is one.
  *
  * @since 0.1.0
  * @category models
@@ -172,7 +197,14 @@ export interface Any {
   readonly [TypeId]: TypeId
   readonly names: ReadonlyArray<string>
   readonly definitions: ReadonlyArray<LanguageModel.AnyToolDefinition>
-  readonly find: (name: string, namespace?: string | undefined) => Tool.Any | undefined
+  readonly find: (name: string, namespace?: string | undefined, kind?: Tool.Kind | undefined) => Tool.Any | undefined
+  /**
+   * The key of `tool`'s handler in this toolkit (`Tool.handlerKey`), the one its `Tool.Handler` service is
+   * tagged with.
+   *
+   * @since 0.2.0
+   */
+  readonly keyOf: (tool: Tool.Any) => string
 }
 
 /**
@@ -199,7 +231,11 @@ type ErasedHandler = (params: unknown, context: Tool.CallContext) => Effect.Effe
 
 /**
  * The tool of `tools` a call of `name` means, given the call's `namespace` (Responses `function_call`
- * items carry one for a tool in a namespace):
+ * items carry one for a tool in a namespace) and, when given, the `kind` of tool the call is for (a
+ * `function_call` a function tool, a `custom_tool_call` a custom tool, a `shell_call`, `apply_patch_call` or
+ * `local_shell_call` a client-run built-in): only the tools of that kind are looked at, so a call of
+ * `apply_patch` reaches the custom tool or the built-in of that name as its item type says. Without `kind`,
+ * of two tools that match, the first in `tools` is the one:
  *
  * - with a namespace: the tool `name` of that namespace; failing that, when `namespace` equals `name` and no
  *   tool is in a namespace of that name, the tool `name` outside any namespace (OpenAI's tool search loads a
@@ -215,21 +251,24 @@ type ErasedHandler = (params: unknown, context: Tool.CallContext) => Effect.Effe
 export const resolve = <T extends Tool.Any>(
   tools: ReadonlyArray<T>,
   name: string,
-  namespace?: string | undefined
+  namespace?: string | undefined,
+  kind?: Tool.Kind | undefined
 ): T | undefined => {
+  const named = (tool: T) => tool.name === name && (kind === undefined || tool.kind === kind)
   if (namespace !== undefined) {
-    const inNamespace = tools.find((tool) => tool.name === name && tool.namespace?.name === namespace)
+    const inNamespace = tools.find((tool) => named(tool) && tool.namespace?.name === namespace)
     if (inNamespace !== undefined) return inNamespace
     if (namespace !== name || tools.some((tool) => tool.namespace?.name === namespace)) return undefined
   }
-  const plain = tools.find((tool) => tool.name === name && tool.namespace === undefined)
+  const plain = tools.find((tool) => named(tool) && tool.namespace === undefined)
   if (plain !== undefined || namespace !== undefined) return plain
-  const namespaced = tools.filter((tool) => tool.name === name)
+  const namespaced = tools.filter(named)
   return namespaced.length === 1 ? namespaced[0] : undefined
 }
 
 /**
- * A toolkit of `tools`. Tool keys (`Tool.Key`: the name, or `<namespace>.<name>`) must be distinct: a
+ * A toolkit of `tools`. Tool keys (`Tool.HandlerKey`: the name, or `<namespace>.<name>`; a client-run
+ * built-in beside a function or custom tool of its name is keyed `built-in:<name>`) must be distinct: a
  * repeated key is a programming error and throws, as does one namespace name given two descriptions.
  *
  * @since 0.1.0
@@ -237,9 +276,10 @@ export const resolve = <T extends Tool.Any>(
  */
 export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tools): Toolkit<Tools[number]> => {
   const byKey = new Map<string, Tools[number]>()
+  const keys = new Map<Tool.Any, string>()
   const namespaces = new Map<string, string>()
   for (const tool of tools) {
-    const key = Tool.key(tool)
+    const key = Tool.handlerKey(tool, tools)
     if (byKey.has(key)) {
       throw new Error(
         tool.namespace === undefined
@@ -248,6 +288,7 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tool
       )
     }
     byKey.set(key, tool)
+    keys.set(tool, key)
     if (tool.namespace !== undefined) {
       const description = namespaces.get(tool.namespace.name)
       if (description !== undefined && description !== tool.namespace.description) {
@@ -261,8 +302,7 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tool
       // The handler runs in its caller's span, not in the span the layer happened to be built in.
       const services = Context.omit(Tracer.ParentSpan)(captured)
       let context = Context.empty()
-      for (const tool of tools) {
-        const key = Tool.key(tool)
+      for (const key of keys.values()) {
         const handler = handlers[key]!
         const service: Tool.Handler<string> = {
           name: key,
@@ -285,9 +325,10 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tool
   return {
     [TypeId]: TypeId,
     tools: Object.fromEntries(byKey) as Toolkit<Tools[number]>["tools"],
-    names: tools.map(Tool.key) as Array<Tool.Key<Tools[number]>>,
+    names: Array.from(keys.values()) as Array<Tool.HandlerKey<Tools[number], Tools[number]>>,
     definitions: tools.map(Tool.definition),
-    find: (name, namespace) => resolve(tools, name, namespace),
+    find: (name, namespace, kind) => resolve(tools, name, namespace, kind),
+    keyOf: (tool) => keys.get(tool) ?? Tool.handlerKey(tool, tools),
     // The typed signature guarantees one handler per tool; at run time the record is read by key.
     toLayer: toLayer as unknown as Toolkit<Tools[number]>["toLayer"]
   }

@@ -1,11 +1,16 @@
+import { Part } from "@effect-responses/core"
 import type { Tool } from "@effect-responses/tools"
-import { Toolkit } from "@effect-responses/tools"
+import { ApplyPatch, Toolkit, ToolExecutor } from "@effect-responses/tools"
 import { Tool as ToolModule } from "@effect-responses/tools"
-import { assert, describe, expectTypeOf, it } from "@effect/vitest"
+import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { Calculator, calculate, DivisionByZero, MathToolkit } from "./calculator.js"
 
 const Echo = ToolModule.make("echo", {
@@ -109,4 +114,108 @@ describe("Toolkit", () => {
       const error = yield* Effect.flip(Effect.provide(ToolModule.handlerTag("calculator"), layer))
       assert.strictEqual(error, "no index")
     }))
+
+  describe("a custom tool and a client-run built-in of one name (Codex's freeform apply_patch beside the built-in)", () => {
+    // as Codex declares it: the input is a whole V4A patch
+    const FreeformApplyPatch = ToolModule.custom("apply_patch", {
+      description: "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.",
+      failure: Schema.String
+    })
+    // made in each test (it threw when a toolkit held one tool of a name)
+    const makePatches = () => Toolkit.make(FreeformApplyPatch, ToolModule.applyPatch)
+    type Patches = ReturnType<typeof makePatches>
+    const patchesLive = (Patches: Patches, root: string) =>
+      Patches.toLayer({
+        apply_patch: (input) => ApplyPatch.applyPatchText(root, input).pipe(Effect.mapError((error) => error.message)),
+        "built-in:apply_patch": ApplyPatch.handler({ root })
+      })
+    // the recorded apply_patch_call of OpenAI's gpt-5.1 (vercel/ai, Apache-2.0): creates shopping-checklist.md
+    const recordedCall = (): Part.ApplyPatchCallPart => {
+      const fixture = fileURLToPath(new URL("../../../fixtures/responses-sse/vai-openai-apply-patch-call.chunks.txt", import.meta.url))
+      const done = readFileSync(fixture, "utf8").split("\n").filter((line) => line.trim() !== "")
+        .map((line) => JSON.parse(line) as { readonly type: string; readonly item?: { readonly type: string; readonly call_id: string; readonly operation: Part.ApplyPatchOperation } })
+        .find((event) => event.type === "response.output_item.done" && event.item?.type === "apply_patch_call")!
+      return new Part.ApplyPatchCallPart({ callId: done.item!.call_id, operation: done.item!.operation })
+    }
+
+    it("are both held: the built-in's handler is keyed built-in:apply_patch, and a lookup by kind finds each", () => {
+      const Patches = makePatches()
+      assert.deepStrictEqual(Patches.names, ["apply_patch", "built-in:apply_patch"])
+      assert.strictEqual(Patches.tools.apply_patch, FreeformApplyPatch)
+      assert.strictEqual(Patches.tools["built-in:apply_patch"], ToolModule.applyPatch)
+      assert.strictEqual(Patches.find("apply_patch", undefined, "custom"), FreeformApplyPatch)
+      assert.strictEqual(Patches.find("apply_patch", undefined, "client"), ToolModule.applyPatch)
+      assert.isUndefined(Patches.find("apply_patch", undefined, "function"))
+      // without a kind: the first of the two
+      assert.strictEqual(Patches.find("apply_patch"), FreeformApplyPatch)
+      assert.strictEqual(Patches.keyOf(ToolModule.applyPatch), "built-in:apply_patch")
+      assert.strictEqual(Patches.keyOf(FreeformApplyPatch), "apply_patch")
+      expect(Patches.definitions.map((definition) => JSON.parse(JSON.stringify(definition)))).toStrictEqual([
+        { type: "custom", name: "apply_patch", description: FreeformApplyPatch.description },
+        { type: "client", name: "apply_patch" }
+      ])
+      // alone, the built-in keeps its name as its key
+      assert.deepStrictEqual(Toolkit.make(ToolModule.applyPatch).names, ["apply_patch"])
+      // two custom tools (or two built-ins) of one name are still refused
+      assert.throws(() => Toolkit.make(FreeformApplyPatch, FreeformApplyPatch), /two tools are named "apply_patch"/)
+      assert.throws(() => Toolkit.make(ToolModule.applyPatch, ToolModule.applyPatch), /two tools are named "apply_patch"/)
+    })
+
+    it("take one handler each, the built-in's keyed built-in:apply_patch (type level)", () => {
+      type Handlers = Toolkit.HandlersOf<Patches>
+      expectTypeOf<keyof Handlers>().toEqualTypeOf<"apply_patch" | "built-in:apply_patch">()
+      expectTypeOf<Parameters<Handlers["apply_patch"]>[0]>().toEqualTypeOf<string>()
+      expectTypeOf<Parameters<Handlers["built-in:apply_patch"]>[0]>().toEqualTypeOf<Part.ApplyPatchCallPart>()
+      expectTypeOf<ReturnType<typeof patchesLive>>().toEqualTypeOf<
+        Layer.Layer<Tool.Handler<"apply_patch"> | Tool.Handler<"built-in:apply_patch">, never, never>
+      >()
+      // alone, or beside tools of other names, the built-in's key is its name
+      type Alone = Toolkit.HandlersOf<Toolkit.Toolkit<typeof ToolModule.applyPatch | typeof Echo>>
+      expectTypeOf<keyof Alone>().toEqualTypeOf<"apply_patch" | "echo">()
+    })
+
+    it.effect("each call reaches the tool of its kind, both patching one directory", () =>
+      Effect.gen(function*() {
+        const Patches = makePatches()
+        const root = mkdtempSync(join(tmpdir(), "toolkit-patches-"))
+        const layer = patchesLive(Patches, root)
+        // the built-in creates the file (the recorded call), then the custom tool updates it with a V4A patch
+        const first = yield* ToolExecutor.execute(Patches, [recordedCall()]).pipe(Effect.provide(layer))
+        const second = yield* ToolExecutor.execute(Patches, [
+          new Part.CustomToolCallPart({
+            callId: "call_custom_1",
+            name: "apply_patch",
+            input: "*** Begin Patch\n*** Update File: shopping-checklist.md\n@@\n-- [ ] Milk\n+- [x] Milk\n*** End Patch\n"
+          })
+        ]).pipe(Effect.provide(layer))
+        expect(JSON.parse(JSON.stringify([...first, ...second]))).toStrictEqual([
+          {
+            type: "apply_patch_call_output",
+            callId: "call_kA46f91ZwocQyMCKyyZqRyC5",
+            status: "completed",
+            output: "created shopping-checklist.md"
+          },
+          {
+            type: "tool_result",
+            callId: "call_custom_1",
+            name: "apply_patch",
+            output: "updated shopping-checklist.md",
+            isError: false,
+            kind: "custom"
+          }
+        ])
+        assert.strictEqual(
+          readFileSync(join(root, "shopping-checklist.md"), "utf8"),
+          "## Shopping Checklist\n\n- [x] Milk\n- [ ] Bread\n- [ ] Eggs\n- [ ] Fresh fruit\n- [ ] Coffee\n"
+        )
+        // a function call of that name reaches neither
+        const wrongKind = yield* ToolExecutor.execute(Patches, [
+          new Part.ToolCallPart({ callId: "call_f1", name: "apply_patch", arguments: "{}" })
+        ]).pipe(Effect.provide(layer))
+        assert.strictEqual(
+          (wrongKind[0] as Part.ToolResultPart).output,
+          "{\"error\":\"tool \\\"apply_patch\\\" is a custom tool, called as a function tool\"}"
+        )
+      }))
+  })
 })
