@@ -6,7 +6,11 @@
  */
 import { RecordingTracer } from "@effect-responses/testing"
 import { describe, expect, it } from "@effect/vitest"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Tracer from "effect/Tracer"
 import type { IncomingHttpHeaders } from "node:http"
 import { finishChunks, type Handler, sse, textChunk, withScriptedGateway } from "./scriptedUpstream.js"
@@ -21,10 +25,13 @@ const recording = (headers: Array<IncomingHttpHeaders>): Handler => (request, re
   sse(textChunk("Hello"), finishChunks())(request, response, body)
 }
 
-/** Streams one request through a gateway served with `tracer` (or none), with `headers`. */
-const streamed = (requestHeaders: Record<string, string>, tracer?: Tracer.Tracer) => {
+/**
+ * Streams one request through a gateway served with `tracer` (or none), with `headers`; `client`, the
+ * upstream's `HttpClient`.
+ */
+const streamed = (requestHeaders: Record<string, string>, tracer?: Tracer.Tracer, client?: Layer.Layer<HttpClient.HttpClient>) => {
   const upstreamHeaders: Array<IncomingHttpHeaders> = []
-  const run = withScriptedGateway([recording(upstreamHeaders)], {}, (url) =>
+  const run = withScriptedGateway([recording(upstreamHeaders)], client === undefined ? {} : { client }, (url) =>
     post(`${url}/responses`, { model: "m", input: "hi", stream: true }, requestHeaders))
   return Effect.map(tracer === undefined ? run : Effect.withTracer(run, tracer), (answer) => {
     expect(answer.status).toBe(200)
@@ -53,6 +60,20 @@ describe("Gateway tracing", () => {
       const headers = yield* streamed({})
       expect(headers.traceparent).toBeUndefined()
       expect(headers.b3).toBeUndefined()
+    }))
+
+  it.live("with no tracer, a request without trace context calls the upstream with no current span", () =>
+    Effect.gen(function*() {
+      // what the upstream's client runs in: a no-op span is a current span too, which the client would take
+      // for a trace to continue
+      const seen: Array<Option.Option<Tracer.Span>> = []
+      const client = Layer.effect(
+        HttpClient.HttpClient,
+        Effect.map(HttpClient.HttpClient, HttpClient.tapRequest(() => Effect.map(Effect.option(Effect.currentSpan), (span) => seen.push(span))))
+      ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+      yield* streamed({}, undefined, client)
+      expect(seen).toHaveLength(1)
+      expect(Option.isNone(seen[0]!)).toBe(true)
     }))
 
   it.live("with no tracer, a request with a traceparent has its trace continued upstream", () =>

@@ -4,6 +4,7 @@
  * anything at all. It records each request's body and whether the gateway closed the connection.
  */
 import { Gateway, type ResponseStore, Upstream } from "@effect-responses/server"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -116,6 +117,8 @@ export const withScriptedGateway = <A, E, R>(
     readonly upstream?: Omit<Upstream.ChatCompletionsOptions, "baseUrl">
     /** a `ResponseStore` for the gateway (stateless without) */
     readonly store?: Layer.Layer<ResponseStore.ResponseStore, ResponseStore.ResponseStoreError>
+    /** the upstream's `HttpClient` (default undici's, `NodeHttpClient.layerUndici`) */
+    readonly client?: Layer.Layer<HttpClient.HttpClient>
   },
   body: (url: string, received: ReadonlyArray<Received>) => Effect.Effect<A, E, R>
 ) =>
@@ -129,7 +132,7 @@ export const withScriptedGateway = <A, E, R>(
         Gateway.layer(options.gateway ?? {}).pipe(
           Layer.provide(Upstream.chatCompletions({ baseUrl: upstream.baseUrl, ...options.upstream })),
           Layer.provide(options.store ?? Layer.empty),
-          Layer.provide(NodeHttpClient.layerUndici),
+          Layer.provide(options.client ?? NodeHttpClient.layerUndici),
           Layer.provideMerge(loopback)
         )
       )
