@@ -26,7 +26,9 @@
  * an answer longer than `maxOutputLength` characters (default `DEFAULT_MAX_OUTPUT_LENGTH`, `"none"` for no
  * bound) is cut, its head and tail kept around a marker the model can read (`truncate`), and a warning
  * logged. Function and custom tool calls run concurrently (at most `concurrency` at once); shell, apply_patch
- * and local_shell calls run one after the other in output order (a later patch may depend on an earlier one).
+ * and local_shell calls run one after the other in output order (a later patch may depend on an earlier one),
+ * and so does a function or custom call of a tool whose name a client-run built-in of the toolkit has (Codex's
+ * freeform `apply_patch` beside the built-in one: both change the same files).
  *
  * `arguments: ""` (a function without parameters, as some servers send it) reads as `{}`; a `null` for an
  * optional property reads as the property left out (strict mode makes optional properties nullable, see
@@ -130,7 +132,8 @@ export const isRunnable = (part: Part.AssistantPart): part is RunnableCall =>
 
 /**
  * Runs the calls and returns one answer per call, in call order (function and custom tool calls
- * concurrently, bounded by `options.concurrency`; built-in tool calls one after the other). Never fails:
+ * concurrently, bounded by `options.concurrency`; built-in tool calls, and calls of a tool sharing its name
+ * with a built-in of the toolkit, one after the other). Never fails:
  * every outcome is an answer (see the module comment). Requires the handlers of the toolkit's tools
  * (`toolkit.toLayer`).
  *
@@ -175,7 +178,9 @@ export const executeUnchecked = (
     const results: Array<Part.ToolMessagePart> = new Array(calls.length)
     const concurrent: Array<number> = []
     const inOrder: Array<number> = []
-    calls.forEach((call, index) => (isBuiltIn(call) ? inOrder : concurrent).push(index))
+    calls.forEach((call, index) =>
+      (isBuiltIn(call) || sharesBuiltInName(toolkit, call) ? inOrder : concurrent).push(index)
+    )
     const runAt = (index: number) =>
       Effect.map(executeOneUnchecked(toolkit, calls[index]!, limits), (result) => {
         results[index] = result
@@ -227,6 +232,14 @@ const limitsOf = (options: Omit<Options, "concurrency"> | undefined): Limits => 
 
 const isBuiltIn = (call: RunnableCall): boolean =>
   call.type === "shell_call" || call.type === "apply_patch_call" || call.type === "local_shell_call"
+
+/**
+ * Whether a function or custom call names a tool whose name a client-run built-in of the toolkit has (Codex's
+ * freeform `apply_patch` beside the built-in): it runs in order with the built-in calls.
+ */
+const sharesBuiltInName = (toolkit: Toolkit.Any, call: RunnableCall): boolean =>
+  (call.type === "tool_call" || call.type === "custom_tool_call") && call.namespace === undefined &&
+  toolkit.find(call.name, undefined, "client") !== undefined
 
 /** The tool name a call asks for (a built-in's is its type's name). */
 const nameOf = (call: RunnableCall): string => {

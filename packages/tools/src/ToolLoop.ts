@@ -52,7 +52,8 @@ import type * as Toolkit from "./Toolkit.js"
  * - `toolkit`: the local tools offered to the model;
  * - `maxSteps`: the most model calls the loop makes (default `DEFAULT_MAX_STEPS`, at least 1);
  * - `concurrency`: function and custom tool calls of one step run at once (default
- *   `ToolExecutor.DEFAULT_CONCURRENCY`; built-in tool calls run one after the other);
+ *   `ToolExecutor.DEFAULT_CONCURRENCY`; built-in tool calls, and calls of a tool sharing its name with a
+ *   built-in of the toolkit, run one after the other);
  * - `timeout`: the longest a tool call may run before it becomes an error answer (default
  *   `ToolExecutor.DEFAULT_TIMEOUT`, 5 minutes; `"none"`: no limit);
  * - `maxOutputLength`: the most characters of one answer sent back (default

@@ -217,5 +217,26 @@ describe("Toolkit", () => {
           "{\"error\":\"tool \\\"apply_patch\\\" is a custom tool, called as a function tool\"}"
         )
       }))
+
+    it.effect("in one response, a custom call of the built-in's name runs in output order with the built-in calls", () =>
+      Effect.gen(function*() {
+        const Patches = makePatches()
+        const root = mkdtempSync(join(tmpdir(), "toolkit-patches-"))
+        // the custom tool creates a file, the built-in then updates it, one after the other as the model wrote them
+        const results = yield* ToolExecutor.execute(Patches, [
+          new Part.CustomToolCallPart({
+            callId: "call_custom_1",
+            name: "apply_patch",
+            input: "*** Begin Patch\n*** Add File: notes/todo.md\n+# To do\n+- [ ] milk\n*** End Patch\n"
+          }),
+          new Part.ApplyPatchCallPart({
+            callId: "call_builtin_1",
+            operation: { type: "update_file", path: "notes/todo.md", diff: "@@\n # To do\n-- [ ] milk\n+- [x] milk\n" }
+          })
+        ]).pipe(Effect.provide(patchesLive(Patches, root)))
+        expect(results.map((result) => result.type === "tool_result" || result.type === "apply_patch_call_output" ? result.output : ""))
+          .toStrictEqual(["created notes/todo.md", "updated notes/todo.md"])
+        assert.strictEqual(readFileSync(join(root, "notes/todo.md"), "utf8"), "# To do\n- [x] milk\n")
+      }))
   })
 })
