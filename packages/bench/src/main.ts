@@ -17,7 +17,8 @@
  * stream); `--no-memory`, `--no-aggregation`, `--no-speed`, `--no-gateway` (the gateway section; `--quick` shrinks it
  * too), `--no-gateway-load` (the built gateway in a child process: its CPU per request and per event, paced and
  * unpaced, and its RSS idle and under load; beside it the same for a bare `node:http` proxy, the floor), `--no-gateway-stall`
- * (how long `/health` waits while a fresh gateway's first request, or one request of 20,000 input items, runs), `--no-startup` (the built CLI's `--version` and `--help` times and the idle gateway's RSS), `--no-store` (streams per
+ * (how long `/health` waits while a fresh gateway's first request, one request of 20,000 input items, or one of
+ * the other large kinds runs: 10,000 tools, top-level or in one namespace, a 10 MB string), `--no-startup` (the built CLI's `--version` and `--help` times and the idle gateway's RSS), `--no-store` (streams per
  * second through the gateway stateless, with SQLite and with PostgreSQL), `--no-request` (the cost of decoding
  * a large request body).
  *
