@@ -83,8 +83,9 @@
  * - **Namespaces.** A function or custom tool call whose name is a flattened namespace tool
  *   (`ResponsesRequestDecoder.DecodedRequest.namespacedTools`: the flattened `crm__lookup`, the dotted
  *   `crm.lookup`, or an unambiguous bare `lookup`) is written with its `namespace` and name. The call of a
- *   deferred top-level tool a search of the response loaded is written, as the API writes it
- *   (`vai-openai-tool-search.chunks.txt`), with the tool's own name as its `namespace`, after `name`.
+ *   top-level tool a search loaded (a search of the response, or a `tool_search_output` of the input:
+ *   `DecodedRequest.searchedTools`) is written, as the API writes it (`vai-openai-tool-search.chunks.txt`),
+ *   with the tool's own name as its `namespace`, after `name`.
  * - **Renamed tools.** A call of a top-level tool whose name the upstream was offered renamed (too long, or
  *   with characters function names cannot hold: `ResponsesRequestDecoder.upstreamName`,
  *   `DecodedRequest.renamedTools`) is written with the name the client declared.
@@ -186,6 +187,7 @@ export interface Options {
         | "localShell"
         | "toolSearch"
         | "deferredTools"
+        | "searchedTools"
         | "renamedTools"
         | "options"
       >

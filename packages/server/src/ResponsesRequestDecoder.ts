@@ -363,6 +363,13 @@ export interface ModelOptions {
  *   loaded, by the name sent upstream (`DeferredTool`). With a client-run tool search they are not in
  *   `tools` (a tool choice naming one keeps it there); a call of one is written back after a
  *   `tool_search_call` and `tool_search_output` (`execution: "server"`) that load it.
+ * - `searchedTools` (since 0.2.0): the top-level function and custom tools a `tool_search_output` of the
+ *   input loaded (listed in its `tools`, not declared without `defer_loading`), by the client's name. A tool
+ *   a search loaded lives in a namespace of its own name: the API answers a `function_call` of one without
+ *   `namespace` in the input with a 400 ("Missing namespace for function_call 'get_weather'. It does not
+ *   exist in the default namespace."), so its own calls of one carry `namespace` its name (the recorded
+ *   call after its search does: `vai-openai-tool-search.chunks.txt`); the gateway writes every call of
+ *   these tools so too.
  * - `droppedTools`: the `type`s of the built-in tools removed under the `drop` policy.
  * - `options`: the other options (`ModelOptions`).
  * - `parameters`: the `CreateResponse` parameters the request set (not `null`), in `PARAMETERS` order, with
@@ -392,6 +399,7 @@ export interface DecodedRequest {
   readonly localShell?: string | undefined
   readonly toolSearch?: string | undefined
   readonly deferredTools?: ReadonlyMap<string, DeferredTool> | undefined
+  readonly searchedTools?: ReadonlySet<string> | undefined
   readonly droppedTools: ReadonlyArray<string>
   readonly options: ModelOptions
   readonly parameters: ReadonlyArray<string>
@@ -916,6 +924,7 @@ const decodeBody = <E>(
       localShell: toolSet.localShell,
       toolSearch: toolSet.toolSearch,
       deferredTools: toolSet.deferred,
+      searchedTools: toolSet.searched,
       droppedTools: toolSet.dropped,
       options: modelOptions,
       parameters,

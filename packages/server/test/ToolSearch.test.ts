@@ -137,6 +137,9 @@ const searchModes: ReadonlyArray<SearchMode> = [
     ],
     check: (items, received) => {
       expect(items[0]).toMatchObject({ arguments: { paths: ["get_weather", "crm"] }, providerData: { call_id: "call_s", execution: "client" } })
+      // the calls of the tools the client's search loaded, each with its namespace (the top-level one's its own name)
+      expect(items[2]).toMatchObject({ name: "get_weather", namespace: "get_weather" })
+      expect(items[3]).toMatchObject({ name: "lookup", namespace: "crm" })
 
       // before: every deferred tool offered and no search, so a model called them unloaded
       const first = received[0]!.body as Json
@@ -314,6 +317,41 @@ describe("the openai SDK with deferred tools and tool search through the gateway
         const calls = (body.messages as ReadonlyArray<Json>).flatMap((message) => (message.tool_calls ?? []) as ReadonlyArray<Json>)
         expect(calls.find((toolCall) => toolCall.id === call.call_id)?.function).toEqual({ name: "get_weather", arguments: call.arguments })
       })))
+
+  for (const stream of [false, true]) {
+    it.effect(`a later call of a tool the recorded tool_search_output of the input loaded: written with the tool's own name as namespace, as the API's, no search before it; none when the request declares the tool without defer_loading (${stream ? "streamed" : "not streamed"})`, () =>
+      withScriptedGateway([weatherCall, weatherCall], {}, (url) =>
+        Effect.gen(function*() {
+          const call = recordedOutput[2]!
+          const request = {
+            ...recordedRequest(stream),
+            input: [
+              { role: "user", content: "What is the weather in San Francisco?" },
+              ...recordedOutput,
+              { type: "function_call_output", call_id: call.call_id, output: "Sunny, 70F" },
+              { role: "user", content: "And again?" }
+            ]
+          }
+          const answer = yield* post(`${url}/responses`, request)
+          expect(answer.status).toBe(200)
+          const frames = stream ? parseSse(answer.text) : []
+          const output = (stream ? checkLifecycle(frames) : JSON.parse(answer.text)).output as ReadonlyArray<Json>
+          // before: {"name":"get_weather"}, which OpenAI refuses in input ("Missing namespace for function_call 'get_weather'")
+          expect(output.map((item) => item.type)).toEqual(["function_call"])
+          expect(Object.keys(output[0]!)).toEqual(Object.keys(call))
+          expect(output[0]).toMatchObject({ name: "get_weather", namespace: "get_weather", call_id: "call_w" })
+          if (stream) {
+            const added = frames.find((frame) => frame.data.type === "response.output_item.added")!.data.item as Json
+            expect(added).toMatchObject({ name: "get_weather", namespace: "get_weather" })
+          }
+          // declared without defer_loading, the tool is in the default namespace whatever a search listed
+          const eager = recordedRequestTools.map((tool) => tool.name === "get_weather" ? { ...tool, defer_loading: false } : tool)
+          const again = yield* post(`${url}/responses`, { ...request, stream: false, tools: eager })
+          const [eagerCall] = JSON.parse(again.text).output as ReadonlyArray<Json>
+          expect(eagerCall).toMatchObject({ type: "function_call", name: "get_weather" })
+          expect(eagerCall!.namespace).toBeUndefined()
+        })))
+  }
 
   it.effect("the gateway's own hosted-search items sent back as history: the deferred tool's call (namespace its own name) goes upstream by the tool's name", () =>
     withScriptedGateway([weatherCall, textTurn("Sunny.")], {}, (url, received) =>

@@ -118,6 +118,11 @@ export interface ToolSet {
    * declaration without it): the name sent upstream -> the path a search loads it by and its definition
    */
   readonly deferred: Map<string, DeferredTool>
+  /**
+   * the top-level tools a tool search's output loaded that no declaration without `defer_loading` had, by the
+   * client's name: the API keeps each in a namespace of its own name (`DecodedRequest.searchedTools`)
+   */
+  readonly searched: Set<string>
   readonly dropped: Array<string>
   /** bare name -> the namespaces declaring it */
   readonly bare: Map<string, Array<string>>
@@ -138,6 +143,7 @@ export const makeToolSet = (): ToolSet => ({
   toolSearch: undefined,
   toolSearchSpec: undefined,
   deferred: new Map(),
+  searched: new Set(),
   dropped: [],
   bare: new Map(),
   topLevel: new Set(),
@@ -271,6 +277,8 @@ export const decodeTools = (
         const sent = declared.type === "function"
           ? addTool(set, declared.name, (sent) => functionTool(declared, sent), false)
           : addTool(set, declared.name, (sent) => customTool(declared, sent), true)
+        // loaded by a search: new, or declared with `defer_loading` and waiting for it
+        if (loads && (fresh || set.deferred.has(sent))) set.searched.add(declared.name)
         defer(sent, tool, fresh, declared.name, () => searchSummary(declared.name, declared.description))
         names.push(sent)
       } else if (type === "namespace") {

@@ -42,7 +42,7 @@ export interface ItemWriter {
 export const make = (
   request:
     & Pick<ResponsesRequestDecoder.DecodedRequest, "namespacedTools">
-    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "renamedTools">>,
+    & Partial<Pick<ResponsesRequestDecoder.DecodedRequest, "renamedTools" | "searchedTools">>,
   makeId: (prefix: string) => string
 ): ItemWriter => {
   let sequence = 0
@@ -61,9 +61,10 @@ export const make = (
     const original = request.namespacedTools.get(slot.name)
     if (original !== undefined) return { namespace: original.namespace, name: original.name }
     const name = request.renamedTools?.get(slot.name) ?? slot.name
-    // the API writes the call of a top-level tool its search loaded with the tool's own name as the namespace,
-    // after the name (`vai-openai-tool-search.chunks.txt`); a call in that namespace comes back here as that tool
-    return searchedTopLevel.has(name) ? { name, namespace: name } : { name }
+    // the API writes the call of a top-level tool a search loaded (in this response, or a `tool_search_output`
+    // of the input) with the tool's own name as the namespace, after the name (`vai-openai-tool-search.chunks.txt`);
+    // a call in that namespace comes back here as that tool
+    return searchedTopLevel.has(name) || request.searchedTools?.has(name) === true ? { name, namespace: name } : { name }
   }
 
   const item = (slot: Slot, itemStatus: string, complete: boolean): unknown =>
