@@ -148,4 +148,35 @@ describe("effect-responses (in process)", () => {
       }
     }))
 
+  it.effect("serve's numeric options and --upstream refuse a value out of range at parse time: the option, what it allows, the usage, exit 2", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["--port", "99999"], "option --port: '99999' is not a port (allowed: 0 to 65535; 0 picks a free one)"],
+        [["--port", "-5"], "option --port: '-5' is not a port (allowed: 0 to 65535; 0 picks a free one)"],
+        [["--upstream-retries", "-1"], "option --upstream-retries: '-1' is less than 0 (allowed: 0 or more retries)"],
+        [["--max-input-items", "0"], "option --max-input-items: '0' is less than 1 (allowed: 1 or more items)"],
+        [["--max-body-mb", "-1"], "option --max-body-mb: '-1' is less than 1 (allowed: 1 or more MiB)"],
+        [
+          ["--upstream-headers-timeout", "0"],
+          "option --upstream-headers-timeout: '0' is less than 1 (allowed: 1 or more seconds)"
+        ],
+        [["--upstream-idle-timeout", "0"], "option --upstream-idle-timeout: '0' is less than 1 (allowed: 1 or more seconds)"],
+        [["--request-body-timeout", "-3"], "option --request-body-timeout: '-3' is less than 1 (allowed: 1 or more seconds)"]
+      ]
+      for (const [args, message] of cases) {
+        const result = yield* main(["serve", "--upstream", "http://127.0.0.1:1/v1", ...args])
+        assert.strictEqual(result.status, 2, args.join(" "))
+        const lines = result.stderr.split("\n")
+        assert.strictEqual(lines[0], `effect-responses serve: ${message}`)
+        assert.match(lines[1]!, /^usage: effect-responses serve /)
+        assert.strictEqual(result.stdout, "")
+      }
+      const upstream = yield* main(["serve", "--upstream", "notaurl"])
+      assert.strictEqual(upstream.status, 2)
+      assert.strictEqual(
+        upstream.stderr.split("\n")[0],
+        "effect-responses serve: option --upstream: 'notaurl' is not an http(s) URL (e.g. http://localhost:11434/v1)"
+      )
+      assert.match(upstream.stderr.split("\n")[1]!, /^usage: effect-responses serve /)
+    }))
 })

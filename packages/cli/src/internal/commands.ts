@@ -20,13 +20,16 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Effect from "effect/Effect"
 import {
+  atLeastProblem,
   DEFAULT_MAX_RESPONSES,
   DEFAULT_MODEL,
   DEFAULT_PROMPT,
   maxResponsesProblem,
+  portProblem,
   protocolConfig,
   storeProblem,
-  ttlProblem
+  ttlProblem,
+  upstreamProblem
 } from "./defaults.js"
 
 /**
@@ -117,9 +120,14 @@ export const aggregate = Command.make("aggregate", {
 /** `serve`. @internal */
 export const serve = Command.make("serve", {
   upstream: Options.text("upstream").pipe(
+    checked(upstreamProblem),
     Options.withDescription("the Chat Completions backend's base URL, with /v1 (e.g. http://localhost:11434/v1)")
   ),
-  port: Options.integer("port").pipe(Options.withDescription("the port to listen on"), Options.withDefault(8787)),
+  port: Options.integer("port").pipe(
+    checked(portProblem),
+    Options.withDescription("the port to listen on"),
+    Options.withDefault(8787)
+  ),
   host: Options.text("host").pipe(Options.withDescription("the address to listen on"), Options.withDefault("127.0.0.1")),
   upstreamKeyEnv: Options.text("upstream-key-env").pipe(
     Options.withDescription("the environment variable holding the upstream's API key"),
@@ -134,10 +142,12 @@ export const serve = Command.make("serve", {
     Options.withDefault("drop" as const)
   ),
   upstreamHeadersTimeout: Options.integer("upstream-headers-timeout").pipe(
+    checked(atLeastProblem(1, "seconds")),
     Options.withDescription("seconds to wait for the upstream's response headers before answering 504"),
     Options.withDefault(300)
   ),
   upstreamIdleTimeout: Options.integer("upstream-idle-timeout").pipe(
+    checked(atLeastProblem(1, "seconds")),
     Options.withDescription(
       "seconds of upstream silence before giving up: in a stream, keep-alives (SSE comments such as `: keep-alive`, `event: ping`) count as silence; only a chunk of the answer resets it"
     ),
@@ -147,18 +157,22 @@ export const serve = Command.make("serve", {
     Options.withDescription(REPLAY_REASONING_CONTENT)
   ),
   upstreamRetries: Options.integer("upstream-retries").pipe(
+    checked(atLeastProblem(0, "retries")),
     Options.withDescription("the gateway's own retries of a failed upstream call (0: the client's SDK retries)"),
     Options.withDefault(0)
   ),
   maxInputItems: Options.integer("max-input-items").pipe(
+    checked(atLeastProblem(1, "items")),
     Options.withDescription("the most input items a request may hold, and content parts one item may (more: 400)"),
     Options.withDefault(20_000)
   ),
   maxBodyMb: Options.integer("max-body-mb").pipe(
+    checked(atLeastProblem(1, "MiB")),
     Options.withDescription("the largest request body in MiB (more: 413); raise it for agents that send images"),
     Options.withDefault(16)
   ),
   requestBodyTimeout: Options.integer("request-body-timeout").pipe(
+    checked(atLeastProblem(1, "seconds")),
     Options.withDescription("seconds a request body may take to arrive whole before answering 408"),
     Options.withDefault(120)
   ),

@@ -61,3 +61,27 @@ export const ttlProblem = (text: string): string | undefined =>
 /** What is wrong with a `--store-max-responses` value, `undefined` when it is a positive integer. @internal */
 export const maxResponsesProblem = (n: number): string | undefined =>
   Number.isInteger(n) && n > 0 ? undefined : `'${n}' is not a positive integer`
+
+/** What is wrong with a `--port` value, `undefined` when it is a port (0, any free port, to 65535). @internal */
+export const portProblem = (n: number): string | undefined =>
+  Number.isInteger(n) && n >= 0 && n <= 65535 ? undefined : `'${n}' is not a port (allowed: 0 to 65535; 0 picks a free one)`
+
+/**
+ * What is wrong with an integer option's value, `undefined` when it is `min` or more; `unit` names what it
+ * counts in the message (`seconds`). @internal
+ */
+export const atLeastProblem = (min: number, unit: string) => (n: number): string | undefined =>
+  Number.isInteger(n) && n >= min ? undefined : `'${n}' is less than ${min} (allowed: ${min} or more ${unit})`
+
+/** What is wrong with a `--upstream` value, `undefined` when it is an http(s) URL. @internal */
+export const upstreamProblem = (text: string): string | undefined => {
+  let url: URL | undefined
+  try {
+    url = new URL(text)
+  } catch {
+    url = undefined
+  }
+  return url !== undefined && (url.protocol === "http:" || url.protocol === "https:")
+    ? undefined
+    : `'${text}' is not an http(s) URL (e.g. http://localhost:11434/v1)`
+}
