@@ -178,9 +178,6 @@ export const storeLayer = (
     }
     const spec = options.store ?? "none"
     if (spec === "none") return undefined
-    const failed = Layer.mapError((error: ResponseStore.ResponseStoreError) =>
-      new ServeSetupError({ description: `--store: ${error.description}` })
-    )
     if (spec.startsWith("sqlite:") && spec.length > "sqlite:".length) {
       const driver = yield* Effect.tryPromise({
         try: () => import("@effect-responses/server/ResponseStoreSqlite"),
@@ -194,7 +191,12 @@ export const storeLayer = (
         new ServeSetupError({ description: `--store sqlite:${filename}: ${error.description}` }))
     }
     if (spec.startsWith("postgres:") || spec.startsWith("postgresql:")) {
-      const url = spec.startsWith("postgres:postgres") ? spec.slice("postgres:".length) : spec
+      const url = Defaults.postgresUrl(spec)
+      if (url === undefined) {
+        return yield* new ServeSetupError({
+          description: "--store postgres:…: not a PostgreSQL URL (postgres:postgres://USER@HOST:PORT/DATABASE)"
+        })
+      }
       const driver = yield* Effect.tryPromise({
         try: () => import("@effect-responses/server/ResponseStorePg"),
         catch: (cause) =>
@@ -202,7 +204,9 @@ export const storeLayer = (
             description: `--store postgres: the PostgreSQL driver could not be loaded: ${cause instanceof Error ? cause.message : String(cause)}`
           })
       })
-      return failed(driver.layer({ url: Redacted.make(url), ttl, maxResponses }))
+      // the cause in the driver's words (connection refused, no such database), the URL without its password
+      return Layer.mapError(driver.layer({ url: Redacted.make(url), ttl, maxResponses }), (error) =>
+        new ServeSetupError({ description: `--store postgres:${Defaults.withoutPassword(url)}: ${error.description}` }))
     }
     return yield* new ServeSetupError({
       description: `--store ${spec.startsWith("postgres") ? "postgres:…" : spec}: expected none, sqlite:PATH or postgres:URL`

@@ -39,6 +39,10 @@ const main = (args: ReadonlyArray<string>, stdin?: string) =>
     return { stdout, stderr, status }
   })
 
+/** The refusal of a `--store postgres:` value that is no URL (not echoed: it may hold a password). */
+const POSTGRES_URL =
+  "option --store: 'postgres:…' is not a PostgreSQL URL (postgres:postgres://USER@HOST:PORT/DATABASE, or postgres://…)"
+
 afterEach(() => {
   vi.restoreAllMocks()
 })
@@ -136,7 +140,8 @@ describe("effect-responses (in process)", () => {
         [["--store", "foo"], "option --store: 'foo' is not none, sqlite:PATH or postgres:URL"],
         [["--store", "sqlite:"], "option --store: 'sqlite:' is not none, sqlite:PATH or postgres:URL"],
         [["--store-ttl", "5x"], "option --store-ttl: '5x' is not a duration (30d, 12h, 90m, 3600s, or seconds)"],
-        [["--store-max-responses", "0"], "option --store-max-responses: '0' is not a positive integer"]
+        [["--store-max-responses", "0"], "option --store-max-responses: '0' is not a positive integer"],
+        [["--store", "postgres:garbage"], POSTGRES_URL]
       ]
       for (const [args, message] of cases) {
         const result = yield* main(["serve", "--upstream", "http://127.0.0.1:1/v1", ...args])

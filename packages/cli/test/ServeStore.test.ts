@@ -156,4 +156,21 @@ describe("effect-responses serve --store", () => {
         "--store-max-responses 0: not a positive integer"
       )
     }))
+
+  it.effect("--store postgres: a server that cannot be reached is named with the driver's cause, the URL without its password", () =>
+    Effect.gen(function*() {
+      // nothing listens on this loopback port (the test's own range): the connection is refused at once
+      const store = yield* Serve.storeLayer({ store: "postgres:postgres://gateway:s3cret@127.0.0.1:42851/responses" })
+      const exit = yield* Effect.exit(Effect.scoped(Layer.build(store!)))
+      const message = Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error.message : "no failure"
+      expect(message).toBe(
+        "--store postgres:postgres://gateway@127.0.0.1:42851/responses: the PostgreSQL store could not be reached: " +
+          "PgClient: Failed to connect: connect ECONNREFUSED 127.0.0.1:42851"
+      )
+      // a value that is no URL is refused before any driver is loaded
+      const garbage = yield* Effect.exit(Serve.storeLayer({ store: "postgres:garbage" }))
+      expect(Exit.isFailure(garbage) && garbage.cause._tag === "Fail" ? garbage.cause.error.message : "no failure").toBe(
+        "--store postgres:…: not a PostgreSQL URL (postgres:postgres://USER@HOST:PORT/DATABASE)"
+      )
+    }))
 })

@@ -24,7 +24,8 @@ export interface Options extends ResponseStore.Retention {
 
 /**
  * The `ResponseStore` on the PostgreSQL database at `options.url`. Fails with `ResponseStoreError` when
- * the server cannot be reached or the schema cannot be migrated (the message never shows the URL).
+ * the server cannot be reached or the schema cannot be migrated: the message says why, in the driver's words
+ * (`connect ECONNREFUSED 127.0.0.1:5432`, `database "x" does not exist`), and never shows the URL.
  *
  * @since 0.2.0
  * @category layers
@@ -42,9 +43,26 @@ export const layer = (options: Options): Layer.Layer<ResponseStore.ResponseStore
     Layer.catchAll((error) =>
       Layer.fail(
         error._tag === "ResponseStoreError" ? error : new ResponseStore.ResponseStoreError({
-          description: `the PostgreSQL store could not be reached: ${error.message}`,
+          description: `the PostgreSQL store could not be reached: ${error.message}${causeText(error.cause)}`,
           cause: error
         })
       )
     )
   )
+
+/**
+ * What the driver's error says went wrong (`connect ECONNREFUSED 127.0.0.1:5432`, `database "x" does not
+ * exist`, `password authentication failed for user "u"`), after `: `; empty when it says nothing. A
+ * connection refused on every address of a host name is an `AggregateError` with no message of its own:
+ * its errors' messages are joined.
+ */
+const causeText = (cause: unknown): string => {
+  const messages = (error: unknown): ReadonlyArray<string> =>
+    error instanceof AggregateError && error.message === ""
+      ? error.errors.flatMap(messages)
+      : error instanceof Error && error.message.trim() !== ""
+      ? [error.message.trim()]
+      : []
+  const text = [...new Set(messages(cause))].join("; ")
+  return text === "" ? "" : `: ${text}`
+}

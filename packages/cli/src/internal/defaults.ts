@@ -48,10 +48,36 @@ export const storeProblem = (spec: string): string | undefined => {
   if (spec === "none") return undefined
   if (spec.startsWith("sqlite:") && spec.length > "sqlite:".length) return undefined
   if ((spec.startsWith("postgres:") && spec.length > "postgres:".length) || (spec.startsWith("postgresql:") && spec.length > "postgresql:".length)) {
-    return undefined
+    return postgresUrl(spec) === undefined
+      ? "'postgres:…' is not a PostgreSQL URL (postgres:postgres://USER@HOST:PORT/DATABASE, or postgres://…)"
+      : undefined
   }
   const shown = spec.startsWith("postgres") && spec.length > "postgresql:".length ? "postgres:…" : spec
   return `'${shown}' is not none, sqlite:PATH or postgres:URL`
+}
+
+/**
+ * The PostgreSQL URL of a `--store` value (`postgres:postgres://…`, `postgres://…`, `postgresql://…`):
+ * `postgres://` or `postgresql://` then what the URL parser takes; `undefined` when it is not one. @internal
+ */
+export const postgresUrl = (spec: string): string | undefined => {
+  const url = spec.startsWith("postgres:postgres") ? spec.slice("postgres:".length) : spec
+  if (!/^postgres(ql)?:\/\//.test(url)) return undefined
+  try {
+    new URL(url)
+    return url
+  } catch {
+    return undefined
+  }
+}
+
+/** A PostgreSQL URL as it may be shown: without its password (nor a `password` parameter). @internal */
+export const withoutPassword = (url: string): string => {
+  const parsed = new URL(url)
+  parsed.password = ""
+  parsed.searchParams.delete("password")
+  parsed.searchParams.delete("sslpassword")
+  return parsed.href
 }
 
 /** What is wrong with a `--store-ttl` value (see `parseTtl`), `undefined` when it is a duration. @internal */
