@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import { readFileSync } from "node:fs"
 import { Readable } from "node:stream"
 import { afterEach, vi } from "vitest"
 import { fixturePath } from "./fixtures.js"
@@ -184,4 +185,21 @@ describe("effect-responses (in process)", () => {
       )
       assert.match(upstream.stderr.split("\n")[1]!, /^usage: effect-responses serve /)
     }))
+
+  it("the README's usage block and option table of chat and serve name every option their --help lists", () => {
+    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8")
+    for (const verb of ["chat", "serve"]) {
+      const options = [...Cli.help(verb).matchAll(/^  (--[a-z-]+)/gm)].map((match) => match[1]!)
+        .filter((name) => name !== "--log-level" && name !== "--help")
+      assert.isAbove(options.length, 3)
+      const start = readme.indexOf(`\`\`\`\neffect-responses ${verb} `)
+      assert.notStrictEqual(start, -1, verb)
+      const usage = readme.slice(start, readme.indexOf("\n```\n", start + 3))
+      const table = readme.slice(readme.indexOf("| option | does |", start)).split("\n\n")[0]!
+      for (const name of options) {
+        assert.match(usage, new RegExp(`[ []${name}[ \\]]`), `${verb}'s usage in the README: ${name}`)
+        assert.include(table, `| \`${name}`, `${verb}'s option table in the README: ${name}`)
+      }
+    }
+  })
 })
