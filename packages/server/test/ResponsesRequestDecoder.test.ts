@@ -99,6 +99,27 @@ describe("ResponsesRequestDecoder", () => {
       }
     }))
 
+  it.effect("10,000 recorded tools in one namespace: their bare names resolved in slices too (the clock read every 64 names), calls by a bare name still mapped back", () =>
+    Effect.gen(function*() {
+      const recorded = (JSON.parse(readFixture("responses-json/pai-gpt4o-two-parallel-function-calls.json")) as {
+        tools: ReadonlyArray<{ name: string; parameters: unknown; strict: boolean }>
+      }).tools[0]!
+      const tools = Array.from({ length: 10_000 }, (_, i) => ({ ...recorded, name: `${recorded.name}_${i}` }))
+      const clock = vi.spyOn(performance, "now")
+      try {
+        const decoded = yield* ResponsesRequestDecoder.decode({ model: "m", input: "hi", tools: [{ type: "namespace", name: "geo", description: "Places", tools }] })
+        // the namespace's tools decoded, then their bare names resolved: each reads the clock every 64
+        expect(clock.mock.calls.length).toBeGreaterThanOrEqual(2 * Math.floor(10_000 / 64))
+        expect(decoded.tools.map((tool) => tool.name)).toEqual(tools.map((tool) => `geo__${tool.name}`))
+        expect([decoded.namespacedTools.get(`${recorded.name}_0`), decoded.namespacedTools.get(`${recorded.name}_9999`)]).toEqual([
+          { namespace: "geo", name: `${recorded.name}_0` },
+          { namespace: "geo", name: `${recorded.name}_9999` }
+        ])
+      } finally {
+        clock.mockRestore()
+      }
+    }))
+
   it.effect("decodeElements: an item whose parts are counted before it is read is refused unread, with the same error", () =>
     Effect.gen(function*() {
       const parts = Array.from({ length: 5 }, () => ({ type: "input_text", text: "p" }))
