@@ -21,6 +21,10 @@ const alias = [
 // time out on a loaded machine), with 90 s per test.
 const spawned = "packages/cli/test/spawned/**/*.test.ts"
 
+// The store tests' PostgreSQL server (`vitest.postgres.ts`): started for the server package's tests when a
+// file of the run needs it and `EFFECT_RESPONSES_TEST_PG_URL` names none, stopped at the end.
+const postgres = fileURLToPath(new URL("vitest.postgres.ts", import.meta.url))
+
 export default defineConfig({
   test: {
     // every run in a temporary directory of its own, removed at the end (TMPDIR for the workers and the
@@ -33,6 +37,7 @@ export default defineConfig({
           name: `@effect-responses/${root.slice("packages/".length)}`,
           root,
           exclude: ["**/node_modules/**", "**/dist/**", "test/spawned/**"],
+          ...(root === "packages/server" ? { globalSetup: [postgres] } : {}),
           testTimeout: 30_000,
           hookTimeout: 30_000
         }

@@ -10,8 +10,9 @@
 #   scripts/postgres.sh stop    # stops the server and removes the cluster
 #   scripts/postgres.sh url     # prints the URL of the running server
 #
-# The tests read the URL from $EFFECT_RESPONSES_TEST_PG_URL, else from /tmp/effect-responses-pg/url; they
-# fail (not skip) when no server answers.
+# `npm test` runs it itself (vitest.postgres.ts: its own state directory, stopped at the end) unless
+# $EFFECT_RESPONSES_TEST_PG_URL names a server; the bench's store section reads that URL, else
+# /tmp/effect-responses-pg/url.
 set -euo pipefail
 state=${EFFECT_RESPONSES_PG_STATE:-/tmp/effect-responses-pg}
 database=effect_responses_test

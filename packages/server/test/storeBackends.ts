@@ -1,7 +1,8 @@
 /**
  * The two stores every store test runs against: a real SQLite file in a temporary folder, and a real
- * PostgreSQL server (started by `scripts/postgres.sh start`; its URL in `EFFECT_RESPONSES_TEST_PG_URL`, else
- * in `/tmp/effect-responses-pg/url`). Without a server the Postgres tests fail: they are not skipped.
+ * PostgreSQL server: the one `EFFECT_RESPONSES_TEST_PG_URL` names, else the throwaway one the test run starts
+ * itself (`vitest.postgres.ts`, with `scripts/postgres.sh`). Without a server the Postgres tests fail, saying
+ * why: they are not skipped.
  */
 import { ResponseStore } from "@effect-responses/server"
 import * as ResponseStorePg from "@effect-responses/server/ResponseStorePg"
@@ -11,19 +12,31 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { inject } from "vitest"
 
-/** The URL of the test PostgreSQL server; throws (so that the tests fail) when none is configured. */
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The test PostgreSQL server's URL, or why there is none (`vitest.postgres.ts`). */
+    effectResponsesPostgres: { readonly url: string } | { readonly error: string }
+  }
+}
+
+/** The URL of the test PostgreSQL server; throws (so that the tests fail) when there is none, saying why. */
 export const pgUrl = (): string => {
   const fromEnv = process.env.EFFECT_RESPONSES_TEST_PG_URL
   if (fromEnv !== undefined && fromEnv !== "") return fromEnv
-  const file = "/tmp/effect-responses-pg/url"
-  if (existsSync(file)) return readFileSync(file, "utf8").trim()
-  throw new Error(
-    "no PostgreSQL server for the store tests: run `scripts/postgres.sh start` (or set EFFECT_RESPONSES_TEST_PG_URL)"
-  )
+  const provided = inject("effectResponsesPostgres")
+  if (provided === undefined) {
+    throw new Error(
+      "no PostgreSQL server for the store tests: run them with the repository's vitest.config.ts (`npm test`), " +
+        "which starts one, or set EFFECT_RESPONSES_TEST_PG_URL"
+    )
+  }
+  if ("error" in provided) throw new Error(provided.error)
+  return provided.url
 }
 
 /**
