@@ -54,6 +54,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createServer } from "node:http"
+import { dirname } from "node:path"
 import * as Demo from "./Demo.js"
 import * as Commands from "./internal/commands.js"
 import { useColour } from "./internal/args.js"
@@ -333,6 +334,22 @@ export const replayNotice = (target: Target, implicit: boolean): string | undefi
 }
 
 /**
+ * Creates (or empties) the `--requests-out` file; fails with `ChatSetupError` naming the path when it cannot
+ * be written (a missing directory is said so).
+ */
+const openRequestsOut = (path: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    fs.writeFileString(path, "").pipe(
+      Effect.mapError((e) =>
+        new ChatSetupError({
+          description: `cannot write --requests-out ${path}: ${
+            e._tag === "SystemError" && e.reason === "NotFound" ? `no such directory: ${dirname(path)}` : e.message
+          }`
+        })
+      )
+    ))
+
+/**
  * An `HttpClient` layer that appends every request body it sends to `path` as JSON Lines.
  */
 const recordingHttpClient = (path: string) =>
@@ -340,9 +357,7 @@ const recordingHttpClient = (path: string) =>
     HttpClient.HttpClient,
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
-      yield* fs.writeFileString(path, "").pipe(
-        Effect.mapError((e) => new ChatSetupError({ description: `cannot write --requests-out ${path}: ${e.message}` }))
-      )
+      yield* openRequestsOut(path)
       const client = yield* HttpClient.HttpClient
       return HttpClient.tapRequest(client, (request) =>
         request.body._tag === "Uint8Array"
@@ -528,6 +543,8 @@ export const command = Commands.chat.pipe(
               "reasoning back as reasoning items)"
           })
         }
+        // the output file first: a path that cannot be written fails before anything is read, said or sent
+        if (Option.isSome(requestsOut)) yield* openRequestsOut(requestsOut.value)
         const target = yield* resolveTarget(replay, Demo.recordingPath, protocol, demo)
         yield* checkReplay(target, question, model)
         const notice = replayNotice(target, !demo && Option.isNone(replay))

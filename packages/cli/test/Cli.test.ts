@@ -9,6 +9,8 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import { readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Readable } from "node:stream"
 import { afterEach, vi } from "vitest"
 import { fixturePath } from "./fixtures.js"
@@ -202,4 +204,15 @@ describe("effect-responses (in process)", () => {
       }
     }
   })
+
+  it.effect("chat --requests-out in a directory that does not exist fails first: one line naming the path, nothing said or sent, exit 1", () =>
+    Effect.gen(function*() {
+      const missing = join(tmpdir(), `effect-responses-no-such-dir-${process.pid}`)
+      const path = join(missing, "requests.jsonl")
+      const result = yield* main(["chat", "--demo", "--requests-out", path])
+      assert.strictEqual(result.status, 1)
+      assert.strictEqual(result.stdout, "")
+      // no replay notice before it: the file is opened before the target is read
+      assert.strictEqual(result.stderr, `effect-responses: cannot write --requests-out ${path}: no such directory: ${missing}\n`)
+    }))
 })
