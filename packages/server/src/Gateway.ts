@@ -849,7 +849,7 @@ export const createResponse = (
       prepared === undefined || Option.isNone(store)
         ? Effect.void
         : GatewayState.save(store.value, tenant, prepared, response).pipe(Effect.mapError((fields) => new GatewayError(fields)))
-    yield* Effect.annotateCurrentSpan({ "gen_ai.request.model": decoded.model, "gen_ai.operation.name": "chat" })
+    yield* annotateSpan({ "gen_ai.request.model": decoded.model, "gen_ai.operation.name": "chat" })
     const responseId = ResponsesLifecycle.makeId("resp")
     if (record !== undefined) {
       record.model = decoded.model
@@ -942,6 +942,13 @@ export const createResponse = (
     ),
     spannedWhenTraced("Gateway.createResponse")
   )
+
+/**
+ * `Effect.annotateCurrentSpan(values)`, left out when there is no current span (a request with tracing
+ * off), where it would build a `NoSuchElementException`, its stack trace included, and drop it.
+ */
+const annotateSpan = (values: Record<string, unknown>): Effect.Effect<void> =>
+  Effect.withFiberRuntime((fiber) => fiber.currentSpan === undefined ? Effect.void : Effect.annotateCurrentSpan(values))
 
 /**
  * `effect` in a span `name` when the fiber traces; with tracing off (`untracedRequests`), as it is. A span

@@ -51,6 +51,8 @@ describe("Gateway tracing", () => {
       expect(names).toContain("Gateway.createResponse")
       expect(names).toContain("ChatCompletionsClient.createStream")
       expect(names).toContain("http.client POST")
+      const create = spans.find((span) => span.name === "Gateway.createResponse")!
+      expect(create.attributes.get("gen_ai.request.model")).toBe("m")
       const server = spans.find((span) => span.name === "http.server POST")!
       expect(headers.traceparent).toMatch(new RegExp(`^00-${server.traceId}-[0-9a-f]{16}-01$`))
     }))
