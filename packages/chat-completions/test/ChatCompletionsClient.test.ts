@@ -18,7 +18,10 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as Tracer from "effect/Tracer"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { readFileSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import { readFixture, TEXT_SSE, TOOL_CALL_SSE } from "./fixtures.js"
 
@@ -258,4 +261,57 @@ describe("ChatCompletionsLanguageModel over ChatCompletionsClient", () => {
       const parent = sent[1]!.span?._tag === "Span" ? Option.getOrUndefined(sent[1]!.span.parent) : undefined
       assert.strictEqual(parent?._tag === "Span" ? parent.name : undefined, "ChatCompletionsClient.createStream")
     }))
+})
+
+describe("ChatCompletionsClient on a connection the server closes after reading the request", () => {
+  // A loopback server that answers the first request with a recorded completion, then reads every later one
+  // whole and drops its connection without an answer (a backend that crashes on a request). The second
+  // request goes on the kept-alive connection of the first.
+  const droppingServer = Effect.acquireRelease(
+    Effect.async<{ readonly baseUrl: string; readonly received: Array<string>; readonly server: Server }>((resume) => {
+      // each request's path, and whether it came on a connection that had carried one before
+      const received: Array<string> = []
+      const sockets = new WeakSet<object>()
+      const server = createServer((request, response) => {
+        const reused = sockets.has(request.socket)
+        sockets.add(request.socket)
+        request.resume()
+        request.on("end", () => {
+          received.push(`${request.url}${reused ? " (reused)" : ""}`)
+          if (received.length > 1) return request.socket.destroy()
+          response.writeHead(200, { "content-type": "application/json" })
+          response.end(readFixture("chat-json/vai-chat-openai-text.json"))
+        })
+      })
+      server.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, received, server })))
+    }),
+    ({ server }) => Effect.sync(() => server.closeAllConnections())
+  )
+  // undici checks an idle connection for a close already received (one `setImmediate`) before it writes a
+  // request on it, and opens another connection for a request that comes meanwhile
+  const idleConnectionChecked = Effect.promise(() => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))))
+  const body = { model: "gpt-4.1-nano", messages: [{ role: "user", content: "Hi" }] } as const
+
+  for (const mode of ["create", "createStream"] as const) {
+    it.live(`${mode} with retries off: the request reaches the server once, a TransportError closedBeforeResponse`, () =>
+      Effect.gen(function*() {
+        const server = yield* droppingServer
+        const error = yield* Effect.gen(function*() {
+          const client = yield* ChatCompletionsClient.ChatCompletionsClient
+          yield* client.create(body)
+          yield* idleConnectionChecked
+          return yield* Effect.flip(mode === "create" ? client.create(body) : Stream.runDrain(client.createStream(body)))
+        }).pipe(
+          Effect.provide(
+            ChatCompletionsClient.layer({ baseUrl: server.baseUrl, retry: { times: 0 } }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+          )
+        )
+        // the server got the second request once, on the first one's connection: not sent again on another
+        assert.deepStrictEqual(server.received, ["/v1/chat/completions", "/v1/chat/completions (reused)"])
+        assert.instanceOf(error, AiError.TransportError)
+        assert.strictEqual((error as AiError.TransportError).closedBeforeResponse, true)
+        assert.include(error.message, "the server closed the connection after the request was sent, before any response")
+      }).pipe(Effect.scoped))
+  }
 })

@@ -30,7 +30,9 @@
  *   `response.failed` with `upstream_timeout` (after it).
  * - `--upstream-retries N` (default 0): the gateway's own retries of a failed upstream call before the
  *   first byte. 0 by default because the client's SDK retries already, and the upstream's `retry-after`
- *   and request id are passed on to it.
+ *   and request id are passed on to it. With 0 each request goes upstream once, even when the upstream
+ *   closes the connection without answering (a 502 `upstream_closed`: it may have received the request);
+ *   with N at most N + 1 times, each attempt counted in the access log's `upstream_attempts`.
  * - `--replay-reasoning-content` (default off): the reasoning items a client sends back (their summary, or
  *   their `reasoning_text` content) go upstream as `reasoning_content` on the assistant message they belong
  *   to (the one holding the calls and text that followed them), as DeepSeek's thinking mode requires on

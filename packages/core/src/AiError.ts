@@ -52,11 +52,18 @@ export class HttpError extends Schema.TaggedError<HttpError>("@effect-responses/
  * `timeout` says which bound of the transport passed, when one did: `headers` (no response headers in
  * time) or `idle` (the body went silent for too long between two chunks; in an event stream, comments
  * such as keep-alive pings count as silence). `bytesReceived` is set when the
- * failure came while reading a response body: how many bytes of it had arrived.
+ * failure came while reading a response body: how many bytes of it had arrived. `closedBeforeResponse`
+ * (since 0.2.0) is `true` when the server closed or reset the connection after the request was written on
+ * it and before any response: the server may have received the request, and acted on it (a server that
+ * reads a request, then crashes, looks exactly like one that closed an idle kept-alive connection as the
+ * request went out), so it was not unreachable, and sending the request again may run it twice.
  *
  * Retryable until the first byte of the body: a request whose answer has begun is not sent again (the
  * model has started generating, and a second request is a second, billed answer), so a body that breaks
  * off or stalls after its first byte is not retryable, and what arrived before it is kept by the caller.
+ * A `closedBeforeResponse` error is retryable: a retry policy that allows retries (the clients' default,
+ * as the OpenAI SDKs retry connection errors) accepts that the server may get the request twice; the
+ * transport never sends a request again outside that policy.
  *
  * @since 0.1.0
  * @category errors
@@ -66,7 +73,8 @@ export class TransportError
     description: Schema.String,
     url: optional(Schema.String),
     timeout: optional(Schema.Literal("headers", "idle")),
-    bytesReceived: optional(Schema.Number)
+    bytesReceived: optional(Schema.Number),
+    closedBeforeResponse: optional(Schema.Boolean)
   })
 {
   /**

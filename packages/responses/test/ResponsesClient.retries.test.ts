@@ -21,7 +21,8 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { createServer } from "node:http"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { MULTISTEP, readFixture } from "./fixtures.js"
 import { payloadsOf, sseText } from "./utils.js"
 
@@ -331,4 +332,56 @@ describe("ResponsesClient cancellation", () => {
       Effect.scoped,
       Effect.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
     ))
+})
+
+describe("ResponsesClient on a connection the server closes after reading the request", () => {
+  // A loopback server that answers the first request with a recorded response, then reads every later one
+  // whole and drops its connection without an answer (a backend that crashes on a request). The second
+  // request goes on the kept-alive connection of the first.
+  const droppingServer = Effect.acquireRelease(
+    Effect.async<{ readonly baseUrl: string; readonly received: Array<string>; readonly server: Server }>((resume) => {
+      // each request's path, and whether it came on a connection that had carried one before
+      const received: Array<string> = []
+      const sockets = new WeakSet<object>()
+      const server = createServer((request, response) => {
+        const reused = sockets.has(request.socket)
+        sockets.add(request.socket)
+        request.resume()
+        request.on("end", () => {
+          received.push(`${request.url}${reused ? " (reused)" : ""}`)
+          if (received.length > 1) return request.socket.destroy()
+          response.writeHead(200, { "content-type": "application/json" })
+          response.end(OK)
+        })
+      })
+      server.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, received, server })))
+    }),
+    ({ server }) => Effect.sync(() => server.closeAllConnections())
+  )
+  // undici checks an idle connection for a close already received (one `setImmediate`) before it writes a
+  // request on it, and opens another connection for a request that comes meanwhile
+  const idleConnectionChecked = Effect.promise(() => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))))
+
+  for (const mode of ["create", "createStream"] as const) {
+    it.live(`${mode} with retries off: the request reaches the server once, a TransportError closedBeforeResponse`, () =>
+      Effect.gen(function*() {
+        const server = yield* droppingServer
+        const error = yield* Effect.gen(function*() {
+          const client = yield* ResponsesClient.ResponsesClient
+          yield* client.create(requestBody)
+          yield* idleConnectionChecked
+          return yield* Effect.flip(mode === "create" ? client.create(requestBody) : Stream.runDrain(client.createStream(requestBody)))
+        }).pipe(
+          Effect.provide(
+            ResponsesClient.layer({ baseUrl: server.baseUrl, retry: { times: 0 } }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+          )
+        )
+        // the server got the second request once, on the first one's connection: not sent again on another
+        assert.deepStrictEqual(server.received, ["/v1/responses", "/v1/responses (reused)"])
+        assert.instanceOf(error, AiError.TransportError)
+        assert.strictEqual((error as AiError.TransportError).closedBeforeResponse, true)
+        assert.include(error.message, "the server closed the connection after the request was sent, before any response")
+      }).pipe(Effect.scoped))
+  }
 })

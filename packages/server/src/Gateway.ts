@@ -38,7 +38,9 @@
  *   event or chunk, llama.cpp's `error: {"code":400,…}` line, a 200 error body) is answered the same way
  *   when its code is a 4xx status (its message, code and param as sent), else 502,
  *   an unreachable upstream (`upstream_unreachable`, with the generic `UPSTREAM_UNREACHABLE` message: the
- *   upstream's URL and the socket error go to the log only), a connection that broke off after part of the
+ *   upstream's URL and the socket error go to the log only), a connection the upstream closed after the
+ *   request was sent and before any response (`upstream_closed`, `UPSTREAM_CLOSED`: it may have received
+ *   the request, which is not sent again unless retries are on), a connection that broke off after part of the
  *   upstream's body arrived (`upstream_disconnected`, `UPSTREAM_DISCONNECTED`) or an unreadable answer; 504
  *   `upstream_timeout` when the upstream's headers timeout or idle timeout passed (`TransportError.timeout`,
  *   see `Upstream.ChatCompletionsOptions`); 400 `invalid_prompt` when the upstream protocol cannot carry the
@@ -307,6 +309,17 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
           code: "upstream_timeout"
         })
       }
+      // the upstream closed the connection after the request was written, before any response: it was
+      // reached, and may have received the request (the transport does not send it again on its own)
+      if (error.closedBeforeResponse === true) {
+        return new GatewayError({
+          status: 502,
+          description: UPSTREAM_CLOSED,
+          errorType: "server_error",
+          param: null,
+          code: "upstream_closed"
+        })
+      }
       // the upstream's headers arrived (`bytesReceived` is set, 0 or more bytes of the body read before
       // anything reached the client): it was reached, and broke off
       return error.bytesReceived !== undefined
@@ -382,14 +395,26 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
 }
 
 /**
- * What a client is told when the upstream could not be reached or its connection broke off before its
- * response headers arrived (`TransportError`). The detail (the upstream's URL, the socket error) stays in the
+ * What a client is told when the upstream could not be reached (`TransportError`: connection refused, a name
+ * that does not resolve, a TLS failure). The detail (the upstream's URL, the socket error) stays in the
  * gateway's log: the upstream's address is the operator's business, not the client's.
  *
  * @since 0.1.0
  * @category errors
  */
 export const UPSTREAM_UNREACHABLE = "the upstream model server could not be reached"
+
+/**
+ * What a client is told, with a 502 `upstream_closed`, when the upstream closed or reset the connection
+ * after the request was sent and before any response (`TransportError.closedBeforeResponse`): the upstream
+ * was reached and may have received the request, so the gateway does not send it again unless
+ * `Upstream.ChatCompletionsOptions.retry` allows retries (each one counted in the access log's
+ * `upstream_attempts`). The detail goes to the log.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const UPSTREAM_CLOSED = "the upstream model server closed the connection before answering"
 
 /**
  * What a client is told, before the upstream's own message, when the upstream refused the gateway's
@@ -474,7 +499,8 @@ const passedOnHeaders = (error: AiError.HttpError): Record<string, string> | und
 /**
  * The `response.failed` error of an `AiError` met mid-stream: `rate_limit_exceeded` for an upstream 429,
  * the upstream's own code for its error events, `upstream_timeout` (`upstreamTimeoutMessage`) when a
- * timeout of the transport passed, `upstream_disconnected` (`UPSTREAM_DISCONNECTED`) for a connection that
+ * timeout of the transport passed, `upstream_closed` (`UPSTREAM_CLOSED`) for a connection closed before any
+ * response, `upstream_disconnected` (`UPSTREAM_DISCONNECTED`) for a connection that
  * broke off, `upstream_error` for an answer that is malformed or cut short (as before the first byte), else
  * `server_error`. Messages are capped (`MAX_MESSAGE_CHARS`); the detail of a transport
  * error goes to the log only (see `logUpstreamError`).
@@ -490,6 +516,7 @@ export const responseErrorOf = (error: AiError.AiError): ResponsesLifecycle.Resp
     case "ResponseFailed":
       return { code: error.code ?? "server_error", message: capMessage(error.message) }
     case "TransportError":
+      if (error.closedBeforeResponse === true) return { code: "upstream_closed", message: UPSTREAM_CLOSED }
       return error.timeout === undefined
         ? { code: "upstream_disconnected", message: UPSTREAM_DISCONNECTED }
         : { code: "upstream_timeout", message: upstreamTimeoutMessage(error.timeout) }

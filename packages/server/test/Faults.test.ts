@@ -130,6 +130,68 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       })).pipe(Effect.provide(captured.layer))
   })
 
+  // the upstream answers model "warm"; any other model it reads whole, then drops the connection without an
+  // answer (a backend that crashes on a request): the request after a warm-up goes on a kept-alive connection
+  // (`reused`: whether each request came on a connection that had carried one before)
+  const dropsAfterReading = () => {
+    const reused: Array<boolean> = []
+    const sockets = new WeakSet<object>()
+    const handler: Handler = (request, response, body) => {
+      reused.push(sockets.has(request.socket))
+      sockets.add(request.socket)
+      if (body.model === "warm") return completion({ content: "ok" })(request, response, body)
+      request.socket.destroy()
+    }
+    return { handler, reused }
+  }
+  const closedBody = {
+    message: Gateway.UPSTREAM_CLOSED,
+    type: "server_error",
+    param: null,
+    code: "upstream_closed"
+  } as const
+
+  it.effect("an upstream that reads the request, then closes a kept-alive connection: one upstream request, 502 upstream_closed (streamed and whole)", () => {
+    const captured = captureLogs()
+    const upstream = dropsAfterReading()
+    return withScriptedGateway([upstream.handler], {}, (url, received) =>
+      Effect.gen(function*() {
+        for (const stream of [false, true]) {
+          expect((yield* post(`${url}/responses`, { model: "warm", input: "hi", store: false })).status).toBe(200)
+          const before = received.length
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", store: false, stream })
+          // the upstream got the request once, on the warm-up's connection: the gateway did not send it again
+          expect(received.length - before, `stream ${stream}`).toBe(1)
+          expect(upstream.reused.at(-1)).toBe(true)
+          expect(answer.status, answer.text).toBe(502)
+          expect(JSON.parse(answer.text).error).toEqual(closedBody)
+          expect(answer.text).not.toContain("could not be reached")
+        }
+        yield* Effect.promise(() => waitForAccessLines(captured, 4))
+        const access = captured.logs.filter((line) => line.includes("access: ") && line.includes("model=\"m\""))
+        expect(access, captured.logs.join("\n")).toHaveLength(2)
+        for (const line of access) expect(line).toMatch(/ 502 model="m" .* upstream_attempts=1 /)
+      })).pipe(Effect.provide(captured.layer))
+  })
+
+  live("with --upstream-retries 2, an upstream that reads each request, then closes: 3 attempts, each in upstream_attempts", () => {
+    const captured = captureLogs()
+    const upstream = dropsAfterReading()
+    return withScriptedGateway([upstream.handler], { upstream: { retry: { times: 2, base: "1 millis" } } }, (url, received) =>
+      Effect.gen(function*() {
+        expect((yield* post(`${url}/responses`, { model: "warm", input: "hi", store: false })).status).toBe(200)
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", store: false })
+        // the first attempt on the warm-up's connection, each retry on a new one
+        expect(received.map((request) => request.body.model)).toEqual(["warm", "m", "m", "m"])
+        expect(upstream.reused).toEqual([false, true, false, false])
+        expect(answer.status, answer.text).toBe(502)
+        expect(JSON.parse(answer.text).error).toEqual(closedBody)
+        yield* Effect.promise(() => waitForAccessLines(captured, 2))
+        const access = captured.logs.filter((line) => line.includes("access: "))
+        expect(access[1], captured.logs.join("\n")).toMatch(/ 502 model="m" .* upstream_attempts=3 /)
+      })).pipe(Effect.provide(captured.layer))
+  })
+
   live("an upstream that never sends headers: 504 upstream_timeout (streamed and whole), the upstream request aborted", () =>
     withScriptedGateway([() => {}], { upstream: fast }, (url, received) =>
       Effect.gen(function*() {

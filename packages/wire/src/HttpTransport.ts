@@ -35,10 +35,16 @@
  * - A streamed request answered 2xx with a body that is plainly not an event stream (`content-type`
  *   `text/html`, or JSON) fails with `AiError.MalformedOutput` naming the content type, with an excerpt.
  * - Retries (`RetryOptions`, `retrySchedule`): only retryable errors, and only before the first byte of a
- *   2xx body: a stream that breaks off after its first byte is never sent again. Apart from them, a request
- *   sent on a kept-alive connection that the server had closed while idle (undici's "other side closed"
- *   before any response, on a connection that had served a request before) is sent again at once on
- *   another connection, retries off or not: it was never answered.
+ *   2xx body: a stream that breaks off after its first byte is never sent again. Apart from them a request
+ *   is never sent twice: with retries off (`{ times: 0 }`) each call is one HTTP request. A connection that
+ *   the server closes or resets after the request was written and before any response (undici's "other
+ *   side closed", `ECONNRESET`, `EPIPE`) fails with a `TransportError` whose `closedBeforeResponse` is
+ *   `true`: the client cannot tell a server that closed an idle kept-alive connection as the request went
+ *   out from one that read the request and then died, so the request may have been received (as RFC 9110
+ *   section 9.2.2 says, a client must not resend a POST it cannot know was not applied). A request that was
+ *   never written is not this transport's to resend: undici sends a queued request on another connection
+ *   itself when the one it waited for closes, and checks an idle connection for a close already received
+ *   before writing on it.
  * - Interrupting the fiber aborts the HTTP request.
  *
  * @since 0.1.0
@@ -371,33 +377,6 @@ export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unk
   )
 }
 
-/** How many times in a row a request is sent again because its connection was closed while idle. */
-const MAX_CLOSED_WHILE_IDLE = 16
-
-/**
- * Whether a request failed because the kept-alive connection it was sent on had been closed by the server
- * while idle: undici's `SocketError` ("other side closed" before any response) on a socket that had already
- * read an earlier response (`bytesRead` above 0). A server closes an idle connection after its keep-alive
- * timeout; a client whose event loop was busy past the time it should have stopped using it (a loaded
- * gateway) can still send a request on it, which then fails although the server is up. Such a request was
- * never answered, so it is sent again at once, on another connection, whatever the retry options say (as
- * HTTP clients do for a connection closed while idle), up to `MAX_CLOSED_WHILE_IDLE` times. A new
- * connection closed before any response is not sent again this way.
- */
-const closedWhileIdle = (error: HttpClientError.HttpClientError): boolean => {
-  if (error._tag !== "RequestError" || error.reason !== "Transport") return false
-  // undici's error itself (`@effect/platform-node`'s undici client), or the cause of `fetch`'s `TypeError`
-  for (let cause: unknown = error.cause, depth = 0; typeof cause === "object" && cause !== null && depth < 3; depth++) {
-    const fields = cause as { readonly code?: unknown; readonly socket?: { readonly bytesRead?: unknown }; readonly cause?: unknown }
-    if (fields.code === "UND_ERR_SOCKET") {
-      return typeof fields.socket?.bytesRead === "number" && fields.socket.bytesRead > 0 &&
-        (cause as Error).message === "other side closed"
-    }
-    cause = fields.cause
-  }
-  return false
-}
-
 /**
  * `Effect.retry(attempt, schedule)`, with the schedule run only once an attempt failed: its driver and state
  * cost about 30 fiber steps per call, a call that succeeds at once (every call, mostly) included. The first
@@ -538,17 +517,12 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     }
     // One attempt, within the headers timeout from sending to an answer judged: the headers and, for an
     // error, its body read (a server that trickles its error body a byte at a time, each within the idle
-    // timeout, cannot hold the call past it). A request sent on a kept-alive connection that the server had
-    // closed meanwhile is sent again at once, on another connection (`closedWhileIdle`): each such failure
-    // uses up one closed connection of the pool, which may hold several.
-    const sentOn = (request: HttpClientRequest.HttpClientRequest, left: number): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
-      Effect.catchIf(httpClient.execute(request), (error) => left > 0 && closedWhileIdle(error), () => sentOn(request, left - 1))
+    // timeout, cannot hold the call past it). One HTTP request: only the retry schedule sends it again.
     const send = (request: HttpClientRequest.HttpClientRequest, stream: boolean, parent: Tracer.AnySpan | undefined) =>
       Effect.suspend(() => {
         let answered = false
-        const sent = sentOn(request, MAX_CLOSED_WHILE_IDLE)
         return timed(
-          Effect.flatMap(Effect.mapError(sent, (error) => failed(error)), (response) => {
+          Effect.flatMap(Effect.mapError(httpClient.execute(request), (error) => failed(error)), (response) => {
             answered = true
             return judge(response, stream)
           }),
@@ -700,7 +674,11 @@ const notAnEventStream = (contentType: string): boolean => {
 /**
  * The `TransportError` of a request to `url` that got no HTTP answer or whose body broke off: the
  * `HttpClientError` reason, then its description (or its cause's message); `bytesReceived`, when given, is
- * how much of the response body had arrived (after the first byte the error is not retryable).
+ * how much of the response body had arrived (after the first byte the error is not retryable). Without
+ * `bytesReceived`, a connection that the server closed or reset before any response (undici's
+ * `SocketError`, "other side closed", or an `ECONNRESET` / `EPIPE`, in the error or its causes, as
+ * `fetch`'s `TypeError` holds undici's) gives `closedBeforeResponse: true`, said in the description: the
+ * request was written, and may have been received.
  *
  * @since 0.1.0
  * @category errors
@@ -712,7 +690,30 @@ export const transportError = (
 ): AiError.TransportError => {
   const cause = error.cause instanceof Error ? error.cause.message : undefined
   const description = [error.reason, error.description ?? cause].filter((s) => s !== undefined).join(": ")
-  return new AiError.TransportError(
-    bytesReceived === undefined ? { description, url } : { description, url, bytesReceived }
-  )
+  if (bytesReceived !== undefined) return new AiError.TransportError({ description, url, bytesReceived })
+  return closedBeforeResponse(error)
+    ? new AiError.TransportError({
+      description: `the server closed the connection after the request was sent, before any response (${description})`,
+      url,
+      closedBeforeResponse: true
+    })
+    : new AiError.TransportError({ description, url })
+}
+
+/** The codes of a connection the server closed or reset once it was open (undici's `SocketError`, Node's). */
+const CLOSED_CODES: ReadonlySet<unknown> = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"])
+
+/**
+ * Whether a request failed on a connection that the server closed or reset before any response (see
+ * `transportError`). A reset during a TLS handshake ("… before secure TLS connection was established")
+ * came before the request was written: not such a close.
+ */
+const closedBeforeResponse = (error: HttpClientError.HttpClientError): boolean => {
+  if (error._tag !== "RequestError" || error.reason !== "Transport") return false
+  for (let cause: unknown = error.cause, depth = 0; typeof cause === "object" && cause !== null && depth < 3; depth++) {
+    const fields = cause as { readonly code?: unknown; readonly message?: unknown; readonly cause?: unknown }
+    if (CLOSED_CODES.has(fields.code)) return !(typeof fields.message === "string" && fields.message.includes("TLS"))
+    cause = fields.cause
+  }
+  return false
 }

@@ -675,64 +675,109 @@ describe("HttpTransport over @effect/platform-node's clients (a Node body)", () 
   }
 })
 
-describe("HttpTransport on a kept-alive connection the server closed while idle", () => {
-  // the server closes each connection when a second request comes on it, as a server whose keep-alive
-  // timeout passed closes it while the client sends: the request is never answered
-  const closingServer = Effect.acquireRelease(
-    Effect.async<{ readonly baseUrl: string; readonly requests: Array<"answered" | "closed">; readonly server: Server }>((resume) => {
-      const requests: Array<"answered" | "closed"> = []
-      const served = new WeakMap<object, number>()
-      const server = createServer((request, response) => {
-        const count = (served.get(request.socket) ?? 0) + 1
-        served.set(request.socket, count)
-        if (count > 1) {
-          requests.push("closed")
-          return request.socket.destroy()
-        }
-        requests.push("answered")
-        request.resume()
-        response.writeHead(200, { "content-type": "application/json" })
-        response.end("{}")
-      })
-      server.listen(0, "127.0.0.1", () =>
-        resume(Effect.succeed({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, server })))
-    }),
-    ({ server }) => Effect.sync(() => server.closeAllConnections())
-  )
+describe("HttpTransport on a connection the server closes after reading the request", () => {
+  // undici checks an idle connection for a close already received (one `setImmediate`) before it writes a
+  // request on it, and opens another connection for a request that comes meanwhile: after it, the next
+  // request goes on the kept-alive connection
+  const idleConnectionChecked = Effect.promise(() => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))))
+  // The server answers the first request; from `closeFrom` on (counted over all connections) it reads each
+  // request whole, records it, then closes the connection (or resets it) without answering: a backend that
+  // crashes on a request. The second request goes on the kept-alive connection of the first.
+  const closingServer = (closeFrom: number, how: "close" | "reset" = "close") =>
+    Effect.acquireRelease(
+      Effect.async<{
+        readonly baseUrl: string
+        readonly requests: Array<"answered" | "closed">
+        readonly reused: Array<boolean>
+        readonly server: Server
+      }>((resume) => {
+        const requests: Array<"answered" | "closed"> = []
+        // whether each request came on a connection that had carried one before
+        const reused: Array<boolean> = []
+        const sockets = new WeakSet<object>()
+        const server = createServer((request, response) => {
+          reused.push(sockets.has(request.socket))
+          sockets.add(request.socket)
+          request.resume()
+          request.on("end", () => {
+            if (requests.length + 1 >= closeFrom) {
+              requests.push("closed")
+              return how === "close" ? request.socket.destroy() : request.socket.resetAndDestroy()
+            }
+            requests.push("answered")
+            response.writeHead(200, { "content-type": "application/json" })
+            response.end("{}")
+          })
+        })
+        server.listen(0, "127.0.0.1", () =>
+          resume(Effect.succeed({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, reused, server })))
+      }),
+      ({ server }) => Effect.sync(() => server.closeAllConnections())
+    )
   for (const [kind, layer] of [["undici", NodeHttpClient.layerUndici], ["fetch", FetchHttpClient.layer]] as const) {
-    it.scoped(`a request on it is sent again on another connection, with retries off (${kind})`, () =>
-      Effect.gen(function*() {
-        const server = yield* closingServer
-        const client = Context.get(yield* Layer.build(layer), HttpClient.HttpClient)
-        const transport = yield* transportOver(client, { baseUrl: server.baseUrl })
-        for (let round = 0; round < 5; round++) {
-          const response = yield* transport.execute({ model: "m" }, false)
-          assert.deepStrictEqual(yield* transport.readJson(response), {})
-        }
-        // every round answered; a round sent on a kept-alive connection (closed) was sent again at once
-        assert.strictEqual(server.requests.filter((request) => request === "answered").length, 5)
-        assert.include(server.requests, "closed")
-      }))
+    for (const how of ["close", "reset"] as const) {
+      it.scoped(`with retries off the request is sent once: closedBeforeResponse (${kind}, ${how})`, () =>
+        Effect.gen(function*() {
+          const server = yield* closingServer(2, how)
+          const client = Context.get(yield* Layer.build(layer), HttpClient.HttpClient)
+          const transport = yield* transportOver(client, { baseUrl: server.baseUrl })
+          const first = yield* transport.execute({ model: "m" }, false)
+          assert.deepStrictEqual(yield* transport.readJson(first), {})
+          yield* idleConnectionChecked
+          const error = yield* Effect.flip(transport.execute({ model: "m" }, true))
+          // the server got the second request once, on the first one's connection: not sent again on another
+          assert.deepStrictEqual(server.requests, ["answered", "closed"])
+          assert.deepStrictEqual(server.reused, [false, true])
+          assert.instanceOf(error, AiError.TransportError)
+          assert.strictEqual((error as AiError.TransportError).closedBeforeResponse, true)
+          assert.include(error.message, "the server closed the connection after the request was sent, before any response")
+        }))
+    }
   }
+
+  it.live("with 2 retries the request is sent at most 3 times (each a retry of the schedule)", () =>
+    Effect.gen(function*() {
+      const server = yield* closingServer(2)
+      const client = Context.get(yield* Layer.build(NodeHttpClient.layerUndici), HttpClient.HttpClient)
+      const retries: Array<number> = []
+      const transport = yield* transportOver(client, {
+        baseUrl: server.baseUrl,
+        retry: { times: 2, base: "1 millis", onRetry: ({ attempt }) => Effect.sync(() => void retries.push(attempt)) }
+      })
+      yield* transport.execute({ model: "m" }, false).pipe(Effect.flatMap(transport.readJson))
+      yield* idleConnectionChecked
+      const error = yield* Effect.flip(transport.execute({ model: "m" }, false))
+      assert.deepStrictEqual(server.requests, ["answered", "closed", "closed", "closed"])
+      assert.deepStrictEqual(server.reused, [false, true, false, false])
+      assert.strictEqual((error as AiError.TransportError).closedBeforeResponse, true)
+      assert.deepStrictEqual(retries, [1, 2])
+    }).pipe(Effect.scoped))
 
   it.scoped("a new connection closed before any response is not sent again: a transport error", () =>
     Effect.gen(function*() {
-      const requests: Array<string> = []
-      const server = createServer((request) => {
-        requests.push(request.url ?? "")
-        request.socket.destroy()
-      })
-      yield* Effect.acquireRelease(
-        Effect.async<void>((resume) => {
-          server.listen(0, "127.0.0.1", () => resume(Effect.void))
-        }),
-        () => Effect.sync(() => void server.close())
-      )
+      const server = yield* closingServer(1)
       const client = Context.get(yield* Layer.build(NodeHttpClient.layerUndici), HttpClient.HttpClient)
-      const transport = yield* transportOver(client, { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` })
+      const transport = yield* transportOver(client, { baseUrl: server.baseUrl })
+      const error = yield* Effect.flip(transport.execute({ model: "m" }, false))
+      assert.deepStrictEqual(server.requests, ["closed"])
+      assert.instanceOf(error, AiError.TransportError)
+      assert.strictEqual((error as AiError.TransportError).closedBeforeResponse, true)
+    }))
+
+  it.scoped("a refused connection is no close before a response (the server was not reached)", () =>
+    Effect.gen(function*() {
+      const server = createServer()
+      const port = yield* Effect.async<number>((resume) => {
+        server.listen(0, "127.0.0.1", () => {
+          const { port } = server.address() as AddressInfo
+          server.close(() => resume(Effect.succeed(port)))
+        })
+      })
+      const client = Context.get(yield* Layer.build(NodeHttpClient.layerUndici), HttpClient.HttpClient)
+      const transport = yield* transportOver(client, { baseUrl: `http://127.0.0.1:${port}/v1` })
       const error = yield* Effect.flip(transport.execute({ model: "m" }, false))
       assert.instanceOf(error, AiError.TransportError)
-      assert.strictEqual(requests.length, 1)
+      assert.strictEqual((error as AiError.TransportError).closedBeforeResponse, undefined)
     }))
 })
 
