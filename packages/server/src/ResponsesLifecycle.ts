@@ -95,6 +95,15 @@
  *   `incomplete`; `fail` -> `response.failed` with `error: {code, message}`. The terminal response carries
  *   the full `output` and `usage` (`input_tokens_details.cached_tokens`,
  *   `output_tokens_details.reasoning_tokens`).
+ * - **Failure mid-item.** At `response.failed` (an upstream that broke off, stalled or sent an error) an
+ *   item the upstream never completed gets no `.done` event and no `response.output_item.done`, and is left
+ *   out of the failed response's `output`: what arrived of it was written as deltas, nothing more. Clients
+ *   act on those events (the AI SDK emits a tool call at `output_item.done`, the `openai` SDK calls its
+ *   `function_call_arguments.done` listeners, Codex runs a call at `output_item.done`) and the Agents SDK
+ *   runs the calls of a failed response's `output`: a call cut off (`{"city":"Pa`) must reach none of them.
+ *   Text, refusal and reasoning are treated alike, so that `output` holds only what was finished (the API
+ *   reference's `response.failed` shape allows any `output`; OpenAI's own recorded failure has `[]`).
+ *   Items closed before the failure (text followed by a call) stay in `output` as written.
  * - **No usage.** When the upstream reported no usage (its `ResponseFinished.usage` is all zeros, which is
  *   what a decoder gives when none came, e.g. a Chat Completions stream without its usage chunk), `usage`
  *   stays `null` rather than claiming zero tokens. The API reference does not require `usage` in the
@@ -294,7 +303,7 @@ export const make = (options: Options): Encoder => {
 
   const fail = (failure: ResponseError, out: Array<Event>) => {
     if (terminated) return
-    ordering.closeAll("incomplete", out)
+    ordering.closeFinished(out)
     terminated = true
     status = "failed"
     error = { code: failure.code, message: failure.message }

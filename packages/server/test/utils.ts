@@ -57,8 +57,8 @@ const TERMINAL = new Set(["response.completed", "response.incomplete", "response
  * `response.in_progress` first; items appended at output indices 0, 1, 2… each closed before the next
  * opens; every item event names the open item; text, refusal, argument and summary deltas add up to their
  * `.done` (custom tool input deltas too, and each shell command's); `logprobs: []` on text events; `name` on `function_call_arguments.done`; exactly one terminal
- * event, last, whose `output` equals the done items and whose status matches it. Returns the terminal
- * response.
+ * event, last, whose `output` equals the done items and whose status matches it; only `response.failed` may
+ * leave the item being written open (never done, not in `output`). Returns the terminal response.
  */
 export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
   expect(frames.length).toBeGreaterThanOrEqual(3)
@@ -219,13 +219,30 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
         throw new Error(`unexpected event ${data.type}`)
     }
   }
-  expect(open, "an item left open at the terminal event").toBeUndefined()
   const terminal = frames[frames.length - 1]!.data
+  // a failed response leaves the item the upstream never finished open: no `.done`, not in `output`
+  if (terminal.type !== "response.failed") expect(open, "an item left open at the terminal event").toBeUndefined()
   const response = terminal.response as Json
   expect(response.status).toBe(terminal.type.slice("response.".length))
   expect(response.output).toEqual(done)
   if (terminal.type !== "response.failed") expect(response.usage).toBeDefined()
   return response
+}
+
+/**
+ * The text that arrived of the message a failed response left unfinished: its `output_text.delta`s, checked
+ * to be closed by no `output_text.done`, `content_part.done` or `output_item.done`.
+ */
+export const unfinishedText = (frames: ReadonlyArray<Frame>): string => {
+  const types = frames.map((frame) => frame.data.type)
+  expect(types[types.length - 1]).toBe("response.failed")
+  const added = frames.filter((frame) => frame.data.type === "response.output_item.added")
+  const item = (added[added.length - 1]?.data.item ?? {}) as Json
+  expect(item.type, "the last item written is a message").toBe("message")
+  const ofItem = frames.filter((frame) => frame.data.item_id === item.id || (frame.data.item as Json | undefined)?.id === item.id)
+  expect(ofItem.map((frame) => frame.data.type).filter((type) => type.endsWith(".done")), "no .done event for the unfinished message")
+    .toEqual([])
+  return ofItem.filter((frame) => frame.data.type === "response.output_text.delta").map((frame) => frame.data.delta as string).join("")
 }
 
 const isParts = (

@@ -20,10 +20,14 @@ import { absorb, carriesContent, changeKind, isCall, isClientCall, type Kind, ki
 
 const ENCRYPTED_REASONING: string = ResponsesRequest.INCLUDE_ENCRYPTED_REASONING
 
-/** The ordering of one response's items: `push` takes a part, `closeAll` closes every item left open. */
+/**
+ * The ordering of one response's items: `push` takes a part, `closeAll` closes every item left open (the
+ * response finished), `closeFinished` writes only what the upstream finished (the response failed).
+ */
 export interface Ordering {
   readonly push: (update: StreamPart.PartUpdate, out: Array<Event>) => void
   readonly closeAll: (itemStatus: string, out: Array<Event>) => void
+  readonly closeFinished: (out: Array<Event>) => void
 }
 
 /**
@@ -201,5 +205,18 @@ export const make = (
     }
   }
 
-  return { push, closeAll }
+  /**
+   * The response failed: an item the upstream never completed is not closed (no `.done` events, no
+   * `response.output_item.done`, not in `output`), since clients act on those events (the AI SDK emits a
+   * tool call at `output_item.done`, Codex runs a call then), and a call cut off by a broken stream must not
+   * run. What arrived of the open item is written as its deltas. Nothing else waits to be written: an item
+   * the upstream completed is written at once unless an unfinished one comes before it, and then it stays
+   * unwritten (its output index would follow the unfinished one's).
+   */
+  const closeFinished = (out: Array<Event>) => {
+    const active = writer.active()
+    if (active !== undefined) writer.flush(active, out)
+  }
+
+  return { push, closeAll, closeFinished }
 }

@@ -1,0 +1,157 @@
+/**
+ * A tool call cut off by a broken upstream stream, through the gateway to real clients: the scripted Chat
+ * Completions upstream (`scriptedUpstream.ts`) sends part of a call's arguments and ends its stream with no
+ * `finish_reason` and no `[DONE]` (or its connection breaks). The gateway answers `response.failed`; the
+ * call gets its argument deltas and nothing that closes it (no `.done`, no `response.output_item.done`, not
+ * in the failed response's `output`), so that no client runs it: the `openai` SDK's `.done` listeners, the
+ * AI SDK's `tool-call` part (which `streamText` runs tools on), the Agents SDK's run (which runs the calls of
+ * a terminal response's `output`, the failed one's too).
+ */
+import { createOpenAI } from "@ai-sdk/openai"
+import { describe, expect, it } from "@effect/vitest"
+import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool } from "@openai/agents"
+import * as Effect from "effect/Effect"
+import OpenAI from "openai"
+import { z } from "zod"
+import { type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { checkLifecycle, type Frame, parseSse, post, type WireJson as Json } from "./utils.js"
+
+setTracingDisabled(true)
+
+/** `get_weather({"city":"Pa` and the end of the stream: no finish_reason, no `[DONE]`. */
+const CUT_ARGUMENTS = "{\"city\":\"Pa"
+/** The custom tool `exec` (offered upstream as a function of one string `input`), its input cut off. */
+const CUT_INPUT = "{\"input\":\"rm -rf /tmp/build"
+
+const weather = { type: "function", name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } }
+const exec = { type: "custom", name: "exec", description: "runs a shell command line" }
+
+/** Ends its stream after the call's first arguments, as the tester's upstream did. */
+const ended = (name: string, args: string): Handler => sse(toolChunk({ index: 0, id: "call_1", name, arguments: args }))
+
+/** Breaks its connection after the call's first arguments. */
+const broken = (name: string, args: string): Handler => (_request, response) => {
+  response.writeHead(200, { "content-type": "text/event-stream" })
+  response.write(toolChunk({ index: 0, id: "call_1", name, arguments: args }), () => setTimeout(() => response.socket?.destroy(), 50))
+}
+
+const cases = [
+  { what: "a function call", tool: weather, name: "get_weather", args: CUT_ARGUMENTS, itemType: "function_call", arrived: CUT_ARGUMENTS },
+  { what: "a custom tool call", tool: exec, name: "exec", args: CUT_INPUT, itemType: "custom_tool_call", arrived: "rm -rf /tmp/build" }
+] as const
+
+/** The events that close an item (or a part of one): none may name the cut call. */
+const closing = (frames: ReadonlyArray<Frame>) =>
+  frames.filter((frame) => frame.data.type.endsWith(".done")).map((frame) => frame.data.type)
+
+/** What the deltas of the call gave. */
+const streamed = (frames: ReadonlyArray<Frame>) =>
+  frames
+    .filter((frame) =>
+      frame.data.type === "response.function_call_arguments.delta" || frame.data.type === "response.custom_tool_call_input.delta"
+    )
+    .map((frame) => frame.data.delta as string)
+    .join("")
+
+describe("a tool call cut off by a broken upstream stream, through the gateway", () => {
+  for (const c of cases) {
+    for (const [how, handler] of [["the stream ends", ended], ["the connection breaks", broken]] as const) {
+      it.effect(`${c.what} (${how}): its deltas, no .done, no output_item.done, response.failed with no output`, () =>
+        withScriptedGateway([handler(c.name, c.args)], {}, (url) =>
+          Effect.gen(function*() {
+            const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true, tools: [c.tool] })
+            const frames = parseSse(answer.text)
+            const response = checkLifecycle(frames)
+            expect(response.status).toBe("failed")
+            expect(frames.find((frame) => frame.data.type === "response.output_item.added")?.data.item).toMatchObject({ type: c.itemType })
+            expect(streamed(frames)).toBe(c.arrived)
+            expect(closing(frames)).toEqual([])
+            expect(response.output).toEqual([])
+          })))
+    }
+  }
+
+  it.effect("text before the cut call is finished (it stays in the failed output); the call is not", () =>
+    withScriptedGateway([sse(textChunk("Let me check. "), toolChunk({ index: 0, id: "call_1", name: "get_weather", arguments: CUT_ARGUMENTS }))], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true, tools: [weather] })
+        const frames = parseSse(answer.text)
+        const response = checkLifecycle(frames)
+        expect(response.status).toBe("failed")
+        expect(response.output).toMatchObject([{ type: "message", status: "completed", content: [{ text: "Let me check. " }] }])
+        expect(frames.filter((frame) => frame.data.type === "response.output_item.done")).toHaveLength(1)
+        expect(closing(frames)).not.toContain("response.function_call_arguments.done")
+      })))
+
+  for (const c of cases) {
+    it.effect(`openai SDK, responses.stream(): ${c.what} cut off fires no .done listener; finalResponse() is the failed response without it`, () =>
+      withScriptedGateway([ended(c.name, c.args)], {}, (url) =>
+        Effect.promise(async () => {
+          const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
+          const stream = client.responses.stream({ model: "m", input: "hi", tools: [c.tool] as Array<OpenAI.Responses.Tool> })
+          const done: Array<string> = []
+          stream.on("response.function_call_arguments.done", (event) => done.push(`arguments.done ${event.arguments}`))
+          stream.on("response.custom_tool_call_input.done", (event) => done.push(`input.done ${event.input}`))
+          stream.on("response.output_item.done", (event) => done.push(`output_item.done ${event.item.type}`))
+          let failed = false
+          stream.on("response.failed", () => {
+            failed = true
+          })
+          const final = await stream.finalResponse().then((response) => response, (error: unknown) => error)
+          expect(done).toEqual([])
+          expect(failed).toBe(true)
+          expect(final).toMatchObject({ status: "failed", output: [] })
+        })))
+  }
+
+  for (const c of cases) {
+    it.effect(`AI SDK (@ai-sdk/openai responses model), doStream: ${c.what} cut off gives no tool-call part, an error part and finish "error"`, () =>
+      withScriptedGateway([ended(c.name, c.args)], {}, (url) =>
+        Effect.promise(async () => {
+          const model = createOpenAI({ baseURL: url, apiKey: "k" }).responses("m")
+          const tools = c.tool.type === "function"
+            ? [{ type: "function" as const, name: "get_weather", inputSchema: weather.parameters as never }]
+            : [{ type: "provider" as const, id: "openai.custom" as const, name: "exec", args: { name: "exec", description: exec.description } }]
+          const { stream } = await model.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }], tools })
+          const parts: Array<Json> = []
+          for await (const part of stream as unknown as AsyncIterable<Json>) parts.push(part)
+          const types = parts.map((part) => part.type)
+          expect(types).not.toContain("tool-call")
+          expect(types).not.toContain("tool-input-end")
+          expect(types).toContain("error")
+          expect(parts.find((part) => part.type === "finish")?.finishReason).toMatchObject({ unified: "error" })
+        })))
+  }
+
+  // arguments that parse (the stream ends before the call's finish_reason) as well as cut JSON: the Agents SDK
+  // would run the former from the failed response's `output`
+  for (const args of [CUT_ARGUMENTS, "{\"city\":\"Paris\"}"]) {
+    it.effect(`@openai/agents, a streamed run: a function call whose stream ends after ${args} is not run, the run fails`, () =>
+      withScriptedGateway([ended("get_weather", args)], {}, (url, received) =>
+        Effect.promise(async () => {
+          const calls: Array<string> = []
+          const agent = new Agent({
+            name: "weather",
+            instructions: "Answer with the weather.",
+            model: new OpenAIResponsesModel(new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 }), "m"),
+            tools: [tool({
+              name: "get_weather",
+              description: "The weather in a city.",
+              parameters: z.object({ city: z.string() }),
+              execute: async ({ city }) => {
+                calls.push(city)
+                return `Sunny in ${city}`
+              }
+            })]
+          })
+          const outcome = await (async () => {
+            const result = await run(agent, "Weather in Paris?", { stream: true, maxTurns: 2 })
+            await result.completed
+            return result.error ?? result.finalOutput
+          })().then((value) => value, (error: unknown) => error)
+          expect(calls).toEqual([])
+          expect(outcome).toBeInstanceOf(Error)
+          expect(received.length).toBeGreaterThanOrEqual(1)
+        })))
+  }
+})
