@@ -382,6 +382,27 @@ describe("ChatCompletionsStream", () => {
         assert.strictEqual(error.responseId, "chatcmpl-x")
       }))
 
+    it.effect("a recorded tool call cut off mid-arguments (no finish_reason, no [DONE]): only partial updates, no completing part, TruncatedStream", () =>
+      Effect.gen(function*() {
+        // the recording's first four chunks: the call opened (get_capital) and three pieces of its arguments
+        const recorded = readFixture(TOOL_CALL_SSE).split("\n\n").filter((block) => block.trim() !== "")
+        const arrived = recorded.slice(0, 4).map((block) => JSON.parse(block.slice("data: ".length)))
+          .flatMap((chunk) => chunk.choices[0].delta.tool_calls ?? []).map((call: { function: { arguments: string } }) => call.function.arguments).join("")
+        assert.isAbove(arrived.length, 0)
+        const { elements, error } = yield* settled(ChatCompletionsStream.decodeSse(Stream.make(bytes(recorded.slice(0, 4).join("\n\n") + "\n\n"))))
+        assert.instanceOf(error, AiError.TruncatedStream)
+        const updates = elements.filter((element): element is StreamPart.PartUpdate => element.type === "part")
+        expect(updates.every((update) => update.partial)).toBe(true)
+        expect(updates.map((update) => update.part.type === "tool_call" ? update.part.arguments : "").join("")).toBe(arrived)
+        expect(elements.some((element) => element.type === "response_finished")).toBe(false)
+        // the partial transcript holds the call as it stood, in progress
+        const [response] = MessageAggregator.fromIterable(elements)
+        assert.strictEqual(response!.status, "in_progress")
+        expect(response!.message.toolCalls.map((call) => [call.name, call.arguments, call.attributes.status])).toStrictEqual([
+          ["get_capital", arrived, "in_progress"]
+        ])
+      }))
+
     it.effect("[DONE] without a finish reason finishes with other", () =>
       Effect.gen(function*() {
         const { elements, error } = yield* run([chunk({ content: "Hi" }), "[DONE]"])
