@@ -452,10 +452,13 @@ describe("jsonSlices", () => {
     return { valid, invalid }
   }
 
-  it.effect("the tools are parsed a run at a time: JSON.parse's value, key order included, and JSON.parse's error at the same position", () =>
+  /**
+   * Each of `valid` parsed by `parse` and `parseLazily` (chunks of 3 bytes and 64 KiB) gives `JSON.parse`'s value,
+   * key order included; each of `invalid` fails with `JSON.parse`'s message (chunks of 2 bytes and 64 KiB).
+   */
+  const expectLikeJsonParse = ({ invalid, valid }: { readonly valid: ReadonlyArray<string>; readonly invalid: ReadonlyArray<string> }) =>
     Effect.gen(function*() {
       const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: (error) => (error as SyntaxError).message })
-      const { invalid, valid } = toolBodies()
       for (const text of valid) {
         for (const size of [3, 65_536]) {
           const chunks = chunked(text, size)
@@ -489,7 +492,10 @@ describe("jsonSlices", () => {
           expect(failure, text.slice(0, 80)).toBe(message)
         }
       }
-    }))
+    })
+
+  it.effect("the tools are parsed a run at a time: JSON.parse's value, key order included, and JSON.parse's error at the same position", () =>
+    expectLikeJsonParse(toolBodies()))
 
   it.effect("a large tools array is never given to JSON.parse whole: a run of tools at a time", () =>
     Effect.gen(function*() {
@@ -545,40 +551,7 @@ describe("jsonSlices", () => {
   }
 
   it.effect("a namespace of many tools is parsed a run of its tools at a time: JSON.parse's value and error", () =>
-    Effect.gen(function*() {
-      const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: (error) => (error as SyntaxError).message })
-      const { invalid, valid } = namespaceBodies()
-      for (const text of valid) {
-        for (const size of [3, 65_536]) {
-          const chunks = chunked(text, size)
-          const found = yield* JsonSlices.scan(chunks, 64, 4096)
-          expectSame(yield* JsonSlices.parse(chunks, found, parseOrMessage), text, `${text.slice(0, 80)} (chunks of ${size})`)
-          const lazy = yield* JsonSlices.parseLazily(chunks, found, parseWhole)
-          const body = lazy.input === undefined ? lazy.body : {
-            ...(lazy.body as object),
-            input: yield* Effect.forEach(Array.from({ length: lazy.input.length }, (_, index) => index), lazy.input.element)
-          }
-          expectSame(body, text, `${text.slice(0, 80)} (lazily, chunks of ${size})`)
-        }
-      }
-      for (const text of invalid) {
-        const message = (() => {
-          try {
-            JSON.parse(text)
-          } catch (error) {
-            return (error as SyntaxError).message
-          }
-          throw new Error(`parses: ${text.slice(0, 80)}`)
-        })()
-        for (const size of [2, 65_536]) {
-          const chunks = chunked(text, size)
-          const found = yield* JsonSlices.scan(chunks, 64, 4096)
-          expect(yield* Effect.flip(JsonSlices.parse(chunks, found, parseOrMessage)), text.slice(0, 80)).toBe(message)
-          const lazy = yield* Effect.either(JsonSlices.parseLazily(chunks, found, parseWhole))
-          expect(Either.isLeft(lazy) ? lazy.left : "parsed", text.slice(0, 80)).toBe(message)
-        }
-      }
-    }))
+    expectLikeJsonParse(namespaceBodies()))
 
   it.effect("a namespace of many tools is never given to JSON.parse whole: a run of its tools at a time", () =>
     Effect.gen(function*() {
