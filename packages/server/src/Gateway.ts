@@ -87,7 +87,8 @@
  *   ("Item with id '…' not found.", `param` `input[i]`).
  * - Each bearer key (`apiKey`, `apiKeys`) is a tenant: a response or item stored with one key is not found
  *   with another.
- * - `background: true`, `conversation` and the others below stay refused.
+ * - `background: true`, `conversation` and the others below stay refused (`conversation` with a message
+ *   saying the store keeps responses, not conversations, and naming `previous_response_id`).
  *
  * ## Request parameters
  *

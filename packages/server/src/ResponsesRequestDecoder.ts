@@ -640,7 +640,7 @@ const decodeBody = <E>(
       return yield* unsupportedParameter("previous_response_id", "replay the earlier items in `input` instead")
     }
     if (request.conversation != null) {
-      return yield* unsupportedParameter("conversation", "replay the earlier items in `input` instead")
+      return yield* fail(CONVERSATION_UNSUPPORTED, "conversation", "unsupported_parameter")
     }
     if (request.prompt != null) {
       return yield* unsupportedParameter("prompt", "send the prompt's text as `instructions` and `input`")
@@ -1021,6 +1021,27 @@ export const tooManyTools = (length: number): Effect.Effect<never, RequestError>
     "tools",
     "array_above_max_length"
   )
+
+/**
+ * What the gateway answers for a request with `conversation` (400 `unsupported_parameter`, param
+ * `conversation`): it has no Conversations API, with a response store or without. With a store the gateway
+ * answers before the decoder, naming `previous_response_id` (`CONVERSATION_UNSUPPORTED_STORED`).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const CONVERSATION_UNSUPPORTED =
+  "This gateway does not support the Conversations API: 'conversation' cannot be used. Replay the earlier items in `input` instead."
+
+/**
+ * `CONVERSATION_UNSUPPORTED` for a gateway with a response store: the store keeps responses, not
+ * conversations, so a stored response is continued with `previous_response_id`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const CONVERSATION_UNSUPPORTED_STORED =
+  "This gateway does not support the Conversations API: 'conversation' cannot be used. Its store keeps responses, not conversations: continue a stored response with `previous_response_id`, or replay the earlier items in `input`."
 
 const unsupportedParameter = (param: string, hint: string) =>
   fail(`This gateway is stateless and does not support '${param}': ${hint}.`, param, "unsupported_parameter")

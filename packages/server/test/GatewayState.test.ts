@@ -119,6 +119,35 @@ const weatherTool = {
 const rejection = (promise: Promise<unknown>) =>
   Effect.promise(() => promise.then(() => undefined, (error: unknown) => error as InstanceType<typeof OpenAI.APIError>))
 
+describe("Gateway with a store: what it refuses", () => {
+  it.scoped("conversation: 400 saying the store keeps responses, not conversations, and naming previous_response_id", () =>
+    Effect.gen(function*() {
+      const database = yield* freshDatabase(backends[0]!)
+      const upstream = turnsModel([])
+      const answer = yield* withStoredGateway(database.layer(), upstream.layer, (baseUrl) =>
+        Effect.promise(() =>
+          fetch(`${baseUrl}/responses`, {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${KEY_A}` },
+            body: JSON.stringify({ model: "m", input: "hi", conversation: { id: "conv_1" } })
+          }).then(async (r) => ({ status: r.status, body: await r.json() }))
+        ))
+      expect(answer).toEqual({
+        status: 400,
+        body: {
+          error: {
+            message:
+              "This gateway does not support the Conversations API: 'conversation' cannot be used. Its store keeps responses, not conversations: continue a stored response with `previous_response_id`, or replay the earlier items in `input`.",
+            type: "invalid_request_error",
+            param: "conversation",
+            code: "unsupported_parameter"
+          }
+        }
+      })
+      expect(upstream.prompts).toHaveLength(0)
+    }))
+})
+
 for (const backend of backends) {
   describe(`Gateway with a store on a ${backend.name}`, () => {
     it.scoped("openai SDK: a tool loop by item_reference, a chain by previous_response_id, the stored routes, tenants, a restart", () =>
@@ -308,6 +337,13 @@ describe("Gateway without a store", () => {
         const stored = yield* post(`${url}/v1/responses`, { model: "m", input: "hi", store: true })
         expect(stored.status).toBe(400)
         expect(JSON.parse(stored.text).error.param).toBe("store")
+        const conversation = yield* post(`${url}/v1/responses`, { model: "m", input: "hi", conversation: "conv_1" })
+        expect([conversation.status, JSON.parse(conversation.text).error]).toEqual([400, {
+          message: "This gateway does not support the Conversations API: 'conversation' cannot be used. Replay the earlier items in `input` instead.",
+          type: "invalid_request_error",
+          param: "conversation",
+          code: "unsupported_parameter"
+        }])
       }).pipe(
         Effect.provide(
           Gateway.layer({}).pipe(

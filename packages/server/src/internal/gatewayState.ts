@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ResponseStore from "../ResponseStore.js"
 import { makeId } from "../ResponsesLifecycle.js"
+import { CONVERSATION_UNSUPPORTED_STORED } from "../ResponsesRequestDecoder.js"
 
 /** Whether a JSON value is an object (not an array, not null). */
 export const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
@@ -144,6 +145,16 @@ export const prepare = (
 ): Effect.Effect<Prepared, ErrorFields> =>
   Effect.gen(function*() {
     if (!isObject(body)) return { body: {}, store: false, previousResponseId: null, inputItems: [], historyItems: 0 }
+    if (body.conversation != null) {
+      // refused here, before any store read, in a store's terms: the decoder's words assume no store
+      return yield* Effect.fail<ErrorFields>({
+        status: 400,
+        description: CONVERSATION_UNSUPPORTED_STORED,
+        errorType: "invalid_request_error",
+        param: "conversation",
+        code: "unsupported_parameter"
+      })
+    }
     const out: Record<string, unknown> = { ...body }
     let save = true
     if (typeof body.store === "boolean" || body.store === null) {
