@@ -743,12 +743,44 @@ describe("ResponsesRequestDecoder", () => {
         [{ type: "local_shell_call", call_id: "c", action: { type: "exec", command: "ls" } }, "input[0].action.command", "invalid_type"],
         [{ type: "local_shell_call_output", output: "x" }, "input[0].id", "missing_required_parameter"],
         [{ type: "function_call_output", call_id: "c", output: 4 }, "input[0].output", "invalid_type"],
-        [{ type: "message", role: "user", content: [{ type: "input_text", text: 4 }] }, "input[0].content[0].text", "missing_required_parameter"],
+        [{ type: "message", role: "user", content: [{ type: "input_text", text: 4 }] }, "input[0].content[0].text", "invalid_type"],
         [{ type: "message", role: "assistant", content: [{ text: "x" }] }, "input[0].content[0]", "invalid_type"]
       ]
       for (const [item, param, code] of cases) {
         const error = yield* rejected({ model: "m", input: [item] })
         expect([error.param, error.code], JSON.stringify(item)).toEqual([param, code])
+      }
+    }))
+
+  it.effect("a content part's string field of another type: invalid_type in OpenAI's words, not a missing parameter", () =>
+    Effect.gen(function*() {
+      const call = { type: "function_call", call_id: "c", name: "f", arguments: "{}" }
+      const cases: ReadonlyArray<readonly [ReadonlyArray<unknown>, string, string]> = [
+        [[{ role: "user", content: [{ type: "input_text", text: 5 }] }], "input[0].content[0].text", "a number"],
+        [[{ role: "system", content: [{ type: "input_text", text: true }] }], "input[0].content[0].text", "a boolean"],
+        [[{ role: "assistant", content: [{ type: "output_text", text: ["a"] }] }], "input[0].content[0].text", "an array"],
+        [[{ role: "assistant", content: [{ type: "refusal", refusal: { no: 1 } }] }], "input[0].content[0].refusal", "an object"],
+        [[call, { type: "function_call_output", call_id: "c", output: [{ type: "input_text", text: 7 }] }], "input[1].output[0].text", "a number"],
+        [[{ role: "user", content: [{ type: "input_image", image_url: 5 }] }], "input[0].content[0].image_url", "a number"],
+        [[{ role: "user", content: [{ type: "input_file", file_data: 5, filename: "a.pdf" }] }], "input[0].content[0].file_data", "a number"],
+        [[{ role: "user", content: [{ type: "input_file", file_data: "data:application/pdf;base64,AA==", filename: 5 }] }], "input[0].content[0].filename", "a number"]
+      ]
+      for (const [input, param, got] of cases) {
+        const error = yield* rejected({ model: "m", input })
+        expect([error.description, error.param, error.code], JSON.stringify(input)).toEqual([
+          `Invalid type for '${param}': expected a string, but got ${got} instead.`,
+          param,
+          "invalid_type"
+        ])
+      }
+      // absent or null: missing, as before
+      for (const part of [{ type: "input_text" }, { type: "input_text", text: null }]) {
+        const error = yield* rejected({ model: "m", input: [{ role: "user", content: [part] }] })
+        expect([error.description, error.param, error.code]).toEqual([
+          "Missing required parameter: 'text'.",
+          "input[0].content[0].text",
+          "missing_required_parameter"
+        ])
       }
     }))
 

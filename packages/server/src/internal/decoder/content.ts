@@ -65,10 +65,42 @@ const contentPart = (
     : fail("Each content part must be an object with a string 'type'.", `input[${index}].content[${at}]`, "invalid_type")
 }
 
+/**
+ * The error of a content part's string field `key` that is not a string, at `where` (`input[i].content[j]`):
+ * missing (absent or `null`: "Missing required parameter: 'text'.") or of another type, in OpenAI's words
+ * ("Invalid type for 'input[0].content[0].text': expected a string, but got a number instead.", code
+ * `invalid_type`).
+ */
+const notAString = (part: JsonObject, key: string, where: string): RequestError => {
+  const value = part[key]
+  return value == null
+    ? failure(`Missing required parameter: '${key}'.`, `${where}.${key}`, "missing_required_parameter")
+    : wrongType(value, `${where}.${key}`)
+}
+
+/** "Invalid type for '<param>': expected a string, but got a number instead." (code `invalid_type`). */
+const wrongType = (value: unknown, param: string): RequestError =>
+  failure(
+    `Invalid type for '${param}': expected a string, but got ${
+      Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`
+    } instead.`,
+    param,
+    "invalid_type"
+  )
+
+/** The error of an optional string field `key` of a part that is present (not `null`) and not a string. */
+const optionalNotAString = (part: JsonObject, keys: ReadonlyArray<string>, where: string): RequestError | undefined => {
+  for (const key of keys) {
+    const value = part[key]
+    if (value != null && typeof value !== "string") return wrongType(value, `${where}.${key}`)
+  }
+  return undefined
+}
+
 const textOf = (part: JsonObject, index: number, at: number): Either.Either<string, RequestError> =>
   typeof part.text === "string"
     ? Either.right(part.text)
-    : fail("Missing required parameter: 'text'.", `input[${index}].content[${at}].text`, "missing_required_parameter")
+    : Either.left(notAString(part, "text", `input[${index}].content[${at}]`))
 
 export const systemText = (
   content: string | ReadonlyArray<unknown>,
@@ -138,6 +170,8 @@ const mediaPart = (
   const inputFiles = media.files
   switch (part.type) {
     case "input_image": {
+      const wrong = optionalNotAString(part, ["image_url", "file_id", "detail"], where)
+      if (wrong !== undefined) return Either.left(wrong)
       const detail = stringField(part, "detail")
       const url = stringField(part, "image_url")
       const fileId = stringField(part, "file_id")
@@ -163,6 +197,8 @@ const mediaPart = (
       return fail("An input_image needs 'image_url' or 'file_id'.", `${where}.image_url`, "missing_required_parameter")
     }
     case "input_file": {
+      const wrong = optionalNotAString(part, ["file_data", "file_url", "file_id", "filename"], where)
+      if (wrong !== undefined) return Either.left(wrong)
       const filename = stringField(part, "filename")
       const fileData = stringField(part, "file_data")
       const fileUrl = stringField(part, "file_url")
@@ -254,9 +290,7 @@ export const assistantPart = (
       }
       case "refusal": {
         const refusal = stringField(part, "refusal")
-        if (refusal === undefined) {
-          return failure("Missing required parameter: 'refusal'.", `input[${index}].content[${at}].refusal`, "missing_required_parameter")
-        }
+        if (refusal === undefined) return notAString(part, "refusal", `input[${index}].content[${at}]`)
         refusals.push(refusal)
         return undefined
       }
@@ -294,7 +328,7 @@ export const outputContent = (
       return failure("Each content part must be an object with a string 'type'.", where, "invalid_type")
     }
     if (part.type === "input_text" || part.type === "output_text") {
-      if (typeof part.text !== "string") return failure("Missing required parameter: 'text'.", `${where}.text`, "missing_required_parameter")
+      if (typeof part.text !== "string") return notAString(part, "text", where)
       text += part.text
       return undefined
     }
