@@ -477,13 +477,38 @@ const shuttingDownLayer = Layer.scoped(
  * error body or a whole answer that did not arrive within it either) or `idle`
  * (the upstream sent nothing, or only keep-alives, for longer than the idle timeout).
  *
+ * `wholeAnswerBytes` (since 0.2.0), for a whole (not streamed) answer whose body went silent: how many bytes
+ * of it had arrived. The message then says that the answer stopped after them, incomplete (or that none of it
+ * came), not that the upstream sent only keep-alives.
+ *
  * @since 0.2.0
  * @category errors
  */
-export const upstreamTimeoutMessage = (kind: "headers" | "idle"): string =>
+export const upstreamTimeoutMessage = (kind: "headers" | "idle", wholeAnswerBytes?: number): string =>
   kind === "headers"
     ? "the upstream model server did not answer within the gateway's headers timeout (which bounds its headers, and an error body or a whole answer too)"
-    : "the upstream model server sent nothing, or only keep-alives, for longer than the gateway's idle timeout"
+    : wholeAnswerBytes === undefined
+    ? "the upstream model server sent nothing, or only keep-alives, for longer than the gateway's idle timeout"
+    : wholeAnswerBytes === 0
+    ? "the upstream model server sent its headers but none of its answer, and then nothing for longer than the gateway's idle timeout"
+    : `the upstream model server stopped after ${wholeAnswerBytes} ${
+      wholeAnswerBytes === 1 ? "byte" : "bytes"
+    } of an incomplete answer, and sent nothing more for longer than the gateway's idle timeout`
+
+/**
+ * `fromAiError` for a whole (not streamed) answer: an idle timeout says how much of the body had arrived
+ * (`upstreamTimeoutMessage`), since its bytes are the answer's, never keep-alives.
+ */
+const fromWholeAnswerError = (error: AiError.AiError): GatewayError =>
+  error._tag === "TransportError" && error.timeout === "idle" && error.bytesReceived !== undefined
+    ? new GatewayError({
+      status: 504,
+      description: upstreamTimeoutMessage("idle", error.bytesReceived),
+      errorType: "server_error",
+      param: null,
+      code: "upstream_timeout"
+    })
+    : fromAiError(error)
 
 /** The headers of an upstream HTTP error passed on to the client: `retry-after(-ms)`, `x-request-id`. */
 const passedOnHeaders = (error: AiError.HttpError): Record<string, string> | undefined => {
@@ -905,7 +930,8 @@ export const createResponse = (
         ? Effect.as(Effect.logInfo(`a request in flight ended: ${SHUTTING_DOWN}`), true)
         : Effect.as(logUpstreamError(error, responseId), false)
     const failed = (error: AiError.AiError): Effect.Effect<never, GatewayError> =>
-      Effect.flatMap(byShutdown(error), (down) => Effect.fail(down ? shuttingDownError : fromAiError(error)))
+      Effect.flatMap(byShutdown(error), (down) =>
+        Effect.fail(down ? shuttingDownError : decoded.stream ? fromAiError(error) : fromWholeAnswerError(error)))
     const midStreamError = (error: AiError.AiError): Effect.Effect<ResponsesLifecycle.ResponseError> =>
       Effect.map(byShutdown(error), (down) => down ? { code: "server_shutting_down", message: SHUTTING_DOWN } : responseErrorOf(error))
     if (!decoded.stream) {

@@ -267,16 +267,30 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       }))
   })
 
-  live("a non-streaming upstream whose body stalls after its headers: 504 upstream_timeout", () =>
-    withScriptedGateway([(_request, response) => {
+  live("a non-streaming upstream whose body stalls after its headers: 504 upstream_timeout saying how much of the answer came", () => {
+    const stalled = (bytes: string) => (_request: unknown, response: ServerResponse) => {
       response.writeHead(200, { "content-type": "application/json" })
-      response.write("{\"id\":\"chatcmpl-w\",")
-    }], { upstream: fast }, (url) =>
+      if (bytes === "") response.flushHeaders()
+      else response.write(bytes)
+    }
+    return withScriptedGateway([stalled("{\"id\":\"chatcmpl-w\","), stalled("{\"id\":"), stalled("")], { upstream: { headersTimeout: "10 seconds", idleTimeout: "400 millis" } }, (url) =>
       Effect.gen(function*() {
-        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
-        expect(answer.status).toBe(504)
-        expect(JSON.parse(answer.text).error.code).toBe("upstream_timeout")
-      })))
+        const messages: Array<unknown> = []
+        for (let i = 0; i < 3; i++) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+          expect(answer.status).toBe(504)
+          const error = JSON.parse(answer.text).error
+          expect(error.code).toBe("upstream_timeout")
+          messages.push(error.message)
+        }
+        // not "sent nothing, or only keep-alives": a whole answer's bytes are the answer's
+        expect(messages).toEqual([
+          "the upstream model server stopped after 19 bytes of an incomplete answer, and sent nothing more for longer than the gateway's idle timeout",
+          "the upstream model server stopped after 6 bytes of an incomplete answer, and sent nothing more for longer than the gateway's idle timeout",
+          "the upstream model server sent its headers but none of its answer, and then nothing for longer than the gateway's idle timeout"
+        ])
+      }))
+  })
 
   it.effect("a strict text.format outside OpenAI's subset goes upstream as it is, for the upstream to judge", () =>
     withScriptedGateway([completion({ content: "{}" })], {}, (url, received) =>
