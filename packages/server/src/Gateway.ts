@@ -46,7 +46,10 @@
  *   see `Upstream.ChatCompletionsOptions`); 400 `invalid_prompt` when the upstream protocol cannot carry the
  *   prompt, its `param` `input` (a tool output that other messages separate from its call is caught before,
  *   by the decoder, naming the output's `input[i]`, when the upstream says so: `Upstream.Service.readsToolOutputsApart`), or `text.format` /
- *   `tool_choice` / `tools` when `InvalidPrompt.option` names the call option at fault. An upstream HTTP error passes its
+ *   `tool_choice` / `tools` when `InvalidPrompt.option` names the call option at fault. An error the upstream
+ *   sends inside its answer with an HTTP status as its code (`{"error":{"code":500,…}}`) gets a word code
+ *   (`upstream_error`, or for a 4xx that status with `code` null; after the first byte `server_error` or
+ *   `rate_limit_exceeded`), the number in the message. An upstream HTTP error passes its
  *   `retry-after` / `retry-after-ms` and `x-request-id` on as headers of the answer;
  * - 500 `server_error` for a defect in the gateway itself (logged at error level with its cause), never a
  *   hung or empty answer.
@@ -358,12 +361,12 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
     case "ResponseFailed":
       // an error the upstream sent inside its answer (llama.cpp's `error: {"code":400,…}` line, an error
       // chunk or a 200 error body) with a 4xx code: answered as the same error in an HTTP 4xx would be
+      // (an HTTP status as its code, as llama.cpp and OpenRouter send it, is no code of OpenAI's: said in the message)
       if (error.code !== undefined && /^4\d\d$/.test(error.code)) {
         return fromAiError(
           new AiError.HttpError({
             status: Number(error.code),
             description: error.description,
-            code: error.code,
             ...(error._tag === "StreamErrorEvent" && error.param !== undefined ? { param: error.param } : {})
           })
         )
@@ -373,7 +376,7 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
         description: capMessage(`the upstream failed: ${error.message}`),
         errorType: "server_error",
         param: null,
-        code: error.code ?? "upstream_error"
+        code: error.code === undefined || isStatusCode(error.code) ? "upstream_error" : error.code
       })
     case "MalformedOutput":
     case "TruncatedStream":
@@ -524,7 +527,8 @@ const passedOnHeaders = (error: AiError.HttpError): Record<string, string> | und
 
 /**
  * The `response.failed` error of an `AiError` met mid-stream: `rate_limit_exceeded` for an upstream 429,
- * the upstream's own code for its error events, `upstream_timeout` (`upstreamTimeoutMessage`) when a
+ * the upstream's own code for its error events (`server_error`, or `rate_limit_exceeded` for 429, when that
+ * code is an HTTP status), `upstream_timeout` (`upstreamTimeoutMessage`) when a
  * timeout of the transport passed, `upstream_closed` (`UPSTREAM_CLOSED`) for a connection closed before any
  * response, `upstream_disconnected` (`UPSTREAM_DISCONNECTED`) for a connection that
  * broke off, `upstream_error` for an answer that is malformed or cut short (as before the first byte), else
@@ -540,7 +544,10 @@ export const responseErrorOf = (error: AiError.AiError): ResponsesLifecycle.Resp
       return { code: error.status === 429 ? "rate_limit_exceeded" : "server_error", message: capMessage(error.message) }
     case "StreamErrorEvent":
     case "ResponseFailed":
-      return { code: error.code ?? "server_error", message: capMessage(error.message) }
+      // an HTTP status as the code (`{"error":{"code":500,…}}`): a word code of the API's; the message keeps the number
+      return error.code !== undefined && isStatusCode(error.code)
+        ? { code: error.code === "429" ? "rate_limit_exceeded" : "server_error", message: capMessage(error.message) }
+        : { code: error.code ?? "server_error", message: capMessage(error.message) }
     case "TransportError":
       if (error.closedBeforeResponse === true) return { code: "upstream_closed", message: UPSTREAM_CLOSED }
       return error.timeout === undefined
@@ -554,6 +561,9 @@ export const responseErrorOf = (error: AiError.AiError): ResponsesLifecycle.Resp
       return { code: "server_error", message: capMessage(error.message) }
   }
 }
+
+/** Whether an upstream error's code is a number (an HTTP status, as llama.cpp and OpenRouter put in `error.code`). */
+const isStatusCode = (code: string): boolean => /^\d+$/.test(code)
 
 /**
  * Logs an upstream error with its detail (a warning, capped at `MAX_MESSAGE_CHARS`): what the client is

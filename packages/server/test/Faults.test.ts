@@ -453,28 +453,57 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       Effect.gen(function*() {
         // as the same error in an HTTP 400 is answered: its status, in OpenAI's error shape
         const refused = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        // (the number is its status, not an error code of OpenAI's: `code` null, as for an upstream 400 without one)
         expect(refused.status).toBe(400)
         expect(JSON.parse(refused.text).error).toStrictEqual({
           message: "the request exceeds the available context size",
           type: "invalid_request_error",
           param: null,
-          code: "400"
+          code: null
         })
         const errored = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
         const frames = parseSse(errored.text)
         const failed = checkLifecycle(frames)
         expect(failed.status).toBe("failed")
-        expect((failed.error as { message: string }).message).toContain("Input prompt is too big compared to KV size.")
+        expect(failed.error).toEqual({ code: "server_error", message: "stream error event 500: Input prompt is too big compared to KV size." })
         expect(unfinishedText(frames)).toBe("Hi")
         expect(failed.output).toEqual([])
-        // a 5xx code stays the upstream's failure: 502
+        // a 5xx code stays the upstream's failure: 502, the gateway's code for it, the number in the message
         const loading = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
         expect(loading.status).toBe(502)
-        expect(JSON.parse(loading.text).error).toMatchObject({ type: "server_error", code: "503" })
+        expect(JSON.parse(loading.text).error).toMatchObject({
+          type: "server_error",
+          code: "upstream_error",
+          message: "the upstream failed: stream error event 503: Loading model"
+        })
         // a 200 error body with a 4xx code, not streamed: the same 400
         const whole = yield* post(`${url}/responses`, { model: "m", input: "hi" })
         expect(whole.status).toBe(400)
-        expect(JSON.parse(whole.text).error).toMatchObject({ message: "context length exceeded", code: "400" })
+        expect(JSON.parse(whole.text).error).toMatchObject({ message: "context length exceeded", code: null })
+      })))
+
+  it.effect("an error chunk with a number as its code after text (vLLM, OpenRouter): response.failed with a word code, the number in the message", () =>
+    withScriptedGateway([
+      sse(textChunk("abc"), `data: ${JSON.stringify({ error: { message: "oops mid", code: 500 } })}\n\n`),
+      sse(textChunk("abc"), `data: ${JSON.stringify({ error: { message: "slow down", code: 429 } })}\n\n`),
+      sse(textChunk("abc"), `data: ${JSON.stringify({ error: { message: "overloaded", code: "server_is_overloaded" } })}\n\n`)
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const errors: Array<unknown> = []
+        for (let i = 0; i < 3; i++) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+          const frames = parseSse(answer.text)
+          const response = checkLifecycle(frames)
+          expect(response.status).toBe("failed")
+          expect(unfinishedText(frames)).toBe("abc")
+          errors.push(response.error)
+        }
+        expect(errors).toEqual([
+          { code: "server_error", message: "stream error event 500: oops mid" },
+          { code: "rate_limit_exceeded", message: "stream error event 429: slow down" },
+          // a word code of the upstream's own is passed on
+          { code: "server_is_overloaded", message: "stream error event server_is_overloaded: overloaded" }
+        ])
       })))
 
   it.effect("an upstream tool call without an id: a call_id new in every response (an agent that remembers handled ids runs each)", () =>
