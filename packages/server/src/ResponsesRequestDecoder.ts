@@ -76,7 +76,9 @@
  * `custom_tool_call_output`, `apply_patch_call_output`, `shell_call_output`, `local_shell_call_output`, and a
  * `tool_search_output` with a `call_id`) whose call is not earlier in the input (the API's "No tool call found for function call output with call_id
  * …", `param` the output's `input[i]`), such an output apart from its call when `toolOutputsApart` is
- * `false` (`param` the output's `input[i]`, code `invalid_prompt`), and input items of unknown types.
+ * `false` (`param` the output's `input[i]`, code `invalid_prompt`), two function or custom tools of one name
+ * in one list of tools (`tools`, an `additional_tools` item; `ns.name` in a namespace: `param` the second's
+ * `tools[i].name`, code `invalid_value`), and input items of unknown types.
  *
  * Every other parameter of `CreateResponse` is accepted: sampling and bookkeeping options (`temperature`,
  * `top_p`, `max_output_tokens`, `max_tool_calls`, `tool_choice`, `parallel_tool_calls`, `reasoning`, `text`,

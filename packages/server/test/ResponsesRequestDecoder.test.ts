@@ -784,6 +784,42 @@ describe("ResponsesRequestDecoder", () => {
       }
     }))
 
+  it.effect("two tools of one name in one list: 400 naming the second, not the first one kept and the other dropped", () =>
+    Effect.gen(function*() {
+      const fn = (name: string, description: string) => ({
+        type: "function",
+        name,
+        description,
+        parameters: { type: "object", properties: { id: { type: "string" } } }
+      })
+      const cases: ReadonlyArray<readonly [ReadonlyArray<unknown>, string, string, string]> = [
+        [[fn("a", "first"), fn("a", "second")], "a", "tools[0].name", "tools[1].name"],
+        [[fn("a", "the function"), { type: "custom", name: "a", description: "the custom" }], "a", "tools[0].name", "tools[1].name"],
+        [[fn("b", "other"), { type: "custom", name: "a" }, fn("a", "the function")], "a", "tools[1].name", "tools[2].name"],
+        [
+          [{ type: "namespace", name: "crm", description: "CRM", tools: [fn("lookup", "one"), fn("lookup", "two")] }],
+          "crm.lookup",
+          "tools[0].tools[0].name",
+          "tools[0].tools[1].name"
+        ]
+      ]
+      for (const [tools, name, first, second] of cases) {
+        const error = yield* rejected({ model: "m", input: "hi", tools })
+        expect([error.description, error.param, error.code], JSON.stringify(tools)).toEqual([
+          `Duplicate tool name '${name}': ${first} and ${second} both name it. Tool names must be unique: the model could be offered only one of them.`,
+          second,
+          "invalid_value"
+        ])
+      }
+      // one name in two namespaces, or at the top level and in a namespace, is two names
+      const decoded = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        input: "hi",
+        tools: [fn("lookup", "top"), { type: "namespace", name: "crm", description: "CRM", tools: [fn("lookup", "crm's")] }]
+      })
+      expect(decoded.tools.map((tool) => tool.name)).toEqual(["lookup", "crm__lookup"])
+    }))
+
   it.effect("what a stateless bridge cannot honour: a RequestError naming the parameter", () =>
     Effect.gen(function*() {
       const base = { model: "m", input: "hi" }

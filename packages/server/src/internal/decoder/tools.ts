@@ -255,6 +255,21 @@ export const decodeTools = (
   Effect.gen(function*() {
     const where = (index: number, ...rest: ReadonlyArray<PropertyKey>) => formatParam([...at, index, ...rest])
     const names: Array<string> = []
+    // the function and custom tools of this list by the client's name (`ns.name` in a namespace) -> where:
+    // two of one name in one list are refused, since the upstream could be offered only one of them
+    const listed = new Map<string, string>()
+    const unique = (name: string, param: string): Effect.Effect<void, RequestError> => {
+      const first = listed.get(name)
+      if (first === undefined) {
+        listed.set(name, param)
+        return Effect.void
+      }
+      return fail(
+        `Duplicate tool name '${name}': ${first} and ${param} both name it. Tool names must be unique: the model could be offered only one of them.`,
+        param,
+        "invalid_value"
+      )
+    }
     /**
      * Records whether the tool `raw`, sent upstream as `sent`, waits for a search: a tool search's output
      * loads it; a declaration with `defer_loading` defers it unless it was declared (or loaded) before; one
@@ -277,6 +292,7 @@ export const decodeTools = (
         const declared = type === "function"
           ? yield* decodeAt(FunctionToolParam, tool, [...at, index])
           : yield* decodeAt(CustomToolParam, tool, [...at, index])
+        yield* unique(declared.name, where(index, "name")!)
         const fresh = !set.declared.has(upstreamName(declared.name))
         const sent = declared.type === "function"
           ? addTool(set, declared.name, (sent) => functionTool(declared, sent), false)
@@ -299,6 +315,7 @@ export const decodeTools = (
             const declared = innerType === "function"
               ? yield* decodeAt(FunctionToolParam, innerTool, path)
               : yield* decodeAt(CustomToolParam, innerTool, path)
+            yield* unique(`${group.name}.${declared.name}`, where(index, "tools", inner, "name")!)
             const fresh = !set.declared.has(upstreamName(flat(declared.name)))
             const sent = declared.type === "function"
               ? addTool(set, flat(declared.name), (sent) => functionTool(declared, sent), false, group.name)
