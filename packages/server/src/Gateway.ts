@@ -79,8 +79,9 @@
  * - `store: true`, or `store` left out (the API's default, which clients that chain turns rely on), saves
  *   the request's input items (a string input as a user message; every item given an `id` when it has
  *   none), the output items and the Response object, before the answer (non-streamed) or the terminal event
- *   (streamed) is written; `store: false` saves nothing. A response that cannot be saved gets a 500
- *   (non-streamed) or an error log line (streamed: the events were already sent).
+ *   (streamed) is written; `store: false` saves nothing. A response that cannot be saved is answered all the
+ *   same, with `store: false` (non-streamed: the 200's Response; streamed: `response.completed`'s), and the
+ *   store's error is logged at error level.
  * - `previous_response_id` puts the stored conversation before the request's input: for each response of
  *   the chain, oldest first, its input items then its output items (`instructions` are not carried over,
  *   as in the API). An id that is not stored for the request's key gets 400 `previous_response_not_found`
@@ -908,10 +909,22 @@ export const createResponse = (
       ...decodedRequest,
       echo: { ...decodedRequest.echo, store: prepared.store, previous_response_id: prepared.previousResponseId }
     }
-    const save = (response: ResponsesLifecycle.ResponseObject) =>
+    // Saves the response when asked to; a store that fails does not cost the client the model's answer: it
+    // gets the answer with `store: false` (it was not stored), the operator an error log line
+    const save = (
+      response: ResponsesLifecycle.ResponseObject
+    ): Effect.Effect<ResponsesLifecycle.ResponseObject | undefined> =>
       prepared === undefined || Option.isNone(store)
-        ? Effect.void
-        : GatewayState.save(store.value, tenant, prepared, response).pipe(Effect.mapError((fields) => new GatewayError(fields)))
+        ? Effect.succeed(undefined)
+        : GatewayState.save(store.value, tenant, prepared, response).pipe(
+          Effect.as(undefined),
+          Effect.catchAll((error) =>
+            Effect.as(
+              Effect.logError(`the response ${response.id} was not stored (answered with store: false): ${error.description}`),
+              { ...response, store: false }
+            )
+          )
+        )
     yield* annotateSpan({ "gen_ai.request.model": decoded.model, "gen_ai.operation.name": "chat" })
     const responseId = ResponsesLifecycle.makeId("resp")
     if (record !== undefined) {
@@ -948,9 +961,9 @@ export const createResponse = (
       const response = yield* model.generate(decoded.prompt, callOptions(decoded)).pipe(Effect.catchAll(failed))
       const object = ResponsesLifecycle.fromModelResponse(lifecycleOptions, response)
       if (record !== undefined) record.outcome = object.status
-      yield* save(object)
+      const unsaved = yield* save(object)
       // a body written in pieces that its client left before the last one: as a stream's (below)
-      return yield* jsonAnswer(object, () => {
+      return yield* jsonAnswer(unsaved ?? object, () => {
         if (record !== undefined && !shuttingDown()) record.outcome = CLIENT_CLOSED
       })
     }
@@ -982,8 +995,6 @@ export const createResponse = (
             if (record !== undefined) record.outcome = response.status
           }),
           save(response)
-        ).pipe(
-          Effect.catchAll((error) => Effect.logError(`the streamed response ${response.id} was not stored: ${error.description}`))
         )
       return yield* SseBody.response(request, {
         lifecycle: ResponsesLifecycle.make(lifecycleOptions),

@@ -5,7 +5,7 @@
  * `previous_response_id`, the stored responses' routes, tenants per bearer key, and a gateway restart.
  */
 import { LanguageModel, Message, ModelResponse, Part, type Prompt, StreamPart, Usage } from "@effect-responses/core"
-import { Gateway, type ResponseStore, Upstream } from "@effect-responses/server"
+import { Gateway, ResponseStore, Upstream } from "@effect-responses/server"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -13,7 +13,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import OpenAI from "openai"
 import { backends, freshDatabase } from "./storeBackends.js"
-import { loopback, post, serverUrl } from "./utils.js"
+import { captureLogs, loopback, post, serverUrl, waitForAccessLines } from "./utils.js"
 
 const usage = new Usage.Usage({ inputTokens: 10, cachedInputTokens: 0, outputTokens: 5, reasoningTokens: 2, totalTokens: 15 })
 
@@ -145,6 +145,57 @@ describe("Gateway with a store: what it refuses", () => {
         }
       })
       expect(upstream.prompts).toHaveLength(0)
+    }))
+})
+
+describe("Gateway with a store that fails to write", () => {
+  it.scoped("the answer is kept, with store: false, streamed (response.completed) and not (200); an error log line; a chained request finds nothing", () =>
+    Effect.gen(function*() {
+      const database = yield* freshDatabase(backends[0]!)
+      // a SQLite store whose writes fail (as a full disk or a read-only file would): reads work
+      const failing = Layer.effect(
+        ResponseStore.ResponseStore,
+        Effect.map(ResponseStore.ResponseStore, (store) =>
+          ResponseStore.ResponseStore.of({
+            ...store,
+            save: () => Effect.fail(new ResponseStore.ResponseStoreError({ description: "attempt to write a readonly database" }))
+          }))
+      ).pipe(Layer.provide(database.layer()))
+      const upstream = turnsModel([
+        [new Part.TextPart({ text: "Whole." })],
+        [new Part.TextPart({ text: "Streamed." })]
+      ])
+      const captured = captureLogs()
+      const answers = yield* withStoredGateway(failing, upstream.layer, (baseUrl) =>
+        Effect.promise(async () => {
+          const openai = client(baseUrl)
+          const whole = await openai.responses.create({ model: "m", input: "hi" })
+          const events: Array<{ type: string; response?: unknown }> = []
+          for await (const event of await openai.responses.create({ model: "m", input: "hi", stream: true })) events.push(event)
+          const chained = await openai.responses.create({ model: "m", input: "again", previous_response_id: whole.id }).then(
+            () => undefined,
+            (error: InstanceType<typeof OpenAI.APIError>) => error
+          )
+          await waitForAccessLines(captured, 3)
+          return { whole, events, chained }
+        })).pipe(Effect.provide(captured.layer))
+      const { chained, events, whole } = answers
+      expect([(whole as unknown as { store: boolean }).store, whole.status, whole.output_text]).toEqual([false, "completed", "Whole."])
+      const completed = events.find((event) => event.type === "response.completed")?.response as { store: boolean; id: string; output: unknown }
+      expect(completed.store).toBe(false)
+      expect(completed.output).toMatchObject([{ type: "message", content: [{ text: "Streamed." }] }])
+      // the events before it said what the request asked for
+      expect((events.find((event) => event.type === "response.created")?.response as { store: boolean }).store).toBe(true)
+      const errors = captured.logs.filter((line) => line.startsWith("ERROR"))
+      expect(errors).toEqual([
+        `ERROR: the response ${whole.id} was not stored (answered with store: false): The response store failed: attempt to write a readonly database`,
+        `ERROR: the response ${completed.id} was not stored (answered with store: false): The response store failed: attempt to write a readonly database`
+      ])
+      // the access log says what the client got: 200, completed
+      const access = captured.logs.filter((line) => line.includes("access: ")).find((line) => line.includes(`response=${whole.id}`))
+      expect(access).toMatch(/ 200 .*outcome=completed$/)
+      // consistent with store: false: not there to continue
+      expect([chained?.status, chained?.code]).toEqual([400, "previous_response_not_found"])
     }))
 })
 

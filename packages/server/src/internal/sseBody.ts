@@ -96,6 +96,15 @@ const bytesOf = (events: ReadonlyArray<ResponsesLifecycle.Event>): Iterator<Uint
     ? encoded(ResponsesLifecycle.toSsePieces(events))
     : [encoder.encode(ResponsesLifecycle.toSse(events))].values()
 
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(["response.completed", "response.incomplete", "response.failed"])
+
+/** `events` with `response` in place of the terminal event's Response object. */
+const withTerminalResponse = (
+  events: ReadonlyArray<ResponsesLifecycle.Event>,
+  response: ResponsesLifecycle.ResponseObject
+): ReadonlyArray<ResponsesLifecycle.Event> =>
+  events.map((event) => TERMINAL_EVENTS.has(event.type) ? { ...event, response } : event)
+
 /** What a streamed response's body is made of. */
 export interface Source {
   readonly lifecycle: ResponsesLifecycle.Encoder
@@ -107,8 +116,13 @@ export interface Source {
   readonly scope: Scope.CloseableScope
   /** The `response.failed` error of an upstream error mid-stream (logging it). */
   readonly midStreamError: (error: AiError.AiError) => Effect.Effect<ResponsesLifecycle.ResponseError>
-  /** Run with the final Response object before the terminal event is written (a store saves it). */
-  readonly onTerminal?: ((response: ResponsesLifecycle.ResponseObject) => Effect.Effect<void>) | undefined
+  /**
+   * Run with the final Response object before the terminal event is written (a store saves it); a Response
+   * object it gives replaces the terminal event's (one that says it was not stored).
+   */
+  readonly onTerminal?:
+    | ((response: ResponsesLifecycle.ResponseObject) => Effect.Effect<ResponsesLifecycle.ResponseObject | undefined>)
+    | undefined
   /** Logs a defect of the gateway, which then ends the response with `response.failed` `server_error`. */
   readonly onDefect: (cause: Cause.Cause<unknown>) => Effect.Effect<void>
   /**
@@ -137,7 +151,10 @@ const batches = (source: Source): Effect.Effect<Iterator<Uint8Array> | undefined
   const written = (events: ReadonlyArray<ResponsesLifecycle.Event>): Effect.Effect<Iterator<Uint8Array>> => {
     if (onTerminal === undefined || saved || !lifecycle.terminated()) return Effect.succeed(bytesOf(events))
     saved = true
-    return Effect.as(onTerminal(lifecycle.response()), bytesOf(events))
+    return Effect.map(
+      onTerminal(lifecycle.response()),
+      (replaced) => bytesOf(replaced === undefined ? events : withTerminalResponse(events, replaced))
+    )
   }
   const after = (write: (out: Array<ResponsesLifecycle.Event>) => void) =>
     Effect.suspend(() => {
