@@ -453,14 +453,17 @@ describe("jsonSlices", () => {
   }
 
   /**
-   * Each of `valid` parsed by `parse` and `parseLazily` (chunks of 3 bytes and 64 KiB) gives `JSON.parse`'s value,
-   * key order included; each of `invalid` fails with `JSON.parse`'s message (chunks of 2 bytes and 64 KiB).
+   * Each of `valid` parsed by `parse` and `parseLazily` (in chunks of `small` bytes, then of 64 KiB) gives
+   * `JSON.parse`'s value, key order included; each of `invalid` fails with `JSON.parse`'s message.
    */
-  const expectLikeJsonParse = ({ invalid, valid }: { readonly valid: ReadonlyArray<string>; readonly invalid: ReadonlyArray<string> }) =>
+  const expectLikeJsonParse = (
+    { invalid, valid }: { readonly valid: ReadonlyArray<string>; readonly invalid: ReadonlyArray<string> },
+    small: number
+  ) =>
     Effect.gen(function*() {
       const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: (error) => (error as SyntaxError).message })
       for (const text of valid) {
-        for (const size of [3, 65_536]) {
+        for (const size of [small, 65_536]) {
           const chunks = chunked(text, size)
           const found = yield* JsonSlices.scan(chunks, 64, 4096)
           expectSame(yield* JsonSlices.parse(chunks, found, parseOrMessage), text, `${text.slice(0, 80)} (chunks of ${size})`)
@@ -481,7 +484,7 @@ describe("jsonSlices", () => {
           }
           throw new Error(`parses: ${text.slice(0, 80)}`)
         })()
-        for (const size of [2, 65_536]) {
+        for (const size of [small, 65_536]) {
           const chunks = chunked(text, size)
           const found = yield* JsonSlices.scan(chunks, 64, 4096)
           expect(yield* Effect.flip(JsonSlices.parse(chunks, found, parseOrMessage)), text.slice(0, 80)).toBe(message)
@@ -495,7 +498,7 @@ describe("jsonSlices", () => {
     })
 
   it.effect("the tools are parsed a run at a time: JSON.parse's value, key order included, and JSON.parse's error at the same position", () =>
-    expectLikeJsonParse(toolBodies()))
+    expectLikeJsonParse(toolBodies(), 3))
 
   it.effect("a large tools array is never given to JSON.parse whole: a run of tools at a time", () =>
     Effect.gen(function*() {
@@ -551,7 +554,9 @@ describe("jsonSlices", () => {
   }
 
   it.effect("a namespace of many tools is parsed a run of its tools at a time: JSON.parse's value and error", () =>
-    expectLikeJsonParse(namespaceBodies()))
+    // ten bodies of about 400 KB: cut every 997 bytes (about 400 cuts each, at every kind of place), not every
+    // 3 (a 30 s test on a loaded machine)
+    expectLikeJsonParse(namespaceBodies(), 997))
 
   it.effect("a namespace of many tools is never given to JSON.parse whole: a run of its tools at a time", () =>
     Effect.gen(function*() {
