@@ -639,7 +639,12 @@ const decodeBody = <E>(
     if (metadata !== undefined) yield* checkMetadata(metadata)
 
     if (request.previous_response_id != null) {
-      return yield* unsupportedParameter("previous_response_id", "replay the earlier items in `input` instead")
+      // a gateway with a response store takes `previous_response_id` before the decoder sees the request
+      return yield* fail(
+        "This gateway is stateless and does not support 'previous_response_id': replay the earlier items in `input` instead.",
+        "previous_response_id",
+        "unsupported_parameter"
+      )
     }
     if (request.conversation != null) {
       return yield* fail(CONVERSATION_UNSUPPORTED, "conversation", "unsupported_parameter")
@@ -1045,8 +1050,13 @@ export const CONVERSATION_UNSUPPORTED =
 export const CONVERSATION_UNSUPPORTED_STORED =
   "This gateway does not support the Conversations API: 'conversation' cannot be used. Its store keeps responses, not conversations: continue a stored response with `previous_response_id`, or replay the earlier items in `input`."
 
+/**
+ * A 400 `unsupported_parameter` for `param`, which the gateway does not support with a response store or
+ * without (a stored prompt template, moderation, server-side compaction): "This gateway does not support
+ * '<param>': <hint>."
+ */
 const unsupportedParameter = (param: string, hint: string) =>
-  fail(`This gateway is stateless and does not support '${param}': ${hint}.`, param, "unsupported_parameter")
+  fail(`This gateway does not support '${param}': ${hint}.`, param, "unsupported_parameter")
 
 /**
  * The function name a client-run tool search (`tool_search_call` / `tool_search_output` input items) is

@@ -146,6 +146,46 @@ describe("Gateway with a store: what it refuses", () => {
       })
       expect(upstream.prompts).toHaveLength(0)
     }))
+
+  it.scoped("prompt, moderation: 400 unsupported_parameter that does not call the gateway stateless", () =>
+    Effect.gen(function*() {
+      const database = yield* freshDatabase(backends[0]!)
+      const upstream = turnsModel([])
+      const answers = yield* withStoredGateway(database.layer(), upstream.layer, (baseUrl) =>
+        Effect.forEach([{ prompt: { id: "pmpt_1" } }, { moderation: { model: "omni-moderation-latest" } }], (extra) =>
+          Effect.promise(() =>
+            fetch(`${baseUrl}/responses`, {
+              method: "POST",
+              headers: { "content-type": "application/json", authorization: `Bearer ${KEY_A}` },
+              body: JSON.stringify({ model: "m", input: "hi", ...extra })
+            }).then(async (r) => ({ status: r.status, body: await r.json() }))
+          )))
+      expect(answers).toEqual([
+        {
+          status: 400,
+          body: {
+            error: {
+              message: "This gateway does not support 'prompt': send the prompt's text as `instructions` and `input`.",
+              type: "invalid_request_error",
+              param: "prompt",
+              code: "unsupported_parameter"
+            }
+          }
+        },
+        {
+          status: 400,
+          body: {
+            error: {
+              message: "This gateway does not support 'moderation': run moderation on the input and output yourself.",
+              type: "invalid_request_error",
+              param: "moderation",
+              code: "unsupported_parameter"
+            }
+          }
+        }
+      ])
+      expect(upstream.prompts).toHaveLength(0)
+    }))
 })
 
 describe("Gateway with a store that fails to write", () => {
