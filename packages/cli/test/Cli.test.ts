@@ -136,6 +136,19 @@ describe("effect-responses (in process)", () => {
     assert.strictEqual(Cli.errorMessage(Cause.die(new Error(""))), "Error")
   })
 
+  /** Each `serve` command line of `cases` exits 2 with one line `effect-responses serve: <message>`, then the usage. */
+  const expectServeUsageErrors = (cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]>) =>
+    Effect.gen(function*() {
+      for (const [args, message] of cases) {
+        const result = yield* main(["serve", "--upstream", "http://127.0.0.1:1/v1", ...args])
+        assert.strictEqual(result.status, 2, args.join(" "))
+        const lines = result.stderr.split("\n")
+        assert.strictEqual(lines[0], `effect-responses serve: ${message}`)
+        assert.match(lines[1]!, /^usage: effect-responses serve /)
+        assert.strictEqual(result.stdout, "")
+      }
+    })
+
   it.effect("serve's --store, --store-ttl and --store-max-responses refuse a bad value as --port abc is refused: one line naming the option, the usage, exit 2", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
@@ -146,14 +159,7 @@ describe("effect-responses (in process)", () => {
         [["--store-max-responses", "0"], "option --store-max-responses: '0' is not a positive integer"],
         [["--store", "postgres:garbage"], POSTGRES_URL]
       ]
-      for (const [args, message] of cases) {
-        const result = yield* main(["serve", "--upstream", "http://127.0.0.1:1/v1", ...args])
-        assert.strictEqual(result.status, 2, args.join(" "))
-        const lines = result.stderr.split("\n")
-        assert.strictEqual(lines[0], `effect-responses serve: ${message}`)
-        assert.match(lines[1]!, /^usage: effect-responses serve /)
-        assert.strictEqual(result.stdout, "")
-      }
+      yield* expectServeUsageErrors(cases)
     }))
 
   it.effect("serve's numeric options and --upstream refuse a value out of range at parse time: the option, what it allows, the usage, exit 2", () =>
@@ -171,14 +177,7 @@ describe("effect-responses (in process)", () => {
         [["--upstream-idle-timeout", "0"], "option --upstream-idle-timeout: '0' is less than 1 (allowed: 1 or more seconds)"],
         [["--request-body-timeout", "-3"], "option --request-body-timeout: '-3' is less than 1 (allowed: 1 or more seconds)"]
       ]
-      for (const [args, message] of cases) {
-        const result = yield* main(["serve", "--upstream", "http://127.0.0.1:1/v1", ...args])
-        assert.strictEqual(result.status, 2, args.join(" "))
-        const lines = result.stderr.split("\n")
-        assert.strictEqual(lines[0], `effect-responses serve: ${message}`)
-        assert.match(lines[1]!, /^usage: effect-responses serve /)
-        assert.strictEqual(result.stdout, "")
-      }
+      yield* expectServeUsageErrors(cases)
       const upstream = yield* main(["serve", "--upstream", "notaurl"])
       assert.strictEqual(upstream.status, 2)
       assert.strictEqual(

@@ -30,6 +30,15 @@ const disconnected = {
 
 // `it.live` keeps Effect's default logger (`it.effect` removes it): without this, the gateway's warnings and
 // access log lines would go into the test output. A test that reads the log provides its own logger.
+/** `POST <url>/responses` of `body` as JSON, which `client.abort()` leaves (the client going away). */
+const postAbortably = (url: string, body: object, client: AbortController): Promise<Response> =>
+  fetch(`${url}/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: client.signal
+  })
+
 const live = (name: string, self: () => Effect.Effect<unknown, unknown>) =>
   it.live(name, () => self().pipe(Effect.provide(Logger.remove(Logger.defaultLogger))))
 
@@ -1037,12 +1046,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       Effect.promise(async () => {
         for (const stream of [true, false]) {
           const client = new AbortController()
-          const answer = fetch(`${url}/responses`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ model: "gpt-x", input: "hi", stream }),
-            signal: client.signal
-          }).catch(() => "aborted")
+          const answer = postAbortably(url, { model: "gpt-x", input: "hi", stream }, client).catch(() => "aborted")
           // the upstream holds the request (no headers, within the default timeouts) until the client leaves
           while (received.length === (stream ? 0 : 1)) await new Promise((resolve) => setTimeout(resolve, 10))
           client.abort()
@@ -1080,12 +1084,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       Effect.promise(async () => {
         for (const before of [1, 3 << 20]) {
           const client = new AbortController()
-          const answer = await fetch(`${url}/responses`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ model: "gpt-x", input: "hi", stream: true }),
-            signal: client.signal
-          })
+          const answer = await postAbortably(url, { model: "gpt-x", input: "hi", stream: true }, client)
           expect(answer.status).toBe(200)
           // read `before` bytes of the stream, then leave
           const reader = answer.body!.getReader()
@@ -1124,12 +1123,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       Effect.promise(async () => {
         for (const leave of [true, false]) {
           const client = new AbortController()
-          const answer = await fetch(`${url}/responses`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ model: "gpt-x", input: "hi", stream: false }),
-            signal: client.signal
-          })
+          const answer = await postAbortably(url, { model: "gpt-x", input: "hi", stream: false }, client)
           expect(answer.status).toBe(200)
           if (leave) {
             // read about 132 KB of the body, then leave
