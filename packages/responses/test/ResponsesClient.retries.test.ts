@@ -5,6 +5,7 @@
  */
 import { AiError } from "@effect-responses/core"
 import { type ResponsesRequest, ResponsesClient } from "@effect-responses/responses"
+import { DroppingServer } from "@effect-responses/testing"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
@@ -21,8 +22,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { createServer } from "node:http"
 import { MULTISTEP, readFixture } from "./fixtures.js"
 import { payloadsOf, sseText } from "./utils.js"
 
@@ -338,27 +338,7 @@ describe("ResponsesClient on a connection the server closes after reading the re
   // A loopback server that answers the first request with a recorded response, then reads every later one
   // whole and drops its connection without an answer (a backend that crashes on a request). The second
   // request goes on the kept-alive connection of the first.
-  const droppingServer = Effect.acquireRelease(
-    Effect.async<{ readonly baseUrl: string; readonly received: Array<string>; readonly server: Server }>((resume) => {
-      // each request's path, and whether it came on a connection that had carried one before
-      const received: Array<string> = []
-      const sockets = new WeakSet<object>()
-      const server = createServer((request, response) => {
-        const reused = sockets.has(request.socket)
-        sockets.add(request.socket)
-        request.resume()
-        request.on("end", () => {
-          received.push(`${request.url}${reused ? " (reused)" : ""}`)
-          if (received.length > 1) return request.socket.destroy()
-          response.writeHead(200, { "content-type": "application/json" })
-          response.end(OK)
-        })
-      })
-      server.listen(0, "127.0.0.1", () =>
-        resume(Effect.succeed({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, received, server })))
-    }),
-    ({ server }) => Effect.sync(() => server.closeAllConnections())
-  )
+  const droppingServer = DroppingServer.make(OK)
   // undici checks an idle connection for a close already received (one `setImmediate`) before it writes a
   // request on it, and opens another connection for a request that comes meanwhile
   const idleConnectionChecked = Effect.promise(() => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))))

@@ -6,6 +6,13 @@
 export * as ChatReplayServer from "./ChatReplayServer.js"
 
 /**
+ * A loopback server that answers one request, then drops the connection of every later one after reading it.
+ *
+ * @since 0.2.0
+ */
+export * as DroppingServer from "./DroppingServer.js"
+
+/**
  * A scripted fake `LanguageModel` for unit tests.
  *
  * @since 0.2.0
