@@ -88,8 +88,10 @@ import * as Defaults from "./internal/defaults.js"
 import { warmUp } from "./internal/warmUp.js"
 
 /**
- * The gateway cannot start: the upstream is not an http(s) URL, a named environment variable is unset, or
- * the address cannot be listened on (in use, no permission: the message names `host:port` and the code).
+ * The gateway cannot start: an option out of its range or not of its form, in the command line's words
+ * (`option --max-body-mb: '0' is less than 1 (allowed: 1 or more MiB)`, `option --upstream: 'x' is not an
+ * http(s) URL (…)`), a named environment variable is unset, a store that cannot be opened, or the address
+ * cannot be listened on (in use, no permission: the message names `host:port` and the code).
  *
  * @since 0.1.0
  * @category errors
@@ -160,7 +162,8 @@ export const REPLAY_WITHOUT_STORE =
 /**
  * The `ResponseStore` layer of a `--store` value (`undefined` for `none`), loaded on demand so that a
  * stateless gateway loads no database driver. Fails with `ServeSetupError` for an unknown value or a bad
- * TTL or bound (checked without a store too); the layer fails with one when the database cannot be opened.
+ * TTL or bound (checked without a store too), in the command line's words (`option --store-ttl: '5x' is not
+ * a duration (…)`); the layer fails with one when the database cannot be opened.
  *
  * @since 0.2.0
  * @category layers
@@ -170,14 +173,10 @@ export const storeLayer = (
 ): Effect.Effect<Layer.Layer<ResponseStore.ResponseStore, ServeSetupError> | undefined, ServeSetupError> =>
   Effect.gen(function*() {
     // the bounds are checked with no store too (they then do nothing): a bad value is refused, never ignored
-    const ttl = parseTtl(options.storeTtl ?? "30d")
-    if (ttl === undefined) {
-      return yield* new ServeSetupError({ description: `--store-ttl ${options.storeTtl}: not a duration (e.g. 30d, 12h, 90m, 3600s)` })
-    }
+    const problem = Defaults.storeOptionsProblem(options)
+    if (problem !== undefined) return yield* new ServeSetupError({ description: problem })
+    const ttl = parseTtl(options.storeTtl ?? "30d") ?? Duration.days(30)
     const maxResponses = options.storeMaxResponses ?? ResponseStore.DEFAULT_MAX_RESPONSES
-    if (!(Number.isInteger(maxResponses) && maxResponses > 0)) {
-      return yield* new ServeSetupError({ description: `--store-max-responses ${maxResponses}: not a positive integer` })
-    }
     const spec = options.store ?? "none"
     if (spec === "none") return undefined
     if (spec.startsWith("sqlite:") && spec.length > "sqlite:".length) {
@@ -192,27 +191,18 @@ export const storeLayer = (
       return Layer.mapError(driver.layer({ filename, ttl, maxResponses }), (error) =>
         new ServeSetupError({ description: `--store sqlite:${filename}: ${error.description}` }))
     }
-    if (spec.startsWith("postgres:") || spec.startsWith("postgresql:")) {
-      const url = Defaults.postgresUrl(spec)
-      if (url === undefined) {
-        return yield* new ServeSetupError({
-          description: "--store postgres:…: not a PostgreSQL URL (postgres:postgres://USER@HOST:PORT/DATABASE)"
+    // the checks let through only a PostgreSQL URL besides
+    const url = Defaults.postgresUrl(spec) ?? spec
+    const driver = yield* Effect.tryPromise({
+      try: () => import("@effect-responses/server/ResponseStorePg"),
+      catch: (cause) =>
+        new ServeSetupError({
+          description: `--store postgres: the PostgreSQL driver could not be loaded: ${cause instanceof Error ? cause.message : String(cause)}`
         })
-      }
-      const driver = yield* Effect.tryPromise({
-        try: () => import("@effect-responses/server/ResponseStorePg"),
-        catch: (cause) =>
-          new ServeSetupError({
-            description: `--store postgres: the PostgreSQL driver could not be loaded: ${cause instanceof Error ? cause.message : String(cause)}`
-          })
-      })
-      // the cause in the driver's words (connection refused, no such database), the URL without its password
-      return Layer.mapError(driver.layer({ url: Redacted.make(url), ttl, maxResponses }), (error) =>
-        new ServeSetupError({ description: `--store postgres:${Defaults.withoutPassword(url)}: ${error.description}` }))
-    }
-    return yield* new ServeSetupError({
-      description: `--store ${spec.startsWith("postgres") ? "postgres:…" : spec}: expected none, sqlite:PATH or postgres:URL`
     })
+    // the cause in the driver's words (connection refused, no such database), the URL without its password
+    return Layer.mapError(driver.layer({ url: Redacted.make(url), ttl, maxResponses }), (error) =>
+      new ServeSetupError({ description: `--store postgres:${Defaults.withoutPassword(url)}: ${error.description}` }))
   })
 
 const secretFrom = (variable: Option.Option<string>, flag: string) =>
@@ -235,8 +225,9 @@ const upstreamClient = Layer.scoped(HttpClient.HttpClient, Effect.map(NodeHttpCl
 
 /**
  * The gateway as a layer: on `NodeHttpServer` at `host:port`, over the Chat Completions upstream, printing
- * the listening line once the port is bound. Fails with `ServeSetupError` (see the module doc), also when
- * `host:port` cannot be listened on (`EADDRINUSE`, `EACCES`, …).
+ * the listening line once the port is bound. Fails with `ServeSetupError` (see the module doc) for an
+ * option the command line would refuse (checked as it checks it, with its message), and when `host:port`
+ * cannot be listened on (`EADDRINUSE`, `EACCES`, …).
  *
  * @since 0.1.0
  * @category layers
@@ -244,37 +235,15 @@ const upstreamClient = Layer.scoped(HttpClient.HttpClient, Effect.map(NodeHttpCl
 export const layer = (options: ServeOptions) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
-      let url: URL | undefined
-      try {
-        url = new URL(options.upstream)
-      } catch {
-        url = undefined
-      }
-      if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
-        return yield* new ServeSetupError({
-          description: `--upstream ${options.upstream}: not an http(s) URL (e.g. http://localhost:11434/v1)`
-        })
-      }
+      // the command line's checks, in its words: a library user's options are checked as its are
+      const problem = Defaults.serveOptionsProblem(options)
+      if (problem !== undefined) return yield* new ServeSetupError({ description: problem })
       const headersTimeout = options.upstreamHeadersTimeout ?? 300
       const idleTimeout = options.upstreamIdleTimeout ?? 180
       const retries = options.upstreamRetries ?? 0
       const maxInputItems = options.maxInputItems ?? 20_000
       const maxBodyMb = options.maxBodyMb ?? 16
       const bodyTimeout = options.requestBodyTimeout ?? 120
-      for (
-        const [flag, value, min] of [
-          ["--upstream-headers-timeout", headersTimeout, 1],
-          ["--upstream-idle-timeout", idleTimeout, 1],
-          ["--upstream-retries", retries, 0],
-          ["--max-input-items", maxInputItems, 1],
-          ["--max-body-mb", maxBodyMb, 1],
-          ["--request-body-timeout", bodyTimeout, 1]
-        ] as const
-      ) {
-        if (!Number.isInteger(value) || value < min) {
-          return yield* new ServeSetupError({ description: `${flag} ${value}: must be an integer of at least ${min}` })
-        }
-      }
       const upstreamKey = yield* secretFrom(options.upstreamKeyEnv, "--upstream-key-env")
       const keys = yield* secretFrom(options.apiKeyEnv, "--api-key-env")
       // several comma-separated keys: one tenant each

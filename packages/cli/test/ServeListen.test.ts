@@ -81,10 +81,28 @@ describe("effect-responses serve: the address line and the body bound", () => {
       assert.strictEqual(large.status, 502)
     }))
 
-  it.effect("--max-body-mb below 1 stops serve before it binds", () =>
+  it.effect("an option out of range stops Serve.layer before it binds, in the command line's words (Cli.test.ts)", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(Layer.build(Serve.layer({ ...base, host: "127.0.0.1", maxBodyMb: 0 })).pipe(Effect.scoped))
-      assert.strictEqual(error.message, "--max-body-mb 0: must be an integer of at least 1")
+      const cases: ReadonlyArray<readonly [Partial<Serve.ServeOptions>, string]> = [
+        [{ port: 99999 }, "option --port: '99999' is not a port (allowed: 0 to 65535; 0 picks a free one)"],
+        [{ port: -5 }, "option --port: '-5' is not a port (allowed: 0 to 65535; 0 picks a free one)"],
+        [{ upstreamRetries: -1 }, "option --upstream-retries: '-1' is less than 0 (allowed: 0 or more retries)"],
+        [{ maxInputItems: 0 }, "option --max-input-items: '0' is less than 1 (allowed: 1 or more items)"],
+        [{ maxBodyMb: 0 }, "option --max-body-mb: '0' is less than 1 (allowed: 1 or more MiB)"],
+        [{ maxBodyMb: 1.5 }, "option --max-body-mb: '1.5' is not an integer"],
+        [{ upstreamHeadersTimeout: 0 }, "option --upstream-headers-timeout: '0' is less than 1 (allowed: 1 or more seconds)"],
+        [{ upstreamIdleTimeout: 0 }, "option --upstream-idle-timeout: '0' is less than 1 (allowed: 1 or more seconds)"],
+        [{ requestBodyTimeout: -3 }, "option --request-body-timeout: '-3' is less than 1 (allowed: 1 or more seconds)"],
+        [{ upstream: "notaurl" }, "option --upstream: 'notaurl' is not an http(s) URL (e.g. http://localhost:11434/v1)"],
+        [{ store: "foo" }, "option --store: 'foo' is not none, sqlite:PATH or postgres:URL"],
+        [{ storeTtl: "5x" }, "option --store-ttl: '5x' is not a duration (30d, 12h, 90m, 3600s, or seconds)"],
+        [{ storeMaxResponses: 0 }, "option --store-max-responses: '0' is not a positive integer"]
+      ]
+      for (const [options, message] of cases) {
+        const error = yield* Effect.flip(Layer.build(Serve.layer({ ...base, host: "127.0.0.1", ...options })).pipe(Effect.scoped))
+        assert.strictEqual(error._tag, "ServeSetupError", message)
+        assert.strictEqual(error.message, message)
+      }
     }))
 })
 

@@ -137,13 +137,13 @@ describe("effect-responses serve --store", () => {
       const message = (exit: Exit.Exit<unknown, { readonly message: string }>) =>
         Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error.message : "no failure"
       expect(message(yield* Effect.exit(Serve.storeLayer({ store: "mysql:x" })))).toBe(
-        "--store mysql:x: expected none, sqlite:PATH or postgres:URL"
+        "option --store: 'mysql:x' is not none, sqlite:PATH or postgres:URL"
       )
       expect(message(yield* Effect.exit(Serve.storeLayer({ store: "sqlite:/tmp/x.db", storeTtl: "later" })))).toContain(
-        "--store-ttl later: not a duration"
+        "option --store-ttl: 'later' is not a duration"
       )
       expect(message(yield* Effect.exit(Serve.storeLayer({ store: "sqlite:/tmp/x.db", storeMaxResponses: 0 })))).toBe(
-        "--store-max-responses 0: not a positive integer"
+        "option --store-max-responses: '0' is not a positive integer"
       )
       assert.isUndefined(yield* Serve.storeLayer({ store: "none" }))
       // a file the driver cannot open: the message names it
@@ -151,9 +151,9 @@ describe("effect-responses serve --store", () => {
       const opened = message(yield* Effect.exit(Effect.scoped(Layer.build(missing!))))
       expect(opened).toMatch(/^--store sqlite:\/nonexistent-dir\/x\.db: /)
       // checked without a store too: every option is checked before the port is bound
-      expect(message(yield* Effect.exit(Serve.storeLayer({ storeTtl: "5x" })))).toContain("--store-ttl 5x: not a duration")
+      expect(message(yield* Effect.exit(Serve.storeLayer({ storeTtl: "5x" })))).toContain("option --store-ttl: '5x' is not a duration")
       expect(message(yield* Effect.exit(Serve.storeLayer({ store: "none", storeMaxResponses: 0 })))).toBe(
-        "--store-max-responses 0: not a positive integer"
+        "option --store-max-responses: '0' is not a positive integer"
       )
     }))
 
@@ -170,7 +170,7 @@ describe("effect-responses serve --store", () => {
       // a value that is no URL is refused before any driver is loaded
       const garbage = yield* Effect.exit(Serve.storeLayer({ store: "postgres:garbage" }))
       expect(Exit.isFailure(garbage) && garbage.cause._tag === "Fail" ? garbage.cause.error.message : "no failure").toBe(
-        "--store postgres:…: not a PostgreSQL URL (postgres:postgres://USER@HOST:PORT/DATABASE)"
+        "option --store: 'postgres:…' is not a PostgreSQL URL (postgres:postgres://USER@HOST:PORT/DATABASE, or postgres://…)"
       )
     }))
 })

@@ -19,18 +19,7 @@ import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Effect from "effect/Effect"
-import {
-  atLeastProblem,
-  DEFAULT_MAX_RESPONSES,
-  DEFAULT_MODEL,
-  DEFAULT_PROMPT,
-  maxResponsesProblem,
-  portProblem,
-  protocolConfig,
-  storeProblem,
-  ttlProblem,
-  upstreamProblem
-} from "./defaults.js"
+import { DEFAULT_MAX_RESPONSES, DEFAULT_MODEL, DEFAULT_PROMPT, protocolConfig, serveChecks } from "./defaults.js"
 
 /**
  * An option whose value is checked by `problem` (what is wrong with it, `undefined` when nothing is): a bad
@@ -120,11 +109,11 @@ export const aggregate = Command.make("aggregate", {
 /** `serve`. @internal */
 export const serve = Command.make("serve", {
   upstream: Options.text("upstream").pipe(
-    checked(upstreamProblem),
+    checked(serveChecks.upstream.problem),
     Options.withDescription("the Chat Completions backend's base URL, with /v1 (e.g. http://localhost:11434/v1)")
   ),
   port: Options.integer("port").pipe(
-    checked(portProblem),
+    checked(serveChecks.port.problem),
     Options.withDescription("the port to listen on"),
     Options.withDefault(8787)
   ),
@@ -142,12 +131,12 @@ export const serve = Command.make("serve", {
     Options.withDefault("drop" as const)
   ),
   upstreamHeadersTimeout: Options.integer("upstream-headers-timeout").pipe(
-    checked(atLeastProblem(1, "seconds")),
+    checked(serveChecks.upstreamHeadersTimeout.problem),
     Options.withDescription("seconds to wait for the upstream's response headers before answering 504"),
     Options.withDefault(300)
   ),
   upstreamIdleTimeout: Options.integer("upstream-idle-timeout").pipe(
-    checked(atLeastProblem(1, "seconds")),
+    checked(serveChecks.upstreamIdleTimeout.problem),
     Options.withDescription(
       "seconds of upstream silence before giving up: in a stream, keep-alives (SSE comments such as `: keep-alive`, `event: ping`) count as silence; only a chunk of the answer resets it"
     ),
@@ -157,39 +146,39 @@ export const serve = Command.make("serve", {
     Options.withDescription(REPLAY_REASONING_CONTENT)
   ),
   upstreamRetries: Options.integer("upstream-retries").pipe(
-    checked(atLeastProblem(0, "retries")),
+    checked(serveChecks.upstreamRetries.problem),
     Options.withDescription("the gateway's own retries of a failed upstream call (0: the client's SDK retries)"),
     Options.withDefault(0)
   ),
   maxInputItems: Options.integer("max-input-items").pipe(
-    checked(atLeastProblem(1, "items")),
+    checked(serveChecks.maxInputItems.problem),
     Options.withDescription("the most input items a request may hold, and content parts one item may (more: 400)"),
     Options.withDefault(20_000)
   ),
   maxBodyMb: Options.integer("max-body-mb").pipe(
-    checked(atLeastProblem(1, "MiB")),
+    checked(serveChecks.maxBodyMb.problem),
     Options.withDescription("the largest request body in MiB (more: 413); raise it for agents that send images"),
     Options.withDefault(16)
   ),
   requestBodyTimeout: Options.integer("request-body-timeout").pipe(
-    checked(atLeastProblem(1, "seconds")),
+    checked(serveChecks.requestBodyTimeout.problem),
     Options.withDescription("seconds a request body may take to arrive whole before answering 408"),
     Options.withDefault(120)
   ),
   store: Options.text("store").pipe(
-    checked(storeProblem),
+    checked(serveChecks.store.problem),
     Options.withDescription(
       "where to keep responses for store / previous_response_id / item_reference: none (stateless), sqlite:PATH or postgres:URL"
     ),
     Options.withDefault("none")
   ),
   storeTtl: Options.text("store-ttl").pipe(
-    checked(ttlProblem),
+    checked(serveChecks.storeTtl.problem),
     Options.withDescription("how long a stored response is kept: 30d, 12h, 90m, 3600s"),
     Options.withDefault("30d")
   ),
   storeMaxResponses: Options.integer("store-max-responses").pipe(
-    checked(maxResponsesProblem),
+    checked(serveChecks.storeMaxResponses.problem),
     Options.withDescription("the most responses kept; the oldest are deleted first"),
     Options.withDefault(DEFAULT_MAX_RESPONSES)
   )

@@ -97,7 +97,11 @@ export const portProblem = (n: number): string | undefined =>
  * counts in the message (`seconds`). @internal
  */
 export const atLeastProblem = (min: number, unit: string) => (n: number): string | undefined =>
-  Number.isInteger(n) && n >= min ? undefined : `'${n}' is less than ${min} (allowed: ${min} or more ${unit})`
+  !Number.isInteger(n)
+    ? `'${n}' is not an integer`
+    : n < min
+    ? `'${n}' is less than ${min} (allowed: ${min} or more ${unit})`
+    : undefined
 
 /** What is wrong with a `--upstream` value, `undefined` when it is an http(s) URL. @internal */
 export const upstreamProblem = (text: string): string | undefined => {
@@ -111,3 +115,62 @@ export const upstreamProblem = (text: string): string | undefined => {
     ? undefined
     : `'${text}' is not an http(s) URL (e.g. http://localhost:11434/v1)`
 }
+
+/** One of `serve`'s checked options: its flag and what is wrong with a value (`undefined` when nothing). @internal */
+export interface ServeCheck<A> {
+  readonly flag: string
+  readonly problem: (value: A) => string | undefined
+  /** The line a bad value gets, `option FLAG: PROBLEM` (after `effect-responses serve: ` on the command line). */
+  readonly message: (value: A | undefined) => string | undefined
+}
+
+const serveCheck = <A>(flag: string, problem: (value: A) => string | undefined): ServeCheck<A> => ({
+  flag,
+  problem,
+  message: (value) => {
+    const wrong = value === undefined ? undefined : problem(value)
+    return wrong === undefined ? undefined : `option ${flag}: ${wrong}`
+  }
+})
+
+/**
+ * The checks of `serve`'s options, their one home: the command line runs each on its option as it reads it
+ * (`commands.ts`: a usage error, exit status 2), `Serve.layer` and `Serve.storeLayer` run them on the
+ * options they are given (`serveOptionsProblem`: a `ServeSetupError`), with the same words. @internal
+ */
+export const serveChecks = {
+  upstream: serveCheck("--upstream", upstreamProblem),
+  port: serveCheck("--port", portProblem),
+  upstreamHeadersTimeout: serveCheck("--upstream-headers-timeout", atLeastProblem(1, "seconds")),
+  upstreamIdleTimeout: serveCheck("--upstream-idle-timeout", atLeastProblem(1, "seconds")),
+  upstreamRetries: serveCheck("--upstream-retries", atLeastProblem(0, "retries")),
+  maxInputItems: serveCheck("--max-input-items", atLeastProblem(1, "items")),
+  maxBodyMb: serveCheck("--max-body-mb", atLeastProblem(1, "MiB")),
+  requestBodyTimeout: serveCheck("--request-body-timeout", atLeastProblem(1, "seconds")),
+  store: serveCheck("--store", storeProblem),
+  storeTtl: serveCheck("--store-ttl", ttlProblem),
+  storeMaxResponses: serveCheck("--store-max-responses", maxResponsesProblem)
+} as const
+
+/** The options of `serve` that `serveChecks` checks; an absent one takes its default, which passes. @internal */
+export type ServeChecked = {
+  readonly [K in keyof typeof serveChecks]?: (typeof serveChecks)[K] extends ServeCheck<infer A> ? A | undefined : never
+}
+
+/** The store's options' first problem (`option FLAG: PROBLEM`), `undefined` when there is none. @internal */
+export const storeOptionsProblem = (options: Pick<ServeChecked, "store" | "storeTtl" | "storeMaxResponses">): string | undefined =>
+  serveChecks.storeTtl.message(options.storeTtl) ??
+    serveChecks.storeMaxResponses.message(options.storeMaxResponses) ??
+    serveChecks.store.message(options.store)
+
+/** The first problem of `serve`'s options (`option FLAG: PROBLEM`), `undefined` when there is none. @internal */
+export const serveOptionsProblem = (options: ServeChecked): string | undefined =>
+  serveChecks.upstream.message(options.upstream) ??
+    serveChecks.port.message(options.port) ??
+    serveChecks.upstreamHeadersTimeout.message(options.upstreamHeadersTimeout) ??
+    serveChecks.upstreamIdleTimeout.message(options.upstreamIdleTimeout) ??
+    serveChecks.upstreamRetries.message(options.upstreamRetries) ??
+    serveChecks.maxInputItems.message(options.maxInputItems) ??
+    serveChecks.maxBodyMb.message(options.maxBodyMb) ??
+    serveChecks.requestBodyTimeout.message(options.requestBodyTimeout) ??
+    storeOptionsProblem(options)
