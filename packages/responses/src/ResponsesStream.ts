@@ -30,6 +30,9 @@
  *
  * Every event of the `ResponseStreamEvent` catalogue of the OpenAI OpenAPI description is recognised; events
  * are picked by a `switch` on their `type`, and only the fields used are checked (added fields are fine).
+ * A delta event written exactly as the delta event before it, but for its `delta` string, its
+ * `sequence_number` and a trailing `obfuscation` string (which the decoder does not read), is read without
+ * parsing the whole event as JSON (since 0.2.0); its elements, and the errors of an invalid one, are the same.
  *
  * | event | element |
  * |---|---|

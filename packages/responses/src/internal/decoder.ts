@@ -11,6 +11,7 @@ import { arrayField, isObject, type JsonObject, numberField, objectField, string
 import * as Either from "effect/Either"
 import * as Provider from "../Provider.js"
 import * as ResponsesOutput from "../ResponsesOutput.js"
+import { type DeltaField, type DeltaTemplate, learn } from "./deltaTemplate.js"
 
 /** @internal */
 export type DecodeError =
@@ -47,6 +48,12 @@ interface Slot {
 }
 
 const EMPTY: ReadonlyArray<never> = []
+
+/**
+ * Templates learned that no event matched, after which a decoder learns no more (its server varies its
+ * delta events, or interleaves those of several output items).
+ */
+const MAX_IDLE_TEMPLATES = 4
 
 /**
  * Every `COMPACT_AFTER` deltas of one text, the newest are joined into one piece: a string header per delta
@@ -195,6 +202,18 @@ interface Closed {
 
 /** @internal */
 export class Decoder {
+  /**
+   * `fast`: whether delta events written from a learned template are read without `JSON.parse`
+   * (`internal/deltaTemplate`); off, every event is parsed (the tests compare both).
+   */
+  constructor(private readonly fast = true) {}
+
+  /** The template of the last delta event parsed, for the fast path. */
+  private template: DeltaTemplate | undefined = undefined
+  /** Templates learned and dropped without a match (see `MAX_IDLE_TEMPLATES`). */
+  private idleTemplates = 0
+  /** How many events the fast path read (for the tests). */
+  fastEvents = 0
   /** 0-based position of the current payload among all payloads fed. */
   private position = -1
   private responseId: string | undefined = undefined
@@ -217,6 +236,14 @@ export class Decoder {
   feed(data: string, out: Array<StreamPart.StreamPart>): DecodeError | undefined {
     const position = ++this.position
     if (data === "[DONE]") return undefined
+    const template = this.template
+    if (template !== undefined) {
+      const text = template.match(data)
+      if (text !== undefined) {
+        this.fastEvents++
+        return this.delta(template.event, template.type, data, out, template.itemType, template.field, text)
+      }
+    }
     let event: unknown
     try {
       event = JSON.parse(data)
@@ -238,17 +265,17 @@ export class Decoder {
     const type = event.type
     switch (type) {
       case "response.output_text.delta":
-        return this.delta(event, type, data, out, "message", "text")
+        return this.parsedDelta(event, type, data, out, "message", "text")
       case "response.function_call_arguments.delta":
-        return this.delta(event, type, data, out, "function_call", "args")
+        return this.parsedDelta(event, type, data, out, "function_call", "args")
       case "response.custom_tool_call_input.delta":
-        return this.delta(event, type, data, out, "custom_tool_call", "input")
+        return this.parsedDelta(event, type, data, out, "custom_tool_call", "input")
       case "response.reasoning_summary_text.delta":
-        return this.delta(event, type, data, out, "reasoning", "summary")
+        return this.parsedDelta(event, type, data, out, "reasoning", "summary")
       case "response.reasoning_text.delta":
-        return this.delta(event, type, data, out, "reasoning", "reasoningText")
+        return this.parsedDelta(event, type, data, out, "reasoning", "reasoningText")
       case "response.refusal.delta":
-        return this.delta(event, type, data, out, "message", "refusal")
+        return this.parsedDelta(event, type, data, out, "message", "refusal")
       case "response.output_text.annotation.added":
         return this.annotationAdded(event, type, data, out)
       case "response.image_generation_call.partial_image":
@@ -594,16 +621,36 @@ export class Decoder {
     return slot
   }
 
+  /** A delta event that `feed` parsed: read, then its template learned for the fast path. */
+  private parsedDelta(
+    event: JsonObject,
+    type: string,
+    data: string,
+    out: Array<StreamPart.StreamPart>,
+    itemType: string,
+    field: DeltaField
+  ): DecodeError | undefined {
+    const error = this.delta(event, type, data, out, itemType, field, event.delta)
+    if (error === undefined && this.fast && this.idleTemplates < MAX_IDLE_TEMPLATES) {
+      const template = learn(data, event, type, itemType, field)
+      if (this.template !== undefined && this.template.hits === 0) this.idleTemplates++
+      if (template === undefined) this.idleTemplates++
+      this.template = template
+    }
+    return error
+  }
+
+  /** A delta event, `delta` its `delta` member (`event`'s own, or the text the fast path read). */
   private delta(
     event: JsonObject,
     type: string,
     data: string,
     out: Array<StreamPart.StreamPart>,
     itemType: string,
-    field: "text" | "args" | "input" | "summary" | "reasoningText" | "refusal"
+    field: DeltaField,
+    delta: unknown
   ): DecodeError | undefined {
     const outputIndex = finiteNumber(event.output_index)
-    const delta = event.delta
     if (outputIndex === undefined && field === "input") {
       // as other tool input progress: the item itself arrives with output_item.done or the terminal snapshot
       this.logs.push({ level: "Debug", message: `skipped ${type} without output_index at position ${this.position}` })
