@@ -32,7 +32,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
+import { type Budget, makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import * as ResponsesLifecycle from "../ResponsesLifecycle.js"
 import { isNodeRequest } from "./nodeRequest.js"
 
@@ -194,18 +194,17 @@ const toStream = (
   onLeft: (() => void) | undefined
 ) => {
   type Body = Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, never, unknown, unknown, unknown>
-  // as `pieceStream`: a yield to other requests' I/O every few milliseconds of a large batch
-  const budget = makeBudget(undefined, 1)
-  const writeAll = (pieces: Iterator<Uint8Array>): Body =>
+  // as `writeNode`: a yield to other requests' I/O every few milliseconds of a large batch
+  const writeAll = (pieces: Iterator<Uint8Array>, budget: Budget): Body =>
     Channel.suspend(() => {
       const piece = pieces.next()
       if (piece.done === true) return Channel.void
-      const written = Channel.zipRight(Channel.write(Chunk.of(piece.value)), writeAll(pieces))
+      const written = Channel.zipRight(Channel.write(Chunk.of(piece.value)), writeAll(pieces, budget))
       return budget.tick() ? Channel.zipRight(Channel.fromEffect(yieldToIo), written) : written
     })
   const loop: Body = Channel.flatMap(
     Channel.fromEffect(next),
-    (pieces) => pieces === undefined ? Channel.void : Channel.zipRight(writeAll(pieces), loop)
+    (pieces) => pieces === undefined ? Channel.void : Channel.zipRight(writeAll(pieces, makeBudget(undefined, 1)), loop)
   )
   return Stream.fromChannel(Channel.ensuringWith(loop, (exit) =>
     Effect.zipRight(
@@ -291,10 +290,13 @@ const writeNode = (
       res.on("drain", drained)
       return Effect.sync(() => res.off("drain", drained))
     })
-    // a socket that takes every piece at once never makes `write` return `false`: a large batch (a 10 MB
-    // answer repeated by its terminal events) yields to other requests' I/O every few milliseconds
-    const budget = makeBudget(undefined, 1)
-    const writeAll = (pieces: Iterator<Uint8Array>): Effect.Effect<void> =>
+    // A socket that takes every piece at once never makes `write` return `false`: a large batch (a 10 MB
+    // answer repeated by its terminal events) yields to other requests' I/O every few milliseconds of its
+    // own work. The budget is the batch's: one for the whole body counted the waits for the upstream as
+    // work, so a paced stream (a delta every 10 ms) yielded after every batch, a `setImmediate` and a
+    // fiber suspended and resumed per event (packages/bench/RESULTS.md, "the gateway's CPU per event,
+    // round 2"); between batches the writer waits for the upstream's next read, where other I/O runs.
+    const writeAll = (pieces: Iterator<Uint8Array>, budget: Budget): Effect.Effect<void> =>
       Effect.suspend(() => {
         for (let piece = pieces.next(); piece.done !== true; piece = pieces.next()) {
           if (!corked) {
@@ -304,18 +306,18 @@ const writeNode = (
           }
           if (!res.write(piece.value)) {
             uncork()
-            return Effect.zipRight(drain, writeAll(pieces))
+            return Effect.zipRight(drain, writeAll(pieces, budget))
           }
           if (budget.tick()) {
             uncork()
-            return Effect.zipRight(yieldToIo, writeAll(pieces))
+            return Effect.zipRight(yieldToIo, writeAll(pieces, budget))
           }
         }
         return Effect.void
       })
     const loop: Effect.Effect<void> = Effect.flatMap(
       next,
-      (pieces) => pieces === undefined ? Effect.void : Effect.zipRight(writeAll(pieces), loop)
+      (pieces) => pieces === undefined ? Effect.void : Effect.zipRight(writeAll(pieces, makeBudget(undefined, 1)), loop)
     )
     const finished = Effect.async<void>((resume) => {
       if (res.writableFinished) return resume(Effect.void)
