@@ -103,7 +103,12 @@
  *   runs the calls of a failed response's `output`: a call cut off (`{"city":"Pa`) must reach none of them.
  *   Text, refusal and reasoning are treated alike, so that `output` holds only what was finished (the API
  *   reference's `response.failed` shape allows any `output`; OpenAI's own recorded failure has `[]`).
- *   Items closed before the failure (text followed by a call) stay in `output` as written.
+ *   Items closed before the failure (text followed by a call) stay in `output` as written. An item the
+ *   upstream completed that waited behind an unfinished one (parts of another index are written in turn, and
+ *   a function call whose name may still grow into a custom tool's waits unwritten) is written whole at the
+ *   failure, after the unfinished one's deltas, at the next output index, and is in `output`: the one left
+ *   open is the only item that gets no `.done` (the `openai` SDK's accumulator indexes items by the order
+ *   they were added, which stays gapless).
  * - **No usage.** When the upstream reported no usage (its `ResponseFinished.usage` is all zeros, which is
  *   what a decoder gives when none came, e.g. a Chat Completions stream without its usage chunk), `usage`
  *   stays `null` rather than claiming zero tokens. The API reference does not require `usage` in the

@@ -8,13 +8,17 @@
  * a terminal response's `output`, the failed one's too).
  */
 import { createOpenAI } from "@ai-sdk/openai"
+import { AiError, Part, StreamPart } from "@effect-responses/core"
+import { Upstream } from "@effect-responses/server"
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool } from "@openai/agents"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import OpenAI from "openai"
 import { z } from "zod"
 import { type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
-import { checkLifecycle, type Frame, parseSse, post, type WireJson as Json } from "./utils.js"
+import { checkLifecycle, type Frame, parseSse, post, scriptedModel, withGateway, type WireJson as Json } from "./utils.js"
 
 setTracingDisabled(true)
 
@@ -152,6 +156,77 @@ describe("a tool call cut off by a broken upstream stream, through the gateway",
           expect(calls).toEqual([])
           expect(outcome).toBeInstanceOf(Error)
           expect(received.length).toBeGreaterThanOrEqual(1)
+        })))
+  }
+})
+
+/**
+ * A finished item that waits behind an unfinished one when the response fails: the upstream (any
+ * `LanguageModel`) completed the call at output index 1, but the one at index 0 never finished, either
+ * unwritten (its name, `get`, could still grow into the custom tool `get_file`'s) or being written (its
+ * deltas went out). The finished call is written whole and is in the failed response's `output`.
+ */
+describe("a finished item waiting behind an unfinished one at response.failed", () => {
+  const id = "resp_up"
+  const delta = (outputIndex: number, part: Part.AssistantPart) => new StreamPart.PartUpdate({ responseId: id, outputIndex, partial: true, part })
+  const complete = (outputIndex: number, part: Part.AssistantPart) => new StreamPart.PartUpdate({ responseId: id, outputIndex, partial: false, part })
+  const call = (callId: string, name: string, args: string) => new Part.ToolCallPart({ callId, name, arguments: args })
+  const broke = new AiError.TransportError({ description: "Transport: socket hang up", url: "http://upstream.invalid/v1" })
+  const lookup = { type: "function", name: "lookup", parameters: { type: "object", properties: { id: { type: "string" } } } }
+  const get = { type: "function", name: "get", parameters: { type: "object", properties: { path: { type: "string" } } } }
+  const getFile = { type: "custom", name: "get_file", description: "reads a file" }
+  const tools = [get, getFile, lookup]
+  /** The upstream: `first` (the unfinished call at index 0), then `lookup` complete at index 1, then the stream breaks. */
+  const upstream = (first: string) =>
+    Upstream.fromLanguageModel({ models: ["m"] }).pipe(Layer.provide(
+      scriptedModel({
+        stream: Stream.concat(
+          Stream.make(
+            new StreamPart.ResponseStarted({ responseId: id, model: "m" }),
+            delta(0, call("call_0", first, "{\"path\":\"/et")),
+            delta(1, call("call_1", "lookup", "{\"id\":")),
+            delta(1, call("call_1", "lookup", "\"7\"}")),
+            complete(1, call("call_1", "lookup", ""))
+          ),
+          Stream.fail(broke)
+        )
+      }).layer
+    ))
+  const cases = [
+    { what: "unwritten (its name may still grow)", first: "get", firstWritten: false },
+    { what: "being written (its deltas went out)", first: "get_weather", firstWritten: true }
+  ] as const
+
+  for (const c of cases) {
+    it.effect(`the unfinished call ${c.what}: the finished call is written whole and is in output; the unfinished one gets no .done`, () =>
+      withGateway(upstream(c.first), {}, (url) =>
+        Effect.gen(function*() {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true, tools: [...tools, { ...get, name: "get_weather" }] })
+          const frames = parseSse(answer.text)
+          const response = checkLifecycle(frames)
+          expect(response.status).toBe("failed")
+          expect(response.output).toMatchObject([{ type: "function_call", call_id: "call_1", name: "lookup", arguments: "{\"id\":\"7\"}", status: "completed" }])
+          const added = frames.filter((frame) => frame.data.type === "response.output_item.added")
+          expect(added.map((frame) => [(frame.data.item as Json).call_id, frame.data.output_index])).toEqual(
+            c.firstWritten ? [["call_0", 0], ["call_1", 1]] : [["call_1", 0]]
+          )
+          const done = frames.filter((frame) => frame.data.type === "response.function_call_arguments.done")
+          expect(done.map((frame) => frame.data.arguments)).toEqual(["{\"id\":\"7\"}"])
+          expect(frames.filter((frame) => frame.data.type === "response.output_item.done").map((frame) => (frame.data.item as Json).call_id))
+            .toEqual(["call_1"])
+        })))
+
+    it.effect(`openai SDK, responses.stream(): the unfinished call ${c.what}: the finished call's .done fires, finalResponse() holds it`, () =>
+      withGateway(upstream(c.first), {}, (url) =>
+        Effect.promise(async () => {
+          const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
+          const stream = client.responses.stream({ model: "m", input: "hi", tools: [...tools, { ...get, name: "get_weather" }] as Array<OpenAI.Responses.Tool> })
+          const done: Array<string> = []
+          stream.on("response.function_call_arguments.done", (event) => done.push(`arguments.done ${event.arguments}`))
+          stream.on("response.output_item.done", (event) => done.push(`output_item.done ${event.output_index}`))
+          const final = await stream.finalResponse().then((response) => response, (error: unknown) => error)
+          expect(done).toEqual(["arguments.done {\"id\":\"7\"}", `output_item.done ${c.firstWritten ? 1 : 0}`])
+          expect(final).toMatchObject({ status: "failed", output: [{ type: "function_call", call_id: "call_1", name: "lookup" }] })
         })))
   }
 })

@@ -58,7 +58,9 @@ const TERMINAL = new Set(["response.completed", "response.incomplete", "response
  * opens; every item event names the open item; text, refusal, argument and summary deltas add up to their
  * `.done` (custom tool input deltas too, and each shell command's); `logprobs: []` on text events; `name` on `function_call_arguments.done`; exactly one terminal
  * event, last, whose `output` equals the done items and whose status matches it; only `response.failed` may
- * leave the item being written open (never done, not in `output`). Returns the terminal response.
+ * leave the item being written open (never done, not in `output`), and only there may finished items follow
+ * it (whole, at the next output indices: a failed response writes the items the upstream finished that waited
+ * behind it). Returns the terminal response.
  */
 export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
   expect(frames.length).toBeGreaterThanOrEqual(3)
@@ -75,6 +77,9 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
   expect(TERMINAL.has(types[types.length - 1]!), "the terminal event is last").toBe(true)
 
   const done: Array<Json> = []
+  // items left open when the next one opened (allowed at response.failed only), and the items opened so far
+  const leftOpen: Array<Json> = []
+  let opened = 0
   let open: Json | undefined
   let openIndex = -1
   let text: Array<string> = []
@@ -91,8 +96,8 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
   for (const { data } of frames.slice(2, -1)) {
     switch (data.type) {
       case "response.output_item.added": {
-        expect(open, "an item opened before the previous one was done").toBeUndefined()
-        expect(data.output_index, "output indices appended without gaps").toBe(done.length)
+        if (open !== undefined) leftOpen.push(open)
+        expect(data.output_index, "output indices appended without gaps").toBe(opened++)
         open = data.item as Json
         openIndex = data.output_index as number
         text = []
@@ -221,7 +226,10 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
   }
   const terminal = frames[frames.length - 1]!.data
   // a failed response leaves the item the upstream never finished open: no `.done`, not in `output`
-  if (terminal.type !== "response.failed") expect(open, "an item left open at the terminal event").toBeUndefined()
+  if (terminal.type !== "response.failed") {
+    expect(open, "an item left open at the terminal event").toBeUndefined()
+    expect(leftOpen, "an item opened before the previous one was done").toEqual([])
+  }
   const response = terminal.response as Json
   expect(response.status).toBe(terminal.type.slice("response.".length))
   expect(response.output).toEqual(done)

@@ -22,7 +22,7 @@ const ENCRYPTED_REASONING: string = ResponsesRequest.INCLUDE_ENCRYPTED_REASONING
 
 /**
  * The ordering of one response's items: `push` takes a part, `closeAll` closes every item left open (the
- * response finished), `closeFinished` writes only what the upstream finished (the response failed).
+ * response finished), `closeFinished` closes only what the upstream finished (the response failed).
  */
 export interface Ordering {
   readonly push: (update: StreamPart.PartUpdate, out: Array<Event>) => void
@@ -209,13 +209,24 @@ export const make = (
    * The response failed: an item the upstream never completed is not closed (no `.done` events, no
    * `response.output_item.done`, not in `output`), since clients act on those events (the AI SDK emits a
    * tool call at `output_item.done`, Codex runs a call then), and a call cut off by a broken stream must not
-   * run. What arrived of the open item is written as its deltas. Nothing else waits to be written: an item
-   * the upstream completed is written at once unless an unfinished one comes before it, and then it stays
-   * unwritten (its output index would follow the unfinished one's).
+   * run. What arrived of the open item is written as its deltas; unfinished items not written yet stay
+   * unwritten (a call waiting for its name to settle has no kind yet). An item the upstream completed but
+   * that waited behind an unfinished one (a call whose name may still grow into a custom tool's, or the
+   * open item) is not lost: it is written whole now, in upstream order, with the next output indices, and
+   * is in `output`.
    */
   const closeFinished = (out: Array<Event>) => {
     const active = writer.active()
     if (active !== undefined) writer.flush(active, out)
+    const finished: Array<Slot> = []
+    for (const slot of slots.values()) if (!slot.opened && !slot.closed && slot.completing) finished.push(slot)
+    finished.sort((a, b) => a.upstreamIndex - b.upstreamIndex)
+    for (const slot of finished) {
+      searchFor(slot, out)
+      writer.open(slot, out)
+      writer.flush(slot, out)
+      writer.close(slot, "completed", out)
+    }
   }
 
   return { push, closeAll, closeFinished }
