@@ -8,7 +8,10 @@
  * a terminal response's `output`, the failed one's too).
  */
 import { createOpenAI } from "@ai-sdk/openai"
-import { AiError, Part, StreamPart } from "@effect-responses/core"
+import { AiError, LanguageModel, Part, Prompt, StreamPart } from "@effect-responses/core"
+import { MessageAggregator } from "@effect-responses/aggregate"
+import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Upstream } from "@effect-responses/server"
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool } from "@openai/agents"
@@ -18,7 +21,7 @@ import * as Stream from "effect/Stream"
 import OpenAI from "openai"
 import { z } from "zod"
 import { type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
-import { checkLifecycle, type Frame, parseSse, post, scriptedModel, withGateway, type WireJson as Json } from "./utils.js"
+import { checkLifecycle, type Frame, parseSse, post, readFixture, scriptedModel, withGateway, type WireJson as Json } from "./utils.js"
 
 setTracingDisabled(true)
 
@@ -229,4 +232,50 @@ describe("a finished item waiting behind an unfinished one at response.failed", 
           expect(final).toMatchObject({ status: "failed", output: [{ type: "function_call", call_id: "call_1", name: "lookup" }] })
         })))
   }
+})
+
+/**
+ * A tool call cut by the output limit: the recorded `pai-chat-gpt4omini-tool-call-deltas-usage.sse` (gpt-4o-mini
+ * calling `get_capital`) after its fourth chunk (`{"country":"`), then its finish chunk with `finish_reason:
+ * "length"` in place of `tool_calls`, its usage chunk and `[DONE]`. The upstream finished, so the gateway keeps
+ * the API's shape for a response that reached `max_output_tokens` mid-call (the AI SDK's Responses model
+ * accepts a cut call's `output_item.done` with status `incomplete` or `in_progress` since OpenAI sends it so):
+ * the call gets `function_call_arguments.done` and `output_item.done` with the arguments so far and status
+ * `incomplete`, and the response ends with `response.incomplete`, `incomplete_details.reason:
+ * "max_output_tokens"`. A client tells the cut call by that status (`ToolLoop` runs no such call).
+ */
+describe("a tool call cut by max_output_tokens (finish_reason length), through the gateway", () => {
+  const blocks = readFixture("chat-sse/pai-chat-gpt4omini-tool-call-deltas-usage.sse").split("\n\n").filter((block) => block.trim() !== "")
+  const finishAt = blocks.findIndex((block) => block.includes("\"finish_reason\":\"tool_calls\""))
+  const cut = [...blocks.slice(0, 4), blocks[finishAt]!.replace("\"finish_reason\":\"tool_calls\"", "\"finish_reason\":\"length\""), ...blocks.slice(finishAt + 1)]
+    .map((block) => `${block}\n\n`)
+  const capital = { type: "function", name: "get_capital", parameters: { type: "object", properties: { country: { type: "string" } } } }
+
+  it.effect("raw SSE: the call's arguments.done and output_item.done (status incomplete) with the arguments so far, then response.incomplete", () =>
+    withScriptedGateway([sse(...cut)], {}, (url) =>
+      Effect.gen(function*() {
+        expect(finishAt).toBeGreaterThan(4)
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true, tools: [capital] })
+        const frames = parseSse(answer.text)
+        const response = checkLifecycle(frames)
+        expect(response.status).toBe("incomplete")
+        expect(response.incomplete_details).toEqual({ reason: "max_output_tokens" })
+        expect(response.output).toMatchObject([{ type: "function_call", name: "get_capital", arguments: "{\"country\":\"", status: "incomplete" }])
+        expect(frames.find((frame) => frame.data.type === "response.function_call_arguments.done")?.data.arguments).toBe("{\"country\":\"")
+      })))
+
+  it.effect("ResponsesLanguageModel through the gateway: the call part has status incomplete, the response incomplete / max_output_tokens / length", () =>
+    withScriptedGateway([sse(...cut)], {}, (url) =>
+      Effect.gen(function*() {
+        const model = yield* LanguageModel.LanguageModel
+        const [response] = yield* MessageAggregator.aggregate(model.stream(Prompt.user("hi")))
+        expect([response!.status, response!.incompleteReason, response!.finishReason]).toEqual(["incomplete", "max_output_tokens", "length"])
+        expect(response!.message.clientCalls).toMatchObject([
+          { type: "tool_call", name: "get_capital", arguments: "{\"country\":\"", attributes: { status: "incomplete" } }
+        ])
+      }).pipe(
+        Effect.provide(ResponsesLanguageModel.layer({ model: "m" })),
+        Effect.provide(ResponsesClient.layer({ baseUrl: url, retry: { times: 0 } })),
+        Effect.provide(NodeHttpClient.layerUndici)
+      )))
 })

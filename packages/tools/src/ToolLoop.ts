@@ -23,6 +23,12 @@
  * When a model call fails (or `maxSteps` is reached with calls pending), `generate` fails with `StepFailed`,
  * which carries the transcript of the steps that completed: tool calls already run are not lost.
  *
+ * A response cut inside its calls (`status: "incomplete"`, e.g. `incompleteReason: "max_output_tokens"`; the API
+ * closes a call it cut with status `incomplete` or `in_progress` before `response.incomplete`) runs none of
+ * them: their arguments end where the limit came, and may even parse. The loop fails with an
+ * `AiError.ToolError` naming the reason and the cut calls (`toolName`, `callId`: the first), the cut response
+ * kept whole in the transcript (`StepFailed` from `generate`).
+ *
  * With `execute: false` the loop makes one model call and runs nothing: the result's `response` holds the
  * calls (`response.message.clientCalls`) and its `transcript` ends with the assistant message, for the
  * caller to run them (e.g. with `ToolExecutor.execute`), append a `ToolMessage` and call again.
@@ -221,16 +227,48 @@ const plan = (options: AnyOptions): Effect.Effect<Plan, AiError.InvalidPrompt> =
 /** A call the loop answers: one it runs, or an MCP approval request when an approvals service decides. */
 type AnswerableCall = ToolExecutor.RunnableCall | Part.McpApprovalRequestPart
 
-const describe = (call: Part.ClientCallPart): string => {
-  const name = call.type === "tool_call" || call.type === "custom_tool_call" || call.type === "mcp_approval_request"
+const nameOf = (call: Part.ClientCallPart): string =>
+  call.type === "tool_call" || call.type === "custom_tool_call" || call.type === "mcp_approval_request"
     ? call.name
     : call.type.replace(/_call$/, "")
-  return `${name} (${Part.callIdOf(call)})`
+
+const describe = (call: Part.ClientCallPart): string => `${nameOf(call)} (${Part.callIdOf(call)})`
+
+/**
+ * Whether `call` was cut off by the end of an incomplete response: its status is `incomplete`, or the
+ * response is `incomplete` and the call is not `completed` (the API closes a call cut by
+ * `max_output_tokens` with status `incomplete` or `in_progress` before `response.incomplete`; the Chat
+ * Completions decoder gives every part of a `finish_reason: "length"` answer status `incomplete`). Its
+ * arguments (or input) are what came before the cut: they may even parse, but they are not the call the
+ * model meant.
+ */
+const isCut = (call: Part.ClientCallPart, response: ModelResponse.ModelResponse): boolean => {
+  const status = call.attributes.status
+  return status === "incomplete" || (response.status === "incomplete" && status !== "completed")
+}
+
+/**
+ * The error of a step whose response was cut inside calls: none of the step's calls runs (they were asked
+ * for together; an answered call beside an unanswered one would make the next request invalid).
+ */
+const cutError = (step: number, response: ModelResponse.ModelResponse, cut: ReadonlyArray<Part.ClientCallPart>) => {
+  const reason = response.incompleteReason ?? (response.finishReason === "length" ? "max_output_tokens" : "its end")
+  const advice = reason === "max_output_tokens"
+    ? "raise maxOutputTokens (it counts reasoning tokens too) or ask for a smaller call, and continue from the transcript"
+    : "continue from the transcript"
+  const first = cut[0]!
+  return new AiError.ToolError({
+    description: `the response of step ${step} was cut by ${reason} inside the call(s) ${
+      cut.map(describe).join(", ")
+    }: their arguments are incomplete, so no call of the step ran; ${advice}`,
+    toolName: nameOf(first),
+    callId: Part.callIdOf(first)
+  })
 }
 
 /**
  * What to do after a step's response: stop (no calls, `execute: false`, or a call the loop cannot answer),
- * or answer the calls.
+ * fail (a call cut by the end of an incomplete response, or `maxSteps` reached), or answer the calls.
  */
 const pending = (
   plan: Plan,
@@ -239,6 +277,8 @@ const pending = (
 ): Effect.Effect<ReadonlyArray<AnswerableCall>, AiError.ToolError> => {
   const calls = response.message.clientCalls
   if (calls.length === 0 || !plan.execute) return Effect.succeed([])
+  const cut = calls.filter((call) => isCut(call, response))
+  if (cut.length > 0) return Effect.fail(cutError(step, response, cut))
   const answerable = calls.filter((call): call is AnswerableCall =>
     ToolExecutor.isRunnable(call) || (call.type === "mcp_approval_request" && plan.approvals !== undefined)
   )
@@ -312,8 +352,10 @@ const generateUnchecked = (
 /**
  * Runs the loop with `LanguageModel.generate` (one whole response per step) and gives the final response,
  * the transcript, every step's response and the summed usage. Fails with `StepFailed` when a model call
- * fails (its `error` is the model's `AiError`) or when the response of step `maxSteps` still asks for calls
- * (`error`: `AiError.ToolError`), keeping the transcript of the completed steps; with
+ * fails (its `error` is the model's `AiError`), when the response of step `maxSteps` still asks for calls
+ * (`error`: `AiError.ToolError`), or when a step's response was cut inside its calls (`status: "incomplete"`,
+ * a call not `completed`: `error` is an `AiError.ToolError` naming the reason, e.g. `max_output_tokens`, and
+ * the cut calls; none of the step's calls ran), keeping the transcript of the completed steps and of that step; with
  * `AiError.InvalidPrompt` for a `maxSteps` below 1. Tool failures never fail the loop: they go back to the
  * model as error answers. Requires the model and the handlers of the toolkit (none with `execute: false`).
  *
@@ -402,7 +444,8 @@ const streamUnchecked = (
  * message replayed in the next step. A step whose stream fails fails the whole stream with the model's
  * `AiError` after the elements already emitted (the consumer has seen every step and tool answer); a step
  * stream that ends without finishing its response fails with `AiError.MalformedOutput`; `maxSteps` reached
- * with calls pending fails with `AiError.ToolError`. Requirements as `generate`.
+ * with calls pending, and a response cut inside its calls (as `generate`: none of them runs), fail with
+ * `AiError.ToolError` after the step's elements. Requirements as `generate`.
  *
  * @since 0.1.0
  * @category loops
