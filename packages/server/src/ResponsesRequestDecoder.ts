@@ -44,8 +44,11 @@
  * exec action (`command`, `timeout_ms`, `working_directory`, `env`, `user`). A `namespace` group is flattened
  * into its function and custom tools named `<namespace>__<name>` (`NAMESPACE_SEPARATOR`). Every name sent
  * upstream matches `^[a-zA-Z0-9_-]{1,64}$`: a longer one, or one with other characters (a dot), is
- * shortened to a prefix and a hash of the whole name (`upstreamName`; stable across turns), and
- * `namespacedTools` (`renamedTools` for top-level tools) maps the sent, flattened, dotted and unambiguous bare names back, so a server can write the
+ * shortened to a prefix and a hash of the whole name (`upstreamName`; stable across turns). Two tools whose
+ * names flatten to one (a top-level `crm__lookup` and `lookup` of namespace `crm`) are both sent: the one
+ * declared first under that name, the other under that name, `_` and a hash of the tool (the same in every
+ * turn that declares the same tools in the same order); its earlier calls in `input` and a `tool_choice`
+ * naming it use that name too. `namespacedTools` (`renamedTools` for top-level tools) maps the sent, flattened, dotted and unambiguous bare names back, so a server can write the
  * call with its `namespace`; a bare name declared in two namespaces is not mapped (a warning names it) and
  * a call by it goes to the client as it came. Tools with `defer_loading` (`deferredTools`): with a
  * client-run `tool_search` tool (`execution: "client"`) the upstream is offered the tools no search needs to
@@ -343,9 +346,13 @@ export interface ModelOptions {
  *   name: the flattened name (`crm__lookup`), the dotted one (`crm.lookup`), and the bare one (`lookup`)
  *   when exactly one namespace declares it and no top-level tool has it. The flattened name is sent
  *   upstream as `upstreamName` makes it (shortened with a hash when over 64 characters), and that name maps
- *   back too.
+ *   back too; when another tool declared before it is sent under that name (a top-level `crm__lookup`), the
+ *   tool gets a name of its own (`crm__lookup_` and 10 hex digits), which maps back instead of the flattened
+ *   one.
  * - `renamedTools`: the top-level tools whose name `upstreamName` changed (over 64 characters, or holding
- *   characters other than `a-z A-Z 0-9 _ -`, such as a dot): the name sent upstream -> the tool's name.
+ *   characters other than `a-z A-Z 0-9 _ -`, such as a dot), or that got a name of their own because a tool
+ *   declared before them is sent under their name (`lookup` of namespace `crm` before a top-level
+ *   `crm__lookup`): the name sent upstream -> the tool's name.
  * - `customTools`: the (flattened) names of the custom tools, presented upstream as functions of one
  *   string parameter `input`; a call of one is written back as a `custom_tool_call`.
  * - `applyPatch`: the name of the function presenting the client-run `apply_patch` tool, when the request
@@ -801,7 +808,7 @@ const decodeBody = <E>(
         const name = stringField(choice, "name")
         if (name === undefined) return yield* fail("Missing required parameter: 'tool_choice.name'.", "tool_choice.name", "missing_required_parameter")
         const namespace = stringField(choice, "namespace")
-        const sent = Tools.upstreamName(namespace === undefined ? name : Tools.flatName(namespace, name))
+        const sent = Tools.sentNameOf(toolSet, namespace, name)
         if (!toolSet.declared.has(sent)) {
           return yield* fail(`Tool choice '${name}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")
         }
@@ -815,7 +822,7 @@ const decodeBody = <E>(
         // found in 'tools' parameter.", param tool_choice), not dropped
         for (const entry of allowed) {
           if (isObject(entry) && (entry.type === "function" || entry.type === "custom") && typeof entry.name === "string") {
-            const sent = Tools.upstreamName(typeof entry.namespace === "string" ? Tools.flatName(entry.namespace, entry.name) : entry.name)
+            const sent = Tools.sentNameOf(toolSet, typeof entry.namespace === "string" ? entry.namespace : undefined, entry.name)
             if (!toolSet.declared.has(sent)) {
               return yield* fail(`Tool choice '${entry.name}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")
             }
@@ -824,7 +831,7 @@ const decodeBody = <E>(
             let found = false
             for (const original of toolSet.names.values()) {
               if (original.namespace !== entry.name) continue
-              names.add(Tools.upstreamName(Tools.flatName(original.namespace, original.name)))
+              names.add(Tools.sentNameOfNamespaced(original))
               found = true
             }
             if (!found) return yield* fail(`Tool choice '${entry.name}' not found in 'tools' parameter.`, "tool_choice", "invalid_value")

@@ -14,7 +14,7 @@ import { LanguageModel } from "@effect-responses/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import OpenAI from "openai"
-import { completion, finishChunks, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { completion, finishChunks, type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
 import { captureLogs, checkLifecycle, parseSse, post, type WireJson as Json } from "./utils.js"
 
 const APPLY_PATCH_GRAMMAR = `start: begin_patch hunk+ end_patch
@@ -371,6 +371,43 @@ describe("a coding agent's request through the gateway", () => {
         expect(captured.logs.some((line) => line.startsWith("WARN") && line.includes("find") && line.includes("crm, erp"))).toBe(true)
       })).pipe(Effect.provide(captured.layer))
   })
+
+  for (const order of ["the top-level tool first", "the namespaced tool first"] as const) {
+    it.effect(`a top-level crm__lookup beside namespace crm's custom tool lookup (${order}): both are offered, each call comes back as its own tool, streamed and not`, () => {
+      const topLevel = { type: "function", name: "crm__lookup", parameters: { type: "object", properties: { id: { type: "string" } } } }
+      const namespace = { type: "namespace", name: "crm", tools: [{ type: "custom", name: "lookup", description: "looks a customer up" }] }
+      const tools = order === "the top-level tool first" ? [topLevel, namespace] : [namespace, topLevel]
+      // the upstream calls each tool it was offered, by the name it was offered it under
+      const offered: Array<ReadonlyArray<string>> = []
+      const callEach: Handler = (request, response, body) => {
+        const names = (body.tools as ReadonlyArray<{ function: { name: string; parameters: { properties: Record<string, unknown> } } }>)
+          .map((tool) => tool.function)
+        offered.push(names.map((tool) => tool.name))
+        const args = (tool: (typeof names)[number]) => "input" in tool.parameters.properties ? "{\"input\":\"42\"}" : "{\"id\":\"7\"}"
+        const answer = body.stream === true
+          ? sse(...names.map((tool, index) => toolChunk({ index, id: `call_${index}`, name: tool.name, arguments: args(tool) })), finishChunks("tool_calls"))
+          : completion({
+            content: null,
+            tool_calls: names.map((tool, index) => ({ id: `call_${index}`, type: "function", function: { name: tool.name, arguments: args(tool) } }))
+          }, "tool_calls")
+        answer(request, response, body)
+      }
+      return withScriptedGateway([callEach], {}, (url) =>
+        Effect.gen(function*() {
+          for (const stream of [true, false]) {
+            const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream, tools })
+            expect(answer.status, answer.text).toBe(200)
+            const output = (stream ? checkLifecycle(parseSse(answer.text)) : JSON.parse(answer.text)).output as ReadonlyArray<Json>
+            const sent = offered[offered.length - 1]!
+            expect(sent).toHaveLength(2)
+            expect(new Set(sent).size).toBe(2)
+            const items = output.map((item) => [item.type, item.namespace, item.name, item.arguments ?? item.input])
+            const expected = [["function_call", undefined, "crm__lookup", "{\"id\":\"7\"}"], ["custom_tool_call", "crm", "lookup", "42"]]
+            expect(items).toEqual(order === "the top-level tool first" ? expected : [expected[1], expected[0]])
+          }
+        }))
+    })
+  }
 
   it.effect("names over 64 characters or with dots go upstream renamed (stable across turns), and their calls come back as declared, streamed and not", () => {
     const longNamespace = "billing_and_invoicing_service_for_enterprise_customers"

@@ -342,20 +342,78 @@ describe("ResponsesRequestDecoder", () => {
       expect(attributesOf(yield* ResponsesRequestDecoder.decode(body, { itemAttributes: "drop" }))).toStrictEqual([{}, {}, {}])
     }))
 
-  it.effect("tools: a top-level function named as a namespaced tool is flattened (crm__lookup) gets a warning; a tool declared again does not", () =>
+  it.effect("tools: a top-level function named as a namespaced tool is flattened (crm__lookup): both are sent, the later one under a name of its own that maps back; either order, no warning", () =>
     Effect.gen(function*() {
       const namespace = { type: "namespace", name: "crm", tools: [{ type: "function", name: "lookup" }] }
-      const { logs, result } = yield* decodeWithLogs({
+      const topLevel = { type: "function", name: "crm__lookup" }
+      const history = [
+        { type: "function_call", call_id: "c_top", name: "crm__lookup", arguments: "{}" },
+        { type: "function_call_output", call_id: "c_top", output: "top" },
+        { type: "function_call", call_id: "c_ns", namespace: "crm", name: "lookup", arguments: "{}" },
+        { type: "function_call_output", call_id: "c_ns", output: "ns" }
+      ]
+      const callNames = (decoded: ResponsesRequestDecoder.DecodedRequest) =>
+        decoded.prompt.messages.flatMap((message) =>
+          message.role === "assistant" ? message.parts.flatMap((part) => part.type === "tool_call" ? [[part.callId, part.name]] : []) : []
+        )
+
+      // the top-level tool first: it keeps crm__lookup, the namespaced one gets crm__lookup_ and a hash
+      const first = yield* decodeWithLogs({
         model: "m",
-        input: [{ type: "additional_tools", tools: [namespace] }],
-        tools: [{ type: "function", name: "crm__lookup" }, namespace]
+        input: [...history, { type: "additional_tools", tools: [namespace] }],
+        tools: [topLevel, namespace],
+        tool_choice: { type: "function", namespace: "crm", name: "lookup" }
       })
-      expect(result.tools.map((tool) => tool.name)).toEqual(["crm__lookup"])
-      expect(logs.filter((line) => line.startsWith("WARN"))).toEqual([
-        "WARN: tool name crm__lookup is both a top-level tool and a namespaced tool's name as the upstream sees it: only the one declared first is offered to the upstream, and a call of crm__lookup goes to the client as that one"
-      ])
-      const again = yield* decodeWithLogs({ model: "m", input: [{ type: "additional_tools", tools: [namespace] }], tools: [namespace] })
-      expect(again.logs.filter((line) => line.startsWith("WARN"))).toEqual([])
+      const names = first.result.tools.map((tool) => tool.name)
+      expect(names[0]).toBe("crm__lookup")
+      expect(names[1]).toMatch(/^crm__lookup_[0-9a-f]{10}$/)
+      expect(names).toHaveLength(2)
+      expect(first.result.namespacedTools.get(names[1]!)).toEqual({ namespace: "crm", name: "lookup" })
+      expect(first.result.namespacedTools.get("crm__lookup")).toBeUndefined()
+      expect(first.result.renamedTools?.get("crm__lookup")).toBeUndefined()
+      expect(first.result.toolChoice).toEqual({ tool: names[1] })
+      expect(callNames(first.result)).toEqual([["c_top", "crm__lookup"], ["c_ns", names[1]]])
+      expect(first.logs.filter((line) => line.startsWith("WARN"))).toEqual([])
+
+      // the namespaced tool first: it keeps crm__lookup, the top-level one gets a name of its own
+      const second = yield* decodeWithLogs({ model: "m", input: history, tools: [namespace, topLevel] })
+      const reversed = second.result.tools.map((tool) => tool.name)
+      expect(reversed[0]).toBe("crm__lookup")
+      expect(reversed[1]).toMatch(/^crm__lookup_[0-9a-f]{10}$/)
+      expect(reversed[1]).not.toBe(names[1])
+      expect(second.result.namespacedTools.get("crm__lookup")).toEqual({ namespace: "crm", name: "lookup" })
+      expect(second.result.renamedTools?.get(reversed[1]!)).toBe("crm__lookup")
+      expect(callNames(second.result)).toEqual([["c_top", reversed[1]], ["c_ns", "crm__lookup"]])
+      expect(second.logs.filter((line) => line.startsWith("WARN"))).toEqual([])
+      // allowed_tools naming the top-level tool offers it, under its name of its own
+      const allowed = yield* decodeWithLogs({
+        model: "m",
+        input: "hi",
+        tools: [namespace, topLevel],
+        tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "crm__lookup" }] }
+      })
+      expect(allowed.result.tools.map((tool) => tool.name)).toEqual([reversed[1]])
+
+      // the same turn again: the same names (stable across turns)
+      const again = yield* decodeWithLogs({ model: "m", input: history, tools: [topLevel, namespace] })
+      expect(again.result.tools.map((tool) => tool.name)).toEqual(names)
+    }))
+
+  it.effect("tools: two namespaced tools of one flattened name (a__b's c and a's b__c) are both sent, the later under a name of its own", () =>
+    Effect.gen(function*() {
+      const { result } = yield* decodeWithLogs({
+        model: "m",
+        input: "hi",
+        tools: [
+          { type: "namespace", name: "a__b", tools: [{ type: "function", name: "c" }] },
+          { type: "namespace", name: "a", tools: [{ type: "function", name: "b__c" }] }
+        ]
+      })
+      const names = result.tools.map((tool) => tool.name)
+      expect(names[0]).toBe("a__b__c")
+      expect(names[1]).toMatch(/^a__b__c_[0-9a-f]{10}$/)
+      expect(result.namespacedTools.get(names[0]!)).toEqual({ namespace: "a__b", name: "c" })
+      expect(result.namespacedTools.get(names[1]!)).toEqual({ namespace: "a", name: "b__c" })
     }))
 
   it.effect("tools: functions, namespaces flattened, built-in tools dropped with a warning; options kept", () =>

@@ -32,7 +32,7 @@ import {
   userParts
 } from "./content.js"
 import * as Prompt from "./promptObjects.js"
-import { APPLY_PATCH, decodeTools, flatName, LOCAL_SHELL, SHELL, TOOL_SEARCH, type ToolSet, upstreamName } from "./tools.js"
+import { APPLY_PATCH, decodeTools, flatName, LOCAL_SHELL, SHELL, sentNameOf, TOOL_SEARCH, toolKey, type ToolSet, upstreamName } from "./tools.js"
 
 const CustomToolCallInput = Schema.Struct({
   call_id: Schema.String,
@@ -253,14 +253,18 @@ export const decodeInput = <E>(
       if (results !== undefined) flush()
       return assistant ??= []
     }
-    // the name the upstream was offered the call's tool under (`upstreamName`, the same in every turn)
+    // the name the upstream was offered the call's tool under (`upstreamName`, or the name of its own a tool
+    // gets when that is another tool's: the same in every turn)
     const sentName = (name: string, namespace: string | null | undefined): string => {
-      if (namespace == null || namespace === "") return upstreamName(name)
-      const flat = flatName(namespace, name)
+      if (namespace == null || namespace === "") return sentNameOf(toolSet, undefined, name)
+      const declared = toolSet.sentOf.get(toolKey(namespace, name))
+      if (declared !== undefined) return declared
       // the API writes the call of a deferred top-level tool with its own name as the namespace
       // (`"name": "get_weather", "namespace": "get_weather"` in `vai-openai-tool-search.chunks.txt`): that is
-      // the top-level tool, unless a namespace of that name declares a tool of that name too
-      if (namespace === name && !toolSet.names.has(flat) && toolSet.topLevel.has(upstreamName(name))) return upstreamName(name)
+      // the top-level tool (no namespace of that name declares a tool of that name)
+      const topLevel = toolSet.sentOf.get(toolKey(undefined, name))
+      if (namespace === name && topLevel !== undefined) return topLevel
+      const flat = flatName(namespace, name)
       return upstreamName(toolSet.names.has(flat) || !toolSet.names.has(name) ? flat : name)
     }
     // call ids the gateway wrote with a call's `extra_content` in them (`callId.ts`) are split again: the

@@ -65,6 +65,47 @@ export const upstreamName = (name: string): string => {
 /** The flattened name of tool `name` of `namespace` (`crm__lookup`), before `upstreamName`. */
 export const flatName = (namespace: string, name: string): string => `${namespace}${NAMESPACE_SEPARATOR}${name}`
 
+/**
+ * What tells one tool from another (`ToolSet.sentOf`): a top-level tool's name, or a namespace and a name. Two
+ * tools may have one flattened name (the top-level `crm__lookup` and `lookup` of namespace `crm`; `c` of
+ * `a__b` and `b__c` of `a`): they are still two tools.
+ */
+export const toolKey = (namespace: string | undefined, name: string): string =>
+  namespace === undefined ? `\u0000${name}` : `${namespace}\u0000${name}`
+
+/**
+ * The name a tool whose name as `upstreamName` makes it is another tool's is sent under: that name (cut to its
+ * first 20 and last 32 characters when longer than 53), `_` and 10 hex digits of a hash of the tool's key and
+ * `round` (the first free of rounds 1, 2, …). It depends on the tools alone, so a request that declares the
+ * same tools in the same order gets the same names in every turn.
+ */
+const distinctName = (name: string, key: string, round: number): string => {
+  const base = upstreamName(name)
+  const kept = base.length > HEAD_CHARS + 1 + TAIL_CHARS ? `${base.slice(0, HEAD_CHARS)}_${base.slice(base.length - TAIL_CHARS)}` : base
+  return `${kept}_${hashHex(`${key}\u0000${round}`)}`
+}
+
+/**
+ * The name each namespaced tool of a decoded request was sent upstream under, by the `NamespacedName` that
+ * `DecodedRequest.namespacedTools` maps its names to (kept beside it, so that the public value stays
+ * `{ namespace, name }`).
+ */
+const sentNames = new WeakMap<NamespacedName, string>()
+
+/**
+ * The name the upstream was offered the namespaced tool `original` under: `upstreamName` of its flattened
+ * name, or the name of its own it got when that was another tool's.
+ */
+export const sentNameOfNamespaced = (original: NamespacedName): string =>
+  sentNames.get(original) ?? upstreamName(flatName(original.namespace, original.name))
+
+/**
+ * The name the upstream is offered tool `name` (of `namespace`) under, when `set` declares it: `upstreamName`
+ * of its (flattened) name, or the name of its own it got when that was another tool's.
+ */
+export const sentNameOf = (set: ToolSet, namespace: string | undefined, name: string): string =>
+  set.sentOf.get(toolKey(namespace, name)) ?? upstreamName(namespace === undefined ? name : flatName(namespace, name))
+
 const FunctionToolParam = Schema.Struct({
   type: Schema.Literal("function"),
   name: Schema.String,
@@ -96,6 +137,10 @@ export interface ToolSet {
   readonly tools: Array<LanguageModel.ToolDefinition>
   /** the names of `tools` (a request may declare thousands: no search through the list per tool) */
   readonly declared: Set<string>
+  /** each function and custom tool's key (`toolKey`) -> the name it is sent upstream under */
+  readonly sentOf: Map<string, string>
+  /** the name a function or custom tool is sent upstream under -> its key (`toolKey`) */
+  readonly owners: Map<string, string>
   readonly names: Map<string, NamespacedName>
   /** a top-level tool's name as sent upstream (`upstreamName`) -> its name, for the tools it renames */
   readonly renamed: Map<string, string>
@@ -127,13 +172,19 @@ export interface ToolSet {
   /** bare name -> the namespaces declaring it */
   readonly bare: Map<string, Array<string>>
   readonly topLevel: Set<string>
-  /** a top-level tool and a namespaced one that flatten to the same name: the one declared later is not sent */
-  readonly collisions: Array<string>
+  /**
+   * the tools sent under a name of their own because `upstreamName` of their (flattened) name was another
+   * tool's (a top-level `crm__lookup` and `lookup` of namespace `crm`): the tool (`crm.lookup`), its name
+   * upstream, and the other tool
+   */
+  readonly collisions: Array<{ readonly tool: string; readonly sent: string; readonly other: string }>
 }
 
 export const makeToolSet = (): ToolSet => ({
   tools: [],
   declared: new Set(),
+  sentOf: new Map(),
+  owners: new Map(),
   names: new Map(),
   renamed: new Map(),
   custom: new Set(),
@@ -151,9 +202,12 @@ export const makeToolSet = (): ToolSet => ({
 })
 
 /**
- * Adds one function or custom tool named `name` (flattened, for a tool of `namespace`) to `set` under the name
- * it is sent upstream under (`upstreamName(name)`), built by `build` with that name, unless a tool of that
- * name is there; returns that name.
+ * Adds one function or custom tool named `name` (flattened, for a tool of `namespace`) to `set`, built by
+ * `build` with the name it is sent upstream under, unless that tool is there (declared again: in
+ * `additional_tools`, a tool search's output); returns that name. It is `upstreamName(name)`, unless another
+ * tool is sent under that name (a top-level `crm__lookup` declared before `lookup` of namespace `crm`, or
+ * after it): then a name of its own (`distinctName`), which maps back to it as every sent name does
+ * (`renamed`, `names`), so that no tool a client declares is lost.
  */
 const addTool = (
   set: ToolSet,
@@ -162,13 +216,23 @@ const addTool = (
   custom: boolean,
   namespace?: string
 ): string => {
-  const sent = upstreamName(name)
-  if (set.declared.has(sent)) {
-    // the same tool declared again (`additional_tools`, a tool search's output) is expected; a top-level
-    // tool and a namespaced one of the same flattened name are two tools, of which the upstream sees one
-    if (set.topLevel.has(sent) !== (namespace === undefined)) set.collisions.push(sent)
-    return sent
+  const bare = namespace === undefined ? name : name.slice(namespace.length + NAMESPACE_SEPARATOR.length)
+  const key = toolKey(namespace, bare)
+  const known = set.sentOf.get(key)
+  if (known !== undefined) return known
+  const usual = upstreamName(name)
+  let sent = usual
+  for (let round = 1; set.owners.has(sent) || set.declared.has(sent); round++) sent = distinctName(name, key, round)
+  if (sent !== usual) {
+    const other = set.owners.get(usual)
+    set.collisions.push({
+      tool: namespace === undefined ? name : `${namespace}.${bare}`,
+      sent,
+      other: other === undefined ? usual : other.startsWith("\u0000") ? other.slice(1) : other.replace("\u0000", ".")
+    })
   }
+  set.sentOf.set(key, sent)
+  set.owners.set(sent, key)
   set.tools.push(build(sent))
   set.declared.add(sent)
   if (custom) set.custom.add(sent)
@@ -177,10 +241,11 @@ const addTool = (
     if (sent !== name) set.renamed.set(sent, name)
     return sent
   }
-  const bare = name.slice(namespace.length + NAMESPACE_SEPARATOR.length)
   const original = { namespace, name: bare }
+  sentNames.set(original, sent)
   set.names.set(sent, original)
-  set.names.set(name, original)
+  // the flattened name is an alias of this tool unless it is another tool's name upstream
+  if (sent === usual) set.names.set(name, original)
   set.names.set(`${namespace}.${bare}`, original)
   const namespaces = set.bare.get(bare) ?? []
   namespaces.push(namespace)
@@ -191,29 +256,27 @@ const addTool = (
 /**
  * Resolves the bare-name aliases once every tool is known: a bare name declared in exactly one namespace,
  * and not also a top-level tool, maps back to it; one declared in several is left unmapped (a warning
- * names them), so that a call by that bare name goes to the client as it came, without a namespace. A
- * top-level tool whose name is also a namespaced tool's flattened name gets a warning too: the upstream is
- * offered the one declared first.
+ * names them), so that a call by that bare name goes to the client as it came, without a namespace. A tool
+ * sent under a name of its own, since its usual one was another tool's (`addTool`), gets a debug line
+ * naming both.
  */
 export const logAmbiguousNames = (set: ToolSet): Effect.Effect<void> =>
   Effect.gen(function*() {
-    for (const name of new Set(set.collisions)) {
-      yield* Effect.logWarning(
-        `tool name ${name} is both a top-level tool and a namespaced tool's name as the upstream sees it: only the one declared first is offered to the upstream, and a call of ${name} goes to the client as that one`
-      )
+    for (const { other, sent, tool } of set.collisions) {
+      yield* Effect.logDebug(`tool ${tool} is sent upstream as ${sent}: its usual name there is the tool ${other}'s`)
     }
     // a bare name per namespaced tool: thousands are resolved in slices, other requests served between them
     // (10,000 in one namespace were one stretch of 3-13 ms)
     const budget = makeBudget()
     for (const [name, namespaces] of set.bare) {
       if (budget.tick()) yield* yieldToIo
-      if (set.topLevel.has(upstreamName(name)) || set.names.has(name)) continue
+      if (set.sentOf.has(toolKey(undefined, name)) || set.names.has(name)) continue
       if (namespaces.length === 1) {
         set.names.set(name, { namespace: namespaces[0]!, name })
       } else {
         yield* Effect.logWarning(
           `tool name ${name} is declared in namespaces ${namespaces.join(", ")}: a call by the bare name ${name} cannot be mapped back to one of them (the upstream sees ${
-            namespaces.map((namespace) => upstreamName(flatName(namespace, name))).join(", ")
+            namespaces.map((namespace) => sentNameOf(set, namespace, name)).join(", ")
           })`
         )
       }
@@ -293,7 +356,7 @@ export const decodeTools = (
           ? yield* decodeAt(FunctionToolParam, tool, [...at, index])
           : yield* decodeAt(CustomToolParam, tool, [...at, index])
         yield* unique(declared.name, where(index, "name")!)
-        const fresh = !set.declared.has(upstreamName(declared.name))
+        const fresh = !set.sentOf.has(toolKey(undefined, declared.name))
         const sent = declared.type === "function"
           ? addTool(set, declared.name, (sent) => functionTool(declared, sent), false)
           : addTool(set, declared.name, (sent) => customTool(declared, sent), true)
@@ -316,7 +379,7 @@ export const decodeTools = (
               ? yield* decodeAt(FunctionToolParam, innerTool, path)
               : yield* decodeAt(CustomToolParam, innerTool, path)
             yield* unique(`${group.name}.${declared.name}`, where(index, "tools", inner, "name")!)
-            const fresh = !set.declared.has(upstreamName(flat(declared.name)))
+            const fresh = !set.sentOf.has(toolKey(group.name, declared.name))
             const sent = declared.type === "function"
               ? addTool(set, flat(declared.name), (sent) => functionTool(declared, sent), false, group.name)
               : addTool(set, flat(declared.name), (sent) => customTool(declared, sent), true, group.name)

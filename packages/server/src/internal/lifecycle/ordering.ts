@@ -14,7 +14,7 @@ import type { StreamPart } from "@effect-responses/core"
 import { ResponsesRequest } from "@effect-responses/responses"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import type { Event } from "../../ResponsesLifecycle.js"
-import { flatName as flattened, upstreamName } from "../decoder/tools.js"
+import { sentNameOfNamespaced } from "../decoder/tools.js"
 import type { ItemWriter } from "./itemEvents.js"
 import { absorb, carriesContent, changeKind, isCall, isClientCall, type Kind, kindOf, newSlot, type Slot } from "./items.js"
 
@@ -121,7 +121,7 @@ export const make = (
   /** The name the upstream was offered a call's tool under (a flattened, dotted or bare namespaced name resolved). */
   const flatName = (name: string): string => {
     const original = request.namespacedTools.get(name)
-    return original === undefined ? name : upstreamName(flattened(original.namespace, original.name))
+    return original === undefined ? name : sentNameOfNamespaced(original)
   }
 
   /**
