@@ -31,7 +31,9 @@
  *
  * With `execute: false` the loop makes one model call and runs nothing: the result's `response` holds the
  * calls (`response.message.clientCalls`) and its `transcript` ends with the assistant message, for the
- * caller to run them (e.g. with `ToolExecutor.execute`), append a `ToolMessage` and call again.
+ * caller to run them (e.g. with `ToolExecutor.execute`), append a `ToolMessage` and call again. It does not
+ * fail for a cut response: the caller checks it (`response.status === "incomplete"` and a call whose
+ * `attributes.status` is not `completed`: its arguments were cut) before running anything.
  *
  * @since 0.1.0
  */
