@@ -231,6 +231,26 @@ describe("a finished item waiting behind an unfinished one at response.failed", 
           expect(done).toEqual(["arguments.done {\"id\":\"7\"}", `output_item.done ${c.firstWritten ? 1 : 0}`])
           expect(final).toMatchObject({ status: "failed", output: [{ type: "function_call", call_id: "call_1", name: "lookup" }] })
         })))
+
+    it.effect(`AI SDK (@ai-sdk/openai responses model), doStream: the unfinished call ${c.what}: a tool-call part for the finished call only`, () =>
+      withGateway(upstream(c.first), {}, (url) =>
+        Effect.promise(async () => {
+          const model = createOpenAI({ baseURL: url, apiKey: "k" }).responses("m")
+          const { stream } = await model.doStream({
+            prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+            tools: [lookup, get, { ...get, name: "get_weather" }].map((tool) => ({
+              type: "function" as const,
+              name: tool.name,
+              inputSchema: tool.parameters as never
+            }))
+          })
+          const parts: Array<Json> = []
+          for await (const part of stream as unknown as AsyncIterable<Json>) parts.push(part)
+          expect(parts.filter((part) => part.type === "tool-call").map((part) => [part.toolCallId, part.toolName, part.input])).toEqual([
+            ["call_1", "lookup", "{\"id\":\"7\"}"]
+          ])
+          expect(parts.find((part) => part.type === "finish")?.finishReason).toMatchObject({ unified: "error" })
+        })))
   }
 })
 
