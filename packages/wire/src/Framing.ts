@@ -219,6 +219,19 @@ export const makeSseFramer = (
     }
     // a comment
     if (start === 58) return undefined
+    if (
+      start === 101 && text.charCodeAt(from + 1) === 118 && text.charCodeAt(from + 2) === 101 &&
+      text.charCodeAt(from + 3) === 110 && text.charCodeAt(from + 4) === 116 &&
+      (length === 5 || text.charCodeAt(from + 5) === 58)
+    ) {
+      // `event` alone, or `event:` and its name after one optional space: read only when `eventData` maps
+      // named events (a Responses stream names every event, and the name is not read: no slices made)
+      if (eventData !== undefined) {
+        const name = length <= 6 ? "" : text.slice(text.charCodeAt(from + 6) === 32 ? from + 7 : from + 6, to)
+        eventType = name === "" ? undefined : name
+      }
+      return undefined
+    }
     const whole = from === 0 && to === text.length ? text : text.slice(from, to)
     const colon = whole.indexOf(":")
     const field = colon === -1 ? whole : whole.slice(0, colon)
