@@ -130,6 +130,7 @@ import type { ModelResponse, StreamPart } from "@effect-responses/core"
 import * as ItemEvents from "./internal/lifecycle/itemEvents.js"
 import { reported, usageToWire } from "./internal/lifecycle/items.js"
 import * as Ordering from "./internal/lifecycle/ordering.js"
+import { TextDelta } from "./internal/lifecycle/textDelta.js"
 import type * as ResponsesRequestDecoder from "./ResponsesRequestDecoder.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -385,7 +386,10 @@ export const fromModelResponse = (options: Options, modelResponse: ModelResponse
  */
 export const toSse = (events: ReadonlyArray<Event>): string => {
   let out = ""
-  for (const event of events) out += `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+  for (const event of events) {
+    // a text delta, the most frequent event, from its template (the same characters)
+    out += event instanceof TextDelta ? event.sse() : `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+  }
   return out
 }
 

@@ -103,6 +103,25 @@ describe("ResponsesLifecycle.toJsonPieces, a large value", () => {
   })
 })
 
+describe("ResponsesLifecycle.toSse, text deltas", () => {
+  it.prop(
+    "the frames of a text stream's events are JSON.stringify's of the same events as plain objects, character for character",
+    [FastCheck.array(text.filter((delta) => delta !== ""), { minLength: 1, maxLength: 6 })],
+    ([deltas]) => {
+      const encoder = ResponsesLifecycle.make({ responseId: "resp_1", createdAt: 0, model: "m", request: { echo: {}, namespacedTools: new Map() } })
+      const events: Array<ResponsesLifecycle.Event> = []
+      encoder.start(events)
+      for (const delta of deltas) encoder.push(UnsafePart.partUpdate("resp_1", 0, true, UnsafePart.textDelta(delta, {})), events)
+      encoder.push(new StreamPart.ResponseFinished({ responseId: "resp_1", status: "completed", finishReason: "stop", usage: Usage.empty }), events)
+      const plain = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify({ ...event })}\n\n`).join("")
+      expect(ResponsesLifecycle.toSse(events)).toBe(plain)
+      expect([...ResponsesLifecycle.toSsePieces(events, 16)].join("")).toBe(plain)
+      expect(events.filter((event) => event.type === "response.output_text.delta").map((event) => event.delta)).toEqual(deltas)
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+})
+
 describe("ResponsesLifecycle, long items", () => {
   it("10,000 text deltas, then two calls of 6,000 fragments interleaved (one buffered while the other streams): each fragment written once, the done events and the output whole", () => {
     const encoder = ResponsesLifecycle.make({ responseId: "resp_1", createdAt: 0, model: "m", request: { echo: {}, namespacedTools: new Map() } })

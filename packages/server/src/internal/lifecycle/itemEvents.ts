@@ -12,6 +12,7 @@ import type { Event } from "../../ResponsesLifecycle.js"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import type { DeferredTool } from "../../ResponsesRequestDecoder.js"
 import * as CustomInput from "../customInput.js"
+import { TextDelta } from "./textDelta.js"
 import { changeKind, clientCallFits, compactWritten, contentPart, isClientCall, itemJson, shellAction, type Slot, textOf } from "./items.js"
 
 /** The writer of a response's items (see the module doc). Each method appends its events to `out`. */
@@ -128,13 +129,8 @@ export const make = (
     if (delta === "") return
     switch (slot.kind) {
       case "message":
-        emit(out, "response.output_text.delta", {
-          item_id: slot.itemId,
-          output_index: slot.outputIndex,
-          content_index: 0,
-          delta,
-          logprobs: []
-        })
+        // the hot path of a streamed answer: its frame is written from a template (`TextDelta`)
+        out.push(new TextDelta(sequence++, slot.itemId, slot.outputIndex, delta))
         break
       case "refusal":
         emit(out, "response.refusal.delta", {
