@@ -31,6 +31,10 @@
  * `ReplayEnded` (the responses it held, the tools the model asked for) rather than the replay server's HTTP
  * 400; any other failure of a replay is a `RecordingFailed` naming the recording.
  *
+ * `--requests-out FILE` is created before anything is read or sent (a path that cannot be written is a
+ * `ChatSetupError`); a write that fails later (a full disk, the file removed or replaced) is one warning,
+ * `requestsOutFailed`, and the chat goes on without recording: the file is a debugging aid, not the answer.
+ *
  * @since 0.1.0
  */
 import { ChatCapture } from "@effect-responses/chat-completions"
@@ -39,6 +43,7 @@ import { BuiltInTool, Capture, ResponsesClient, ResponsesLanguageModel } from "@
 import { ChatReplayServer, ReplayServer } from "@effect-responses/testing"
 import { McpApprovals, ToolLoop } from "@effect-responses/tools"
 import * as Command from "@effect/cli/Command"
+import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -51,6 +56,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createServer } from "node:http"
@@ -333,6 +339,10 @@ export const replayNotice = (target: Target, implicit: boolean): string | undefi
     : `effect-responses: replaying ${what}; nothing is sent to a model${approves}${bothPatches}\n`
 }
 
+/** Why a file could not be written, in the system's words (`ENOSPC: no space left on device, write`). */
+const writeFailure = (e: PlatformError.PlatformError): string =>
+  e._tag === "SystemError" && e.description !== undefined && e.description !== "" ? e.description : e.message
+
 /**
  * Creates (or empties) the `--requests-out` file; fails with `ChatSetupError` naming the path when it cannot
  * be written (a missing directory is said so).
@@ -343,14 +353,28 @@ const openRequestsOut = (path: string) =>
       Effect.mapError((e) =>
         new ChatSetupError({
           description: `cannot write --requests-out ${path}: ${
-            e._tag === "SystemError" && e.reason === "NotFound" ? `no such directory: ${dirname(path)}` : e.message
+            e._tag === "SystemError" && e.reason === "NotFound" ? `no such directory: ${dirname(path)}` : writeFailure(e)
           }`
         })
       )
     ))
 
 /**
- * An `HttpClient` layer that appends every request body it sends to `path` as JSON Lines.
+ * The warning logged when the `--requests-out` file cannot take the body of the `request`th request (the
+ * disk is full, the file was removed or replaced after it was opened): the file, the cause, and that the chat
+ * goes on unrecorded.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const requestsOutFailed = (path: string, request: number, cause: string): string =>
+  `--requests-out ${path}: cannot write the body of request ${request} (${cause}); the chat goes on, and ` +
+  "this request and the later ones are not recorded (the file's last line may be cut)"
+
+/**
+ * An `HttpClient` layer that appends every request body it sends to `path` as JSON Lines. A write that fails
+ * mid-chat is a debugging aid lost, not the chat: it is logged once (`requestsOutFailed`), the request is sent
+ * and no later one is recorded.
  */
 const recordingHttpClient = (path: string) =>
   Layer.effect(
@@ -359,12 +383,20 @@ const recordingHttpClient = (path: string) =>
       const fs = yield* FileSystem.FileSystem
       yield* openRequestsOut(path)
       const client = yield* HttpClient.HttpClient
-      return HttpClient.tapRequest(client, (request) =>
-        request.body._tag === "Uint8Array"
-          ? fs.writeFileString(path, `${new TextDecoder().decode(request.body.body)}\n`, { flag: "a" }).pipe(
-            Effect.orDie
-          )
-          : Effect.void)
+      // the requests with a body seen so far, or -1 once a write failed
+      const seen = yield* Ref.make(0)
+      return HttpClient.tapRequest(client, (request) => {
+        const body = request.body
+        if (body._tag !== "Uint8Array") return Effect.void
+        return Effect.flatMap(Ref.modify(seen, (n) => n < 0 ? [n, n] : [n + 1, n + 1]), (n) =>
+          n < 0
+            ? Effect.void
+            : fs.writeFileString(path, `${new TextDecoder().decode(body.body)}\n`, { flag: "a" }).pipe(
+              Effect.catchAll((e) =>
+                Effect.zipRight(Ref.set(seen, -1), Effect.logWarning(requestsOutFailed(path, n, writeFailure(e))))
+              )
+            ))
+      })
     })
   ).pipe(Layer.provide(NodeHttpClient.layerUndici))
 

@@ -4,7 +4,9 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import { mkdirSync, rmSync } from "node:fs"
 import { capturePath, fixturePath } from "./fixtures.js"
 
 // No OPENAI_API_KEY, whatever the machine's environment holds: the embedded default.
@@ -88,6 +90,51 @@ describe("effect-responses chat", () => {
         r.input.filter((i) => i.type === "function_call_output").map((i) => i.output)
       )
       assert.deepStrictEqual(outputs, [[], ["19"], ["19", "57"], ["19", "57", "570"]])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("--requests-out that fails mid-chat (the file replaced after it was opened): one warning naming it and the cause, the chat goes on", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const path = `${dir}/requests.jsonl`
+      const target = yield* Chat.resolveTarget(Option.none()).pipe(noKey)
+      const warnings: Array<string> = []
+      let out = ""
+      const finalText = yield* Chat.run({
+        prompt: Demo.defaultPrompt,
+        target,
+        model: Option.none(),
+        requestsOut: Option.some(path),
+        write: (text) =>
+          Effect.sync(() => {
+            // after the first request was recorded: the file becomes a directory, which no append can open
+            if (out === "" && text.startsWith("reasoning:")) {
+              rmSync(path)
+              mkdirSync(path)
+            }
+            out += text
+          }),
+        style: Render.plain
+      }).pipe(
+        Effect.provide(Logger.replace(
+          Logger.defaultLogger,
+          Logger.make(({ logLevel, message }) => {
+            if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
+          })
+        ))
+      )
+      assert.strictEqual(finalText, "The final result is **570**.")
+      assert.include(out, "tool result: calculator -> 570\nanswer: The final result is **570**.\n")
+      assert.strictEqual(warnings.length, 1)
+      assert.strictEqual(
+        warnings[0],
+        Chat.requestsOutFailed(path, 2, `EISDIR: illegal operation on a directory, open '${path}'`)
+      )
+      assert.strictEqual(
+        warnings[0],
+        `--requests-out ${path}: cannot write the body of request 2 (EISDIR: illegal operation on a directory, open ` +
+          `'${path}'); the chat goes on, and this request and the later ones are not recorded (the file's last line may be cut)`
+      )
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.effect("--replay plays any capture; a capture with no tool call ends after one step", () =>

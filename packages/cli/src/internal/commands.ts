@@ -76,7 +76,9 @@ export const chat = Command.make("chat", {
   ),
   requestsOut: Options.text("requests-out").pipe(
     Options.withPseudoName("FILE"),
-    Options.withDescription("write every request body sent, as JSON Lines, to this file"),
+    Options.withDescription(
+      "write every request body sent, as JSON Lines, to this file (a write that fails mid-chat is a warning: the chat goes on unrecorded)"
+    ),
     Options.optional
   ),
   protocol: Options.choice("protocol", ["responses", "chat-completions"]).pipe(
