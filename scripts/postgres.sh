@@ -11,8 +11,7 @@
 #   scripts/postgres.sh url     # prints the URL of the running server
 #
 # `npm test` runs it itself (vitest.postgres.ts: its own state directory, stopped at the end) unless
-# $EFFECT_RESPONSES_TEST_PG_URL names a server; the bench's store section reads that URL, else
-# /tmp/effect-responses-pg/url.
+# $EFFECT_RESPONSES_TEST_PG_URL names a server; so does the bench's store section (packages/bench/src/Store.ts).
 set -euo pipefail
 state=${EFFECT_RESPONSES_PG_STATE:-/tmp/effect-responses-pg}
 database=effect_responses_test

@@ -7,8 +7,10 @@
  * Every client loop runs two-turn conversations: a new response (stored), then one continuing it by
  * `previous_response_id` (the chain read back, the new response stored). `concurrency` loops run at once
  * until `streams` streamed responses were read; each must end with `response.completed` and the expected
- * text. PostgreSQL needs a server: its URL from `EFFECT_RESPONSES_TEST_PG_URL` or
- * `/tmp/effect-responses-pg/url` (`scripts/postgres.sh start`); without one the row says so.
+ * text. PostgreSQL needs a server: the one `EFFECT_RESPONSES_TEST_PG_URL` names (as for the store tests), else a
+ * throwaway cluster of its own (`scripts/postgres.sh start` in a state directory of its own, as `npm test`
+ * starts one, stopped and removed at the end); when neither can be had, the row says why (PostgreSQL's
+ * binaries missing, the server not starting).
  *
  * @since 0.1.0
  */
@@ -25,10 +27,12 @@ import * as LogLevel from "effect/LogLevel"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { execFile, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 
 /**
  * The run's size: `streams` streamed responses in all, `concurrency` client loops at once, `deltas` text
@@ -79,11 +83,59 @@ const upstream = (deltas: number) =>
     ))
   )
 
-const pgUrl = (): string | undefined => {
+const postgresScript = fileURLToPath(new URL("../../../scripts/postgres.sh", import.meta.url))
+
+const postgresSh = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<string> =>
+  new Promise((resolve, reject) => {
+    execFile("bash", [postgresScript, ...args], { env }, (error, stdout, stderr) => {
+      if (error === null) resolve(stdout.trim())
+      else reject(new Error(stderr.trim() || error.message))
+    })
+  })
+
+/**
+ * The PostgreSQL server of the store section: `EFFECT_RESPONSES_TEST_PG_URL`'s, else a throwaway cluster
+ * (`scripts/postgres.sh start` in a state directory of its own; `stop` stops and removes it, and a watcher
+ * process does should this process be killed first), else why there is none.
+ */
+const postgresServer = async (): Promise<
+  { readonly url: string; readonly stop: () => Promise<void> } | { readonly skipped: string }
+> => {
   const fromEnv = process.env.EFFECT_RESPONSES_TEST_PG_URL
-  if (fromEnv !== undefined && fromEnv !== "") return fromEnv
-  const file = "/tmp/effect-responses-pg/url"
-  return existsSync(file) ? readFileSync(file, "utf8").trim() : undefined
+  if (fromEnv !== undefined && fromEnv !== "") return { url: fromEnv, stop: async () => {} }
+  // in /tmp, which PostgreSQL's user can enter when the bench runs as root
+  const state = mkdtempSync("/tmp/effect-responses-pg-bench-")
+  const env = { ...process.env, EFFECT_RESPONSES_PG_STATE: state }
+  let url: string
+  try {
+    url = await postgresSh(["start"], env)
+  } catch (error) {
+    rmSync(state, { recursive: true, force: true })
+    return {
+      skipped: `no server: EFFECT_RESPONSES_TEST_PG_URL is unset and scripts/postgres.sh start failed (${
+        (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ")
+      })`
+    }
+  }
+  const watcher = spawn(
+    "bash",
+    ["-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 2; done; exec bash "$0" stop`, postgresScript],
+    { env, detached: true, stdio: "ignore" }
+  )
+  watcher.unref()
+  return {
+    url,
+    stop: async () => {
+      if (watcher.pid !== undefined) {
+        try {
+          process.kill(-watcher.pid)
+        } catch {
+          // already gone
+        }
+      }
+      await postgresSh(["stop"], env).catch(() => undefined)
+    }
+  }
 }
 
 /** Reads one streamed response; its id. Throws when it is not `response.completed` with the expected text. */
@@ -177,12 +229,17 @@ export const measure = async (options: Options, progress: (message: string) => v
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-  const url = pgUrl()
-  if (url === undefined) {
-    results.push({ mode: "postgres", streams: 0, seconds: 0, streamsPerSecond: 0, skipped: "no server (scripts/postgres.sh start)" })
+  const server = await postgresServer()
+  if ("skipped" in server) {
+    progress(`store: PostgreSQL not measured: ${server.skipped}`)
+    results.push({ mode: "postgres", streams: 0, seconds: 0, streamsPerSecond: 0, skipped: server.skipped })
   } else {
-    progress("store: PostgreSQL")
-    results.push(await run("postgres", ResponseStorePg.layer({ url: Redacted.make(url) }), options))
+    try {
+      progress("store: PostgreSQL")
+      results.push(await run("postgres", ResponseStorePg.layer({ url: Redacted.make(server.url) }), options))
+    } finally {
+      await server.stop()
+    }
   }
   return results
 }
