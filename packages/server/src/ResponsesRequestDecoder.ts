@@ -81,7 +81,10 @@
  * …", `param` the output's `input[i]`), such an output apart from its call when `toolOutputsApart` is
  * `false` (`param` the output's `input[i]`, code `invalid_prompt`), two function or custom tools of one name
  * in one list of tools (`tools`, an `additional_tools` item; `ns.name` in a namespace: `param` the second's
- * `tools[i].name`, code `invalid_value`), and input items of unknown types.
+ * `tools[i].name`, code `invalid_value`), a `compaction` item (the output of `/v1/responses/compact`: its
+ * `encrypted_content` is the earlier conversation, which only OpenAI can read, and dropping it would lose that
+ * conversation; the message says so and to send the items themselves) or a `compaction_trigger` item
+ * (`param` `input[i].type`, code `unsupported_value`), and input items of unknown types.
  *
  * Every other parameter of `CreateResponse` is accepted: sampling and bookkeeping options (`temperature`,
  * `top_p`, `max_output_tokens`, `max_tool_calls`, `tool_choice`, `parallel_tool_calls`, `reasoning`, `text`,

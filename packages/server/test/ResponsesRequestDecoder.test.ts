@@ -878,6 +878,32 @@ describe("ResponsesRequestDecoder", () => {
       expect(decoded.tools.map((tool) => tool.name)).toEqual(["lookup", "crm__lookup"])
     }))
 
+  it.effect("a compaction item (/v1/responses/compact's output) is refused saying why: only OpenAI reads it", () =>
+    Effect.gen(function*() {
+      // the API reference's example answer of /v1/responses/compact, whose output is the next request's input
+      const spec = readFixture("spec/openai-openapi.yaml")
+      const at = spec.indexOf('"object": "response.compaction"')
+      const start = spec.lastIndexOf("{", at)
+      const end = spec.indexOf("\n            }\n", at) + 14
+      const compacted = JSON.parse(spec.slice(start, end)) as { output: ReadonlyArray<{ type: string }> }
+      expect(compacted.output.map((item) => item.type)).toEqual(["message", "compaction"])
+      const input = [...compacted.output, { role: "user", content: "And a contact form?" }]
+      const error = yield* rejected({ model: "m", store: false, input })
+      expect(error).toMatchObject({ param: "input[1].type", code: "unsupported_value" })
+      expect(error.message).toBe(
+        "Input item type 'compaction' cannot be sent through this gateway: its 'encrypted_content' is the earlier " +
+          "conversation compacted by OpenAI (/v1/responses/compact), which only OpenAI can read and the upstream " +
+          "model cannot. Send the conversation's items themselves instead of the compaction item (shorten them " +
+          "yourself if they are too long)."
+      )
+      const trigger = yield* rejected({ model: "m", input: [{ role: "user", content: "hi" }, { type: "compaction_trigger" }] })
+      expect(trigger).toMatchObject({ param: "input[1].type", code: "unsupported_value" })
+      expect(trigger.message).toBe(
+        "Input item type 'compaction_trigger' cannot be sent through this gateway: it does not compact " +
+          "conversations. Leave the item out, and shorten the input yourself."
+      )
+    }))
+
   it.effect("what a stateless bridge cannot honour: a RequestError naming the parameter", () =>
     Effect.gen(function*() {
       const base = { model: "m", input: "hi" }

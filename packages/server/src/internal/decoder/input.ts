@@ -188,6 +188,21 @@ const ATTACHED_OUTPUT = "The output is attached to the user message after the to
 const isBuiltinItem = (type: string): boolean =>
   type.endsWith("_call") || type.endsWith("_call_output") || type.startsWith("mcp_")
 
+/**
+ * The 400 for a `compaction` input item (the API reference's `CompactionSummaryItemParam`, from
+ * `/v1/responses/compact`): its `encrypted_content` is the compacted conversation, readable by OpenAI alone.
+ */
+export const COMPACTION_UNSUPPORTED =
+  "Input item type 'compaction' cannot be sent through this gateway: its 'encrypted_content' is the earlier " +
+  "conversation compacted by OpenAI (/v1/responses/compact), which only OpenAI can read and the upstream model " +
+  "cannot. Send the conversation's items themselves instead of the compaction item (shorten them yourself if " +
+  "they are too long)."
+
+/** The 400 for a `compaction_trigger` input item (`CompactionTriggerItemParam`): the gateway compacts nothing. */
+export const COMPACTION_TRIGGER_UNSUPPORTED =
+  "Input item type 'compaction_trigger' cannot be sent through this gateway: it does not compact conversations. " +
+  "Leave the item out, and shorten the input yourself."
+
 /** Whether `part` is a call whose result the client sends back (a function or custom tool call). */
 const isCall = (part: Part.AssistantPart): boolean => part.type === "tool_call" || part.type === "custom_tool_call"
 
@@ -588,6 +603,12 @@ export const decodeInput = <E>(
             "unsupported_value"
           )
         }
+        case "compaction":
+          // OpenAI's `/v1/responses/compact` output: the earlier conversation as a summary encrypted for OpenAI's
+          // models alone. Dropping it would send the upstream the conversation without its beginning.
+          return yield* fail(COMPACTION_UNSUPPORTED, `input[${index}].type`, "unsupported_value")
+        case "compaction_trigger":
+          return yield* fail(COMPACTION_TRIGGER_UNSUPPORTED, `input[${index}].type`, "unsupported_value")
         default: {
           if (type !== undefined && isBuiltinItem(type)) {
             if (policy === "reject") {
