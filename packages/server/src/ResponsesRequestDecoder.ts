@@ -522,8 +522,9 @@ export const CreateResponse = Schema.Struct({
     Schema.Literal("none", "auto", "required"),
     Schema.Record({ key: Schema.String, value: Schema.Unknown })
   )),
-  temperature: Nullable(Schema.Number),
-  top_p: Nullable(Schema.Number),
+  // finite: `1e400` parses as Infinity, which no upstream body can carry (`decodeAt`'s invalid_value)
+  temperature: Nullable(Schema.Finite),
+  top_p: Nullable(Schema.Finite),
   max_output_tokens: Nullable(Schema.Int),
   max_tool_calls: Nullable(Schema.Int),
   parallel_tool_calls: Nullable(Schema.Boolean),
@@ -576,7 +577,9 @@ const JsonSchemaFormat = Schema.Struct({
  * Fails with `RequestError` (HTTP 400 in OpenAI's shape) when the body is not an object, a field has the
  * wrong type (`invalid_type`, `missing_required_parameter`) or a value none of its literals (`invalid_value`,
  * worded as OpenAI words it, every supported value named: `Invalid value: 'turbo'. Supported values are:
- * 'auto' and 'disabled'.`), `model` is empty (`empty_string`), or the request asks for what a stateless
+ * 'auto' and 'disabled'.`; a number past a double's range, `1e400` parsed as Infinity, in any numeric field:
+ * "Invalid 'temperature': number out of range. Expected a finite number, but got Infinity instead."), `model`
+ * is empty (`empty_string`), or the request asks for what a stateless
  * bridge cannot honour (`unsupported_parameter`, `unsupported_value`).
  *
  * @since 0.1.0

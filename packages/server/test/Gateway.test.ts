@@ -610,6 +610,42 @@ describe("Gateway (scripted upstream)", () => {
         }))
     }))
 
+  it.effect("a number past a double's range (1e400, parsed as Infinity) is a 400 invalid_value naming it, not null upstream", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({ stream: [started, finished("stop")] })
+      const shell = '{"type":"shell_call","call_id":"c1","action":{"commands":["ls"],"timeout_ms":1e400}}'
+      const cases: ReadonlyArray<readonly [string, string, string]> = [
+        ['"temperature":1e400', "temperature", "Infinity"],
+        ['"top_p":-1e400', "top_p", "-Infinity"],
+        ['"max_output_tokens":1e400', "max_output_tokens", "Infinity"],
+        ['"max_tool_calls":1e999', "max_tool_calls", "Infinity"],
+        ['"top_logprobs":-1e400', "top_logprobs", "-Infinity"],
+        [`"tools":[{"type":"shell"}],"input":[${shell}]`, "input[0].action.timeout_ms", "Infinity"]
+      ]
+      yield* withGateway(upstreamOf(model.layer), {}, (url) =>
+        Effect.gen(function*() {
+          for (const [field, param, actual] of cases) {
+            for (const stream of [false, true]) {
+              const answer = yield* post(`${url}/responses`, `{"model":"m","input":"hi","store":false,"stream":${stream},${field}}`)
+              expect(answer.status, field).toBe(400)
+              expect(JSON.parse(answer.text), field).toEqual({
+                error: {
+                  message: `Invalid '${param}': number out of range. Expected a finite number, but got ${actual} instead.`,
+                  type: "invalid_request_error",
+                  param,
+                  code: "invalid_value"
+                }
+              })
+            }
+          }
+          // numbers within range go on as they are, for the upstream to judge
+          const within = yield* post(`${url}/responses`, '{"model":"m","input":"hi","store":false,"stream":true,"temperature":1e2}')
+          expect(within.status).toBe(200)
+          expect(checkLifecycle(parseSse(within.text))).toMatchObject({ status: "completed", temperature: 100 })
+        }))
+      expect(model.calls.length).toBe(1)
+    }))
+
   it.effect("accepted parameters the upstream cannot use: one debug line per request naming them", () =>
     Effect.gen(function*() {
       const model = scriptedModel({ stream: [started, finished("stop")] })

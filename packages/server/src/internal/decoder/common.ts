@@ -91,7 +91,10 @@ export const formatParam = (path: ReadonlyArray<PropertyKey>): string | null => 
 /**
  * Decodes `value` with `schema`, failing with a `RequestError` naming the parameter at `at`. A value that is
  * none of a field's literals (`"truncation": "turbo"`) is worded as OpenAI words it, naming every literal the
- * field allows (`literalMismatch`); any other failure names the schema's first issue.
+ * field allows (`literalMismatch`); a number past a double's range where a finite number or an integer is
+ * wanted (`1e400`, which JSON.parse reads as Infinity) is `invalid_value` ("Invalid 'temperature': number out
+ * of range. Expected a finite number, but got Infinity instead."); any other failure names the schema's first
+ * issue.
  */
 export const decodeAt = <A, I>(
   schema: Schema.Schema<A, I, never>,
@@ -112,6 +115,16 @@ export const decodeAt = <A, I>(
   const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
   const path = [...at, ...(issue?.path ?? [])]
   const param = formatParam(path)
+  const actual = valueAt(value, issue?.path ?? [])
+  if (typeof actual === "number" && !Number.isFinite(actual)) {
+    // a number past a double's range (`1e400`), which JSON.parse reads as Infinity: sent on, it would
+    // become `null` in the upstream's body (JSON has no Infinity), the backend's default in its place
+    return fail(
+      `Invalid '${param ?? "body"}': number out of range. Expected a finite number, but got ${actual} instead.`,
+      param,
+      "invalid_value"
+    )
+  }
   const missing = issue?._tag === "Missing"
   return fail(
     missing
@@ -120,6 +133,16 @@ export const decodeAt = <A, I>(
     param,
     missing ? "missing_required_parameter" : "invalid_type"
   )
+}
+
+/** The value at `path` inside `value` (an issue's path), `undefined` where there is none. */
+const valueAt = (value: unknown, path: ReadonlyArray<PropertyKey>): unknown => {
+  let current = value
+  for (const key of path) {
+    if (typeof current !== "object" || current === null) return undefined
+    current = (current as Record<PropertyKey, unknown>)[key]
+  }
+  return current
 }
 
 /** A scalar that is none of the literals a field allows, at `path`. */

@@ -76,8 +76,8 @@ const ShellCallInput = Schema.Struct({
   call_id: Schema.String,
   action: Schema.Struct({
     commands: Schema.Array(Schema.String),
-    timeout_ms: Nullable(Schema.Number),
-    max_output_length: Nullable(Schema.Number)
+    timeout_ms: Nullable(Schema.Finite),
+    max_output_length: Nullable(Schema.Finite)
   }),
   id: Nullable(Schema.String)
 })
@@ -87,7 +87,7 @@ const ShellCallOutputInput = Schema.Struct({
   output: Schema.Array(Schema.Struct({
     stdout: Schema.String,
     stderr: Schema.String,
-    outcome: Schema.Struct({ type: Schema.String, exit_code: Nullable(Schema.Number) })
+    outcome: Schema.Struct({ type: Schema.String, exit_code: Nullable(Schema.Finite) })
   }))
 })
 
@@ -108,7 +108,7 @@ const LocalShellCallInput = Schema.Struct({
   call_id: Schema.String,
   action: Schema.Struct({
     command: Schema.Array(Schema.String),
-    timeout_ms: Nullable(Schema.Number),
+    timeout_ms: Nullable(Schema.Finite),
     working_directory: Nullable(Schema.String),
     env: Nullable(Schema.Record({ key: Schema.String, value: Schema.String })),
     user: Nullable(Schema.String)
