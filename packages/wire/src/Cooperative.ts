@@ -16,9 +16,20 @@ import * as Effect from "effect/Effect"
  * @category yielding
  */
 export const yieldToIo: Effect.Effect<void> = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
+  const handle = setImmediate(() => {
+    resumedAt = performance.now()
+    resume(Effect.void)
+  })
   return Effect.sync(() => clearImmediate(handle))
 })
+
+/**
+ * When the last `yieldToIo` resumed (`performance.now()`): the start of the work running now when its turn
+ * of the event loop began with that yield. Every `Budget` counts from it, so that loops that follow one
+ * another in one turn (the body's parse, then the decoder, then the Chat request builder) share one budget
+ * instead of each spending its own.
+ */
+let resumedAt = -Infinity
 
 /**
  * The milliseconds of work between two yields that `makeBudget` allows by default (and the JSON body
@@ -52,18 +63,27 @@ export interface Budget {
  * own, e.g. every few KiB of bytes). Usage:
  * `const budget = makeBudget(); for (...) { if (budget.tick()) yield* yieldToIo; ... }`.
  *
+ * The milliseconds count from the start of the turn's work, as far as it is known: a budget made less than
+ * `budgetMs` after a `yieldToIo` resumed counts from that resume (the loop follows another in the same turn
+ * of the event loop: the decoder after the body's parse), and any `yieldToIo` since the last `true` (another
+ * loop's, nested in this one) restarts the count.
+ *
  * @since 0.2.0
  * @category yielding
  */
 export const makeBudget = (budgetMs = BUDGET_MS, every = 64): Budget => {
   let calls = 0
-  let since = performance.now()
+  // made less than a budget after a yield resumed: the work of this turn began then (an earlier loop's)
+  const made = performance.now()
+  let since = made - resumedAt < budgetMs ? resumedAt : made
   return {
     tick: (elements = 1) => {
       calls += elements
       if (calls < every) return false
       calls = 0
       const now = performance.now()
+      // another loop yielded since: this turn began when that yield resumed
+      if (resumedAt > since) since = resumedAt
       if (now - since < budgetMs) return false
       since = now
       return true

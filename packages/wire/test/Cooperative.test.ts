@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import * as Cooperative from "@effect-responses/wire/Cooperative"
 import * as Effect from "effect/Effect"
 
@@ -27,4 +27,58 @@ describe("Cooperative", () => {
     const third = Cooperative.makeBudget(0, 3)
     expect(Array.from({ length: 6 }, () => third.tick())).toEqual([false, false, true, false, false, true])
   })
+})
+
+describe("Cooperative budgets in one turn of the event loop", () => {
+  // the clock stubbed: what is asserted is where each budget counts from, not how long anything takes
+  const withClock = <A>(body: (clock: { now: number }) => Effect.Effect<A>) =>
+    Effect.suspend(() => {
+      const clock = { now: 1_000 }
+      const spy = vi.spyOn(performance, "now").mockImplementation(() => clock.now)
+      return Effect.ensuring(body(clock), Effect.sync(() => spy.mockRestore()))
+    })
+
+  it.effect("a budget made after another loop's yield counts from that yield, not from when it was made", () =>
+    withClock((clock) =>
+      Effect.gen(function*() {
+        yield* Cooperative.yieldToIo
+        // the first loop of the turn spends 1.5 ms, then the next loop makes its budget
+        clock.now += 1.5
+        const next = Cooperative.makeBudget(2, 1)
+        clock.now += 0.6
+        // 2.1 ms of this turn's work: the second loop yields (it counted 0.6 ms of its own before)
+        expect(next.tick()).toBe(true)
+      })
+    ))
+
+  it.effect("a budget made long after the last yield counts from when it was made", () =>
+    withClock((clock) =>
+      Effect.gen(function*() {
+        yield* Cooperative.yieldToIo
+        clock.now += 50
+        const budget = Cooperative.makeBudget(2, 1)
+        clock.now += 1.9
+        expect(budget.tick()).toBe(false)
+        clock.now += 0.2
+        expect(budget.tick()).toBe(true)
+      })
+    ))
+
+  it.effect("a loop's budget counts from an inner loop's last yield", () =>
+    withClock((clock) =>
+      Effect.gen(function*() {
+        const outer = Cooperative.makeBudget(2, 1)
+        clock.now += 1
+        // an inner loop (its own budget) runs 10 ms, yielding every 2
+        for (let i = 0; i < 5; i++) {
+          clock.now += 2
+          yield* Cooperative.yieldToIo
+        }
+        clock.now += 1
+        // 1 ms since the inner loop's last yield: the outer loop goes on (it yielded at once before)
+        expect(outer.tick()).toBe(false)
+        clock.now += 1.1
+        expect(outer.tick()).toBe(true)
+      })
+    ))
 })
