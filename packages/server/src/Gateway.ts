@@ -758,7 +758,9 @@ const jsonAnswer = (
   object: ResponsesLifecycle.ResponseObject,
   onLeft: () => void
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-  Effect.suspend(() => {
+  // the upstream's answer was read and the Response object made in this turn: other requests are served
+  // before the first piece is made
+  Effect.andThen(yieldToIo, () => {
     const pieces = ResponsesLifecycle.toJsonPieces(object, JSON_PIECE_CHARS)
     const first = pieces.next()
     const one = first.done ? "" : first.value

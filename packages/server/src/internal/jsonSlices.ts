@@ -101,14 +101,19 @@ export const scan = (
   slice = 1 << 14,
   longBytes = LONG_STRING_BYTES,
   maxMembers = Infinity
-): Effect.Effect<Scan> =>
-  Effect.map(scanObject(chunks, 0, sizeOf(chunks), BODY_KEYS, limit, longBytes, slice, maxMembers), (found) => ({
+): Effect.Effect<Scan> => {
+  const size = sizeOf(chunks)
+  const pass = Effect.map(scanObject(chunks, 0, size, BODY_KEYS, limit, longBytes, slice, maxMembers), (found) => ({
     deepAt: found.deepAt,
     wide: found.wide,
     input: found.arrays[0],
     tools: found.arrays[1],
     strings: found.strings
   }))
+  // a body of more than a slice is passed over from a turn of the event loop of its own: the turn that read
+  // its last chunk (the request's I/O callbacks) is not made longer by the pass's first budget
+  return size > slice ? Effect.andThen(yieldToIo, pass) : pass
+}
 
 /**
  * The body parsed but for its `input` elements, and readers of the elements: `body` is the parsed body,
