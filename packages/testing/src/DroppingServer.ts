@@ -30,16 +30,32 @@ export interface DroppingServer {
 }
 
 /**
- * Starts a dropping server on a free loopback port (see the module doc), answering the first request with
- * `firstAnswer` as `application/json` with status 200; its connections are closed when the scope closes.
+ * How a dropping server answers: `answered`, how many requests it answers (counted over all connections)
+ * before it drops every later one (default 1; 0 drops the first); `drop`, how it ends a dropped request's
+ * connection: `"close"` (the default, a FIN) or `"reset"` (a TCP RST, as a crashed process's kernel may
+ * send).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  readonly answered?: number | undefined
+  readonly drop?: "close" | "reset" | undefined
+}
+
+/**
+ * Starts a dropping server on a free loopback port (see the module doc), answering the first request (the
+ * first `options.answered`) with `firstAnswer` as `application/json` with status 200; its connections are
+ * closed when the scope closes.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const make = (firstAnswer: string): Effect.Effect<DroppingServer, never, Scope.Scope> =>
+export const make = (firstAnswer: string, options: Options = {}): Effect.Effect<DroppingServer, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.async<{ readonly server: ReturnType<typeof createServer>; readonly dropping: DroppingServer }>((resume) => {
       const received: Array<string> = []
+      const answered = options.answered ?? 1
       const sockets = new WeakSet<object>()
       const server = createServer((request, response) => {
         const reused = sockets.has(request.socket)
@@ -47,7 +63,9 @@ export const make = (firstAnswer: string): Effect.Effect<DroppingServer, never, 
         request.resume()
         request.on("end", () => {
           received.push(`${request.url}${reused ? " (reused)" : ""}`)
-          if (received.length > 1) return request.socket.destroy()
+          if (received.length > answered) {
+            return options.drop === "reset" ? request.socket.resetAndDestroy() : request.socket.destroy()
+          }
           response.writeHead(200, { "content-type": "application/json" })
           response.end(firstAnswer)
         })

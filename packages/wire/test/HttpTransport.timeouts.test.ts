@@ -4,6 +4,7 @@
  * or send an endless error body. Time is the `TestClock`'s.
  */
 import { AiError } from "@effect-responses/core"
+import { DroppingServer } from "@effect-responses/testing"
 import { Framing, HttpTransport } from "@effect-responses/wire"
 import { assert, describe, it } from "@effect/vitest"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
@@ -19,7 +20,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { createServer, type Server, type ServerResponse } from "node:http"
+import { createServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Readable } from "node:stream"
 
@@ -680,45 +681,15 @@ describe("HttpTransport on a connection the server closes after reading the requ
   // request on it, and opens another connection for a request that comes meanwhile: after it, the next
   // request goes on the kept-alive connection
   const idleConnectionChecked = Effect.promise(() => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))))
-  // The server answers the first request; from `closeFrom` on (counted over all connections) it reads each
-  // request whole, records it, then closes the connection (or resets it) without answering: a backend that
-  // crashes on a request. The second request goes on the kept-alive connection of the first.
-  const closingServer = (closeFrom: number, how: "close" | "reset" = "close") =>
-    Effect.acquireRelease(
-      Effect.async<{
-        readonly baseUrl: string
-        readonly requests: Array<"answered" | "closed">
-        readonly reused: Array<boolean>
-        readonly server: Server
-      }>((resume) => {
-        const requests: Array<"answered" | "closed"> = []
-        // whether each request came on a connection that had carried one before
-        const reused: Array<boolean> = []
-        const sockets = new WeakSet<object>()
-        const server = createServer((request, response) => {
-          reused.push(sockets.has(request.socket))
-          sockets.add(request.socket)
-          request.resume()
-          request.on("end", () => {
-            if (requests.length + 1 >= closeFrom) {
-              requests.push("closed")
-              return how === "close" ? request.socket.destroy() : request.socket.resetAndDestroy()
-            }
-            requests.push("answered")
-            response.writeHead(200, { "content-type": "application/json" })
-            response.end("{}")
-          })
-        })
-        server.listen(0, "127.0.0.1", () =>
-          resume(Effect.succeed({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, reused, server })))
-      }),
-      ({ server }) => Effect.sync(() => server.closeAllConnections())
-    )
+  // A backend that crashes on a request: it answers the first `answered` requests (counted over all
+  // connections), then reads each later one whole and closes its connection (or resets it) without an
+  // answer. The second request goes on the kept-alive connection of the first.
+  const closingServer = (answered: number, drop: "close" | "reset" = "close") => DroppingServer.make("{}", { answered, drop })
   for (const [kind, layer] of [["undici", NodeHttpClient.layerUndici], ["fetch", FetchHttpClient.layer]] as const) {
     for (const how of ["close", "reset"] as const) {
       it.scoped(`with retries off the request is sent once: closedBeforeResponse (${kind}, ${how})`, () =>
         Effect.gen(function*() {
-          const server = yield* closingServer(2, how)
+          const server = yield* closingServer(1, how)
           const client = Context.get(yield* Layer.build(layer), HttpClient.HttpClient)
           const transport = yield* transportOver(client, { baseUrl: server.baseUrl })
           const first = yield* transport.execute({ model: "m" }, false)
@@ -726,8 +697,7 @@ describe("HttpTransport on a connection the server closes after reading the requ
           yield* idleConnectionChecked
           const error = yield* Effect.flip(transport.execute({ model: "m" }, true))
           // the server got the second request once, on the first one's connection: not sent again on another
-          assert.deepStrictEqual(server.requests, ["answered", "closed"])
-          assert.deepStrictEqual(server.reused, [false, true])
+          assert.deepStrictEqual(server.received, ["/v1/responses", "/v1/responses (reused)"])
           assert.instanceOf(error, AiError.TransportError)
           assert.strictEqual((error as AiError.TransportError).closedBeforeResponse, true)
           assert.include(error.message, "the server closed the connection after the request was sent, before any response")
@@ -737,7 +707,7 @@ describe("HttpTransport on a connection the server closes after reading the requ
 
   it.live("with 2 retries the request is sent at most 3 times (each a retry of the schedule)", () =>
     Effect.gen(function*() {
-      const server = yield* closingServer(2)
+      const server = yield* closingServer(1)
       const client = Context.get(yield* Layer.build(NodeHttpClient.layerUndici), HttpClient.HttpClient)
       const retries: Array<number> = []
       const transport = yield* transportOver(client, {
@@ -747,19 +717,18 @@ describe("HttpTransport on a connection the server closes after reading the requ
       yield* transport.execute({ model: "m" }, false).pipe(Effect.flatMap(transport.readJson))
       yield* idleConnectionChecked
       const error = yield* Effect.flip(transport.execute({ model: "m" }, false))
-      assert.deepStrictEqual(server.requests, ["answered", "closed", "closed", "closed"])
-      assert.deepStrictEqual(server.reused, [false, true, false, false])
+      assert.deepStrictEqual(server.received, ["/v1/responses", "/v1/responses (reused)", "/v1/responses", "/v1/responses"])
       assert.strictEqual((error as AiError.TransportError).closedBeforeResponse, true)
       assert.deepStrictEqual(retries, [1, 2])
     }).pipe(Effect.scoped))
 
   it.scoped("a new connection closed before any response is not sent again: a transport error", () =>
     Effect.gen(function*() {
-      const server = yield* closingServer(1)
+      const server = yield* closingServer(0)
       const client = Context.get(yield* Layer.build(NodeHttpClient.layerUndici), HttpClient.HttpClient)
       const transport = yield* transportOver(client, { baseUrl: server.baseUrl })
       const error = yield* Effect.flip(transport.execute({ model: "m" }, false))
-      assert.deepStrictEqual(server.requests, ["closed"])
+      assert.deepStrictEqual(server.received, ["/v1/responses"])
       assert.instanceOf(error, AiError.TransportError)
       assert.strictEqual((error as AiError.TransportError).closedBeforeResponse, true)
     }))
