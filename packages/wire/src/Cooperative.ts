@@ -25,9 +25,9 @@ export const yieldToIo: Effect.Effect<void> = Effect.async<void>((resume) => {
 
 /**
  * When the last `yieldToIo` resumed (`performance.now()`): the start of the work running now when its turn
- * of the event loop began with that yield. Every `Budget` counts from it, so that loops that follow one
- * another in one turn (the body's parse, then the decoder, then the Chat request builder) share one budget
- * instead of each spending its own.
+ * of the event loop began with that yield. A `Budget` made soon after counts from it, so that loops that
+ * follow one another in one turn (the body's parse, then the decoder, then the Chat request builder) share
+ * one budget instead of each spending its own.
  */
 let resumedAt = -Infinity
 
@@ -63,10 +63,11 @@ export interface Budget {
  * own, e.g. every few KiB of bytes). Usage:
  * `const budget = makeBudget(); for (...) { if (budget.tick()) yield* yieldToIo; ... }`.
  *
- * The milliseconds count from the start of the turn's work, as far as it is known: a budget made less than
- * `budgetMs` after a `yieldToIo` resumed counts from that resume (the loop follows another in the same turn
- * of the event loop: the decoder after the body's parse), and any `yieldToIo` since the last `true` (another
- * loop's, nested in this one) restarts the count.
+ * A budget made less than `budgetMs` after a `yieldToIo` resumed counts from that resume (the loop follows
+ * another in the same turn of the event loop: the decoder after the body's parse), else from when it was
+ * made; then from its own last `true`. A yield by another loop since does not restart its count: the
+ * fibers resumed in one turn run one after the other, and each starting afresh from its own resume made
+ * their stretches add up.
  *
  * @since 0.2.0
  * @category yielding
@@ -82,8 +83,6 @@ export const makeBudget = (budgetMs = BUDGET_MS, every = 64): Budget => {
       if (calls < every) return false
       calls = 0
       const now = performance.now()
-      // another loop yielded since: this turn began when that yield resumed
-      if (resumedAt > since) since = resumedAt
       if (now - since < budgetMs) return false
       since = now
       return true
