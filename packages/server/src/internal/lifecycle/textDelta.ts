@@ -2,8 +2,8 @@
  * The `response.output_text.delta` event, the one a streamed answer sends per delta of its text: an object
  * with the fields of the plain event, in the order `JSON.stringify` writes them, whose SSE frame
  * (`ResponsesLifecycle.toSse`) is written from a template instead of `JSON.stringify` of the whole object
- * (about a fifth of the gateway's CPU per event of a long unpaced stream was that `JSON.stringify` and the
- * object spread that built the event: packages/bench/RESULTS.md, "the gateway's CPU per event, round 2").
+ * (that `JSON.stringify` and the object spread that built the event were an eighth of the gateway's busy
+ * CPU samples in a long unpaced stream: packages/bench/RESULTS.md, "the gateway's CPU per event, round 2").
  * The frame is character for character `event: <type>\ndata: <JSON.stringify(event)>\n\n`; an event whose
  * `logprobs` are not empty (none the lifecycle makes) is written by `JSON.stringify`.
  *
