@@ -10,7 +10,8 @@
  * - **SSE** (`decodeSse`, `decodeSseText`, `sseChannel`): framed by `Framing.makeSseFramer`, one pass over each chunk.
  *   Lines end at LF, CRLF or a lone CR (also when a chunk ends between `\r` and `\n`); a leading BOM is
  *   dropped; `event:` + `data:` frames and data-only frames are read alike (the JSON `type` is
- *   authoritative, the `event:` name is ignored); multi-line `data:` fields are joined with `\n`;
+ *   authoritative: the `event:` name only names an event whose data is no JSON object with a `type`, in its
+ *   `MalformedOutput`); multi-line `data:` fields are joined with `\n`;
  *   comments (`: OPENROUTER PROCESSING`), `id:` and `retry:` are ignored; a `[DONE]` payload is skipped.
  *   At the end of the input, an event whose lines all ended is dispatched even without its blank line; a
  *   last line cut off before its line ending is dropped (the stream was cut: see `TruncatedStream`).
@@ -107,7 +108,8 @@
  *
  * Malformed JSON, or an event missing a field it needs, fails with `AiError.MalformedOutput` naming the
  * 0-based position of the payload among all payloads of the stream (`[DONE]` counts), the event type when
- * known, the line for text input, and a bounded excerpt; so does a part event before the first
+ * known (the JSON `type`, else, for SSE, the `event:` name the frame has), the line for text input, and a
+ * bounded excerpt; so does a part event before the first
  * `response.created` (part events between two responses are skipped with a debug log). A stream that ends
  * while a response is open, or before any response started, fails with `AiError.TruncatedStream`
  * (retryable only in the second case: once a response began, its answer is not asked for again). Errors

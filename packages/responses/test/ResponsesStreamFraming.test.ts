@@ -17,6 +17,7 @@ import { fixturePath, MULTISTEP } from "./fixtures.js"
 import { bySlot, bytes, collectSettled, encodeAll, payloadsOf, splitAt } from "./utils.js"
 
 const recordings = readdirSync(fixturePath("responses-sse")).sort()
+const LOGPROBS = "pai-gpt4omini-text-logprobs.sse"
 const fileBytes = (name: string) => new Uint8Array(readFileSync(fixturePath(`responses-sse/${name}`)))
 
 const decodeBytes = (chunks: ReadonlyArray<Uint8Array>) =>
@@ -156,6 +157,46 @@ describe("ResponsesStream framing", () => {
         ResponsesStream.decodeCaptureText(Stream.make(`${JSON.stringify(created)}\n\n${broken}\n`))
       )
       assert.strictEqual((lines.error as AiError.MalformedOutput).line, 3)
+    }))
+
+  it.effect("an event whose data is no JSON is named by its SSE event: field, after the parts that arrived", () =>
+    Effect.gen(function*() {
+      // the recorded stream with its frame 6 (a text delta, line 20) cut inside its JSON
+      const frames = readFileSync(fixturePath(`responses-sse/${LOGPROBS}`), "utf8").split("\n\n")
+      const broken = "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\", oops"
+      const text = [...frames.slice(0, 6), broken, ...frames.slice(7)].join("\n\n")
+      const before = yield* collectSettled(ResponsesStream.decodeSse(Stream.make(bytes(`${frames.slice(0, 6).join("\n\n")}\n\n`))))
+      const reads = [
+        yield* decodeSseString(text),
+        yield* collectSettled(ResponsesStream.decodeCapture(Stream.make(bytes(text)))),
+        yield* collectSettled(ResponsesStream.decodeSseText(Stream.fromIterable(text.split(""))))
+      ]
+      for (const { elements, error } of reads) {
+        assert.instanceOf(error, AiError.MalformedOutput)
+        expect({ ...error as AiError.MalformedOutput }).toMatchObject({
+          eventType: "response.output_text.delta",
+          position: 6,
+          line: 20,
+          excerpt: "{\"type\":\"response.output_text.delta\", oops"
+        })
+        assert.include(String(error), "malformed output (event response.output_text.delta at position 6 line 20): invalid JSON event")
+        expect(encodeAll(elements)).toStrictEqual(encodeAll(before.elements))
+        assert.isAbove(elements.length, 2)
+      }
+      // data that parses but is no event: the same; a frame without a name stays unnamed; the JSON type wins
+      const named = (name: string | undefined, data: string) =>
+        decodeSseString(`${sse(created)}${name === undefined ? "" : `event: ${name}\n`}data: ${data}\n\n`)
+      const cases: ReadonlyArray<readonly [string | undefined, string, string | undefined]> = [
+        ["response.output_text.delta", "[1]", "response.output_text.delta"],
+        [undefined, "{oops", undefined],
+        ["response.output_text.delta", "{\"type\":\"response.output_item.added\"}", "response.output_item.added"]
+      ]
+      for (const [name, data, eventType] of cases) {
+        const { error } = yield* named(name, data)
+        assert.instanceOf(error, AiError.MalformedOutput)
+        assert.strictEqual((error as AiError.MalformedOutput).eventType, eventType)
+        assert.strictEqual((error as AiError.MalformedOutput).line, name === undefined ? 3 : 4)
+      }
     }))
 
   it.effect("line-JSON and SSE captures of the same events decode alike", () =>

@@ -28,17 +28,29 @@ const CR = 13
 /**
  * An incremental framer. Both methods append the payloads completed so far to `payloads`, and to `lines`
  * the 1-based line of the input where each one's data starts (left empty when lines are unknown, as for
- * already-framed input). They return a framing error (an event over the size bound, as `MalformedOutput`
- * naming the line), after which the framer must not be used.
+ * already-framed input). When `names` is given (since 0.2.0), an SSE framer appends to it the name of each
+ * payload's event (its `event:` field; `undefined` for an event without one, or a payload of a field of the
+ * protocol's own), so that an error about a payload can name the event the server said it was; other framers
+ * leave it empty. They return a framing error (an event over the size bound, as `MalformedOutput` naming the
+ * line), after which the framer must not be used.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Framer {
   /** Frames the next piece of text. */
-  readonly push: (text: string, payloads: Array<string>, lines: Array<number>) => AiError.MalformedOutput | undefined
+  readonly push: (
+    text: string,
+    payloads: Array<string>,
+    lines: Array<number>,
+    names?: Array<string | undefined>
+  ) => AiError.MalformedOutput | undefined
   /** The input ended: appends what is still pending. */
-  readonly end: (payloads: Array<string>, lines: Array<number>) => AiError.MalformedOutput | undefined
+  readonly end: (
+    payloads: Array<string>,
+    lines: Array<number>,
+    names?: Array<string | undefined>
+  ) => AiError.MalformedOutput | undefined
 }
 
 /**
@@ -117,7 +129,8 @@ export const makeLineFramer = (maxEventSize: number): Framer => {
  *
  * `eventData`, when given, maps an event that has an `event:` field (its name and data) to the payload
  * handed on, or to `undefined` to drop the event: for a protocol whose servers send keep-alives or errors
- * as named events (Chat Completions servers' `event: ping`, `event: error`). Without it the name is ignored.
+ * as named events (Chat Completions servers' `event: ping`, `event: error`). Without it, and without `names`
+ * asked for (`Framer.push`), the name is not read.
  *
  * `fieldData`, when given, maps a line of a field the SSE rules do not know (its name and value, e.g.
  * `error: {…}`) to a payload handed on at once, or to `undefined` to ignore the line as the rules say: for a
@@ -140,6 +153,8 @@ export const makeSseFramer = (
 ): Framer => {
   let payloads: Array<string> = []
   let lines: Array<number> = []
+  /** Where the names of the payloads go, when they are asked for (`Framer.push`'s `names`). */
+  let names: Array<string | undefined> | undefined
   /** Lines completed so far. */
   let line = 0
   /** Whether the next piece is the first one (which may start with a BOM). */
@@ -169,6 +184,7 @@ export const makeSseFramer = (
         framed = true
         payloads.push(payload)
         lines.push(dataLine)
+        if (names !== undefined) names.push(eventType)
       }
     }
     dataLine = 0
@@ -189,6 +205,7 @@ export const makeSseFramer = (
     framed = true
     payloads.push(payload)
     lines.push(line)
+    if (names !== undefined) names.push(undefined)
   }
 
   /** Reads the line `text[from, to)`, which holds no line ending. */
@@ -225,10 +242,10 @@ export const makeSseFramer = (
       (length === 5 || text.charCodeAt(from + 5) === 58)
     ) {
       // `event` alone, or `event:` and its name after one optional space: read only when `eventData` maps
-      // named events (a Responses stream names every event, and the name is not read: no slices made)
-      if (eventData !== undefined) {
-        const name = length <= 6 ? "" : text.slice(text.charCodeAt(from + 6) === 32 ? from + 7 : from + 6, to)
-        eventType = name === "" ? undefined : name
+      // named events or the names are asked for
+      if (eventData !== undefined || names !== undefined) {
+        const at = length <= 6 ? to : text.charCodeAt(from + 6) === 32 ? from + 7 : from + 6
+        eventType = at === to ? undefined : text.slice(at, to)
       }
       return undefined
     }
@@ -295,9 +312,10 @@ export const makeSseFramer = (
   }
 
   return {
-    push: (text, p, l) => {
+    push: (text, p, l, n) => {
       payloads = p
       lines = l
+      names = n
       // an empty piece changes nothing (a CR ending the piece before may still pair with a LF after it)
       if (text.length === 0) return undefined
       if (first) {
@@ -306,9 +324,10 @@ export const makeSseFramer = (
       }
       return scan(text)
     },
-    end: (p, l) => {
+    end: (p, l, n) => {
       payloads = p
       lines = l
+      names = n
       // A last line without its line ending was cut off: dropped with its event. An event whose lines all
       // ended is dispatched even without the blank line that should close it.
       if (partialLength === 0) dispatch()
@@ -356,8 +375,8 @@ export const makeCaptureFramer = (
       ? (sse === undefined ? makeSseFramer(maxEventSize) : sse.framer())
       : makeLineFramer(maxEventSize)
   return {
-    push: (text, payloads, lines) => {
-      if (framer !== undefined) return framer.push(text, payloads, lines)
+    push: (text, payloads, lines, names) => {
+      if (framer !== undefined) return framer.push(text, payloads, lines, names)
       head += text
       const first = head.replace(/^\uFEFF/, "").trimStart()
       // Undecided until the first line that is not blank has ended, or is long enough to tell.
@@ -368,17 +387,17 @@ export const makeCaptureFramer = (
       framer = choose(first)
       const buffered = head
       head = ""
-      return framer.push(buffered, payloads, lines)
+      return framer.push(buffered, payloads, lines, names)
     },
-    end: (payloads, lines) => {
+    end: (payloads, lines, names) => {
       if (framer === undefined) {
         const first = head.replace(/^\uFEFF/, "").trimStart()
         if (first === "") return undefined
         framer = choose(first)
-        const error = framer.push(head, payloads, lines)
+        const error = framer.push(head, payloads, lines, names)
         if (error !== undefined) return error
       }
-      return framer.end(payloads, lines)
+      return framer.end(payloads, lines, names)
     }
   }
 }
@@ -467,7 +486,8 @@ const runLogs = (logs: ReadonlyArray<LogEntry>): Effect.Effect<void> =>
  * The decoding channel: chunks of text in, chunks of decoded elements out. Each run makes its own framer
  * and decoder; every piece of text goes through the framer, every payload it completes through the
  * decoder, in one synchronous pass per chunk of the stream. The elements of a chunk are written before the
- * error that ends it, and a decoder's `MalformedOutput` gets the `line` the framer knows for its payload.
+ * error that ends it, and a decoder's `MalformedOutput` gets the `line` the framer knows for its payload and,
+ * when it names no event, the name of the SSE event the payload came in (`event:`; since 0.2.0).
  * Errors: the decoder's (`D`), the framer's `MalformedOutput`, and the upstream's (`E`), passed through.
  *
  * @since 0.1.0
@@ -556,6 +576,24 @@ export const bytesDecoder = <A, D extends AiError.AiError>(
 }
 
 /**
+ * A decoder's `MalformedOutput` about a payload, with the `line` the framer knows for it, and the SSE event
+ * `name` it came under when the decoder named no event (JSON that does not parse, or has no `type`, says
+ * nothing of its own of what it was).
+ */
+const located = (
+  error: AiError.MalformedOutput,
+  line: number | undefined,
+  name: string | undefined
+): AiError.MalformedOutput => {
+  if (line === undefined && (name === undefined || error.eventType !== undefined)) return error
+  return new AiError.MalformedOutput({
+    ...error,
+    ...(line === undefined ? {} : { line }),
+    ...(error.eventType === undefined && name !== undefined ? { eventType: name } : {})
+  })
+}
+
+/**
  * The steps of `decodeChannel` and `decodeBytesChannel`: `text` turns a piece of input into text, `flush`
  * gives the text still held when the input ends.
  */
@@ -567,6 +605,7 @@ const steps = <I, A, D extends AiError.AiError>(
 ): Steps<I, A, D | AiError.MalformedOutput> => {
   const payloads: Array<string> = []
   const lines: Array<number> = []
+  const names: Array<string | undefined> = []
   let decoded = 0
   const emit = <InElem, E, InErr, OutDone>(
     out: Array<A>,
@@ -591,13 +630,11 @@ const steps = <I, A, D extends AiError.AiError>(
     let error: D | AiError.MalformedOutput | undefined
     for (let i = 0; error === undefined && i < payloads.length; i++) {
       error = decoder.feed(payloads[i]!, out)
-      const line = lines[i]
-      if (error !== undefined && error._tag === "MalformedOutput" && line !== undefined) {
-        error = new AiError.MalformedOutput({ ...error, line })
-      }
+      if (error !== undefined && error._tag === "MalformedOutput") error = located(error, lines[i], names[i])
     }
     payloads.length = 0
     lines.length = 0
+    names.length = 0
     return error ?? framing
   }
   return {
@@ -605,7 +642,7 @@ const steps = <I, A, D extends AiError.AiError>(
       const out: Array<A> = []
       let error: D | AiError.MalformedOutput | undefined
       for (const piece of input) {
-        error = drain(out, framer.push(text(piece), payloads, lines))
+        error = drain(out, framer.push(text(piece), payloads, lines, names))
         if (error !== undefined) break
       }
       return emit(out, error, next)
@@ -614,8 +651,8 @@ const steps = <I, A, D extends AiError.AiError>(
     end: Channel.suspend(() => {
       const out: Array<A> = []
       const rest = flush === undefined ? "" : flush()
-      const error = rest === "" ? undefined : drain(out, framer.push(rest, payloads, lines))
-      return emit(out, error ?? drain(out, framer.end(payloads, lines)) ?? decoder.end(out), Channel.void)
+      const error = rest === "" ? undefined : drain(out, framer.push(rest, payloads, lines, names))
+      return emit(out, error ?? drain(out, framer.end(payloads, lines, names)) ?? decoder.end(out), Channel.void)
     }),
     // a stream's activity is what it decodes to: keep-alives (comments, pings, events the decoder skips)
     // are not

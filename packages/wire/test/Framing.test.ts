@@ -15,11 +15,12 @@ import { createParser } from "eventsource-parser"
 const frame = (framer: Framing.Framer, pieces: ReadonlyArray<string>) => {
   const payloads: Array<string> = []
   const lines: Array<number> = []
+  const names: Array<string | undefined> = []
   for (const piece of pieces) {
-    const error = framer.push(piece, payloads, lines)
-    if (error !== undefined) return { payloads, lines, error }
+    const error = framer.push(piece, payloads, lines, names)
+    if (error !== undefined) return { payloads, lines, names, error }
   }
-  return { payloads, lines, error: framer.end(payloads, lines) }
+  return { payloads, lines, names, error: framer.end(payloads, lines, names) }
 }
 
 const SSE = "\uFEFFevent: a\r\ndata: {\"n\":1}\r\n\r\n: comment\rdata: {\"n\":2}\r\rdata: one\ndata: two\n\n"
@@ -121,10 +122,11 @@ describe("Framing", () => {
     assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\n"]).payloads, ["x"])
     assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\n\ndata: y"]).payloads, ["x"])
     // the input ends with a CR: the line has ended (the event is dispatched), whether or not it was blank
-    assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\r"]), { payloads: ["x"], lines: [1], error: undefined })
+    assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\r"]), { payloads: ["x"], lines: [1], names: [undefined], error: undefined })
     assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\r", "\r"]), {
       payloads: ["x"],
       lines: [1],
+      names: [undefined],
       error: undefined
     })
     assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: x\r\r"]).payloads, ["x"])
@@ -134,11 +136,12 @@ describe("Framing", () => {
     assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), ["data: a\r", "", "\ndata: b\n\n"]), {
       payloads: ["a\nb"],
       lines: [1],
+      names: [undefined],
       error: undefined
     })
     // `ï»¿` (a BOM read as Latin-1) is no BOM: `ï»¿data` is an unknown field, wherever the input is cut
     for (const pieces of [["ï»¿data: a\n\ndata: b\n\n"], ["ï", "»¿data: a\n\ndata: b\n\n"]]) {
-      assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), pieces), { payloads: ["b"], lines: [3], error: undefined })
+      assert.deepStrictEqual(frame(Framing.makeSseFramer(1024), pieces), { payloads: ["b"], lines: [3], names: [undefined], error: undefined })
     }
   })
 
@@ -200,15 +203,22 @@ describe("Framing", () => {
     const fieldData = (field: string, value: string) => (field === "error" ? `E${value}` : undefined)
     // the reference: eventsource-parser fed whole lines ended by LF (then the end of the input dispatches)
     const expected: Array<string> = []
+    const expectedNames: Array<string | undefined> = []
     const parser = createParser({
       onEvent: (event) => {
         const data = event.event === undefined ? event.data : eventData(event.event, event.data)
-        if (data !== undefined) expected.push(data)
+        if (data !== undefined) {
+          expected.push(data)
+          expectedNames.push(event.event)
+        }
       },
       onError: (error) => {
         if (error.type !== "unknown-field" || error.field === undefined) return
         const data = fieldData(error.field, error.value ?? "")
-        if (data !== undefined) expected.push(data)
+        if (data !== undefined) {
+          expected.push(data)
+          expectedNames.push(undefined)
+        }
       }
     })
     parser.feed("\n")
@@ -216,7 +226,21 @@ describe("Framing", () => {
     parser.feed("\n")
     const points = [...new Set(cuts.filter((cut) => cut < text.length))].sort((a, b) => a - b)
     const pieces = [0, ...points].map((from, i) => text.slice(from, [...points, text.length][i]))
-    assert.deepStrictEqual(frame(Framing.makeSseFramer(1024, eventData, fieldData), pieces).payloads, expected)
+    const framed = frame(Framing.makeSseFramer(1024, eventData, fieldData), pieces)
+    assert.deepStrictEqual(framed.payloads, expected)
+    assert.deepStrictEqual(framed.names, expectedNames)
+  })
+
+  it("the event names asked for: each payload's, none from the line framer", () => {
+    const text = "event: a.delta\ndata: 1\n\nevent: a.delta\ndata: 2\n\ndata: 3\n\nevent:b\ndata: 4\n\nevent: a.delta\ndata: 5\n\n"
+    for (const pieces of [[text], text.split(""), [text.slice(0, 20), text.slice(20)]]) {
+      const { names, payloads } = frame(Framing.makeSseFramer(1024), pieces)
+      assert.deepStrictEqual(payloads, ["1", "2", "3", "4", "5"])
+      assert.deepStrictEqual(names, ["a.delta", "a.delta", undefined, "b", "a.delta"])
+      const captured = frame(Framing.makeCaptureFramer(1024), pieces)
+      assert.deepStrictEqual(captured.names, names)
+    }
+    assert.deepStrictEqual(frame(Framing.makeLineFramer(1024), ["{}\n{}\n"]).names, [])
   })
 
   it("an event over maxEventSize fails with MalformedOutput naming the bound and the line", () => {
