@@ -257,7 +257,9 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       response.on("close", () => clearInterval(ping))
     }
     const answers = keepAlives.flatMap((keepAlive) => [pinging([], keepAlive), pinging([textChunk("Hel"), textChunk("lo")], keepAlive)])
-    return withScriptedGateway(answers, { upstream: fast }, (url, received) =>
+    // the headers come with the first keep-alive, 50 ms in: a long headers timeout, so that on a loaded
+    // machine only the idle timeout can fire (with both at 400 ms the headers timeout once fired first)
+    return withScriptedGateway(answers, { upstream: { headersTimeout: "10 seconds", idleTimeout: "400 millis" } }, (url, received) =>
       Effect.gen(function*() {
         for (const keepAlive of keepAlives) {
           const before = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
