@@ -130,10 +130,22 @@ export const functionTools = (tools: ReadonlyArray<AnyToolDefinition> | undefine
 export const toolName = (tool: AnyToolDefinition): string => tool.name
 
 /**
- * `override` merged over `base` by tool name: a tool of `override` replaces the tool of `base` with the
- * same name; the others are kept, those of `base` first. `override` absent leaves `base`; `base` absent or
- * empty gives `override` itself (no copy, no set of its names: a gateway's call of 10,000 tools merges them
- * over a layer's none twice per call).
+ * The key `mergeTools` merges by: a function or custom tool's name (they share the names the model calls:
+ * one name cannot be both), `built-in:<name>` for a client-run built-in tool, which the API declares by its
+ * type alone (`{"type":"apply_patch"}`) and the model calls with an item of its own (`apply_patch_call`), so
+ * that a custom tool `apply_patch` (Codex's freeform one) and the built-in `apply_patch` are two tools, as
+ * `Toolkit.keyOf` keys them.
+ */
+const mergeKey = (tool: AnyToolDefinition): string => tool instanceof ClientToolDefinition ? `built-in:${tool.name}` : tool.name
+
+/**
+ * `override` merged over `base` by tool name and kind: a tool of `override` replaces the tool of `base` the
+ * model would call by the same name (a function or custom tool replaces a function or custom tool, a
+ * client-run built-in the same built-in); the others are kept, those of `base` first. A custom or function
+ * tool and a built-in of one name are two tools: a call's custom `apply_patch` is sent beside a layer's
+ * built-in `apply_patch`, each called by its own item type (`custom_tool_call`, `apply_patch_call`).
+ * `override` absent leaves `base`; `base` absent or empty gives `override` itself (no copy, no set of its
+ * names: a gateway's call of 10,000 tools merges them over a layer's none twice per call).
  *
  * @since 0.2.0
  * @category models
@@ -144,8 +156,8 @@ export const mergeTools = (
 ): ReadonlyArray<AnyToolDefinition> | undefined => {
   if (override === undefined) return base
   if (base === undefined || base.length === 0) return override
-  const names = new Set(override.map(toolName))
-  return [...(base ?? []).filter((tool) => !names.has(toolName(tool))), ...override]
+  const keys = new Set(override.map(mergeKey))
+  return [...base.filter((tool) => !keys.has(mergeKey(tool))), ...override]
 }
 
 /**

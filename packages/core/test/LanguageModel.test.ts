@@ -1,5 +1,5 @@
 /**
- * `LanguageModel.mergeTools`: a call's tools merged over a layer's by name.
+ * `LanguageModel.mergeTools`: a call's tools merged over a layer's by name and kind.
  */
 import { LanguageModel } from "@effect-responses/core"
 import { describe, expect, it } from "@effect/vitest"
@@ -24,5 +24,22 @@ describe("LanguageModel.mergeTools", () => {
     expect(merged[6]).toBe(call[5])
     expect(LanguageModel.mergeTools(layer, undefined)).toBe(layer)
     expect(LanguageModel.mergeTools(undefined, undefined)).toBeUndefined()
+  })
+
+  it("a call's custom apply_patch (Codex's freeform tool) is sent beside a layer's built-in apply_patch; a tool of the same kind and name replaces it", () => {
+    const builtIn = new LanguageModel.ClientToolDefinition({ type: "client", name: "apply_patch" })
+    const shell = new LanguageModel.ClientToolDefinition({ type: "client", name: "shell" })
+    const custom = new LanguageModel.CustomToolDefinition({ type: "custom", name: "apply_patch", description: "a V4A patch as raw text" })
+    const merged = LanguageModel.mergeTools([builtIn, shell, tool("lookup")], [custom])!
+    expect(merged).toEqual([builtIn, shell, tool("lookup"), custom])
+    // the other way round too: a call's built-in beside a layer's custom tool of its name
+    expect(LanguageModel.mergeTools([custom], [builtIn])).toEqual([custom, builtIn])
+    // one name of the model's: a function replaces a custom tool of its name, a built-in the same built-in
+    const builtInAgain = new LanguageModel.ClientToolDefinition({ type: "client", name: "apply_patch" })
+    expect(LanguageModel.mergeTools([builtIn, custom, shell], [tool("apply_patch"), builtInAgain])).toEqual([
+      shell,
+      tool("apply_patch"),
+      builtInAgain
+    ])
   })
 })
