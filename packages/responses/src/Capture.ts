@@ -1,6 +1,7 @@
 /**
  * Recorded Responses streams ("captures") read from a file: raw SSE as it came off the wire
- * (`event:` + `data:` frames, data-only frames, `:` comments, `[DONE]`), or line-JSON, one event per line, as
+ * (`event:` + `data:` frames, data-only frames, `:` comments, `event: ping` keep-alives, `[DONE]`), or
+ * line-JSON, one event per line, as
  * in vercel/ai's `*.chunks.txt` recordings. A capture may hold several
  * consecutive responses; each starts at its `response.created` event.
  *
@@ -82,7 +83,8 @@ export const parse = (text: string, source: string): Effect.Effect<Capture, Capt
     const frames = CaptureFile.frames(text)
     const responses: Array<{ id: string; events: Array<CapturedEvent> }> = []
     for (const frame of frames) {
-      if (frame.data === "[DONE]") continue
+      // a keep-alive, whatever its data: skipped as the stream decoder skips it
+      if (frame.data === "[DONE]" || frame.event === "ping") continue
       const parsed = CaptureFile.parseJson(frame, source, makeError)
       if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
       const json = parsed.right

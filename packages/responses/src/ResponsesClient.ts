@@ -59,7 +59,7 @@ import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 import * as ResponsesOutput from "./ResponsesOutput.js"
 import type * as ResponsesRequest from "./ResponsesRequest.js"
-import { Decoder } from "./internal/decoder.js"
+import { Decoder, makeSseFramer } from "./internal/decoder.js"
 import * as ResponsesStream from "./ResponsesStream.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -423,7 +423,7 @@ const decoder = (
   scrub: (error: ResponsesStream.DecodeError) => ResponsesStream.DecodeError
 ) =>
   Framing.bytesDecoder<StreamPart.StreamPart, ResponsesStream.DecodeError>(
-    () => Framing.makeSseFramer(ResponsesStream.DEFAULT_MAX_EVENT_SIZE),
+    () => makeSseFramer(ResponsesStream.DEFAULT_MAX_EVENT_SIZE),
     () => Framing.mappingErrors(Framing.observing(new Decoder(), observe), scrub)
   )
 

@@ -11,7 +11,8 @@
  *   Lines end at LF, CRLF or a lone CR (also when a chunk ends between `\r` and `\n`); a leading BOM is
  *   dropped; `event:` + `data:` frames and data-only frames are read alike (the JSON `type` is
  *   authoritative: the `event:` name only names an event whose data is no JSON object with a `type`, in its
- *   `MalformedOutput`); multi-line `data:` fields are joined with `\n`;
+ *   `MalformedOutput`); `event: ping` is a keep-alive whatever its data (old sse-starlette servers send a
+ *   timestamp), skipped with a debug log (since 0.2.0); multi-line `data:` fields are joined with `\n`;
  *   comments (`: OPENROUTER PROCESSING`), `id:` and `retry:` are ignored; a `[DONE]` payload is skipped.
  *   At the end of the input, an event whose lines all ended is dispatched even without its blank line; a
  *   last line cut off before its line ending is dropped (the stream was cut: see `TruncatedStream`).
@@ -107,9 +108,9 @@
  * ## Errors
  *
  * Malformed JSON, or an event missing a field it needs, fails with `AiError.MalformedOutput` naming the
- * 0-based position of the payload among all payloads of the stream (`[DONE]` counts), the event type when
- * known (the JSON `type`, else, for SSE, the `event:` name the frame has), the line for text input, and a
- * bounded excerpt; so does a part event before the first
+ * 0-based position of the payload among all payloads of the stream (`[DONE]` and `event: ping` count), the
+ * event type when known (the JSON `type`, else, for SSE, the `event:` name the frame has), the line for text
+ * input, and a bounded excerpt; so does a part event before the first
  * `response.created` (part events between two responses are skipped with a debug log). A stream that ends
  * while a response is open, or before any response started, fails with `AiError.TruncatedStream`
  * (retryable only in the second case: once a response began, its answer is not asked for again). Errors
@@ -123,7 +124,7 @@ import * as Framing from "@effect-responses/wire/Framing"
 import type * as Channel from "effect/Channel"
 import type * as Chunk from "effect/Chunk"
 import * as Stream from "effect/Stream"
-import { type DecodeError as InternalDecodeError, Decoder } from "./internal/decoder.js"
+import { type DecodeError as InternalDecodeError, Decoder, makeSseFramer } from "./internal/decoder.js"
 
 /**
  * The errors of the decoder: `MalformedOutput` (bad JSON, missing fields, an event over the size bound),
@@ -162,13 +163,15 @@ const makeBytesChannel = <E>(makeFramer: () => Framing.Framer) =>
   Framing.decodeBytesChannel<StreamPart.StreamPart, DecodeError, E>(makeFramer, () => new Decoder())
 
 const sseFramer = (options: DecodeOptions | undefined) => () =>
-  Framing.makeSseFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE)
+  makeSseFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE)
 
 const lineFramer = (options: DecodeOptions | undefined) => () =>
   Framing.makeLineFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE)
 
-const captureFramer = (options: DecodeOptions | undefined) => () =>
-  Framing.makeCaptureFramer(options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE)
+const captureFramer = (options: DecodeOptions | undefined) => () => {
+  const maxEventSize = options?.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE
+  return Framing.makeCaptureFramer(maxEventSize, { framer: () => makeSseFramer(maxEventSize) })
+}
 
 /**
  * The decoder as a channel from chunks of `data:` payloads (one JSON event per string) to chunks of

@@ -30,6 +30,19 @@ describe("Capture", () => {
       assert.strictEqual(capture.responses[0]!.events.at(-1)!.type, "response.completed")
     }))
 
+  it.effect("an event: ping keep-alive is skipped whatever its data, as the stream decoder skips it", () =>
+    Effect.gen(function*() {
+      const recorded = readFixture("responses-sse/pai-gpt4omini-text-logprobs.sse")
+      const frames = recorded.split("\n\n")
+      const pinged = [...frames.slice(0, 7), "event: ping\ndata: ping", "event: ping\ndata: 2026-12-03 14:00:00.000000", ...frames.slice(7)]
+      const capture = yield* Capture.parse(pinged.join("\n\n"), "pinged.sse")
+      const plain = yield* Capture.parse(recorded, "plain.sse")
+      assert.deepStrictEqual(
+        capture.responses.map((r) => r.events.map((e) => e.data)),
+        plain.responses.map((r) => r.events.map((e) => e.data))
+      )
+    }))
+
   it.effect("toSse gives back frames that parse to the same events", () =>
     Effect.gen(function*() {
       const capture = yield* Capture.parse(readFixture(MULTISTEP), "multistep")

@@ -257,6 +257,53 @@ describe("ResponsesClient retries", () => {
       assert.strictEqual(http.count(), 1)
     }))
 
+  it.effect("event: ping keep-alives are skipped whatever their data, and are silence to the idle timeout", () =>
+    Effect.gen(function*() {
+      const frames = readFixture("responses-sse/pai-gpt4omini-text-logprobs.sse").split("\n\n")
+      const ping = "event: ping\ndata: 2026-12-03 14:00:00.000000"
+      const sse = { "content-type": "text/event-stream" }
+      const stream = (http: Layer.Layer<HttpClient.HttpClient>) =>
+        Effect.flatMap(ResponsesClient.ResponsesClient, (client) =>
+          Stream.runCollect(client.createStream(requestBody))).pipe(
+            Effect.map(Chunk.toReadonlyArray),
+            Effect.provide(ResponsesClient.layer({ idleTimeout: "1 minute" }).pipe(Layer.provide(http)))
+          )
+      // the recording, then the same with pings after its second delta and before its end: the same parts
+      const plain = yield* stream(scripted([{ headers: sse, body: frames.join("\n\n") }]).layer)
+      const pinged = [...frames.slice(0, 7), ping, "event: ping\ndata: ping", ...frames.slice(7, -2), ping, ...frames.slice(-2)]
+      expect(yield* stream(scripted([{ headers: sse, body: pinged.join("\n\n") }]).layer)).toStrictEqual(plain)
+      // a server that pings every 40 s after two deltas: the idle timeout (1 minute) still ends the call
+      let controller: ReadableStreamDefaultController<Uint8Array> | undefined
+      const http = scripted([{
+        headers: sse,
+        body: new ReadableStream<Uint8Array>({
+          start(c) {
+            controller = c
+            c.enqueue(new TextEncoder().encode(`${frames.slice(0, 7).join("\n\n")}\n\n`))
+          }
+        })
+      }])
+      const received: Array<unknown> = []
+      const fiber = yield* Effect.flatMap(ResponsesClient.ResponsesClient, (client) =>
+        Stream.runForEach(client.createStream(requestBody), (part) => Effect.sync(() => received.push(part)))).pipe(
+          Effect.provide(ResponsesClient.layer({ idleTimeout: "1 minute" }).pipe(Layer.provide(http.layer))),
+          Effect.flip,
+          Effect.fork
+        )
+      const realPause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 50)))
+      yield* realPause
+      yield* TestClock.adjust("40 seconds")
+      controller!.enqueue(new TextEncoder().encode(`${ping}\n\n`))
+      yield* realPause
+      yield* TestClock.adjust("20 seconds")
+      const error = yield* Fiber.join(fiber)
+      assert.instanceOf(error, AiError.TransportError)
+      assert.strictEqual(error.timeout, "idle")
+      // the parts of the two deltas arrived: started, the message's deltas
+      expect(received).toStrictEqual(plain.slice(0, received.length))
+      assert.isAbove(received.length, 2)
+    }))
+
   it.effect("a stream that breaks off after its first byte is not sent again", () =>
     Effect.gen(function*() {
       const head = new TextEncoder().encode(sseText(payloadsOf(MULTISTEP).slice(94, 100)))

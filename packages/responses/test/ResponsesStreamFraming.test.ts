@@ -159,6 +159,27 @@ describe("ResponsesStream framing", () => {
       assert.strictEqual((lines.error as AiError.MalformedOutput).line, 3)
     }))
 
+  it.effect("event: ping is a keep-alive whatever its data: skipped with a debug log, the answer read whole", () =>
+    Effect.gen(function*() {
+      const recorded = readFileSync(fixturePath(`responses-sse/${LOGPROBS}`), "utf8")
+      const frames = recorded.split("\n\n")
+      const whole = yield* decodeSseString(recorded)
+      assert.isUndefined(whole.error)
+      // a ping after frame 6 (2 deltas in): `ping`, sse-starlette's timestamp, JSON, none at all
+      const pings = ["event: ping\ndata: ping", "event: ping\r\ndata: 2026-12-03 14:00:00.000000", "event: ping\ndata: {}", "event: ping\ndata:"]
+      for (const ping of pings) {
+        const text = [...frames.slice(0, 7), ping, ...frames.slice(7)].join("\n\n")
+        for (const read of [decodeSseString(text), collectSettled(ResponsesStream.decodeCapture(Stream.make(bytes(text))))]) {
+          const { result, logs } = yield* withLogs(read)
+          assert.isUndefined(result.error, ping)
+          expect(encodeAll(result.elements)).toStrictEqual(encodeAll(whole.elements))
+          expect(logs.filter((log) => log.level === "DEBUG").map((log) => log.message)).toContain(
+            "skipped a keep-alive event (event: ping) at position 7"
+          )
+        }
+      }
+    }))
+
   it.effect("an event whose data is no JSON is named by its SSE event: field, after the parts that arrived", () =>
     Effect.gen(function*() {
       // the recorded stream with its frame 6 (a text delta, line 20) cut inside its JSON

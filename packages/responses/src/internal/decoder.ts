@@ -6,7 +6,7 @@
  * @internal
  */
 import { AiError, Part, StreamPart, UnsafePart } from "@effect-responses/core"
-import type * as Framing from "@effect-responses/wire/Framing"
+import * as Framing from "@effect-responses/wire/Framing"
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as Either from "effect/Either"
 import * as Provider from "../Provider.js"
@@ -48,6 +48,24 @@ interface Slot {
 }
 
 const EMPTY: ReadonlyArray<never> = []
+
+/**
+ * The payload an `event: ping` becomes (see `eventData`): no JSON, so only a payload that fails to parse is
+ * compared with it; the decoder skips it with a debug log.
+ */
+const PING = "event: ping"
+
+/**
+ * The payload of a named SSE event (`Framing.makeSseFramer`'s `eventData`): `event: ping`, a keep-alive
+ * whatever its data (old sse-starlette servers send a timestamp, others `ping`), is skipped; any other name is
+ * ignored, its data read as usual (the JSON `type` is authoritative).
+ *
+ * @internal
+ */
+export const eventData = (event: string, data: string): string => event === "ping" ? PING : data
+
+/** The SSE framer of Responses streams: `event: ping` read by `eventData`. @internal */
+export const makeSseFramer = (maxEventSize: number): Framing.Framer => Framing.makeSseFramer(maxEventSize, eventData)
 
 /**
  * Templates learned that no event matched, after which a decoder learns no more (its server varies its
@@ -248,6 +266,10 @@ export class Decoder {
     try {
       event = JSON.parse(data)
     } catch (error) {
+      if (data === PING) {
+        this.logs.push({ level: "Debug", message: `skipped a keep-alive event (event: ping) at position ${position}` })
+        return undefined
+      }
       if (data.trim() === "") return undefined
       return new AiError.MalformedOutput({
         description: `invalid JSON event: ${error instanceof Error ? error.message : String(error)}`,
