@@ -13,7 +13,7 @@
  *   function:  function_call_arguments.delta*, function_call_arguments.done (with `name`)
  *   custom:    custom_tool_call_input.delta*, custom_tool_call_input.done
  *   response.output_item.done
- * then exactly one of response.completed / response.incomplete / response.failed
+ * then exactly one of response.completed / response.incomplete / error + response.failed
  * ```
  *
  * Every event has `type` and `sequence_number` (from 0, rising by one); text events carry `logprobs: []`.
@@ -92,9 +92,17 @@
  * - **Terminal event.** `ResponseFinished` with status `completed` -> `response.completed`; status
  *   `incomplete` or finish reason `length` / `content_filter` -> `response.incomplete` with
  *   `incomplete_details.reason` (`max_output_tokens` / `content_filter`), open items closed as
- *   `incomplete`; `fail` -> `response.failed` with `error: {code, message}`. The terminal response carries
+ *   `incomplete`; `fail` -> an `error` event, then `response.failed` with `error: {code, message}`. The terminal response carries
  *   the full `output` and `usage` (`input_tokens_details.cached_tokens`,
  *   `output_tokens_details.reasoning_tokens`).
+ * - **Error event.** A failed response's `response.failed` comes right after an `error` event, as OpenAI
+ *   sends them (`vai-openai-error-event-response-failed.chunks.txt`): `{type: "error", sequence_number,
+ *   code, message, param: null, error: {type, code, message, param: null}}`, the API reference's
+ *   `ResponseErrorEvent` members (`code`, `message`, `param`) and the recording's nested `error` (its
+ *   `type` is the code, as in the recording). Clients stop on it: the `openai` SDK's stream throws
+ *   `APIError` for an event with an `error` member, so `@openai/agents` fails the run; without it the
+ *   stream just ended, `finalResponse()` gave the failed response, and the Agents SDK asked again until
+ *   its max turns.
  * - **Failure mid-item.** At `response.failed` (an upstream that broke off, stalled or sent an error) an
  *   item the upstream never completed gets no `.done` event and no `response.output_item.done`, and is left
  *   out of the failed response's `output`: what arrived of it was written as deltas, nothing more. Clients
@@ -227,7 +235,7 @@ export const makeId = (prefix: string): string => `${prefix}_${globalThis.crypto
  * - `start`: `response.created` and `response.in_progress`; `model` replaces the model of the options
  *   when given (the upstream's `ResponseStarted.model`).
  * - `push`: one upstream element (`ResponseStarted` is ignored after `start`).
- * - `fail`: `response.failed` (nothing once a terminal event was written).
+ * - `fail`: an `error` event, then `response.failed` (nothing once a terminal event was written).
  * - `end`: the upstream ended; writes `response.failed` (`server_error`) when it ended without
  *   `ResponseFinished`.
  * - `response`: the Response object as it stands (the final one after the terminal event).
@@ -313,6 +321,14 @@ export const make = (options: Options): Encoder => {
     terminated = true
     status = "failed"
     error = { code: failure.code, message: failure.message }
+    // the `error` event first, as OpenAI sends it: clients stop on it (the `openai` SDK throws `APIError` for
+    // an event with an `error` member, so the Agents SDK fails the run instead of asking again)
+    emit(out, "error", {
+      code: failure.code,
+      message: failure.message,
+      param: null,
+      error: { type: failure.code, code: failure.code, message: failure.message, param: null }
+    })
     emit(out, "response.failed", { response: response() })
   }
 

@@ -93,7 +93,24 @@ export const checkLifecycle = (frames: ReadonlyArray<Frame>): Json => {
     expect(data.output_index, `${what} output index`).toBe(openIndex)
     if (data.item_id !== undefined) expect(data.item_id, `${what} item id`).toBe(open!.id)
   }
-  for (const { data } of frames.slice(2, -1)) {
+  // a failed response: an `error` event right before `response.failed`, as OpenAI sends them
+  // (`vai-openai-error-event-response-failed.chunks.txt`), with the failure's code and message
+  const failedTerminal = types[types.length - 1] === "response.failed"
+  if (failedTerminal) {
+    const errorEvent = frames[frames.length - 2]!.data
+    expect(errorEvent.type, "an error event right before response.failed").toBe("error")
+    const failure = (frames[frames.length - 1]!.data.response as Json).error as Json
+    expect(errorEvent).toEqual({
+      type: "error",
+      sequence_number: frames.length - 2,
+      code: failure.code,
+      message: failure.message,
+      param: null,
+      error: { type: failure.code, code: failure.code, message: failure.message, param: null }
+    })
+  }
+  expect(types.filter((type) => type === "error"), "error events").toHaveLength(failedTerminal ? 1 : 0)
+  for (const { data } of frames.slice(2, failedTerminal ? -2 : -1)) {
     switch (data.type) {
       case "response.output_item.added": {
         if (open !== undefined) leftOpen.push(open)
