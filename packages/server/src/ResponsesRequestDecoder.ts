@@ -74,7 +74,10 @@
  * (`TOOL_CHOICE_TYPES`: "Invalid value: 'frobnicate'. Supported values are: 'function', …", param
  * `tool_choice.type`) or has no `type` ("Missing required parameter: 'tool_choice.type'.", code
  * `missing_required_parameter`) (a `tool_choice` of `auto` or `none` with no tool is left out of
- * `toolChoice`: OpenAI's Chat Completions refuses any `tool_choice` without `tools`), `item_reference` items to anything but
+ * `toolChoice`: OpenAI's Chat Completions refuses any `tool_choice` without `tools`), a `tool_choice` forcing a
+ * built-in tool that `builtinTools: "drop"` drops (`{"type": "web_search_preview"}`, `file_search`, `mcp`, …:
+ * "Invalid value for 'tool_choice': the tool it forces is a built-in tool this gateway drops (web_search_preview):
+ * the upstream cannot run it.", code `invalid_value`), `item_reference` items to anything but
  * reasoning (the gateway stores no items: the error names the id), a tool call output (`function_call_output`,
  * `custom_tool_call_output`, `apply_patch_call_output`, `shell_call_output`, `local_shell_call_output`, and a
  * `tool_search_output` with a `call_id`) whose call is not earlier in the input (the API's "No tool call found for function call output with call_id
@@ -153,7 +156,8 @@ export const formatParam: (path: ReadonlyArray<PropertyKey>) => string | null = 
 
 /**
  * What to do with built-in tools (the tools OpenAI runs itself) and their items: `drop` them with a
- * warning log, or `reject` the request.
+ * warning log (a `tool_choice` forcing a call of one is then a 400: nothing is left to call), or `reject` the
+ * request.
  *
  * @since 0.1.0
  * @category models
@@ -857,7 +861,13 @@ const decodeBody = <E>(
         // the API refuses a value none of a field's, not taken for a built-in tool's choice and dropped
         return yield* Common.invalidValue(type, [...TOOL_CHOICE_TYPES], "tool_choice.type")
       } else if (policy === "drop") {
-        yield* Effect.logWarning(`tool choice ${type} dropped: the upstream cannot run built-in tools`)
+        // a choice that forces a call of a tool the gateway drops: nothing to call, as `allowed_tools` in
+        // `required` mode allowing only such tools (below); taking it as `auto` would answer without the tool
+        return yield* fail(
+          `Invalid value for 'tool_choice': the tool it forces is a built-in tool this gateway drops (${type}): the upstream cannot run it.`,
+          "tool_choice",
+          "invalid_value"
+        )
       } else {
         return yield* fail(
           `Unsupported tool choice ${type}: this gateway supports auto, none, required and function tools.`,

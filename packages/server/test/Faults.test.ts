@@ -373,6 +373,17 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         })).text)
         expect(builtin.error).toMatchObject({ param: "tool_choice", code: "invalid_value" })
         expect(builtin.error.message).toContain("built-in tools this gateway drops (web_search)")
+        // a tool_choice forcing that built-in tool: the same kind of 400
+        const forced = JSON.parse((yield* post(`${url}/responses`, {
+          model: "m",
+          input: "hi",
+          tools: [{ type: "web_search_preview" }, { type: "function", name: "f", parameters: { type: "object", properties: {} } }],
+          tool_choice: { type: "web_search_preview" }
+        })).text)
+        expect(forced.error).toMatchObject({ param: "tool_choice", code: "invalid_value" })
+        expect(forced.error.message).toBe(
+          "Invalid value for 'tool_choice': the tool it forces is a built-in tool this gateway drops (web_search_preview): the upstream cannot run it."
+        )
         expect(received).toHaveLength(0)
         for (const choice of ["auto", "none"]) {
           const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", tool_choice: choice })

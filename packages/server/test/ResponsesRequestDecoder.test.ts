@@ -589,12 +589,55 @@ describe("ResponsesRequestDecoder", () => {
           code: "invalid_value"
         })
       }
-      // a built-in tool's choice is dropped (with a warning) as before, a function's kept
-      const builtin = yield* decodeWithLogs({ model: "m", input: "hi", tools, tool_choice: { type: "web_search_preview" } })
-      expect(builtin.result.toolChoice).toBeUndefined()
-      expect(builtin.logs).toContain("WARN: tool choice web_search_preview dropped: the upstream cannot run built-in tools")
+      // a function's choice is kept (a built-in tool's: the next test)
       const named = yield* ResponsesRequestDecoder.decode({ model: "m", input: "hi", tools, tool_choice: { type: "function", name: "get_weather" } })
       expect(named.toolChoice).toEqual({ tool: "get_weather" })
+    }))
+
+  it.effect("a tool_choice forcing a built-in tool the gateway drops: 400 invalid_value, as allowed_tools in required mode", () =>
+    Effect.gen(function*() {
+      // the tools of recorded requests (their responses echo them): a file search, a remote MCP server, and the
+      // tool search request's deferred functions and hosted tool search
+      const toolsOf = (file: string) => JSON.parse(readFixture(file)).tools as ReadonlyArray<Record<string, unknown>>
+      const searched = JSON.parse(readFixture("responses-sse/vai-openai-tool-search.chunks.txt").split("\n")[0]!)
+      const tools = [
+        ...toolsOf("responses-json/pai-gpt4o-file-search-with-results.json"),
+        ...toolsOf("responses-json/pai-o4mini-mcp-call-failed.json"),
+        { type: "web_search_preview" },
+        ...(searched.response.tools as ReadonlyArray<Record<string, unknown>>)
+      ]
+      const choices: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+        [{ type: "file_search" }, "file_search"],
+        [{ type: "mcp", server_label: "google_calendar" }, "mcp"],
+        [{ type: "mcp", server_label: "google_calendar", name: "search_events" }, "mcp"],
+        [{ type: "web_search_preview" }, "web_search_preview"]
+      ]
+      for (const [choice, type] of choices) {
+        const error = yield* rejected({ model: "m", input: "hi", tools, tool_choice: choice })
+        expect(error.body.error, JSON.stringify(choice)).toEqual({
+          message: `Invalid value for 'tool_choice': the tool it forces is a built-in tool this gateway drops (${type}): the upstream cannot run it.`,
+          type: "invalid_request_error",
+          param: "tool_choice",
+          code: "invalid_value"
+        })
+      }
+      // the same through allowed_tools in required mode: a 400 too; in auto mode, and auto, the functions are offered
+      const allowed = yield* rejected({
+        model: "m",
+        input: "hi",
+        tools,
+        tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "file_search" }] }
+      })
+      expect([allowed.param, allowed.code]).toEqual(["tool_choice", "invalid_value"])
+      expect(allowed.message).toContain("built-in tools this gateway drops (file_search)")
+      for (const tool_choice of ["auto", { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "get_weather" }] }]) {
+        const decoded = yield* ResponsesRequestDecoder.decode({ model: "m", input: "hi", tools, tool_choice })
+        expect(decoded.toolChoice).toBe("auto")
+        expect(decoded.tools.length).toBeGreaterThan(0)
+      }
+      // with builtinTools "reject" the tools themselves are refused first, as before
+      const reject = yield* rejected({ model: "m", input: "hi", tools, tool_choice: { type: "file_search" } }, { builtinTools: "reject" })
+      expect(reject.code).toBe("unsupported_value")
     }))
 
   it.effect("a tool_choice object with no type: 400 missing_required_parameter at tool_choice.type, in OpenAI's words", () =>
