@@ -138,16 +138,22 @@ const mergeCall = <O extends OptionsOverride>(options: O, call: LanguageModel.Ca
  * named the parameter otherwise); else the string, when the arguments are one JSON string; else the
  * arguments text itself (a model that wrote the input bare).
  *
+ * With `cut: true` (a call the output token limit cut off: `finish_reason: "length"`, the part's status
+ * `incomplete`), arguments that never became whole JSON but begin as the envelope `{"input": "` give the
+ * part of the input string that arrived, decoded (`{"input":"rm -rf /tm` -> `rm -rf /tm`; an escape cut
+ * in the middle is left out), not the envelope's raw text; arguments that do not begin so are still the
+ * input as written.
+ *
  * @since 0.2.0
  * @category custom tools
  */
-export const customToolInput = (args: string): string => {
+export const customToolInput = (args: string, options?: { readonly cut?: boolean | undefined }): string => {
   let parsed: unknown
   try {
     parsed = JSON.parse(args)
   } catch {
-    // not JSON: the text is the input
-    return args
+    // not JSON: the text is the input, or, for a cut call, what arrived of the envelope's string
+    return options?.cut === true ? cutEnvelopeInput(args) ?? args : args
   }
   if (typeof parsed === "string") return parsed
   if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
@@ -160,10 +166,58 @@ export const customToolInput = (args: string): string => {
   return args
 }
 
+/** Any beginning of the envelope `{"input": "` (whitespace where JSON allows it), and what follows its quote. */
+const ENVELOPE_PREFIX = new RegExp(
+  `^\\s*(?:\\{\\s*(?:"(?:${
+    [...ChatCompletionsRequest.CUSTOM_TOOL_INPUT].reduceRight(
+      (rest, c) => `${c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?:${rest})?`,
+      `"\\s*(?::\\s*(?:"([\\s\\S]*))?)?`
+    )
+  })?)?)?$`
+)
+
+const ESCAPES: Readonly<Record<string, string>> = { "\"": "\"", "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }
+
+/**
+ * The decoded beginning of the `input` string of arguments cut inside the envelope `{"input": "…`: `""`
+ * when the cut came before the string; `undefined` when the arguments are no such beginning (or the
+ * string closed, which leaves whole-JSON questions to `JSON.parse`).
+ */
+const cutEnvelopeInput = (args: string): string | undefined => {
+  const match = ENVELOPE_PREFIX.exec(args)
+  if (match === null) return undefined
+  const text = match[1] ?? ""
+  let out = ""
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (c === "\"") return undefined
+    if (c !== "\\") {
+      out += c
+      continue
+    }
+    const next = text[i + 1]
+    if (next === undefined) break
+    if (next === "u") {
+      const hex = text.slice(i + 2, i + 6)
+      if (hex.length < 4) break
+      if (!/^[0-9a-fA-F]{4}$/.test(hex)) return undefined
+      out += String.fromCharCode(parseInt(hex, 16))
+      i += 5
+      continue
+    }
+    const escaped = ESCAPES[next]
+    if (escaped === undefined) return undefined
+    out += escaped
+    i++
+  }
+  return out
+}
+
 /**
  * A call of a function that stands for a custom tool (`ChatCompletionsRequest.customToolAsFunction`) ->
  * the `CustomToolCallPart` it means, its `input` read from the arguments by `customToolInput` (its payload,
- * such as Gemini's thought signature, kept).
+ * such as Gemini's thought signature, kept); a call with status `incomplete` (cut by the output token
+ * limit) gets what arrived of its input, not the cut envelope.
  *
  * @since 0.2.0
  * @category custom tools
@@ -172,7 +226,7 @@ export const customToolCall = (part: Part.ToolCallPart): Part.CustomToolCallPart
   new Part.CustomToolCallPart({
     callId: part.callId,
     name: part.name,
-    input: customToolInput(part.arguments),
+    input: customToolInput(part.arguments, { cut: part.attributes.status === "incomplete" }),
     ...(part.payload === undefined ? {} : { payload: part.payload }),
     attributes: part.attributes
   }, true)
@@ -252,7 +306,8 @@ export const make = (
  *   `stream_options: {include_usage: true}`, and decodes the SSE body (`ChatCompletionsStream`).
  * - Custom tools (which Chat Completions lacks) are offered as functions with one string parameter
  *   (`ChatCompletionsRequest.customToolAsFunction`); calls of them come back as `CustomToolCallPart`s
- *   (`customToolCall`), in a stream as one complete part once the call's arguments are whole.
+ *   (`customToolCall`), in a stream as one complete part once the call's arguments are whole (a call cut
+ *   by `finish_reason: "length"`: status `incomplete`, its `input` what arrived of the string, decoded).
  *
  * Each call's options: the layer's `options`, then the `withOptions` overrides of the calling fiber
  * (`CurrentOptions`), then the call's `CallOptions`. Both fail with `InvalidPrompt` before any request when

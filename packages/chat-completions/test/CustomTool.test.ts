@@ -7,12 +7,17 @@
  * tool call stream (`pai-chat-gpt4omini-tool-call-deltas-usage.sse`), with invented ids: the call of
  * `execute_sql` with its arguments in eleven deltas, then the answer.
  */
-import { ChatCapture, ChatCompletionsLanguageModel, ChatCompletionsRequest } from "@effect-responses/chat-completions"
+import { ChatCapture, ChatCompletionsClient, ChatCompletionsLanguageModel, ChatCompletionsRequest } from "@effect-responses/chat-completions"
 import { LanguageModel, Part, Prompt } from "@effect-responses/core"
 import { ChatReplayServer } from "@effect-responses/testing"
 import { Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
 import { assert, describe, expect, it } from "@effect/vitest"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { readFileSync } from "node:fs"
 import { loopbackSession } from "./loopback.js"
@@ -129,5 +134,68 @@ describe("the input of a custom tool call, read from the arguments of the functi
       ["[\"x\"]", "[\"x\"]"]
     ]
     for (const [args, input] of cases) expect(ChatCompletionsLanguageModel.customToolInput(args), args).toBe(input)
+  })
+})
+
+/**
+ * The capture's call cut by the output token limit: its first chunks, up to the `" *"` argument delta
+ * (`{"input":"SELECT *`), then a `finish_reason: "length"` chunk and `[DONE]` (the capture's finish chunk with
+ * `length` in place of `tool_calls`).
+ */
+const cutByLength = (() => {
+  const blocks = readFileSync(new URL("./captures/custom-tool-as-function.sse", import.meta.url), "utf8")
+    .split("\n\n").filter((block) => block.startsWith("data: {"))
+  const finish = blocks.find((block) => block.includes("\"finish_reason\":\"tool_calls\""))!
+  return [...blocks.slice(0, 6), finish.replace("\"finish_reason\":\"tool_calls\"", "\"finish_reason\":\"length\""), "data: [DONE]"]
+    .join("\n\n") + "\n\n"
+})()
+
+const cutLayer = (body: string, contentType: string) =>
+  ChatCompletionsLanguageModel.layer({ model: "gpt-4o-mini" }).pipe(
+    Layer.provide(ChatCompletionsClient.layer({ retry: { times: 0 } })),
+    Layer.provide(Layer.succeed(
+      HttpClient.HttpClient,
+      HttpClient.make((request) =>
+        Effect.succeed(HttpClientResponse.fromWeb(request, new Response(body, { headers: { "content-type": contentType } })))
+      )
+    ))
+  )
+
+describe("a custom tool call cut by the output token limit (finish_reason length)", () => {
+  it.effect("ToolLoop.stream runs no handler; the cut call's part carries the input that arrived (SELECT *), not the JSON envelope", () =>
+    Effect.gen(function*() {
+      expect(cutByLength).toContain("\"arguments\":\" *\"")
+      received.length = 0
+      const settled = Chunk.toReadonlyArray(
+        yield* ToolLoop.stream(prompt, { toolkit: Database, maxSteps: 2 }).pipe(
+          Stream.either,
+          Stream.runCollect,
+          Effect.provide(cutLayer(cutByLength, "text/event-stream"))
+        )
+      )
+      expect(received).toEqual([])
+      const events = settled.flatMap((element) => Either.isRight(element) ? [element.right] : [])
+      expect(events.some((event) => event.type === "tool_result")).toBe(false)
+      const calls = events.flatMap((event) => event.type === "part" && event.part.type === "custom_tool_call" ? [event.part] : [])
+      expect(calls.map((call) => [call.name, call.input, call.attributes.status])).toEqual([["execute_sql", "SELECT *", "incomplete"]])
+      const error = settled.find(Either.isLeft)?.left
+      expect(error?._tag).toBe("ToolError")
+      expect(error?.message).toContain("execute_sql (call_custom_sql_1)")
+    }).pipe(Effect.provide(DatabaseLive)))
+
+  it("a cut envelope: the input that arrived, escapes decoded, a cut escape left out; whole arguments as before", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["{\"input\":\"rm -rf /tm", "rm -rf /tm"],
+      ["{ \"input\" : \"a\\nb\\\"c\\u00e9", "a\nb\"cé"],
+      ["{\"input\":\"ab\\u00", "ab"],
+      ["{\"input\":\"ab\\", "ab"],
+      ["{\"input\":\"", ""],
+      ["{\"inp", ""],
+      ["{", ""]
+    ]
+    for (const [args, input] of cases) expect(ChatCompletionsLanguageModel.customToolInput(args, { cut: true }), args).toBe(input)
+    // a cut call whose arguments are no envelope (the input written bare) keeps them as written
+    expect(ChatCompletionsLanguageModel.customToolInput("rm -rf /tm", { cut: true })).toBe("rm -rf /tm")
+    expect(ChatCompletionsLanguageModel.customToolInput(JSON.stringify({ input: SQL }), { cut: true })).toBe(SQL)
   })
 })
