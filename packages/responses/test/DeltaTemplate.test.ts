@@ -208,6 +208,20 @@ describe("the decoder's fast path (delta events read from a learned template)", 
     }
   })
 
+  it("a delta event with its delta twice reads as JSON.parse reads it (the last), whatever the last one's value", () => {
+    // JSON.parse keeps a repeated member's last value; the template's hole is the first `"delta":"`. Among
+    // the values: the texts the template is checked with, which one check alone let through
+    const recorded = payloadsOf(readFixture(FUNCTION_CALL))
+    for (const last of ["effect-responses template text", "", "x"]) {
+      const payloads = recorded.map((data) =>
+        data.includes("\"type\":\"response.function_call_arguments.delta\"")
+          ? data.replace(/\}$/, `,"delta":${JSON.stringify(last)}}`)
+          : data
+      )
+      expect(run(payloads, true).out, last).toStrictEqual(run(payloads, false).out)
+    }
+  })
+
   it("a delta event with a sequence number that is not a plain integer is parsed, and reads the same", () => {
     const recorded = payloadsOf(readFixture(O3MINI))
     const payloads = recorded.map((data, i) =>

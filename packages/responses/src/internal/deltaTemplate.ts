@@ -74,12 +74,11 @@ const scanInteger = (text: string, from: number): number => {
   return i
 }
 
-/** The sentinels the template is checked with: values no escape is needed for. */
-const SENTINELS: { readonly [kind in HoleKind]: string } = {
-  text: "effect-responses template text",
-  string: "effect-responses template tail",
-  number: "987654321"
-}
+/** The two sets of sentinels the template is checked with (`checks`): values no escape is needed for. */
+const SENTINELS: ReadonlyArray<{ readonly [kind in HoleKind]: string }> = [
+  { text: "effect-responses template text", string: "effect-responses template tail", number: "987654321" },
+  { text: "", string: "", number: "0" }
+]
 
 /**
  * A learned delta event template (see the module's doc): `match` gives the delta's text of an event written
@@ -156,24 +155,27 @@ const fill = (fixed: ReadonlyArray<string>, values: ReadonlyArray<string>): stri
 }
 
 /**
- * Whether the template parses, with the sentinels in place, to the learned event with the sentinels as the
- * values of the holes' members and every other member as it was (compared as JSON text, member order
- * included). One parse is enough: a string literal in place of another, or an integer in place of another,
- * leaves the structure `JSON.parse` reads unchanged, so any values `match` accepts land where the
- * sentinels did.
+ * Whether the template parses, with each set of sentinels in place, to the learned event with the
+ * sentinels as the values of the holes' members and every other member as it was (compared as JSON text,
+ * member order included). Two sets, not one: with a member repeated (`"delta":"a","delta":"…"}`)
+ * `JSON.parse` keeps the last value, which is fixed text; one set of sentinels passes when that text
+ * happens to equal its sentinel, two different ones cannot both.
  */
 const checks = (event: JsonObject, fixed: ReadonlyArray<string>, holes: ReadonlyArray<readonly [string, HoleKind]>) => {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(fill(fixed, holes.map(([, kind]) => SENTINELS[kind])))
-  } catch {
-    return false
+  for (const sentinels of SENTINELS) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(fill(fixed, holes.map(([, kind]) => sentinels[kind])))
+    } catch {
+      return false
+    }
+    const expected: Record<string, unknown> = { ...event }
+    for (const [key, kind] of holes) {
+      expected[key] = kind === "number" ? Number(sentinels[kind]) : sentinels[kind]
+    }
+    if (JSON.stringify(parsed) !== JSON.stringify(expected)) return false
   }
-  const expected: Record<string, unknown> = { ...event }
-  for (const [key, kind] of holes) {
-    expected[key] = kind === "number" ? Number(SENTINELS[kind]) : SENTINELS[kind]
-  }
-  return JSON.stringify(parsed) === JSON.stringify(expected)
+  return true
 }
 
 /**
