@@ -253,10 +253,8 @@ export const makeSseFramer = (
     const colon = whole.indexOf(":")
     const field = colon === -1 ? whole : whole.slice(0, colon)
     const value = colon === -1 ? "" : whole.slice(whole.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1)
+    // (`data` and `event` lines are read above)
     switch (field) {
-      case "event":
-        eventType = value === "" ? undefined : value
-        break
       case "id":
       case "retry":
         break
