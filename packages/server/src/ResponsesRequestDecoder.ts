@@ -730,7 +730,8 @@ const decodeBody = <E>(
     const toolSet = makeToolSet()
     const rawTools = request.tools ?? []
     if (rawTools.length > MAX_TOOLS) return yield* tooManyTools(rawTools.length)
-    yield* decodeTools(rawTools, ["tools"], policy, toolSet)
+    // a request without tools (most of them) runs neither pass: each is an `Effect.gen` of its own
+    if (rawTools.length > 0) yield* decodeTools(rawTools, ["tools"], policy, toolSet)
 
     // text format
     let textFormat: ResponseFormat.ResponseFormat | undefined
@@ -792,7 +793,7 @@ const decodeBody = <E>(
         outputsApart: options.toolOutputsApart !== false
       }, messages)
     }
-    yield* logAmbiguousNames(toolSet)
+    if (toolSet.bare.size > 0 || toolSet.collisions.length > 0) yield* logAmbiguousNames(toolSet)
 
     // tool choice, read once the input's `additional_tools` / `tool_search_output` items added their tools
     let toolChoice: LanguageModel.ToolChoice | undefined
