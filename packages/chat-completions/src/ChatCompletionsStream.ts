@@ -81,7 +81,10 @@
  *
  * Malformed JSON, a chunk that is not an object, or a tool call fragment with non-string arguments fails
  * with `AiError.MalformedOutput` naming the 0-based position of the payload among all payloads of the stream
- * (`[DONE]` and blank payloads count) and an excerpt. An input that ends with no chunk at all, or without a
+ * (`[DONE]` and blank payloads count) and an excerpt. A tool call still without a name when the response
+ * ends (no `function.name` in any of its fragments: OpenAI always names a call, and a whole completion's
+ * call without one is refused too) fails so as well, naming the chunk that opened the call, instead of
+ * completing a call of the tool `""`. An input that ends with no chunk at all, or without a
  * finish reason and without `[DONE]` (a body cut short), fails with `AiError.TruncatedStream` (retryable
  * only in the first case: once a chunk arrived, the answer has begun and is not asked for again). Errors
  * always come after the elements of the chunks before them.

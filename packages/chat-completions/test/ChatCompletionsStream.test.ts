@@ -382,6 +382,26 @@ describe("ChatCompletionsStream", () => {
         assert.strictEqual(error.responseId, "chatcmpl-x")
       }))
 
+    it.effect("the recorded tool call with its name taken out: MalformedOutput naming the chunk that opened it, no completing part", () =>
+      Effect.gen(function*() {
+        const recorded = readFixture(TOOL_CALL_SSE)
+        assert.include(recorded, "\"name\":\"get_capital\",")
+        const nameless = recorded.replace("\"name\":\"get_capital\",", "")
+        const { elements, error } = yield* settled(ChatCompletionsStream.decodeSse(Stream.make(bytes(nameless))))
+        assert.instanceOf(error, AiError.MalformedOutput)
+        expect(error.message).toContain("has no function.name")
+        expect(error.message).toContain("call_ZR5UUuTt3pf61kjwAJIYdVMj")
+        // the first chunk (0-based), the one that opened the call
+        assert.strictEqual(error.position, 0)
+        assert.strictEqual(error.eventType, "chat.completion.chunk")
+        expect(error.excerpt).toContain("chatcmpl-Dx0XpqH8w09uBXwq1zFGYdETjtnEl")
+        expect(elements.some((element) => element.type === "part" && !element.partial)).toBe(false)
+        expect(elements.some((element) => element.type === "response_finished")).toBe(false)
+        // the recording itself, named, decodes as before
+        const named = yield* settled(ChatCompletionsStream.decodeSse(Stream.make(bytes(recorded))))
+        assert.isUndefined(named.error)
+      }))
+
     it.effect("a recorded tool call cut off mid-arguments (no finish_reason, no [DONE]): only partial updates, no completing part, TruncatedStream", () =>
       Effect.gen(function*() {
         // the recording's first four chunks: the call opened (get_capital) and three pieces of its arguments

@@ -616,6 +616,24 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(JSON.parse(whole.text).error).toMatchObject({ code: "upstream_error", message: expect.stringContaining("content-type text/event-stream") })
       })))
 
+  it.effect("an upstream tool call that never gets a name: response.failed upstream_error naming the chunk (streamed), 502 (whole), no function_call named \"\"", () =>
+    withScriptedGateway([
+      sse(toolChunk({ index: 0, id: "c1", arguments: "{\"city\":\"A\"}" }), finishChunks("tool_calls")),
+      completion({ content: null, tool_calls: [{ id: "c1", type: "function", function: { arguments: "{\"city\":\"A\"}" } }] }, "tool_calls")
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const streamed = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        const frames = parseSse(streamed.text)
+        const response = checkLifecycle(frames)
+        expect(response.error).toMatchObject({ code: "upstream_error", message: expect.stringContaining("tool call c1 has no function.name") })
+        expect((response.error as { message: string }).message).toContain("chat.completion.chunk at position 0")
+        expect(frames.some((frame) => frame.data.type === "response.output_item.done")).toBe(false)
+        expect(response.output).toEqual([])
+        const whole = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(whole.status).toBe(502)
+        expect(JSON.parse(whole.text).error).toMatchObject({ code: "upstream_error", message: expect.stringContaining("no function.name") })
+      })))
+
   it.effect("a connection that breaks off mid-stream: response.failed upstream_disconnected, worded as such", () =>
     withScriptedGateway([(_request, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" })

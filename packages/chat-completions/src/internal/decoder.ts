@@ -34,6 +34,8 @@ interface Slot {
   /** The call's `extra_content` (Gemini's thought signature), once it came. */
   payload: Part.OpaquePayload | undefined
   readonly annotations: Array<Part.Annotation>
+  /** For a tool call: the position and data of the chunk that opened it (a call never named is refused there). */
+  opened?: { readonly position: number; readonly data: string } | undefined
 }
 
 const EMPTY: ReadonlyArray<never> = []
@@ -155,8 +157,7 @@ export class Decoder {
   feed(data: string, out: Array<StreamPart.StreamPart>): DecodeError | undefined {
     const position = ++this.position
     if (data === "[DONE]") {
-      if (this.open) this.finish(out, "[DONE]")
-      return undefined
+      return this.open ? this.finish(out, "[DONE]") : undefined
     }
     const template = this.template
     if (template !== undefined && this.open && this.chunkId === template.id) {
@@ -207,7 +208,8 @@ export class Decoder {
       // A choice after the finish reason under another id: the next response of a capture holding several.
       // Under the same id, or none, it is the same response's (a usage chunk with a choice: OpenRouter,
       // LiteLLM; Azure's asynchronous content filter results, whose id is "").
-      this.finish(out, "a new response")
+      const error = this.finish(out, "a new response")
+      if (error !== undefined) return error
     }
     if (!this.open) {
       if (choice === undefined && id === "" && (chunk.error === undefined || chunk.error === null)) {
@@ -277,8 +279,7 @@ export class Decoder {
         position: this.position + 1
       })
     }
-    this.finish(out, "the end of the stream")
-    return undefined
+    return this.finish(out, "the end of the stream")
   }
 
   private malformed(description: string, data: string): AiError.MalformedOutput {
@@ -416,6 +417,7 @@ export class Decoder {
       fresh = true
       const synthetic = id === ""
       slot = this.slot("tool_call", synthetic ? ChatCompletionsOutput.syntheticCallId() : id, name, synthetic)
+      slot.opened = { position: this.position, data }
       this.tools.set(index, slot)
     } else {
       if (id !== "" && slot.syntheticId) {
@@ -464,7 +466,19 @@ export class Decoder {
     }
   }
 
-  private finish(out: Array<StreamPart.StreamPart>, why: string): void {
+  private finish(out: Array<StreamPart.StreamPart>, why: string): DecodeError | undefined {
+    // a tool call that never got a name is malformed output (OpenAI always names a call, and the whole
+    // completion's decoder refuses one without `function.name`): no client can look a tool "" up
+    for (const slot of this.slots) {
+      if (slot.kind === "tool_call" && slot.name === "") {
+        return new AiError.MalformedOutput({
+          description: `tool call ${slot.callId} has no function.name (its chunk, and any after it, named no function)`,
+          eventType: "chat.completion.chunk",
+          position: slot.opened?.position ?? this.position,
+          excerpt: AiError.excerpt(slot.opened?.data ?? "")
+        })
+      }
+    }
     if (this.finishReason === undefined) {
       this.logs.push({
         level: "Warning",
@@ -484,5 +498,6 @@ export class Decoder {
       ChatCompletionsOutput.usageFromWire(this.usage)
     ))
     this.open = false
+    return undefined
   }
 }
