@@ -409,6 +409,74 @@ describe("a coding agent's request through the gateway", () => {
     })
   }
 
+  it.effect("a namespaced tool renamed for a top-level tool of its flattened name, called by its bare name: comes back as itself (its kind, its namespace), in every order, streamed and not", () => {
+    const fn = (name: string, id: string) => ({ type: "function", name, description: id, parameters: { type: "object", properties: {} } })
+    const custom = (name: string, id: string) => ({ type: "custom", name, description: id })
+    type Entry = { readonly namespace?: string; readonly tool: { readonly type: string; readonly name: string } }
+    // crm's custom lookup beside the top-level function crm__lookup; and a set where the top-level custom tool
+    // is literally named as crm's lookup is renamed, beside crm's function of that name
+    const sets: ReadonlyArray<{ readonly entries: ReadonlyArray<Entry>; readonly calls: ReadonlyArray<readonly [string, Json]> }> = [
+      {
+        entries: [{ tool: fn("crm__lookup", "T1") }, { namespace: "crm", tool: custom("lookup", "T2") }],
+        calls: [["lookup", ["custom_tool_call", "crm", "lookup", "X"]]]
+      },
+      {
+        entries: [
+          { tool: fn("crm__lookup", "T1") },
+          { namespace: "crm", tool: fn("lookup", "T2") },
+          { tool: custom("crm__lookup_8f66a0a4f1", "T3") },
+          { namespace: "crm", tool: fn("lookup_8f66a0a4f1", "T4") }
+        ],
+        calls: [
+          ["lookup", ["function_call", "crm", "lookup", "{\"input\":\"X\"}"]],
+          ["lookup_8f66a0a4f1", ["function_call", "crm", "lookup_8f66a0a4f1", "{\"input\":\"X\"}"]]
+        ]
+      }
+    ]
+    const orders = <A>(items: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> =>
+      items.length <= 1 ? [items] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
+    const toolsOf = (order: ReadonlyArray<Entry>) => {
+      const tools: Array<{ type: string; name: string; tools?: Array<unknown> }> = []
+      for (const entry of order) {
+        const last = tools[tools.length - 1]
+        if (entry.namespace === undefined) tools.push(entry.tool)
+        else if (last?.type === "namespace" && last.name === entry.namespace) last.tools!.push(entry.tool)
+        else tools.push({ type: "namespace", name: entry.namespace, tools: [entry.tool] })
+      }
+      return tools
+    }
+    // the upstream calls the tools by the bare names the test gives in the user message
+    const callBare: Handler = (request, response, body) => {
+      const messages = body.messages as ReadonlyArray<{ role: string; content: string }>
+      const names = JSON.parse(messages.find((message) => message.role === "user")!.content) as ReadonlyArray<string>
+      const answer = body.stream === true
+        ? sse(...names.map((name, index) => toolChunk({ index, id: `call_${index}`, name, arguments: "{\"input\":\"X\"}" })), finishChunks("tool_calls"))
+        : completion({
+          content: null,
+          tool_calls: names.map((name, index) => ({ id: `call_${index}`, type: "function", function: { name, arguments: "{\"input\":\"X\"}" } }))
+        }, "tool_calls")
+      answer(request, response, body)
+    }
+    return withScriptedGateway([callBare], {}, (url) =>
+      Effect.gen(function*() {
+        let checked = 0
+        for (const { calls, entries } of sets) {
+          for (const order of orders(entries)) {
+            for (const stream of [true, false]) {
+              const input = JSON.stringify(calls.map(([name]) => name))
+              const answer = yield* post(`${url}/responses`, { model: "m", input, stream, tools: toolsOf(order) })
+              expect(answer.status, answer.text).toBe(200)
+              const output = (stream ? checkLifecycle(parseSse(answer.text)) : JSON.parse(answer.text)).output as ReadonlyArray<Json>
+              const items = output.map((item) => [item.type, item.namespace, item.name, item.arguments ?? item.input])
+              expect(items, JSON.stringify(order)).toEqual(calls.map(([, item]) => item))
+              checked++
+            }
+          }
+        }
+        expect(checked).toBe((2 + 24) * 2)
+      }))
+  })
+
   it.effect("names over 64 characters or with dots go upstream renamed (stable across turns), and their calls come back as declared, streamed and not", () => {
     const longNamespace = "billing_and_invoicing_service_for_enterprise_customers"
     const tools = [

@@ -399,6 +399,72 @@ describe("ResponsesRequestDecoder", () => {
       expect(again.result.tools.map((tool) => tool.name)).toEqual(names)
     }))
 
+  it.effect("tools: allowed_tools naming a namespace offers that namespace's tools alone, under their own names, whatever the order of tools that share a flattened name", () =>
+    Effect.gen(function*() {
+      type Entry = { readonly namespace?: string; readonly tool: { readonly type: string; readonly name: string; readonly description: string } }
+      const fn = (name: string, id: string) => ({ type: "function", name, description: id })
+      const custom = (name: string, id: string) => ({ type: "custom", name, description: id })
+      const n30 = "n".repeat(30)
+      // the sets of tools of one flattened name: crm__lookup beside crm's lookup (both kinds), the three-way
+      // a__b__c, names near 64 characters, and a top-level tool literally named as crm's lookup would be renamed
+      const sets: Record<string, ReadonlyArray<Entry>> = {
+        crm: [{ tool: fn("crm__lookup", "T1") }, { namespace: "crm", tool: custom("lookup", "T2") }],
+        crm2: [{ tool: custom("crm__lookup", "T1") }, { namespace: "crm", tool: fn("lookup", "T2") }],
+        three: [
+          { tool: fn("a__b__c", "T1") },
+          { namespace: "a", tool: fn("b__c", "T2") },
+          { namespace: "a__b", tool: custom("c", "T3") }
+        ],
+        long: [
+          { tool: fn(`${n30}__${"t".repeat(32)}`, "T1") },
+          { namespace: n30, tool: fn("t".repeat(32), "T2") },
+          { tool: fn(`${n30}__${"t".repeat(33)}`, "T3") },
+          { namespace: n30, tool: fn("t".repeat(33), "T4") }
+        ],
+        hashed: [
+          { tool: fn("crm__lookup", "T1") },
+          { namespace: "crm", tool: fn("lookup", "T2") },
+          { tool: custom("crm__lookup_8f66a0a4f1", "T3") },
+          { namespace: "crm", tool: fn("lookup_8f66a0a4f1", "T4") }
+        ]
+      }
+      const orders = <A>(items: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> =>
+        items.length <= 1 ? [items] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
+      // a namespace entry per run of tools of one namespace (a namespace may be declared twice)
+      const toolsOf = (order: ReadonlyArray<Entry>) => {
+        const tools: Array<{ type: string; name: string; tools?: Array<unknown> }> = []
+        for (const entry of order) {
+          const last = tools[tools.length - 1]
+          if (entry.namespace === undefined) tools.push(entry.tool)
+          else if (last?.type === "namespace" && last.name === entry.namespace) last.tools!.push(entry.tool)
+          else tools.push({ type: "namespace", name: entry.namespace, tools: [entry.tool] })
+        }
+        return tools
+      }
+      let checked = 0
+      for (const [label, set] of Object.entries(sets)) {
+        for (const order of orders(set)) {
+          const tools = toolsOf(order)
+          const all = yield* decodeWithLogs({ model: "m", input: "hi", tools })
+          const idOf = new Map(all.result.tools.map((tool) => [tool.name, tool.description]))
+          expect(new Set(idOf.keys()).size, label).toBe(set.length)
+          for (const namespace of new Set(set.flatMap((entry) => entry.namespace === undefined ? [] : [entry.namespace]))) {
+            const { result } = yield* decodeWithLogs({
+              model: "m",
+              input: "hi",
+              tools,
+              tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "namespace", name: namespace }] }
+            })
+            const offered = result.tools.map((tool) => idOf.get(tool.name)).sort()
+            const own = set.filter((entry) => entry.namespace === namespace).map((entry) => entry.tool.description).sort()
+            expect(offered, `${label} ${order.map((entry) => entry.tool.description).join(",")} namespace ${namespace}`).toEqual(own)
+            checked++
+          }
+        }
+      }
+      expect(checked).toBe(2 + 2 + 6 * 2 + 24 + 24)
+    }))
+
   it.effect("tools: two namespaced tools of one flattened name (a__b's c and a's b__c) are both sent, the later under a name of its own", () =>
     Effect.gen(function*() {
       const { result } = yield* decodeWithLogs({

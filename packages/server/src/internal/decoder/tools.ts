@@ -272,7 +272,10 @@ export const logAmbiguousNames = (set: ToolSet): Effect.Effect<void> =>
       if (budget.tick()) yield* yieldToIo
       if (set.sentOf.has(toolKey(undefined, name)) || set.names.has(name)) continue
       if (namespaces.length === 1) {
-        set.names.set(name, { namespace: namespaces[0]!, name })
+        // the tool's own object (from `addTool`), so that `sentNameOfNamespaced` gives the name it was sent
+        // under: a new one would give its flattened name, which is another tool's when it was renamed
+        const own = set.sentOf.get(toolKey(namespaces[0]!, name))
+        set.names.set(name, (own === undefined ? undefined : set.names.get(own)) ?? { namespace: namespaces[0]!, name })
       } else {
         yield* Effect.logWarning(
           `tool name ${name} is declared in namespaces ${namespaces.join(", ")}: a call by the bare name ${name} cannot be mapped back to one of them (the upstream sees ${
