@@ -52,7 +52,8 @@
  *   screenshots (`input_image` data URLs in tool outputs) passes 16 MiB after a few of them; OpenAI takes
  *   larger bodies, so raise it for such clients (the gateway reads a large body in slices, one item at a time).
  * - `--request-body-timeout SECONDS` (default 120): a request body that has not arrived whole within it gets
- *   a 408 `request_timeout` and its connection is closed (a client that never ends its body holds nothing).
+ *   a 408 `request_timeout` and its connection is closed (a client that never ends its body holds nothing);
+ *   at most 2147483 (about 24.8 days, the longest a JS timer waits).
  *
  * Before it listens it sends one streamed and one whole request through a gateway of the same options to a
  * loopback upstream of its own (nothing reaches `--upstream`, nothing is logged; at most 5 s): a fresh

@@ -175,7 +175,12 @@ describe("effect-responses (in process)", () => {
           "option --upstream-headers-timeout: '0' is less than 1 (allowed: 1 or more seconds)"
         ],
         [["--upstream-idle-timeout", "0"], "option --upstream-idle-timeout: '0' is less than 1 (allowed: 1 or more seconds)"],
-        [["--request-body-timeout", "-3"], "option --request-body-timeout: '-3' is less than 1 (allowed: 1 or more seconds)"]
+        [["--request-body-timeout", "-3"], "option --request-body-timeout: '-3' is less than 1 (allowed: 1 to 2147483 seconds)"],
+        // a longer JS timer fires after 1 ms: every slow body got a 408 at once
+        [
+          ["--request-body-timeout", "2147484"],
+          "option --request-body-timeout: '2147484' is more than 2147483 (allowed: 1 to 2147483 seconds)"
+        ]
       ]
       yield* expectServeUsageErrors(cases)
       const upstream = yield* main(["serve", "--upstream", "notaurl"])

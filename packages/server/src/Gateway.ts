@@ -189,7 +189,8 @@ import * as Upstream from "./Upstream.js"
  * - `maxJsonDepth`: the bound on the nesting of objects and arrays in the body (default `MAX_JSON_DEPTH`,
  *   64);
  * - `bodyTimeout`: the longest a request body may take to arrive whole (default `BODY_TIMEOUT`, 120 s);
- *   past it the answer is a 408 `request_timeout`;
+ *   past it the answer is a 408 `request_timeout`; one longer than 2^31-1 ms (about 24.8 days, the longest a
+ *   JS timer waits) or infinite is no bound, as for the upstream's timeouts;
  * - `accessLog`: one info line per request (default `true`, see `accessLog`).
  *
  * @since 0.1.0

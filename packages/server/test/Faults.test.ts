@@ -7,6 +7,7 @@
 import { LanguageModel, Part, StreamPart } from "@effect-responses/core"
 import { Gateway, Upstream } from "@effect-responses/server"
 import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -1001,6 +1002,25 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         }
         expect(received).toHaveLength(0)
       })))
+
+  live("a body timeout longer than a JS timer waits (30 days, infinity) is no bound: a body that arrives in two writes is answered, not a 408 after 1 ms", () =>
+    Effect.forEach(["30 days", Duration.infinity] as const, (bodyTimeout) =>
+      withScriptedGateway([sse(textChunk("ok"), finishChunks())], { gateway: { bodyTimeout } }, (url) =>
+        Effect.promise(async () => {
+          const { hostname, port } = new URL(url)
+          const body = JSON.stringify({ model: "m", input: "hi", stream: true })
+          const socket = connect(Number(port), hostname)
+          let answer = ""
+          socket.on("data", (data) => (answer += data.toString()))
+          const answered = new Promise<void>((resolve) => socket.on("data", () => answer.includes("\r\n\r\n") && resolve()))
+          socket.write(`POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`)
+          // the rest once the gateway has read the first part
+          await new Promise((resolve) => setTimeout(resolve, 200))
+          socket.write(body.slice(10))
+          await answered
+          socket.destroy()
+          expect(answer, String(bodyTimeout)).toMatch(/^HTTP\/1\.1 200 /)
+        })), { discard: true }))
 
   live("a large legal request does not hold up /health: it is answered while the items are decoded", () =>
     withScriptedGateway([sse(textChunk("ok"), finishChunks())], { gateway: { maxInputItems: 50_000 } }, (url, received) =>

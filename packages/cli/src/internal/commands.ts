@@ -164,7 +164,7 @@ export const serve = Command.make("serve", {
   ),
   requestBodyTimeout: Options.integer("request-body-timeout").pipe(
     checked(serveChecks.requestBodyTimeout.problem),
-    Options.withDescription("seconds a request body may take to arrive whole before answering 408"),
+    Options.withDescription("seconds (1 to 2147483) a request body may take to arrive whole before answering 408"),
     Options.withDefault(120)
   ),
   store: Options.text("store").pipe(

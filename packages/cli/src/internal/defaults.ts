@@ -103,6 +103,23 @@ export const atLeastProblem = (min: number, unit: string) => (n: number): string
     ? `'${n}' is less than ${min} (allowed: ${min} or more ${unit})`
     : undefined
 
+/**
+ * The most seconds a timeout the gateway arms with a JS timer may be: 2147483 (about 24.8 days, 2^31-1 ms); a
+ * longer `setTimeout` fires after 1 ms. @internal
+ */
+export const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000)
+
+/**
+ * What is wrong with an integer option's value, `undefined` when it is `min` to `max`; `unit` names what it
+ * counts in the message. @internal
+ */
+export const betweenProblem = (min: number, max: number, unit: string) => (n: number): string | undefined =>
+  !Number.isInteger(n)
+    ? `'${n}' is not an integer`
+    : n < min || n > max
+    ? `'${n}' is ${n < min ? "less" : "more"} than ${n < min ? min : max} (allowed: ${min} to ${max} ${unit})`
+    : undefined
+
 /** What is wrong with a `--upstream` value, `undefined` when it is an http(s) URL. @internal */
 export const upstreamProblem = (text: string): string | undefined => {
   let url: URL | undefined
@@ -146,7 +163,7 @@ export const serveChecks = {
   upstreamRetries: serveCheck("--upstream-retries", atLeastProblem(0, "retries")),
   maxInputItems: serveCheck("--max-input-items", atLeastProblem(1, "items")),
   maxBodyMb: serveCheck("--max-body-mb", atLeastProblem(1, "MiB")),
-  requestBodyTimeout: serveCheck("--request-body-timeout", atLeastProblem(1, "seconds")),
+  requestBodyTimeout: serveCheck("--request-body-timeout", betweenProblem(1, MAX_TIMER_SECONDS, "seconds")),
   store: serveCheck("--store", storeProblem),
   storeTtl: serveCheck("--store-ttl", ttlProblem),
   storeMaxResponses: serveCheck("--store-max-responses", maxResponsesProblem)

@@ -17,6 +17,9 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { isNodeRequest } from "./nodeRequest.js"
 
+/** The longest wait a JS timer takes (`setTimeout` fires after 1 ms for a longer one). */
+const MAX_TIMER_MILLIS = 2 ** 31 - 1
+
 /** The body did not arrive whole within the time `forEachChunk` was given. */
 export class BodyTimeout extends Data.TaggedError("BodyTimeout") {}
 
@@ -25,7 +28,7 @@ export class BodyTimeout extends Data.TaggedError("BodyTimeout") {}
  * rest of the body is not read and the request is destroyed (which tears its connection down), as leaving
  * the platform's `request.stream` does. A body that cannot be read fails with the platform's
  * `RequestError` (reason `Decode`), as its `request.stream` would. A body that has not ended within
- * `timeoutMillis` fails with `BodyTimeout`; a Node request is then left paused, not destroyed, so that an
+ * `timeoutMillis` fails with `BodyTimeout` (one longer than 2^31-1 ms, about 24.8 days, never does); a Node request is then left paused, not destroyed, so that an
  * answer (sent with `connection: close`) still reaches the client.
  */
 export const forEachChunk = (
@@ -40,13 +43,17 @@ export const forEachChunk = (
     )
   }
   return Effect.async<void, HttpServerError.RequestError | BodyTimeout>((resume) => {
-    const timer = setTimeout(() => {
-      detach()
-      body.pause()
-      resume(Effect.fail(new BodyTimeout()))
-    }, timeoutMillis)
+    // a JS timer longer than 2^31-1 ms fires after 1 ms (Node clamps it): a longer bound is no bound, as the
+    // live clock's sleep (the branch above) and the upstream's timers take it
+    const timer = timeoutMillis <= MAX_TIMER_MILLIS
+      ? setTimeout(() => {
+        detach()
+        body.pause()
+        resume(Effect.fail(new BodyTimeout()))
+      }, timeoutMillis)
+      : undefined
     const detach = () => {
-      clearTimeout(timer)
+      if (timer !== undefined) clearTimeout(timer)
       body.off("data", onData)
       body.off("end", onEnd)
       body.off("error", onError)
