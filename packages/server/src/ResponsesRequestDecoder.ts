@@ -247,17 +247,21 @@ export type ItemAttributes = "keep" | "drop"
 export const MAX_INPUT_ITEMS = 20_000
 
 /**
- * The bound on the number of `tools` of one request: 10,000. The API reference gives none for the
+ * The bound on the number of tools of one request: 10,000, counted as the upstream would be sent them:
+ * the entries of `tools`, of `additional_tools` items and of `tool_search_output` items in `input`
+ * together, a namespace counted by its members. The API reference gives none for the
  * Responses API's `tools` (Chat Completions' reference caps its functions at 128), so the bound is set
  * far above what a client sends (a coding agent declares a few dozen) and low enough that decoding them
  * and writing them upstream and in the Response object stays within a few tens of milliseconds: 20,000
  * tools held a gateway's event loop for about 50 ms in one stretch. A request of more is refused with a
- * `RequestError` (`array_above_max_length`, param `tools`).
+ * `RequestError` (`array_above_max_length`, param `tools` for more than 10,000 entries of `tools`; else
+ * the list whose tools crossed the bound, e.g. `input[3].tools`, the message naming the bound and what it
+ * counts).
  *
  * @since 0.2.0
  * @category constants
  */
-export const MAX_TOOLS = 10_000
+export const MAX_TOOLS: number = Tools.MAX_TOOLS
 
 /**
  * The bound on the members of one JSON object in a request: 5,000, the number of object properties the

@@ -67,6 +67,47 @@ describe("ResponsesRequestDecoder", () => {
       expect(decoded.tools.length).toBe(ResponsesRequestDecoder.MAX_TOOLS)
     }))
 
+  it.effect("MAX_TOOLS counts every tool the upstream is sent: namespace members, additional_tools and tool_search_output tools together", () =>
+    Effect.gen(function*() {
+      const fns = (prefix: string, length: number) => Array.from({ length }, (_, i) => ({ type: "function", name: `${prefix}${i}` }))
+      const max = ResponsesRequestDecoder.MAX_TOOLS
+      // one namespace of 10,001 tools
+      const namespaced = yield* Effect.flip(ResponsesRequestDecoder.decode({
+        model: "m",
+        input: "hi",
+        tools: [{ type: "namespace", name: "gh", description: "GitHub", tools: fns("f", max + 1) }]
+      }))
+      expect(namespaced).toMatchObject({ code: "array_above_max_length", param: "tools" })
+      expect(namespaced.message).toContain(`at most ${max} tools in all`)
+      expect(namespaced.message).toContain(`declares ${max + 1}`)
+      // ten additional_tools items of 5,000 tools: refused at the item that crossed the bound (the third)
+      const additional = Array.from({ length: 10 }, (_, i) => ({ type: "additional_tools", tools: fns(`a${i}_`, 5_000) }))
+      const added = yield* Effect.flip(ResponsesRequestDecoder.decode({
+        model: "m",
+        input: [{ role: "user", content: "hi" }, ...additional]
+      }))
+      expect(added).toMatchObject({ code: "array_above_max_length", param: "input[3].tools" })
+      expect(added.message).toContain(`declares ${15_000}`)
+      // top-level tools and a tool search's output together
+      const searched = yield* Effect.flip(ResponsesRequestDecoder.decode({
+        model: "m",
+        tools: fns("t", 6_000),
+        input: [
+          { role: "user", content: "hi" },
+          { type: "tool_search_call", call_id: "s1", arguments: {}, execution: "client", status: "completed" },
+          { type: "tool_search_output", call_id: "s1", execution: "client", status: "completed", tools: fns("s", 4_001) }
+        ]
+      }))
+      expect(searched).toMatchObject({ code: "array_above_max_length", param: "input[2].tools" })
+      // exactly the bound, spread over the lists: decoded
+      const decoded = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        tools: [...fns("t", 4_000), { type: "namespace", name: "gh", description: "GitHub", tools: fns("g", 3_000) }],
+        input: [{ role: "user", content: "hi" }, { type: "additional_tools", tools: fns("a", 3_000) }]
+      })
+      expect(decoded.tools.length).toBe(max)
+    }))
+
   it.effect("10,000 recorded tools, top-level or in one namespace: decoded as before, the clock read every 64 tools in both (a namespace's tools were one run, with no chance to yield); a bad tool's error unchanged", () =>
     Effect.gen(function*() {
       // the function tool a recorded answer echoes (as a request declares it), repeated

@@ -135,6 +135,11 @@ const NamespaceToolParam = Schema.Struct({
  */
 export interface ToolSet {
   readonly tools: Array<LanguageModel.ToolDefinition>
+  /**
+   * the tools the request's lists declared so far, counted as the upstream would be sent them: each entry
+   * of `tools`, of an `additional_tools` item and of a `tool_search_output` item, a namespace by its members
+   */
+  counted: number
   /** the names of `tools` (a request may declare thousands: no search through the list per tool) */
   readonly declared: Set<string>
   /** each function and custom tool's key (`toolKey`) -> the name it is sent upstream under */
@@ -182,6 +187,7 @@ export interface ToolSet {
 
 export const makeToolSet = (): ToolSet => ({
   tools: [],
+  counted: 0,
   declared: new Set(),
   sentOf: new Map(),
   owners: new Map(),
@@ -310,15 +316,25 @@ const customTool = (tool: typeof CustomToolParam.Type, name: string): LanguageMo
  * (`APPLY_PATCH`, `SHELL`, `LOCAL_SHELL`), built-in tools dropped or refused by `policy`. Returns the names
  * the upstream sees for the list's function, custom and client-run tools, in order, also those `set` held
  * already (a tool search may load a tool the request declared with `defer_loading`).
+ *
+ * Before any of the list is decoded, its tools are counted into `set.counted` (a namespace by its members);
+ * past `maxTools` in all (the request's lists together) the request is refused (`tooManyToolsInAll`), so
+ * that a namespace or `additional_tools` items cannot carry more tools than the top-level bound allows.
  */
 export const decodeTools = (
   rawTools: ReadonlyArray<unknown>,
   at: ReadonlyArray<PropertyKey>,
   policy: BuiltinToolsPolicy,
   set: ToolSet,
-  loads = false
+  loads = false,
+  maxTools = MAX_TOOLS
 ): Effect.Effect<ReadonlyArray<string>, RequestError> =>
   Effect.gen(function*() {
+    for (const tool of rawTools) {
+      const members = isObject(tool) && tool.type === "namespace" && Array.isArray(tool.tools) ? tool.tools.length : 1
+      set.counted += members
+    }
+    if (set.counted > maxTools) return yield* tooManyToolsInAll(set.counted, maxTools, formatParam(at)!)
     const where = (index: number, ...rest: ReadonlyArray<PropertyKey>) => formatParam([...at, index, ...rest])
     const names: Array<string> = []
     // the function and custom tools of this list by the client's name (`ns.name` in a namespace) -> the
@@ -615,3 +631,17 @@ export const offeredTools = (set: ToolSet, keep?: string): ReadonlyArray<Languag
   offered.push(toolSearchTool(set))
   return offered
 }
+
+/** The bound on the tools of one request in all (`ResponsesRequestDecoder.MAX_TOOLS`, documented there). */
+export const MAX_TOOLS = 10_000
+
+/**
+ * The error for more than `maxTools` tools in all (`count` of them) once the list at `param` is counted:
+ * 400 `array_above_max_length`, naming the bound and what it counts.
+ */
+export const tooManyToolsInAll = (count: number, maxTools: number, param: string): Effect.Effect<never, RequestError> =>
+  fail(
+    `Invalid '${param}': too many tools. Expected at most ${maxTools} tools in all (the tools of 'tools', of its namespaces, of 'additional_tools' and 'tool_search_output' items, which the upstream is sent together), but the request declares ${count} so far.`,
+    param,
+    "array_above_max_length"
+  )
