@@ -162,11 +162,14 @@ describe("effect-responses (in process)", () => {
       yield* expectServeUsageErrors(cases)
     }))
 
-  it.effect("serve's numeric options and --upstream refuse a value out of range at parse time: the option, what it allows, the usage, exit 2", () =>
+  it.effect("serve's numeric options, --host and --upstream refuse a value out of range at parse time: the option, what it allows, the usage, exit 2", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
         [["--port", "99999"], "option --port: '99999' is not a port (allowed: 0 to 65535; 0 picks a free one)"],
         [["--port", "-5"], "option --port: '-5' is not a port (allowed: 0 to 65535; 0 picks a free one)"],
+        // an empty address listened on every interface (--host "$HOST" with HOST unset)
+        [["--host", ""], "option --host: the address is empty (give one, e.g. 127.0.0.1, or 0.0.0.0 to listen on every interface)"],
+        [["--host", " "], "option --host: the address is empty (give one, e.g. 127.0.0.1, or 0.0.0.0 to listen on every interface)"],
         [["--upstream-retries", "-1"], "option --upstream-retries: '-1' is less than 0 (allowed: 0 or more retries)"],
         [["--max-input-items", "0"], "option --max-input-items: '0' is less than 1 (allowed: 1 or more items)"],
         [["--max-body-mb", "-1"], "option --max-body-mb: '-1' is less than 1 (allowed: 1 or more MiB)"],

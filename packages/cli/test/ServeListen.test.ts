@@ -86,6 +86,8 @@ describe("effect-responses serve: the address line and the body bound", () => {
       const cases: ReadonlyArray<readonly [Partial<Serve.ServeOptions>, string]> = [
         [{ port: 99999 }, "option --port: '99999' is not a port (allowed: 0 to 65535; 0 picks a free one)"],
         [{ port: -5 }, "option --port: '-5' is not a port (allowed: 0 to 65535; 0 picks a free one)"],
+        [{ host: "" }, "option --host: the address is empty (give one, e.g. 127.0.0.1, or 0.0.0.0 to listen on every interface)"],
+        [{ builtinTools: "foo" as "drop" }, "option --builtin-tools: 'foo' is not drop or reject"],
         [{ upstreamRetries: -1 }, "option --upstream-retries: '-1' is less than 0 (allowed: 0 or more retries)"],
         [{ maxInputItems: 0 }, "option --max-input-items: '0' is less than 1 (allowed: 1 or more items)"],
         [{ maxBodyMb: 0 }, "option --max-body-mb: '0' is less than 1 (allowed: 1 or more MiB)"],

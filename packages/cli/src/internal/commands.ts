@@ -119,7 +119,11 @@ export const serve = Command.make("serve", {
     Options.withDescription("the port to listen on"),
     Options.withDefault(8787)
   ),
-  host: Options.text("host").pipe(Options.withDescription("the address to listen on"), Options.withDefault("127.0.0.1")),
+  host: Options.text("host").pipe(
+    checked(serveChecks.host.problem),
+    Options.withDescription("the address to listen on"),
+    Options.withDefault("127.0.0.1")
+  ),
   upstreamKeyEnv: Options.text("upstream-key-env").pipe(
     Options.withDescription("the environment variable holding the upstream's API key"),
     Options.optional

@@ -133,6 +133,19 @@ export const upstreamProblem = (text: string): string | undefined => {
     : `'${text}' is not an http(s) URL (e.g. http://localhost:11434/v1)`
 }
 
+/**
+ * What is wrong with a `--host` value, `undefined` when it is not empty: an empty address (`--host "$HOST"`
+ * with `HOST` unset) would listen on every interface. @internal
+ */
+export const hostProblem = (text: string): string | undefined =>
+  text.trim() === ""
+    ? `the address is empty (give one, e.g. 127.0.0.1, or 0.0.0.0 to listen on every interface)`
+    : undefined
+
+/** What is wrong with a `--builtin-tools` value, `undefined` when it is `drop` or `reject`. @internal */
+export const builtinToolsProblem = (text: string): string | undefined =>
+  text === "drop" || text === "reject" ? undefined : `'${text}' is not drop or reject`
+
 /** One of `serve`'s checked options: its flag and what is wrong with a value (`undefined` when nothing). @internal */
 export interface ServeCheck<A> {
   readonly flag: string
@@ -158,6 +171,8 @@ const serveCheck = <A>(flag: string, problem: (value: A) => string | undefined):
 export const serveChecks = {
   upstream: serveCheck("--upstream", upstreamProblem),
   port: serveCheck("--port", portProblem),
+  host: serveCheck("--host", hostProblem),
+  builtinTools: serveCheck("--builtin-tools", builtinToolsProblem),
   upstreamHeadersTimeout: serveCheck("--upstream-headers-timeout", atLeastProblem(1, "seconds")),
   upstreamIdleTimeout: serveCheck("--upstream-idle-timeout", atLeastProblem(1, "seconds")),
   upstreamRetries: serveCheck("--upstream-retries", atLeastProblem(0, "retries")),
@@ -184,6 +199,8 @@ export const storeOptionsProblem = (options: Pick<ServeChecked, "store" | "store
 export const serveOptionsProblem = (options: ServeChecked): string | undefined =>
   serveChecks.upstream.message(options.upstream) ??
     serveChecks.port.message(options.port) ??
+    serveChecks.host.message(options.host) ??
+    serveChecks.builtinTools.message(options.builtinTools) ??
     serveChecks.upstreamHeadersTimeout.message(options.upstreamHeadersTimeout) ??
     serveChecks.upstreamIdleTimeout.message(options.upstreamIdleTimeout) ??
     serveChecks.upstreamRetries.message(options.upstreamRetries) ??
