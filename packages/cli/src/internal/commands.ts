@@ -36,7 +36,7 @@ export const checked = <A>(problem: (value: A) => string | undefined) => (self: 
 
 /** The `--protocol` option of `decode` and `aggregate` (`Decode.protocolOption`). @internal */
 export const protocolOption = Options.choice("protocol", ["responses", "chat-completions"]).pipe(
-  Options.withDescription("the wire protocol of the capture: responses (the default) or chat-completions"),
+  Options.withDescription("the wire protocol of the capture: responses or chat-completions"),
   Options.withDefault("responses" as const)
 )
 
@@ -116,7 +116,7 @@ export const serve = Command.make("serve", {
   ),
   port: Options.integer("port").pipe(
     checked(serveChecks.port.problem),
-    Options.withDescription("the port to listen on"),
+    Options.withDescription("the port to listen on (0 picks a free port)"),
     Options.withDefault(8787)
   ),
   host: Options.text("host").pipe(
@@ -125,11 +125,11 @@ export const serve = Command.make("serve", {
     Options.withDefault("127.0.0.1")
   ),
   upstreamKeyEnv: Options.text("upstream-key-env").pipe(
-    Options.withDescription("the environment variable holding the upstream's API key"),
+    Options.withDescription("the name of the environment variable holding the upstream's API key, read once at start"),
     Options.optional
   ),
   apiKeyEnv: Options.text("api-key-env").pipe(
-    Options.withDescription("the environment variable holding the key clients must send as a bearer token"),
+    Options.withDescription("the name of the environment variable holding the key clients must send as a bearer token, read once at start"),
     Options.optional
   ),
   builtinTools: Options.choice("builtin-tools", ["drop", "reject"]).pipe(
@@ -174,7 +174,7 @@ export const serve = Command.make("serve", {
   store: Options.text("store").pipe(
     checked(serveChecks.store.problem),
     Options.withDescription(
-      "where to keep responses for store / previous_response_id / item_reference: none (stateless), sqlite:PATH or postgres:URL"
+      "where to keep responses for store / previous_response_id / item_reference: none (stateless), sqlite:PATH or postgres:URL (its password best given in the environment variable PGPASSWORD)"
     ),
     Options.withDefault("none")
   ),
