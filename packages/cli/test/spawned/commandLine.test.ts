@@ -59,7 +59,7 @@ describe("effect-responses command line (the executable)", () => {
       expect(result.stdout).toContain("--log-level LEVEL")
     }
     const serve = await Cli.run(["serve", "--help"])
-    expect(serve.stdout).toMatch(/--port N +the port to listen on \(default: 8787\)/)
+    expect(serve.stdout).toMatch(/--port N +the port to listen on \(0 picks a free port\)\s+\(default: 8787\)/)
     expect(serve.stdout).toMatch(/--host HOST +the address to listen on \(default: 127\.0\.0\.1\)/)
     expect(serve.stdout).toMatch(/\(default: drop\)/)
     const chat = await Cli.run(["chat", "--model", "x", "--help"])
