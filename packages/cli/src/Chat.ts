@@ -348,7 +348,9 @@ const writeFailure = (e: PlatformError.PlatformError): string =>
  * be written (a missing directory is said so).
  */
 const openRequestsOut = (path: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+  path.trim() === ""
+    ? Effect.fail(new ChatSetupError({ description: "option --requests-out: the path is empty (give a file name)" }))
+    : Effect.flatMap(FileSystem.FileSystem, (fs) =>
     fs.writeFileString(path, "").pipe(
       Effect.mapError((e) =>
         new ChatSetupError({

@@ -212,6 +212,18 @@ describe("effect-responses (in process)", () => {
     }
   })
 
+  it.effect("chat --requests-out '' is a usage error saying the path is empty (not 'no such directory: .'), nothing said or sent, exit 2", () =>
+    Effect.gen(function*() {
+      for (const path of ["", " "]) {
+        const result = yield* main(["chat", "--demo", "--requests-out", path])
+        assert.strictEqual(result.status, 2, JSON.stringify(path))
+        assert.strictEqual(result.stdout, "")
+        const lines = result.stderr.split("\n")
+        assert.strictEqual(lines[0], "effect-responses chat: option --requests-out: the path is empty (give a file name)")
+        assert.match(lines[1]!, /^usage: effect-responses chat /)
+      }
+    }))
+
   it.effect("chat --requests-out in a directory that does not exist fails first: one line naming the path, nothing said or sent, exit 1", () =>
     Effect.gen(function*() {
       const missing = join(tmpdir(), `effect-responses-no-such-dir-${process.pid}`)

@@ -34,6 +34,10 @@ export const checked = <A>(problem: (value: A) => string | undefined) => (self: 
     return wrong === undefined ? Effect.succeed(value) : Effect.fail(ValidationError.invalidValue(HelpDoc.p(wrong)))
   })
 
+/** What is wrong with a `--requests-out` path, `undefined` when it is not empty. @internal */
+export const requestsOutProblem = (path: string): string | undefined =>
+  path.trim() === "" ? "the path is empty (give a file name)" : undefined
+
 /** The `--protocol` option of `decode` and `aggregate` (`Decode.protocolOption`). @internal */
 export const protocolOption = Options.choice("protocol", ["responses", "chat-completions"]).pipe(
   Options.withDescription("the wire protocol of the capture: responses or chat-completions"),
@@ -76,6 +80,7 @@ export const chat = Command.make("chat", {
   ),
   requestsOut: Options.text("requests-out").pipe(
     Options.withPseudoName("FILE"),
+    checked(requestsOutProblem),
     Options.withDescription(
       "write every request body sent, as JSON Lines, to this file (a write that fails mid-chat is a warning: the chat goes on unrecorded)"
     ),
