@@ -67,3 +67,31 @@ export const arrayField = (o: JsonObject, key: string): ReadonlyArray<unknown> |
   const value = o[key]
   return Array.isArray(value) ? value : undefined
 }
+
+/**
+ * Scans the characters of a JSON string literal in `text` that start at `from` (just after its opening
+ * quote), without decoding them: the index of its closing quote times two, plus one when the literal holds
+ * a backslash escape (so `result >> 1` is the closing quote's index and `result & 1` says whether
+ * `JSON.parse` is needed to read it); `-1` when it reaches a raw control character (U+0000-U+001F, which
+ * `JSON.parse` refuses in a string) or the end of `text`. Escapes are skipped, not checked: a literal with
+ * an escape must still go through `JSON.parse`, which refuses a bad one. The Chat Completions and
+ * Responses decoders use it to read a delta chunk or event from a template without `JSON.parse`
+ * (RFC 8259, section 7).
+ *
+ * @since 0.2.0
+ * @category scanning
+ */
+export const scanString = (text: string, from: number): number => {
+  let escapes = 0
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 34) return i * 2 + escapes
+    if (c === 92) {
+      escapes = 1
+      i++
+    } else if (c < 32) {
+      return -1
+    }
+  }
+  return -1
+}

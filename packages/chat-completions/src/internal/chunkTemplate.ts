@@ -24,7 +24,7 @@
  *
  * @internal
  */
-import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
+import { arrayField, isObject, type JsonObject, numberField, objectField, scanString, stringField } from "@effect-responses/wire/Json"
 
 /**
  * Which delta field the template's string is: `delta.content` (text), the reasoning text, or the
@@ -120,26 +120,6 @@ const toolArguments = (
 }
 
 const QUOTE = 34
-const BACKSLASH = 92
-
-/**
- * The JSON string whose characters start at `from`: the index of its closing quote times two, plus one when
- * it holds a backslash escape; -1 when it has a control character (which `JSON.parse` refuses) or no end.
- */
-const scanString = (text: string, from: number): number => {
-  let escapes = 0
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === QUOTE) return i * 2 + escapes
-    if (c === BACKSLASH) {
-      escapes = 1
-      i++
-    } else if (c < 32) {
-      return -1
-    }
-  }
-  return -1
-}
 
 /** The sentinels the template is checked with: strings no escape is needed for. */
 const SENTINEL_TEXT = "effect-responses template text"

@@ -23,7 +23,7 @@
  *
  * @internal
  */
-import type { JsonObject } from "@effect-responses/wire/Json"
+import { type JsonObject, scanString } from "@effect-responses/wire/Json"
 
 /** Which field of its output item's slot a delta event's text goes to (`Decoder.feed`'s deltas). */
 export type DeltaField = "text" | "args" | "input" | "summary" | "reasoningText" | "refusal"
@@ -38,29 +38,8 @@ const HOLES: ReadonlyArray<readonly [key: string, kind: HoleKind]> = [
   ["obfuscation", "string"]
 ]
 
-const QUOTE = 34
-const BACKSLASH = 92
 const ZERO = 48
 const NINE = 57
-
-/**
- * The JSON string whose characters start at `from`: the index of its closing quote times two, plus one when
- * it holds a backslash escape; -1 when it has a control character (which `JSON.parse` refuses) or no end.
- */
-const scanString = (text: string, from: number): number => {
-  let escapes = 0
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === QUOTE) return i * 2 + escapes
-    if (c === BACKSLASH) {
-      escapes = 1
-      i++
-    } else if (c < 32) {
-      return -1
-    }
-  }
-  return -1
-}
 
 /** The end of the non-negative integer (JSON: `0` or no leading zero) starting at `from`, or -1. */
 const scanInteger = (text: string, from: number): number => {
