@@ -110,6 +110,9 @@ const postgresServer = async (): Promise<
   try {
     url = await postgresSh(["start"], env)
   } catch (error) {
+    // start may fail after pg_ctl started the server (createdb failing, pg_ctl's 60 s wait running out while
+    // the server goes on starting): stop it first, so that no server is left running without its directory
+    await postgresSh(["stop"], env).catch(() => {})
     rmSync(state, { recursive: true, force: true })
     return {
       skipped: `no server: EFFECT_RESPONSES_TEST_PG_URL is unset and scripts/postgres.sh start failed (${
