@@ -1211,12 +1211,21 @@ export const router = (options: Options = {}) =>
       Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
         new GatewayError({
           status: 404,
-          description: `Invalid URL (${request.method} ${request.url})`,
+          description: `Invalid URL (${request.method} ${request.url})${withoutV1Hint(request.url)}`,
           errorType: "invalid_request_error",
           param: null,
           code: null
         }).response))
   )
+
+/**
+ * For a path the gateway serves under `/v1` asked without it (`POST /responses`, a client whose base URL is
+ * `http://host:8787` rather than `http://host:8787/v1`): `: try /v1/responses` (the query left out).
+ */
+const withoutV1Hint = (url: string): string => {
+  const path = url.split("?")[0]!
+  return /^\/(responses|models)(\/|$)/.test(path) ? `: try /v1${path} (the gateway's base URL ends in /v1)` : ""
+}
 
 /** The access log's `outcome` of a stream its client left before its end (as status 499's "client closed request"). */
 const CLIENT_CLOSED = "client_closed"

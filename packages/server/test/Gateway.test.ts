@@ -12,7 +12,10 @@ import {
   StreamPart,
   Usage
 } from "@effect-responses/core"
+import { ChatCompletionsClient } from "@effect-responses/chat-completions"
+import { ResponsesClient } from "@effect-responses/responses"
 import { Gateway, Upstream } from "@effect-responses/server"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -290,6 +293,49 @@ describe("Gateway (scripted upstream)", () => {
           expect(missing.status).toBe(404)
           expect((yield* Effect.promise(() => missing.json())).error.message).toContain("/v1/nothing")
         }))
+    }))
+
+  it.effect("a base URL without /v1: the gateway's 404 says try /v1/responses, the clients' 404 errors say try …/v1", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({})
+      yield* withGateway(upstreamOf(model.layer), {}, (url) =>
+        Effect.gen(function*() {
+          const base = url.replace(/\/v1$/, "")
+          const raw = yield* post(`${base}/responses`, { model: "m", input: "hi" })
+          expect(raw.status).toBe(404)
+          expect(JSON.parse(raw.text).error.message).toBe(
+            "Invalid URL (POST /responses): try /v1/responses (the gateway's base URL ends in /v1)"
+          )
+          expect(JSON.parse((yield* post(`${base}/models?x=1`, {})).text).error.message).toContain("try /v1/models (")
+          // a path the gateway does not serve under /v1 either: no hint
+          expect(JSON.parse((yield* post(`${url}/nothing`, {})).text).error.message).toBe("Invalid URL (POST /v1/nothing)")
+          const hint = `the base URL has no /v1: try ${base}/v1`
+          const responses = yield* Effect.flip(
+            Effect.flatMap(ResponsesClient.ResponsesClient, (client) => client.create({ model: "m", store: false, input: [{ type: "message", role: "user", content: "hi" }] })).pipe(
+              Effect.provide(ResponsesClient.layer({ baseUrl: `${base}/`, retry: { times: 0 } }))
+            )
+          )
+          assert(responses._tag === "HttpError")
+          expect(responses.status).toBe(404)
+          expect(responses.message).toContain(`Invalid URL (POST /responses): try /v1/responses`)
+          expect(responses.message).toContain(hint)
+          const chat = yield* Effect.flip(
+            Effect.flatMap(ChatCompletionsClient.ChatCompletionsClient, (client) =>
+              client.create({ model: "m", messages: [{ role: "user", content: "hi" }] })).pipe(
+                Effect.provide(ChatCompletionsClient.layer({ baseUrl: base, retry: { times: 0 } }))
+              )
+          )
+          assert(chat._tag === "HttpError")
+          expect(chat.message).toBe(`HTTP 404: Invalid URL (POST /chat/completions): ${hint} (invalid_request_error)`)
+          // with a path: the gateway's 404, no hint
+          const withPath = yield* Effect.flip(
+            Effect.flatMap(ChatCompletionsClient.ChatCompletionsClient, (client) =>
+              client.create({ model: "m", messages: [{ role: "user", content: "hi" }] })).pipe(
+                Effect.provide(ChatCompletionsClient.layer({ baseUrl: url, retry: { times: 0 } }))
+              )
+          )
+          expect(withPath.message).toBe("HTTP 404: Invalid URL (POST /v1/chat/completions) (invalid_request_error)")
+        }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
     }))
 
   it.effect("a body over the bound -> 413; malformed JSON -> 400 naming the position", () =>

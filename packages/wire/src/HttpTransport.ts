@@ -14,7 +14,9 @@
  *   first `MAX_ERROR_BODY_BYTES` of an error body are read: a server that answers a 100 MB error costs
  *   64 KiB (the message of a JSON body cut there is read from what was read, else the description says
  *   the body was cut). A message or body is kept up to `AiError.MAX_MESSAGE` characters, saying how much
- *   was cut.
+ *   was cut. A 404 from a base URL that has no path (`http://127.0.0.1:8787`, for a server that serves
+ *   `…/v1/responses`) says so in its description: `the base URL has no /v1: try http://127.0.0.1:8787/v1`
+ *   (`noPathHint`).
  * - A request that gets no answer, or a body that breaks off, fails with `AiError.TransportError`.
  * - No call waits forever (`Options.headersTimeout`, default 10 minutes; `Options.idleTimeout`, default 5
  *   minutes; `false` turns each off): no response headers in time, or a body silent for too long between
@@ -413,6 +415,35 @@ export const endpointUrl = (baseUrl: string | undefined, path: string): string =
   `${(baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "")}${path}`
 
 /**
+ * The hint for a 404 from a base URL that has no path (`http://127.0.0.1:8787` where the server serves
+ * `http://127.0.0.1:8787/v1/responses`): `the base URL has no /v1: try http://127.0.0.1:8787/v1`, the
+ * rule `effect-responses serve` applies to its `--upstream`. `undefined` for a base URL with a path (the
+ * default, `https://api.openai.com/v1`, included) or one that is not a URL. The transport adds it to the
+ * description of the `HttpError` of every 404 it gets: OpenAI answers such a request `404 Invalid URL
+ * (POST /responses)`, as does the gateway.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const noPathHint = (baseUrl: string | undefined): string | undefined => {
+  if (baseUrl === undefined) return undefined
+  let parsed: URL
+  try {
+    parsed = new URL(baseUrl)
+  } catch {
+    return undefined
+  }
+  if ((parsed.pathname !== "/" && parsed.pathname !== "") || parsed.search !== "") return undefined
+  return `the base URL has no /v1: try ${baseUrl.replace(/\/+$/, "")}/v1`
+}
+
+/** `error` with another description (its other fields as they are). */
+const withDescription = (error: AiError.HttpError, description: string): AiError.HttpError => {
+  const ErrorClass = error.constructor as new(fields: Record<string, unknown>, disableValidation: boolean) => AiError.HttpError
+  return new ErrorClass({ ...error, description }, true)
+}
+
+/**
  * The transport of endpoint `path` (e.g. `/chat/completions`) over the `HttpClient` in the context.
  *
  * @since 0.1.0
@@ -422,6 +453,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
   Effect.map(HttpClient.HttpClient, (contextClient) => {
     const httpClient = options.transformClient === undefined ? contextClient : options.transformClient(contextClient)
     const url = endpointUrl(options.baseUrl, path)
+    const hint404 = noPathHint(options.baseUrl)
     const schedule = retrySchedule(options.retry)
     const headersTimeout = timeoutOf(options.headersTimeout, DEFAULT_HEADERS_TIMEOUT)
     const idleTimeout = timeoutOf(options.idleTimeout, DEFAULT_IDLE_TIMEOUT)
@@ -506,13 +538,19 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
       }
       return Effect.flatMap(
         readPrefix(errorBody(response), MAX_ERROR_BODY_BYTES),
-        ({ cut, text }) =>
-          Effect.fail(AiError.httpErrorFromResponse({
+        ({ cut, text }) => {
+          const error = AiError.httpErrorFromResponse({
             status: response.status,
             headers: response.headers,
             body: scrub(text),
             ...(cut ? { cutAt: MAX_ERROR_BODY_BYTES } : {})
-          }))
+          })
+          return Effect.fail(
+            response.status === 404 && hint404 !== undefined
+              ? withDescription(error, `${error.description}: ${hint404}`)
+              : error
+          )
+        }
       )
     }
     // One attempt, within the headers timeout from sending to an answer judged: the headers and, for an

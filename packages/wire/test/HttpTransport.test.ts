@@ -35,6 +35,14 @@ describe("HttpTransport", () => {
     assert.strictEqual(HttpTransport.endpointUrl(undefined, "/responses"), "https://api.openai.com/v1/responses")
   })
 
+  it("noPathHint: only for a base URL without a path", () => {
+    assert.strictEqual(HttpTransport.noPathHint("http://127.0.0.1:8787/"), "the base URL has no /v1: try http://127.0.0.1:8787/v1")
+    assert.strictEqual(HttpTransport.noPathHint("http://127.0.0.1:8787"), "the base URL has no /v1: try http://127.0.0.1:8787/v1")
+    for (const base of [undefined, "https://api.openai.com/v1", "http://h/openai", "http://h/?api-version=1", "not a url"]) {
+      assert.strictEqual(HttpTransport.noPathHint(base), undefined)
+    }
+  })
+
   it.effect("execute sends the body with `stream`, the accept header and the bearer key; readJson parses", () =>
     Effect.gen(function*() {
       const http = fakeHttp([{ status: 200, body: "{\"id\":\"x\"}" }])
