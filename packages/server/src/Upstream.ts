@@ -283,7 +283,9 @@ export const fromLanguageModel = (
  * A timeout aborts the upstream request and fails with a `TransportError` whose `timeout` says which: the
  * gateway answers 504 `upstream_timeout` before the first byte, `response.failed` with `upstream_timeout`
  * after it. Every upstream request asks for an uncompressed answer (`accept-encoding: identity`): the
- * gateway's HTTP client does not decompress, and a server asked for nothing may compress as it likes.
+ * gateway's HTTP client does not decompress, and a server asked for nothing may compress as it likes. An
+ * answer compressed all the same (a proxy that ignores the header) is decoded by the transport when it is
+ * `gzip`, `deflate` or `br` (`HttpTransport`); another coding fails as a 502 naming it.
  *
  * @since 0.1.0
  * @category models

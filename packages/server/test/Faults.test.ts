@@ -736,6 +736,53 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       }))
   })
 
+  it.effect("an upstream that gzips whatever it is asked (a proxy ignoring accept-encoding: identity): the recorded answers read as they do plain", () => {
+    const chunks = readFixture("chat-sse/pai-chat-gpt4omini-text-usage.sse")
+    const whole = readFixture("chat-json/pai-chat-gpt4o-tool-call.json")
+    const answer = (body: string, type: string, gzip: boolean) => (_request: IncomingMessage, response: ServerResponse) => {
+      response.writeHead(200, { "content-type": type, ...(gzip ? { "content-encoding": "gzip" } : {}) })
+      response.end(gzip ? gzipSync(body) : body)
+    }
+    // ids and times are the gateway's own, made anew per response
+    const comparable = (response: { readonly [key: string]: unknown }) => ({
+      ...response,
+      id: undefined,
+      created_at: undefined,
+      completed_at: undefined,
+      output: (response.output as ReadonlyArray<object>).map((item) => ({ ...item, id: undefined, call_id: undefined }))
+    })
+    return withScriptedGateway([
+      answer(chunks, "text/event-stream", true),
+      answer(chunks, "text/event-stream", false),
+      answer(whole, "application/json", true),
+      answer(whole, "application/json", false)
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        const streamed = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        const plainStreamed = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        const decoded = checkLifecycle(parseSse(streamed.text))
+        expect(decoded.status).toBe("completed")
+        expect(comparable(decoded)).toEqual(comparable(checkLifecycle(parseSse(plainStreamed.text))))
+        const answered = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        const plain = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(answered.status).toBe(200)
+        expect(comparable(JSON.parse(answered.text))).toEqual(comparable(JSON.parse(plain.text)))
+      }))
+  })
+
+  it.effect("an upstream answer in a content-encoding the gateway does not decode: 502 naming it, no bytes of the body", () =>
+    withScriptedGateway([(_request, response) => {
+      response.writeHead(200, { "content-type": "application/json", "content-encoding": "compress" })
+      response.end(gzipSync(readFixture("chat-json/pai-chat-gpt4o-tool-call.json")))
+    }], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(answer.status).toBe(502)
+        const message: string = JSON.parse(answer.text).error.message
+        expect(message).toContain("content-encoding compress, which this client does not decode")
+        expect(message).not.toMatch(/[\u0000-\u0008\u001f\ufffd]/)
+      })))
+
   it.effect("a 200 text/html answer to a stream: 502 naming the content type, not a truncated stream", () =>
     withScriptedGateway([(_request, response) => {
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" })

@@ -17,6 +17,13 @@
  *   was cut. A 404 from a base URL that has no path (`http://127.0.0.1:8787`, for a server that serves
  *   `…/v1/responses`) says so in its description: `the base URL has no /v1: try http://127.0.0.1:8787/v1`
  *   (`noPathHint`).
+ * - A body in a `content-encoding` (a server or proxy that compresses though the client did not ask) is
+ *   decoded as it is read, as fetch-based SDKs do: `gzip` (`x-gzip`) and `deflate` with the web
+ *   `DecompressionStream`, `br` with Node's zlib. Every bound above and below counts decoded bytes, so a
+ *   small compressed body cannot be made to hold more than a plain one. A body `fetch` already decoded
+ *   (a `FetchHttpClient` answer, which keeps the header) is not decoded twice. Any other coding (or a list
+ *   of them) fails with `AiError.MalformedOutput` naming it (`the server answered HTTP 200 with
+ *   content-encoding compress, which this client does not decode (…)`), the body not read.
  * - A request that gets no answer, or a body that breaks off, fails with `AiError.TransportError`.
  * - No call waits forever (`Options.headersTimeout`, default 10 minutes; `Options.idleTimeout`, default 5
  *   minutes; `false` turns each off): no response headers in time, or a body silent for too long between
@@ -68,6 +75,7 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import type * as Framing from "./Framing.js"
+import * as ContentEncoding from "./internal/contentEncoding.js"
 import { asBytes, asEventBytes, watchBody } from "./internal/idleTimeout.js"
 import { jsonBytes } from "./internal/jsonBody.js"
 import * as Timer from "./internal/timer.js"
@@ -562,7 +570,21 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
         return timed(
           Effect.flatMap(Effect.mapError(httpClient.execute(request), (error) => failed(error)), (response) => {
             answered = true
-            return judge(response, stream)
+            if (response.headers["content-encoding"] === undefined) return judge(response, stream)
+            return Effect.flatMap(ContentEncoding.decoded(response), (decoded) =>
+              decoded._tag === "Readable"
+                ? judge(decoded.response, stream)
+                // the body is not read: ending it at once releases the connection
+                : Effect.zipRight(
+                  readBounded(errorBody(response), 0),
+                  Effect.fail(
+                    new AiError.MalformedOutput({
+                      description: `the server answered HTTP ${response.status} with content-encoding ${
+                        AiError.excerpt(decoded.encoding.replace(/[^\x20-\x7e]/g, "?"), 40)
+                      }, which this client does not decode (it decodes gzip, deflate and br)`
+                    })
+                  )
+                ))
           }),
           () => answered,
           parent
