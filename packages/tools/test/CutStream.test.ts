@@ -5,21 +5,14 @@
  * finished, and fails with the stream's typed error (`TruncatedStream`) after what arrived.
  */
 import type { AiError, StreamPart } from "@effect-responses/core"
-import { Prompt } from "@effect-responses/core"
-import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
-import { Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { ToolLoop } from "@effect-responses/tools"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { readFileSync } from "node:fs"
-
-const RECORDING = new URL("../../../fixtures/responses-sse/pai-gpt4o-function-call-args-deltas.sse", import.meta.url)
+import { Capitals, prompt, RECORDING, setup } from "./capitals.js"
 
 /** The recording's SSE events (`event:` and `data:` lines), in order. */
 const events = readFileSync(RECORDING, "utf8").split("\n\n").filter((block) => block.trim() !== "")
@@ -37,37 +30,6 @@ const cutAt = (type: string, n: number, including = false): string => {
 const argumentsBefore = (n: number): string =>
   events.filter((event) => typeOf(event) === "response.function_call_arguments.delta").slice(0, n)
     .map((event) => JSON.parse(event.slice(event.indexOf("data: ") + 6)).delta as string).join("")
-
-const GetCapital = Tool.make("get_capital", {
-  description: "The capital of a country.",
-  parameters: { country: Schema.String },
-  success: Schema.String
-})
-const Capitals = Toolkit.make(GetCapital)
-
-/** The model answering every request with `body` (SSE), and the handler recording the calls it gets. */
-const setup = (body: string) => {
-  const ran: Array<string> = []
-  const client = HttpClient.make((request) =>
-    Effect.succeed(HttpClientResponse.fromWeb(request, new Response(body, { headers: { "content-type": "text/event-stream" } })))
-  )
-  const layer = Layer.mergeAll(
-    ResponsesLanguageModel.layer({ model: "gpt-4o" }).pipe(
-      Layer.provide(ResponsesClient.layer({ retry: { times: 0 } })),
-      Layer.provide(Layer.succeed(HttpClient.HttpClient, client))
-    ),
-    Capitals.toLayer({
-      get_capital: ({ country }) =>
-        Effect.sync(() => {
-          ran.push(country)
-          return "Paris"
-        })
-    })
-  )
-  return { ran, layer }
-}
-
-const prompt = Prompt.user("What is the capital of France?")
 
 /** `ToolLoop.stream` over `body` (at most `maxSteps` steps): what it emitted, its error, the calls the handler ran. */
 const streamLoop = (body: string, maxSteps = 10) =>

@@ -7,22 +7,15 @@
  * writes a Chat Completions `finish_reason: "length"` so too). The tool loop runs no call of that response
  * and fails with a `ToolError` that says so, keeping every item.
  */
-import { Prompt } from "@effect-responses/core"
 import type { AiError } from "@effect-responses/core"
-import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
-import { Tool, Toolkit, ToolLoop } from "@effect-responses/tools"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { ToolLoop } from "@effect-responses/tools"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { readFileSync } from "node:fs"
-
-const RECORDING = new URL("../../../fixtures/responses-sse/pai-gpt4o-function-call-args-deltas.sse", import.meta.url)
+import { Capitals, prompt, RECORDING, setup } from "./capitals.js"
 
 type Json = Record<string, any>
 
@@ -64,37 +57,6 @@ const cutByLimit = (deltas: number, itemStatus = "incomplete") => {
   return { args, body: sse(stream), response }
 }
 
-const GetCapital = Tool.make("get_capital", {
-  description: "The capital of a country.",
-  parameters: { country: Schema.String },
-  success: Schema.String
-})
-const Capitals = Toolkit.make(GetCapital)
-
-/** The model answering every request with `body` (`contentType`), and the handler recording the calls it gets. */
-const setup = (body: string, contentType: string) => {
-  const ran: Array<string> = []
-  const client = HttpClient.make((request) =>
-    Effect.succeed(HttpClientResponse.fromWeb(request, new Response(body, { headers: { "content-type": contentType } })))
-  )
-  const layer = Layer.mergeAll(
-    ResponsesLanguageModel.layer({ model: "gpt-4o" }).pipe(
-      Layer.provide(ResponsesClient.layer({ retry: { times: 0 } })),
-      Layer.provide(Layer.succeed(HttpClient.HttpClient, client))
-    ),
-    Capitals.toLayer({
-      get_capital: ({ country }) =>
-        Effect.sync(() => {
-          ran.push(country)
-          return "Paris"
-        })
-    })
-  )
-  return { ran, layer }
-}
-
-const prompt = Prompt.user("What is the capital of France?")
-
 // cut mid-arguments (`{"country":"`), and cut when the arguments happened to be whole JSON (the item still incomplete)
 const cases = [
   { what: "mid-arguments", deltas: 3, args: "{\"country\":\"" },
@@ -116,7 +78,7 @@ describe("a response cut by max_output_tokens inside a tool call: the tool loop 
       Effect.gen(function*() {
         const { args, body } = cutByLimit(c.deltas)
         expect(args).toBe(c.args)
-        const { layer, ran } = setup(body, "text/event-stream")
+        const { layer, ran } = setup(body)
         const settled = yield* ToolLoop.stream(prompt, { toolkit: Capitals }).pipe(Stream.either, Stream.runCollect, Effect.provide(layer))
         const elements: Array<ToolLoop.Event> = []
         let error: AiError.AiError | undefined
@@ -157,7 +119,7 @@ describe("a response cut by max_output_tokens inside a tool call: the tool loop 
   it.effect("a call the API closed as completed before the limit, in a response cut later: it runs (the setup: its arguments are whole)", () =>
     Effect.gen(function*() {
       const { body } = cutByLimit(5, "completed")
-      const { layer, ran } = setup(body, "text/event-stream")
+      const { layer, ran } = setup(body)
       const error = yield* ToolLoop.stream(prompt, { toolkit: Capitals, maxSteps: 2 }).pipe(Stream.runDrain, Effect.flip, Effect.provide(layer))
       expect(ran).toEqual(["France"])
       // step 1 ran it, step 2 (the same answer) stopped at maxSteps with the call pending
