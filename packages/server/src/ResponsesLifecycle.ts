@@ -48,7 +48,11 @@
  *   `input`) is written as a `custom_tool_call` item (`ctc_…`) with its `input`: the `input` string is
  *   decoded from the arguments' JSON as they stream and written as `response.custom_tool_call_input.delta`
  *   events, then `response.custom_tool_call_input.done` with the whole input (an upstream that wrote the
- *   input bare, not as JSON, gets it whole at the end).
+ *   input bare, not as JSON, gets it whole at the end). A `CustomToolCallPart` of a `LanguageModel` upstream
+ *   is written the same way (`ctc_…`, its `namespace` kept when it names one): its `input` is appended, as
+ *   `MessageAggregator` folds it (a delta brings new input, and so does the completing part after deltas:
+ *   the rest, usually `""`; a complete part without deltas brings it all), each part's input a
+ *   `response.custom_tool_call_input.delta`.
  * - **apply_patch.** A call of the function that stands for the client-run `apply_patch` tool
  *   (`ResponsesRequestDecoder.DecodedRequest.applyPatch`) is written as an `apply_patch_call` item (`apc_…`)
  *   whose `operation` is the call's arguments (`{type, path, diff}`), whole when the call is complete

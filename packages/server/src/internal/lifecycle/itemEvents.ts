@@ -59,6 +59,8 @@ export const make = (
   const searchedTopLevel = new Set<string>()
 
   const functionName = (slot: Slot): { name: string; namespace?: string } => {
+    // a `CustomToolCallPart` that names its namespace: as it came
+    if (slot.namespace !== undefined) return { name: slot.name, namespace: slot.namespace }
     const original = request.namespacedTools.get(slot.name)
     if (original !== undefined) return { namespace: original.namespace, name: original.name }
     const name = request.renamedTools?.get(slot.name) ?? slot.name
@@ -110,9 +112,14 @@ export const make = (
     }
     if (slot.written >= slot.chunks.length || slot.kind === "verbatim" || isClientCall(slot.kind)) return
     if (slot.kind === "custom_tool_call") {
-      const reader = slot.customReader ??= CustomInput.make()
       let decoded = ""
-      for (let index = slot.written; index < slot.chunks.length; index++) decoded += reader.feed(slot.chunks[index]!)
+      if (slot.customRaw) {
+        // the input itself, from `CustomToolCallPart`s
+        for (let index = slot.written; index < slot.chunks.length; index++) decoded += slot.chunks[index]!
+      } else {
+        const reader = slot.customReader ??= CustomInput.make()
+        for (let index = slot.written; index < slot.chunks.length; index++) decoded += reader.feed(slot.chunks[index]!)
+      }
       slot.written = slot.chunks.length
       compactWritten(slot)
       if (decoded !== "") {
@@ -183,10 +190,12 @@ export const make = (
   const settle = (slot: Slot, out: Array<Event>) => {
     if (slot.kind === "custom_tool_call") {
       const args = slot.chunks.join("")
-      let input = ChatCompletionsLanguageModel.customToolInput(args)
+      let input = slot.customRaw ? args : ChatCompletionsLanguageModel.customToolInput(args)
       // arguments cut off inside their JSON (an upstream that stalled or broke off): the input is what the
       // incremental reader decoded and the deltas gave, not the raw JSON (`{"input":"*** Begin`)
-      if (input === args && slot.customWritten !== "" && args.trimStart().startsWith("{")) input = slot.customWritten
+      if (!slot.customRaw && input === args && slot.customWritten !== "" && args.trimStart().startsWith("{")) {
+        input = slot.customWritten
+      }
       // what the incremental reader could not decode (an input written bare, not as JSON) comes now
       if (input.startsWith(slot.customWritten) && input.length > slot.customWritten.length) {
         emit(out, "response.custom_tool_call_input.delta", {

@@ -79,6 +79,13 @@ export interface Slot {
   /** custom tool call: the reader of its input, and the input written as deltas so far */
   customReader: ReturnType<typeof CustomInput.make> | undefined
   customWritten: string
+  /**
+   * custom tool call: `chunks` hold the input itself (`CustomToolCallPart`s of a `LanguageModel` upstream),
+   * not the arguments of the function standing for the tool (`{"input": "…"}`)
+   */
+  customRaw: boolean
+  /** custom tool call: the namespace its `CustomToolCallPart` named, if any */
+  namespace: string | undefined
 }
 
 const ID_PREFIXES: { readonly [K in Kind]: string } = {
@@ -120,7 +127,9 @@ export const newSlot = (index: number, kind: Kind, makeId: (prefix: string) => s
   reasoningText: undefined,
   verbatim: undefined,
   customReader: undefined,
-  customWritten: ""
+  customWritten: "",
+  customRaw: false,
+  namespace: undefined
 })
 
 /** Makes an unwritten `slot` an item of `kind`, with a fresh item id of that kind. */
@@ -365,17 +374,24 @@ export const kindOf = (part: Part.AssistantPart): Kind | undefined => {
       return "reasoning"
     case "tool_call":
       return "function_call"
+    case "custom_tool_call":
+      return "custom_tool_call"
     case "unknown":
       return typeof part.item === "object" && part.item !== null ? "verbatim" : undefined
     case "media":
       return part.data === undefined ? undefined : "verbatim"
     default:
-      // typed call items (custom tool, shell, apply_patch, ...) arrive complete and are written as items
+      // typed call items (shell, apply_patch, ...) arrive complete and are written as items
       return "verbatim"
   }
 }
 
-/** Adds what `part` brings to `slot`; a `replace` part first empties it. */
+/**
+ * Adds what `part` brings to `slot`; a `replace` part first empties it. A part's text, arguments or custom
+ * tool input is appended, as `MessageAggregator` folds them: a delta holds only new content, and so does a
+ * completing part (`partial: false`) after deltas (the rest, usually `""`); a complete part without deltas
+ * holds it all.
+ */
 export const absorb = (slot: Slot, part: Part.AssistantPart, partial: boolean, replace: boolean) => {
   if (replace) {
     slot.chunks = []
@@ -383,7 +399,10 @@ export const absorb = (slot: Slot, part: Part.AssistantPart, partial: boolean, r
     slot.summaries = []
     if (slot.reasoningText !== undefined) slot.reasoningText = []
   }
-  if (part.type === "text" || part.type === "refusal" || part.type === "reasoning" || part.type === "tool_call") {
+  if (
+    part.type === "text" || part.type === "refusal" || part.type === "reasoning" || part.type === "tool_call" ||
+    part.type === "custom_tool_call"
+  ) {
     if (part.attributes.phase !== undefined) slot.phase = part.attributes.phase
     if (!partial && part.attributes.status !== undefined) slot.status = part.attributes.status
   }
@@ -399,6 +418,14 @@ export const absorb = (slot: Slot, part: Part.AssistantPart, partial: boolean, r
       if (part.arguments !== "") slot.chunks.push(part.arguments)
       if (part.callId !== "") slot.callId = part.callId
       if (part.name !== "") slot.name = part.name
+      if (CallId.isExtraContent(part.payload)) slot.extraContent = part.payload.data
+      break
+    case "custom_tool_call":
+      slot.customRaw = true
+      if (part.input !== "") slot.chunks.push(part.input)
+      if (part.callId !== "") slot.callId = part.callId
+      if (part.name !== "") slot.name = part.name
+      if (part.namespace !== undefined) slot.namespace = part.namespace
       if (CallId.isExtraContent(part.payload)) slot.extraContent = part.payload.data
       break
     case "reasoning": {
@@ -444,6 +471,8 @@ export const carriesContent = (part: Part.AssistantPart): boolean => {
       return part.text !== ""
     case "tool_call":
       return part.arguments !== ""
+    case "custom_tool_call":
+      return part.input !== ""
     case "reasoning":
       return (part.text ?? "") !== "" || part.summary.some((text) => text !== "")
     default:
