@@ -267,6 +267,22 @@ describe("Chat error bodies", () => {
       `the upstream failed: ${message.slice(0, 1979)}… (1021 more characters)`
     )
     assert.strictEqual(AiError.capMessage(long.description), long.description)
+    // cut again with details after the mark (HttpError.message: `HTTP 400: ` before, ` (type, code)` after):
+    // one mark counting both cuts and the details (2,000 + 1,000 + 10 + the details' characters, 2,000 shown)
+    const details = long.message.slice(long.message.lastIndexOf("characters)") + "characters)".length)
+    assert.strictEqual(details, " (invalid_request_error, unsupported_value, param messages[0].role)")
+    assert.strictEqual(
+      AiError.capMessage(long.message),
+      `HTTP 400: ${message.slice(0, 1990)}… (${1000 + 10 + details.length} more characters)`
+    )
+    // a short text before the mark keeps it, and what follows is cut to the rest of the room, with its own mark
+    assert.strictEqual(
+      AiError.capMessage(`${"a".repeat(10)}… (5 more characters)${"b".repeat(2500)}`),
+      `${"a".repeat(10)}… (5 more characters)${"b".repeat(1990)}… (510 more characters)`
+    )
+    // at most `max` characters besides the mark: as it is
+    const within = `HTTP 400: ${"a".repeat(1980)}… (5 more characters) (x, y)`
+    assert.strictEqual(AiError.capMessage(within), within)
     assert.strictEqual(
       AiError.httpErrorFromResponse({ status: 500, headers: {}, body: message }).description,
       `${message.slice(0, 2000)}… (1000 more characters)`

@@ -403,26 +403,45 @@ export const excerpt = (text: string, max = 200): string => text.length <= max ?
  */
 export const MAX_MESSAGE = 2000
 
-const CUT_MARK = /… \((\d+) more characters\)$/
+/** The mark of a cut (`capMessage`), anywhere in a text; the last one is found by `lastCutMark`. */
+const CUT_MARK = /… \((\d+) more characters\)/g
+
+/** The last cut mark of `text`: where it starts and ends, and the count it gives. */
+const lastCutMark = (text: string): { readonly start: number; readonly end: number; readonly count: number } | undefined => {
+  let last: RegExpExecArray | null = null
+  CUT_MARK.lastIndex = 0
+  for (let match = CUT_MARK.exec(text); match !== null; match = CUT_MARK.exec(text)) last = match
+  return last === null ? undefined : { start: last.index, end: last.index + last[0].length, count: Number(last[1]) }
+}
+
+const cutMark = (count: number): string => `… (${count} more characters)`
 
 /**
  * At most `max` characters of `text` (default `MAX_MESSAGE`), then `… (N more characters)` when cut, `N`
- * counted against the original text: a text that already ends with the mark of such a cut (a message cut
- * once, then put after a prefix) is cut again at `max` characters before that mark, and the mark counts
- * both cuts. So a message is capped once, whatever the depth: a 3,000-character server message is 2,000
- * characters and `… (1000 more characters)`, and `"the upstream failed: "` before it makes it
- * `… (1021 more characters)`, not a count of the second cut alone. The earlier cut is known by its mark's
- * words alone, so a longer message that itself ends with such words has their count added to its own.
+ * counted against the original text. A text that already holds the mark of such a cut (a message cut
+ * once, then put after a prefix, or before details such as `HttpError.message`'s `(type, code)`) is cut
+ * again around its last mark, which counts every character cut at its place: when the text before that
+ * mark is longer than `max`, it is cut at `max` and one mark counts the earlier cut, the characters cut now
+ * and everything after the old mark; else the text after the mark is cut to the rest of `max`, with a mark
+ * of its own. So a message is capped once, whatever the depth: a 3,000-character server message is 2,000
+ * characters and `… (1000 more characters)`; `"the upstream failed: "` before it makes it
+ * `… (1021 more characters)`, and `HTTP 500: ` before it and ` (server_error, boom)` after it
+ * `… (1031 more characters)`, not a count of the second cut alone. An earlier cut is known by its mark's
+ * words alone, so a text that itself holds such words has their count added to its own. A text of at most
+ * `max` characters besides its last mark is returned as it is.
  *
  * @since 0.2.0
  * @category utils
  */
 export const capMessage = (text: string, max: number = MAX_MESSAGE): string => {
-  const mark = CUT_MARK.exec(text)
-  const body = mark === null ? text : text.slice(0, mark.index)
-  const before = mark === null ? 0 : Number(mark[1])
-  if (body.length <= max) return mark === null ? text : `${body}… (${before} more characters)`
-  return `${body.slice(0, max)}… (${before + body.length - max} more characters)`
+  const mark = lastCutMark(text)
+  if (mark === undefined) return text.length <= max ? text : `${text.slice(0, max)}${cutMark(text.length - max)}`
+  const head = text.slice(0, mark.start)
+  const tail = text.slice(mark.end)
+  if (head.length + tail.length <= max) return text
+  if (head.length >= max) return `${head.slice(0, max)}${cutMark(mark.count + head.length - max + tail.length)}`
+  const room = max - head.length
+  return `${head}${cutMark(mark.count)}${tail.slice(0, room)}${cutMark(tail.length - room)}`
 }
 
 /**

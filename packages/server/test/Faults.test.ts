@@ -918,6 +918,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         answering(500, "text/plain", message),
         answering(500, "application/json", padded)
       ]
+      const captured = captureLogs()
       yield* withScriptedGateway(script, {}, (url) =>
         Effect.gen(function*() {
           const messages: Array<string> = []
@@ -930,7 +931,14 @@ describe("Gateway faults (scripted loopback upstream)", () => {
           for (const text of messages.slice(1)) {
             expect(text).toBe(`${prefix}${message.slice(0, 2000 - prefix.length)}… (${1000 + prefix.length} more characters)`)
           }
-        }))
+        })).pipe(Effect.provide(captured.layer))
+      // the log line: the HttpError's message, `HTTP 500: ` before the cut message and its details after,
+      // cut again with one count of both cuts and the details
+      const details = " (invalid_request_error, unsupported_value, param messages[0].role)"
+      const warning = captured.logs.find((line) => line.startsWith("WARN: upstream error") && line.includes("): HTTP 500: "))
+      expect(warning?.slice(warning.indexOf("): ") + 3)).toBe(
+        `HTTP 500: ${message.slice(0, 1990)}… (${1000 + "HTTP 500: ".length + details.length} more characters)`
+      )
     }))
 
   it.effect("deep nesting: 400 nesting_too_deep at 10,000 and at 100 levels, without echoing the value", () =>
