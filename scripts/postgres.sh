@@ -44,20 +44,22 @@ start() {
   user=$(as_owner id -un)
   as_owner "$bin/initdb" -D "$state/data" -U "$user" --auth=trust --encoding=UTF8 --no-locale >"$state/initdb.log" 2>&1 \
     || { cat "$state/initdb.log" >&2; exit 1; }
-  local port ports
+  local port ports started=""
   ports=${EFFECT_RESPONSES_PG_PORT:-$(seq 54329 54348)}
   for port in $ports; do
     # a port something answers on is taken; one taken between this probe and the server's start fails it
-    # with "could not bind", and the next port is tried
+    # with "could not bind", and the next port is tried (each attempt logs on its own: pg_ctl -l appends)
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi
+    rm -f "$state/server.log"
     if as_owner "$bin/pg_ctl" -D "$state/data" -l "$state/server.log" -w -t 60 \
       -o "-c listen_addresses=127.0.0.1 -p $port -k $state -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null; then
+      started=$port
       break
     fi
     grep -q "could not bind" "$state/server.log" 2>/dev/null || { cat "$state/server.log" >&2; exit 1; }
-    port=""
   done
-  [ -n "$port" ] || { echo "postgres.sh: no free port among $ports" >&2; exit 1; }
+  [ -n "$started" ] || { echo "postgres.sh: no free port among" $ports >&2; exit 1; }
+  port=$started
   as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U "$user" "$database"
   echo "postgres://$user@127.0.0.1:$port/$database" > "$state/url"
   chmod a+r "$state/url"
