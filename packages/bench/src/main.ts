@@ -20,10 +20,12 @@
  * (how long `/health` waits while a fresh gateway's first request, one request of 20,000 input items, or one of
  * the other large kinds runs: 10,000 tools, top-level or in one namespace, a 10 MB string), `--no-startup` (the built CLI's `--version` and `--help` times and the idle gateway's RSS), `--no-store` (streams per
  * second through the gateway stateless, with SQLite and with PostgreSQL), `--no-request` (the cost of decoding
- * a large request body).
+ * a large request body). It runs the built packages (`dist/`): a package whose `src/` changed since its last build is
+ * named in a warning at the top of the report.
  *
  * @since 0.1.0
  */
+import * as fs from "node:fs"
 import * as os from "node:os"
 import { parseArgs } from "node:util"
 import * as Aggregation from "./Aggregation.js"
@@ -82,6 +84,29 @@ const optionsOf = (input: Input.Input, large: Input.Input | undefined): Speed.Op
   input.events <= 3 ? emptyRounds : rounds(input !== large)
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`)
+
+/**
+ * The workspace packages whose last build (`dist/`, `build/`) is older than their `src/`: the harness runs the built packages, so a
+ * source change not yet built is not what it measures (`npm run bench` builds first; a direct `tsx` run does not).
+ */
+const staleBuilds = (): ReadonlyArray<string> => {
+  const newest = (dir: string): number => {
+    let time = 0
+    for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) time = Math.max(time, fs.statSync(`${entry.parentPath}/${entry.name}`).mtimeMs)
+    }
+    return time
+  }
+  const packages = new URL("../../", import.meta.url)
+  return fs.readdirSync(packages).filter((name) => {
+    const src = new URL(`${name}/src`, packages).pathname
+    const dist = new URL(`${name}/dist`, packages).pathname
+    // `tsc -b` leaves dist/ alone for a source touched but not changed; it rewrites build/'s tsbuildinfo
+    const build = new URL(`${name}/build`, packages).pathname
+    return name !== "bench" && fs.existsSync(src) && fs.existsSync(dist) &&
+      newest(src) > Math.max(newest(dist), fs.existsSync(build) ? newest(build) : 0)
+  })
+}
 const print = (line = "") => process.stdout.write(`${line}\n`)
 
 /** The client-path contenders, the peer each is held against, and the line's label. */
@@ -196,6 +221,13 @@ const main = async () => {
     `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(", ")}`)
   print(`- bodies delivered from memory as a \`ReadableStream\` of ${Input.CHUNK_SIZE / 1024} KiB chunks; contenders interleaved ` +
     "(rotating order), no GC forced between runs")
+  const stale = staleBuilds()
+  if (stale.length > 0) {
+    const warning = `**warning:** the built \`dist/\` of ${stale.join(", ")} is older than its \`src/\`: these numbers are ` +
+      "of the last build (run `npm run build` first)"
+    print(`- ${warning}`)
+    progress(warning)
+  }
 
   const inputs = [Input.fixture(), Input.generated(bytes)]
   const empty = Input.empty()
