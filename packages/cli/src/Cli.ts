@@ -98,6 +98,12 @@ const helpExtras: Record<string, Args.HelpExtra> = {
     ]
   },
   serve: {
+    environment: [
+      ["VAR of --upstream-key-env", "the upstream's API key, read once at start (never from the command line)"],
+      ["VAR of --api-key-env", "the key (or comma-separated keys) clients must send as a bearer token"],
+      ["PGPASSWORD", "with --store postgres:URL, the database password when the URL holds none"],
+      ["NO_COLOR", "when set, no colours in this help even on a terminal"]
+    ],
     examples: [
       "effect-responses serve --upstream http://localhost:11434/v1",
       "OLLAMA_KEY=... effect-responses serve --upstream https://example.com/v1 --upstream-key-env OLLAMA_KEY --port 9000"

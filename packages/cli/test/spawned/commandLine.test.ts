@@ -62,6 +62,8 @@ describe("effect-responses command line (the executable)", () => {
     expect(serve.stdout).toMatch(/--port N +the port to listen on \(0 picks a free port\)\s+\(default: 8787\)/)
     expect(serve.stdout).toMatch(/--host HOST +the address to listen on \(default: 127\.0\.0\.1\)/)
     expect(serve.stdout).toMatch(/\(default: drop\)/)
+    expect(serve.stdout).toMatch(/Environment:\n  VAR of --upstream-key-env +the upstream's API key/)
+    expect(serve.stdout).toMatch(/\n  PGPASSWORD +with --store postgres:URL/)
     const chat = await Cli.run(["chat", "--model", "x", "--help"])
     expect(chat.stdout).toContain("Environment:\n  OPENAI_API_KEY")
     expect(chat.stdout).toContain("OPENAI_BASE_URL")
