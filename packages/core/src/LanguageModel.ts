@@ -130,22 +130,31 @@ export const functionTools = (tools: ReadonlyArray<AnyToolDefinition> | undefine
 export const toolName = (tool: AnyToolDefinition): string => tool.name
 
 /**
- * The key `mergeTools` merges by: a function or custom tool's name (they share the names the model calls:
- * one name cannot be both), `built-in:<name>` for a client-run built-in tool, which the API declares by its
- * type alone (`{"type":"apply_patch"}`) and the model calls with an item of its own (`apply_patch_call`), so
- * that a custom tool `apply_patch` (Codex's freeform one) and the built-in `apply_patch` are two tools, as
- * `Toolkit.keyOf` keys them.
+ * The key `mergeTools` merges by: a function or custom tool's namespace (none for a top-level tool) and name
+ * (the two share the names the model calls within a namespace: one name cannot be both; the API calls a
+ * namespace's tool by its `namespace` and `name`, so `lookup` of namespace `crm`, `lookup` of `billing` and a
+ * top-level `lookup` are three tools), `built-in` and the name for a client-run built-in tool, which the API
+ * declares by its type alone (`{"type":"apply_patch"}`) and the model calls with an item of its own
+ * (`apply_patch_call`), so that a custom tool `apply_patch` (Codex's freeform one) and the built-in
+ * `apply_patch` are two tools, as `Toolkit.keyOf` keys them. JSON of the pair, so that no name can stand for
+ * another's key.
  */
-const mergeKey = (tool: AnyToolDefinition): string => tool instanceof ClientToolDefinition ? `built-in:${tool.name}` : tool.name
+const mergeKey = (tool: AnyToolDefinition): string =>
+  JSON.stringify(
+    tool instanceof ClientToolDefinition ? ["built-in", tool.name] : [tool.namespace?.name ?? null, tool.name]
+  )
 
 /**
- * `override` merged over `base` by tool name and kind: a tool of `override` replaces the tool of `base` the
- * model would call by the same name (a function or custom tool replaces a function or custom tool, a
- * client-run built-in the same built-in); the others are kept, those of `base` first. A custom or function
- * tool and a built-in of one name are two tools: a call's custom `apply_patch` is sent beside a layer's
- * built-in `apply_patch`, each called by its own item type (`custom_tool_call`, `apply_patch_call`).
- * `override` absent leaves `base`; `base` absent or empty gives `override` itself (no copy, no set of its
- * names: a gateway's call of 10,000 tools merges them over a layer's none twice per call).
+ * `override` merged over `base` by tool name, namespace and kind: a tool of `override` replaces the tool of
+ * `base` the model would call by the same name in the same namespace (a function or custom tool replaces a
+ * function or custom tool, a client-run built-in the same built-in); the others are kept, those of `base`
+ * first. Tools of one name in two namespaces, or in a namespace and at the top level, are two tools: a call's
+ * `lookup` of namespace `crm` replaces a layer's `lookup` of `crm`, not its
+ * top-level `lookup`. A custom or function tool and a built-in of one name are two tools: a call's custom
+ * `apply_patch` is sent beside a layer's built-in `apply_patch`, each called by its own item type
+ * (`custom_tool_call`, `apply_patch_call`). `override` absent leaves `base`; `base` absent or empty gives
+ * `override` itself (no copy, no set of its names: a gateway's call of 10,000 tools merges them over a
+ * layer's none twice per call).
  *
  * @since 0.2.0
  * @category models

@@ -1,5 +1,5 @@
 /**
- * `LanguageModel.mergeTools`: a call's tools merged over a layer's by name and kind.
+ * `LanguageModel.mergeTools`: a call's tools merged over a layer's by name, namespace and kind.
  */
 import { LanguageModel } from "@effect-responses/core"
 import { describe, expect, it } from "@effect/vitest"
@@ -41,5 +41,27 @@ describe("LanguageModel.mergeTools", () => {
       tool("apply_patch"),
       builtInAgain
     ])
+  })
+})
+
+describe("LanguageModel.mergeTools, namespaces", () => {
+  const crm = { name: "crm", description: "The CRM." }
+  const billing = { name: "billing", description: "Billing." }
+  const inNamespace = (namespace: typeof crm, name: string, description?: string) =>
+    new LanguageModel.ToolDefinition({ ...tool(name, description), namespace })
+
+  it("a call's lookup of namespace crm replaces the layer's lookup of crm only: the top-level lookup and billing's lookup are other tools", () => {
+    const layer = [tool("lookup", "top level"), inNamespace(crm, "lookup", "the layer's"), inNamespace(billing, "lookup")]
+    const call = [inNamespace(crm, "lookup", "the call's")]
+    expect(LanguageModel.mergeTools(layer, call)).toEqual([tool("lookup", "top level"), inNamespace(billing, "lookup"), call[0]])
+    // a call's top-level lookup replaces the top-level one only
+    expect(LanguageModel.mergeTools(layer, [tool("lookup", "the call's")])).toEqual([
+      inNamespace(crm, "lookup", "the layer's"),
+      inNamespace(billing, "lookup"),
+      tool("lookup", "the call's")
+    ])
+    // a custom tool of crm replaces crm's function of its name (one name the model calls in crm)
+    const custom = new LanguageModel.CustomToolDefinition({ type: "custom", name: "lookup", namespace: crm })
+    expect(LanguageModel.mergeTools(layer, [custom])).toEqual([tool("lookup", "top level"), inNamespace(billing, "lookup"), custom])
   })
 })

@@ -59,8 +59,8 @@ export class CurrentOptions extends Context.Reference<CurrentOptions>()(
 /**
  * `override` merged over `base`: a field set in `override` wins, except that `reasoning`, `text`,
  * `metadata` and `extraBody` merge one level deep (an override of `reasoning.effort` keeps the base's
- * `reasoning.summary`) and `tools` merge by name and kind (`LanguageModel.mergeTools`: an override tool replaces the base
- * tool the model calls by the same name, a built-in tool only the same built-in; base tools come first). `builtInTools` and `toolChoice` are replaced whole. A field set to
+ * `reasoning.summary`) and `tools` merge by name, namespace and kind (`LanguageModel.mergeTools`: an override tool replaces the base
+ * tool the model calls by the same name in the same namespace, a built-in tool only the same built-in; base tools come first). `builtInTools` and `toolChoice` are replaced whole. A field set to
  * `undefined` in `override` leaves the base's.
  *
  * @since 0.1.0
@@ -125,8 +125,8 @@ export const withOptions: {
 export type EffectOrStream = LanguageModel.EffectOrStream
 
 /**
- * The request options of one call: the layer's `options` with the call's `tools` merged over them by name
- * and kind (`LanguageModel.mergeTools`: a call tool replaces a layer tool of the same name and kind; the
+ * The request options of one call: the layer's `options` with the call's `tools` merged over them by name,
+ * namespace and kind (`LanguageModel.mergeTools`: a call tool replaces a layer tool of the same name, namespace and kind; the
  * others are kept, layer tools first), the
  * call's `toolChoice` replacing the layer's when given, and the call's `responseFormat` replacing
  * `text.format` when given (`text.verbosity` is kept).
