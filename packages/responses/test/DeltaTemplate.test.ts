@@ -17,7 +17,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { afterEach, vi } from "vitest"
 import { Decoder } from "../src/internal/decoder.js"
-import { type DeltaTemplate, learn } from "../src/internal/deltaTemplate.js"
+import { checkRuns, type DeltaTemplate, learn } from "../src/internal/deltaTemplate.js"
 import { fixturePath, readFixture } from "./fixtures.js"
 
 const CAPTURES = fileURLToPath(new URL("captures", import.meta.url))
@@ -219,6 +219,37 @@ describe("the decoder's fast path (delta events read from a learned template)", 
           : data
       )
       expect(run(payloads, true).out, last).toStrictEqual(run(payloads, false).out)
+    }
+  })
+
+  it("another response written from the same templates (its own item ids) is read without checking them again", () => {
+    // a process makes call after call: the o3-mini stream again, as another response with other item ids
+    // (the same length) and another response id, learned from after the recorded one
+    const recorded = payloadsOf(readFixture(O3MINI))
+    run(recorded, true)
+    const again = recorded.map((data) =>
+      data.replace(/68c42d/g, "0f00ba").replace(/"id":"resp_[^"]*"/g, "\"id\":\"resp_again\"")
+    )
+    expect(again.filter((data) => data.includes("0f00ba")).length).toBeGreaterThan(600)
+    const before = checkRuns.count
+    const fast = run(again, true)
+    expect(checkRuns.count).toBe(before)
+    expect(fast.fastEvents).toBe(649)
+    expect(fast.out).toStrictEqual(run(again, false).out)
+    // an item id written with an escape, a member more, a member less: other shapes, checked when learned
+    const [, event] = [...recorded.entries()].find(([, data]) => data.includes("\"response.output_text.delta\""))!
+    const others = [
+      event.replace("\"item_id\":\"msg_", "\"item_id\":\"msg\\u005f"),
+      event.replace(/\}$/, ",\"extra\":1}"),
+      event.replace(/,"logprobs":\[\]/, "")
+    ]
+    for (const data of others) {
+      const parsedEvent = parsed(data)!
+      const checked = checkRuns.count
+      const template = learn(data, parsedEvent, parsedEvent.type as string, "message", "text")
+      expect(checkRuns.count).toBe(checked + 1)
+      expect(template?.match(data)).toBe(parsedEvent.delta)
+      expect(template?.match(event)).toBeUndefined()
     }
   })
 

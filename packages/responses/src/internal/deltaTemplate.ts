@@ -19,7 +19,9 @@
  * parsing the template with sentinel values in place (`learn`) and comparing the result, member by member,
  * with the learned event with those values in place. An event that does not match (a string with a
  * control character, a number with a sign or a fraction, any other event) goes through `JSON.parse`, so its
- * elements and errors are the decoder's own.
+ * elements and errors are the decoder's own. A template is learned at each call (each response's first delta
+ * event of each output item, summary or content part); one of a shape already checked in this process (the
+ * same text but for the holes and the item's id) is not checked again (`shapeOf`).
  *
  * @internal
  */
@@ -157,11 +159,62 @@ const checks = (event: JsonObject, fixed: ReadonlyArray<string>, holes: Readonly
   return true
 }
 
+/** Where a hole is in the text learned from: its value's first character and the one after it. */
+type Found = readonly [start: number, end: number, key: string, kind: HoleKind]
+
+const ITEM_ID = "\"item_id\":\""
+
+/**
+ * What `checks` answers for, as one string: the text learned from with its holes' values replaced by their
+ * kinds, and the value of its first `"item_id":"…"` (when written without escapes) by `id`. The delta
+ * events of one output item differ from those of another item in the same place of another response only
+ * there: the item's id (`msg_…`, `rs_…`). A string literal without escapes in place of another leaves what
+ * `JSON.parse` reads of the text unchanged but that value, as the holes' values do (the module's doc), so
+ * the check of a template of a shape checked before would give the same answer. (`\0` cannot be in a JSON
+ * text outside an escape: the parts cannot run into each other.)
+ */
+const shapeOf = (data: string, found: ReadonlyArray<Found>): string => {
+  let id: readonly [start: number, end: number] | undefined
+  const at = data.indexOf(ITEM_ID)
+  if (at !== -1) {
+    const scanned = scanString(data, at + ITEM_ID.length)
+    if (scanned !== -1 && (scanned & 1) === 0) id = [at + ITEM_ID.length, scanned >> 1]
+  }
+  let shape = ""
+  let from = 0
+  for (const [start, end, , kind] of found) {
+    if (id !== undefined && id[0] >= from && id[1] <= start) {
+      shape += `${data.slice(from, id[0])}\0id\0`
+      from = id[1]
+      id = undefined
+    }
+    shape += `${data.slice(from, start)}\0${kind}\0`
+    from = end
+  }
+  if (id !== undefined && id[0] >= from) {
+    shape += `${data.slice(from, id[0])}\0id\0`
+    from = id[1]
+  }
+  return shape + data.slice(from)
+}
+
+/**
+ * The shapes (`shapeOf`) of the templates that passed `checks` in this process: a template of one of them
+ * is not checked again. The delta events of a response are written from a few templates that recur from one
+ * response to the next but for their item ids (the recorded o3-mini stream: five, learned at each call).
+ * At most `MAX_SHAPES`, then forgotten and checked again.
+ */
+const checkedShapes = new Set<string>()
+const MAX_SHAPES = 256
+
+/** How many times `checks` ran in this process (for the tests). */
+export const checkRuns = { count: 0 }
+
 /**
  * The template of `data`, a delta event the decoder parsed as `event`, or `undefined` when none is found
  * that checks (see the module's doc). The holes are the values of the first `"sequence_number":`,
  * `"delta":"` and `"obfuscation":"` of the text (written without spaces, as OpenAI writes them); the
- * `delta` must be one of them.
+ * `delta` must be one of them. A template of a shape checked before is not checked again (`shapeOf`).
  */
 export const learn = (
   data: string,
@@ -170,7 +223,7 @@ export const learn = (
   itemType: string,
   field: DeltaField
 ): DeltaTemplate | undefined => {
-  const found: Array<readonly [start: number, end: number, key: string, kind: HoleKind]> = []
+  const found: Array<Found> = []
   for (const [key, kind] of HOLES) {
     const name = kind === "number" ? `"${key}":` : `"${key}":"`
     const at = data.indexOf(name)
@@ -197,6 +250,12 @@ export const learn = (
   }
   fixed.push(data.slice(from))
   const holes = found.map(([, , key, kind]) => [key, kind] as const)
-  if (!checks(event, fixed, holes)) return undefined
+  const shape = shapeOf(data, found)
+  if (!checkedShapes.has(shape)) {
+    checkRuns.count++
+    if (!checks(event, fixed, holes)) return undefined
+    if (checkedShapes.size >= MAX_SHAPES) checkedShapes.clear()
+    checkedShapes.add(shape)
+  }
   return new DeltaTemplate(event, type, itemType, field, fixed, holes.map(([, kind]) => kind))
 }
