@@ -506,7 +506,9 @@ const stringOf = (o: { readonly [key: string]: unknown }, key: string): string |
  * The message or body is cut at `MAX_MESSAGE` characters, saying how much was cut (`capMessage`). `cutAt`
  * (since 0.2.0) is the bound in bytes the body was read up to, when the body was longer and cut there: the
  * message of a JSON error body so cut is read from its prefix when it is whole there (`"message": "…"`),
- * else the description says the body was cut and shows its first characters (`capMessage`).
+ * else the description says the body was cut and shows its first characters (`capMessage`). `hint` (since
+ * 0.2.0) is what the caller knows of the error that the server did not say (the transport's 404 hint for a
+ * base URL without `/v1`, `HttpTransport.noPathHint`): the description is then `<description>: <hint>`.
  *
  * @since 0.1.0
  * @category constructors
@@ -516,8 +518,9 @@ export const httpErrorFromResponse = (response: {
   readonly headers: { readonly [name: string]: string | undefined }
   readonly body: string
   readonly cutAt?: number | undefined
+  readonly hint?: string | undefined
 }): HttpError => {
-  const { body, cutAt, headers, status } = response
+  const { body, cutAt, headers, hint, status } = response
   let error: { readonly [key: string]: unknown } | undefined
   try {
     let json: unknown = JSON.parse(body)
@@ -539,15 +542,16 @@ export const httpErrorFromResponse = (response: {
   const param = error && stringOf(error, "param")
   const requestId = headers["x-request-id"]
   const retryAfter = retryAfterFromHeaders(headers)
+  const description = message !== undefined
+    ? capMessage(message)
+    : cutAt !== undefined
+    ? `the error body was cut at ${cutAt} bytes: ${capMessage(body.trim())}`
+    : body.trim() === ""
+    ? `HTTP status ${status}`
+    : capMessage(body.trim())
   return new HttpError({
     status,
-    description: message !== undefined
-      ? capMessage(message)
-      : cutAt !== undefined
-      ? `the error body was cut at ${cutAt} bytes: ${capMessage(body.trim())}`
-      : body.trim() === ""
-      ? `HTTP status ${status}`
-      : capMessage(body.trim()),
+    description: hint === undefined ? description : `${description}: ${hint}`,
     ...(errorType === undefined ? {} : { errorType }),
     ...(code === undefined ? {} : { code }),
     ...(param === undefined ? {} : { param }),

@@ -16,7 +16,7 @@
  *   the body was cut). A message or body is kept up to `AiError.MAX_MESSAGE` characters, saying how much
  *   was cut. A 404 from a base URL that has no path (`http://127.0.0.1:8787`, for a server that serves
  *   `…/v1/responses`) says so in its description: `the base URL has no /v1: try http://127.0.0.1:8787/v1`
- *   (`noPathHint`).
+ *   (`noPathHint`), unless the server's answer already names `/v1` (the gateway's 404 does).
  * - A body in a `content-encoding` (a server or proxy that compresses though the client did not ask) is
  *   decoded as it is read, as fetch-based SDKs do: `gzip` (`x-gzip`) and `deflate` with the web
  *   `DecompressionStream`, `br` with Node's zlib. Every bound above and below counts decoded bytes, so a
@@ -427,8 +427,9 @@ export const endpointUrl = (baseUrl: string | undefined, path: string): string =
  * `http://127.0.0.1:8787/v1/responses`): `the base URL has no /v1: try http://127.0.0.1:8787/v1`, the
  * rule `effect-responses serve` applies to its `--upstream`. `undefined` for a base URL with a path (the
  * default, `https://api.openai.com/v1`, included) or one that is not a URL. The transport adds it to the
- * description of the `HttpError` of every 404 it gets: OpenAI answers such a request `404 Invalid URL
- * (POST /responses)`, as does the gateway.
+ * description of the `HttpError` of a 404 (`AiError.httpErrorFromResponse`'s `hint`): OpenAI answers such a
+ * request `404 Invalid URL (POST /responses)`. A 404 whose body already names `/v1` gets none, so that one
+ * hint is given: the gateway's own 404 says `try /v1/responses (the gateway's base URL ends in /v1)`.
  *
  * @since 0.2.0
  * @category errors
@@ -443,12 +444,6 @@ export const noPathHint = (baseUrl: string | undefined): string | undefined => {
   }
   if ((parsed.pathname !== "/" && parsed.pathname !== "") || parsed.search !== "") return undefined
   return `the base URL has no /v1: try ${baseUrl.replace(/\/+$/, "")}/v1`
-}
-
-/** `error` with another description (its other fields as they are). */
-const withDescription = (error: AiError.HttpError, description: string): AiError.HttpError => {
-  const ErrorClass = error.constructor as new(fields: Record<string, unknown>, disableValidation: boolean) => AiError.HttpError
-  return new ErrorClass({ ...error, description }, true)
 }
 
 /**
@@ -547,17 +542,16 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
       return Effect.flatMap(
         readPrefix(errorBody(response), MAX_ERROR_BODY_BYTES),
         ({ cut, text }) => {
-          const error = AiError.httpErrorFromResponse({
+          const body = scrub(text)
+          // a server that already points at /v1 (the gateway's own 404 does) gets no second hint
+          const hint = response.status === 404 && hint404 !== undefined && !body.includes("/v1") ? hint404 : undefined
+          return Effect.fail(AiError.httpErrorFromResponse({
             status: response.status,
             headers: response.headers,
-            body: scrub(text),
-            ...(cut ? { cutAt: MAX_ERROR_BODY_BYTES } : {})
-          })
-          return Effect.fail(
-            response.status === 404 && hint404 !== undefined
-              ? withDescription(error, `${error.description}: ${hint404}`)
-              : error
-          )
+            body,
+            ...(cut ? { cutAt: MAX_ERROR_BODY_BYTES } : {}),
+            ...(hint === undefined ? {} : { hint })
+          }))
         }
       )
     }

@@ -4,10 +4,12 @@
 import { AiError } from "@effect-responses/core"
 import { HttpTransport } from "@effect-responses/wire"
 import { assert, describe, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
@@ -42,6 +44,42 @@ describe("HttpTransport", () => {
       assert.strictEqual(HttpTransport.noPathHint(base), undefined)
     }
   })
+
+  it.effect("a 404 from a base URL without a path: the hint after the description, every field of the error kept; none when the answer names /v1 already", () =>
+    Effect.gen(function*() {
+      // the recorded error body (an unknown model), answered as a 404 with a request id and a retry-after
+      const recorded = readFileSync(new URL("../../../fixtures/responses-json/pai-error-400-model-not-found.json", import.meta.url), "utf8")
+      const gateway404 = JSON.stringify({
+        error: { message: "Invalid URL (POST /responses): try /v1/responses (the gateway's base URL ends in /v1)", type: "invalid_request_error", param: null, code: null }
+      })
+      const answers = [recorded, gateway404]
+      let n = 0
+      const client = HttpClient.make((request) =>
+        Effect.sync(() =>
+          HttpClientResponse.fromWeb(
+            request,
+            new Response(answers[n++], { status: 404, headers: { "x-request-id": "req_404", "retry-after": "2" } })
+          )
+        )
+      )
+      const transport = yield* HttpTransport.make("/responses", { baseUrl: "http://127.0.0.1:8787" }).pipe(
+        Effect.provideService(HttpClient.HttpClient, client)
+      )
+      const first = yield* Effect.flip(transport.execute({ model: "gpt-5.2-proo" }, false))
+      assert(first._tag === "HttpError")
+      assert.strictEqual(
+        first.description,
+        "The requested model 'gpt-5.2-proo' does not exist.: the base URL has no /v1: try http://127.0.0.1:8787/v1"
+      )
+      assert.deepStrictEqual(
+        [first.status, first.errorType, first.code, first.param, first.requestId, Duration.toMillis(first.retryAfter!)],
+        [404, "invalid_request_error", "model_not_found", "model", "req_404", 2000]
+      )
+      // the gateway's own 404 points at /v1: one hint, its own
+      const second = yield* Effect.flip(transport.execute({ model: "m" }, false))
+      assert(second._tag === "HttpError")
+      assert.strictEqual(second.description, "Invalid URL (POST /responses): try /v1/responses (the gateway's base URL ends in /v1)")
+    }))
 
   it.effect("execute sends the body with `stream`, the accept header and the bearer key; readJson parses", () =>
     Effect.gen(function*() {
