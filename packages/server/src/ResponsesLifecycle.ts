@@ -21,10 +21,12 @@
  *
  * - **Ordering.** The upstream may interleave parts of several output indices (parallel tool calls of a
  *   Chat Completions stream do). One item is written at a time: parts of other indices are buffered and
- *   written, whole so far, when their turn comes (lowest upstream index first). An item closes at its
+ *   written, whole so far, when their turn comes: in the order the upstream began them (the first part of
+ *   each), as the Responses API writes items in the order the model produced them. An item closes at its
  *   completing part (`partial: false`), at the end of the response, or, for text, refusal and reasoning
  *   (which Chat Completions writes one after the other), as soon as another item receives a delta, so that
- *   the next one streams live. Content that still arrives for an item closed early opens a new item: nothing
+ *   the next one streams live. Content that still arrives for an item closed early opens a new item, after
+ *   every item begun before it (text after a tool call, then reasoning: call, message, reasoning): nothing
  *   is dropped.
  * - **Reasoning.** Summary texts become summary parts; raw reasoning text (`ReasoningPart.text`, e.g. a
  *   Chat Completions `reasoning_content`) becomes summary part 0. `encrypted_content` is kept when the

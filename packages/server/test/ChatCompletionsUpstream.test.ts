@@ -19,7 +19,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import OpenAI from "openai"
 import { z } from "zod"
-import { checkLifecycle, type Frame, loopback, parseSse, post, readFixture, serverUrl } from "./utils.js"
+import { checkLifecycle, type Frame, loopback, parseSse, post, readFixture, serverUrl, type WireJson as Json } from "./utils.js"
 
 setTracingDisabled(true)
 
@@ -48,6 +48,23 @@ const chatUpstream = Layer.unwrapEffect(
 const withChatGateway = <A, E>(
   fixtures: ReadonlyArray<string>,
   body: (baseUrl: string) => Effect.Effect<A, E, ChatReplayServer.ChatReplayServer>
+) => withChatReplay(replayOf(...fixtures), body)
+
+/** Runs `body` with the gateway over a Chat Completions upstream replaying the capture `text` (hand-made SSE). */
+const withChatGatewayText = <A, E>(
+  text: string,
+  body: (baseUrl: string) => Effect.Effect<A, E, ChatReplayServer.ChatReplayServer>
+) =>
+  withChatReplay(
+    Layer.unwrapEffect(
+      Effect.map(ChatCapture.parse(text, "hand-made"), (capture) => ChatReplayServer.layer({ capture })).pipe(Effect.orDie)
+    ).pipe(Layer.provide(Layer.fresh(loopback))),
+    body
+  )
+
+const withChatReplay = <A, E>(
+  replay: Layer.Layer<ChatReplayServer.ChatReplayServer, unknown>,
+  body: (baseUrl: string) => Effect.Effect<A, E, ChatReplayServer.ChatReplayServer>
 ) =>
   Effect.gen(function*() {
     const url = yield* serverUrl
@@ -57,11 +74,31 @@ const withChatGateway = <A, E>(
       Gateway.layer().pipe(
         Layer.provideMerge(chatUpstream),
         Layer.provideMerge(loopback),
-        Layer.provideMerge(replayOf(...fixtures))
+        Layer.provideMerge(replay)
       )
     ),
     Effect.scoped
   )
+
+/**
+ * Reasoning and text taking turns, a tool call, text after it, then reasoning again (`reasoning_content`, then
+ * the `reasoning` field vLLM writes), one chunk each: the tester's stream (hand-made, no recording has it).
+ */
+const INTERLEAVED = ([
+  { role: "assistant", reasoning_content: "R1 " },
+  { content: "T1 " },
+  { reasoning_content: "R2 " },
+  { content: "T2 " },
+  { tool_calls: [{ index: 0, id: "cA", type: "function", function: { name: "shell_command", arguments: "{\"command\":\"ls\"}" } }] },
+  { content: "T3 after call" },
+  { reasoning: "R3 via reasoning field" }
+] as ReadonlyArray<Json>).map((delta) => ({ delta, finish_reason: null as string | null }))
+  .concat([{ delta: {}, finish_reason: "tool_calls" }])
+  .map(({ delta, finish_reason }) =>
+    `data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason }] })}\n\n`
+  )
+  .join("")
+  .concat("data: [DONE]\n\n")
 
 const openai = (baseURL: string) => new OpenAI({ baseURL, apiKey: "unused", maxRetries: 0 })
 
@@ -204,6 +241,35 @@ describe("the gateway over the Chat Completions model (loopback replay upstream)
             expect((requests[0]!.body as Record<string, unknown>).user).toBe("legacy-user")
           })))
       ))
+
+  it.effect("text written after a tool call, then reasoning: the output items follow the upstream's order (raw SSE, the openai SDK's accumulator)", () =>
+    Effect.gen(function*() {
+      const tools = [{ type: "function" as const, name: "shell_command", parameters: { type: "object", properties: {} }, strict: false }]
+      const expected = [
+        ["reasoning", "R1 "],
+        ["message", "T1 "],
+        ["reasoning", "R2 "],
+        ["message", "T2 "],
+        ["function_call", "{\"command\":\"ls\"}"],
+        ["message", "T3 after call"],
+        ["reasoning", "R3 via reasoning field"]
+      ]
+      const shape = (output: ReadonlyArray<Json>) =>
+        output.map((item) => [item.type, item.type === "function_call" ? item.arguments : (item.summary ?? item.content)[0].text])
+      const streamed = yield* withChatGatewayText(INTERLEAVED, (url) =>
+        Effect.map(post(`${url}/responses`, { model: "m", input: "hi", stream: true, tools }), (answer) =>
+          checkLifecycle(parseSse(answer.text))))
+      expect(shape(streamed.output as ReadonlyArray<Json>)).toEqual(expected)
+      const final = yield* withChatGatewayText(INTERLEAVED, (url) =>
+        Effect.promise(async () => {
+          const stream = openai(url).responses.stream({ model: "m", input: "hi", tools })
+          const events: Array<{ type: string; sequence_number: number }> = []
+          for await (const event of stream) events.push(event)
+          checkLifecycle(framesOfEvents(events))
+          return (await stream.finalResponse()).output as ReadonlyArray<Json>
+        }))
+      expect(shape(final)).toEqual(expected)
+    }))
 
   it.effect("xAI usage through the gateway: reasoning inside output_tokens, total = input + output", () =>
     withChatGateway(["chat-sse/vai-chat-xai-reasoning-tool-call.chunks.txt"], (url) =>

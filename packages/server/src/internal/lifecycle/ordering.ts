@@ -1,10 +1,13 @@
 /**
  * Which output item is written when. The upstream may interleave parts of several output indices
  * (parallel tool calls of a Chat Completions stream do), but the lifecycle writes one item at a time:
- * parts of other indices are kept in their slot and written, whole so far, when their turn comes (lowest
- * upstream index first). An item closes at its completing part, at the end of the response, or, for text,
+ * parts of other indices are kept in their slot and written, whole so far, when their turn comes: items are
+ * written in the order the upstream began them (its first part of each), as the Responses API writes items in
+ * the order the model produced them. An item closes at its completing part, at the end of the response, or, for text,
  * refusal and reasoning, as soon as another item receives a delta; content that still arrives for an item
- * closed early opens a new item. A function call whose name so far (a server may stream it in pieces:
+ * closed early opens a new item, which comes after every item begun before it (a Chat Completions stream has
+ * one index for all its text and one for all its reasoning: text after a tool call, then reasoning, are a
+ * message then a reasoning item after the call). A function call whose name so far (a server may stream it in pieces:
  * `apply_`, then `patch`) could still become a custom or client-run tool's is not written until its name
  * says which, or it is complete.
  *
@@ -46,6 +49,9 @@ export const make = (
     >,
   makeId: (prefix: string) => string
 ): Ordering => {
+  // by upstream output index; a Map iterates in insertion order, and a slot is inserted when its item's
+  // first part arrives (a closed slot's index taking content again is deleted and inserted anew): iterating
+  // `slots` is the upstream's order of items
   const slots = new Map<number, Slot>()
   // the client asked for encrypted reasoning: reasoning text goes back to it in the gateway's token
   const reasoningTokens = request.options?.include?.includes(ENCRYPTED_REASONING) === true
@@ -81,7 +87,7 @@ export const make = (
   }
 
   /**
-   * After the active item closed: opens the lowest pending upstream index, closing it too when complete. A
+   * After the active item closed: opens the item begun first among those pending, closing it too when complete. A
    * function call whose name so far may still grow into a custom or client-run tool's waits, unwritten,
    * until its name says otherwise or it is complete (unless `force`: the response ends).
    */
@@ -89,7 +95,10 @@ export const make = (
     while (writer.active() === undefined) {
       let next: Slot | undefined
       for (const slot of slots.values()) {
-        if (!slot.closed && (next === undefined || slot.upstreamIndex < next.upstreamIndex)) next = slot
+        if (!slot.closed) {
+          next = slot
+          break
+        }
       }
       if (next === undefined || (!force && !next.completing && mayBecomeSpecial(next))) return
       searchFor(next, out)
@@ -220,7 +229,6 @@ export const make = (
     if (active !== undefined) writer.flush(active, out)
     const finished: Array<Slot> = []
     for (const slot of slots.values()) if (!slot.opened && !slot.closed && slot.completing) finished.push(slot)
-    finished.sort((a, b) => a.upstreamIndex - b.upstreamIndex)
     for (const slot of finished) {
       searchFor(slot, out)
       writer.open(slot, out)
