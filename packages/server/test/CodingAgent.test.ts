@@ -150,6 +150,8 @@ describe("a coding agent's request through the gateway", () => {
         const tools = body.tools.map((tool: Json) => tool.function.name)
         // crm.archive waits for the client's search (defer_loading, no search loaded it); refund was loaded
         expect(tools).toEqual(["apply_patch", "shell", "crm__lookup", "read_file", "refund", "tool_search"])
+        // the namespace's description, which the upstream (no namespaces) would not see otherwise
+        expect(body.tools[2].function.description).toBe("Namespace crm: The CRM.")
         const search = body.tools[5].function
         expect(search.description).toBe("Search the deferred tools.\n\nTools to load:\n- crm (namespace): The CRM.")
         expect(search.parameters).toMatchObject({ properties: { paths: { type: "array" } }, required: ["paths"] })

@@ -108,6 +108,41 @@ describe("ResponsesRequestDecoder", () => {
       expect(decoded.tools.length).toBe(max)
     }))
 
+  it.effect("a namespace's description goes upstream on each of its tools: 'Namespace <name>: <its first line>', a blank line, the tool's own", () =>
+    Effect.gen(function*() {
+      const long = "x".repeat(250)
+      const decoded = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        input: "hi",
+        tools: [
+          {
+            type: "namespace",
+            name: "gh",
+            description: "  GitHub: issues and pull requests.\nUse owner/repo names.",
+            tools: [
+              { type: "function", name: "list_issues", description: "Lists the open issues." },
+              { type: "function", name: "get_repo" },
+              { type: "custom", name: "query", description: "A search query." }
+            ]
+          },
+          { type: "namespace", name: "long", description: long, tools: [{ type: "function", name: "f", description: "F." }] },
+          { type: "namespace", name: "bare", description: " ", tools: [{ type: "function", name: "g", description: "G." }] },
+          { type: "namespace", name: "none", tools: [{ type: "function", name: "h" }] },
+          { type: "function", name: "top", description: "Top." }
+        ]
+      })
+      const lead = "Namespace gh: GitHub: issues and pull requests."
+      expect(decoded.tools.map((tool) => [tool.name, tool.description])).toEqual([
+        ["gh__list_issues", `${lead}\n\nLists the open issues.`],
+        ["gh__get_repo", lead],
+        ["gh__query", expect.stringMatching(new RegExp(`^${lead}\n\nA search query\.`))],
+        ["long__f", `Namespace long: ${"x".repeat(200)}…\n\nF.`],
+        ["bare__g", "G."],
+        ["none__h", undefined],
+        ["top", "Top."]
+      ])
+    }))
+
   it.effect("10,000 recorded tools, top-level or in one namespace: decoded as before, the clock read every 64 tools in both (a namespace's tools were one run, with no chance to yield); a bad tool's error unchanged", () =>
     Effect.gen(function*() {
       // the function tool a recorded answer echoes (as a request declares it), repeated
@@ -118,15 +153,15 @@ describe("ResponsesRequestDecoder", () => {
       const namespace = { type: "namespace", name: "geo", description: "Places", tools }
       const clock = vi.spyOn(performance, "now")
       try {
-        for (const [declared, names] of [
-          [tools, tools.map((tool) => tool.name)],
-          [[namespace], tools.map((tool) => `geo__${tool.name}`)]
+        for (const [declared, names, description] of [
+          [tools, tools.map((tool) => tool.name), undefined],
+          [[namespace], tools.map((tool) => `geo__${tool.name}`), "Namespace geo: Places"]
         ] as const) {
           clock.mockClear()
           const decoded = yield* ResponsesRequestDecoder.decode({ model: "m", input: "hi", tools: declared })
           const reads = clock.mock.calls.length
           expect(decoded.tools.map((tool) => tool.name)).toEqual(names)
-          expect(decoded.tools.every((tool) => tool.strict === recorded.strict && tool.description === undefined)).toBe(true)
+          expect(decoded.tools.every((tool) => tool.strict === recorded.strict && tool.description === description)).toBe(true)
           expect([decoded.tools[0]!.parameters, decoded.tools[9_999]!.parameters]).toEqual([recorded.parameters, recorded.parameters])
           expect(reads).toBeGreaterThanOrEqual(Math.floor(10_000 / 64))
         }

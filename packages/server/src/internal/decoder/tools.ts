@@ -297,12 +297,12 @@ export const logAmbiguousNames = (set: ToolSet): Effect.Effect<void> =>
  * (`ChatCompletionsRequest.customToolFunction`: one string parameter, `input`, the grammar of its format
  * in the description), under `name` (`upstreamName` of its flattened name); its calls are read back by `CustomInput`.
  */
-const customTool = (tool: typeof CustomToolParam.Type, name: string): LanguageModel.ToolDefinition =>
+const customTool = (tool: typeof CustomToolParam.Type, name: string, lead?: string): LanguageModel.ToolDefinition =>
   ChatCompletionsRequest.customToolFunction(
     // unvalidated: the fields were decoded by `CustomToolParam`
     new LanguageModel.CustomToolDefinition({
       name,
-      ...(tool.description == null ? {} : { description: tool.description }),
+      ...descriptionField(tool.description, lead),
       ...(tool.format == null ? {} : { format: tool.format })
     }, true)
   )
@@ -392,6 +392,7 @@ export const decodeTools = (
         names.push(sent)
       } else if (type === "namespace") {
         const group = yield* decodeAt(NamespaceToolParam, tool, [...at, index])
+        const lead = namespaceLead(group.name, group.description)
         for (let inner = 0; inner < group.tools.length; inner++) {
           // a namespace's tools count as top-level ones: one of thousands is decoded in slices too (10,000
           // in one namespace were one stretch of about 150 ms)
@@ -407,8 +408,8 @@ export const decodeTools = (
             yield* unique(`${group.name}.${declared.name}`, index, inner)
             const fresh = !set.sentOf.has(toolKey(group.name, declared.name))
             const sent = declared.type === "function"
-              ? addTool(set, flat(declared.name), (sent) => functionTool(declared, sent), false, group.name)
-              : addTool(set, flat(declared.name), (sent) => customTool(declared, sent), true, group.name)
+              ? addTool(set, flat(declared.name), (sent) => functionTool(declared, sent, lead), false, group.name)
+              : addTool(set, flat(declared.name), (sent) => customTool(declared, sent, lead), true, group.name)
             defer(
               sent,
               innerTool,
@@ -554,15 +555,37 @@ const CLIENT_TOOLS = {
 } as const
 
 /** A function tool as the upstream is offered it, under `name` (`upstreamName` of its flattened name). */
-const functionTool = (tool: typeof FunctionToolParam.Type, name: string): LanguageModel.ToolDefinition =>
+const functionTool = (tool: typeof FunctionToolParam.Type, name: string, lead?: string): LanguageModel.ToolDefinition =>
   // unvalidated: the fields were decoded by `FunctionToolParam` (validated again, 10,000 of them took 21 ms
   // of CPU, not 7, in a script, and made that much more garbage)
   new LanguageModel.ToolDefinition({
     name,
-    ...(tool.description == null ? {} : { description: tool.description }),
+    ...descriptionField(tool.description, lead),
     parameters: tool.parameters ?? { type: "object", properties: {} },
     strict: tool.strict ?? false
   }, true)
+
+/**
+ * The `description` field of a tool sent upstream: its own description, after `lead` (its namespace's, see
+ * `namespaceLead`) when it is in a namespace with one.
+ */
+const descriptionField = (description: string | null | undefined, lead: string | undefined): { description?: string } =>
+  lead === undefined
+    ? description == null ? {} : { description }
+    : { description: description == null || description === "" ? lead : `${lead}\n\n${description}` }
+
+/**
+ * What a namespace's `description` adds to each of its tools' descriptions upstream (which knows no
+ * namespaces: their tools go as functions `ns__tool`): `Namespace <name>: <the description's first line, at
+ * most SUMMARY_CHARS characters, `…` after a cut>`, then a blank line and the tool's own description. Made once per
+ * namespace, so that the string work stays one concatenation per tool, and bounded, so that a namespace of
+ * thousands of tools does not repeat a long description thousands of times in the upstream request.
+ * `undefined` for a namespace with no (or a blank) description.
+ */
+const namespaceLead = (name: string, description: string | null | undefined): string | undefined => {
+  const trimmed = description?.trim() ?? ""
+  return trimmed === "" ? undefined : `Namespace ${searchSummary(name, trimmed)}`
+}
 
 /** The characters of a tool's description the tool search's description keeps (its first line, cut here). */
 const SUMMARY_CHARS = 200
