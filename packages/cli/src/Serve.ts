@@ -45,6 +45,9 @@
  *   `ResponsesLifecycle`), which the gateway reads back. The AI SDK's default (`store` unset) sends an
  *   `item_reference` instead, which only `--store` resolves: without `--store`, start-up logs that once as a
  *   warning (`REPLAY_WITHOUT_STORE`).
+ * - `--host HOST` (default 127.0.0.1): an address other machines can reach (`0.0.0.0`, `::`, a LAN address)
+ *   with `--upstream-key-env` and without `--api-key-env` lets anyone who reaches the gateway spend the
+ *   upstream key: start-up logs that once as a warning (`exposedKeyWarning`).
  * - `--max-input-items N` (default 20000): more input items, or more content parts in one item, get a 400
  *   `array_above_max_length`.
  * - `--max-body-mb N` (default 16): a request body larger than N MiB gets a 413 `request_too_large` (by its
@@ -206,6 +209,33 @@ export const storeLayer = (
       new ServeSetupError({ description: `--store postgres:${Defaults.withoutPassword(url)}: ${error.description}` }))
   })
 
+/**
+ * Whether `host` (a `--host` value) is a loopback address: `localhost`, `127.0.0.0/8`, `::1` (with or without
+ * brackets) or `127.x` mapped into IPv6 (`::ffff:127.0.0.1`). Every other address, `0.0.0.0` and `::` above
+ * all, can be reached from other machines.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const isLoopbackHost = (host: string): boolean => {
+  const address = host.toLowerCase().replace(/^\[(.*)\]$/, "$1")
+  return address === "localhost" || address === "::1" || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(address)
+}
+
+/**
+ * The warning `serve` logs once at start-up when it listens on an address other machines can reach
+ * (`--host` not loopback, see `isLoopbackHost`) with an upstream key (`--upstream-key-env VAR`) and no
+ * `--api-key-env`: every request that reaches the gateway is sent upstream with that key, so anyone on the
+ * network can spend it.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const exposedKeyWarning = (host: string, port: number, upstreamKeyEnv: string): string =>
+  `--host ${host} without --api-key-env: anyone who can reach ${host.includes(":") ? `[${host}]` : host}:${port} ` +
+  `can send requests upstream with the key in ${upstreamKeyEnv}; set --api-key-env VAR so that clients must ` +
+  "send a key, or listen on 127.0.0.1"
+
 const secretFrom = (variable: Option.Option<string>, flag: string) =>
   Option.match(variable, {
     onNone: () => Effect.succeed<Redacted.Redacted | undefined>(undefined),
@@ -254,6 +284,9 @@ export const layer = (options: ServeOptions) =>
         ? Redacted.value(keys).split(",").map((key) => Redacted.make(key.trim()))
         : [keys]
       const store = yield* storeLayer(options)
+      if (upstreamKey !== undefined && keys === undefined && !isLoopbackHost(options.host)) {
+        yield* Effect.logWarning(exposedKeyWarning(options.host, options.port, Option.getOrElse(options.upstreamKeyEnv, () => "")))
+      }
       if (options.replayReasoningContent === true && store === undefined) {
         yield* Effect.logWarning(REPLAY_WITHOUT_STORE)
       }

@@ -150,3 +150,60 @@ describe("effect-responses serve --replay-reasoning-content", () => {
       assert.deepStrictEqual(yield* warnings({ ...base, replayReasoningContent: false }), [])
     }))
 })
+
+describe("effect-responses serve --host beyond loopback with an upstream key", () => {
+  const variable = "EFFECT_RESPONSES_TEST_EXPOSED_UPSTREAM_KEY"
+  const base = {
+    upstream: "http://127.0.0.1:9/v1",
+    port: 0,
+    host: "0.0.0.0",
+    upstreamKeyEnv: Option.some(variable),
+    apiKeyEnv: Option.none(),
+    builtinTools: "drop" as const
+  }
+  /** The warnings logged while `serve` with `options` starts (the upstream key set in its variable). */
+  const warnings = (options: Serve.ServeOptions) =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Warning") lines.push(Array.isArray(message) ? message.join(" ") : String(message))
+      })
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          process.env[variable] = "sk-upstream"
+          process.env[`${variable}_CLIENTS`] = "client-key"
+        }),
+        () =>
+          Effect.sync(() => {
+            delete process.env[variable]
+            delete process.env[`${variable}_CLIENTS`]
+          })
+      )
+      yield* Layer.build(Serve.layer(options)).pipe(Effect.provide(Logger.add(logger)))
+      return lines
+    })
+
+  it.scoped("0.0.0.0, the key, no --api-key-env: one start-up warning naming the address and the key's variable", () =>
+    Effect.gen(function*() {
+      const lines = yield* warnings(base)
+      assert.deepStrictEqual(lines, [Serve.exposedKeyWarning("0.0.0.0", 0, variable)])
+      assert.include(lines[0], "--host 0.0.0.0 without --api-key-env: anyone who can reach 0.0.0.0:0")
+      assert.include(lines[0], `with the key in ${variable}`)
+    }))
+
+  it.scoped("loopback, a client key, or no upstream key: no warning", () =>
+    Effect.gen(function*() {
+      for (const host of ["127.0.0.1", "localhost", "::1"]) assert.deepStrictEqual(yield* warnings({ ...base, host }), [], host)
+      assert.deepStrictEqual(yield* warnings({ ...base, apiKeyEnv: Option.some(`${variable}_CLIENTS`) }), [])
+      assert.deepStrictEqual(yield* warnings({ ...base, upstreamKeyEnv: Option.none() }), [])
+    }))
+
+  it("isLoopbackHost: loopback names and addresses only", () => {
+    for (const host of ["127.0.0.1", "127.1.2.3", "localhost", "LOCALHOST", "::1", "[::1]", "::ffff:127.0.0.1"]) {
+      assert.isTrue(Serve.isLoopbackHost(host), host)
+    }
+    for (const host of ["0.0.0.0", "::", "192.168.1.10", "10.0.0.1", "example.com", "127.0.0.1.example.com"]) {
+      assert.isFalse(Serve.isLoopbackHost(host), host)
+    }
+  })
+})

@@ -126,7 +126,9 @@ export const serve = Command.make("serve", {
   ),
   host: Options.text("host").pipe(
     checked(serveChecks.host.problem),
-    Options.withDescription("the address to listen on"),
+    Options.withDescription(
+      "the address to listen on; one other machines can reach (0.0.0.0) with --upstream-key-env and no --api-key-env lets anyone on the network spend the upstream key (a warning is logged at start)"
+    ),
     Options.withDefault("127.0.0.1")
   ),
   upstreamKeyEnv: Options.text("upstream-key-env").pipe(

@@ -60,7 +60,7 @@ describe("effect-responses command line (the executable)", () => {
     }
     const serve = await Cli.run(["serve", "--help"])
     expect(serve.stdout).toMatch(/--port N +the port to listen on \(0 picks a free port\)\s+\(default: 8787\)/)
-    expect(serve.stdout).toMatch(/--host HOST +the address to listen on \(default: 127\.0\.0\.1\)/)
+    expect(serve.stdout).toMatch(/--host HOST +the address to listen on; one other machines can\s+reach \(0\.0\.0\.0\) with\s+--upstream-key-env and no\s+--api-key-env lets anyone on the network spend\s+the upstream key \(a warning is logged at start\)\s+\(default: 127\.0\.0\.1\)/)
     expect(serve.stdout).toMatch(/\(default: drop\)/)
     expect(serve.stdout).toMatch(/Environment:\n  VAR of --upstream-key-env +the upstream's API key/)
     expect(serve.stdout).toMatch(/\n  PGPASSWORD +with --store postgres:URL/)
