@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
 import { reading, type Steps, stepsOf } from "./internal/bytesSteps.js"
 import { LineSplitter, tooLarge } from "./internal/lineSplitter.js"
+import { Utf8Pieces } from "./internal/utf8Pieces.js"
 
 const LF = 10
 const CR = 13
@@ -499,8 +500,9 @@ export const decodeChannel = <A, D extends AiError.AiError, E>(
 
 /**
  * `decodeChannel` from chunks of bytes (UTF-8, split anywhere, even inside a character): the bytes are
- * decoded to text in the same pass as the framing and the decoding, with one `TextDecoder` per run (a
- * leading BOM is dropped, as `Stream.decodeText` does). One stage instead of two: on the 5 MB benchmark
+ * decoded to text in the same pass as the framing and the decoding, with one UTF-8 decoder per run (the
+ * text of `TextDecoder`'s streaming mode, at the speed of its whole-input mode; a leading BOM is dropped, as
+ * `Stream.decodeText` does). One stage instead of two: on the 5 MB benchmark
  * stream this saves a channel hand-off per chunk (packages/bench/RESULTS.md, run of 2026-11-29 19:25).
  *
  * @since 0.1.0
@@ -554,7 +556,7 @@ const asBytesDecoder = <A, D>(steps: Steps<Uint8Array, A, D>): BytesDecoder<A, D
   Object.assign(steps, { [BytesDecoderTypeId]: BYTES_DECODER_VARIANCE }) as unknown as BytesDecoder<A, D>
 
 /**
- * A new run of the decoding of `decodeBytesChannel` (a framer, a decoder and a `TextDecoder` of its own),
+ * A new run of the decoding of `decodeBytesChannel` (a framer, a decoder and a UTF-8 decoder of its own),
  * as steps for a reader of the bytes (see `BytesDecoder`).
  *
  * @since 0.2.0
@@ -564,10 +566,10 @@ export const bytesDecoder = <A, D extends AiError.AiError>(
   makeFramer: () => Framer,
   makeDecoder: () => PayloadDecoder<A, D>
 ): BytesDecoder<A, D | AiError.MalformedOutput> => {
-  const utf8 = new TextDecoder()
+  const utf8 = new Utf8Pieces()
   return asBytesDecoder(steps<Uint8Array, A, D>(
-    (bytes) => utf8.decode(bytes, { stream: true }),
-    () => utf8.decode(),
+    (bytes) => utf8.decode(bytes),
+    () => utf8.end(),
     makeFramer(),
     makeDecoder()
   ))

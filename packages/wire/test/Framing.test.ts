@@ -296,4 +296,54 @@ describe("Framing", () => {
         assert.strictEqual(bad.left.line, 4)
       }
     }))
+
+  // The framer sees the text of the bytes: one that hands every piece of text on as a payload shows it whole.
+  const textOf = (pieces: ReadonlyArray<Uint8Array>) => {
+    const makeFramer = (): Framing.Framer => ({
+      push: (text, payloads) => {
+        if (text !== "") payloads.push(text)
+        return undefined
+      },
+      end: () => undefined
+    })
+    const makeDecoder = (): Framing.PayloadDecoder<string, AiError.MalformedOutput> => ({
+      feed: (data, out) => {
+        out.push(data)
+        return undefined
+      },
+      end: () => undefined,
+      takeLogs: () => []
+    })
+    return Stream.fromIterable(pieces).pipe(
+      Stream.pipeThroughChannel(Framing.decodeBytesChannel(makeFramer, makeDecoder)),
+      Stream.runCollect,
+      Effect.map((texts) => Chunk.join(texts, ""))
+    )
+  }
+
+  // multi-byte characters, a BOM, and malformed UTF-8: cut sequences, stray continuation bytes, overlongs,
+  // surrogates, bytes no UTF-8 holds
+  const UTF8_BYTES = [0x61, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0xef, 0xbb, 0xbf, 0x80, 0xbf, 0xc0, 0xc1, 0xe0, 0xed, 0xa0, 0xf4, 0x90, 0xf5, 0xff, 0x0a]
+
+  it.effect.prop("decodeBytesChannel: bytes cut anywhere decode to the text TextDecoder gives the whole", [
+    FastCheck.array(FastCheck.oneof(FastCheck.constantFrom(...UTF8_BYTES), FastCheck.integer({ min: 0, max: 255 })), { maxLength: 40 }),
+    FastCheck.array(FastCheck.integer({ min: 0, max: 40 }), { maxLength: 8 }),
+    FastCheck.boolean()
+  ], ([bytes, cuts, bom]) =>
+    Effect.gen(function*() {
+      const all = Uint8Array.from(bom ? [0xef, 0xbb, 0xbf, ...bytes] : bytes)
+      const points = [...new Set(cuts.filter((cut) => cut < all.length))].sort((a, b) => a - b)
+      const pieces = [0, ...points].map((start, i) => all.subarray(start, [...points, all.length][i]))
+      assert.strictEqual(yield* textOf(pieces), new TextDecoder().decode(all))
+    }))
+
+  it.effect("decodeBytesChannel: a character cut at the end of the input is U+FFFD, a BOM dropped at the start only", () =>
+    Effect.gen(function*() {
+      const euro = [0xe2, 0x82, 0xac]
+      const bom = [0xef, 0xbb, 0xbf]
+      assert.strictEqual(yield* textOf([Uint8Array.of(0x61, 0xe2), Uint8Array.of(0x82)]), "a\uFFFD")
+      assert.strictEqual(yield* textOf([Uint8Array.of(0xef), Uint8Array.of(0xbb, 0xbf, 0x61, ...bom), Uint8Array.of(...euro)]), "a\uFEFF\u20AC")
+      assert.strictEqual(yield* textOf([Uint8Array.of(...bom, 0x61), Uint8Array.of(...bom, 0x62)]), "a\uFEFFb")
+      assert.strictEqual(yield* textOf([Uint8Array.of(...euro.slice(0, 1)), Uint8Array.of(...euro.slice(1))]), "\u20AC")
+    }))
 })
