@@ -120,6 +120,25 @@ describe("ResponsesLifecycle.toSse, text deltas", () => {
     },
     { fastCheck: { numRuns: 300 } }
   )
+
+  it.prop(
+    "the frames of text deltas of several items, in any order, are JSON.stringify's of the same events",
+    [FastCheck.array(FastCheck.tuple(FastCheck.integer({ min: 0, max: 2 }), text.filter((delta) => delta !== "")), { minLength: 1, maxLength: 12 })],
+    ([deltas]) => {
+      const encoder = ResponsesLifecycle.make({ responseId: "resp_1", createdAt: 0, model: "m", request: { echo: {}, namespacedTools: new Map() } })
+      const events: Array<ResponsesLifecycle.Event> = []
+      encoder.start(events)
+      for (const [outputIndex, delta] of deltas) {
+        encoder.push(UnsafePart.partUpdate("resp_1", outputIndex, true, UnsafePart.textDelta(delta, {})), events)
+      }
+      encoder.push(new StreamPart.ResponseFinished({ responseId: "resp_1", status: "completed", finishReason: "stop", usage: Usage.empty }), events)
+      const plain = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify({ ...event })}\n\n`).join("")
+      expect(ResponsesLifecycle.toSse(events)).toBe(plain)
+      expect(events.filter((event) => event.type === "response.output_text.delta").map((event) => event.delta))
+        .toEqual(deltas.map(([, delta]) => delta))
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
 })
 
 describe("ResponsesLifecycle, long items", () => {

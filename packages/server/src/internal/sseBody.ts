@@ -34,6 +34,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { type Budget, makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import * as ResponsesLifecycle from "../ResponsesLifecycle.js"
+import { TextDelta } from "./lifecycle/textDelta.js"
 import { isNodeRequest } from "./nodeRequest.js"
 
 const encoder = new TextEncoder()
@@ -41,10 +42,10 @@ const encoder = new TextEncoder()
 /**
  * The events that may be large: those that repeat a whole item's content, and those that carry the Response
  * object (which echoes the request's `instructions`, `tools` and `text` format, as large as the client sent
- * them).
+ * them). A text delta, most of the events of a long answer, is told at once.
  */
 const isWhole = (event: ResponsesLifecycle.Event): boolean =>
-  event.type.endsWith(".done") || RESPONSE_EVENTS.has(event.type)
+  !(event instanceof TextDelta) && (event.type.endsWith(".done") || RESPONSE_EVENTS.has(event.type))
 
 /** The events whose payload is the Response object. */
 const RESPONSE_EVENTS = new Set<string>([
