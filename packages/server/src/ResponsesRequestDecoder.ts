@@ -45,10 +45,12 @@
  * into its function and custom tools named `<namespace>__<name>` (`NAMESPACE_SEPARATOR`). Every name sent
  * upstream matches `^[a-zA-Z0-9_-]{1,64}$`: a longer one, or one with other characters (a dot), is
  * shortened to a prefix and a hash of the whole name (`upstreamName`; stable across turns). Two tools whose
- * names flatten to one (a top-level `crm__lookup` and `lookup` of namespace `crm`) are both sent: the one
- * declared first under that name, the other under that name, `_` and a hash of the tool (the same in every
- * turn that declares the same tools in the same order); its earlier calls in `input` and a `tool_choice`
- * naming it use that name too. `namespacedTools` (`renamedTools` for top-level tools) maps the sent, flattened, dotted and unambiguous bare names back, so a server can write the
+ * names flatten to one (a top-level `crm__lookup` and `lookup` of namespace `crm`) are both sent, whatever
+ * their order: the top-level tool under that name, the namespaced one under that name, `_` and a hash of the
+ * tool (of two namespaced tools, `a`'s `b__c` and `a__b`'s `c`, the one whose namespace sorts first keeps the
+ * name; the same in every turn that declares the same tools, in any order; a tool of an `additional_tools`
+ * item whose name a tool of an earlier list holds gets the hash); its earlier calls in `input` and a
+ * `tool_choice` naming it use that name too. `namespacedTools` (`renamedTools` for top-level tools) maps the sent, flattened, dotted and unambiguous bare names back, so a server can write the
  * call with its `namespace`; a bare name declared in two namespaces is not mapped (a warning names it) and
  * a call by it goes to the client as it came. Tools with `defer_loading` (`deferredTools`): with a
  * client-run `tool_search` tool (`execution: "client"`) the upstream is offered the tools no search needs to
@@ -357,13 +359,13 @@ export interface ModelOptions {
  *   name: the flattened name (`crm__lookup`), the dotted one (`crm.lookup`), and the bare one (`lookup`)
  *   when exactly one namespace declares it and no top-level tool has it. The flattened name is sent
  *   upstream as `upstreamName` makes it (shortened with a hash when over 64 characters), and that name maps
- *   back too; when another tool declared before it is sent under that name (a top-level `crm__lookup`), the
+ *   back too; when another tool is sent under that name (a top-level `crm__lookup`, in either order), the
  *   tool gets a name of its own (`crm__lookup_` and 10 hex digits), which maps back instead of the flattened
  *   one.
  * - `renamedTools`: the top-level tools whose name `upstreamName` changed (over 64 characters, or holding
  *   characters other than `a-z A-Z 0-9 _ -`, such as a dot), or that got a name of their own because a tool
- *   declared before them is sent under their name (`lookup` of namespace `crm` before a top-level
- *   `crm__lookup`): the name sent upstream -> the tool's name.
+ *   of an earlier list is sent under their name (`lookup` of namespace `crm` in `tools`, a top-level
+ *   `crm__lookup` in an `additional_tools` item): the name sent upstream -> the tool's name.
  * - `customTools`: the (flattened) names of the custom tools, presented upstream as functions of one
  *   string parameter `input`; a call of one is written back as a `custom_tool_call`.
  * - `applyPatch`: the name of the function presenting the client-run `apply_patch` tool, when the request

@@ -418,7 +418,7 @@ describe("ResponsesRequestDecoder", () => {
       expect(attributesOf(yield* ResponsesRequestDecoder.decode(body, { itemAttributes: "drop" }))).toStrictEqual([{}, {}, {}])
     }))
 
-  it.effect("tools: a top-level function named as a namespaced tool is flattened (crm__lookup): both are sent, the later one under a name of its own that maps back; either order, no warning", () =>
+  it.effect("tools: a top-level function named as a namespaced tool is flattened (crm__lookup): both are sent, the namespaced one under a name of its own that maps back, the same in either order; no warning", () =>
     Effect.gen(function*() {
       const namespace = { type: "namespace", name: "crm", tools: [{ type: "function", name: "lookup" }] }
       const topLevel = { type: "function", name: "crm__lookup" }
@@ -451,24 +451,24 @@ describe("ResponsesRequestDecoder", () => {
       expect(callNames(first.result)).toEqual([["c_top", "crm__lookup"], ["c_ns", names[1]]])
       expect(first.logs.filter((line) => line.startsWith("WARN"))).toEqual([])
 
-      // the namespaced tool first: it keeps crm__lookup, the top-level one gets a name of its own
+      // the namespaced tool first: the same names (the top-level tool keeps crm__lookup whatever the order,
+      // so a client that reorders its tools between turns has each sent under the same name)
       const second = yield* decodeWithLogs({ model: "m", input: history, tools: [namespace, topLevel] })
       const reversed = second.result.tools.map((tool) => tool.name)
-      expect(reversed[0]).toBe("crm__lookup")
-      expect(reversed[1]).toMatch(/^crm__lookup_[0-9a-f]{10}$/)
-      expect(reversed[1]).not.toBe(names[1])
-      expect(second.result.namespacedTools.get("crm__lookup")).toEqual({ namespace: "crm", name: "lookup" })
-      expect(second.result.renamedTools?.get(reversed[1]!)).toBe("crm__lookup")
-      expect(callNames(second.result)).toEqual([["c_top", reversed[1]], ["c_ns", "crm__lookup"]])
+      expect(reversed).toEqual([names[1], "crm__lookup"])
+      expect(second.result.namespacedTools.get(names[1]!)).toEqual({ namespace: "crm", name: "lookup" })
+      expect(second.result.namespacedTools.get("crm__lookup")).toBeUndefined()
+      expect(second.result.renamedTools?.get("crm__lookup")).toBeUndefined()
+      expect(callNames(second.result)).toEqual([["c_top", "crm__lookup"], ["c_ns", names[1]]])
       expect(second.logs.filter((line) => line.startsWith("WARN"))).toEqual([])
-      // allowed_tools naming the top-level tool offers it, under its name of its own
+      // allowed_tools naming the top-level tool offers it, under its own name
       const allowed = yield* decodeWithLogs({
         model: "m",
         input: "hi",
         tools: [namespace, topLevel],
         tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "crm__lookup" }] }
       })
-      expect(allowed.result.tools.map((tool) => tool.name)).toEqual([reversed[1]])
+      expect(allowed.result.tools.map((tool) => tool.name)).toEqual(["crm__lookup"])
 
       // the same turn again: the same names (stable across turns)
       const again = yield* decodeWithLogs({ model: "m", input: history, tools: [topLevel, namespace] })
@@ -541,21 +541,45 @@ describe("ResponsesRequestDecoder", () => {
       expect(checked).toBe(2 + 2 + 6 * 2 + 24 + 24)
     }))
 
-  it.effect("tools: two namespaced tools of one flattened name (a__b's c and a's b__c) are both sent, the later under a name of its own", () =>
+  it.effect("tools: two namespaced tools of one flattened name (a__b's c and a's b__c) are both sent, a__b's under a name of its own (the namespace sorting first keeps the name), in either order", () =>
     Effect.gen(function*() {
-      const { result } = yield* decodeWithLogs({
-        model: "m",
-        input: "hi",
-        tools: [
-          { type: "namespace", name: "a__b", tools: [{ type: "function", name: "c" }] },
-          { type: "namespace", name: "a", tools: [{ type: "function", name: "b__c" }] }
-        ]
-      })
+      const aB = { type: "namespace", name: "a__b", tools: [{ type: "function", name: "c" }] }
+      const a = { type: "namespace", name: "a", tools: [{ type: "function", name: "b__c" }] }
+      const { result } = yield* decodeWithLogs({ model: "m", input: "hi", tools: [aB, a] })
       const names = result.tools.map((tool) => tool.name)
-      expect(names[0]).toBe("a__b__c")
-      expect(names[1]).toMatch(/^a__b__c_[0-9a-f]{10}$/)
+      expect(names[0]).toMatch(/^a__b__c_[0-9a-f]{10}$/)
+      expect(names[1]).toBe("a__b__c")
       expect(result.namespacedTools.get(names[0]!)).toEqual({ namespace: "a__b", name: "c" })
       expect(result.namespacedTools.get(names[1]!)).toEqual({ namespace: "a", name: "b__c" })
+      const reversed = yield* decodeWithLogs({ model: "m", input: "hi", tools: [a, aB] })
+      expect(reversed.result.tools.map((tool) => tool.name)).toEqual([names[1], names[0]])
+    }))
+
+  it.effect("tools: the names sent upstream are the same in every order of the tools sharing a flattened name (crm__lookup beside crm's lookup, the three-way a__b__c, a top-level tool named as a hashed name)", () =>
+    Effect.gen(function*() {
+      const fn = (name: string) => ({ type: "function", name })
+      const sets: ReadonlyArray<ReadonlyArray<{ readonly namespace?: string; readonly name: string }>> = [
+        [{ name: "crm__lookup" }, { namespace: "crm", name: "lookup" }],
+        [{ name: "a__b__c" }, { namespace: "a", name: "b__c" }, { namespace: "a__b", name: "c" }],
+        [{ namespace: "a", name: "b__c" }, { namespace: "a__b", name: "c" }, { namespace: "a_", name: "_c" }],
+        [{ name: "crm__lookup" }, { namespace: "crm", name: "lookup" }, { name: "crm__lookup_8f66a0a4f1" }, { namespace: "crm", name: "lookup_8f66a0a4f1" }]
+      ]
+      const orders = <A>(items: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> =>
+        items.length <= 1 ? [items] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
+      for (const set of sets) {
+        const seen = new Set<string>()
+        for (const order of orders(set)) {
+          const tools = order.map((entry) => entry.namespace === undefined ? fn(entry.name) : { type: "namespace", name: entry.namespace, tools: [fn(entry.name)] })
+          const { result } = yield* decodeWithLogs({ model: "m", input: "hi", tools })
+          const sent = new Map<string, string>()
+          result.tools.forEach((tool, index) => sent.set(`${order[index]!.namespace ?? ""}.${order[index]!.name}`, tool.name))
+          expect(new Set(sent.values()).size).toBe(set.length)
+          // the top-level tool keeps its name
+          for (const entry of set) if (entry.namespace === undefined) expect(sent.get(`.${entry.name}`)).toBe(entry.name)
+          seen.add(JSON.stringify([...sent].sort()))
+        }
+        expect([...seen], JSON.stringify(set)).toHaveLength(1)
+      }
     }))
 
   it.effect("tools: functions, namespaces flattened, built-in tools dropped with a warning; options kept", () =>

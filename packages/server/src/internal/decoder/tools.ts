@@ -77,7 +77,8 @@ export const toolKey = (namespace: string | undefined, name: string): string =>
  * The name a tool whose name as `upstreamName` makes it is another tool's is sent under: that name (cut to its
  * first 20 and last 32 characters when longer than 53), `_` and 10 hex digits of a hash of the tool's key and
  * `round` (the first free of rounds 1, 2, …). It depends on the tools alone, so a request that declares the
- * same tools in the same order gets the same names in every turn.
+ * same tools gets the same names in every turn (which tool keeps the plain name does not depend on their
+ * order either: `claimsOf`).
  */
 const distinctName = (name: string, key: string, round: number): string => {
   const base = upstreamName(name)
@@ -208,33 +209,76 @@ export const makeToolSet = (): ToolSet => ({
 })
 
 /**
+ * Who gets each flattened name of a list of tools (`tools`, or an `additional_tools` / `tool_search_output`
+ * item's): the name -> the key (`toolKey`) of the tool it goes to. When several of the list's function and
+ * custom tools flatten to one name, the key sorting first gets it: the top-level tool's when there is one
+ * (its key starts with `\u0000`), else the tool of the namespace sorting first (`a`'s `b__c` before
+ * `a__b`'s `c`). It depends on the tools alone, not on their order, so a client that reorders its tools
+ * between turns has each sent under the same name.
+ */
+const claimsOf = (rawTools: ReadonlyArray<unknown>): ReadonlyMap<string, string> => {
+  const claims = new Map<string, string>()
+  const claim = (flat: string, key: string) => {
+    const held = claims.get(flat)
+    if (held === undefined || key < held) claims.set(flat, key)
+  }
+  for (const tool of rawTools) {
+    if (!isObject(tool)) continue
+    if (tool.type === "function" || tool.type === "custom") {
+      if (typeof tool.name === "string") claim(tool.name, toolKey(undefined, tool.name))
+    } else if (tool.type === "namespace" && typeof tool.name === "string" && Array.isArray(tool.tools)) {
+      for (const inner of tool.tools) {
+        if (isObject(inner) && (inner.type === "function" || inner.type === "custom") && typeof inner.name === "string") {
+          claim(flatName(tool.name, inner.name), toolKey(tool.name, inner.name))
+        }
+      }
+    }
+  }
+  return claims
+}
+
+const NO_CLAIMS: ReadonlyMap<string, string> = new Map()
+
+/** A tool key as a client names the tool: `crm.lookup`, or the top-level name. */
+const keyName = (key: string): string => key.startsWith("\u0000") ? key.slice(1) : key.replace("\u0000", ".")
+
+/**
  * Adds one function or custom tool named `name` (flattened, for a tool of `namespace`) to `set`, built by
  * `build` with the name it is sent upstream under, unless that tool is there (declared again: in
- * `additional_tools`, a tool search's output); returns that name. It is `upstreamName(name)`, unless another
- * tool is sent under that name (a top-level `crm__lookup` declared before `lookup` of namespace `crm`, or
- * after it): then a name of its own (`distinctName`), which maps back to it as every sent name does
- * (`renamed`, `names`), so that no tool a client declares is lost.
+ * `additional_tools`, a tool search's output); returns that name. It is `upstreamName(name)`, unless
+ * another tool of its list gets that name (`claims`, see `claimsOf`: a top-level `crm__lookup` beside
+ * `lookup` of namespace `crm`, in either order) or a tool of an earlier list is sent under it: then a name
+ * of its own (`distinctName`), which maps back to it as every sent name does (`renamed`, `names`), so that
+ * no tool a client declares is lost.
  */
 const addTool = (
   set: ToolSet,
   name: string,
   build: (sent: string) => LanguageModel.ToolDefinition,
   custom: boolean,
-  namespace?: string
+  namespace?: string,
+  claims: ReadonlyMap<string, string> = NO_CLAIMS
 ): string => {
   const bare = namespace === undefined ? name : name.slice(namespace.length + NAMESPACE_SEPARATOR.length)
   const key = toolKey(namespace, bare)
   const known = set.sentOf.get(key)
   if (known !== undefined) return known
   const usual = upstreamName(name)
+  const claimed = claims.get(name)
+  // another tool's: held by a tool added before, or going to another tool of this list
+  const taken = (candidate: string) => {
+    if (set.owners.has(candidate) || set.declared.has(candidate)) return true
+    const holder = candidate === usual ? claimed : claims.get(candidate)
+    return holder !== undefined && holder !== key
+  }
   let sent = usual
-  for (let round = 1; set.owners.has(sent) || set.declared.has(sent); round++) sent = distinctName(name, key, round)
+  for (let round = 1; taken(sent); round++) sent = distinctName(name, key, round)
   if (sent !== usual) {
-    const other = set.owners.get(usual)
+    const other = set.owners.get(usual) ?? (claimed === key ? undefined : claimed)
     set.collisions.push({
       tool: namespace === undefined ? name : `${namespace}.${bare}`,
       sent,
-      other: other === undefined ? usual : other.startsWith("\u0000") ? other.slice(1) : other.replace("\u0000", ".")
+      other: other === undefined ? usual : keyName(other)
     })
   }
   set.sentOf.set(key, sent)
@@ -335,6 +379,7 @@ export const decodeTools = (
       set.counted += members
     }
     if (set.counted > maxTools) return yield* tooManyToolsInAll(set.counted, maxTools, formatParam(at)!)
+    const claims = claimsOf(rawTools)
     const where = (index: number, ...rest: ReadonlyArray<PropertyKey>) => formatParam([...at, index, ...rest])
     const names: Array<string> = []
     // the function and custom tools of this list by the client's name (`ns.name` in a namespace) -> the
@@ -384,8 +429,8 @@ export const decodeTools = (
         yield* unique(declared.name, index)
         const fresh = !set.sentOf.has(toolKey(undefined, declared.name))
         const sent = declared.type === "function"
-          ? addTool(set, declared.name, (sent) => functionTool(declared, sent), false)
-          : addTool(set, declared.name, (sent) => customTool(declared, sent), true)
+          ? addTool(set, declared.name, (sent) => functionTool(declared, sent), false, undefined, claims)
+          : addTool(set, declared.name, (sent) => customTool(declared, sent), true, undefined, claims)
         // loaded by a search: new, or declared with `defer_loading` and waiting for it
         if (loads && (fresh || set.deferred.has(sent))) set.searched.add(declared.name)
         defer(sent, tool, fresh, declared.name, () => searchSummary(declared.name, declared.description))
@@ -408,8 +453,8 @@ export const decodeTools = (
             yield* unique(`${group.name}.${declared.name}`, index, inner)
             const fresh = !set.sentOf.has(toolKey(group.name, declared.name))
             const sent = declared.type === "function"
-              ? addTool(set, flat(declared.name), (sent) => functionTool(declared, sent, lead), false, group.name)
-              : addTool(set, flat(declared.name), (sent) => customTool(declared, sent, lead), true, group.name)
+              ? addTool(set, flat(declared.name), (sent) => functionTool(declared, sent, lead), false, group.name, claims)
+              : addTool(set, flat(declared.name), (sent) => customTool(declared, sent, lead), true, group.name, claims)
             defer(
               sent,
               innerTool,
