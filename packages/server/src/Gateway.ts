@@ -163,7 +163,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { lineAndColumn, syntaxErrorPosition } from "./internal/jsonPosition.js"
 import * as JsonSlices from "./internal/jsonSlices.js"
-import { yieldToIo } from "@effect-responses/wire/Cooperative"
+import { currentJsonTexts, type JsonText, yieldToIo } from "@effect-responses/wire/Cooperative"
 import { capMessage } from "./internal/limits.js"
 import * as GatewayState from "./internal/gatewayState.js"
 import * as RequestBody from "./internal/requestBody.js"
@@ -753,7 +753,8 @@ export const parseJson = (text: string): Either.Either<unknown, GatewayError> =>
  * its bytes, yielding to other requests every few milliseconds (`SseBody.pieceStream`). `onLeft` runs when
  * the client leaves before the last piece was written. A first piece of a whole piece's size may not be the
  * last: other requests are served before the second is made (the echo of 10,000 tools: 1-2 ms each, after
- * the upstream's answer was read and the Response object made).
+ * the upstream's answer was read and the Response object made). A long string whose JSON text the request's
+ * fiber knows (`Cooperative.currentJsonTexts`: a 10 MB `instructions` echoed) is written as that text.
  */
 const jsonAnswer = (
   object: ResponsesLifecycle.ResponseObject,
@@ -761,8 +762,8 @@ const jsonAnswer = (
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
   // the upstream's answer was read and the Response object made in this turn: other requests are served
   // before the first piece is made
-  Effect.andThen(yieldToIo, () => {
-    const pieces = ResponsesLifecycle.toJsonPieces(object, JSON_PIECE_CHARS)
+  Effect.zipRight(yieldToIo, FiberRef.get(currentJsonTexts)).pipe(Effect.flatMap((texts) => {
+    const pieces = ResponsesLifecycle.toJsonPieces(object, JSON_PIECE_CHARS, texts)
     const first = pieces.next()
     const one = first.done ? "" : first.value
     const rest = () => {
@@ -774,7 +775,7 @@ const jsonAnswer = (
     }
     // a piece shorter than a whole one is the last (`toJsonPieces` cuts only once a piece is whole)
     return one.length < JSON_PIECE_CHARS ? Effect.succeed(rest()) : Effect.andThen(yieldToIo, rest)
-  })
+  }))
 
 /** The size of a non-streamed answer's pieces (`ResponsesLifecycle.toJsonPieces`' default), in characters. */
 const JSON_PIECE_CHARS = 64 * 1024
@@ -875,10 +876,14 @@ export const createResponse = (
       if (typeof json.model === "string") record.model = json.model
       if (typeof json.stream === "boolean") record.streamed = json.stream
     }
+    // the JSON text of the body's long strings parsed in slices: the upstream's request body and the echo
+    // copy it instead of escaping the string (see `Cooperative.JsonText`), for this request's fiber
+    const texts: Array<JsonText> = []
+    yield* FiberRef.set(currentJsonTexts, texts)
     let prepared: GatewayState.Prepared | undefined
     let decoding: Effect.Effect<ResponsesRequestDecoder.DecodedRequest, ResponsesRequestDecoder.RequestError | GatewayError>
     if (Option.isSome(store)) {
-      const json = yield* JsonSlices.parse(body, found, parseJson)
+      const json = yield* JsonSlices.parse(body, found, parseJson, undefined, texts)
       noteRequest(json)
       prepared = GatewayState.isObject(json)
         ? yield* GatewayState.prepare(store.value, tenant, json).pipe(Effect.mapError((fields) => new GatewayError(fields)))
@@ -887,7 +892,7 @@ export const createResponse = (
     } else {
       // the `input` elements parsed as the decoder reads them, each garbage once decoded (only the prompt is
       // kept): the young generation's collections no longer copy the whole parsed body while the request runs
-      const parsed = yield* JsonSlices.parseLazily(body, found, parseJson)
+      const parsed = yield* JsonSlices.parseLazily(body, found, parseJson, undefined, texts)
       noteRequest(parsed.body)
       const input = parsed.input
       decoding = input === undefined
@@ -1007,6 +1012,7 @@ export const createResponse = (
         midStreamError,
         onTerminal,
         onDefect: logDefect,
+        jsonTexts: texts,
         // a body dropped as the gateway shuts down keeps the outcome its `response.failed` gave
         onLeft: () => {
           if (record !== undefined && !shuttingDown()) record.outcome = CLIENT_CLOSED

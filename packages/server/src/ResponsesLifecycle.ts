@@ -140,6 +140,7 @@
  *
  * @since 0.1.0
  */
+import { findJsonText, type JsonText } from "@effect-responses/wire/Cooperative"
 import type { ModelResponse, StreamPart } from "@effect-responses/core"
 import * as ItemEvents from "./internal/lifecycle/itemEvents.js"
 import { reported, usageToWire } from "./internal/lifecycle/items.js"
@@ -424,16 +425,21 @@ export const toSse = (events: ReadonlyArray<Event>): string => {
  * JSON escaping of consecutive slices of it (never cutting a surrogate pair), so that no piece, and no
  * intermediate string, is the size of the answer. A piece exceeds `pieceChars` only by the escaping of a
  * slice (at most 6 characters per character) or by the JSON of one member or element of about
- * `pieceChars` characters (strings counted unescaped).
+ * `pieceChars` characters (strings counted unescaped). A long string of `texts` (the request's, whose JSON
+ * text is known: `Cooperative.JsonText`) is written as that text, decoded a slice at a time, not escaped.
  *
  * @since 0.2.0
  * @category encoding
  */
-export function* toSsePieces(events: ReadonlyArray<Event>, pieceChars: number = 64 * 1024): Generator<string> {
+export function* toSsePieces(
+  events: ReadonlyArray<Event>,
+  pieceChars: number = 64 * 1024,
+  texts: ReadonlyArray<JsonText> = []
+): Generator<string> {
   const out = { text: "" }
   for (const event of events) {
     out.text += `event: ${event.type}\ndata: `
-    yield* appendJson(out, event, pieceChars)
+    yield* appendJson(out, event, pieceChars, texts)
     out.text += "\n\n"
     if (out.text.length >= pieceChars) {
       yield out.text
@@ -447,14 +453,18 @@ export function* toSsePieces(events: ReadonlyArray<Event>, pieceChars: number = 
  * The text of `JSON.stringify(value)` (character for character) in pieces of about `pieceChars` characters
  * (default 64 Ki), as `toSsePieces` writes an event: for a Response object too large to hold as one string
  * (the body of a non-streamed answer). A value whose JSON is about `pieceChars` characters or fewer
- * (strings counted unescaped) is one piece.
+ * (strings counted unescaped) is one piece. `texts` as in `toSsePieces`.
  *
  * @since 0.2.0
  * @category encoding
  */
-export function* toJsonPieces(value: object, pieceChars: number = 64 * 1024): Generator<string> {
+export function* toJsonPieces(
+  value: object,
+  pieceChars: number = 64 * 1024,
+  texts: ReadonlyArray<JsonText> = []
+): Generator<string> {
   const out = { text: "" }
-  yield* appendJson(out, value, pieceChars)
+  yield* appendJson(out, value, pieceChars, texts)
   if (out.text !== "") yield out.text
 }
 
@@ -463,14 +473,35 @@ export function* toJsonPieces(value: object, pieceChars: number = 64 * 1024): Ge
  * about `pieceChars` characters or less (`sizeOf`), else a run of elements or a member at a time, and a
  * string longer than `pieceChars` as the escaping of a slice at a time, yielding `out.text` (and emptying
  * it) whenever it reached `pieceChars`. So no stretch of stringifying is longer than about a piece's: the
- * echo of 10,000 tools (1.7 MB) was one `JSON.stringify` of 10-20 ms.
+ * echo of 10,000 tools (1.7 MB) was one `JSON.stringify` of 10-20 ms. A string of `texts` is its known
+ * JSON text, decoded a slice at a time (escaping it would read it whole: see `Cooperative.JsonText`).
  */
-function* appendJson(out: { text: string }, value: unknown, pieceChars: number): Generator<string> {
+function* appendJson(
+  out: { text: string },
+  value: unknown,
+  pieceChars: number,
+  texts: ReadonlyArray<JsonText>
+): Generator<string> {
   if (isShort(value, pieceChars)) {
     out.text += JSON.stringify(value)
     return
   }
   if (typeof value === "string") {
+    const known = findJsonText(texts, value)
+    if (known !== undefined) {
+      const decoder = new TextDecoder()
+      for (const bytes of known.bytes) {
+        for (let at = 0; at < bytes.length; at += pieceChars) {
+          out.text += decoder.decode(bytes.subarray(at, at + pieceChars), { stream: true })
+          if (out.text.length >= pieceChars) {
+            yield out.text
+            out.text = ""
+          }
+        }
+      }
+      out.text += decoder.decode()
+      return
+    }
     out.text += "\""
     for (let start = 0; start < value.length;) {
       let end = Math.min(start + pieceChars, value.length)
@@ -491,7 +522,7 @@ function* appendJson(out: { text: string }, value: unknown, pieceChars: number):
     return
   }
   if (Array.isArray(value)) {
-    yield* appendElements(out, value, pieceChars)
+    yield* appendElements(out, value, pieceChars, texts)
     return
   }
   // a plain object (`isShort` is true of every other value)
@@ -505,7 +536,7 @@ function* appendJson(out: { text: string }, value: unknown, pieceChars: number):
     out.text += `${first ? "" : ","}${JSON.stringify(key)}:`
     first = false
     if (isShort(field, pieceChars)) out.text += JSON.stringify(field)
-    else yield* appendJson(out, field, pieceChars)
+    else yield* appendJson(out, field, pieceChars, texts)
     if (out.text.length >= pieceChars) {
       yield out.text
       out.text = ""
@@ -520,7 +551,12 @@ function* appendJson(out: { text: string }, value: unknown, pieceChars: number):
  * little; an element per call cost twice the whole array's one `JSON.stringify`); an element longer than
  * that on its own, by `appendJson`.
  */
-function* appendElements(out: { text: string }, array: ReadonlyArray<unknown>, pieceChars: number): Generator<string> {
+function* appendElements(
+  out: { text: string },
+  array: ReadonlyArray<unknown>,
+  pieceChars: number,
+  texts: ReadonlyArray<JsonText>
+): Generator<string> {
   out.text += "["
   const target = Math.max(1, pieceChars >> 2)
   // the elements of the next run, guessed from the last run's size
@@ -539,7 +575,7 @@ function* appendElements(out: { text: string }, array: ReadonlyArray<unknown>, p
       const element = array[start]
       // what `JSON.stringify` writes as `null` in an array
       if (element === undefined || typeof element === "function" || typeof element === "symbol") out.text += "null"
-      else yield* appendJson(out, element, pieceChars)
+      else yield* appendJson(out, element, pieceChars, texts)
     } else {
       const json = JSON.stringify(run)
       out.text += json.slice(1, json.length - 1)

@@ -1282,4 +1282,50 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       expect(captured.logs.some((line) => line.startsWith("ERROR") && line.includes("boom in generate"))).toBe(true)
       expect(captured.logs.some((line) => line.startsWith("ERROR") && line.includes("boom mid-stream"))).toBe(true)
     }))
+
+  it.effect("long strings (a 600 KB instructions, a tool's description), however the client spelled their escapes: the upstream gets the bytes of JSON.stringify, the answer echoes them as JSON.stringify", () => {
+    const instructions = `é😀 "q" a/b\n\\ ${"i".repeat(1000)}`.repeat(600)
+    const description = `ü "d" c/d\t ${"d".repeat(1000)}`.repeat(600)
+    const request = (stream: boolean) => ({
+      model: "m",
+      instructions,
+      input: "hi",
+      stream,
+      tools: [{ type: "function", name: "f", description, parameters: { type: "object", properties: {} } }]
+    })
+    // as JSON.stringify writes them, and with escapes it does not write (`\u00e9`, `\/`, `\u00FC`)
+    const spellings = (stream: boolean) => {
+      const text = JSON.stringify(request(stream))
+      return [text, text.replaceAll("é", "\\u00e9").replaceAll("/", "\\/").replaceAll("ü", "\\u00FC")]
+    }
+    const answer: Handler = (request, response, body) =>
+      body.stream === true ? sse(textChunk("ok"), finishChunks())(request, response, body) : completion({ content: "ok" })(request, response, body)
+    return withScriptedGateway([answer], {}, (url, received) =>
+      Effect.gen(function*() {
+        for (const stream of [false, true]) {
+          for (const [index, text] of spellings(stream).entries()) {
+            expect(JSON.parse(text)).toEqual(request(stream))
+            const reply = yield* post(`${url}/responses`, text)
+            expect(reply.status).toBe(200)
+            const sent = received.at(-1)!
+            expect(sent.text, `stream ${stream}, spelling ${index}`).toBe(JSON.stringify(sent.body))
+            expect(sent.body).toMatchObject({
+              messages: [{ role: "system", content: instructions }, { role: "user", content: "hi" }],
+              tools: [{ type: "function", function: { name: "f", description } }]
+            })
+            if (stream) {
+              const frames = parseSse(reply.text)
+              expect(frames.find((frame) => frame.event === "response.created")?.data).toMatchObject({ response: { instructions, tools: [{ description }] } })
+              expect(checkLifecycle(frames)).toMatchObject({ instructions, tools: [{ description }] })
+              for (const frame of reply.text.split("\n").filter((line) => line.startsWith("data: "))) {
+                expect(frame.slice(6)).toBe(JSON.stringify(JSON.parse(frame.slice(6))))
+              }
+            } else {
+              expect(JSON.parse(reply.text)).toMatchObject({ instructions, tools: [{ description }], output: [{ content: [{ text: "ok" }] }] })
+              expect(reply.text).toBe(JSON.stringify(JSON.parse(reply.text)))
+            }
+          }
+        }
+      }))
+  })
 })

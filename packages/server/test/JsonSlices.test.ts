@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { makeBudget } from "@effect-responses/wire/Cooperative"
+import { type JsonText, makeBudget } from "@effect-responses/wire/Cooperative"
 import * as JsonSlices from "../src/internal/jsonSlices.js"
 import { readFixture } from "./utils.js"
 
@@ -292,9 +292,63 @@ describe("jsonSlices", () => {
       }
     }))
 
-  it.effect("parseString: the slices joined are made one string after a yield, before the value is given (its first read is not the reader's)", () =>
+  it.effect("parseString: a string of several slices whose text is JSON.stringify's is given with that text, its bytes as read", () =>
     Effect.gen(function*() {
-      const long = JSON.stringify("a \"long\" é😀 instruction, ".repeat(20_000))
+      const value = "a \"long\" é😀 \\ \n instruction, \u0001".repeat(20_000)
+      const long = JSON.stringify(value)
+      for (const size of [65_536, 100_003]) {
+        const chunks = chunked(long, size)
+        const parsed = yield* JsonSlices.parseString(chunks, 0, utf8(long)[0]!.length, makeBudget())
+        expect(parsed?.value).toBe(value)
+        // views of the chunks, not a copy
+        expect(parsed?.json?.every((view) => chunks.some((chunk) => chunk.buffer === view.buffer))).toBe(true)
+        expect(Buffer.concat(parsed!.json!).toString("utf8")).toBe(long)
+      }
+    }))
+
+  it.effect("parseString: JSON text, when given, is exactly JSON.stringify's; none for escapes it spells otherwise, bytes that are no UTF-8, one slice", () =>
+    Effect.gen(function*() {
+      for (const text of STRINGS) {
+        for (const size of [1, 3, 1000]) {
+          const chunks = chunked(text, size)
+          for (let slice = 1; slice <= 8; slice++) {
+            const parsed = yield* JsonSlices.parseString(chunks, 0, utf8(text)[0]!.length, makeBudget(), slice)
+            if (parsed?.json !== undefined) {
+              expect(Buffer.concat(parsed.json).toString("utf8"), `${text} (chunks of ${size}, slices of ${slice})`).toBe(JSON.stringify(parsed.value))
+            }
+          }
+        }
+      }
+      const canonical = `"a é😀 \\\\ \\" \\n \\u001f \\ud800 b"`
+      expect(JSON.stringify(JSON.parse(canonical))).toBe(canonical)
+      for (let slice = 1; slice <= 8; slice++) {
+        const parsed = yield* JsonSlices.parseString(chunked(canonical, 2), 0, utf8(canonical)[0]!.length, makeBudget(), slice)
+        expect(Buffer.concat(parsed!.json!).toString("utf8")).toBe(canonical)
+      }
+      // a string of one slice: no text (it is one string already)
+      expect((yield* JsonSlices.parseString(utf8(canonical), 0, utf8(canonical)[0]!.length, makeBudget()))?.json).toBeUndefined()
+      // spelled otherwise than JSON.stringify spells it: an escape of a character it writes as itself, `\/`,
+      // upper-case hex, a surrogate pair as two escapes (cut between them too)
+      for (const other of [`"ab\\u0041cd"`, `"ab\\/cd"`, `"ab\\u001Fcd"`, `"ab\\ud83d\\ude00cd"`, `"ab\\ud83d\\ude00\\ud83d\\ude00"`]) {
+        for (let slice = 1; slice <= 14; slice++) {
+          const parsed = yield* JsonSlices.parseString(chunked(other, 3), 0, utf8(other)[0]!.length, makeBudget(), slice)
+          expect(parsed?.value, other).toBe(JSON.parse(other))
+          expect(parsed?.json, `${other} (slices of ${slice})`).toBeUndefined()
+        }
+      }
+      // bytes that are no UTF-8 (read as U+FFFD, which JSON.stringify writes as its own three bytes)
+      const bytes = new Uint8Array([34, 97, 98, 0xff, 99, 100, 0xc3, 34])
+      for (let slice = 1; slice <= 8; slice++) {
+        const parsed = yield* JsonSlices.parseString([bytes], 0, bytes.length, makeBudget(), slice)
+        expect(parsed?.value).toBe("ab\ufffdcd\ufffd")
+        expect(parsed?.json).toBeUndefined()
+      }
+    }))
+
+  it.effect("parseString: the slices joined are made one string after a yield, before the value is given (its first read is not the reader's), when its text is not JSON.stringify's", () =>
+    Effect.gen(function*() {
+      // `\u00e9`: JSON.stringify writes é
+      const long = JSON.stringify("a \"long\" é😀 instruction, ".repeat(20_000)).replace("é", "\\u00e9")
       const chunks = chunked(long, 65_536)
       const log: Array<string> = []
       const originalParse = JSON.parse
@@ -317,6 +371,7 @@ describe("jsonSlices", () => {
       read.mockRestore()
       yielded.mockRestore()
       expect(parsed?.value).toBe(JSON.parse(long))
+      expect(parsed?.json).toBeUndefined()
       expect(log.filter((event) => event === "parse").length).toBeGreaterThan(long.length / JsonSlices.STRING_SLICE_BYTES)
       expect(log.slice(log.lastIndexOf("parse"), log.lastIndexOf("parse") + 3)).toEqual(["parse", "yield", "read"])
     }))
@@ -413,6 +468,35 @@ describe("jsonSlices", () => {
         expect(Math.max(...given), text.slice(0, 60)).toBeLessThan(2 * JsonSlices.STRING_SLICE_BYTES)
         expect(given.length, text.slice(0, 60)).toBeGreaterThan(long.length / JsonSlices.STRING_SLICE_BYTES)
       }
+    }))
+
+  it.effect("the JSON texts of long strings are given to `texts`: in the rest of the body, a tool, a namespace's tool, an input element read to be kept", () =>
+    Effect.gen(function*() {
+      const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
+      const long = (tag: string) => `${tag} é😀 "q" \\ ${"a".repeat(1000)}`.repeat(400)
+      const tool = (name: string, description: string) => ({ type: "function", name, description, parameters: { type: "object" } })
+      const value = {
+        model: "m",
+        instructions: long("instructions"),
+        input: [{ role: "user", content: [{ type: "input_text", text: long("part") }] }, { role: "user", content: "hi" }],
+        tools: [
+          tool("f", long("tool")),
+          { type: "namespace", name: "ns", description: "d", tools: [tool("g", long("namespaced")), ...Array.from({ length: 3000 }, (_, i) => tool(`t${i}`, "x"))] }
+        ]
+      }
+      const text = JSON.stringify(value)
+      const chunks = chunked(text, 65_536)
+      const found = yield* JsonSlices.scan(chunks, 64)
+      const texts: Array<JsonText> = []
+      expectSame(yield* JsonSlices.parse(chunks, found, whole, undefined, texts), text, "parse")
+      const expected = ["instructions", "tool", "namespaced", "part"].map(long).sort()
+      expect(texts.map((known) => known.value).sort()).toEqual(expected)
+      for (const known of texts) expect(Buffer.concat(known.bytes).toString("utf8")).toBe(JSON.stringify(known.value))
+      const lazily: Array<JsonText> = []
+      const lazy = yield* JsonSlices.parseLazily(chunks, found, parseWhole, undefined, lazily)
+      expect(lazily.map((known) => known.value).sort()).toEqual(["instructions", "tool", "namespaced"].map(long).sort())
+      yield* lazy.input!.element(0)
+      expect(lazily.map((known) => known.value).sort()).toEqual(expected)
     }))
   /** `JSON.parse`'s value, or its error's message (which gives the position of a syntax error). */
   const parseOrMessage = (text: string) =>

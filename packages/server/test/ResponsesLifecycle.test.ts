@@ -64,6 +64,28 @@ describe("ResponsesLifecycle.toJsonPieces", () => {
   })
 })
 
+describe("ResponsesLifecycle.toJsonPieces and toSsePieces with the JSON text of long strings", () => {
+  it("a long string of `texts` is written as its text, decoded a slice at a time; an equal string too; others escaped", () => {
+    const known = "é😀 \"x\"\n".repeat(100_000)
+    const other = "o\n".repeat(100_000)
+    // spelled with an escape JSON.stringify does not write (`\u00e9`): the pieces show the text was copied;
+    // cut inside a character (the decoding carries its bytes over)
+    const text = JSON.stringify(known).replace("é", "\\u00e9")
+    const bytes = new TextEncoder().encode(text)
+    const texts = [{ value: known, bytes: [bytes.subarray(0, 4), bytes.subarray(4, 333_333), bytes.subarray(333_333)] }]
+    const value = { instructions: known, tools: [{ description: "é😀 \"x\"\n".repeat(100_000) }], other }
+    const expected = JSON.stringify(value).replaceAll(JSON.stringify(known), text)
+    expect(expected).not.toBe(JSON.stringify(value))
+    const pieces = [...ResponsesLifecycle.toJsonPieces(value, undefined, texts)]
+    expect(pieces.join("")).toBe(expected)
+    expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(6 * 64 * 1024)
+    const events = [{ type: "response.created", sequence_number: 0, response: value }]
+    expect([...ResponsesLifecycle.toSsePieces(events, undefined, texts)].join("")).toBe(
+      ResponsesLifecycle.toSse(events).replaceAll(JSON.stringify(known), text)
+    )
+  })
+})
+
 /** Values `JSON.stringify` writes in its own ways: members left out, `null` elements, `toJSON`, boxed primitives, escaped keys. */
 const odd = FastCheck.letrec((tie) => ({
   value: FastCheck.oneof(

@@ -12,9 +12,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import { loopback, serverUrl } from "./utils.js"
 
-/** One request the upstream received: its parsed body, and a promise settled when its connection closed. */
+/** One request the upstream received: its body parsed and as text, and a promise settled when its connection closed. */
 export interface Received {
   readonly body: Record<string, unknown>
+  readonly text: string
   readonly closed: Promise<void>
 }
 
@@ -86,7 +87,7 @@ export const scriptedUpstream = (script: ReadonlyArray<Handler>) =>
             const text = Buffer.concat(chunks).toString("utf8")
             const body = text === "" ? {} : JSON.parse(text) as Record<string, unknown>
             const closed = new Promise<void>((done) => response.on("close", () => done()))
-            received.push({ body, closed })
+            received.push({ body, text, closed })
             const handler = script[Math.min(received.length - 1, script.length - 1)]!
             handler(request, response, body)
           })

@@ -7,6 +7,7 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 
 /**
  * Lets the event loop run pending I/O (a macrotask, `setImmediate`) before resuming, so that other
@@ -88,4 +89,48 @@ export const makeBudget = (budgetMs = BUDGET_MS, every = 64): Budget => {
       return true
     }
   }
+}
+
+/**
+ * A long string and the JSON text it was read from: `bytes`, joined, are the UTF-8 bytes of exactly
+ * `JSON.stringify(value)` (its quotes included). A reader that parsed the string in slices (the gateway's
+ * request body: a 10 MB `instructions` or tool description) knows that text without making the string
+ * whole; a writer that meets the string again (the JSON request body to the upstream, the echo of the
+ * request in the answer) copies `bytes` instead of escaping the string. Escaping a string reads it whole,
+ * and V8 first makes a string built of slices one string (a copy of 10 MB into fresh memory, 6-7 ms in one
+ * stretch of the event loop); copying the bytes can be done a piece at a time.
+ *
+ * @since 0.2.0
+ * @category long strings
+ */
+export interface JsonText {
+  readonly value: string
+  /** The UTF-8 bytes of `JSON.stringify(value)`, in pieces (views of the body they were read from). */
+  readonly bytes: ReadonlyArray<Uint8Array>
+}
+
+/**
+ * The `JsonText`s known to the fiber (the request it serves), empty by default: writers of JSON bytes
+ * (`HttpTransport`'s request body) and text (the gateway's answer) look long strings up here
+ * (`findJsonText`). Set it only to texts that are exactly `JSON.stringify(value)` as UTF-8: a writer copies
+ * them unchecked.
+ *
+ * @since 0.2.0
+ * @category long strings
+ */
+export const currentJsonTexts: FiberRef.FiberRef<ReadonlyArray<JsonText>> = FiberRef.unsafeMake<ReadonlyArray<JsonText>>([])
+
+/**
+ * The entry of `texts` whose value equals `value`, or `undefined`. The same string (by identity, as the
+ * reader left it in the parsed value) compares without reading its characters; an equal string elsewhere
+ * compares character by character, and its JSON text is the same.
+ *
+ * @since 0.2.0
+ * @category long strings
+ */
+export const findJsonText = (texts: ReadonlyArray<JsonText>, value: string): JsonText | undefined => {
+  for (const text of texts) {
+    if (text.value.length === value.length && text.value === value) return text
+  }
+  return undefined
 }

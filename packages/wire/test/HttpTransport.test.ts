@@ -3,6 +3,7 @@
  */
 import { AiError } from "@effect-responses/core"
 import { HttpTransport } from "@effect-responses/wire"
+import * as Cooperative from "@effect-responses/wire/Cooperative"
 import { assert, describe, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -223,6 +224,36 @@ describe("HttpTransport", () => {
         assert.instanceOf(error, AiError.InvalidPrompt)
       }
       assert.strictEqual(http.requests.length, 3)
+    }))
+
+  it.effect("a long string whose JSON text the fiber knows (Cooperative.currentJsonTexts) is sent as that text, copied; others escaped", () =>
+    Effect.gen(function*() {
+      const http = fakeHttp([{ status: 200, body: "{}" }])
+      const transport = yield* HttpTransport.make("/chat/completions", {}).pipe(
+        Effect.provideService(HttpClient.HttpClient, http.client)
+      )
+      const known = "é😀 \"x\" ".repeat(100_000)
+      const other = "o".repeat(300_000)
+      // the text as the fiber knows it, in pieces: spelled with an escape JSON.stringify does not write
+      // (`\u00e9`), so the bytes sent show that it was copied, not escaped again
+      const text = JSON.stringify(known).replace("é", "\\u00e9")
+      const bytes = new TextEncoder().encode(text)
+      const pieces = [bytes.subarray(0, 5), bytes.subarray(5, 400_000), bytes.subarray(400_000)]
+      const body = { model: "m", messages: [{ role: "system", content: known }, { role: "user", content: other }] }
+      yield* transport.execute(body, true).pipe(
+        Effect.locally(Cooperative.currentJsonTexts, [{ value: known, bytes: pieces }])
+      )
+      const sent = http.requests[0]!.body
+      assert.strictEqual(sent._tag, "Uint8Array")
+      if (sent._tag === "Uint8Array") {
+        const expected = JSON.stringify({ ...body, stream: true }).replace(JSON.stringify(known), text)
+        assert.isTrue(Buffer.from(sent.body).equals(Buffer.from(expected)))
+      }
+      // found by value: the same string, or an equal one made elsewhere
+      const entry = { value: known, bytes: pieces }
+      assert.strictEqual(Cooperative.findJsonText([entry], known), entry)
+      assert.strictEqual(Cooperative.findJsonText([entry], "é😀 \"x\" ".repeat(100_000)), entry)
+      assert.strictEqual(Cooperative.findJsonText([{ value: known, bytes: pieces }], other), undefined)
     }))
 
   it.effect("a 4xx fails with HttpError from OpenAI's error body, the echoed key cut out, without a retry", () =>

@@ -30,7 +30,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { type Budget, makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
+import { type Budget, type JsonText, makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import { bomLength, type Chunks, decode, makeTextOf, sizeOf } from "./jsonSlices/bytes.js"
 import { LongStrings, type Parsed, tryParse } from "./jsonSlices/longStrings.js"
 import { type ArrayAt, keyBytes, type ObjectScan, scanObject } from "./jsonSlices/pass.js"
@@ -152,11 +152,17 @@ interface SlicedElements {
  * one `JSON.parse` of about 15 ms. The tools' array takes the place of its `null`, among the keys where
  * `JSON.parse` put it.
  */
-const sliceBody = (chunks: Chunks, found: Scan, largeBytes: number, budget: Budget): Effect.Effect<Sliced | undefined> => {
+const sliceBody = (
+  chunks: Chunks,
+  found: Scan,
+  largeBytes: number,
+  budget: Budget,
+  texts: Array<JsonText> | undefined
+): Effect.Effect<Sliced | undefined> => {
   const { input, tools } = found
   if (input === undefined && tools === undefined && found.strings.length === 0) return Effect.succeed(undefined)
   const textOf = makeTextOf(chunks)
-  const longs = new LongStrings(chunks, textOf, found.strings, budget)
+  const longs = new LongStrings(chunks, textOf, found.strings, budget, texts)
   // a leading byte order mark is no character of the text
   const start = bomLength(chunks)
   const size = sizeOf(chunks)
@@ -176,11 +182,11 @@ const sliceBody = (chunks: Chunks, found: Scan, largeBytes: number, budget: Budg
     if (typeof body !== "object" || body === null) return undefined
     if ((input !== undefined && body.input !== null) || (tools !== undefined && body.tools !== null)) return undefined
     if (tools !== undefined) {
-      const values = yield* parseRuns(longs, tools.items, budget, true, { chunks, textOf, largeBytes })
+      const values = yield* parseRuns(longs, tools.items, budget, true, { chunks, textOf, largeBytes, texts })
       if (values === undefined) return undefined
       body.tools = values
     }
-    return { body, elements: input === undefined ? undefined : sliceElements(chunks, textOf, input.items, largeBytes) }
+    return { body, elements: input === undefined ? undefined : sliceElements(chunks, textOf, input.items, largeBytes, texts) }
   })
 }
 
@@ -192,6 +198,7 @@ interface LargeTools {
   readonly chunks: Chunks
   readonly textOf: (start: number, end: number) => string
   readonly largeBytes: number
+  readonly texts: Array<JsonText> | undefined
 }
 
 /**
@@ -221,7 +228,7 @@ const parseRuns = (
         if (budget.tick()) yield* yieldToIo
         const start = items[2 * p]!, end = items[2 * p + 1]!
         const found = yield* scanObject(tools.chunks, start, end, NAMESPACE_KEYS, Infinity, tools.largeBytes, 1 << 14)
-        const tool = yield* parseLarge(tools.chunks, tools.textOf, start, end, found, budget, keep, NAMESPACE_NAMES)
+        const tool = yield* parseLarge(tools.chunks, tools.textOf, start, end, found, budget, keep, tools.texts, NAMESPACE_NAMES)
         if (tool === undefined) return undefined
         if (keep) values[p] = tool.value
         p++
@@ -246,7 +253,8 @@ const sliceElements = (
   chunks: Chunks,
   textOf: (start: number, end: number) => string,
   items: ReadonlyArray<number>,
-  largeBytes: number
+  largeBytes: number,
+  texts: Array<JsonText> | undefined
 ): SlicedElements => {
   // the pass over the large element last asked for: its parts are counted, then it is parsed
   let scanned: { readonly index: number; readonly found: ObjectScan } | undefined
@@ -263,7 +271,7 @@ const sliceElements = (
     small: (k) => tryParse(textOf(items[2 * k]!, items[2 * k + 1]!)),
     scanLarge,
     large: (k, budget, keep) =>
-      Effect.flatMap(scanLarge(k), (parts) => parseLarge(chunks, textOf, items[2 * k]!, items[2 * k + 1]!, parts, budget, keep))
+      Effect.flatMap(scanLarge(k), (parts) => parseLarge(chunks, textOf, items[2 * k]!, items[2 * k + 1]!, parts, budget, keep, keep ? texts : undefined))
   }
 }
 
@@ -290,10 +298,11 @@ const parseLarge = (
   found: ObjectScan,
   budget: Budget,
   keep: boolean,
+  texts: Array<JsonText> | undefined,
   names: ReadonlyArray<string> = PARTS_NAMES
 ): Effect.Effect<Parsed> =>
   Effect.gen(function*() {
-    const longs = new LongStrings(chunks, textOf, found.strings, budget)
+    const longs = new LongStrings(chunks, textOf, found.strings, budget, texts)
     const arrays = names.flatMap((name, k) => {
       const array = found.arrays[k]
       return array === undefined ? [] : [{ name, array }]
@@ -327,17 +336,20 @@ const CHECKED: Parsed = { value: undefined }
 /**
  * The parsed body (exactly `JSON.parse` of `chunks` decoded) using `found` (see the module doc);
  * `parseWhole` parses the decoded body in one call, and gives the error of a malformed body; an element of
- * more than `largeBytes` bytes is parsed part by part.
+ * more than `largeBytes` bytes is parsed part by part. The long strings parsed in slices whose JSON text
+ * is known (see `parseString`) are pushed to `texts`, when given, as they are parsed (a body parsed whole
+ * after all has strings of its own, which none of them is).
  */
 export const parse = <E>(
   chunks: Chunks,
   found: Scan,
   parseWhole: (text: string) => Effect.Effect<unknown, E>,
-  largeBytes = LARGE_ELEMENT_BYTES
+  largeBytes = LARGE_ELEMENT_BYTES,
+  texts?: Array<JsonText>
 ): Effect.Effect<unknown, E> =>
   Effect.gen(function*() {
     const budget = makeBudget()
-    const sliced = yield* sliceBody(chunks, found, largeBytes, budget)
+    const sliced = yield* sliceBody(chunks, found, largeBytes, budget, texts)
     if (sliced === undefined) return yield* parseWhole(decode(chunks))
     const input = sliced.elements
     if (input === undefined) return sliced.body
@@ -393,18 +405,19 @@ export interface Elements<E> {
 }
 
 /**
- * `parse`, the `input` elements left to be parsed as they are read (`Lazy`); `parseWhole` and `largeBytes`
- * as in `parse`. Every element parses when the whole body does (the pass splits the array at its own
+ * `parse`, the `input` elements left to be parsed as they are read (`Lazy`); `parseWhole`, `largeBytes`
+ * and `texts` as in `parse` (the texts of an element's strings are pushed when it is read to be kept). Every element parses when the whole body does (the pass splits the array at its own
  * commas), so an element that does not parse gives the whole body's error.
  */
 export const parseLazily = <E>(
   chunks: Chunks,
   found: Scan,
   parseWhole: (text: string) => Either.Either<unknown, E>,
-  largeBytes = LARGE_ELEMENT_BYTES
+  largeBytes = LARGE_ELEMENT_BYTES,
+  texts?: Array<JsonText>
 ): Effect.Effect<Lazy<E>, E> => {
   const budget = makeBudget()
-  return Effect.flatMap(sliceBody(chunks, found, largeBytes, budget), (sliced): Effect.Effect<Lazy<E>, E> => {
+  return Effect.flatMap(sliceBody(chunks, found, largeBytes, budget, texts), (sliced): Effect.Effect<Lazy<E>, E> => {
     if (sliced === undefined) return Either.map(parseWhole(decode(chunks)), (body) => ({ body, input: undefined }))
     const input = sliced.elements
     if (input === undefined) return Effect.succeed({ body: sliced.body, input: undefined })

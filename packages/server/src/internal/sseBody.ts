@@ -32,7 +32,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { type Budget, makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
+import { type Budget, type JsonText, makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import * as ResponsesLifecycle from "../ResponsesLifecycle.js"
 import { TextDelta } from "./lifecycle/textDelta.js"
 import { isNodeRequest } from "./nodeRequest.js"
@@ -90,11 +90,11 @@ export const pieceStream = (
  * (`ResponsesLifecycle.toSsePieces`: small frames grouped, a large answer's text in slices), so that the
  * events repeating a large answer never stand in memory whole, as text or as bytes.
  */
-const bytesOf = (events: ReadonlyArray<ResponsesLifecycle.Event>): Iterator<Uint8Array> =>
+const bytesOf = (events: ReadonlyArray<ResponsesLifecycle.Event>, texts: ReadonlyArray<JsonText>): Iterator<Uint8Array> =>
   events.length === 0
     ? [].values()
     : events.some(isWhole)
-    ? encoded(ResponsesLifecycle.toSsePieces(events))
+    ? encoded(ResponsesLifecycle.toSsePieces(events, undefined, texts))
     : [encoder.encode(ResponsesLifecycle.toSse(events))].values()
 
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(["response.completed", "response.incomplete", "response.failed"])
@@ -131,6 +131,8 @@ export interface Source {
    * and the server dropped the body (after the terminal event was made, too, when its bytes were not all taken).
    */
   readonly onLeft?: (() => void) | undefined
+  /** The JSON text of the request's long strings (`Cooperative.JsonText`), copied when they are echoed. */
+  readonly jsonTexts?: ReadonlyArray<JsonText> | undefined
 }
 
 /**
@@ -141,6 +143,7 @@ export interface Source {
  */
 const batches = (source: Source): Effect.Effect<Iterator<Uint8Array> | undefined> => {
   const { lifecycle, midStreamError, onTerminal, pull } = source
+  const texts = source.jsonTexts ?? []
   let head: Array<ResponsesLifecycle.Event> | undefined = []
   let model: string | undefined
   for (const part of source.first) if (part.type === "response_started") model = part.model
@@ -150,11 +153,11 @@ const batches = (source: Source): Effect.Effect<Iterator<Uint8Array> | undefined
   // (`previous_response_id`) as soon as it reads `response.completed` finds it stored
   let saved = false
   const written = (events: ReadonlyArray<ResponsesLifecycle.Event>): Effect.Effect<Iterator<Uint8Array>> => {
-    if (onTerminal === undefined || saved || !lifecycle.terminated()) return Effect.succeed(bytesOf(events))
+    if (onTerminal === undefined || saved || !lifecycle.terminated()) return Effect.succeed(bytesOf(events, texts))
     saved = true
     return Effect.map(
       onTerminal(lifecycle.response()),
-      (replaced) => bytesOf(replaced === undefined ? events : withTerminalResponse(events, replaced))
+      (replaced) => bytesOf(replaced === undefined ? events : withTerminalResponse(events, replaced), texts)
     )
   }
   const after = (write: (out: Array<ResponsesLifecycle.Event>) => void) =>

@@ -4,7 +4,9 @@
  * fibers' I/O every few milliseconds, so that one large request does not hold the event loop for one whole
  * `JSON.stringify` (nor for one encoding or copy of the whole text). The bytes are those
  * `JSON.stringify(body)` gives (values `JSON.stringify` cannot write become `null` in an array and are left
- * out of an object, as it does; a cycle or a bigint fails as it does).
+ * out of an object, as it does; a cycle or a bigint fails as it does). A long string whose JSON text the
+ * fiber knows (`Cooperative.currentJsonTexts`: the gateway's request it was read from) is that text,
+ * copied a piece at a time, not escaped (which would read it whole).
  *
  * A value is written by one `JSON.stringify` when it is small (`isSmall`: its strings and members add up to
  * less than `SMALL_CHARS`); a large plain array or object is written member by member, and a long string in
@@ -14,7 +16,8 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import { BUDGET_MS, yieldToIo } from "../Cooperative.js"
+import * as FiberRef from "effect/FiberRef"
+import { BUDGET_MS, currentJsonTexts, findJsonText, type JsonText, yieldToIo } from "../Cooperative.js"
 
 /**
  * At most about this many characters are written, and bytes copied, between two clock reads: encoding and
@@ -97,6 +100,19 @@ class Pieces {
     this.text += text
   }
 
+  /** Adds `bytes` as they are (after the text so far, encoded), a piece of `SLICE_CHARS` bytes per call. */
+  *addBytes(bytes: ReadonlyArray<Uint8Array>): Generator<void, void> {
+    this.encode()
+    for (const piece of bytes) {
+      for (let at = 0; at < piece.length; at += SLICE_CHARS) {
+        const slice = piece.subarray(at, at + SLICE_CHARS)
+        this.chunks.push(slice)
+        this.size += slice.length
+        if (this.due()) yield
+      }
+    }
+  }
+
   /**
    * Whether it is time to pause: the text not encoded yet is a slice, or `BUDGET_MS` passed (the clock read
    * every 64 calls: a call per member, often of a few dozen bytes).
@@ -109,13 +125,17 @@ class Pieces {
 
   /** Encodes the text written since the last call; the time is counted from now. */
   flush(): void {
+    this.encode()
+    this.since = performance.now()
+  }
+
+  private encode(): void {
     if (this.text.length > 0) {
       const bytes = encoder.encode(this.text)
       this.chunks.push(bytes)
       this.size += bytes.length
       this.text = ""
     }
-    this.since = performance.now()
   }
 }
 
@@ -134,8 +154,20 @@ const isLarge = (value: unknown, keys: Keys): value is string | object =>
  * it: one met again is a cycle, `JSON.stringify`'s error. A plain generator, not an effect: a member costs
  * no fiber step.
  */
-function* write(value: string | object, out: Pieces, ancestors: Set<object>, keys: Keys): Generator<void, void> {
+function* write(
+  value: string | object,
+  out: Pieces,
+  ancestors: Set<object>,
+  keys: Keys,
+  texts: ReadonlyArray<JsonText>
+): Generator<void, void> {
   if (typeof value === "string") {
+    // a string whose JSON text is known (read from the request that brought it) is that text, copied
+    const known = findJsonText(texts, value)
+    if (known !== undefined) {
+      yield* out.addBytes(known.bytes)
+      return
+    }
     // `JSON.stringify` of a substring is that substring's part of the whole's text, but for a surrogate pair
     // cut in two (each half alone is written as an escape): a slice never ends between the halves
     out.add("\"")
@@ -156,7 +188,7 @@ function* write(value: string | object, out: Pieces, ancestors: Set<object>, key
     for (let index = 0; index < value.length; index++) {
       if (index > 0) out.add(",")
       const item: unknown = value[index]
-      if (isLarge(item, keys)) yield* write(item, out, ancestors, keys)
+      if (isLarge(item, keys)) yield* write(item, out, ancestors, keys, texts)
       // a value `JSON.stringify` cannot write is `null` in an array
       else out.add(JSON.stringify(item) ?? "null")
       if (out.due()) yield
@@ -170,7 +202,7 @@ function* write(value: string | object, out: Pieces, ancestors: Set<object>, key
       const head = `${first ? "" : ","}${JSON.stringify(key)}:`
       if (isLarge(item, keys)) {
         out.add(head)
-        yield* write(item, out, ancestors, keys)
+        yield* write(item, out, ancestors, keys, texts)
       } else {
         const text = JSON.stringify(item)
         // a member whose value `JSON.stringify` cannot write is left out
@@ -198,7 +230,7 @@ export const jsonBytes = (body: object): Effect.Effect<Uint8Array, unknown> =>
     }
     return Effect.gen(function*() {
       const out = new Pieces()
-      const steps = write(body, out, new Set(), keys)
+      const steps = write(body, out, new Set(), keys, yield* FiberRef.get(currentJsonTexts))
       // a step writes until a pause is due; the text is encoded, then other fibers' I/O runs
       while (!(yield* Effect.try({ try: () => steps.next().done === true, catch: (e) => e }))) {
         out.flush()

@@ -31,10 +31,26 @@ export const bytesOf = (chunks: Chunks, start: number, to: number): Uint8Array =
   return bytes
 }
 
+/** The bytes `[start, end)` of `chunks` as views of them (no copy), in order. */
+export const viewsOf = (chunks: Chunks, start: number, end: number): Array<Uint8Array> => {
+  const views: Array<Uint8Array> = []
+  let base = 0
+  for (const chunk of chunks) {
+    const from = Math.max(start, base)
+    const to = Math.min(end, base + chunk.length)
+    if (from < to) views.push(chunk.subarray(from - base, to - base))
+    base += chunk.length
+    if (base >= end) break
+  }
+  return views
+}
+
 // the body from its first byte: a leading byte order mark is dropped (`TextDecoder`'s default)
 const bodyDecoder = new TextDecoder()
 // a part of the body after its first byte: a byte order mark there is a character, kept
 export const partDecoder = new TextDecoder("utf-8", { ignoreBOM: true })
+// the same, throwing on bytes that are no UTF-8 (which `partDecoder` reads as U+FFFD)
+export const strictDecoder = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true })
 
 /** The whole body as text, a leading byte order mark dropped. */
 export const decode = (chunks: Chunks): string => {

@@ -7,8 +7,8 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import { type Budget, yieldToIo } from "@effect-responses/wire/Cooperative"
-import { bytesOf, type Chunks, partDecoder } from "./bytes.js"
+import { type Budget, type JsonText, yieldToIo } from "@effect-responses/wire/Cooperative"
+import { bytesOf, type Chunks, partDecoder, strictDecoder, viewsOf } from "./bytes.js"
 
 /** `JSON.parse(text, reviver)`, or `undefined` when it throws. */
 export const tryParse = (text: string, reviver?: (key: string, value: unknown) => unknown): { readonly value: unknown } | undefined => {
@@ -37,7 +37,8 @@ export class LongStrings {
     private readonly chunks: Chunks,
     private readonly textOf: (start: number, end: number) => string,
     private readonly strings: ReadonlyArray<number>,
-    private readonly budget: Budget
+    private readonly budget: Budget,
+    private readonly texts?: Array<JsonText>
   ) {}
 
   /**
@@ -51,13 +52,15 @@ export class LongStrings {
       const used: Array<number> = []
       for (const piece of pieces) text += typeof piece === "string" ? piece : this.marked(piece[0], piece[1], used)
       if (used.length === 0) return Effect.succeed(tryParse(text))
-      const { budget, chunks, strings } = this
+      const { budget, chunks, strings, texts } = this
       return Effect.gen(function*() {
         const values = new Map<string, string>()
+        const known: Array<JsonText> = []
         for (const k of used) {
           const parsed = yield* parseString(chunks, strings[2 * k]!, strings[2 * k + 1]!, budget)
           if (parsed === undefined) return undefined
-          values.set(`${LONG_MARKER}${k}`, parsed.value as string)
+          values.set(`${LONG_MARKER}${k}`, parsed.value)
+          if (parsed.json !== undefined) known.push({ value: parsed.value, bytes: parsed.json })
         }
         // each marker stands for one string: met twice, a string of the element equals it
         const met = new Set<string>()
@@ -70,7 +73,10 @@ export class LongStrings {
           met.add(value)
           return long
         })
-        return twice ? undefined : parsed
+        if (twice) return undefined
+        // the texts of the strings that are in the value (it parsed)
+        if (parsed !== undefined && texts !== undefined) texts.push(...known)
+        return parsed
       })
     })
   }
@@ -108,6 +114,13 @@ export const STRING_SLICE_BYTES = 64 * 1024
  * are UTF-16 code units: the two halves of a surrogate pair written as two `\u` escapes join as they
  * would in one `JSON.parse`). A slice that does not parse means the string does not: the caller parses
  * the whole, which gives the error.
+ *
+ * `json`: the string's bytes (views of `chunks`, quotes included) when they are exactly the UTF-8 of
+ * `JSON.stringify(value)` (`Cooperative.JsonText`), which a writer then copies instead of escaping the
+ * string (escaping reads it whole: V8 first copies a string built of slices into one, 6-7 ms for 10 MB).
+ * So the string is not made whole here; a reader that reads its characters makes it whole then. Else
+ * (escapes `JSON.stringify` would write otherwise, `\u0041`, `\/`; bytes that are no UTF-8; a string of one
+ * slice) `json` is absent and the string is made whole in a stretch of its own.
  */
 export const parseString = (
   chunks: Chunks,
@@ -115,11 +128,15 @@ export const parseString = (
   end: number,
   budget: Budget,
   sliceBytes = STRING_SLICE_BYTES
-): Effect.Effect<Parsed> =>
+): Effect.Effect<{ readonly value: string; readonly json: ReadonlyArray<Uint8Array> | undefined } | undefined> =>
   Effect.gen(function*() {
     const close = end - 1
     let value = ""
     let pieces = 0
+    // whether every slice so far is `JSON.stringify` of its value
+    let canonical = true
+    // the last code unit of the slices so far
+    let last = -1
     for (let cut = start + 1; cut < close; pieces++) {
       // a slice is as much work as a run of parts: the budget reads the clock
       if (budget.tick(64)) yield* yieldToIo
@@ -133,11 +150,26 @@ export const parseString = (
           break
         }
       }
-      const piece = tryParse(`"${partDecoder.decode(bytesOf(chunks, cut, to))}"`)
+      const bytes = bytesOf(chunks, cut, to)
+      const text = canonical ? strictText(bytes) : undefined
+      if (text === undefined) canonical = false
+      const quoted = `"${text ?? partDecoder.decode(bytes)}"`
+      const piece = tryParse(quoted)
       if (piece === undefined) return undefined
-      value += piece.value as string
+      const slice = piece.value as string
+      // a slice with an escape: its text is `JSON.stringify`'s unless an escape is spelled otherwise; the
+      // halves of a surrogate pair (escapes: UTF-8 is never cut inside a character) in two slices are each
+      // `JSON.stringify`'s alone, but joined it writes them as the character
+      if (canonical && bytes.includes(92)) {
+        if (JSON.stringify(slice) !== quoted) canonical = false
+        else if (isLowSurrogate(slice.charCodeAt(0)) && isHighSurrogate(last)) canonical = false
+      }
+      // (read from the slice: an indexed read of `value`, a rope of slices, would make it one string)
+      last = slice.charCodeAt(slice.length - 1)
+      value += slice
       cut = to
     }
+    if (pieces > 1 && canonical) return { value, json: viewsOf(chunks, start, end) }
     if (pieces > 1) {
       // the slices joined are a rope that V8 makes one string of at its first read (`flatten`): a stretch of
       // its own, not added to whatever reads it first (the request's decoding, a writer's slice)
@@ -145,8 +177,21 @@ export const parseString = (
       flatten(value)
       if (budget.tick(64)) yield* yieldToIo
     }
-    return { value }
+    return { value, json: undefined }
   })
+
+/** `bytes` read as UTF-8, or `undefined` when they are no UTF-8. */
+const strictText = (bytes: Uint8Array): string | undefined => {
+  try {
+    return strictDecoder.decode(bytes)
+  } catch {
+    return undefined
+  }
+}
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
+
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff
 
 /**
  * Makes V8 turn `value`, a string built by `+=` of slices, into one sequential string now (an indexed read
