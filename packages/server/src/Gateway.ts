@@ -16,8 +16,9 @@
  *
  * - 401 `invalid_api_key` when `apiKey` is set and the request lacks `Authorization: Bearer <apiKey>`;
  * - 413 `request_too_large` for a body over `maxBodyBytes` (default 16 MiB), by `Content-Length` or, for a
- *   chunked body, once the bound is passed (the rest of the body is read and discarded so that the answer
- *   reaches the client instead of a connection reset);
+ *   chunked body, as soon as the bound is passed, while the client may still send (the rest of the body is
+ *   read and discarded in the background, up to 64 MiB and until `bodyTimeout`, so that the answer reaches
+ *   the client instead of a connection reset);
  * - 415 `unsupported_content_encoding` for a compressed body (`content-encoding` other than `identity`);
  * - 408 `request_timeout` for a body that has not arrived whole within `bodyTimeout` (default 120 s), sent
  *   with `connection: close` (a client that never ends its body cannot hold a request open);
@@ -659,19 +660,23 @@ const unsupportedEncoding = (encoding: string) =>
   })
 
 /**
- * How many bytes past the bound a body is read and discarded before the gateway gives up on answering
- * (64 MiB): a client that streams on without end has its connection torn down.
+ * How many bytes past the bound a body is read and discarded, after the 413, before the gateway closes the
+ * connection (64 MiB): a client that streams on without end has its connection torn down.
  */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024
 
 /**
  * The body's chunks of bytes, failing with 413 past `limit` bytes: at once by `content-length`, else (a chunked
- * body) once the limit is passed while reading. Past the limit the rest of the body is read and discarded
- * (up to `MAX_DRAIN_BYTES`) instead of ending the read: ending it destroys Node's request, which resets the
- * connection before the 413 is written (curl: "Connection reset by peer"). Drained, the request is
- * complete, so the 413 reaches the client and the connection stays usable. A compressed body (a
- * `content-encoding` other than `identity`) is drained the same way and refused with 415, which names the
- * encoding (read as JSON, it was "invalid JSON at position 0").
+ * body) as soon as the limit is passed while reading. The 413 is answered then, while the client may still
+ * be sending, and the rest of the body is read and discarded in the background (up to `MAX_DRAIN_BYTES`,
+ * and until the body timeout) instead of ending the read: ending it destroys Node's request, which resets
+ * the connection before the 413 is written (curl: "Connection reset by peer"). A client that reads while
+ * it sends (curl, undici) gets the 413 at once and stops; one that ends its body within the drain bound
+ * keeps a usable connection; one that sends more than that after the bound has its connection reset
+ * (after the 413 was written: a client that reads only once its body is sent may see the reset instead);
+ * one that stops sending without ending its body has it closed at the body timeout. A compressed body (a
+ * `content-encoding` other than `identity`) is read whole the same way (within the bound) and refused with
+ * 415, which names the encoding (read as JSON, it was "invalid JSON at position 0").
  */
 const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number, timeout: Duration.Duration) =>
   Effect.gen(function*() {
@@ -684,8 +689,8 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number, t
     yield* RequestBody.forEachChunk(request, (chunk) => {
       size += chunk.length
       if (size <= limit && !encoded) chunks.push(chunk)
-      return size <= limit + MAX_DRAIN_BYTES
-    }, Duration.toMillis(timeout)).pipe(
+      return size <= limit
+    }, Duration.toMillis(timeout), MAX_DRAIN_BYTES).pipe(
       Effect.catchTags({
         RequestError: (error) =>
           Effect.fail(

@@ -1058,6 +1058,41 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(received).toHaveLength(0)
       })))
 
+  live("a chunked body past the bound, still being sent: 413 at once (not a 408 at the body timeout); the rest drained, the connection usable once the body ends", () =>
+    withScriptedGateway([sse(textChunk("never asked"), finishChunks())], { gateway: { bodyTimeout: "10 seconds", maxBodyBytes: 1024 } }, (url, received) =>
+      Effect.promise(async () => {
+        const { hostname, port } = new URL(url)
+        const socket = connect(Number(port), hostname)
+        let answer = ""
+        const arrived: Array<() => void> = []
+        socket.on("data", (data) => {
+          answer += data.toString()
+          for (const wake of arrived.splice(0)) wake()
+        })
+        /** Waits until what arrived holds `count` whole answers (each a JSON body ending in a newline-free `}`). */
+        const answers = async (count: number) => {
+          while ((answer.match(/HTTP\/1\.1 /g) ?? []).length < count || !answer.trimEnd().endsWith("}")) {
+            await new Promise<void>((wake) => arrived.push(wake))
+          }
+        }
+        const chunk = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n`
+        socket.write(
+          "POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+            chunk(`{"model":"m","input":"${"x".repeat(2000)}`)
+        )
+        // the body is not over: the 413 comes while the client still sends
+        await answers(1)
+        expect(answer).toMatch(/^HTTP\/1\.1 413 /)
+        expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)).error).toMatchObject({ code: "request_too_large" })
+        // the rest of the body is read and discarded; once it ends, the connection serves the next request
+        socket.write(chunk("x".repeat(5000)) + chunk("\"}") + "0\r\n\r\n")
+        socket.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        await answers(2)
+        expect(answer.slice(answer.lastIndexOf("HTTP/1.1 "))).toMatch(/^HTTP\/1\.1 200 /)
+        socket.destroy()
+        expect(received).toHaveLength(0)
+      })))
+
   live("a body timeout longer than a JS timer waits (30 days, infinity) is no bound: a body that arrives in two writes is answered, not a 408 after 1 ms", () =>
     Effect.forEach(["30 days", Duration.infinity] as const, (bodyTimeout) =>
       withScriptedGateway([sse(textChunk("ok"), finishChunks())], { gateway: { bodyTimeout } }, (url) =>

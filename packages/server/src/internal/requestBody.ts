@@ -15,7 +15,7 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { isNodeRequest } from "./nodeRequest.js"
+import { isNodeRequest, type NodeRequest } from "./nodeRequest.js"
 
 /** The longest wait a JS timer takes (`setTimeout` fires after 1 ms for a longer one). */
 const MAX_TIMER_MILLIS = 2 ** 31 - 1
@@ -26,7 +26,11 @@ export class BodyTimeout extends Data.TaggedError("BodyTimeout") {}
 /**
  * Gives each chunk of `request`'s body to `take` until the body ends or `take` returns `false`; then the
  * rest of the body is not read and the request is destroyed (which tears its connection down), as leaving
- * the platform's `request.stream` does. A body that cannot be read fails with the platform's
+ * the platform's `request.stream` does. With `drainBytes`, a Node request is not destroyed at once: the
+ * effect ends, and the rest of the body is read and discarded in the background, so that an answer sent
+ * now (a 413) is written while the client still sends, and the connection stays usable once the body
+ * ends; the request is destroyed when more than `drainBytes` bytes arrive after the stop, or when the body
+ * has not ended by the deadline `timeoutMillis` set from the start (a client that never stops). A body that cannot be read fails with the platform's
  * `RequestError` (reason `Decode`), as its `request.stream` would. A body that has not ended within
  * `timeoutMillis` fails with `BodyTimeout` (one longer than 2^31-1 ms, about 24.8 days, never does); a Node request is then left paused, not destroyed, so that an
  * answer (sent with `connection: close`) still reaches the client.
@@ -34,7 +38,8 @@ export class BodyTimeout extends Data.TaggedError("BodyTimeout") {}
 export const forEachChunk = (
   request: HttpServerRequest.HttpServerRequest,
   take: (chunk: Uint8Array) => boolean,
-  timeoutMillis: number
+  timeoutMillis: number,
+  drainBytes?: number
 ): Effect.Effect<void, HttpServerError.RequestError | BodyTimeout> => {
   const body: unknown = request.source
   if (!isNodeRequest(body) || body.readableEnded) {
@@ -42,6 +47,7 @@ export const forEachChunk = (
       Effect.timeoutFail({ duration: Duration.millis(timeoutMillis), onTimeout: () => new BodyTimeout() })
     )
   }
+  const started = Date.now()
   return Effect.async<void, HttpServerError.RequestError | BodyTimeout>((resume) => {
     // a JS timer longer than 2^31-1 ms fires after 1 ms (Node clamps it): a longer bound is no bound, as the
     // live clock's sleep (the branch above) and the upstream's timers take it
@@ -61,7 +67,8 @@ export const forEachChunk = (
     const onData = (chunk: unknown) => {
       if (take(chunk as Uint8Array)) return
       detach()
-      body.destroy()
+      if (drainBytes === undefined) body.destroy()
+      else drain(body, drainBytes, timeoutMillis - (Date.now() - started))
       resume(Effect.void)
     }
     const onEnd = () => {
@@ -81,4 +88,33 @@ export const forEachChunk = (
       if (!body.destroyed) body.destroy()
     })
   })
+}
+
+/**
+ * Reads and discards the rest of `body` in the background: destroyed once more than `maxBytes` arrive, or
+ * when it has not ended within `remainingMillis` (no bound past a JS timer's longest wait).
+ */
+const drain = (body: NodeRequest, maxBytes: number, remainingMillis: number) => {
+  let size = 0
+  const stop = () => {
+    if (timer !== undefined) clearTimeout(timer)
+    body.off("data", onData)
+    body.off("end", stop)
+    body.off("error", stop)
+  }
+  const onData = (chunk: unknown) => {
+    size += (chunk as Uint8Array).length
+    if (size <= maxBytes) return
+    stop()
+    body.destroy()
+  }
+  const timer = remainingMillis <= MAX_TIMER_MILLIS
+    ? setTimeout(() => {
+      stop()
+      if (!body.destroyed) body.destroy()
+    }, Math.max(remainingMillis, 0))
+    : undefined
+  body.on("data", onData)
+  body.on("end", stop)
+  body.on("error", stop)
 }
