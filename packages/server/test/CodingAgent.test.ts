@@ -213,6 +213,56 @@ describe("a coding agent's request through the gateway", () => {
         expect(frames.some((frame) => frame.data.type.startsWith("response.function_call"))).toBe(false)
       })))
 
+  /** `{"input":"a\u00e9\ud83d\ude00b"}` as Python's `json.dumps` writes it, in 7-character fragments. */
+  const sevens = (json: string) => Array.from({ length: Math.ceil(json.length / 7) }, (_, i) => json.slice(i * 7, i * 7 + 7))
+  /** A lone surrogate (a pair is one code point to a `u` pattern). */
+  const LONE_SURROGATE = /\p{Cs}/u
+  for (
+    const c of [
+      {
+        what: "escaped, 7-character fragments (\\u00e9\\ud8 | 3d\\ude0 | 0b\"})",
+        fragments: sevens(String.raw`{"input":"a\u00e9\ud83d\ude00b"}`),
+        input: "a\u00e9\u{1F600}b"
+      },
+      {
+        what: "escaped, a fragment ending right after each high surrogate",
+        fragments: [String.raw`{"input":"\ud83d`, String.raw`\ude00\ud83d`, String.raw`\ude01"}`],
+        input: "\u{1F600}\u{1F601}"
+      },
+      {
+        what: "literal, the pair cut between two fragments",
+        fragments: ["{\"input\":\"x\ud83d", "\ude00y\"}"],
+        input: "x\u{1F600}y"
+      },
+      {
+        what: "a lone high surrogate the input itself ends with: written as it is, in the last delta",
+        fragments: [String.raw`{"input":"z\ud83d`, "\"}"],
+        input: "z\ud83d"
+      }
+    ]
+  ) {
+    it.effect(`an apply_patch input with a surrogate pair cut between fragments, ${c.what}: no delta holds half a pair, together they are the input`, () =>
+      withScriptedGateway([
+        sse(
+          toolChunk({ id: "call_s", name: "apply_patch", arguments: "" }),
+          ...c.fragments.map((fragment) => toolChunk({ arguments: fragment })),
+          finishChunks("tool_calls")
+        )
+      ], {}, (url) =>
+        Effect.gen(function*() {
+          const answer = yield* post(`${url}/responses`, agentRequest(true))
+          const frames = parseSse(answer.text)
+          const response = checkLifecycle(frames)
+          expect((response.output as ReadonlyArray<Json>)[0]).toMatchObject({ type: "custom_tool_call", input: c.input })
+          const deltas = frames.filter((frame) => frame.data.type === "response.custom_tool_call_input.delta").map((frame) => frame.data.delta as string)
+          expect(deltas.join("")).toBe(c.input)
+          // a lone surrogate only where the input has one (its end, so the last delta)
+          const whole = LONE_SURROGATE.test(c.input) ? deltas.slice(0, -1) : deltas
+          expect(whole.filter((delta) => LONE_SURROGATE.test(delta))).toEqual([])
+          if (LONE_SURROGATE.test(c.input)) expect(deltas.at(-1)).toBe("\ud83d")
+        })))
+  }
+
   it.effect("an apply_patch call cut off inside its JSON (the upstream breaks off): its input deltas give what arrived, decoded, and nothing closes it (no .done, not in the failed output)", () =>
     withScriptedGateway([(_request, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" })

@@ -32,12 +32,22 @@ const OPENING_PREFIX = new RegExp(`^\\s*${OPENING_TOKENS.reduceRight((rest, toke
  * the newly decoded input text (`""` when none). The whole input, once the arguments are complete, is
  * `ChatCompletionsLanguageModel.customToolInput` of them (which also reads arguments this reader gives up
  * on: another parameter name, the input written bare).
+ *
+ * Each returned text is well-formed UTF-16 where the input is: a high surrogate that ends the decoded text
+ * while the string is still open (`\ud83d` escaped, as Python's `json.dumps` writes a non-BMP character, or
+ * literal) is held back and returned with the next fragment's text, so that a fragment boundary inside
+ * `\ud83d\ude00` never gives a delta holding half of the pair (which strict clients cannot encode). A lone
+ * high surrogate the input itself holds comes out as it is once the next character or the closing quote
+ * arrives; one held when the arguments end without their closing quote is not returned (the caller writes
+ * the rest of the input, decoded whole, as the call completes).
  */
 export const make = () => {
   // 0: before the value's opening quote; 1: inside the string; 2: after it (or given up)
   let state = 0
   let head = ""
   let pendingEscape = ""
+  // a high surrogate that ended the text decoded last, waiting for its low half
+  let heldSurrogate = ""
   const feed = (fragment: string): string => {
     let out = ""
     let i = 0
@@ -84,9 +94,19 @@ export const make = () => {
       i++
     }
     text = ""
+    if (heldSurrogate !== "") {
+      out = heldSurrogate + out
+      heldSurrogate = ""
+    }
+    if (state === 1 && out.length > 0 && isHighSurrogate(out.charCodeAt(out.length - 1))) {
+      heldSurrogate = out.slice(-1)
+      out = out.slice(0, -1)
+    }
     return out
   }
   return { feed }
 }
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
 
 const ESCAPES: { readonly [c: string]: string } = { n: "\n", r: "\r", t: "\t", b: "\b", f: "\f", "/": "/", "\\": "\\", "\"": "\"" }
