@@ -387,12 +387,31 @@ export type AiError = typeof AiError.Type
 export const isAiError = Schema.is(AiError)
 
 /**
- * At most `max` characters of `text` (default 200), with an ellipsis when cut: for error excerpts.
+ * The first `max` characters (UTF-16 code units) of `text`, one fewer when the last of them is a high
+ * surrogate: a cut never leaves half of a surrogate pair (`😀`, two code units) at the end of what it keeps,
+ * which a strict client cannot encode (Python's `str.encode`) and a log viewer shows as garbage. `text`
+ * itself when it is at most `max` characters long. Every length cap on text a user or model sees
+ * (`excerpt`, `capMessage`, the gateway's and the tools' caps) cuts through it.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const cutText = (text: string, max: number): string => {
+  if (text.length <= max) return text
+  const end = max > 0 && isHighSurrogate(text.charCodeAt(max - 1)) ? max - 1 : max
+  return text.slice(0, Math.max(end, 0))
+}
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
+
+/**
+ * At most `max` characters of `text` (default 200), with an ellipsis when cut (never inside a surrogate
+ * pair, `cutText`): for error excerpts.
  *
  * @since 0.1.0
  * @category utils
  */
-export const excerpt = (text: string, max = 200): string => text.length <= max ? text : `${text.slice(0, max)}…`
+export const excerpt = (text: string, max = 200): string => text.length <= max ? text : `${cutText(text, max)}…`
 
 /**
  * The longest server-provided message an error keeps (characters; longer ones are cut with an ellipsis):
@@ -428,20 +447,28 @@ const cutMark = (count: number): string => `… (${count} more characters)`
  * `… (1021 more characters)`, and `HTTP 500: ` before it and ` (server_error, boom)` after it
  * `… (1031 more characters)`, not a count of the second cut alone. An earlier cut is known by its mark's
  * words alone, so a text that itself holds such words has their count added to its own. A text of at most
- * `max` characters besides its last mark is returned as it is.
+ * `max` characters besides its last mark is returned as it is. A cut that would split a surrogate pair
+ * keeps one character fewer (`cutText`), and the mark counts that character too.
  *
  * @since 0.2.0
  * @category utils
  */
 export const capMessage = (text: string, max: number = MAX_MESSAGE): string => {
   const mark = lastCutMark(text)
-  if (mark === undefined) return text.length <= max ? text : `${text.slice(0, max)}${cutMark(text.length - max)}`
+  if (mark === undefined) {
+    if (text.length <= max) return text
+    const kept = cutText(text, max)
+    return `${kept}${cutMark(text.length - kept.length)}`
+  }
   const head = text.slice(0, mark.start)
   const tail = text.slice(mark.end)
   if (head.length + tail.length <= max) return text
-  if (head.length >= max) return `${head.slice(0, max)}${cutMark(mark.count + head.length - max + tail.length)}`
-  const room = max - head.length
-  return `${head}${cutMark(mark.count)}${tail.slice(0, room)}${cutMark(tail.length - room)}`
+  if (head.length >= max) {
+    const kept = cutText(head, max)
+    return `${kept}${cutMark(mark.count + head.length - kept.length + tail.length)}`
+  }
+  const kept = cutText(tail, max - head.length)
+  return `${head}${cutMark(mark.count)}${kept}${cutMark(tail.length - kept.length)}`
 }
 
 /**

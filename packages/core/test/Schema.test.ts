@@ -167,4 +167,25 @@ describe("AiError", () => {
     assert.strictEqual(AiError.excerpt("x".repeat(500)).length, 201)
     assert.strictEqual(AiError.excerpt("short"), "short")
   })
+
+  it("a cut never splits a surrogate pair: cutText, excerpt and capMessage keep one character fewer there", () => {
+    // "a" and 1,500 x U+1F600: code unit 1,999 is a high surrogate, 2,000 its low half
+    const emoji = `a${"\u{1F600}".repeat(1500)}`
+    assert.strictEqual(AiError.cutText(emoji, 2000), emoji.slice(0, 1999))
+    assert.strictEqual(AiError.cutText(emoji, 1999), emoji.slice(0, 1999))
+    assert.strictEqual(AiError.cutText(emoji, 1), "a")
+    assert.strictEqual(AiError.cutText(emoji, 2), "a")
+    assert.strictEqual(AiError.cutText("\u{1F600}", 1), "")
+    assert.strictEqual(AiError.cutText("short", 10), "short")
+    assert.strictEqual(AiError.excerpt(emoji), `${emoji.slice(0, 199)}…`)
+    assert.strictEqual(AiError.capMessage(emoji), `${emoji.slice(0, 1999)}… (1002 more characters)`)
+    // cut again after a prefix (HttpError.message's `HTTP 400: `, where the cut lands on a high surrogate
+    // again), and a text after an earlier mark cut to the rest of the room
+    const prefixed = AiError.capMessage(`HTTP 400: ${AiError.capMessage(emoji)}`)
+    assert.strictEqual(prefixed, `HTTP 400: ${emoji.slice(0, 1989)}… (1012 more characters)`)
+    const framed = AiError.capMessage(`HTTP 400: ${"b".repeat(9)}… (7 more characters)${"\u{1F600}".repeat(1500)}`)
+    assert.strictEqual(framed, `HTTP 400: ${"b".repeat(9)}… (7 more characters)${"\u{1F600}".repeat(990)}… (1020 more characters)`)
+    const lone = /\p{Cs}/u
+    for (const text of [AiError.excerpt(emoji), AiError.capMessage(emoji), prefixed, framed]) assert.isFalse(lone.test(text))
+  })
 })

@@ -941,6 +941,40 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       )
     }))
 
+  it.effect("an upstream error message of emoji cut at 2,000 characters: the cut never splits a surrogate pair (client message, stream or not, and log line)", () =>
+    Effect.gen(function*() {
+      // the recorded error body, its message `a` and 1,500 x U+1F600: code unit 1,999 is a high surrogate
+      const recorded = JSON.parse(readFixture("chat-json/pai-chat-error-400-o1mini-system-role.json")) as {
+        error: { message: string }
+      }
+      const message = `a${"\u{1F600}".repeat(1500)}`
+      const body = JSON.stringify({ error: { ...recorded.error, message } })
+      const answering = (status: number): Handler => (_request, response) => {
+        response.writeHead(status, { "content-type": "application/json" })
+        response.end(body)
+      }
+      const lone = /\p{Cs}/u
+      const captured = captureLogs()
+      yield* withScriptedGateway([answering(400), answering(400), answering(500)], {}, (url) =>
+        Effect.gen(function*() {
+          const messages: Array<string> = []
+          for (const stream of [false, true, false]) {
+            const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream })
+            messages.push(JSON.parse(answer.text).error.message)
+          }
+          expect(messages[0]).toBe(`${message.slice(0, 1999)}… (1002 more characters)`)
+          expect(messages[1]).toBe(messages[0])
+          // `the upstream failed: ` (21 characters) before it: the cut falls between two pairs
+          expect(messages[2]).toBe(`the upstream failed: ${message.slice(0, 1979)}… (1022 more characters)`)
+        })).pipe(Effect.provide(captured.layer))
+      // the log line: `HTTP 500: ` before the cut message and its details after, cut again on a high surrogate
+      const details = " (invalid_request_error, unsupported_value, param messages[0].role)"
+      const warning = captured.logs.find((line) => line.startsWith("WARN: upstream error") && line.includes("): HTTP 500: "))
+      expect(warning).toBeDefined()
+      expect(lone.test(warning!)).toBe(false)
+      expect(warning!.slice(warning!.indexOf("): ") + 3)).toBe(`HTTP 500: ${message.slice(0, 1989)}… (${1012 + details.length} more characters)`)
+    }))
+
   it.effect("deep nesting: 400 nesting_too_deep at 10,000 and at 100 levels, without echoing the value", () =>
     withScriptedGateway([sse(textChunk("ok"), finishChunks())], {}, (url) =>
       Effect.gen(function*() {

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import OpenAI from "openai"
 import { z } from "zod"
 import { callTurn, crmNamespace, textTurn } from "./agentsSdk.js"
-import { type Handler, type Received, withScriptedGateway } from "./scriptedUpstream.js"
+import { finishChunks, type Handler, type Received, sse, textChunk, withScriptedGateway } from "./scriptedUpstream.js"
 import { checkLifecycle, parseSse, post, readFixture, type WireJson as Json } from "./utils.js"
 
 setTracingDisabled(true)
@@ -490,4 +490,24 @@ describe("the openai SDK with deferred tools and tool search through the gateway
           ])
         })))
   }
+
+  it.effect("a deferred tool's description cut at 200 characters in the search's list: never inside a surrogate pair", () =>
+    withScriptedGateway([sse(textChunk("ok"), finishChunks())], {}, (url, received) =>
+      Effect.gen(function*() {
+        // `d` and 150 x U+1F600: code unit 199 is a high surrogate
+        const description = `d${"\u{1F600}".repeat(150)}`
+        const answer = yield* post(`${url}/responses`, {
+          model: "m",
+          input: "hi",
+          stream: true,
+          tools: [
+            { type: "function", name: "emoji", description, defer_loading: true, parameters: { type: "object", properties: {} } },
+            { type: "tool_search", execution: "client" }
+          ]
+        })
+        expect(answer.status).toBe(200)
+        const search = ((received[0]!.body as Json).tools as ReadonlyArray<Json>).find((tool) => tool.function.name === "tool_search")!
+        expect(search.function.description).toContain(`- emoji: ${description.slice(0, 199)}…`)
+        expect(/\p{Cs}/u.test(search.function.description)).toBe(false)
+      })))
 })

@@ -10,7 +10,7 @@
  *
  * @since 0.2.0
  */
-import type { Part } from "@effect-responses/core"
+import { AiError, type Part } from "@effect-responses/core"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 
@@ -92,7 +92,7 @@ export const run = (
       const room = options.maxOutputLength - current.length
       if (room <= 0) return [current, true]
       const text = chunk.toString("utf8")
-      return text.length > room ? [current + text.slice(0, room), true] : [current + text, false]
+      return text.length > room ? [current + AiError.cutText(text, room), true] : [current + text, false]
     }
     child.stdout.on("data", (chunk: Buffer) => {
       const [next, cut] = keep(stdout, chunk)

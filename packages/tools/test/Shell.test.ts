@@ -31,6 +31,11 @@ describe("Shell", () => {
         new Part.ShellCallPart({ callId: "c", commands: ["yes a | head -c 100000 | tr -d '\\n'"] })
       )
       assert.strictEqual(long!.stdout, `aaaaaaaaaa${Shell.TRUNCATED}`)
+      // a bound landing inside a surrogate pair (U+1F600 is two UTF-16 code units) keeps one character fewer
+      const [emoji] = yield* Shell.handler({ maxOutputLength: 11 })(
+        new Part.ShellCallPart({ callId: "c", commands: ["printf 'a\\360\\237\\230\\200%.0s' 1 2 3 4 5 6"] })
+      )
+      assert.strictEqual(emoji!.stdout, `a\u{1F600}a\u{1F600}a\u{1F600}a${Shell.TRUNCATED}`)
     }))
 
   it.effect("local_shell: an argument vector, its output as JSON text", () =>

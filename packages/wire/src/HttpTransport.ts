@@ -644,7 +644,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
                 description: `the response body (content-type ${
                   response.headers["content-type"] ?? "none"
                 }) is larger than ${maxJsonBytes} bytes (maxJsonBytes): the rest was not read`,
-                excerpt: AiError.excerpt(scrub(text.slice(0, 200)))
+                excerpt: AiError.excerpt(scrub(AiError.cutText(text, 200)))
               })
             )
           }

@@ -6,7 +6,7 @@
  * @internal
  */
 import { ChatCompletionsRequest } from "@effect-responses/chat-completions"
-import { LanguageModel } from "@effect-responses/core"
+import { AiError, LanguageModel } from "@effect-responses/core"
 import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import { isObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
@@ -638,7 +638,7 @@ const SUMMARY_CHARS = 200
 /** `name` and the first line of `description` (at most `SUMMARY_CHARS`), for the tool search's description. */
 const searchSummary = (name: string, description: string | null | undefined, kind = ""): string => {
   const line = (description ?? "").split("\n", 1)[0]!.trim()
-  const cut = line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS)}…` : line
+  const cut = AiError.excerpt(line, SUMMARY_CHARS)
   return cut === "" ? `${name}${kind}` : `${name}${kind}: ${cut}`
 }
 
