@@ -56,7 +56,8 @@
  *   larger bodies, so raise it for such clients (the gateway reads a large body in slices, one item at a time).
  * - `--request-body-timeout SECONDS` (default 120): a request body that has not arrived whole within it gets
  *   a 408 `request_timeout` and its connection is closed (a client that never ends its body holds nothing);
- *   at most 2147483 (about 24.8 days, the longest a JS timer waits).
+ *   at most 2147483 (about 24.8 days, the longest a JS timer waits). Request headers must arrive whole
+ *   within 30 s, or within this timeout when it is shorter (else a 408 from Node and the connection closed).
  *
  * Before it listens it sends one streamed and one whole request through a gateway of the same options to a
  * loopback upstream of its own (nothing reaches `--upstream`, nothing is logged; at most 5 s): a fresh
@@ -330,7 +331,7 @@ export const layer = (options: ServeOptions) =>
         )),
         Layer.provide(upstreamClient),
         Layer.provide(
-          NodeHttpServer.layer(ClosingServer.make, { port: options.port, host: options.host }).pipe(
+          NodeHttpServer.layer(() => ClosingServer.make(ClosingServer.timeoutsOf(bodyTimeout)), { port: options.port, host: options.host }).pipe(
             Layer.mapError((error) => listenError(options, error.cause))
           )
         ),

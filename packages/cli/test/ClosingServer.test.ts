@@ -90,4 +90,13 @@ describe("ClosingServer", () => {
       server.close()
     }
   })
+
+  it("timeoutsOf: headers within 30 s or the body timeout when shorter; the whole request past the gateway's body timeout", () => {
+    expect(ClosingServer.timeoutsOf(120)).toEqual({ headersTimeoutMillis: 30_000, requestTimeoutMillis: 151_000 })
+    expect(ClosingServer.timeoutsOf(5)).toEqual({ headersTimeoutMillis: 5_000, requestTimeoutMillis: 11_000 })
+    // Node's own 300 s bound on a request would have cut a longer body timeout short
+    expect(ClosingServer.timeoutsOf(600).requestTimeoutMillis).toBeGreaterThan(600_000)
+    const server = ClosingServer.make(ClosingServer.timeoutsOf(2_147_483))
+    expect([server.headersTimeout, server.requestTimeout]).toEqual([30_000, 2_147_514_000])
+  })
 })

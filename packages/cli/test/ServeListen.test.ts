@@ -9,7 +9,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
+import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -79,6 +79,21 @@ describe("effect-responses serve: the address line and the body bound", () => {
       // the default (16 MiB) reads it: the upstream (port 9) is not there, so a 502, not a 413
       const large = yield* post(yield* serving({ ...base, host: "127.0.0.1" }))
       assert.strictEqual(large.status, 502)
+    }))
+
+  it.scoped("half-sent request headers: a 408 and the connection closed within --request-body-timeout when it is under 30 s (Node's default held them 60-90 s)", () =>
+    Effect.gen(function*() {
+      const where = new URL(yield* serving({ ...base, host: "127.0.0.1", requestBodyTimeout: 1 }))
+      const answer = yield* Effect.promise(() =>
+        new Promise<string>((resolve) => {
+          const socket = connect(Number(where.port), where.hostname)
+          let text = ""
+          socket.on("data", (data) => (text += data.toString()))
+          socket.on("close", () => resolve(text))
+          socket.write("POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: appl")
+        })
+      )
+      assert.match(answer, /^HTTP\/1\.1 408 /)
     }))
 
   it.effect("an option out of range stops Serve.layer before it binds, in the command line's words (Cli.test.ts)", () =>

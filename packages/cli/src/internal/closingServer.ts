@@ -23,6 +23,12 @@
  *   before: TCP cannot tell such a client from a half-close, and a client that leaves before its answer
  *   begins must still cancel the upstream call. A client that ends its side before its request is whole is
  *   a parse error, the connection closed at once; one that is reset, or whose socket fails a write, closes.
+ * - **Timeouts** (`Timeouts`): Node's own bounds on receiving a request are set from `serve`'s: request
+ *   headers must arrive whole within `headersTimeoutMillis` (Node's default, 60 s checked every 30 s, held a
+ *   half-sent request 60-90 s, whatever `--request-body-timeout` said), and Node's bound on the whole request
+ *   (300 s by default, which answered a body still arriving within a longer `--request-body-timeout` with a
+ *   408 of its own) is set past the gateway's body timeout, which bounds the body itself. The bounds are
+ *   checked every second.
  *
  * @internal
  */
@@ -48,13 +54,49 @@ const keepsAlive = (request: IncomingMessage): boolean => {
   return request.httpVersion === "1.0" ? connection.includes("keep-alive") : !connection.includes("close")
 }
 
+/** Node's bounds on receiving a request (see the module doc), in milliseconds. */
+export interface Timeouts {
+  /** the longest a request's headers may take to arrive whole: a 408 and the connection closed after it */
+  readonly headersTimeoutMillis: number
+  /** the longest a whole request may take to arrive (at least `headersTimeoutMillis`; 0: no bound) */
+  readonly requestTimeoutMillis: number
+}
+
+/** How often Node checks its request timeouts: a bound is enforced within this much after it passes. */
+const CHECK_INTERVAL_MILLIS = 1000
+
+/**
+ * The longest `serve` waits for a request's headers: 30 s, or `--request-body-timeout` when shorter. Headers
+ * are a few KiB; a client allowed less for its body than this gets no more for its headers.
+ */
+export const HEADERS_TIMEOUT_SECONDS = 30
+
+/**
+ * The timeouts of `serve` with a request body timeout of `bodyTimeoutSeconds`: headers within
+ * `HEADERS_TIMEOUT_SECONDS` (or the body timeout when shorter), the whole request within the headers' bound
+ * plus the body timeout plus a second, so that the gateway's own body timeout (a 408 `request_timeout` in
+ * OpenAI's shape) comes first.
+ */
+export const timeoutsOf = (bodyTimeoutSeconds: number): Timeouts => {
+  const headers = Math.min(bodyTimeoutSeconds, HEADERS_TIMEOUT_SECONDS)
+  return { headersTimeoutMillis: headers * 1000, requestTimeoutMillis: (headers + bodyTimeoutSeconds + 1) * 1000 }
+}
+
 /**
  * A new `node:http` server that closes keep-alive connections as their responses end once it is closing,
  * reads request bodies one socket read per turn of the event loop, and answers a client that half-closed
- * its connection after its request (see the module doc).
+ * its connection after its request (see the module doc); with `timeouts`, Node's bounds on receiving a request
+ * are those (else Node's defaults).
  */
-export const make = (): Server => {
-  const server = createServer({ IncomingMessage: PacedIncomingMessage })
+export const make = (timeouts?: Timeouts): Server => {
+  const server = createServer({
+    IncomingMessage: PacedIncomingMessage,
+    ...(timeouts === undefined ? {} : {
+      headersTimeout: timeouts.headersTimeoutMillis,
+      requestTimeout: timeouts.requestTimeoutMillis,
+      connectionsCheckingInterval: CHECK_INTERVAL_MILLIS
+    })
+  })
   // not an option of `createServer`: the property Node's `socketOnEnd` reads (false by default)
   ;(server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
   server.on("request", (request: IncomingMessage, response) => {
