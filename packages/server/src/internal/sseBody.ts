@@ -136,12 +136,17 @@ export interface Source {
 }
 
 /**
- * The body's bytes, one batch per run: first the head (the events of `response.created` and of the first
- * chunk), then the events of each upstream chunk, the upstream's end or its error, `undefined` once the
- * terminal event was given (the upstream is not pulled after it). Never fails: an upstream error becomes
- * `response.failed` with `midStreamError`'s error, a defect a logged `response.failed` with `server_error`.
+ * The body's bytes, one batch per call of the function returned (each call an effect to run before the
+ * next call): first the head (the events of `response.created` and of the first chunk), then the events of
+ * each upstream chunk, the upstream's end or its error, `undefined` once the terminal event was given (the
+ * upstream is not pulled after it). Never fails: an upstream error becomes `response.failed` with
+ * `midStreamError`'s error, a defect a logged `response.failed` with `server_error`.
+ *
+ * A function rather than one effect, and the upstream's chunk matched at once rather than through
+ * `Effect.either`: about 6 fiber steps less per upstream chunk, with the writers' (packages/bench/RESULTS.md,
+ * "the gateway's CPU per request and per event, round 7").
  */
-const batches = (source: Source): Effect.Effect<Iterator<Uint8Array> | undefined> => {
+const batches = (source: Source): () => Effect.Effect<Iterator<Uint8Array> | undefined> => {
   const { lifecycle, midStreamError, onTerminal, pull } = source
   const texts = source.jsonTexts ?? []
   let head: Array<ResponsesLifecycle.Event> | undefined = []
@@ -166,34 +171,36 @@ const batches = (source: Source): Effect.Effect<Iterator<Uint8Array> | undefined
       write(out)
       return written(out)
     })
-  // the upstream's chunk (`Right(Right(chunk))`), its end (`Right(Left(_))`) or its error (`Left(error)`)
-  const pulled = Effect.flatMap(Effect.either(pull), (pulled) => {
-    if (Either.isLeft(pulled)) {
-      return Effect.flatMap(midStreamError(pulled.left), (failure) => after((out) => lifecycle.fail(failure, out)))
+  type Batch = Effect.Effect<Iterator<Uint8Array> | undefined>
+  const guarded = (effect: Batch): Batch =>
+    Effect.catchAllCause(effect, (cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.zipRight(
+          source.onDefect(cause),
+          after((out) => lifecycle.fail({ code: "server_error", message: "the gateway failed while streaming the response" }, out))
+        ))
+  // the upstream's chunk (`Right(chunk)`), its end (`Left(_)`) or its error
+  const pulled = guarded(Effect.matchEffect(pull, {
+    onFailure: (error) => Effect.flatMap(midStreamError(error), (failure) => after((out) => lifecycle.fail(failure, out))),
+    onSuccess: (chunk) => {
+      const out: Array<ResponsesLifecycle.Event> = []
+      if (Either.isLeft(chunk)) lifecycle.end(out)
+      else for (const part of chunk.right) lifecycle.push(part, out)
+      return written(out)
     }
-    if (Either.isLeft(pulled.right)) return after((out) => lifecycle.end(out))
-    const out: Array<ResponsesLifecycle.Event> = []
-    for (const part of pulled.right.right) lifecycle.push(part, out)
-    return written(out)
-  })
-  const next = Effect.suspend((): Effect.Effect<Iterator<Uint8Array> | undefined> => {
+  }))
+  return () => {
     if (head === undefined) return lifecycle.terminated() ? Effect.succeed(undefined) : pulled
     const events = head
     head = undefined
-    return written(events)
-  })
-  return Effect.catchAllCause(next, (cause) =>
-    Cause.isInterruptedOnly(cause)
-      ? Effect.failCause(cause)
-      : Effect.zipRight(
-        source.onDefect(cause),
-        after((out) => lifecycle.fail({ code: "server_error", message: "the gateway failed while streaming the response" }, out))
-      ))
+    return guarded(Effect.suspend(() => written(events)))
+  }
 }
 
 /** The body as an Effect `Stream` (any server), one channel: each piece of each batch written as it comes. */
 const toStream = (
-  next: Effect.Effect<Iterator<Uint8Array> | undefined>,
+  next: () => Effect.Effect<Iterator<Uint8Array> | undefined>,
   scope: Scope.CloseableScope,
   onLeft: (() => void) | undefined
 ) => {
@@ -207,7 +214,7 @@ const toStream = (
       return budget.tick() ? Channel.zipRight(Channel.fromEffect(yieldToIo), written) : written
     })
   const loop: Body = Channel.flatMap(
-    Channel.fromEffect(next),
+    Channel.fromEffect(Effect.suspend(next)),
     (pieces) => pieces === undefined ? Channel.void : Channel.zipRight(writeAll(pieces, makeBudget(undefined, 1)), loop)
   )
   return Stream.fromChannel(Channel.ensuringWith(loop, (exit) =>
@@ -273,7 +280,7 @@ const nodeHeaders = (response: HttpServerResponse.HttpServerResponse): Record<st
  */
 const writeNode = (
   res: NodeResponse,
-  next: Effect.Effect<Iterator<Uint8Array> | undefined>,
+  next: () => Effect.Effect<Iterator<Uint8Array> | undefined>,
   scope: Scope.CloseableScope,
   onLeft: (() => void) | undefined,
   response: HttpServerResponse.HttpServerResponse
@@ -300,29 +307,34 @@ const writeNode = (
     // work, so a paced stream (a delta every 10 ms) yielded after every batch, a `setImmediate` and a
     // fiber suspended and resumed per event (packages/bench/RESULTS.md, "the gateway's CPU per event,
     // round 2"); between batches the writer waits for the upstream's next read, where other I/O runs.
-    const writeAll = (pieces: Iterator<Uint8Array>, budget: Budget): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        for (let piece = pieces.next(); piece.done !== true; piece = pieces.next()) {
-          if (!corked) {
-            corked = true
-            res.cork()
-            process.nextTick(uncork)
-          }
-          if (!res.write(piece.value)) {
-            uncork()
-            return Effect.zipRight(drain, writeAll(pieces, budget))
-          }
-          if (budget.tick()) {
-            uncork()
-            return Effect.zipRight(yieldToIo, writeAll(pieces, budget))
-          }
+    // Writes what is left of a batch there and then; an effect only when it has to wait first (for a
+    // drain, or a yield) before the rest, else `undefined`: a batch written whole costs no fiber step
+    const writeAll = (pieces: Iterator<Uint8Array>, budget: Budget): Effect.Effect<void> | undefined => {
+      for (let piece = pieces.next(); piece.done !== true; piece = pieces.next()) {
+        if (!corked) {
+          corked = true
+          res.cork()
+          process.nextTick(uncork)
         }
-        return Effect.void
+        if (!res.write(piece.value)) {
+          uncork()
+          return Effect.zipRight(drain, writeRest(pieces, budget))
+        }
+        if (budget.tick()) {
+          uncork()
+          return Effect.zipRight(yieldToIo, writeRest(pieces, budget))
+        }
+      }
+      return undefined
+    }
+    const writeRest = (pieces: Iterator<Uint8Array>, budget: Budget): Effect.Effect<void> =>
+      Effect.suspend(() => writeAll(pieces, budget) ?? Effect.void)
+    const loop = (): Effect.Effect<void> =>
+      Effect.flatMap(next(), (pieces) => {
+        if (pieces === undefined) return Effect.void
+        const waiting = writeAll(pieces, makeBudget(undefined, 1))
+        return waiting === undefined ? loop() : Effect.zipRight(waiting, Effect.suspend(loop))
       })
-    const loop: Effect.Effect<void> = Effect.flatMap(
-      next,
-      (pieces) => pieces === undefined ? Effect.void : Effect.zipRight(writeAll(pieces, makeBudget(undefined, 1)), loop)
-    )
     const finished = Effect.async<void>((resume) => {
       if (res.writableFinished) return resume(Effect.void)
       const done = () => {
@@ -333,7 +345,7 @@ const writeNode = (
       res.on("finish", done)
       res.on("close", done)
     })
-    return Effect.interruptible(loop).pipe(
+    return Effect.interruptible(Effect.suspend(loop)).pipe(
       Effect.onInterrupt(() => onLeft === undefined ? Effect.void : Effect.sync(onLeft)),
       Effect.ensuring(Scope.close(scope, Exit.void)),
       Effect.zipRight(Effect.suspend(() => {
