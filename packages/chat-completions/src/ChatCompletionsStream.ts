@@ -55,6 +55,11 @@
  * A call without an `id` gets a synthetic one (`ChatCompletionsOutput.syntheticCallId`: `call_` and 24
  * random hex digits, new for every call, so that no two responses share one) until a real one arrives; a
  * fragment with a new `id` under an index already used starts a new call (servers that number every call 0).
+ * A fragment without `index` is keyed by its place in `tool_calls`; one with neither `id` nor `index` that
+ * brings a `function.name` while the call there is named and its arguments so far are one whole JSON value
+ * starts a new call too (servers that write each whole call in a chunk of its own, numbering none: before
+ * 0.2.0 the calls were glued into one, its arguments `{"command":"ls"}{"command":"pwd"}`); a name in pieces
+ * or repeated before the arguments are whole stays the same call's.
  *
  * ## Delta and completing parts (the contract with `MessageAggregator`)
  *

@@ -374,6 +374,41 @@ describe("ChatCompletionsStream", () => {
         assert.strictEqual(response!.finishReason, "tool_calls")
       }))
 
+    it.effect("calls with neither id nor index: a name after a call whose arguments are whole JSON starts the next call; name pieces and unfinished arguments stay one call", () =>
+      Effect.gen(function*() {
+        const cases: ReadonlyArray<readonly [string, ReadonlyArray<object>, ReadonlyArray<readonly [string, string]>]> = [
+          // the tester's stream (noindex.sse): two whole calls, a chunk each
+          ["two whole calls", [
+            { type: "function", function: { name: "shell_command", arguments: "{\"command\":\"ls\"}" } },
+            { type: "function", function: { name: "shell_command", arguments: "{\"command\":\"pwd\"}" } }
+          ], [["shell_command", "{\"command\":\"ls\"}"], ["shell_command", "{\"command\":\"pwd\"}"]]],
+          // the name repeated in every fragment, the arguments whole only at the end: one call
+          ["a repeated name", [
+            { function: { name: "f", arguments: "{\"a\":" } },
+            { function: { name: "f", arguments: "1}" } }
+          ], [["f", "{\"a\":1}"]]],
+          // the name in pieces before any arguments: one call
+          ["a name in pieces", [
+            { function: { name: "edit_ex", arguments: "" } },
+            { function: { name: "isting_file", arguments: "{}" } }
+          ], [["edit_existing_file", "{}"]]],
+          // streamed in pieces, the second call's name with "" arguments: two calls
+          ["calls in pieces", [
+            { function: { name: "a", arguments: "" } },
+            { function: { arguments: "{\"x\"" } },
+            { function: { arguments: ":1}" } },
+            { function: { name: "b", arguments: "" } },
+            { function: { arguments: "[]" } }
+          ], [["a", "{\"x\":1}"], ["b", "[]"]]]
+        ]
+        for (const [what, calls, expected] of cases) {
+          const { elements, error } = yield* run([...calls.map((call) => chunk({ tool_calls: [call] })), chunk({}, "tool_calls")])
+          assert.isUndefined(error, what)
+          const [response] = MessageAggregator.fromIterable(elements)
+          expect(response!.message.toolCalls.map((c) => [c.name, c.arguments]), what).toStrictEqual(expected)
+        }
+      }))
+
     it.effect("a body cut short fails with TruncatedStream after the parts it had", () =>
       Effect.gen(function*() {
         const { elements, error } = yield* run([chunk({ content: "Hel" })])

@@ -150,6 +150,35 @@ describe("the decoder's fast path (chunks read from a learned template)", () => 
     }
   })
 
+  it("the recorded parallel calls with their id and index taken out: still two calls, each with its recorded name and arguments, fast path and parse path alike", () => {
+    // a server numbering no call and naming none by id: each call's first chunk brings its name, the next
+    // call's name comes after the previous call's arguments form a whole JSON value
+    const payloads = payloadsOf(readFixture(PARALLEL_TOOL_CALLS)).map((data) =>
+      data.replace(/"index":\d+,("id":"call_\w+","type":"function",)?(?="function")/g, "")
+    )
+    expect(payloads.filter((data) => data.includes("\"tool_calls\"") && /"index":\d+,"(id|function)"/.test(data))).toEqual([])
+    const fast = run(payloads, true)
+    const slow = run(payloads, false)
+    expect(fast.out).toStrictEqual(slow.out)
+    expect(fast.logs).toStrictEqual(slow.logs)
+    // every piece of arguments but the stream's first (learned from): 11 and 9 after the calls' named chunks,
+    // one template for both calls (the decoder's index 0 for each; the second call is the one under it then)
+    expect(fast.fastChunks).toBe(19)
+    const completed = fast.out.flatMap((part) => part.type === "part" && !part.partial && part.part.type === "tool_call" ? [part.part] : [])
+    expect(completed.map((call) => call.name)).toStrictEqual(["GetWeatherArgs", "get_stock_price"])
+    const streamed = new Map<number, string>()
+    for (const part of fast.out) {
+      if (part.type === "part" && part.partial && part.part.type === "tool_call") {
+        streamed.set(part.outputIndex, (streamed.get(part.outputIndex) ?? "") + part.part.arguments)
+      }
+    }
+    expect([...streamed.values()].map((args) => JSON.parse(args))).toStrictEqual([
+      { city: "Edinburgh", country: "GB", units: "c" },
+      { ticker: "AAPL", exchange: "NASDAQ" }
+    ])
+    expect(fast.logs.map((log) => log.message)).toContainEqual(expect.stringMatching(/^tool call without id or index naming get_stock_price after the complete call call_\w+ at position \d+; treated as a new call$/))
+  })
+
   for (const [name, text] of streams) {
     it(`${name}: the same elements, error and logs as with every chunk parsed`, () => {
       const payloads = payloadsOf(text)

@@ -36,6 +36,11 @@ interface Slot {
   readonly annotations: Array<Part.Annotation>
   /** For a tool call: the position and data of the chunk that opened it (a call never named is refused there). */
   opened?: { readonly position: number; readonly data: string } | undefined
+  /**
+   * For a tool call whose fragments carry no `index`: its arguments so far, to tell a fragment naming the next
+   * call from one of this call (`toolCall`); `undefined` for a call under an `index` (not kept: not needed).
+   */
+  args: string | undefined
 }
 
 const EMPTY: ReadonlyArray<never> = []
@@ -104,6 +109,16 @@ const groqUsage = (chunk: JsonObject): JsonObject | undefined => {
   return groq === undefined ? undefined : objectField(groq, "usage")
 }
 
+/** Whether `text` is one whole JSON value (a tool call's arguments complete). */
+const isJson = (text: string): boolean => {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Templates learned that no chunk matched, after which a decoder learns no more (its server varies its chunks). */
 const MAX_IDLE_TEMPLATES = 4
 
@@ -168,7 +183,10 @@ export class Decoder {
       if (text !== undefined) {
         this.fastChunks++
         if (text !== "") {
-          if (call !== undefined) this.push(out, call, UnsafePart.toolCallPart(call.callId, call.name, text, IN_PROGRESS))
+          if (call !== undefined) {
+            if (call.args !== undefined) call.args += text
+            this.push(out, call, UnsafePart.toolCallPart(call.callId, call.name, text, IN_PROGRESS))
+          }
           else if (template.kind === "text") this.pushText(text, out)
           else this.pushReasoning(text, out)
         }
@@ -320,7 +338,16 @@ export class Decoder {
   }
 
   private slot(kind: SlotKind, callId = "", name = "", syntheticId = false): Slot {
-    const slot: Slot = { kind, outputIndex: this.nextIndex++, callId, name, syntheticId, payload: undefined, annotations: [] }
+    const slot: Slot = {
+      kind,
+      outputIndex: this.nextIndex++,
+      callId,
+      name,
+      syntheticId,
+      payload: undefined,
+      annotations: [],
+      args: undefined
+    }
     this.slots.push(slot)
     return slot
   }
@@ -395,7 +422,8 @@ export class Decoder {
     out: Array<StreamPart.StreamPart>
   ): DecodeError | undefined {
     if (!isObject(call)) return this.malformed("a tool_calls entry is not an object", data)
-    const index = numberField(call, "index") ?? position
+    const given = numberField(call, "index")
+    const index = given ?? position
     const fn = objectField(call, "function")
     const id = stringField(call, "id") ?? ""
     const name = (fn && stringField(fn, "name")) ?? ""
@@ -412,12 +440,25 @@ export class Decoder {
         message: `tool call ${id} reuses index ${index} at position ${this.position}; treated as a new call`
       })
       slot = undefined
+    } else if (
+      slot !== undefined && given === undefined && id === "" && name !== "" && slot.name !== "" &&
+      slot.args !== undefined && isJson(slot.args)
+    ) {
+      // Neither id nor index, a name, and the call under that position complete (named, its arguments a whole
+      // JSON value): the next call, not more of this one (a server writing each whole call in a chunk of its
+      // own without numbering them; glued, the two calls' arguments were `{"command":"ls"}{"command":"pwd"}`).
+      this.logs.push({
+        level: "Debug",
+        message: `tool call without id or index naming ${name} after the complete call ${slot.callId} at position ${this.position}; treated as a new call`
+      })
+      slot = undefined
     }
     if (slot === undefined) {
       fresh = true
       const synthetic = id === ""
       slot = this.slot("tool_call", synthetic ? ChatCompletionsOutput.syntheticCallId() : id, name, synthetic)
       slot.opened = { position: this.position, data }
+      if (given === undefined) slot.args = ""
       this.tools.set(index, slot)
     } else {
       if (id !== "" && slot.syntheticId) {
@@ -427,6 +468,7 @@ export class Decoder {
       if (name !== "") slot.name = joinName(slot.name, name)
     }
     const text = typeof args === "string" ? args : ""
+    if (slot.args !== undefined) slot.args += text
     // `extra_content` (Gemini: the thought signature) goes on the update of the chunk it came in, so that a
     // consumer writing the call as it streams (the gateway) has it from then on, and on the completing part
     const payload = ChatCompletionsOutput.extraContentOf(call)
