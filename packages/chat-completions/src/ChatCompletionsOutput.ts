@@ -27,7 +27,7 @@ import { AiError, Message, ModelResponse, Part, UnsafePart, Usage } from "@effec
 import { arrayField, isObject, type JsonObject, numberField, objectField, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
 import { placeCitations } from "./internal/citationMarkers.js"
-import { contentParts, ignoredWarning } from "./internal/content.js"
+import { contentParts, ignoredWarning, jsonTypeOf } from "./internal/content.js"
 import { errorFields, isError } from "./internal/errorObject.js"
 
 /**
@@ -212,7 +212,9 @@ const safeStringify = (json: unknown): string => {
  * first choice's `finish_reason` is `"error"`; the error's `message` and `code` (numbers as text) come from
  * that object, or from one inside the choice (`choices[0].error`); without any, the description says so.
  * Fails with `AiError.MalformedOutput` when the body is not an object with a string `id` and a `choices`
- * list whose first entry has a `message` object, or when a tool call lacks its `function.name`.
+ * list whose first entry has a `message` object, when that message's `content` is neither a string, a list of
+ * parts nor `null` (`42`: the description names the field and its type, where the answer was dropped
+ * silently before), or when a tool call lacks its `function.name`.
  *
  * @since 0.1.0
  * @category decoding
@@ -239,6 +241,12 @@ export const fromCompletion = (
     const message = isObject(choice) ? objectField(choice, "message") : undefined
     if (!isObject(choice) || message === undefined) {
       return Effect.fail(malformed("the first choice of the chat.completion body has no message", json))
+    }
+    const wrong = message.content
+    if (wrong !== undefined && wrong !== null && typeof wrong !== "string" && !Array.isArray(wrong)) {
+      return Effect.fail(
+        malformed(`choices[0].message.content of the chat.completion body is ${jsonTypeOf(wrong)}, not a string, a list of parts or null`, json)
+      )
     }
     const calls = arrayField(message, "tool_calls") ??
       (isObject(message.function_call) ? [{ id: "", function: message.function_call }] : [])

@@ -84,9 +84,11 @@
  *
  * ## Errors
  *
- * Malformed JSON, a chunk that is not an object, or a tool call fragment with non-string arguments fails
- * with `AiError.MalformedOutput` naming the 0-based position of the payload among all payloads of the stream
- * (`[DONE]` and blank payloads count) and an excerpt. A tool call still without a name when the response
+ * Malformed JSON, a chunk that is not an object, a `choices` that is neither a list nor `null`, a
+ * `delta.content` of choice 0 that is neither a string, a list of parts nor `null` (`42`, dropped silently
+ * before), or a tool call fragment with non-string arguments fails with `AiError.MalformedOutput` naming the
+ * field (`choices[0].delta.content is a number, …`), the 0-based position of the payload among all payloads
+ * of the stream (`[DONE]` and blank payloads count) and an excerpt. A tool call still without a name when the response
  * ends (no `function.name` in any of its fragments: OpenAI always names a call, and a whole completion's
  * call without one is refused too) fails so as well, naming the chunk that opened the call, instead of
  * completing a call of the tool `""`. An input that ends with no chunk at all, or without a

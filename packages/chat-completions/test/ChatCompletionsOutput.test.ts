@@ -90,6 +90,23 @@ describe("ChatCompletionsOutput.fromCompletion", () => {
       assert.instanceOf(error, AiError.MalformedOutput)
     }))
 
+  it.effect("the recorded completion with its message content a number or an object: MalformedOutput naming the field (null content is none)", () =>
+    Effect.gen(function*() {
+      const recorded = json("vai-chat-openai-text.json") as { choices: Array<{ message: { content: unknown } }> }
+      for (const [content, what] of [[42, "a number"], [{ text: "x" }, "an object"], [true, "a boolean"]] as const) {
+        const body = { ...recorded, choices: [{ ...recorded.choices[0]!, message: { ...recorded.choices[0]!.message, content } }] }
+        const error = yield* Effect.flip(ChatCompletionsOutput.fromCompletion(body))
+        assert.instanceOf(error, AiError.MalformedOutput)
+        assert.strictEqual(
+          error.description,
+          `choices[0].message.content of the chat.completion body is ${what}, not a string, a list of parts or null`
+        )
+      }
+      const none = { ...recorded, choices: [{ ...recorded.choices[0]!, message: { ...recorded.choices[0]!.message, content: null } }] }
+      const response = yield* ChatCompletionsOutput.fromCompletion(none)
+      expect(response.message.parts).toStrictEqual([])
+    }))
+
   it.effect("tool calls without an id get synthetic ids new for every call, across responses too", () =>
     Effect.gen(function*() {
       const body = {

@@ -437,6 +437,37 @@ describe("ChatCompletionsStream", () => {
         assert.isUndefined(named.error)
       }))
 
+    it.effect("the recorded OpenAI text stream with one chunk's content a number, or its choices a string: MalformedOutput naming the field and the chunk's position, after the text before it", () =>
+      Effect.gen(function*() {
+        const recorded = lines(readFixture("chat-sse/vai-chat-openai-text-usage.chunks.txt"))
+        // chunk 5 (0-based), read after the template was learned: its content string made 42 (a number)
+        const at = 5
+        const contentOf = (line: string) => JSON.parse(line).choices[0].delta.content as string
+        const before = recorded.slice(1, at).map(contentOf).join("")
+        for (
+          const [what, replace, description] of [
+            ["content 42", (line: string) => line.replace(/"content":"(?:[^"\\]|\\.)*"/, "\"content\":42"), "choices[0].delta.content is a number, not a string, a list of parts or null"],
+            ["content {}", (line: string) => line.replace(/"content":"(?:[^"\\]|\\.)*"/, "\"content\":{}"), "choices[0].delta.content is an object, not a string, a list of parts or null"],
+            ["choices \"nope\"", (line: string) => line.replace(/"choices":\[.*\],"usage"/, "\"choices\":\"nope\",\"usage\""), "choices is a string, not a list"]
+          ] as const
+        ) {
+          const changed = recorded.map((line, index) => index === at ? replace(line) : line)
+          assert.notStrictEqual(changed[at], recorded[at], what)
+          const { elements, error } = yield* settled(ChatCompletionsStream.decodeData(Stream.fromIterable(changed)))
+          assert.instanceOf(error, AiError.MalformedOutput, what)
+          assert.strictEqual(error.description, description)
+          assert.strictEqual(error.position, at)
+          assert.strictEqual(error.eventType, "chat.completion.chunk")
+          expect(error.message).toContain(`chat.completion.chunk at position ${at}`)
+          const text = elements.flatMap((element) => element.type === "part" && element.part.type === "text" ? [element.part.text] : []).join("")
+          assert.strictEqual(text, before)
+          expect(elements.some((element) => element.type === "response_finished")).toBe(false)
+        }
+        // null content (and no choices at all) is no error: the recording decodes as before
+        const withNull = recorded.map((line, index) => index === at ? line.replace(/"content":"(?:[^"\\]|\\.)*"/, "\"content\":null") : line)
+        assert.isUndefined((yield* settled(ChatCompletionsStream.decodeData(Stream.fromIterable(withNull)))).error)
+      }))
+
     it.effect("a recorded tool call cut off mid-arguments (no finish_reason, no [DONE]): only partial updates, no completing part, TruncatedStream", () =>
       Effect.gen(function*() {
         // the recording's first four chunks: the call opened (get_capital) and three pieces of its arguments

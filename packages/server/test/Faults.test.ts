@@ -16,7 +16,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { connect } from "node:net"
 import { gzipSync } from "node:zlib"
 import OpenAI from "openai"
-import { completion, finishChunks, type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { chunk, completion, finishChunks, type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
 import { captureLogs, checkLifecycle, parseSse, post, readFixture, unfinishedText, waitForAccessLines, withGateway } from "./utils.js"
 
 const fast = { headersTimeout: "400 millis", idleTimeout: "400 millis" } as const
@@ -615,6 +615,25 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         const whole = yield* post(`${url}/responses`, { model: "m", input: "hi" })
         expect(whole.status).toBe(502)
         expect(JSON.parse(whole.text).error).toMatchObject({ code: "upstream_error", message: expect.stringContaining("content-type text/event-stream") })
+      })))
+
+  it.effect("an upstream content of the wrong type (42): response.failed upstream_error naming the field and the chunk (streamed, first chunk or after text), 502 (whole), not an empty completed answer", () =>
+    withScriptedGateway([
+      sse(chunk({ role: "assistant", content: 42 }), finishChunks()),
+      sse(textChunk("partial"), chunk({ content: 42 }), finishChunks()),
+      completion({ content: 42 })
+    ], {}, (url) =>
+      Effect.gen(function*() {
+        for (const position of [0, 1]) {
+          const streamed = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+          const response = checkLifecycle(parseSse(streamed.text))
+          expect(response.status).toBe("failed")
+          expect(response.error).toMatchObject({ code: "upstream_error", message: expect.stringContaining("choices[0].delta.content is a number") })
+          expect((response.error as { message: string }).message).toContain(`chat.completion.chunk at position ${position}`)
+        }
+        const whole = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+        expect(whole.status).toBe(502)
+        expect(JSON.parse(whole.text).error).toMatchObject({ code: "upstream_error", message: expect.stringContaining("choices[0].message.content of the chat.completion body is a number") })
       })))
 
   it.effect("an upstream tool call that never gets a name: response.failed upstream_error naming the chunk (streamed), 502 (whole), no function_call named \"\"", () =>

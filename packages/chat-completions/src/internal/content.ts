@@ -58,3 +58,18 @@ export const contentParts = (parts: ReadonlyArray<unknown>): ContentParts => {
 /** The warning logged (once per type and response) for a part type that kept nothing. @internal */
 export const ignoredWarning = (type: string): string =>
   `a content part of type "${type}" was ignored (only "text" and "thinking" parts are read)`
+
+/**
+ * What a JSON value is, for an error naming a field of the wrong type: `a number`, `a boolean`, `a string`,
+ * `a list`, `an object` or `null`.
+ *
+ * @internal
+ */
+export const jsonTypeOf = (value: unknown): string =>
+  value === null
+    ? "null"
+    : Array.isArray(value)
+    ? "a list"
+    : typeof value === "object"
+    ? "an object"
+    : `a ${typeof value}`

@@ -12,7 +12,7 @@ import { arrayField, isObject, type JsonObject, numberField, objectField, string
 import * as ChatCompletionsOutput from "../ChatCompletionsOutput.js"
 import { ChunkTemplate, learn, plainDelta } from "./chunkTemplate.js"
 import { CitationMarkers } from "./citationMarkers.js"
-import { contentParts, ignoredWarning } from "./content.js"
+import { contentParts, ignoredWarning, jsonTypeOf } from "./content.js"
 import { errorFields } from "./errorObject.js"
 
 /** @internal */
@@ -203,6 +203,9 @@ export class Decoder {
     if (!isObject(chunk)) return this.malformed("the chunk is not a JSON object", data)
     const choices = arrayField(chunk, "choices")
     if (choices === undefined) {
+      if (chunk.choices !== undefined && chunk.choices !== null && (chunk.error === undefined || chunk.error === null)) {
+        return this.malformed(`choices is ${jsonTypeOf(chunk.choices)}, not a list`, data)
+      }
       const error = chunk.error
       if (error !== undefined && error !== null) return this.errorChunk(error)
       if (data === PING) {
@@ -369,6 +372,8 @@ export class Decoder {
       if (content !== "") this.pushText(content, out)
     } else if (Array.isArray(content)) {
       this.contentParts(content, out)
+    } else if (content !== undefined && content !== null) {
+      return this.malformed(`choices[0].delta.content is ${jsonTypeOf(content)}, not a string, a list of parts or null`, data)
     }
     const annotations = arrayField(delta, "annotations")
     if (annotations !== undefined && annotations.length > 0) {
