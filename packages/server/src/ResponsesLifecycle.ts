@@ -25,9 +25,11 @@
  *   each), as the Responses API writes items in the order the model produced them. An item closes at its
  *   completing part (`partial: false`), at the end of the response, or, for text, refusal and reasoning
  *   (which Chat Completions writes one after the other), as soon as another item receives a delta, so that
- *   the next one streams live. Content that still arrives for an item closed early opens a new item, after
- *   every item begun before it (text after a tool call, then reasoning: call, message, reasoning): nothing
- *   is dropped.
+ *   the next one streams live; one waiting unwritten behind another item (a Chat Completions tool call stays
+ *   open to the end of the stream, since more argument chunks may come) is over then too. Content that still
+ *   arrives for an item closed or over early opens a new item, after every item begun before it (a tool
+ *   call, reasoning, text, reasoning: call, reasoning, message, reasoning): nothing is dropped or merged
+ *   across another item.
  * - **Reasoning.** Summary texts become summary parts; raw reasoning text (`ReasoningPart.text`, e.g. a
  *   Chat Completions `reasoning_content`) becomes summary part 0. `encrypted_content` is kept when the
  *   upstream sent one. Otherwise, when the request's `include` has `reasoning.encrypted_content`, an item

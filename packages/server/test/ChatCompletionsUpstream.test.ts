@@ -80,11 +80,21 @@ const withChatReplay = <A, E>(
     Effect.scoped
   )
 
+/** A hand-made Chat Completions stream: one chunk per delta, then one with `finishReason`, then `[DONE]`. */
+const chatSse = (deltas: ReadonlyArray<Json>, finishReason: string): string =>
+  deltas.map((delta) => ({ delta, finish_reason: null as string | null }))
+    .concat([{ delta: {}, finish_reason: finishReason }])
+    .map(({ delta, finish_reason }) =>
+      `data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason }] })}\n\n`
+    )
+    .join("")
+    .concat("data: [DONE]\n\n")
+
 /**
  * Reasoning and text taking turns, a tool call, text after it, then reasoning again (`reasoning_content`, then
  * the `reasoning` field vLLM writes), one chunk each: the tester's stream (hand-made, no recording has it).
  */
-const INTERLEAVED = ([
+const INTERLEAVED = chatSse([
   { role: "assistant", reasoning_content: "R1 " },
   { content: "T1 " },
   { reasoning_content: "R2 " },
@@ -92,13 +102,7 @@ const INTERLEAVED = ([
   { tool_calls: [{ index: 0, id: "cA", type: "function", function: { name: "shell_command", arguments: "{\"command\":\"ls\"}" } }] },
   { content: "T3 after call" },
   { reasoning: "R3 via reasoning field" }
-] as ReadonlyArray<Json>).map((delta) => ({ delta, finish_reason: null as string | null }))
-  .concat([{ delta: {}, finish_reason: "tool_calls" }])
-  .map(({ delta, finish_reason }) =>
-    `data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason }] })}\n\n`
-  )
-  .join("")
-  .concat("data: [DONE]\n\n")
+], "tool_calls")
 
 const openai = (baseURL: string) => new OpenAI({ baseURL, apiKey: "unused", maxRetries: 0 })
 
@@ -340,8 +344,11 @@ interface RawUpstream {
   readonly closed: Promise<void>
 }
 
-/** A loopback Chat Completions server: `/v1/models` lists one model; a POST answers by `mode`. */
-const rawUpstream = (mode: "hang" | "fail500") =>
+/**
+ * A loopback Chat Completions server: `/v1/models` lists one model; a POST answers by `mode`: `hang` writes one
+ * chunk and never ends, `fail500` answers 500, a function's SSE text is the answer.
+ */
+const rawUpstream = (mode: "hang" | "fail500" | (() => string)) =>
   Effect.acquireRelease(
     Effect.promise(() =>
       new Promise<RawUpstream & { readonly server: ReturnType<typeof createServer> }>((resolve) => {
@@ -356,6 +363,11 @@ const rawUpstream = (mode: "hang" | "fail500") =>
             return
           }
           request.resume()
+          if (typeof mode === "function") {
+            response.writeHead(200, { "content-type": "text/event-stream" })
+            response.end(mode())
+            return
+          }
           if (mode === "fail500") {
             response.writeHead(500, { "content-type": "application/json" })
             response.end(JSON.stringify({ error: { message: "boom", type: "server_error", param: null, code: null } }))
@@ -387,7 +399,7 @@ const rawUpstream = (mode: "hang" | "fail500") =>
       )
   )
 
-const withRawGateway = <A, E>(mode: "hang" | "fail500", body: (url: string, upstream: RawUpstream) => Effect.Effect<A, E>) =>
+const withRawGateway = <A, E>(mode: "hang" | "fail500" | (() => string), body: (url: string, upstream: RawUpstream) => Effect.Effect<A, E>) =>
   Effect.gen(function*() {
     const upstream = yield* rawUpstream(mode)
     return yield* Effect.gen(function*() {
@@ -448,3 +460,130 @@ describe("the gateway over a hand-driven Chat Completions upstream", () => {
 
 
 
+// ---------------------------------------------------------------------------------------------------------
+// the order of items when text, refusal, reasoning and tool calls interleave
+// ---------------------------------------------------------------------------------------------------------
+
+/** An output item as `[kind, text]`: a message's kind is its part's (`output_text`, `refusal`). */
+const itemShape = (item: Json): [string, string] => {
+  switch (item.type) {
+    case "function_call":
+      return ["function_call", item.arguments]
+    case "reasoning":
+      return ["reasoning", item.summary.map((part: Json) => part.text).join("")]
+    case "message":
+      return [item.content[0].type, item.content.map((part: Json) => part.text ?? part.refusal).join("")]
+    default:
+      return [item.type, JSON.stringify(item)]
+  }
+}
+
+/**
+ * A random Chat Completions stream of 2 to 10 chunks from a seeded generator (a linear congruential one: the
+ * same streams every run), each chunk one `reasoning_content`, `reasoning`, `content` or `refusal` delta, or
+ * `tool_calls` beginning a call or continuing the arguments of one begun earlier, sometimes two calls in one
+ * chunk (parallel calls, as OpenAI numbers them); every piece of text is a tag `<k>` of its chunk. With the
+ * items the Responses API would write for it: each call one `function_call` at its first chunk, its
+ * arguments joined; each run of text, refusal or reasoning one item, a run ending at a delta of any other
+ * item; in the order the items began.
+ */
+const randomStreams = (seed: number, count: number) => {
+  let state = seed
+  const below = (n: number) => {
+    state = (state * 1103515245 + 12345) & 0x7fffffff
+    return Math.floor((state / 0x80000000) * n)
+  }
+  return Array.from({ length: count }, () => {
+    const deltas: Array<Json> = []
+    const expected: Array<[string, string]> = []
+    const calls: Array<[string, string]> = []
+    let live: [string, string] | undefined
+    const call = (index: number, tag: string): Json => {
+      if (index < calls.length) {
+        calls[index]![1] += tag
+        return { index, function: { arguments: tag } }
+      }
+      const item: [string, string] = ["function_call", tag]
+      calls.push(item)
+      expected.push(item)
+      return { index, id: `call_${index}`, type: "function", function: { name: "shell_command", arguments: tag } }
+    }
+    const length = 2 + below(9)
+    for (let k = 0; k < length; k++) {
+      const tag = `<${k}>`
+      const choice = below(6)
+      const delta: { [key: string]: unknown } = k === 0 ? { role: "assistant" } : {}
+      if (choice < 4) {
+        const [field, kind] = ([["reasoning_content", "reasoning"], ["reasoning", "reasoning"], ["content", "output_text"], [
+          "refusal",
+          "refusal"
+        ]] as const)[choice]!
+        delta[field] = tag
+        if (live !== undefined && live[0] === kind) {
+          live[1] += tag
+        } else {
+          live = [kind, tag]
+          expected.push(live)
+        }
+      } else {
+        live = undefined
+        const first = call(calls.length === 0 || below(2) === 0 ? calls.length : below(calls.length), tag)
+        delta.tool_calls = below(4) === 0 ? [first, call(calls.length, `<${k}b>`)] : [first]
+      }
+      deltas.push(delta)
+    }
+    return { deltas, expected, sse: chatSse(deltas, calls.length > 0 ? "tool_calls" : "stop") }
+  })
+}
+
+describe("the order of items when a Chat Completions stream interleaves text, reasoning and tool calls", () => {
+  const tools = [{ type: "function" as const, name: "shell_command", parameters: { type: "object", properties: {} }, strict: false }]
+
+  /** The output of `sse` through the gateway, raw SSE (through `checkLifecycle`) and the openai SDK's accumulator. */
+  const outputsOf = (streams: ReadonlyArray<{ readonly sse: string }>) => {
+    let current = ""
+    return withRawGateway(() => current, (url) =>
+      Effect.forEach(streams, ({ sse }) =>
+        Effect.gen(function*() {
+          current = sse
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true, tools })
+          const raw = (checkLifecycle(parseSse(answer.text)).output as ReadonlyArray<Json>).map(itemShape)
+          const sdk = yield* Effect.promise(async () => {
+            const stream = openai(url).responses.stream({ model: "m", input: "hi", tools })
+            const events: Array<{ type: string; sequence_number: number }> = []
+            for await (const event of stream) events.push(event)
+            checkLifecycle(framesOfEvents(events))
+            return ((await stream.finalResponse()).output as ReadonlyArray<Json>).map(itemShape)
+          })
+          return { raw, sdk }
+        })))
+  }
+
+  it.effect("text and reasoning after a tool call: each a new item in the upstream's order, not merged behind the call", () =>
+    Effect.gen(function*() {
+      const sse = chatSse([
+        { role: "assistant", tool_calls: [{ index: 0, id: "call_0", type: "function", function: { name: "shell_command", arguments: "{}" } }] },
+        { reasoning_content: "R1" },
+        { content: "T2" },
+        { reasoning_content: "R3" },
+        { content: "T4" }
+      ], "tool_calls")
+      const [{ raw, sdk }] = yield* outputsOf([{ sse }])
+      const expected = [["function_call", "{}"], ["reasoning", "R1"], ["output_text", "T2"], ["reasoning", "R3"], ["output_text", "T4"]]
+      expect(raw).toEqual(expected)
+      expect(sdk).toEqual(expected)
+    }))
+
+  it.effect("200 seeded random interleavings: the items the Responses API would write, raw and through the openai SDK", () =>
+    Effect.gen(function*() {
+      const streams = randomStreams(11, 200)
+      const outputs = yield* outputsOf(streams)
+      const wrong = streams.flatMap((stream, i) => {
+        const { raw, sdk } = outputs[i]!
+        const same = JSON.stringify(raw) === JSON.stringify(stream.expected) && JSON.stringify(sdk) === JSON.stringify(stream.expected)
+        return same ? [] : [{ deltas: stream.deltas, expected: stream.expected, raw, sdk }]
+      })
+      expect(wrong.slice(0, 3)).toEqual([])
+      expect(wrong.length).toBe(0)
+    }), 120_000)
+})

@@ -46,6 +46,12 @@ export interface Slot {
   outputIndex: number
   opened: boolean
   closed: boolean
+  /**
+   * text, refusal or reasoning not written yet (another item is open) that another item then received a
+   * delta after: over, as an open one would be closed then; written whole when its turn comes, and content
+   * that still arrives for its upstream index opens a new item (`ordering.ts`)
+   */
+  ended: boolean
   completing: boolean
   status: string | undefined
   phase: string | undefined
@@ -109,6 +115,7 @@ export const newSlot = (index: number, kind: Kind, makeId: (prefix: string) => s
   outputIndex: -1,
   opened: false,
   closed: false,
+  ended: false,
   completing: false,
   status: undefined,
   phase: undefined,

@@ -4,10 +4,12 @@
  * parts of other indices are kept in their slot and written, whole so far, when their turn comes: items are
  * written in the order the upstream began them (its first part of each), as the Responses API writes items in
  * the order the model produced them. An item closes at its completing part, at the end of the response, or, for text,
- * refusal and reasoning, as soon as another item receives a delta; content that still arrives for an item
- * closed early opens a new item, which comes after every item begun before it (a Chat Completions stream has
- * one index for all its text and one for all its reasoning: text after a tool call, then reasoning, are a
- * message then a reasoning item after the call). A function call whose name so far (a server may stream it in pieces:
+ * refusal and reasoning, as soon as another item receives a delta; one that waits unwritten behind another
+ * (a Chat Completions tool call stays open to the end of the stream, since more argument chunks may come) is
+ * over then too, and is written whole when its turn comes. Content that still arrives for an item closed or
+ * over early opens a new item, which comes after every item begun before it (a Chat Completions stream has
+ * one index for all its text and one for all its reasoning: text after a tool call, then reasoning, then
+ * text, are a message, a reasoning item and a message after the call). A function call whose name so far (a server may stream it in pieces:
  * `apply_`, then `patch`) could still become a custom or client-run tool's is not written until its name
  * says which, or it is complete.
  *
@@ -22,6 +24,9 @@ import type { ItemWriter } from "./itemEvents.js"
 import { absorb, carriesContent, changeKind, isCall, isClientCall, type Kind, kindOf, newSlot, type Slot } from "./items.js"
 
 const ENCRYPTED_REASONING: string = ResponsesRequest.INCLUDE_ENCRYPTED_REASONING
+
+/** Whether an item of `kind` is over as soon as another item receives a delta: text, refusal, reasoning. */
+const endsEarly = (kind: Kind): boolean => kind === "message" || kind === "refusal" || kind === "reasoning"
 
 /**
  * The ordering of one response's items: `push` takes a part, `closeAll` closes every item left open (the
@@ -49,10 +54,14 @@ export const make = (
     >,
   makeId: (prefix: string) => string
 ): Ordering => {
-  // by upstream output index; a Map iterates in insertion order, and a slot is inserted when its item's
-  // first part arrives (a closed slot's index taking content again is deleted and inserted anew): iterating
-  // `slots` is the upstream's order of items
+  // by upstream output index, the item the index adds to now (an index taking content again after its item
+  // closed or ended gets a new one)
   const slots = new Map<number, Slot>()
+  // the items not known to be closed, in the upstream's order: a Set iterates in insertion order, and an item
+  // is inserted when its first part arrives
+  const pending = new Set<Slot>()
+  // the text, refusal or reasoning item that received content last, while no other item received a delta
+  let live: Slot | undefined
   // the client asked for encrypted reasoning: reasoning text goes back to it in the gateway's token
   const reasoningTokens = request.options?.include?.includes(ENCRYPTED_REASONING) === true
 
@@ -61,6 +70,7 @@ export const make = (
     if (slot === undefined) {
       slot = newSlot(index, kind, makeId)
       slots.set(index, slot)
+      pending.add(slot)
     }
     return slot
   }
@@ -94,11 +104,12 @@ export const make = (
   const advance = (out: Array<Event>, force = false) => {
     while (writer.active() === undefined) {
       let next: Slot | undefined
-      for (const slot of slots.values()) {
+      for (const slot of pending) {
         if (!slot.closed) {
           next = slot
           break
         }
+        pending.delete(slot)
       }
       if (next === undefined || (!force && !next.completing && mayBecomeSpecial(next))) return
       searchFor(next, out)
@@ -160,8 +171,8 @@ export const make = (
     const kind = kindOfUpdate(update)
     if (kind === undefined) return
     const existing = slots.get(update.outputIndex)
-    if (existing !== undefined && existing.closed) {
-      // a part for an item closed early: what it adds goes into a new item (nothing is lost)
+    if (existing !== undefined && (existing.closed || existing.ended)) {
+      // a part for an item closed or over early: what it adds goes into a new item (nothing is lost)
       if (!carriesContent(update.part)) return
       slots.delete(update.outputIndex)
     }
@@ -185,6 +196,20 @@ export const make = (
     if (reasoningTokens && kind === "reasoning" && slot.reasoningText === undefined) slot.reasoningText = []
     absorb(slot, update.part, update.partial, update.replace === true && !slot.opened)
     if (!update.partial) slot.completing = true
+    if (update.partial && live !== undefined && live !== slot) {
+      // a delta of another item: the text, refusal or reasoning before it is over, written or not (an open
+      // one is closed below); one still waiting behind the open item is written whole when its turn comes
+      if (!live.opened) {
+        live.ended = true
+        live.completing = true
+      }
+      live = undefined
+    }
+    if (slot.completing) {
+      if (live === slot) live = undefined
+    } else if (update.partial && endsEarly(kind) && carriesContent(update.part)) {
+      live = slot
+    }
     const active = writer.active()
     if (active === undefined) {
       advance(out)
@@ -228,7 +253,7 @@ export const make = (
     const active = writer.active()
     if (active !== undefined) writer.flush(active, out)
     const finished: Array<Slot> = []
-    for (const slot of slots.values()) if (!slot.opened && !slot.closed && slot.completing) finished.push(slot)
+    for (const slot of pending) if (!slot.opened && !slot.closed && slot.completing) finished.push(slot)
     for (const slot of finished) {
       searchFor(slot, out)
       writer.open(slot, out)
