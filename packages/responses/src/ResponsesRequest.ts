@@ -7,7 +7,7 @@
  * | first system message | `instructions`; later ones: `{type:"message", role:"developer", content}` |
  * | user text / image / file | `{type:"message", role:"user", content:[input_text / input_image / input_file…]}` |
  * | assistant `TextPart` | output `message` `{id, status, phase?, content:[{type:"output_text", text, annotations, logprobs: []}]}` when it has an item id; else `{role:"assistant", content: text}` |
- * | assistant `RefusalPart` | output `message` with `refusal` content when it has an item id; else `{role:"assistant", content: text}` |
+ * | assistant `RefusalPart` | output `message` with `refusal` content when it has an item id (the content of the message just before when that has the same id: a text and a refusal of one message are one item); else `{role:"assistant", content: text}` |
  * | assistant `ReasoningPart` | `{type:"reasoning", id, encrypted_content, summary}` only when its payload came from `"openai.responses"` and it has an item id; otherwise skipped (debug log) |
  * | assistant `ToolCallPart` | `{type:"function_call", call_id, name, arguments ("" -> "{}"), namespace?, id?, status?}` |
  * | assistant `CustomToolCallPart` | `{type:"custom_tool_call", call_id, name, input, namespace?, id?, status?}` |
@@ -459,25 +459,21 @@ const assistantMessage = (
       const where = `assistant message ${index}, part ${partIndex}`
       switch (part.type) {
         case "text": {
-          input.push(
-            part.attributes.itemId === undefined
-              ? { role: "assistant", content: part.text }
-              : outputMessage(part.attributes, {
-                type: "output_text",
-                text: part.text,
-                annotations: part.annotations.map(annotationToWire),
-                // Required by the API's `OutputTextContent`; the part model keeps no log probabilities.
-                logprobs: []
-              })
-          )
+          if (part.attributes.itemId === undefined) input.push({ role: "assistant", content: part.text })
+          else {
+            pushOutputContent(input, part.attributes, {
+              type: "output_text",
+              text: part.text,
+              annotations: part.annotations.map(annotationToWire),
+              // Required by the API's `OutputTextContent`; the part model keeps no log probabilities.
+              logprobs: []
+            })
+          }
           break
         }
         case "refusal": {
-          input.push(
-            part.attributes.itemId === undefined
-              ? { role: "assistant", content: part.text }
-              : outputMessage(part.attributes, { type: "refusal", refusal: part.text })
-          )
+          if (part.attributes.itemId === undefined) input.push({ role: "assistant", content: part.text })
+          else pushOutputContent(input, part.attributes, { type: "refusal", refusal: part.text })
           break
         }
         case "reasoning": {
@@ -685,6 +681,20 @@ export const toolMessageItem = (
     case "tool_search_output":
       return Effect.succeed(callItem(result))
   }
+}
+
+/**
+ * An output message's content entry: added to the message item just before it when that item has the same
+ * id (a message of `output_text` and `refusal`, which the gateway decodes into a text and a refusal part), so
+ * that no two input items share an id; else in an output message of its own.
+ */
+const pushOutputContent = (input: Array<InputItem>, attributes: Part.Attributes, content: InputItem): void => {
+  const last = input[input.length - 1]
+  if (last !== undefined && last.type === "message" && last.id === attributes.itemId && Array.isArray(last.content)) {
+    last.content.push(content)
+    return
+  }
+  input.push(outputMessage(attributes, content))
 }
 
 const outputMessage = (attributes: Part.Attributes, content: InputItem): InputItem => {

@@ -192,6 +192,32 @@ describe("ResponsesRequest", () => {
       ])
     }))
 
+  it.effect("a text and a refusal part of one output message (one item id): one message item holding both contents, not two items of one id", () =>
+    Effect.gen(function*() {
+      const body = yield* ResponsesRequest.fromPrompt(
+        Prompt.make([
+          new Message.AssistantMessage({
+            parts: [
+              new Part.TextPart({ text: "Ok.", attributes: { itemId: "msg_1" } }),
+              new Part.RefusalPart({ text: "But no.", attributes: { itemId: "msg_1" } }),
+              new Part.RefusalPart({ text: "No.", attributes: { itemId: "msg_2" } })
+            ]
+          })
+        ]),
+        { model: "m" }
+      )
+      expect(body.input).toStrictEqual([
+        {
+          type: "message",
+          role: "assistant",
+          id: "msg_1",
+          status: "completed",
+          content: [{ type: "output_text", text: "Ok.", annotations: [], logprobs: [] }, { type: "refusal", refusal: "But no." }]
+        },
+        { type: "message", role: "assistant", id: "msg_2", status: "completed", content: [{ type: "refusal", refusal: "No." }] }
+      ])
+    }))
+
   it.effect("replaying a decoded response gives back the server's reasoning and function_call items", () =>
     Effect.gen(function*() {
       const completed = payloadsOf(MULTISTEP)

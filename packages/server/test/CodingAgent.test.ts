@@ -673,6 +673,30 @@ describe("a coding agent's request through the gateway", () => {
         expect(messages[1]!.tool_calls[0]).toMatchObject({ id: "call_p", function: { name: "apply_patch" } })
       })))
 
+  it.effect("an assistant message of output_text and refusal parts: the upstream gets its content and its refusal (alone, and after a tool call)", () =>
+    withScriptedGateway([completion({ content: "done" }), completion({ content: "done" }), completion({ content: "done" })], {}, (url, received) =>
+      Effect.gen(function*() {
+        const both = [{ type: "output_text", text: "ok" }, { type: "refusal", refusal: "no" }]
+        const inputs = [
+          [{ role: "user", content: "a" }, { role: "assistant", content: both }, { role: "user", content: "b" }],
+          [{ role: "user", content: "a" }, { role: "assistant", content: [{ type: "refusal", refusal: "no" }] }, { role: "user", content: "b" }],
+          [
+            { role: "user", content: "a" },
+            { type: "function_call", call_id: "call_f", name: "shell", arguments: "{}" },
+            { type: "message", role: "assistant", content: both },
+            { type: "function_call_output", call_id: "call_f", output: "done" }
+          ]
+        ]
+        for (const input of inputs) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input, tools: [{ type: "function", name: "shell" }] })
+          expect(answer.status).toBe(200)
+        }
+        const assistants = received.map((request) => ((request.body as Json).messages as ReadonlyArray<Json>)[1]!)
+        expect(assistants[0]).toEqual({ role: "assistant", content: "ok", refusal: "no" })
+        expect(assistants[1]).toMatchObject({ role: "assistant", refusal: "no" })
+        expect(assistants[2]).toMatchObject({ role: "assistant", content: "ok", refusal: "no", tool_calls: [{ id: "call_f" }] })
+      })))
+
   it.effect("the client-run apply_patch tool: its call comes back as an apply_patch_call item; arguments that are no operation stay a function call", () =>
     withScriptedGateway([
       sse(

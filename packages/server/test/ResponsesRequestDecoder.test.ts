@@ -355,7 +355,8 @@ describe("ResponsesRequestDecoder", () => {
           { type: "function_call_output", call_id: "c1", output: "ok" },
           { type: "function_call_output", call_id: "c2", output: "ok too" },
           { role: "assistant", id: "msg_1", status: "completed", content: [{ type: "output_text", text: "Done." }] },
-          { role: "assistant", content: [{ type: "refusal", refusal: "No." }] }
+          { role: "assistant", content: [{ type: "refusal", refusal: "No." }] },
+          { role: "assistant", content: [{ type: "output_text", text: "Ok." }, { type: "refusal", refusal: "But no." }] }
         ]
       })
       const expected = [
@@ -377,7 +378,9 @@ describe("ResponsesRequestDecoder", () => {
           ]
         }),
         new Message.AssistantMessage({ parts: [new Part.TextPart({ text: "Done.", attributes: { itemId: "msg_1", status: "completed" } })] }),
-        new Message.AssistantMessage({ parts: [new Part.RefusalPart({ text: "No." })] })
+        new Message.AssistantMessage({ parts: [new Part.RefusalPart({ text: "No." })] }),
+        // text and refusal parts in one message: both, the text first (Chat Completions' content and refusal)
+        new Message.AssistantMessage({ parts: [new Part.TextPart({ text: "Ok." }), new Part.RefusalPart({ text: "But no." })] })
       ]
       const messages = decoded.prompt.messages
       expect(messages).toHaveLength(expected.length)

@@ -266,14 +266,19 @@ export const userParts = (
 const unsupportedFile = (param: string, what: string): Either.Either<never, RequestError> =>
   fail(`The upstream of this gateway cannot take an input_file given as ${what}.`, param, "unsupported_value")
 
-export const assistantPart = (
+/**
+ * The parts of an assistant message's content: its text (the `output_text` / `input_text` parts joined) and,
+ * when it has `refusal` parts, their text as a `RefusalPart` after it (a Chat Completions upstream gets them
+ * as the message's `content` and `refusal`); a message of refusals alone is that `RefusalPart` alone.
+ */
+export const assistantContent = (
   message: typeof MessageInput.Type,
   index: number,
   attrs: Part.Attributes,
   budget: Budget
-): Effect.Effect<Part.AssistantPart, RequestError> => {
+): Effect.Effect<ReadonlyArray<Part.TextPart | Part.RefusalPart>, RequestError> => {
   const content = message.content
-  if (typeof content === "string") return Either.right(Prompt.textPart(content, attrs))
+  if (typeof content === "string") return Either.right([Prompt.textPart(content, attrs)])
   const texts: Array<string> = []
   const refusals: Array<string> = []
   return eachPart(content.length, budget, (at) => {
@@ -302,9 +307,11 @@ export const assistantPart = (
         )
     }
   }, () =>
-    texts.length === 0 && refusals.length > 0
-      ? Prompt.refusalPart(refusals.join(""), attrs)
-      : Prompt.textPart(texts.join(""), attrs))
+    refusals.length === 0
+      ? [Prompt.textPart(texts.join(""), attrs)]
+      : texts.length === 0
+      ? [Prompt.refusalPart(refusals.join(""), attrs)]
+      : [Prompt.textPart(texts.join(""), attrs), Prompt.refusalPart(refusals.join(""), attrs)])
 }
 
 /**

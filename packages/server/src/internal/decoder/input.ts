@@ -23,7 +23,7 @@ import { capMessage } from "../limits.js"
 import * as ReasoningToken from "../reasoningToken.js"
 import { decodeAt, fail, Nullable, type RequestError } from "./common.js"
 import {
-  assistantPart,
+  assistantContent,
   attributes as itemAttributes,
   MessageInput,
   NO_ATTRIBUTES,
@@ -380,7 +380,7 @@ export const decodeInput = <E>(
             between()
             messages.push(Prompt.userMessage(yield* userParts(message.content, index, media, budget)))
           } else {
-            const part = yield* assistantPart(message, index, attributes(message), budget)
+            const parts = yield* assistantContent(message, index, attributes(message), budget)
             const lastCall = assistant === undefined ? -1 : assistant.findLastIndex(isCall)
             if (assistant !== undefined && lastCall >= 0) {
               // text after tool calls (the gateway streams an upstream answer of text, a call, more text as three
@@ -389,13 +389,15 @@ export const decodeInput = <E>(
               // must not end with an assistant message (Mistral's API refuses one). A second message after the
               // calls (two assistant messages in a row) cannot be a message of its own there: its text is kept
               // apart from the first's by a blank line instead of glued to it
-              const apart = part.type === "text" && assistant.slice(lastCall + 1).some((p) => p.type === "text")
-              assistant.push(apart ? UnsafePart.textPart(`\n\n${part.text}`, part.annotations, part.attributes) : part)
+              const apart = assistant.slice(lastCall + 1).some((p) => p.type === "text")
+              for (const part of parts) {
+                assistant.push(apart && part.type === "text" ? UnsafePart.textPart(`\n\n${part.text}`, part.annotations, part.attributes) : part)
+              }
               break
             }
             // two assistant messages in a row stay two messages (Chat Completions would join their texts)
             if (assistant?.some((p) => p.type === "text" || p.type === "refusal")) flush()
-            assistantParts().push(part)
+            assistantParts().push(...parts)
             // a message of its own, not the one holding the calls (text after calls joins that one, above)
             if (assistant !== openIn) between()
           }
