@@ -88,18 +88,20 @@ export const run = (
     let cutErr = false
     let timedOut = false
     let settled = false
-    const keep = (current: string, chunk: Buffer): [string, boolean] => {
+    const keep = (current: string, text: string): [string, boolean] => {
       const room = options.maxOutputLength - current.length
       if (room <= 0) return [current, true]
-      const text = chunk.toString("utf8")
       return text.length > room ? [current + AiError.cutText(text, room), true] : [current + text, false]
     }
-    child.stdout.on("data", (chunk: Buffer) => {
+    // decoded as a stream: a character whose bytes two reads split is one character, not two U+FFFD
+    child.stdout.setEncoding("utf8")
+    child.stderr.setEncoding("utf8")
+    child.stdout.on("data", (chunk: string) => {
       const [next, cut] = keep(stdout, chunk)
       stdout = next
       cutOut ||= cut
     })
-    child.stderr.on("data", (chunk: Buffer) => {
+    child.stderr.on("data", (chunk: string) => {
       const [next, cut] = keep(stderr, chunk)
       stderr = next
       cutErr ||= cut

@@ -38,6 +38,24 @@ describe("Shell", () => {
       assert.strictEqual(emoji!.stdout, `a\u{1F600}a\u{1F600}a\u{1F600}a${Shell.TRUNCATED}`)
     }))
 
+  it.effect("a character whose bytes arrive in two writes is one character, on stdout and stderr", () =>
+    Effect.gen(function*() {
+      // é is C3 A9 and U+1F600 F0 9F 98 80: each written in two pieces, a pause between them (two pipe reads)
+      const [split] = yield* Shell.handler({})(
+        new Part.ShellCallPart({
+          callId: "c",
+          commands: [
+            "printf 'a\\303'; sleep 0.2; printf '\\251b\\360\\237'; sleep 0.2; printf '\\230\\200'; " +
+            "printf '\\303' >&2; sleep 0.2; printf '\\251' >&2"
+          ]
+        })
+      )
+      expect(split).toStrictEqual({ stdout: "a\u00e9b\u{1F600}", stderr: "\u00e9", outcome: { type: "exit", exitCode: 0 } })
+      // bytes that never complete a character are one U+FFFD at the end, as a whole read would give
+      const [cut] = yield* Shell.handler({})(new Part.ShellCallPart({ callId: "c", commands: ["printf 'x\\360\\237'"] }))
+      expect(cut!.stdout).toBe("x\uFFFD")
+    }))
+
   it.effect("local_shell: an argument vector, its output as JSON text", () =>
     Effect.gen(function*() {
       const text = yield* Shell.localHandler({})(new Part.LocalShellCallPart({ callId: "c", command: ["printf", "%s", "hi"] }))
