@@ -86,7 +86,8 @@
  * …", `param` the output's `input[i]`), such an output apart from its call when `toolOutputsApart` is
  * `false` (`param` the output's `input[i]`, code `invalid_prompt`), two function or custom tools of one name
  * in one list of tools (`tools`, an `additional_tools` item; `ns.name` in a namespace: `param` the second's
- * `tools[i].name`, code `invalid_value`), a `compaction` item (the output of `/v1/responses/compact`: its
+ * `tools[i].name`, code `invalid_value`), a `namespace` tool group with an empty name (its tools would be the
+ * top-level tools of their names: `param` `tools[i].name`, code `empty_string`), a `compaction` item (the output of `/v1/responses/compact`: its
  * `encrypted_content` is the earlier conversation, which only OpenAI can read, and dropping it would lose that
  * conversation; the message says so and to send the items themselves) or a `compaction_trigger` item
  * (`param` `input[i].type`, code `unsupported_value`), and input items of unknown types.

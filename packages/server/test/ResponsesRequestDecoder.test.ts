@@ -1090,6 +1090,21 @@ describe("ResponsesRequestDecoder", () => {
       expect(decoded.tools.map((tool) => tool.name)).toEqual(["lookup", "crm__lookup"])
     }))
 
+  it.effect("a namespace with an empty name: 400 naming it, not its tools taken for the top-level tools of their names", () =>
+    Effect.gen(function*() {
+      const top = { type: "function", name: "x", description: "top-level x" }
+      const empty = { type: "namespace", name: "", description: "empty", tools: [{ type: "function", name: "x", description: "namespaced x" }] }
+      // either order: the upstream was offered one of the two `x` (the first declared), with no warning
+      for (const [tools, param] of [[[top, empty], "tools[1].name"], [[empty, top], "tools[0].name"]] as const) {
+        const error = yield* rejected({ model: "m", input: "hi", tools })
+        expect([error.description, error.param, error.code], JSON.stringify(tools)).toEqual([
+          `Invalid '${param}': empty string. Expected a string with minimum length 1, but got an empty string instead.`,
+          param,
+          "empty_string"
+        ])
+      }
+    }))
+
   it.effect("a compaction item (/v1/responses/compact's output) is refused saying why: only OpenAI reads it", () =>
     Effect.gen(function*() {
       // the API reference's example answer of /v1/responses/compact, whose output is the next request's input

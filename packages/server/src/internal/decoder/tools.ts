@@ -437,6 +437,17 @@ export const decodeTools = (
         names.push(sent)
       } else if (type === "namespace") {
         const group = yield* decodeAt(NamespaceToolParam, tool, [...at, index])
+        if (group.name === "") {
+          // a namespace's tools are told from others by its name (`toolKey`) and flattened with it: those of
+          // a namespace without one would be the top-level tools of the same names (`x` of namespace "" is
+          // `x`), and the upstream be offered only one of each; the API's wording for an empty string
+          const param = where(index, "name")!
+          return yield* fail(
+            `Invalid '${param}': empty string. Expected a string with minimum length 1, but got an empty string instead.`,
+            param,
+            "empty_string"
+          )
+        }
         const lead = namespaceLead(group.name, group.description)
         for (let inner = 0; inner < group.tools.length; inner++) {
           // a namespace's tools count as top-level ones: one of thousands is decoded in slices too (10,000
