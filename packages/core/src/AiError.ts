@@ -422,53 +422,58 @@ export const excerpt = (text: string, max = 200): string => text.length <= max ?
  */
 export const MAX_MESSAGE = 2000
 
-/** The mark of a cut (`capMessage`), anywhere in a text; the last one is found by `lastCutMark`. */
+/** The mark of a cut (`capMessage`), anywhere in a text. */
 const CUT_MARK = /… \((\d+) more characters\)/g
-
-/** The last cut mark of `text`: where it starts and ends, and the count it gives. */
-const lastCutMark = (text: string): { readonly start: number; readonly end: number; readonly count: number } | undefined => {
-  let last: RegExpExecArray | null = null
-  CUT_MARK.lastIndex = 0
-  for (let match = CUT_MARK.exec(text); match !== null; match = CUT_MARK.exec(text)) last = match
-  return last === null ? undefined : { start: last.index, end: last.index + last[0].length, count: Number(last[1]) }
-}
 
 const cutMark = (count: number): string => `… (${count} more characters)`
 
 /**
  * At most `max` characters of `text` (default `MAX_MESSAGE`), then `… (N more characters)` when cut, `N`
- * counted against the original text. A text that already holds the mark of such a cut (a message cut
- * once, then put after a prefix, or before details such as `HttpError.message`'s `(type, code)`) is cut
- * again around its last mark, which counts every character cut at its place: when the text before that
- * mark is longer than `max`, it is cut at `max` and one mark counts the earlier cut, the characters cut now
- * and everything after the old mark; else the text after the mark is cut to the rest of `max`, with a mark
- * of its own. So a message is capped once, whatever the depth: a 3,000-character server message is 2,000
- * characters and `… (1000 more characters)`; `"the upstream failed: "` before it makes it
- * `… (1021 more characters)`, and `HTTP 500: ` before it and ` (server_error, boom)` after it
- * `… (1031 more characters)`, not a count of the second cut alone. An earlier cut is known by its mark's
+ * counted against the original text. A text that already holds marks of such cuts (a message cut once,
+ * then put after a prefix, or before details such as `HttpError.message`'s `(type, code)`, then cut again)
+ * is measured without them: each mark stands for the characters it counts, where it is. When the text
+ * besides its marks is longer than `max`, its first `max` characters are kept with the marks among them,
+ * as they are, and one mark at the cut counts everything after it: the characters cut and the counts of the
+ * marks cut with them. A cut never falls inside a mark. So a message is capped once, whatever the depth: a
+ * 3,000-character server message is 2,000 characters and `… (1000 more characters)`; `"the upstream
+ * failed: "` before it makes it `… (1021 more characters)`, and `HTTP 500: ` before it and ` (server_error,
+ * boom)` after it `… (1031 more characters)`, not a count of the second cut alone; a prefix and details
+ * around a message cut shorter than `max` are kept around its mark, the details cut with a mark of their
+ * own, and that text capped again at the same `max` is unchanged. An earlier cut is known by its mark's
  * words alone, so a text that itself holds such words has their count added to its own. A text of at most
- * `max` characters besides its last mark is returned as it is. A cut that would split a surrogate pair
- * keeps one character fewer (`cutText`), and the mark counts that character too.
+ * `max` characters besides its marks is returned as it is. A cut that would split a surrogate pair keeps
+ * one character fewer (`cutText`), and the mark counts that character too.
  *
  * @since 0.2.0
  * @category utils
  */
 export const capMessage = (text: string, max: number = MAX_MESSAGE): string => {
-  const mark = lastCutMark(text)
-  if (mark === undefined) {
-    if (text.length <= max) return text
-    const kept = cutText(text, max)
-    return `${kept}${cutMark(text.length - kept.length)}`
+  if (text.length <= max) return text
+  // the marks already in the text, and how many characters it holds besides them
+  const marks: Array<{ readonly start: number; readonly end: number; readonly count: number }> = []
+  let visible = text.length
+  CUT_MARK.lastIndex = 0
+  for (let match = CUT_MARK.exec(text); match !== null; match = CUT_MARK.exec(text)) {
+    marks.push({ start: match.index, end: match.index + match[0].length, count: Number(match[1]) })
+    visible -= match[0].length
   }
-  const head = text.slice(0, mark.start)
-  const tail = text.slice(mark.end)
-  if (head.length + tail.length <= max) return text
-  if (head.length >= max) {
-    const kept = cutText(head, max)
-    return `${kept}${cutMark(mark.count + head.length - kept.length + tail.length)}`
+  if (visible <= max) return text
+  // the text between marks, piece by piece, until the piece where `max` characters are reached
+  let budget = max
+  let at = 0
+  for (let index = 0;; index++) {
+    const mark = marks[index]
+    const piece = text.slice(at, mark === undefined ? text.length : mark.start)
+    if (piece.length >= budget) {
+      const kept = cutText(piece, budget)
+      let count = visible - (max - budget) - kept.length
+      for (let later = index; later < marks.length; later++) count += marks[later]!.count
+      return `${text.slice(0, at)}${kept}${cutMark(count)}`
+    }
+    // a piece shorter than what is left, so not the last one (the text besides its marks is over `max`)
+    budget -= piece.length
+    at = mark!.end
   }
-  const kept = cutText(tail, max - head.length)
-  return `${head}${cutMark(mark.count)}${kept}${cutMark(tail.length - kept.length)}`
 }
 
 /**

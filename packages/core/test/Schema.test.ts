@@ -188,4 +188,45 @@ describe("AiError", () => {
     const lone = /\p{Cs}/u
     for (const text of [AiError.excerpt(emoji), AiError.capMessage(emoji), prefixed, framed]) assert.isFalse(lone.test(text))
   })
+
+  it("capMessage of its own output with two marks: unchanged at the same max, cut between the marks with every count kept below it", () => {
+    // a message cut at 30, a prefix before it and details after it, cut at 50: the details are cut with a mark of their own
+    const once = AiError.capMessage("m".repeat(40), 30)
+    assert.strictEqual(once, `${"m".repeat(30)}… (10 more characters)`)
+    const twice = AiError.capMessage(`${"p".repeat(10)}${once}${"s".repeat(30)}`, 50)
+    assert.strictEqual(twice, `${"p".repeat(10)}${"m".repeat(30)}… (10 more characters)${"s".repeat(10)}… (20 more characters)`)
+    // capped again: the first mark is no text to cut (it was, and came out as `… (10 more… (42 more characters)`)
+    assert.strictEqual(AiError.capMessage(twice, 50), twice)
+    // at 30 the cut falls before both marks, which one mark replaces: 10 + 40 + 30 characters, 30 kept (was 62)
+    assert.strictEqual(AiError.capMessage(twice, 30), `${"p".repeat(10)}${"m".repeat(20)}… (50 more characters)`)
+    // seeded random texts (a linear congruential generator: the same every run), some of emoji (two code
+    // units): what a capped text stands for (its characters besides its marks, plus their counts) is the
+    // original's length, capping again at the same max changes nothing, a smaller max keeps the count, no
+    // cut falls inside a mark or a surrogate pair
+    let state = 9
+    const below = (n: number) => {
+      state = (state * 1103515245 + 12345) & 0x7fffffff
+      return Math.floor((state / 0x80000000) * n)
+    }
+    const marks = /… \((\d+) more characters\)/g
+    const standsFor = (text: string) => {
+      let length = text.length
+      for (const match of text.matchAll(marks)) length += Number(match[1]) - match[0].length
+      return length
+    }
+    const lone = /\p{Cs}/u
+    for (let round = 0; round < 20_000; round++) {
+      const message = (below(3) === 0 ? "\u{1F600}" : "m").repeat(below(120))
+      const wrapped = `${"p".repeat(below(80))}${AiError.capMessage(message, 20 + below(60))}${"s".repeat(below(80))}`
+      const original = standsFor(wrapped)
+      const capped = AiError.capMessage(wrapped, 50)
+      const smaller = AiError.capMessage(capped, 10 + below(40))
+      for (const text of [capped, smaller]) {
+        assert.strictEqual(standsFor(text), original, text)
+        assert.isFalse(lone.test(text), text)
+        assert.notInclude(text.replace(marks, ""), "…", text)
+      }
+      assert.strictEqual(AiError.capMessage(capped, 50), capped)
+    }
+  })
 })
