@@ -299,7 +299,8 @@ export const METADATA_BOUNDS = { pairs: 16, keyChars: 64, valueChars: 512 } as c
  * namespace's tool), and `tool`, the definition a `tool_search_output` lists it with (the tool's JSON as the
  * request declared it; a namespace's tool inside `{type: "namespace", name, description, tools: [tool]}`, as
  * the API lists loaded tools in `vai-openai-tool-search.chunks.txt`). `summary` is its name (a namespace's
- * tool: its namespace's name) and the first line of its description.
+ * tool: its namespace's name) and the first line of its description (leading blank lines skipped, as for a
+ * namespace's lead).
  *
  * @since 0.2.0
  * @category models

@@ -976,6 +976,29 @@ describe("ResponsesRequestDecoder", () => {
       expect([...hosted.deferredTools!.keys()]).toEqual(["get_weather", "send_email"])
     }))
 
+  it.effect("a description starting with blank lines: the tool search's summaries and a namespace's lead both take its first line that is not blank", () =>
+    Effect.gen(function*() {
+      const decoded = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        input: "hi",
+        tools: [
+          { type: "function", name: "get_weather", description: "\n\nThe weather.\nSecond line.", defer_loading: true },
+          {
+            type: "namespace",
+            name: "crm",
+            description: "\n \r\nThe CRM.\nUse ids.",
+            tools: [{ type: "function", name: "lookup" }, { type: "function", name: "find", defer_loading: true }]
+          },
+          { type: "tool_search", execution: "client" }
+        ]
+      })
+      expect(decoded.tools.map((tool) => [tool.name, tool.description])).toEqual([
+        ["crm__lookup", "Namespace crm: The CRM."],
+        ["tool_search", expect.stringMatching(/\n\nTools to load:\n- get_weather: The weather\.\n- crm \(namespace\): The CRM\.$/)]
+      ])
+      expect(decoded.deferredTools!.get("get_weather")?.summary).toBe("get_weather: The weather.")
+    }))
+
   it.effect("common items take a checked fast path: extra fields are ignored as by the schema, a wrong field still gets the schema's error", () =>
     Effect.gen(function*() {
       const decoded = yield* ResponsesRequestDecoder.decode({

@@ -632,24 +632,32 @@ const descriptionField = (description: string | null | undefined, lead: string |
 
 /**
  * What a namespace's `description` adds to each of its tools' descriptions upstream (which knows no
- * namespaces: their tools go as functions `ns__tool`): `Namespace <name>: <the description's first line, at
- * most SUMMARY_CHARS characters, `…` after a cut>`, then a blank line and the tool's own description. Made once per
+ * namespaces: their tools go as functions `ns__tool`): `Namespace <name>: <the description's first line (`firstLine`),
+ * at most SUMMARY_CHARS characters, `…` after a cut>`, then a blank line and the tool's own description. Made once per
  * namespace, so that the string work stays one concatenation per tool, and bounded, so that a namespace of
  * thousands of tools does not repeat a long description thousands of times in the upstream request.
  * `undefined` for a namespace with no (or a blank) description.
  */
-const namespaceLead = (name: string, description: string | null | undefined): string | undefined => {
-  const trimmed = description?.trim() ?? ""
-  return trimmed === "" ? undefined : `Namespace ${searchSummary(name, trimmed)}`
+const namespaceLead = (name: string, description: string | null | undefined): string | undefined =>
+  firstLine(description) === "" ? undefined : `Namespace ${searchSummary(name, description)}`
+
+/**
+ * What the tool search's summaries and a namespace's lead keep of a description: its first line once leading
+ * blank lines (and spaces) are skipped, trimmed; `""` for a missing or blank one. Only that line is read, so
+ * a long description costs no more than its first line.
+ */
+const firstLine = (description: string | null | undefined): string => {
+  const text = (description ?? "").trimStart()
+  const end = text.indexOf("\n")
+  return (end === -1 ? text : text.slice(0, end)).trim()
 }
 
 /** The characters of a tool's description the tool search's description keeps (its first line, cut here). */
 const SUMMARY_CHARS = 200
 
-/** `name` and the first line of `description` (at most `SUMMARY_CHARS`), for the tool search's description. */
+/** `name` and the first line of `description` (`firstLine`, at most `SUMMARY_CHARS`), for the tool search's description. */
 const searchSummary = (name: string, description: string | null | undefined, kind = ""): string => {
-  const line = (description ?? "").split("\n", 1)[0]!.trim()
-  const cut = AiError.excerpt(line, SUMMARY_CHARS)
+  const cut = AiError.excerpt(firstLine(description), SUMMARY_CHARS)
   return cut === "" ? `${name}${kind}` : `${name}${kind}: ${cut}`
 }
 
