@@ -55,9 +55,26 @@ export const DEFAULT_MAX_OUTPUT_LENGTH = 16_384
 export const TRUNCATED = "\n[output truncated]"
 
 /**
+ * How long, in milliseconds, `run` keeps reading after the command's process ended (or was killed at its
+ * timeout) while something it started still holds its standard output or error: 100. What was already
+ * written by then is kept; the rest is not waited for.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const DRAIN_MS = 100
+
+/**
  * Runs one command: `command` a string for `/bin/sh -c`, or an argument vector run directly. Never fails:
  * a command that cannot start gives exit code 127 and the reason on standard error; one that outlives its
  * timeout is killed with what it started (SIGKILL to its process group) and gives the `timeout` outcome.
+ *
+ * The command ends when its own process exits, not when its output pipes close: a job it left in the
+ * background (`server & echo started`) keeps running, and the result (exit 0, `started`) comes at once,
+ * with what was written until `DRAIN_MS` after the exit; the job's later output is read and dropped (its
+ * writes do not fail). The timeout holds likewise: a process that left the command's process group
+ * (`setsid`) and still holds the pipes does not delay the `timeout` outcome (it is not killed: it is out of
+ * the group's reach). A background job should write to a file (`server > log 2>&1 &`).
  *
  * @since 0.2.0
  * @category running
@@ -106,27 +123,49 @@ export const run = (
       stderr = next
       cutErr ||= cut
     })
-    const timer = setTimeout(() => {
-      timedOut = true
-      killGroup()
-    }, options.timeoutMs)
-    const finish = (outcome: Part.ShellOutcome) => {
+    let drain: ReturnType<typeof setTimeout> | undefined
+    let outcome: Part.ShellOutcome | undefined
+    const finish = () => {
       if (settled) return
       settled = true
       clearTimeout(timer)
+      clearTimeout(drain)
+      // what the command left behind may hold the pipes for long: their output is read and dropped, and the
+      // pipes no longer keep this process alive
+      for (const stream of [child.stdout, child.stderr]) {
+        stream.removeAllListeners("data")
+        stream.resume()
+        ;(stream as unknown as { unref?: () => void }).unref?.()
+      }
       resume(Effect.succeed({
         stdout: cutOut ? stdout + TRUNCATED : stdout,
         stderr: cutErr ? stderr + TRUNCATED : stderr,
-        outcome
+        outcome: timedOut ? { type: "timeout" } : outcome ?? { type: "exit", exitCode: 1 }
       }))
     }
+    // settles DRAIN_MS from now unless the pipes close first (`close`)
+    const drainThenFinish = () => {
+      if (drain === undefined) drain = setTimeout(finish, DRAIN_MS)
+    }
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup()
+      drainThenFinish()
+    }, options.timeoutMs)
     child.on("error", (error) => {
       stderr += String(error.message)
-      finish({ type: "exit", exitCode: 127 })
+      outcome = { type: "exit", exitCode: 127 }
+      finish()
     })
-    child.on("close", (code) => finish(timedOut ? { type: "timeout" } : { type: "exit", exitCode: code ?? 1 }))
+    child.on("exit", (code) => {
+      outcome = { type: "exit", exitCode: code ?? 1 }
+      drainThenFinish()
+    })
+    // the pipes closed after the exit: all the output is in
+    child.on("close", finish)
     return Effect.sync(() => {
       clearTimeout(timer)
+      clearTimeout(drain)
       if (!settled) killGroup()
     })
   })

@@ -56,6 +56,34 @@ describe("Shell", () => {
       expect(cut!.stdout).toBe("x\uFFFD")
     }))
 
+  it.effect("the command ends at its process's exit: a background job holding the pipes delays neither the result nor the timeout", () =>
+    Effect.gen(function*() {
+      // `&` leaves a job holding stdout: the result is the shell's exit, at once, and the job keeps running
+      const [background] = yield* Shell.handler({})(
+        new Part.ShellCallPart({ callId: "c", commands: ["sleep 30 & echo $!; echo started"], timeoutMs: 20_000 })
+      )
+      const [pid, started] = background!.stdout.split("\n")
+      expect({ started, stderr: background!.stderr, outcome: background!.outcome }).toStrictEqual({
+        started: "started",
+        stderr: "",
+        outcome: { type: "exit", exitCode: 0 }
+      })
+      // the job is still alive (kill with signal 0 only checks), then ended here
+      expect(() => process.kill(Number(pid), 0)).not.toThrow()
+      process.kill(Number(pid), "SIGKILL")
+      // a job out of the process group (setsid) holding stdout: the timeout still gives the timeout outcome,
+      // with what was written before it
+      const [escaped] = yield* Shell.handler({})(
+        new Part.ShellCallPart({ callId: "c", commands: ["setsid sleep 30 & echo $!; echo started; sleep 30"], timeoutMs: 300 })
+      )
+      const [escapedPid, escapedStarted] = escaped!.stdout.split("\n")
+      process.kill(Number(escapedPid), "SIGKILL")
+      expect({ started: escapedStarted, outcome: escaped!.outcome }).toStrictEqual({
+        started: "started",
+        outcome: { type: "timeout" }
+      })
+    }))
+
   it.effect("local_shell: an argument vector, its output as JSON text", () =>
     Effect.gen(function*() {
       const text = yield* Shell.localHandler({})(new Part.LocalShellCallPart({ callId: "c", command: ["printf", "%s", "hi"] }))
