@@ -253,9 +253,9 @@ export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange
 // ---------------------------------------------------------------------------------------------------------
 
 /**
- * The absolute path of `path` under `root`, checked: `path` is relative, stays under `root` once
- * normalized, and its existing part does not lead out of `root` through a symbolic link. Fails with
- * `PatchError` otherwise.
+ * The absolute path of `path` under `root`, checked: `path` is relative, names a file (not `a.txt/`,
+ * `dir/.` or `..`), stays under `root` once normalized, and its existing part does not lead out of `root`
+ * through a symbolic link. Fails with `PatchError` otherwise.
  *
  * @since 0.2.0
  * @category files
@@ -264,6 +264,10 @@ export const resolveUnder = (root: string, path: string): Effect.Effect<string, 
   Effect.gen(function*() {
     if (path === "" || NodePath.isAbsolute(path)) {
       return yield* new PatchError({ description: "the path must be relative to the workspace root", path })
+    }
+    // "a.txt/", "dir/." or "dir/..": a directory's name, never a file's (resolving would drop the ending)
+    if (/(?:^|\/)\.{0,2}$/.test(path)) {
+      return yield* new PatchError({ description: "the path names a directory, not a file", path })
     }
     const realRoot = yield* fsCall(() => Fs.realpath(root), "cannot open the workspace root", path)
     const target = NodePath.resolve(realRoot, path)
@@ -309,7 +313,8 @@ const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot
 
 /**
  * Applies one file change under `root` and returns a one-line log of what it did (`created a.txt`,
- * `updated a.txt`, `deleted a.txt`). Fails with `PatchError` when it does not apply (nothing written then)
+ * `updated a.txt`, `updated a.txt and moved it to b.txt`, `deleted a.txt`). A `moveTo` that names the
+ * updated file itself in another spelling (`./a.txt`, `sub/../a.txt`) is a plain update (`updated a.txt`). Fails with `PatchError` when it does not apply (nothing written then)
  * or when the file system refuses (reading, writing or deleting the file: the error code and message).
  *
  * @since 0.2.0
@@ -327,8 +332,10 @@ export const applyChange = (root: string, change: FileChange): Effect.Effect<str
       case "update_file": {
         if (!(yield* exists(file))) return yield* new PatchError({ description: "the file to update does not exist", path: change.path })
         const text = yield* applyHunks(yield* readText(file, change.path), change.diff, change.path)
-        if (change.moveTo !== undefined && change.moveTo !== change.path) {
-          const destination = yield* resolveUnder(root, change.moveTo)
+        const destination = change.moveTo === undefined ? file : yield* resolveUnder(root, change.moveTo)
+        // a move onto the file itself ("./a.txt", "sub/../a.txt" for "a.txt") is a plain update: writing the
+        // destination then removing the source would remove the only copy
+        if (change.moveTo !== undefined && destination !== file) {
           yield* writeText(destination, text, change.moveTo)
           yield* remove(file, change.path)
           return `updated ${change.path} and moved it to ${change.moveTo}`

@@ -6,7 +6,7 @@ import { Part } from "@effect-responses/core"
 import { ApplyPatch } from "@effect-responses/tools"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync, existsSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -110,5 +110,27 @@ describe("ApplyPatch", () => {
       assert.isFalse(existsSync(join(root, "old.txt")))
       const bad = yield* Effect.flip(ApplyPatch.applyPatchText(root, "*** Update File: b.txt\n"))
       assert.match(bad.message, /Begin Patch/)
+    }))
+
+  it.effect("a move onto the updated file itself, spelled differently, is a plain update (the file stays)", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      mkdirSync(join(root, "sub"))
+      for (const moveTo of ["./a.txt", "sub/../a.txt", "a.txt"]) {
+        writeFileSync(join(root, "a.txt"), "keep me\n")
+        const log = yield* ApplyPatch.applyChange(root, { type: "update_file", path: "a.txt", diff: "@@\n-keep me\n+kept\n", moveTo })
+        assert.strictEqual(log, "updated a.txt", moveTo)
+        assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "kept\n", moveTo)
+      }
+      // a directory's spelling is refused, the file untouched
+      for (const moveTo of ["a.txt/", "sub/."]) {
+        const error = yield* Effect.flip(ApplyPatch.applyChange(root, { type: "update_file", path: "a.txt", diff: "@@\n-kept\n+lost\n", moveTo }))
+        assert.strictEqual(error.message, `${moveTo}: the path names a directory, not a file`)
+        assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "kept\n", moveTo)
+      }
+      writeFileSync(join(root, "b.txt"), "b\n")
+      const log = yield* ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Update File: b.txt\n*** Move to: ./b.txt\n@@\n-b\n+B\n*** End Patch")
+      assert.strictEqual(log, "updated b.txt")
+      assert.strictEqual(readFileSync(join(root, "b.txt"), "utf8"), "B\n")
     }))
 })
