@@ -13,6 +13,7 @@
 import { AiError, type Part } from "@effect-responses/core"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
+import { constants as osConstants } from "node:os"
 
 /**
  * How commands run: in `cwd` (default the process's), at most `timeoutMs` milliseconds each when the call
@@ -68,6 +69,8 @@ export const DRAIN_MS = 100
  * Runs one command: `command` a string for `/bin/sh -c`, or an argument vector run directly. Never fails:
  * a command that cannot start gives exit code 127 and the reason on standard error; one that outlives its
  * timeout is killed with what it started (SIGKILL to its process group) and gives the `timeout` outcome.
+ * One killed by a signal gives exit code 128 + the signal's number, as shells report it (137 for SIGKILL,
+ * 143 for SIGTERM): the API's `exit` outcome (`shell_call_output`) has `exit_code` only, no signal field.
  *
  * The command ends when its own process exits, not when its output pipes close: a job it left in the
  * background (`server & echo started`) keeps running, and the result (exit 0, `started`) comes at once,
@@ -157,8 +160,9 @@ export const run = (
       outcome = { type: "exit", exitCode: 127 }
       finish()
     })
-    child.on("exit", (code) => {
-      outcome = { type: "exit", exitCode: code ?? 1 }
+    child.on("exit", (code, signal) => {
+      // killed by a signal: 128 + its number, as shells report it (the API's outcome has no signal field)
+      outcome = { type: "exit", exitCode: code ?? (signal === null ? 1 : 128 + (osConstants.signals[signal] ?? 0)) }
       drainThenFinish()
     })
     // the pipes closed after the exit: all the output is in

@@ -84,6 +84,18 @@ describe("Shell", () => {
       })
     }))
 
+  it.effect("a command killed by a signal exits with 128 + the signal's number, as shells report it", () =>
+    Effect.gen(function*() {
+      const outputs = yield* Shell.handler({})(new Part.ShellCallPart({ callId: "c", commands: ["kill -9 $$", "kill -TERM $$"] }))
+      expect(outputs.map((output) => output.outcome)).toStrictEqual([
+        { type: "exit", exitCode: 137 },
+        { type: "exit", exitCode: 143 }
+      ])
+      // local_shell too: its exit_code
+      const text = yield* Shell.localHandler({})(new Part.LocalShellCallPart({ callId: "c", command: ["/bin/sh", "-c", "kill -9 $$"] }))
+      assert.strictEqual(JSON.parse(text).exit_code, 137)
+    }))
+
   it.effect("local_shell: an argument vector, its output as JSON text", () =>
     Effect.gen(function*() {
       const text = yield* Shell.localHandler({})(new Part.LocalShellCallPart({ callId: "c", command: ["printf", "%s", "hi"] }))
