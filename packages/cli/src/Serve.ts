@@ -10,9 +10,10 @@
  *
  * - `--upstream-key-env VAR`: the upstream's API key is read from the environment variable `VAR` (never
  *   from the command line, where `ps` would show it).
- * - `--api-key-env VAR`: clients must send `Authorization: Bearer <value of VAR>`; others get a 401. The
- *   value may list several keys separated by commas, one per tenant: with `--store`, a response stored with
- *   one key is visible only with that key.
+ * - `--api-key-env VAR`: clients must send `Authorization: Bearer <value of VAR>`; others get a 401. `VAR` is
+ *   one variable, whose value may be a comma-separated list of keys (`KEYS=keyA,keyB`), one per tenant, each
+ *   trimmed of spaces; an empty entry (`keyA,,keyB`) is refused, naming its place. With `--store`, a
+ *   response stored with one key is visible only with that key.
  * - `--store`: `none` (default: stateless), `sqlite:PATH` (an embedded SQLite file, created when missing;
  *   needs the `better-sqlite3` package installed next to the CLI) or `postgres:URL` (a PostgreSQL database
  *   several gateway instances share; a password is better left out of the URL and given as `PGPASSWORD`).
@@ -278,12 +279,19 @@ export const layer = (options: ServeOptions) =>
       const bodyTimeout = options.requestBodyTimeout ?? 120
       const upstreamKey = yield* secretFrom(options.upstreamKeyEnv, "--upstream-key-env")
       const keys = yield* secretFrom(options.apiKeyEnv, "--api-key-env")
-      // several comma-separated keys: one tenant each
-      const [apiKey, ...apiKeys] = keys === undefined
-        ? []
-        : Redacted.value(keys).includes(",")
-        ? Redacted.value(keys).split(",").map((key) => Redacted.make(key.trim()))
-        : [keys]
+      // several comma-separated keys (one variable's value): one tenant each, each trimmed
+      const entries = keys !== undefined && Redacted.value(keys).includes(",")
+        ? Redacted.value(keys).split(",").map((key) => key.trim())
+        : undefined
+      const empty = entries === undefined ? -1 : entries.indexOf("")
+      if (empty !== -1) {
+        const name = Option.getOrElse(options.apiKeyEnv, () => "")
+        return yield* new ServeSetupError({
+          description: `--api-key-env ${name}: entry ${empty + 1} of ${entries!.length} of ${name} (a comma-separated ` +
+            `list of keys) is empty: every request with it would be refused with 401; remove the extra comma`
+        })
+      }
+      const [apiKey, ...apiKeys] = keys === undefined ? [] : entries === undefined ? [keys] : entries.map(Redacted.make)
       const store = yield* storeLayer(options)
       if (upstreamKey !== undefined && keys === undefined && !isLoopbackHost(options.host)) {
         yield* Effect.logWarning(exposedKeyWarning(options.host, options.port, Option.getOrElse(options.upstreamKeyEnv, () => "")))

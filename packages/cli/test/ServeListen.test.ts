@@ -222,3 +222,30 @@ describe("effect-responses serve --host beyond loopback with an upstream key", (
     }
   })
 })
+
+describe("effect-responses serve --api-key-env: a comma-separated list of keys", () => {
+  const variable = "EFFECT_RESPONSES_SERVE_LISTEN_TEST_KEYS"
+  const setup = (value: string) =>
+    Effect.acquireRelease(Effect.sync(() => void (process.env[variable] = value)), () => Effect.sync(() => void delete process.env[variable])).pipe(
+      Effect.zipRight(Effect.flip(Layer.build(Serve.layer({
+        upstream: "http://127.0.0.1:9/v1",
+        port: 0,
+        host: "127.0.0.1",
+        upstreamKeyEnv: Option.none(),
+        apiKeyEnv: Option.some(variable),
+        builtinTools: "drop"
+      }))))
+    )
+
+  it.scoped("an empty entry is refused, naming its place in the list (not 'the key is empty')", () =>
+    Effect.gen(function*() {
+      const error = yield* setup("keyA,,keyB")
+      assert.strictEqual(error._tag, "ServeSetupError")
+      assert.strictEqual(
+        error.message,
+        `--api-key-env ${variable}: entry 2 of 3 of ${variable} (a comma-separated list of keys) is empty: every request with it would be refused with 401; remove the extra comma`
+      )
+      const trailing = yield* setup("keyA, ")
+      assert.include(trailing.message, `entry 2 of 2 of ${variable}`)
+    }))
+})
