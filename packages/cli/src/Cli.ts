@@ -100,7 +100,7 @@ const helpExtras: Record<string, Args.HelpExtra> = {
   serve: {
     environment: [
       ["VAR of --upstream-key-env", "the upstream's API key, read once at start (never from the command line)"],
-      ["VAR of --api-key-env", "the key (or comma-separated keys) clients must send as a bearer token"],
+      ["VAR of --api-key-env", "the key clients must send as a bearer token, or a comma-separated list of keys (VAR=keyA,keyB; spaces around each trimmed)"],
       ["PGPASSWORD", "with --store postgres:URL, the database password when the URL holds none"],
       ["NO_COLOR", "when set, no colours in this help even on a terminal"]
     ],

@@ -94,6 +94,16 @@ describe("effect-responses (in process)", () => {
       assert.include(idle, "keep-alives (SSE comments such as `: keep-alive`, `event: ping`) count as silence")
     }))
 
+  it.effect("serve --help says --api-key-env names one variable whose value may be a comma-separated list of keys, trimmed", () =>
+    Effect.sync(() => {
+      const serve = Cli.help("serve").replace(/\s+/g, " ")
+      assert.include(
+        serve,
+        "the name of one environment variable holding the key clients must send as a bearer token, read once at start; its value may be a comma-separated list of keys (KEYS=keyA,keyB), one per tenant, each trimmed"
+      )
+      assert.include(serve, "or a comma-separated list of keys (VAR=keyA,keyB; spaces around each trimmed)")
+    }))
+
   it.effect("the help's defaults are those the verbs use: the store's bound, the demo prompt, the model of request", () =>
     Effect.sync(() => {
       assert.include(Cli.help("serve"), `(default: ${ResponseStore.DEFAULT_MAX_RESPONSES})`)

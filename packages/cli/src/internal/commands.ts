@@ -136,7 +136,7 @@ export const serve = Command.make("serve", {
     Options.optional
   ),
   apiKeyEnv: Options.text("api-key-env").pipe(
-    Options.withDescription("the name of the environment variable holding the key clients must send as a bearer token, read once at start"),
+    Options.withDescription("the name of one environment variable holding the key clients must send as a bearer token, read once at start; its value may be a comma-separated list of keys (KEYS=keyA,keyB), one per tenant, each trimmed"),
     Options.optional
   ),
   builtinTools: Options.choice("builtin-tools", ["drop", "reject"]).pipe(
