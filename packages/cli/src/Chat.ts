@@ -70,13 +70,18 @@ import * as Protocol from "./Protocol.js"
 import * as Render from "./Render.js"
 
 /**
- * The chat command cannot start: nothing to replay and no API key, or an output file it cannot write.
+ * The chat command cannot start: nothing to replay and no API key, or an output file it cannot write, or
+ * options that do not go together (`--demo` with `--replay FILE` or with `--protocol chat-completions`,
+ * `--replay-reasoning-content` without `--protocol chat-completions`). `commandLine` (since 0.2.0) is `true`
+ * for the last: the command line itself is refused, whatever the environment and files hold, and the
+ * executable exits with status 2 and the verb's usage (`Cli.main`), as for an unknown option.
  *
  * @since 0.1.0
  * @category errors
  */
 export class ChatSetupError extends Schema.TaggedError<ChatSetupError>("@effect-responses/cli/ChatSetupError")("ChatSetupError", {
-  description: Schema.String
+  description: Schema.String,
+  commandLine: Schema.optional(Schema.Boolean)
 }) {
   override get message(): string {
     return this.description
@@ -165,7 +170,8 @@ export const resolveTarget = (
   Effect.gen(function*() {
     if (demo && Option.isSome(replay)) {
       return yield* new ChatSetupError({
-        description: "--demo replays the embedded recording and --replay FILE another one: pass one of them"
+        description: "--demo replays the embedded recording and --replay FILE another one: pass one of them",
+        commandLine: true
       })
     }
     if (Option.isSome(replay)) {
@@ -196,7 +202,8 @@ export const resolveTarget = (
     if (protocol === "chat-completions" && demo) {
       return yield* new ChatSetupError({
         description: "there is no embedded Chat Completions recording: pass --replay FILE (a recorded Chat " +
-          "Completions stream), or drop --demo and set OPENAI_API_KEY or OPENAI_BASE_URL to ask a model."
+          "Completions stream), or drop --demo and set OPENAI_API_KEY or OPENAI_BASE_URL to ask a model.",
+        commandLine: true
       })
     }
     if (!demo) {
@@ -574,7 +581,8 @@ export const command = Commands.chat.pipe(
         if (replayReasoningContent && protocol !== "chat-completions") {
           return yield* new ChatSetupError({
             description: "--replay-reasoning-content is for --protocol chat-completions (the Responses API gets " +
-              "reasoning back as reasoning items)"
+              "reasoning back as reasoning items)",
+            commandLine: true
           })
         }
         // the output file first: a path that cannot be written fails before anything is read, said or sent

@@ -275,6 +275,11 @@ const LEVELS: Record<Args.LogLevelName, LogLevel.LogLevel> = {
  */
 export const USAGE_ERROR = 2
 
+// A verb's refusal of its command line itself (options that do not go together, `Chat.ChatSetupError`'s
+// `commandLine`): exit status 2, as the front end's refusals.
+const isCommandLineError = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && (error as { readonly commandLine?: unknown }).commandLine === true
+
 /**
  * The command line as the executable runs it.
  *
@@ -287,7 +292,9 @@ export const USAGE_ERROR = 2
  *   exit status 2), and asks its questions on standard error: standard output may be redirected, and gets
  *   only the output of the command the wizard builds.
  * - The verb runs with the standard-error `logger`; a failure is one line on standard error,
- *   `effect-responses: <message>`, and exit status 1.
+ *   `effect-responses: <message>`, and exit status 1; options the verb refuses together (an error whose
+ *   `commandLine` is `true`, as `Chat.ChatSetupError`'s) are a bad command line: `effect-responses <verb>:
+ *   <message>`, the verb's usage, exit status 2.
  *
  * @since 0.1.0
  * @category running
@@ -329,6 +336,18 @@ export const main = (argv: ReadonlyArray<string>) =>
               process.exitCode = 1
               const failure = Cause.failureOption(cause)
               if (failure._tag === "Some" && ValidationError.isValidationError(failure.value)) return
+              if (failure._tag === "Some" && isCommandLineError(failure.value)) {
+                // options that do not go together: a bad command line, as an unknown option is
+                process.exitCode = USAGE_ERROR
+                const verb = specs.find((spec) => spec.name === parsed.argv[2])
+                if (verb !== undefined) {
+                  process.stderr.write(
+                    `effect-responses ${verb.name}: ${errorMessage(cause)}\nusage: ${Args.usageLine(verb)}\n` +
+                      `(more: effect-responses ${verb.name} --help)\n`
+                  )
+                  return
+                }
+              }
               process.stderr.write(`effect-responses: ${errorMessage(cause)}\n`)
             })
           ),

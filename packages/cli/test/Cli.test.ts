@@ -121,6 +121,25 @@ describe("effect-responses (in process)", () => {
       assert.include(words.stderr, `not "what is -5 --x"`)
     }))
 
+  it.effect("options chat refuses together are a bad command line: exit status 2, the message and the verb's usage", () =>
+    Effect.gen(function*() {
+      const replay = fixturePath("responses-sse/vai-openai-shell-call.chunks.txt")
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["chat", "--replay-reasoning-content", "--demo"], "--replay-reasoning-content is for --protocol chat-completions"],
+        [["chat", "--demo", "--replay", replay], "--demo replays the embedded recording and --replay FILE another one"],
+        [["chat", "--demo", "--protocol", "chat-completions"], "there is no embedded Chat Completions recording"]
+      ]
+      for (const [args, message] of cases) {
+        const result = yield* main(args)
+        assert.strictEqual(result.status, 2, args.join(" "))
+        assert.strictEqual(result.stdout, "", args.join(" "))
+        const lines = result.stderr.split("\n")
+        assert.isTrue(lines[0]!.startsWith(`effect-responses chat: ${message}`), result.stderr)
+        assert.match(lines[1]!, /^usage: effect-responses chat /)
+        assert.strictEqual(lines[2], "(more: effect-responses chat --help)")
+      }
+    }))
+
   it.effect("a log entry is one line: line breaks and control characters in its text (an upstream's error body) are escaped", () =>
     Effect.gen(function*() {
       const lines: Array<string> = []
