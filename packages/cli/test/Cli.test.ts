@@ -140,6 +140,23 @@ describe("effect-responses (in process)", () => {
       }
     }))
 
+  it.effect("--completions: bash, fish and zsh get a script; sh, pwsh and no shell are refused naming the supported shells", () =>
+    Effect.gen(function*() {
+      // (the script goes through console.log, which vitest captures: its text is checked by the spawned tests)
+      for (const shell of ["bash", "fish", "zsh"]) assert.strictEqual((yield* main(["--completions", shell])).status, 0, shell)
+      for (const args of [["--completions", "sh"], ["--completions", "pwsh"], ["--completions=sh"], ["--completions"]]) {
+        const result = yield* main(args)
+        assert.strictEqual(result.status, 2, args.join(" "))
+        assert.strictEqual(result.stdout, "", args.join(" "))
+        const first = result.stderr.split("\n")[0]!
+        assert.match(first, /^effect-responses: option --completions: .*the supported shells are bash, fish, zsh$/, args.join(" "))
+        assert.notInclude(result.stderr, "subcommand")
+      }
+      assert.include((yield* main(["--completions", "sh"])).stderr, "'sh' is not supported (POSIX sh has no programmable completion)")
+      assert.include((yield* main(["--completions", "pwsh"])).stderr, "the shell 'pwsh' is not supported")
+      assert.include(Cli.help(undefined), "print a completion script for bash, fish or zsh")
+    }))
+
   it.effect("a log entry is one line: line breaks and control characters in its text (an upstream's error body) are escaped", () =>
     Effect.gen(function*() {
       const lines: Array<string> = []

@@ -285,10 +285,15 @@ const takeLogLevel = (
 
 const isHelp = (arg: string) => arg === "--help" || arg === "-h"
 
+// The shells `--completions` writes a script for. `@effect/cli` also takes `sh`, for which it writes the
+// bash script (arrays, `complete`), which POSIX sh rejects: POSIX sh has no programmable completion.
+const COMPLETION_SHELLS: ReadonlyArray<string> = ["bash", "fish", "zsh"]
+
 /**
  * Reads `argv` (as `process.argv`: node and the script first) against the verbs. `--version` alone is
  * read here (as the executable reads it before loading the command line); the other built-in options of
- * `@effect/cli` at the top (`--completions SHELL`, `--wizard`) pass through unchanged.
+ * `@effect/cli` at the top (`--completions SHELL`, `--wizard`) pass through unchanged, but for a
+ * `--completions` shell other than bash, fish or zsh (`sh`, `pwsh`, none), refused here as a bad command line.
  *
  * @internal
  */
@@ -301,6 +306,21 @@ export const parse = (argv: ReadonlyArray<string>, verbs: ReadonlyArray<VerbSpec
   const first = args[0]
   if (first === undefined || isHelp(first)) return { _tag: "Help", verb: undefined, logLevel }
   if (first === "--version" && args.length === 1) return { _tag: "Version" }
+  if (first === "--completions" || first.startsWith("--completions=")) {
+    const shell = first === "--completions" ? args[1] : first.slice("--completions=".length)
+    if (shell === undefined || !COMPLETION_SHELLS.includes(shell)) {
+      const supported = `the supported shells are ${COMPLETION_SHELLS.join(", ")}`
+      return {
+        _tag: "UsageError",
+        message: shell === undefined
+          ? `option --completions: give a shell; ${supported}`
+          : shell === "sh"
+          ? `option --completions: 'sh' is not supported (POSIX sh has no programmable completion); ${supported}`
+          : `option --completions: the shell '${shell}' is not supported; ${supported}`,
+        verb: undefined
+      }
+    }
+  }
   if (first.startsWith("-")) {
     // @effect/cli's own options at the top: --version, --completions, --wizard
     return { _tag: "Run", argv: [...head, ...args], logLevel }
@@ -478,7 +498,7 @@ export const rootHelp = (
       table([
         ...globalOptions,
         ["--version", "print the version"],
-        ["--completions SHELL", "print a completion script for sh, bash, fish or zsh"],
+        ["--completions SHELL", "print a completion script for bash, fish or zsh"],
         ["--wizard", "build a command line by answering questions (on standard error; answers from a terminal)"]
       ])
     }`

@@ -29,6 +29,20 @@ describe("effect-responses command line (the executable)", () => {
     ])
   })
 
+  it("--completions bash writes a script; sh (POSIX sh has no completion) and pwsh are refused naming the supported shells, exit 2", async () => {
+    const bash = await Cli.run(["--completions", "bash"])
+    expect(bash.status).toBe(0)
+    expect(bash.stdout).toContain("complete -F")
+    for (const [shell, why] of [["sh", "'sh' is not supported (POSIX sh has no programmable completion)"], ["pwsh", "the shell 'pwsh' is not supported"]]) {
+      const refused = await Cli.run(["--completions", shell!])
+      expect(refused.status).toBe(2)
+      expect(refused.stdout).toBe("")
+      expect(refused.stderr.split("\n")[0]).toBe(
+        `effect-responses: option --completions: ${why}; the supported shells are bash, fish, zsh`
+      )
+    }
+  })
+
   it("a prompt of several words is one prompt (refused by the demo replay, which answers its own question)", async () => {
     const result = await Cli.run(["chat", "what", "is", "2", "plus", "2"])
     expect(result.status).toBe(1)
