@@ -93,6 +93,22 @@ describe("effect-responses serve (the executable)", () => {
     }
   })
 
+  it("chat against the gateway with a base URL without /v1: the 404 carries one hint, the gateway's (the README's line)", async () => {
+    const running = Cli.start(["serve", "--upstream", "http://127.0.0.1:9/v1", "--port", "0"])
+    try {
+      await running.waitFor(/serving (http:\/\/\S+)\/v1/)
+      const root = /serving (http:\/\/\S+)\/v1/.exec(running.output().stdout)![1]!
+      const chat = await Cli.run(["chat", "hi"], { env: { OPENAI_BASE_URL: root } })
+      expect(chat.status).toBe(1)
+      expect(chat.stdout).toBe("")
+      expect(chat.stderr).toBe(
+        "effect-responses: HTTP 404: Invalid URL (POST /responses): try /v1/responses (the gateway's base URL ends in /v1) (invalid_request_error)\n"
+      )
+    } finally {
+      running.child.kill("SIGKILL")
+    }
+  })
+
   it("SIGTERM with requests in flight: a stream ends with response.failed server_shutting_down, a whole answer is a 503 server_shutting_down (not upstream errors), exit 143", async () => {
     // streamed: the first delta, then nothing more; whole: no answer at all
     const upstream = createServer((req, res) => {
