@@ -253,14 +253,42 @@ export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange
 // ---------------------------------------------------------------------------------------------------------
 
 /**
- * The absolute path of `path` under `root`, checked: `path` is relative, names a file (not `a.txt/`,
- * `dir/.` or `..`), stays under `root` once normalized, and its existing part does not lead out of `root`
- * through a symbolic link. Fails with `PatchError` otherwise.
- *
- * @since 0.2.0
- * @category files
+ * Where a write to the absolute path `file` lands: its symbolic links followed, dangling ones too (by the
+ * text of the link, as `open` would create the file it names), and a missing part appended to the real path
+ * of its deepest existing ancestor. `undefined` after 40 links (a loop).
  */
-export const resolveUnder = (root: string, path: string): Effect.Effect<string, PatchError> =>
+const landing = (file: string): Effect.Effect<string | undefined> =>
+  Effect.promise(async () => {
+    let current = file
+    for (let hop = 0; hop < 40; hop++) {
+      const real = await Fs.realpath(current).catch(() => undefined)
+      if (real !== undefined) return real
+      // the deepest entry that exists (lstat: a dangling link exists), and the missing rest below it
+      let existing = current
+      let rest: Array<string> = []
+      while ((await Fs.lstat(existing).catch(() => undefined)) === undefined) {
+        const parent = NodePath.dirname(existing)
+        if (parent === existing) return current
+        rest = [NodePath.basename(existing), ...rest]
+        existing = parent
+      }
+      const realExisting = await Fs.realpath(existing).catch(() => undefined)
+      if (realExisting !== undefined) return NodePath.join(realExisting, ...rest)
+      // a link that does not resolve: follow it one step by its text
+      const link = await Fs.readlink(existing).catch(() => undefined)
+      if (link === undefined) return undefined
+      current = NodePath.join(NodePath.resolve(NodePath.dirname(existing), link), ...rest)
+    }
+    return undefined
+  })
+
+/**
+ * `path` under `root`, checked (see `resolveUnder`): `file` is the path itself (what a delete removes, a
+ * link and not its target), `real` where a write to it lands once symbolic links are followed (what a write
+ * opens, so a dangling link's missing directories are created inside the root; two spellings of one file
+ * have the same `real`).
+ */
+const locate = (root: string, path: string): Effect.Effect<{ readonly file: string; readonly real: string }, PatchError> =>
   Effect.gen(function*() {
     if (path === "" || NodePath.isAbsolute(path)) {
       return yield* new PatchError({ description: "the path must be relative to the workspace root", path })
@@ -270,23 +298,27 @@ export const resolveUnder = (root: string, path: string): Effect.Effect<string, 
       return yield* new PatchError({ description: "the path names a directory, not a file", path })
     }
     const realRoot = yield* fsCall(() => Fs.realpath(root), "cannot open the workspace root", path)
-    const target = NodePath.resolve(realRoot, path)
-    const inside = (candidate: string) => candidate === realRoot || candidate.startsWith(realRoot + NodePath.sep)
-    if (!inside(target)) return yield* new PatchError({ description: "the path leaves the workspace root", path })
-    // the deepest existing ancestor must resolve inside the root too (no symbolic link out of it)
-    let existing = target
-    for (;;) {
-      const real = yield* Effect.promise(() => Fs.realpath(existing).then((p) => p, () => undefined))
-      if (real !== undefined) {
-        if (!inside(real)) return yield* new PatchError({ description: "the path leads out of the workspace root", path })
-        break
-      }
-      const parent = NodePath.dirname(existing)
-      if (parent === existing) break
-      existing = parent
-    }
-    return target
+    const file = NodePath.resolve(realRoot, path)
+    const inside = (candidate: string) => candidate.startsWith(realRoot + NodePath.sep)
+    if (!inside(file)) return yield* new PatchError({ description: "the path leaves the workspace root", path })
+    // where a write lands must be inside the root too: no symbolic link out of it, dangling or not
+    const real = yield* landing(file)
+    if (real === undefined) return yield* new PatchError({ description: "the path goes through too many symbolic links", path })
+    if (!inside(real)) return yield* new PatchError({ description: "the path leads out of the workspace root", path })
+    return { file, real }
   })
+
+/**
+ * The absolute path of `path` under `root`, checked: `path` is relative, names a file (not `a.txt/`,
+ * `dir/.` or `..`), stays under `root` once normalized, and does not lead out of `root` through a symbolic
+ * link: where a write to it lands, its links followed (a dangling link by the path it names, as writing
+ * through it would create that file), must be under `root`. Fails with `PatchError` otherwise.
+ *
+ * @since 0.2.0
+ * @category files
+ */
+export const resolveUnder = (root: string, path: string): Effect.Effect<string, PatchError> =>
+  Effect.map(locate(root, path), ({ file }) => file)
 
 /**
  * A file system call whose failure (a missing file, a permission denied, a directory where a file was
@@ -322,25 +354,25 @@ const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot
  */
 export const applyChange = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
   Effect.gen(function*() {
-    const file = yield* resolveUnder(root, change.path)
+    const { file, real } = yield* locate(root, change.path)
     switch (change.type) {
       case "create_file": {
         if (yield* exists(file)) return yield* new PatchError({ description: "the file to create exists already", path: change.path })
-        yield* writeText(file, yield* createdText(change.diff, change.path), change.path)
+        yield* writeText(real, yield* createdText(change.diff, change.path), change.path)
         return `created ${change.path}`
       }
       case "update_file": {
         if (!(yield* exists(file))) return yield* new PatchError({ description: "the file to update does not exist", path: change.path })
         const text = yield* applyHunks(yield* readText(file, change.path), change.diff, change.path)
-        const destination = change.moveTo === undefined ? file : yield* resolveUnder(root, change.moveTo)
-        // a move onto the file itself ("./a.txt", "sub/../a.txt" for "a.txt") is a plain update: writing the
-        // destination then removing the source would remove the only copy
-        if (change.moveTo !== undefined && destination !== file) {
-          yield* writeText(destination, text, change.moveTo)
+        const destination = change.moveTo === undefined ? undefined : yield* locate(root, change.moveTo)
+        // a move onto the file itself ("./a.txt", "sub/../a.txt" for "a.txt", a link to it) is a plain
+        // update: writing the destination then removing the source would remove the only copy
+        if (change.moveTo !== undefined && destination !== undefined && destination.real !== real) {
+          yield* writeText(destination.real, text, change.moveTo)
           yield* remove(file, change.path)
           return `updated ${change.path} and moved it to ${change.moveTo}`
         }
-        yield* writeText(file, text, change.path)
+        yield* writeText(real, text, change.path)
         return `updated ${change.path}`
       }
       case "delete_file": {

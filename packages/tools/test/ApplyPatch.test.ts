@@ -6,7 +6,7 @@ import { Part } from "@effect-responses/core"
 import { ApplyPatch } from "@effect-responses/tools"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -132,5 +132,36 @@ describe("ApplyPatch", () => {
       const log = yield* ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Update File: b.txt\n*** Move to: ./b.txt\n@@\n-b\n+B\n*** End Patch")
       assert.strictEqual(log, "updated b.txt")
       assert.strictEqual(readFileSync(join(root, "b.txt"), "utf8"), "B\n")
+    }))
+
+  it.effect("no write leaves the root through a symbolic link, dangling or not", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const outside = workspace()
+      writeFileSync(join(root, "m.txt"), "secret\n")
+      symlinkSync(join(outside, "pwned.txt"), join(root, "link.txt"))
+      symlinkSync(join(outside, "newdir"), join(root, "dlink"))
+      symlinkSync("dlink/deeper.txt", join(root, "chain.txt"))
+      symlinkSync("loop", join(root, "loop"))
+      const refused = (change: ApplyPatch.FileChange) =>
+        Effect.map(Effect.flip(ApplyPatch.applyChange(root, change)), (error) => error.message)
+      const diff = "@@\n-secret\n+written\n"
+      assert.strictEqual(yield* refused({ type: "update_file", path: "m.txt", diff, moveTo: "link.txt" }), "link.txt: the path leads out of the workspace root")
+      assert.strictEqual(yield* refused({ type: "update_file", path: "m.txt", diff, moveTo: "chain.txt" }), "chain.txt: the path leads out of the workspace root")
+      assert.strictEqual(yield* refused({ type: "create_file", path: "link.txt", diff: "+x\n" }), "link.txt: the path leads out of the workspace root")
+      assert.strictEqual(yield* refused({ type: "create_file", path: "dlink/x.txt", diff: "+x\n" }), "dlink/x.txt: the path leads out of the workspace root")
+      assert.strictEqual(yield* refused({ type: "create_file", path: "loop", diff: "+x\n" }), "loop: the path goes through too many symbolic links")
+      const whole = yield* Effect.flip(ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Update File: m.txt\n*** Move to: link.txt\n@@\n-secret\n+written\n*** End Patch"))
+      assert.strictEqual(whole.message, "link.txt: the path leads out of the workspace root")
+      assert.strictEqual(readFileSync(join(root, "m.txt"), "utf8"), "secret\n")
+      assert.deepStrictEqual(readdirSync(outside), [])
+      // a dangling link to a new file inside the root may be moved onto (the write creates that file), and a
+      // move onto a link to the file itself is a plain update
+      symlinkSync("sub/target.txt", join(root, "inner.txt"))
+      assert.strictEqual(yield* ApplyPatch.applyChange(root, { type: "update_file", path: "m.txt", diff, moveTo: "inner.txt" }), "updated m.txt and moved it to inner.txt")
+      assert.strictEqual(readFileSync(join(root, "sub/target.txt"), "utf8"), "written\n")
+      symlinkSync("sub/target.txt", join(root, "again.txt"))
+      assert.strictEqual(yield* ApplyPatch.applyChange(root, { type: "update_file", path: "sub/target.txt", diff: "@@\n-written\n+kept\n", moveTo: "again.txt" }), "updated sub/target.txt")
+      assert.strictEqual(readFileSync(join(root, "sub/target.txt"), "utf8"), "kept\n")
     }))
 })
