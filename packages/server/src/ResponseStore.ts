@@ -176,7 +176,9 @@ export class ResponseNotFound
 /**
  * The store's operations; every one is scoped to a tenant and never returns expired responses.
  *
- * - `save`: stores a response (replacing one with the same id), then enforces `maxResponses`.
+ * - `save`: stores a response (replacing the tenant's own one with the same id), then enforces
+ *   `maxResponses`. Ids are unique over all tenants: saving an id another tenant has stored fails with
+ *   `ResponseStoreError` and leaves theirs as it is.
  * - `get`: the Response object, or `None`.
  * - `chain`: the conversation that ends with response `id`: for each response from the first of the chain
  *   (following `previous_response_id`) to `id`, its input items then its output items. Fails with
@@ -336,7 +338,8 @@ export const make = (retention: Retention = {}): Effect.Effect<Service, never, S
     const save = (entry: Entry) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        yield* deleteResponses(sql.and([sql`id = ${entry.response.id}`]))
+        // the tenant's own response of that id only: another tenant's stays, and the insert fails on the id
+        yield* deleteResponses(sql.and([sql`tenant = ${entry.tenant}`, sql`id = ${entry.response.id}`]))
         const inserted = yield* sql<{ readonly seq: number | string }>`INSERT INTO effect_responses_responses ${
           sql.insert({
             id: entry.response.id,

@@ -112,6 +112,12 @@ for (const backend of backends) {
               Exit.fail(new ResponseStore.ResponseNotFound({ id: "resp_a" }))
             )
             assert.isTrue(Option.isSome(yield* store.get("alice", "resp_a")))
+            // saving an id alice has fails for bob, and leaves alice's response and items as they are
+            const taken = yield* Effect.exit(store.save(entry("bob", "resp_a", null, [user("msg_x", "x")], [])))
+            assert.isTrue(Exit.isFailure(taken))
+            expect(Option.getOrThrow(yield* store.get("alice", "resp_a"))).toMatchObject({ id: "resp_a" })
+            expect((yield* store.chain("alice", "resp_a")).map((item) => item.id)).toEqual(["msg_secret", "msg_ra"])
+            assert.isTrue(Option.isNone(yield* store.get("bob", "resp_a")))
           }))
       }))
 
