@@ -116,7 +116,6 @@ const seek = (
   from: number,
   endOfFile: boolean
 ): number => {
-  if (pattern.length === 0) return endOfFile ? lines.length : from
   const comparisons: ReadonlyArray<(a: string, b: string) => boolean> = [
     (a, b) => a === b,
     (a, b) => a.trimEnd() === b.trimEnd(),
@@ -139,8 +138,35 @@ const seek = (
 }
 
 /**
+ * A file's lines without their endings, and each line's ending (`"\r\n"`, `"\n"`, or `""` for a last line
+ * without one).
+ */
+const splitLines = (content: string): { readonly texts: Array<string>; readonly endings: Array<string> } => {
+  const texts = content.split("\n")
+  const last = texts.pop()!
+  const endings = texts.map(() => "\n")
+  texts.forEach((text, index) => {
+    if (text.endsWith("\r")) {
+      texts[index] = text.slice(0, -1)
+      endings[index] = "\r\n"
+    }
+  })
+  if (last !== "") {
+    texts.push(last)
+    endings.push("")
+  }
+  return { texts, endings }
+}
+
+/**
  * Applies the hunks of an `update_file` diff to a file's text and returns the new text. Fails with
  * `PatchError` naming the first hunk that does not apply (1-based) and its first old line.
+ *
+ * As Codex's `apply_patch` does: lines the patch leaves keep their own ending; the lines it writes (added
+ * and context lines) take the file's ending, the one of its first line (`\r\n` in a CRLF file, `\n` in an
+ * empty file); the result ends with a newline (a last line without one gains it); a hunk with no context
+ * and no removed line (only `+` lines) adds them at the end of the file (before a final blank line),
+ * whatever its `@@` header.
  *
  * @since 0.2.0
  * @category patches
@@ -149,9 +175,12 @@ export const applyHunks = (content: string, diff: string, path: string): Effect.
   Effect.suspend(() => {
     const hunks = parseHunks(diff, path)
     if (hunks instanceof PatchError) return Effect.fail(hunks)
-    const endsWithNewline = content.endsWith("\n")
-    const lines = content.split("\n")
-    if (endsWithNewline) lines.pop()
+    const { endings, texts: lines } = splitLines(content)
+    const ending = endings[0] || "\n"
+    const replace = (at: number, count: number, added: ReadonlyArray<string>) => {
+      lines.splice(at, count, ...added)
+      endings.splice(at, count, ...added.map(() => ending))
+    }
     let position = 0
     for (let index = 0; index < hunks.length; index++) {
       const hunk = hunks[index]!
@@ -164,6 +193,11 @@ export const applyHunks = (content: string, diff: string, path: string): Effect.
         }
         position = at + 1
       }
+      if (hunk.oldLines.length === 0) {
+        // a pure addition: at the end of the file, before a final blank line (Codex's compute_replacements)
+        replace(lines.at(-1) === "" ? lines.length - 1 : lines.length, 0, hunk.newLines)
+        continue
+      }
       const at = seek(lines, hunk.oldLines, position, hunk.endOfFile)
       if (at < 0) {
         return Effect.fail(
@@ -173,10 +207,10 @@ export const applyHunks = (content: string, diff: string, path: string): Effect.
           })
         )
       }
-      lines.splice(at, hunk.oldLines.length, ...hunk.newLines)
+      replace(at, hunk.oldLines.length, hunk.newLines)
       position = at + hunk.newLines.length
     }
-    return Effect.succeed(lines.join("\n") + (endsWithNewline || lines.length > 0 ? "\n" : ""))
+    return Effect.succeed(lines.map((line, index) => line + (endings[index] || ending)).join(""))
   })
 
 /**

@@ -164,4 +164,23 @@ describe("ApplyPatch", () => {
       assert.strictEqual(yield* ApplyPatch.applyChange(root, { type: "update_file", path: "sub/target.txt", diff: "@@\n-written\n+kept\n", moveTo: "again.txt" }), "updated sub/target.txt")
       assert.strictEqual(readFileSync(join(root, "sub/target.txt"), "utf8"), "kept\n")
     }))
+
+  it.effect("line endings as Codex: a CRLF file stays CRLF, an empty file gains one line, a pure addition goes at the end", () =>
+    Effect.gen(function*() {
+      // the patch's lines take the file's ending; lines it leaves keep theirs
+      assert.strictEqual(
+        yield* ApplyPatch.applyHunks("l1\r\nl2\r\nl3\r\nl4\r\nl5\r\n", "@@\n l2\n-l3\n+L3\n l4\n", "f"),
+        "l1\r\nl2\r\nL3\r\nl4\r\nl5\r\n"
+      )
+      assert.strictEqual(yield* ApplyPatch.applyHunks("a\nb\r\nc\n", "@@\n-a\n+A\n", "f"), "A\nb\r\nc\n")
+      assert.strictEqual(yield* ApplyPatch.applyHunks("", "@@\n+hello\n", "f"), "hello\n")
+      assert.strictEqual(yield* ApplyPatch.applyHunks("one\ntwo\n", "@@\n+three\n", "f"), "one\ntwo\nthree\n")
+      assert.strictEqual(yield* ApplyPatch.applyHunks("one\ntwo\n\n", "@@ one\n+three\n", "f"), "one\ntwo\nthree\n\n")
+      // a last line without a newline gains one (Codex's updates do too)
+      assert.strictEqual(yield* ApplyPatch.applyHunks("x\ny", "@@\n x\n-y\n+z\n", "f"), "x\nz\n")
+      const root = workspace()
+      writeFileSync(join(root, "crlf.txt"), "a\r\nb\r\nc\r\n")
+      assert.strictEqual(yield* ApplyPatch.applyChange(root, { type: "update_file", path: "crlf.txt", diff: "@@\n a\n-b\n+B\n+B2\n c\n" }), "updated crlf.txt")
+      assert.strictEqual(readFileSync(join(root, "crlf.txt"), "utf8"), "a\r\nB\r\nB2\r\nc\r\n")
+    }))
 })
