@@ -71,7 +71,7 @@ interface Hunk {
 }
 
 const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
-  const lines = diff.split("\n")
+  const lines = diff.split(/\r?\n/)
   if (lines.at(-1) === "") lines.pop()
   const hunks: Array<Hunk> = []
   let current: Hunk | undefined
@@ -166,7 +166,8 @@ const splitLines = (content: string): { readonly texts: Array<string>; readonly 
  * and context lines) take the file's ending, the one of its first line (`\r\n` in a CRLF file, `\n` in an
  * empty file); the result ends with a newline (a last line without one gains it); a hunk with no context
  * and no removed line (only `+` lines) adds them at the end of the file (before a final blank line),
- * whatever its `@@` header.
+ * whatever its `@@` header. Besides: a byte order mark at the start of the file stays there (the hunks do
+ * not see it), and the diff's lines may end with `\r\n` (the `\r` is not part of the line).
  *
  * @since 0.2.0
  * @category patches
@@ -175,7 +176,9 @@ export const applyHunks = (content: string, diff: string, path: string): Effect.
   Effect.suspend(() => {
     const hunks = parseHunks(diff, path)
     if (hunks instanceof PatchError) return Effect.fail(hunks)
-    const { endings, texts: lines } = splitLines(content)
+    // a byte order mark stays in front, out of the first line's text (where the search would not see it)
+    const bom = content.startsWith("\ufeff") ? "\ufeff" : ""
+    const { endings, texts: lines } = splitLines(content.slice(bom.length))
     const ending = endings[0] || "\n"
     const replace = (at: number, count: number, added: ReadonlyArray<string>) => {
       lines.splice(at, count, ...added)
@@ -210,11 +213,12 @@ export const applyHunks = (content: string, diff: string, path: string): Effect.
       replace(at, hunk.oldLines.length, hunk.newLines)
       position = at + hunk.newLines.length
     }
-    return Effect.succeed(lines.map((line, index) => line + (endings[index] || ending)).join(""))
+    return Effect.succeed(bom + lines.map((line, index) => line + (endings[index] || ending)).join(""))
   })
 
 /**
- * The text of a created file from a `create_file` diff: each line without its leading `+`. Fails with
+ * The text of a created file from a `create_file` diff: each line without its leading `+`, each ending
+ * with `\n` (also when the diff's lines end with `\r\n`, as Codex writes an added file). Fails with
  * `PatchError` on a line without it.
  *
  * @since 0.2.0
@@ -222,7 +226,7 @@ export const applyHunks = (content: string, diff: string, path: string): Effect.
  */
 export const createdText = (diff: string, path: string): Effect.Effect<string, PatchError> =>
   Effect.suspend(() => {
-    const lines = diff.split("\n")
+    const lines = diff.split(/\r?\n/)
     if (lines.at(-1) === "") lines.pop()
     const out: Array<string> = []
     for (let index = 0; index < lines.length; index++) {
@@ -238,15 +242,16 @@ export const createdText = (diff: string, path: string): Effect.Effect<string, P
   })
 
 /**
- * Parses a whole patch (`*** Begin Patch` … `*** End Patch`) into its file changes, in order. Fails with
- * `PatchError` when the envelope or a section header is missing or unknown.
+ * Parses a whole patch (`*** Begin Patch` … `*** End Patch`) into its file changes, in order; its lines may
+ * end with `\n` or `\r\n` (the `\r` belongs to no line: an added file gets `\n` endings, as with Codex). Fails
+ * with `PatchError` when the envelope or a section header is missing or unknown.
  *
  * @since 0.2.0
  * @category patches
  */
 export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange>, PatchError> =>
   Effect.suspend(() => {
-    const lines = text.trim().split("\n")
+    const lines = text.trim().split(/\r?\n/)
     if (lines[0]?.trim() !== "*** Begin Patch" || lines.at(-1)?.trim() !== "*** End Patch") {
       return Effect.fail(new PatchError({ description: "a patch starts with \"*** Begin Patch\" and ends with \"*** End Patch\"" }))
     }
@@ -380,7 +385,9 @@ const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot
 /**
  * Applies one file change under `root` and returns a one-line log of what it did (`created a.txt`,
  * `updated a.txt`, `updated a.txt and moved it to b.txt`, `deleted a.txt`). A `moveTo` that names the
- * updated file itself in another spelling (`./a.txt`, `sub/../a.txt`) is a plain update (`updated a.txt`). Fails with `PatchError` when it does not apply (nothing written then)
+ * updated file itself in another spelling (`./a.txt`, `sub/../a.txt`) is a plain update (`updated a.txt`);
+ * one that names another existing file replaces it, as Codex's `apply_patch` does (`*** Move to:` writes
+ * the destination whatever is there). Fails with `PatchError` when it does not apply (nothing written then)
  * or when the file system refuses (reading, writing or deleting the file: the error code and message).
  *
  * @since 0.2.0

@@ -183,4 +183,38 @@ describe("ApplyPatch", () => {
       assert.strictEqual(yield* ApplyPatch.applyChange(root, { type: "update_file", path: "crlf.txt", diff: "@@\n a\n-b\n+B\n+B2\n c\n" }), "updated crlf.txt")
       assert.strictEqual(readFileSync(join(root, "crlf.txt"), "utf8"), "a\r\nB\r\nB2\r\nc\r\n")
     }))
+
+  it.effect("a whole patch with CRLF line endings, a byte order mark, a move onto an existing file", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeFileSync(join(root, "e.txt"), "a\nb\n")
+      const crlf = [
+        "*** Begin Patch",
+        "*** Add File: c2.txt",
+        "+hi",
+        "*** Update File: e.txt",
+        "@@",
+        " a",
+        "-b",
+        "+c",
+        "*** End of File",
+        "*** End Patch",
+        ""
+      ].join("\r\n")
+      assert.strictEqual(yield* ApplyPatch.applyPatchText(root, crlf), "created c2.txt\nupdated e.txt")
+      // the patch's \r belongs to no line: an added file gets \n endings, as Codex writes it
+      assert.strictEqual(readFileSync(join(root, "c2.txt"), "utf8"), "hi\n")
+      assert.strictEqual(readFileSync(join(root, "e.txt"), "utf8"), "a\nc\n")
+      assert.strictEqual(yield* ApplyPatch.createdText("+x\r\n+y\r\n", "f"), "x\ny\n")
+      // a byte order mark stays in front of the first line
+      assert.strictEqual(yield* ApplyPatch.applyHunks("\ufeffa\nb\n", "@@\n-a\n+A\n b\n", "f"), "\ufeffA\nb\n")
+      // a move onto another existing file replaces it (as Codex's *** Move to: does)
+      writeFileSync(join(root, "src.txt"), "s\n")
+      assert.strictEqual(
+        yield* ApplyPatch.applyChange(root, { type: "update_file", path: "src.txt", diff: "@@\n-s\n+S\n", moveTo: "e.txt" }),
+        "updated src.txt and moved it to e.txt"
+      )
+      assert.strictEqual(readFileSync(join(root, "e.txt"), "utf8"), "S\n")
+      assert.isFalse(existsSync(join(root, "src.txt")))
+    }))
 })
