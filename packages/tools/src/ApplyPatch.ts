@@ -3,21 +3,33 @@
  * `apply_patch`, and of the Responses `apply_patch_call` operations) to files under a root directory it
  * may not leave.
  *
- * - `create_file`: the diff's lines all start with `+`; the file is written with them (without the `+`).
+ * - `create_file`: the diff's lines all start with `+`; the file is written with them (without the `+`),
+ *   each ending with `\n`.
  * - `update_file`: the diff is a list of hunks. A line `@@` (optionally followed by a line of context to
  *   find first, e.g. `@@ def main():`) starts a hunk; in a hunk a line starting with ` ` is context, `-`
  *   a line removed, `+` a line added; `*** End of File` anchors the hunk at the end of the file. Each hunk's
  *   old lines (context and removed) are found in order from where the previous hunk ended: exactly, then
- *   ignoring trailing, then surrounding whitespace (as Codex does).
+ *   ignoring trailing, then surrounding whitespace (as Codex does). A hunk of `+` lines only adds them at
+ *   the end of the file (as Codex does). A `moveTo` (`*** Move to:`) writes the result there and removes the
+ *   file (replacing a file already there, as Codex does); a move onto the file itself is a plain update.
  * - `delete_file`: the file is removed.
  * - A whole patch (`*** Begin Patch` … `*** End Patch` with `*** Add File:`, `*** Update File:` (and
  *   `*** Move to:`), `*** Delete File:` sections) is what a Codex-style freeform `apply_patch` custom tool
  *   receives: `applyPatchText`.
  *
- * Paths are relative to the root; an absolute path, a path with `..` that leaves the root, or one that
- * leads out of it through a symbolic link fails with `PatchError`, as does a hunk that does not apply (the
- * message names the file and the hunk). Nothing is written when a change fails to apply. Running a patch
- * the model wrote is the application's decision: give it a root it may change.
+ * Line endings (`applyHunks`): an updated file keeps its lines' endings and the lines a hunk writes take
+ * the ending of the file's first line, so a CRLF file stays CRLF; the result ends with a newline (a file
+ * without one gains it, as with Codex); a byte order mark at the start stays. The patch text and diffs may
+ * use `\n` or `\r\n`; the `\r` belongs to no line.
+ *
+ * Paths are relative to the root; an absolute path, a path with `..` that leaves the root, a directory's
+ * name (`a.txt/`), or one whose write would land outside the root through a symbolic link (dangling or
+ * not) fails with `PatchError`, as does a hunk that does not apply (the message names the file and the
+ * hunk). A change whose hunks or paths do not apply writes nothing (a move whose source cannot be removed
+ * leaves the destination written); in a whole patch the changes are applied one after another, so those
+ * before a failing one stay applied (the error names the file it stopped at). The checks are not
+ * atomic with the writes: a process changing the root's links meanwhile is not guarded against. Running a
+ * patch the model wrote is the application's decision: give it a root it may change.
  *
  * @since 0.2.0
  */
