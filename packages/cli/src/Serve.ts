@@ -20,7 +20,8 @@
  *   With a store, `store`, `previous_response_id`, `item_reference` and `GET`/`DELETE /v1/responses/{id}`
  *   work (see the server package's `Gateway` module).
  * - `--store-ttl`: how long a stored response is kept (`30d` default; `12h`, `90m`, `3600s`, or seconds).
- * - `--store-max-responses`: at most this many responses are kept (default 100000); the oldest go first.
+ * - `--store-max-responses`: at most this many responses are kept (default 100000), counted over all tenants
+ *   (one bound for the store, not one per key); the oldest go first.
  * - `--builtin-tools`: `drop` (default) removes built-in tools (`web_search`, …) with a warning, `reject`
  *   answers 400.
  * - `--upstream-headers-timeout SECONDS` (default 300): the longest wait for the upstream's response

@@ -10,8 +10,9 @@
  *
  * Retention: a response expires `ttl` after it was stored (expired responses are never read, and are
  * deleted by `purge`, which `layer` runs every `purgeInterval`); and at most `maxResponses` responses are
- * kept: storing one more deletes the oldest beyond the bound (by the order they were stored, over all
- * tenants).
+ * kept, over all tenants (one bound for the whole store, not one per tenant): storing one more deletes the
+ * oldest (by the order they were stored) beyond the newest `maxResponses`; deleted responses are not
+ * counted.
  *
  * Schema (`migrations`, run by `layer` through `@effect/sql`'s `Migrator`, recorded in the table
  * `effect_responses_migrations`):
@@ -367,8 +368,13 @@ export const make = (retention: Retention = {}): Effect.Effect<Service, never, S
         for (let at = 0; at < rows.length; at += 500) {
           yield* sql`INSERT INTO effect_responses_items ${sql.insert(rows.slice(at, at + 500))}`
         }
-        if (seq > maxResponses) {
-          yield* deleteResponses(sql.and([sql`seq <= ${seq - maxResponses}`]))
+        // the bound counts what is kept (deleted and replaced responses leave gaps in seq): the newest
+        // maxResponses stay. The oldest seq bounds the count from above, so a store with room pays one lookup.
+        const [oldest] = yield* sql<{ readonly seq: number | string | null }>`SELECT MIN(seq) AS seq FROM effect_responses_responses`
+        if (oldest?.seq != null && seq - Number(oldest.seq) + 1 > maxResponses) {
+          const [cutoff] = yield* sql<{ readonly seq: number | string }>`SELECT seq FROM effect_responses_responses
+            ORDER BY seq DESC LIMIT 1 OFFSET ${maxResponses}`
+          if (cutoff !== undefined) yield* deleteResponses(sql.and([sql`seq <= ${cutoff.seq}`]))
         }
       }).pipe(sql.withTransaction, Effect.mapError(storeError("to save a response")), Effect.withSpan("ResponseStore.save"))
 

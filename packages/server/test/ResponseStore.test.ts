@@ -151,6 +151,31 @@ for (const backend of backends) {
         )
       }))
 
+    it.scoped("the size bound counts the responses kept, over all tenants", () =>
+      Effect.gen(function*() {
+        const database = yield* freshDatabase(backend)
+        yield* withStore(
+          database,
+          (store) =>
+            Effect.gen(function*() {
+              // the tester's maxresp.sh: store r1, r2, delete r2, store r3: both r1 and r3 are kept (2 of 2)
+              yield* store.save(entry("t", "resp_1", null, [user("msg_1", "1")], []))
+              yield* store.save(entry("t", "resp_2", null, [user("msg_2", "2")], []))
+              assert.isTrue(yield* store.delete("t", "resp_2"))
+              yield* store.save(entry("t", "resp_3", null, [user("msg_3", "3")], []))
+              assert.isTrue(Option.isSome(yield* store.get("t", "resp_1")))
+              assert.isTrue(Option.isSome(yield* store.get("t", "resp_3")))
+              // one more, of another tenant: the bound is the store's, the oldest (resp_1, with its items) goes
+              yield* store.save(entry("u", "resp_4", null, [user("msg_4", "4")], []))
+              assert.isTrue(Option.isNone(yield* store.get("t", "resp_1")))
+              expect((yield* store.items("t", ["msg_1"])).size).toBe(0)
+              assert.isTrue(Option.isSome(yield* store.get("t", "resp_3")))
+              assert.isTrue(Option.isSome(yield* store.get("u", "resp_4")))
+            }),
+          { maxResponses: 2, purgeInterval: "1 day" }
+        )
+      }))
+
     it.scoped("purge deletes expired responses and their items", () =>
       Effect.gen(function*() {
         const database = yield* freshDatabase(backend)

@@ -192,7 +192,7 @@ export const serve = Command.make("serve", {
   ),
   storeMaxResponses: Options.integer("store-max-responses").pipe(
     checked(serveChecks.storeMaxResponses.problem),
-    Options.withDescription("the most responses kept; the oldest are deleted first"),
+    Options.withDescription("the most responses kept, over all tenants (one bound for the store); the oldest are deleted first"),
     Options.withDefault(DEFAULT_MAX_RESPONSES)
   )
 }).pipe(Command.withDescription("a /v1/responses gateway in front of a Chat Completions backend (stateless unless --store)"))
