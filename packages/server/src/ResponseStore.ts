@@ -27,6 +27,7 @@
  *
  * @since 0.2.0
  */
+import { AiError } from "@effect-responses/core"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -141,7 +142,9 @@ export const DEFAULT_MAX_RESPONSES = 100_000
 
 /**
  * The storage failed (the database could not be reached, a query failed, a stored row is not JSON).
- * `description` says what was being done; `cause` is the driver's error.
+ * `description` says what was being done and why, in the driver's words (`the response store failed to
+ * save a response: Failed to execute statement: database is locked`, the driver's message capped at 500
+ * characters); `cause` is the `@effect/sql` error.
  *
  * @since 0.2.0
  * @category errors
@@ -293,7 +296,7 @@ export const migrate: Effect.Effect<void, ResponseStoreError, SqlClient.SqlClien
     times: 50
   }),
   Effect.asVoid,
-  Effect.mapError((cause) => new ResponseStoreError({ description: `the store's migrations failed: ${cause.message}`, cause }))
+  Effect.mapError((cause) => new ResponseStoreError({ description: `the store's migrations failed: ${sqlErrorText(cause)}`, cause }))
 )
 
 // ---------------------------------------------------------------------------------------------------------
@@ -313,8 +316,20 @@ const parse = <A>(text: string, what: string): Effect.Effect<A, ResponseStoreErr
     catch: (cause) => new ResponseStoreError({ description: `a stored ${what} is not JSON`, cause })
   })
 
+/**
+ * An `@effect/sql` error's words with its driver's after them (capped at 500 characters): `SqlError`'s
+ * message is only what it was doing ("Failed to execute statement"), the why ("database is locked",
+ * "no such table: …") is its `cause`'s.
+ */
+const sqlErrorText = (error: { readonly message: string; readonly cause?: unknown }): string => {
+  const why = error.cause instanceof Error ? error.cause.message : undefined
+  return why === undefined || why === "" || why === error.message
+    ? error.message
+    : `${error.message}: ${AiError.capMessage(why, 500)}`
+}
+
 const storeError = (doing: string) => (cause: SqlError) =>
-  new ResponseStoreError({ description: `the response store failed ${doing}: ${cause.message}`, cause })
+  new ResponseStoreError({ description: `the response store failed ${doing}: ${sqlErrorText(cause)}`, cause })
 
 /**
  * The store on the `SqlClient` in the context (SQLite or PostgreSQL), with `retention`. Expects the schema
