@@ -176,6 +176,31 @@ for (const backend of backends) {
         )
       }))
 
+    it.scoped("past a bound of 100 or more, the oldest are deleted down to 99 % of it", () =>
+      Effect.gen(function*() {
+        const database = yield* freshDatabase(backend)
+        yield* withStore(
+          database,
+          (store) =>
+            Effect.gen(function*() {
+              const ids = Array.from({ length: 202 }, (_, i) => `resp_${i}`)
+              for (const id of ids.slice(0, 200)) yield* store.save(entry("t", id, null, [], []))
+              const kept = () =>
+                Effect.map(Effect.forEach(ids, (id) => store.get("t", id)), (found) => found.filter(Option.isSome).length)
+              expect(yield* kept()).toBe(200)
+              // one past the bound (200): the newest 198 stay, the oldest three (resp_0 to resp_2) go
+              yield* store.save(entry("t", ids[200]!, null, [], []))
+              expect(yield* kept()).toBe(198)
+              assert.isTrue(Option.isNone(yield* store.get("t", "resp_2")))
+              assert.isTrue(Option.isSome(yield* store.get("t", "resp_3")))
+              // room again: the next save deletes nothing
+              yield* store.save(entry("t", ids[201]!, null, [], []))
+              expect(yield* kept()).toBe(199)
+            }),
+          { maxResponses: 200, purgeInterval: "1 day" }
+        )
+      }))
+
     it.scoped("purge deletes expired responses and their items", () =>
       Effect.gen(function*() {
         const database = yield* freshDatabase(backend)
