@@ -15,6 +15,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import OpenAI from "openai"
 import { completion, finishChunks, type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { type Entry, orders, toolsOf } from "./toolOrders.js"
 import { captureLogs, checkLifecycle, parseSse, post, type WireJson as Json } from "./utils.js"
 
 const APPLY_PATCH_GRAMMAR = `start: begin_patch hunk+ end_patch
@@ -464,7 +465,6 @@ describe("a coding agent's request through the gateway", () => {
   it.effect("a namespaced tool renamed for a top-level tool of its flattened name, called by its bare name: comes back as itself (its kind, its namespace), in every order, streamed and not", () => {
     const fn = (name: string, id: string) => ({ type: "function", name, description: id, parameters: { type: "object", properties: {} } })
     const custom = (name: string, id: string) => ({ type: "custom", name, description: id })
-    type Entry = { readonly namespace?: string; readonly tool: { readonly type: string; readonly name: string } }
     // crm's custom lookup beside the top-level function crm__lookup; and a set where the top-level custom tool
     // is literally named as crm's lookup is renamed, beside crm's function of that name
     const sets: ReadonlyArray<{ readonly entries: ReadonlyArray<Entry>; readonly calls: ReadonlyArray<readonly [string, Json]> }> = [
@@ -485,18 +485,6 @@ describe("a coding agent's request through the gateway", () => {
         ]
       }
     ]
-    const orders = <A>(items: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> =>
-      items.length <= 1 ? [items] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
-    const toolsOf = (order: ReadonlyArray<Entry>) => {
-      const tools: Array<{ type: string; name: string; tools?: Array<unknown> }> = []
-      for (const entry of order) {
-        const last = tools[tools.length - 1]
-        if (entry.namespace === undefined) tools.push(entry.tool)
-        else if (last?.type === "namespace" && last.name === entry.namespace) last.tools!.push(entry.tool)
-        else tools.push({ type: "namespace", name: entry.namespace, tools: [entry.tool] })
-      }
-      return tools
-    }
     // the upstream calls the tools by the bare names the test gives in the user message
     const callBare: Handler = (request, response, body) => {
       const messages = body.messages as ReadonlyArray<{ role: string; content: string }>

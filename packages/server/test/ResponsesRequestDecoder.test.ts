@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import { type Entry as ToolEntry, orders, toolsOf } from "./toolOrders.js"
 import { readFixture } from "./utils.js"
 
 const decodeWithLogs = (body: unknown, options?: ResponsesRequestDecoder.Options) =>
@@ -480,7 +481,7 @@ describe("ResponsesRequestDecoder", () => {
 
   it.effect("tools: allowed_tools naming a namespace offers that namespace's tools alone, under their own names, whatever the order of tools that share a flattened name", () =>
     Effect.gen(function*() {
-      type Entry = { readonly namespace?: string; readonly tool: { readonly type: string; readonly name: string; readonly description: string } }
+      type Entry = ToolEntry<{ readonly type: string; readonly name: string; readonly description: string }>
       const fn = (name: string, id: string) => ({ type: "function", name, description: id })
       const custom = (name: string, id: string) => ({ type: "custom", name, description: id })
       const n30 = "n".repeat(30)
@@ -506,19 +507,6 @@ describe("ResponsesRequestDecoder", () => {
           { tool: custom("crm__lookup_8f66a0a4f1", "T3") },
           { namespace: "crm", tool: fn("lookup_8f66a0a4f1", "T4") }
         ]
-      }
-      const orders = <A>(items: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> =>
-        items.length <= 1 ? [items] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
-      // a namespace entry per run of tools of one namespace (a namespace may be declared twice)
-      const toolsOf = (order: ReadonlyArray<Entry>) => {
-        const tools: Array<{ type: string; name: string; tools?: Array<unknown> }> = []
-        for (const entry of order) {
-          const last = tools[tools.length - 1]
-          if (entry.namespace === undefined) tools.push(entry.tool)
-          else if (last?.type === "namespace" && last.name === entry.namespace) last.tools!.push(entry.tool)
-          else tools.push({ type: "namespace", name: entry.namespace, tools: [entry.tool] })
-        }
-        return tools
       }
       let checked = 0
       for (const [label, set] of Object.entries(sets)) {
@@ -567,8 +555,6 @@ describe("ResponsesRequestDecoder", () => {
         [{ namespace: "a", name: "b__c" }, { namespace: "a__b", name: "c" }, { namespace: "a_", name: "_c" }],
         [{ name: "crm__lookup" }, { namespace: "crm", name: "lookup" }, { name: "crm__lookup_8f66a0a4f1" }, { namespace: "crm", name: "lookup_8f66a0a4f1" }]
       ]
-      const orders = <A>(items: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> =>
-        items.length <= 1 ? [items] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
       for (const set of sets) {
         const seen = new Set<string>()
         for (const order of orders(set)) {
@@ -767,11 +753,11 @@ describe("ResponsesRequestDecoder", () => {
     Effect.gen(function*() {
       // the tools of recorded requests (their responses echo them): a file search, a remote MCP server, and the
       // tool search request's deferred functions and hosted tool search
-      const toolsOf = (file: string) => JSON.parse(readFixture(file)).tools as ReadonlyArray<Record<string, unknown>>
+      const fixtureTools = (file: string) => JSON.parse(readFixture(file)).tools as ReadonlyArray<Record<string, unknown>>
       const searched = JSON.parse(readFixture("responses-sse/vai-openai-tool-search.chunks.txt").split("\n")[0]!)
       const tools = [
-        ...toolsOf("responses-json/pai-gpt4o-file-search-with-results.json"),
-        ...toolsOf("responses-json/pai-o4mini-mcp-call-failed.json"),
+        ...fixtureTools("responses-json/pai-gpt4o-file-search-with-results.json"),
+        ...fixtureTools("responses-json/pai-o4mini-mcp-call-failed.json"),
         { type: "web_search_preview" },
         ...(searched.response.tools as ReadonlyArray<Record<string, unknown>>)
       ]
