@@ -73,6 +73,22 @@ const create = (http: Layer.Layer<HttpClient.HttpClient>, options: ResponsesClie
     Effect.provide(ResponsesClient.layer({ ...NO_TIMEOUTS, ...options }).pipe(Layer.provide(http)))
   )
 
+/**
+ * `createStream` with a 1-minute idle timeout, forked: the parts received so far, and the fiber ending with
+ * the stream's error.
+ */
+const streamUntilFailure = (http: Layer.Layer<HttpClient.HttpClient>) =>
+  Effect.gen(function*() {
+    const received: Array<unknown> = []
+    const fiber = yield* Effect.flatMap(ResponsesClient.ResponsesClient, (client) =>
+      Stream.runForEach(client.createStream(requestBody), (part) => Effect.sync(() => received.push(part)))).pipe(
+        Effect.provide(ResponsesClient.layer({ idleTimeout: "1 minute" }).pipe(Layer.provide(http))),
+        Effect.flip,
+        Effect.fork
+      )
+    return { fiber, received }
+  })
+
 /** Lets the forked call run until it sleeps (or ends). */
 const settle = Effect.gen(function*() {
   for (let i = 0; i < 50 && (yield* TestClock.sleeps()).length === 0; i++) yield* Effect.yieldNow()
@@ -239,13 +255,7 @@ describe("ResponsesClient retries", () => {
           }
         })
       }, {}])
-      const received: Array<unknown> = []
-      const fiber = yield* Effect.flatMap(ResponsesClient.ResponsesClient, (client) =>
-        Stream.runForEach(client.createStream(requestBody), (part) => Effect.sync(() => received.push(part)))).pipe(
-          Effect.provide(ResponsesClient.layer({ idleTimeout: "1 minute" }).pipe(Layer.provide(http.layer))),
-          Effect.flip,
-          Effect.fork
-        )
+      const { fiber, received } = yield* streamUntilFailure(http.layer)
       yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 50)))
       yield* TestClock.adjust("1 minute")
       const error = yield* Fiber.join(fiber)
@@ -283,13 +293,7 @@ describe("ResponsesClient retries", () => {
           }
         })
       }])
-      const received: Array<unknown> = []
-      const fiber = yield* Effect.flatMap(ResponsesClient.ResponsesClient, (client) =>
-        Stream.runForEach(client.createStream(requestBody), (part) => Effect.sync(() => received.push(part)))).pipe(
-          Effect.provide(ResponsesClient.layer({ idleTimeout: "1 minute" }).pipe(Layer.provide(http.layer))),
-          Effect.flip,
-          Effect.fork
-        )
+      const { fiber, received } = yield* streamUntilFailure(http.layer)
       const realPause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 50)))
       yield* realPause
       yield* TestClock.adjust("40 seconds")
