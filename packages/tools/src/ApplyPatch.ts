@@ -31,6 +31,11 @@
  * atomic with the writes: a process changing the root's links meanwhile is not guarded against. Running a
  * patch the model wrote is the application's decision: give it a root it may change.
  *
+ * Concurrency: `applyChange`, `applyPatchText` and `handler` on one root run one at a time (a lock per root,
+ * by its absolute path), whoever calls them: the tool loop runs function and custom tool calls concurrently,
+ * and two patches of one file read together would each write their own edit over the other's. A whole patch
+ * holds the lock from its first change to its last. Patches of different roots run concurrently.
+ *
  * @since 0.2.0
  */
 import type { Part } from "@effect-responses/core"
@@ -38,6 +43,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
 import * as NodePath from "node:path"
+import { withRootLock } from "./internal/rootLock.js"
 
 /**
  * A patch that cannot be applied: malformed, a hunk whose lines are not in the file, a file that exists
@@ -406,6 +412,9 @@ const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot
  * @category files
  */
 export const applyChange = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
+  withRootLock(root, applyChangeUnlocked(root, change))
+
+const applyChangeUnlocked = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
   Effect.gen(function*() {
     const { file, real } = yield* locate(root, change.path)
     switch (change.type) {
@@ -446,7 +455,10 @@ export const applyChange = (root: string, change: FileChange): Effect.Effect<str
  */
 export const applyPatchText = (root: string, text: string): Effect.Effect<string, PatchError> =>
   Effect.flatMap(parsePatch(text), (changes) =>
-    Effect.map(Effect.forEach(changes, (change) => applyChange(root, change)), (logs) => logs.join("\n")))
+    withRootLock(
+      root,
+      Effect.map(Effect.forEach(changes, (change) => applyChangeUnlocked(root, change)), (logs) => logs.join("\n"))
+    ))
 
 /**
  * The handler of the `apply_patch` client tool (`Tool.applyPatch`) over `root`: applies the call's

@@ -3,9 +3,10 @@
  * temporary directory, V4A hunks, a hunk that does not apply, and paths that leave the root.
  */
 import { Part } from "@effect-responses/core"
-import { ApplyPatch } from "@effect-responses/tools"
+import { ApplyPatch, Shell, Tool, Toolkit, ToolExecutor } from "@effect-responses/tools"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -216,5 +217,30 @@ describe("ApplyPatch", () => {
       )
       assert.strictEqual(readFileSync(join(root, "e.txt"), "utf8"), "S\n")
       assert.isFalse(existsSync(join(root, "src.txt")))
+    }))
+
+  it.effect("concurrent patches of one file all land: the built-in and a freeform apply_patch of any name share one lock per root", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeFileSync(join(root, "f.txt"), Array.from({ length: 40 }, (_, i) => `line ${i}\n`).join(""))
+      const patch = (i: number) => `*** Begin Patch\n*** Update File: f.txt\n@@\n-line ${i}\n+LINE ${i}\n*** End Patch`
+      // as Codex declares it: apply_patch a freeform custom tool; the loop runs custom calls 4 at a time
+      const Patch = Tool.custom("apply_patch", { description: "Codex apply_patch", failure: Schema.String })
+      const toolkit = Toolkit.make(Patch, Tool.shell)
+      const layer = toolkit.toLayer({ apply_patch: (input) => Effect.mapError(ApplyPatch.applyPatchText(root, input), (error) => error.message), shell: Shell.handler({ cwd: root }) })
+      const calls = [1, 10, 20, 30].map((i) => new Part.CustomToolCallPart({ callId: `e${i}`, name: "apply_patch", input: patch(i) }))
+      const results = yield* ToolExecutor.execute(toolkit, calls).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(results.map((result) => result.output), Array(4).fill("updated f.txt"))
+      // and the built-in handler, and applyChange, through another spelling of the root, at once
+      const handler = ApplyPatch.handler({ root: join(root, ".") })
+      yield* Effect.all<ReadonlyArray<Effect.Effect<unknown, ApplyPatch.PatchError>>, { concurrency: "unbounded" }>([
+        ...[2, 11].map((i) =>
+          handler(new Part.ApplyPatchCallPart({ callId: `p${i}`, operation: { type: "update_file", path: "f.txt", diff: `@@\n-line ${i}\n+LINE ${i}\n` } }))
+        ),
+        ApplyPatch.applyChange(root + "/", { type: "update_file", path: "f.txt", diff: "@@\n-line 21\n+LINE 21\n" }),
+        ApplyPatch.applyPatchText(root, patch(31))
+      ], { concurrency: "unbounded" })
+      const text = readFileSync(join(root, "f.txt"), "utf8")
+      assert.deepStrictEqual([1, 2, 10, 11, 20, 21, 30, 31].filter((i) => !text.includes(`LINE ${i}\n`)), [])
     }))
 })
