@@ -155,6 +155,9 @@ const seek = (
   return -1
 }
 
+/** The most lines one `splice` call inserts (its arguments are on the stack). */
+const SPLICE_SLICE = 10_000
+
 /**
  * A file's lines without their endings, and each line's ending (`"\r\n"`, `"\n"`, or `""` for a last line
  * without one).
@@ -199,8 +202,14 @@ export const applyHunks = (content: string, diff: string, path: string): Effect.
     const { endings, texts: lines } = splitLines(content.slice(bom.length))
     const ending = endings[0] || "\n"
     const replace = (at: number, count: number, added: ReadonlyArray<string>) => {
-      lines.splice(at, count, ...added)
-      endings.splice(at, count, ...added.map(() => ending))
+      lines.splice(at, count)
+      endings.splice(at, count)
+      // in slices: spreading a whole hunk's lines as arguments overflows the stack past ~100,000 of them
+      for (let offset = 0; offset < added.length; offset += SPLICE_SLICE) {
+        const slice = added.slice(offset, offset + SPLICE_SLICE)
+        lines.splice(at + offset, 0, ...slice)
+        endings.splice(at + offset, 0, ...slice.map(() => ending))
+      }
     }
     let position = 0
     for (let index = 0; index < hunks.length; index++) {

@@ -243,4 +243,22 @@ describe("ApplyPatch", () => {
       const text = readFileSync(join(root, "f.txt"), "utf8")
       assert.deepStrictEqual([1, 2, 10, 11, 20, 21, 30, 31].filter((i) => !text.includes(`LINE ${i}\n`)), [])
     }))
+
+  it.effect("a hunk adding 200,000 lines applies (no stack overflow spreading them)", () =>
+    Effect.gen(function*() {
+      const added = Array.from({ length: 200_000 }, (_, index) => `new ${index}`)
+      const diff = "@@\n first\n" + added.map((line) => `+${line}\n`).join("") + " last\n"
+      const root = workspace()
+      writeFileSync(join(root, "big.txt"), "first\nlast\n")
+      const result = yield* ApplyPatch.handler({ root })(
+        new Part.ApplyPatchCallPart({ callId: "call_big", operation: { type: "update_file", path: "big.txt", diff } })
+      )
+      assert.deepStrictEqual(result, { status: "completed", output: "updated big.txt" })
+      assert.strictEqual(readFileSync(join(root, "big.txt"), "utf8"), ["first", ...added, "last"].join("\n") + "\n")
+      // a CRLF file: the added lines take its ending
+      assert.strictEqual(
+        yield* ApplyPatch.applyHunks("first\r\nlast\r\n", diff, "f"),
+        ["first", ...added, "last"].join("\r\n") + "\r\n"
+      )
+    }))
 })
