@@ -22,6 +22,12 @@
  * without one gains it, as with Codex); a byte order mark at the start stays. The patch text and diffs may
  * use `\n` or `\r\n`; the `\r` belongs to no line.
  *
+ * Only regular files are read or written: a named pipe, a socket, a device or a directory where a file is
+ * read or written fails with `PatchError` before it is opened (reading a pipe would block), and the file is
+ * opened so that one put there meanwhile cannot block either. A file to update must be UTF-8 text (a byte
+ * order mark allowed): a binary file or one in another encoding (Latin-1) fails with `PatchError` and stays
+ * as it is, as Codex refuses it; a delete reads nothing, so any file may be deleted.
+ *
  * Paths are relative to the root; an absolute path, a path with `..` that leaves the root, a directory's
  * name (`a.txt/`), or one whose write would land outside the root through a symbolic link (dangling or
  * not) fails with `PatchError`, as does a hunk that does not apply (the message names the file and the
@@ -41,13 +47,16 @@
 import type { Part } from "@effect-responses/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { constants as FsConstants, type Stats } from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { withRootLock } from "./internal/rootLock.js"
 
 /**
  * A patch that cannot be applied: malformed, a hunk whose lines are not in the file, a file that exists
- * (create) or does not (update, delete), a path outside the root, or a file system call that failed (a
+ * (create) or does not (update, delete), a path outside the root, a file to update that is not UTF-8 text,
+ * a path that names no regular file (a named pipe, a socket, a device, a directory), or a file system call
+ * that failed (a
  * permission denied, a directory where a file was expected, a missing root: the message names the error
  * code). `path` names the file when known.
  *
@@ -401,12 +410,100 @@ const fsCall = <A>(run: () => Promise<A>, what: string, path: string): Effect.Ef
   })
 
 const exists = (file: string) => Effect.promise(() => Fs.lstat(file).then(() => true, () => false))
-const readText = (file: string, path: string) => fsCall(() => Fs.readFile(file, "utf8"), "cannot read the file", path)
-const writeText = (file: string, text: string, path: string) =>
-  fsCall(async () => {
-    await Fs.mkdir(NodePath.dirname(file), { recursive: true })
-    await Fs.writeFile(file, text, "utf8")
-  }, "cannot write the file", path)
+
+/** What a file that is not a regular one is, in the words of a `PatchError`. */
+const kindOf = (stats: Stats): string =>
+  stats.isDirectory()
+    ? "a directory"
+    : stats.isFIFO()
+    ? "a named pipe (FIFO)"
+    : stats.isSocket()
+    ? "a socket"
+    : stats.isCharacterDevice() || stats.isBlockDevice()
+    ? "a device"
+    : "not a regular file"
+
+const notRegular = (stats: Stats, path: string) =>
+  new PatchError({ description: `the path names ${kindOf(stats)}, not a regular file: apply_patch changes regular files only`, path })
+
+/**
+ * Fails with `PatchError` when `file` exists (its links followed) and is not a regular file: a named pipe, a
+ * socket or a device would block the read or write that opens it (in libuv's thread pool, whose four threads
+ * every file system call of the process shares), a directory is not a file.
+ */
+const requireRegular = (file: string, path: string): Effect.Effect<void, PatchError> =>
+  Effect.flatMap(
+    Effect.promise(() => Fs.stat(file).catch(() => undefined)),
+    (stats) => stats === undefined || stats.isFile() ? Effect.void : Effect.fail(notRegular(stats, path))
+  )
+
+// O_NONBLOCK: opening a named pipe put there after the check returns at once (no writer: reading it ends at
+// once, no reader: ENXIO) instead of blocking; a regular file ignores it. (Both are 0 where undefined.)
+const NON_BLOCKING = (FsConstants.O_NONBLOCK ?? 0) | (FsConstants.O_NOCTTY ?? 0)
+
+/** `file`'s bytes, refused (`PatchError`) unless it is a regular file: checked before and after opening it. */
+const readBytes = (file: string, path: string): Effect.Effect<Uint8Array, PatchError> =>
+  Effect.zipRight(
+    requireRegular(file, path),
+    Effect.flatMap(
+      fsCall(async () => {
+        const handle = await Fs.open(file, FsConstants.O_RDONLY | NON_BLOCKING)
+        try {
+          const stats = await handle.stat()
+          return stats.isFile() ? await handle.readFile() : stats
+        } finally {
+          await handle.close()
+        }
+      }, "cannot read the file", path),
+      (read) => read instanceof Uint8Array ? Effect.succeed(read) : Effect.fail(notRegular(read, path))
+    )
+  )
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/**
+ * The text of a file to update: its bytes as UTF-8 (a byte order mark kept), or a `PatchError` when they are
+ * not UTF-8 (a binary file, Latin-1 text): decoding would replace them by U+FFFD, and writing the result back
+ * would corrupt every such byte, on untouched lines too. Codex's `apply_patch` refuses them too (its
+ * `read_to_string` fails on invalid UTF-8).
+ */
+const decodeText = (bytes: Uint8Array, path: string): Effect.Effect<string, PatchError> =>
+  Effect.try({
+    try: () => utf8.decode(bytes),
+    catch: () =>
+      new PatchError({
+        description: "the file is not UTF-8 text (a binary file, or text in another encoding such as Latin-1): " +
+          "apply_patch updates UTF-8 text files only; nothing was written",
+        path
+      })
+  })
+
+/**
+ * Writes `text` (UTF-8) to `file`, its directories created: a regular file, created or truncated; anything
+ * else is refused (`PatchError`) before opening it, and after opening it (opened without blocking, so a named
+ * pipe put there meanwhile fails instead of hanging).
+ */
+const writeText = (file: string, text: string, path: string): Effect.Effect<void, PatchError> =>
+  Effect.zipRight(
+    requireRegular(file, path),
+    Effect.flatMap(
+      fsCall(async () => {
+        await Fs.mkdir(NodePath.dirname(file), { recursive: true })
+        // no O_TRUNC: what was opened is checked before it is emptied
+        const handle = await Fs.open(file, FsConstants.O_WRONLY | FsConstants.O_CREAT | NON_BLOCKING, 0o666)
+        try {
+          const stats = await handle.stat()
+          if (!stats.isFile()) return stats
+          await handle.truncate(0)
+          await handle.writeFile(text, "utf8")
+          return undefined
+        } finally {
+          await handle.close()
+        }
+      }, "cannot write the file", path),
+      (stats) => stats === undefined ? Effect.void : Effect.fail(notRegular(stats, path))
+    )
+  )
 const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot delete the file", path)
 
 /**
@@ -434,7 +531,7 @@ const applyChangeUnlocked = (root: string, change: FileChange): Effect.Effect<st
       }
       case "update_file": {
         if (!(yield* exists(file))) return yield* new PatchError({ description: "the file to update does not exist", path: change.path })
-        const text = yield* applyHunks(yield* readText(file, change.path), change.diff, change.path)
+        const text = yield* applyHunks(yield* decodeText(yield* readBytes(file, change.path), change.path), change.diff, change.path)
         const destination = change.moveTo === undefined ? undefined : yield* locate(root, change.moveTo)
         // a move onto the file itself ("./a.txt", "sub/../a.txt" for "a.txt", a link to it) is a plain
         // update: writing the destination then removing the source would remove the only copy

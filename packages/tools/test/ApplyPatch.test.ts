@@ -7,6 +7,7 @@ import { ApplyPatch, Shell, Tool, Toolkit, ToolExecutor } from "@effect-response
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -260,5 +261,61 @@ describe("ApplyPatch", () => {
         yield* ApplyPatch.applyHunks("first\r\nlast\r\n", diff, "f"),
         ["first", ...added, "last"].join("\r\n") + "\r\n"
       )
+    }))
+
+  it.effect("a file that is not UTF-8 is not updated (nor moved with hunks); it is deleted as it is", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      // "café\na\nb\n" in Latin-1, and bytes that are no text at all
+      const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x61, 0x0a, 0x62, 0x0a])
+      const binary = Buffer.from([0x00, 0xff, 0xfe, 0x0a, 0x61, 0x0a, 0x80, 0x81])
+      writeFileSync(join(root, "l.txt"), latin1)
+      writeFileSync(join(root, "b.bin"), binary)
+      const apply = (operation: Part.ApplyPatchOperation) =>
+        ApplyPatch.handler({ root })(new Part.ApplyPatchCallPart({ callId: "call_b", operation }))
+      const refused = /: the file is not UTF-8 text \(a binary file, or text in another encoding such as Latin-1\): apply_patch updates UTF-8 text files only; nothing was written$/
+      const latin = yield* apply({ type: "update_file", path: "l.txt", diff: "@@\n-a\n+A\n" })
+      assert.strictEqual(latin.status, "failed")
+      assert.match(latin.output, new RegExp(`^l\\.txt${refused.source}`))
+      assert.deepStrictEqual(readFileSync(join(root, "l.txt")), latin1)
+      const moved = yield* Effect.flip(ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Update File: b.bin\n*** Move to: c.bin\n@@\n-a\n+A\n*** End Patch"))
+      assert.match(moved.message, new RegExp(`^b\\.bin${refused.source}`))
+      assert.deepStrictEqual(readFileSync(join(root, "b.bin")), binary)
+      assert.isFalse(existsSync(join(root, "c.bin")))
+      // valid UTF-8 with a byte order mark still updates, the mark kept
+      writeFileSync(join(root, "u.txt"), "\ufeffcafé\na\n")
+      assert.deepStrictEqual(yield* apply({ type: "update_file", path: "u.txt", diff: "@@\n-a\n+A\n" }), { status: "completed", output: "updated u.txt" })
+      assert.strictEqual(readFileSync(join(root, "u.txt"), "utf8"), "\ufeffcafé\nA\n")
+      // deleting reads nothing: a binary file goes
+      assert.deepStrictEqual(yield* apply({ type: "delete_file", path: "b.bin" }), { status: "completed", output: "deleted b.bin" })
+      assert.isFalse(existsSync(join(root, "b.bin")))
+    }))
+
+  it.effect("a named pipe or a directory is refused before it is opened (reading a pipe would block)", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      execFileSync("mkfifo", [join(root, "pipe")])
+      mkdirSync(join(root, "dir"))
+      writeFileSync(join(root, "a.txt"), "a\n")
+      const apply = (operation: Part.ApplyPatchOperation) =>
+        ApplyPatch.handler({ root })(new Part.ApplyPatchCallPart({ callId: "call_p", operation }))
+      // more calls than libuv's four threads: none of them blocks one
+      for (let index = 0; index < 5; index++) {
+        assert.deepStrictEqual(yield* apply({ type: "update_file", path: "pipe", diff: "@@\n-a\n+b\n" }), {
+          status: "failed",
+          output: "pipe: the path names a named pipe (FIFO), not a regular file: apply_patch changes regular files only"
+        })
+      }
+      assert.deepStrictEqual(yield* apply({ type: "update_file", path: "dir", diff: "@@\n-a\n+b\n" }), {
+        status: "failed",
+        output: "dir: the path names a directory, not a regular file: apply_patch changes regular files only"
+      })
+      // a move onto a pipe: refused before writing, the source kept
+      const move = yield* Effect.flip(ApplyPatch.applyChange(root, { type: "update_file", path: "a.txt", diff: "@@\n-a\n+b\n", moveTo: "pipe" }))
+      assert.strictEqual(move.message, "pipe: the path names a named pipe (FIFO), not a regular file: apply_patch changes regular files only")
+      assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "a\n")
+      assert.deepStrictEqual(yield* apply({ type: "update_file", path: "a.txt", diff: "@@\n-a\n+b\n" }), { status: "completed", output: "updated a.txt" })
+      // the pipe itself may be deleted (unlinking opens nothing)
+      assert.deepStrictEqual(yield* apply({ type: "delete_file", path: "pipe" }), { status: "completed", output: "deleted pipe" })
     }))
 })

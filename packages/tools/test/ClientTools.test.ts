@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fakeModel } from "./calculator.js"
@@ -186,13 +186,16 @@ describe("Tool.custom and the client-run built-in tools", () => {
   it.effect("a patch the file system refuses is a failed answer the model reads, not a defect", () =>
     Effect.gen(function*() {
       const root = workspace()
-      // a directory where the patch expects a file: reading it fails, whoever runs the test
+      // a directory where the patch expects a file (refused before it is opened), and a file where the
+      // patch expects a directory: creating the directory fails, whoever runs the test
       mkdirSync(join(root, "src"))
+      writeFileSync(join(root, "file.txt"), "x\n")
       const results = yield* ToolExecutor.execute(Agent, [
         new Part.ApplyPatchCallPart({ callId: "p1", operation: { type: "update_file", path: "missing.txt", diff: "@@\n-a\n+b\n" } }),
-        new Part.ApplyPatchCallPart({ callId: "p2", operation: { type: "update_file", path: "src", diff: "@@\n-a\n+b\n" } })
+        new Part.ApplyPatchCallPart({ callId: "p2", operation: { type: "update_file", path: "src", diff: "@@\n-a\n+b\n" } }),
+        new Part.ApplyPatchCallPart({ callId: "p3", operation: { type: "create_file", path: "file.txt/new.txt", diff: "+a\n" } })
       ]).pipe(Effect.provide(agentLive(root)))
-      const [missing, directory] = results
+      const [missing, directory, underFile] = results
       expect(json(missing)).toStrictEqual({
         type: "apply_patch_call_output",
         callId: "p1",
@@ -200,7 +203,9 @@ describe("Tool.custom and the client-run built-in tools", () => {
         output: "missing.txt: the file to update does not exist"
       })
       assert.strictEqual(directory!.status, "failed")
-      assert.match(directory!.output!, /^src: cannot read the file: EISDIR \(/)
+      assert.strictEqual(directory!.output, "src: the path names a directory, not a regular file: apply_patch changes regular files only")
+      assert.strictEqual(underFile!.status, "failed")
+      assert.match(underFile!.output!, /^file\.txt\/new\.txt: cannot write the file: (EEXIST|ENOTDIR) \(/)
     }))
 
   it.effect("a handler past the timeout, and an answer past maxOutputLength, in each item type", () =>
