@@ -3,16 +3,24 @@
  * (a `shell_call`'s commands) or as an argument vector (a `local_shell_call`) in a working directory, each
  * with a timeout (the call's `timeout_ms`, else the handler's default) and a bound on the output it keeps
  * (the call's `max_output_length`, else the handler's default: characters of standard output and of
- * standard error each; the rest is dropped as it arrives, never held).
+ * standard error each). Output past the bound keeps its head and its tail, as Codex does (an error is
+ * usually at the end), around a marker saying how much was cut, all within the bound; the middle is dropped
+ * as it arrives, never held.
+ *
+ * The model's limits are checked (the API reference types them as integers, with no range): a `timeout_ms`
+ * that is not a positive integer, or a `max_output_length` that is not an integer of 0 or more, refuses the
+ * call, nothing run, with one output naming the field (`outcome` exit code 1, the reason on standard error);
+ * a `timeout_ms` above `MAX_TIMEOUT_MS` (the longest timer Node.js keeps) is clamped to it.
  *
  * Running commands a model wrote is the application's decision, with the application's safeguards
  * (a sandbox, a container, an approval step): this handler runs what it is given.
  *
  * @since 0.2.0
  */
-import { AiError, type Part } from "@effect-responses/core"
+import type { Part } from "@effect-responses/core"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
+import { statSync } from "node:fs"
 import { constants as osConstants } from "node:os"
 
 /**
@@ -48,12 +56,66 @@ export const DEFAULT_TIMEOUT_MS = 60_000
 export const DEFAULT_MAX_OUTPUT_LENGTH = 16_384
 
 /**
- * The marker appended to output cut at its bound, for the model to read.
+ * The longest timeout of one command, in milliseconds: 2 147 483 647 (2^31 - 1, about 24.8 days), the
+ * longest delay a Node.js timer keeps (a longer one fires after 1 ms, with a `TimeoutOverflowWarning`).
+ * A longer `timeout_ms`, or `timeoutMs` given to `run`, is clamped to it.
  *
  * @since 0.2.0
  * @category constants
  */
-export const TRUNCATED = "\n[output truncated]"
+export const MAX_TIMEOUT_MS = 2_147_483_647
+
+/**
+ * The marker put between the head and the tail of output cut at its bound, for the model to read:
+ * `\n[… N characters cut …]\n`, `N` the number of characters (UTF-16 code units) left out (the same
+ * words as `ToolExecutor.truncate`).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const truncationMarker = (cut: number): string => `\n[… ${cut} characters cut …]\n`
+
+/**
+ * The text of `total` characters whose first characters are `head` and last ones `tail` (each holding at
+ * least `max` characters, or the whole text), bounded to `max` characters: the whole text when it fits,
+ * else about half of the room left by the marker (`truncationMarker`) taken from the head, the rest from
+ * the tail, never splitting a surrogate pair. A bound too small for the marker keeps the head alone.
+ *
+ * @since 0.2.0
+ * @category limits
+ */
+export const keepHeadAndTail = (head: string, tail: string, total: number, max: number): string => {
+  if (total <= max) return head
+  // the marker for `total` is at least as long as the one for any smaller count
+  const room = max - truncationMarker(total).length
+  if (room < 0) return head.slice(0, isHighSurrogate(head.charCodeAt(max - 1)) ? max - 1 : max)
+  let kept = Math.floor(room / 2)
+  let last = room - kept
+  if (kept > 0 && isHighSurrogate(head.charCodeAt(kept - 1))) kept--
+  if (last > 0 && isLowSurrogate(tail.charCodeAt(tail.length - last))) last--
+  return head.slice(0, kept) + truncationMarker(total - kept - last) + tail.slice(tail.length - last)
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff
+
+/** One output stream as it arrives: its first `max` characters, a suffix of at least `max`, its length. */
+class Kept {
+  head = ""
+  tail = ""
+  total = 0
+  constructor(readonly max: number) {}
+  add(text: string): void {
+    this.total += text.length
+    if (this.head.length < this.max) this.head += text.slice(0, this.max - this.head.length)
+    this.tail += text
+    // trimmed once twice the bound, so each character is copied a bounded number of times
+    if (this.tail.length > 2 * this.max) this.tail = this.tail.slice(this.tail.length - this.max)
+  }
+  text(): string {
+    return keepHeadAndTail(this.head, this.tail, this.total, this.max)
+  }
+}
 
 /**
  * How long, in milliseconds, `run` keeps reading after the command's process ended (or was killed at its
@@ -67,7 +129,9 @@ export const DRAIN_MS = 100
 
 /**
  * Runs one command: `command` a string for `/bin/sh -c`, or an argument vector run directly. Never fails:
- * a command that cannot start gives exit code 127 and the reason on standard error; one that outlives its
+ * a command that cannot start gives exit code 127 and the reason on standard error (a working directory
+ * that does not exist, or is not a directory, is named: `cannot run the command: the working directory
+ * /x does not exist`); one that outlives its
  * timeout is killed with what it started (SIGKILL to its process group) and gives the `timeout` outcome.
  * One killed by a signal gives exit code 128 + the signal's number, as shells report it (137 for SIGKILL,
  * 143 for SIGTERM): the API's `exit` outcome (`shell_call_output`) has `exit_code` only, no signal field.
@@ -88,13 +152,25 @@ export const run = (
 ): Effect.Effect<Part.ShellCommandOutput> =>
   Effect.async<Part.ShellCommandOutput>((resume) => {
     const [file, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0] ?? "", command.slice(1)]
-    const child = spawn(file, args, {
-      cwd: options.cwd,
-      env: options.env === undefined ? process.env : { ...process.env, ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
-      // its own process group, so that a timeout kills what the command started too
-      detached: true
-    })
+    const started = (() => {
+      try {
+        return spawn(file, args, {
+          cwd: options.cwd,
+          env: options.env === undefined ? process.env : { ...process.env, ...options.env },
+          stdio: ["ignore", "pipe", "pipe"],
+          // its own process group, so that a timeout kills what the command started too
+          detached: true
+        })
+      } catch (error) {
+        return error instanceof Error ? error : new Error(String(error))
+      }
+    })()
+    if (started instanceof Error) {
+      // some failures to start are thrown, not emitted (a working directory that is a file: ENOTDIR)
+      resume(Effect.succeed({ stdout: "", stderr: startFailure(started, options.cwd), outcome: { type: "exit", exitCode: 127 } }))
+      return
+    }
+    const child = started
     const killGroup = () => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
@@ -102,30 +178,16 @@ export const run = (
         child.kill("SIGKILL")
       }
     }
-    let stdout = ""
-    let stderr = ""
-    let cutOut = false
-    let cutErr = false
+    const max = Number.isNaN(options.maxOutputLength) ? 0 : Math.max(0, options.maxOutputLength)
+    const stdout = new Kept(max)
+    const stderr = new Kept(max)
     let timedOut = false
     let settled = false
-    const keep = (current: string, text: string): [string, boolean] => {
-      const room = options.maxOutputLength - current.length
-      if (room <= 0) return [current, true]
-      return text.length > room ? [current + AiError.cutText(text, room), true] : [current + text, false]
-    }
     // decoded as a stream: a character whose bytes two reads split is one character, not two U+FFFD
     child.stdout.setEncoding("utf8")
     child.stderr.setEncoding("utf8")
-    child.stdout.on("data", (chunk: string) => {
-      const [next, cut] = keep(stdout, chunk)
-      stdout = next
-      cutOut ||= cut
-    })
-    child.stderr.on("data", (chunk: string) => {
-      const [next, cut] = keep(stderr, chunk)
-      stderr = next
-      cutErr ||= cut
-    })
+    child.stdout.on("data", (chunk: string) => stdout.add(chunk))
+    child.stderr.on("data", (chunk: string) => stderr.add(chunk))
     let drain: ReturnType<typeof setTimeout> | undefined
     let outcome: Part.ShellOutcome | undefined
     const finish = () => {
@@ -141,8 +203,8 @@ export const run = (
         ;(stream as unknown as { unref?: () => void }).unref?.()
       }
       resume(Effect.succeed({
-        stdout: cutOut ? stdout + TRUNCATED : stdout,
-        stderr: cutErr ? stderr + TRUNCATED : stderr,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
         outcome: timedOut ? { type: "timeout" } : outcome ?? { type: "exit", exitCode: 1 }
       }))
     }
@@ -154,9 +216,9 @@ export const run = (
       timedOut = true
       killGroup()
       drainThenFinish()
-    }, options.timeoutMs)
+    }, Number.isNaN(options.timeoutMs) ? MAX_TIMEOUT_MS : Math.min(Math.max(options.timeoutMs, 0), MAX_TIMEOUT_MS))
     child.on("error", (error) => {
-      stderr += String(error.message)
+      stderr.add(startFailure(error, options.cwd))
       outcome = { type: "exit", exitCode: 127 }
       finish()
     })
@@ -174,32 +236,69 @@ export const run = (
     })
   })
 
+/** Why a command did not start: a missing working directory named, else the system's message. */
+const startFailure = (error: NodeJS.ErrnoException, cwd: string | undefined): string => {
+  // spawn reports a missing working directory as the program missing (`spawn /bin/sh ENOENT`)
+  if (cwd !== undefined && (error.code === "ENOENT" || error.code === "ENOTDIR")) {
+    try {
+      if (!statSync(cwd).isDirectory()) return `cannot run the command: the working directory ${cwd} is not a directory`
+    } catch {
+      return `cannot run the command: the working directory ${cwd} does not exist`
+    }
+  }
+  return error.message
+}
+
+/**
+ * Why the model's limits of a call are refused (see the module comment), naming the fields, if they are.
+ */
+const refusedLimits = (timeoutMs: number | undefined, maxOutputLength: number | undefined): string | undefined => {
+  const reasons: Array<string> = []
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
+    reasons.push(`timeout_ms ${timeoutMs} is not a positive integer (milliseconds)`)
+  }
+  if (maxOutputLength !== undefined && !(Number.isInteger(maxOutputLength) && maxOutputLength >= 0)) {
+    reasons.push(`max_output_length ${maxOutputLength} is not an integer of 0 or more (characters)`)
+  }
+  return reasons.length === 0 ? undefined : `${reasons.join("; ")}: nothing was run`
+}
+
 /**
  * The handler of the `shell` client tool: runs the call's commands one after the other and answers one
- * output per command (see `run`).
+ * output per command (see `run`). A call whose `timeout_ms` or `max_output_length` is refused (see the
+ * module comment) runs nothing and answers one output: the reason on standard error, exit code 1
+ * (`timeout_ms -5 is not a positive integer (milliseconds): nothing was run`).
  *
  * @since 0.2.0
  * @category handlers
  */
 export const handler = (options: Options = {}) =>
-(call: Part.ShellCallPart): Effect.Effect<ReadonlyArray<Part.ShellCommandOutput>> =>
-  Effect.forEach(call.commands, (command) =>
+(call: Part.ShellCallPart): Effect.Effect<ReadonlyArray<Part.ShellCommandOutput>> => {
+  const refused = refusedLimits(call.timeoutMs, call.maxOutputLength)
+  if (refused !== undefined) {
+    return Effect.succeed([{ stdout: "", stderr: refused, outcome: { type: "exit", exitCode: 1 } }])
+  }
+  return Effect.forEach(call.commands, (command) =>
     run(command, {
       ...options,
       timeoutMs: call.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxOutputLength: call.maxOutputLength ?? options.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH
     }))
+}
 
 /**
  * The handler of the `local_shell` client tool: runs the call's argument vector in its working directory
  * (else the handler's) and answers the JSON text `{"stdout","stderr","exit_code"}` (`exit_code` `null` on
- * a timeout, with `"timed_out": true`).
+ * a timeout, with `"timed_out": true`). A `timeout_ms` that is not a positive integer runs nothing and
+ * answers `{"error":"timeout_ms … is not a positive integer (milliseconds): nothing was run"}`.
  *
  * @since 0.2.0
  * @category handlers
  */
-export const localHandler = (options: Options = {}) => (call: Part.LocalShellCallPart): Effect.Effect<string> =>
-  Effect.map(
+export const localHandler = (options: Options = {}) => (call: Part.LocalShellCallPart): Effect.Effect<string> => {
+  const refused = refusedLimits(call.timeoutMs, undefined)
+  if (refused !== undefined) return Effect.succeed(JSON.stringify({ error: refused }))
+  return Effect.map(
     run(call.command, {
       ...options,
       cwd: call.workingDirectory ?? options.cwd,
@@ -215,3 +314,4 @@ export const localHandler = (options: Options = {}) => (call: Part.LocalShellCal
         ...(output.outcome.type === "timeout" ? { timed_out: true } : {})
       })
   )
+}

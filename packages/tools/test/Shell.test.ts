@@ -27,15 +27,16 @@ describe("Shell", () => {
     Effect.gen(function*() {
       const [slow] = yield* Shell.handler({})(new Part.ShellCallPart({ callId: "c", commands: ["sleep 5"], timeoutMs: 100 }))
       expect(slow!.outcome).toStrictEqual({ type: "timeout" })
+      // a bound too small for the marker keeps the head alone
       const [long] = yield* Shell.handler({ maxOutputLength: 10 })(
         new Part.ShellCallPart({ callId: "c", commands: ["yes a | head -c 100000 | tr -d '\\n'"] })
       )
-      assert.strictEqual(long!.stdout, `aaaaaaaaaa${Shell.TRUNCATED}`)
+      assert.strictEqual(long!.stdout, "aaaaaaaaaa")
       // a bound landing inside a surrogate pair (U+1F600 is two UTF-16 code units) keeps one character fewer
       const [emoji] = yield* Shell.handler({ maxOutputLength: 11 })(
         new Part.ShellCallPart({ callId: "c", commands: ["printf 'a\\360\\237\\230\\200%.0s' 1 2 3 4 5 6"] })
       )
-      assert.strictEqual(emoji!.stdout, `a\u{1F600}a\u{1F600}a\u{1F600}a${Shell.TRUNCATED}`)
+      assert.strictEqual(emoji!.stdout, "a\u{1F600}a\u{1F600}a\u{1F600}a")
     }))
 
   it.effect("a character whose bytes arrive in two writes is one character, on stdout and stderr", () =>
@@ -102,5 +103,67 @@ describe("Shell", () => {
       expect(JSON.parse(text)).toStrictEqual({ stdout: "hi", stderr: "", exit_code: 0 })
       const missing = yield* Shell.localHandler({})(new Part.LocalShellCallPart({ callId: "c", command: ["/no/such/binary"] }))
       assert.strictEqual(JSON.parse(missing).exit_code, 127)
+    }))
+
+  it.effect("output past the bound keeps its head and its tail within the bound, as Codex does", () =>
+    Effect.gen(function*() {
+      // the builder's case: an error at the end of a long output (a bound of 1000 gave 1019 characters, head only)
+      const [failed] = yield* Shell.handler({})(
+        new Part.ShellCallPart({
+          callId: "c",
+          commands: ["seq 1 100000; echo FATAL-ERROR >&2; echo LAST-LINE; exit 1"],
+          maxOutputLength: 1000
+        })
+      )
+      // 588 905 characters: room for the marker of that count (29), the rest, 971, half to the head
+      const marker = Shell.truncationMarker(588905 - 971)
+      assert.strictEqual(failed!.stdout.length, 1000)
+      assert.strictEqual(failed!.stdout.slice(485, 485 + marker.length), marker)
+      assert.isTrue(failed!.stdout.startsWith("1\n2\n3\n"))
+      assert.isTrue(failed!.stdout.endsWith("99999\n100000\nLAST-LINE\n"))
+      assert.strictEqual(failed!.stderr, "FATAL-ERROR\n")
+      // a surrogate pair at either cut is kept whole or left out whole
+      const faces = "😀".repeat(40)
+      assert.strictEqual(Shell.keepHeadAndTail(faces, faces, 80, 42), "😀".repeat(4) + Shell.truncationMarker(64) + "😀".repeat(4))
+      assert.strictEqual(Shell.keepHeadAndTail(faces, faces, 80, 40), "😀".repeat(3) + Shell.truncationMarker(66) + "😀".repeat(4))
+      assert.strictEqual(Shell.keepHeadAndTail("short", "short", 5, 5), "short")
+    }))
+
+  it.effect("the model's timeout_ms and max_output_length: a huge timeout is clamped, a negative one or a negative bound refused", () =>
+    Effect.gen(function*() {
+      // 3e9 ms overflowed Node's timer: a TimeoutOverflowWarning and a kill after 1 ms
+      const [slept] = yield* Shell.handler({})(new Part.ShellCallPart({ callId: "c", commands: ["sleep 0.3; echo slept"], timeoutMs: 3_000_000_000 }))
+      expect(slept).toStrictEqual({ stdout: "slept\n", stderr: "", outcome: { type: "exit", exitCode: 0 } })
+      const refused = yield* Shell.handler({})(
+        new Part.ShellCallPart({ callId: "c", commands: ["echo hi > ran.txt", "echo again"], timeoutMs: -5, maxOutputLength: -1 })
+      )
+      expect(refused).toStrictEqual([{
+        stdout: "",
+        stderr: "timeout_ms -5 is not a positive integer (milliseconds); max_output_length -1 is not an integer of 0 or more (characters): nothing was run",
+        outcome: { type: "exit", exitCode: 1 }
+      }])
+      const local = yield* Shell.localHandler({})(new Part.LocalShellCallPart({ callId: "c", command: ["echo", "hi"], timeoutMs: 0 }))
+      assert.strictEqual(local, '{"error":"timeout_ms 0 is not a positive integer (milliseconds): nothing was run"}')
+      // 0 characters is a bound the model may ask for
+      const [none] = yield* Shell.handler({})(new Part.ShellCallPart({ callId: "c", commands: ["echo hi"], maxOutputLength: 0 }))
+      assert.strictEqual(none!.stdout, "")
+    }))
+
+  it.effect("a working directory that does not exist is named, not reported as the shell missing", () =>
+    Effect.gen(function*() {
+      const missing = join(mkdtempSync(join(tmpdir(), "shell-")), "gone")
+      const output = yield* Shell.run("echo hi", { cwd: missing, timeoutMs: 1000, maxOutputLength: 1000 })
+      expect(output).toStrictEqual({
+        stdout: "",
+        stderr: `cannot run the command: the working directory ${missing} does not exist`,
+        outcome: { type: "exit", exitCode: 127 }
+      })
+      const file = join(mkdtempSync(join(tmpdir(), "shell-")), "f")
+      writeFileSync(file, "x")
+      const notDir = yield* Shell.run("echo hi", { cwd: file, timeoutMs: 1000, maxOutputLength: 1000 })
+      assert.strictEqual(notDir.stderr, `cannot run the command: the working directory ${file} is not a directory`)
+      // a missing program is still named by the system's message
+      const program = yield* Shell.run(["/no/such/bin"], { timeoutMs: 1000, maxOutputLength: 1000 })
+      assert.strictEqual(program.stderr, "spawn /no/such/bin ENOENT")
     }))
 })
