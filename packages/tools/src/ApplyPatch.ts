@@ -4,18 +4,25 @@
  * may not leave.
  *
  * - `create_file`: the diff's lines all start with `+`; the file is written with them (without the `+`),
- *   each ending with `\n`.
+ *   each ending with `\n`. A file already there is replaced, as Codex's `*** Add File:` does (the log says
+ *   so: `created a.txt, replacing the file there`).
  * - `update_file`: the diff is a list of hunks. A line `@@` (optionally followed by a line of context to
  *   find first, e.g. `@@ def main():`) starts a hunk; in a hunk a line starting with ` ` is context, `-`
  *   a line removed, `+` a line added; `*** End of File` anchors the hunk at the end of the file. Each hunk's
- *   old lines (context and removed) are found in order from where the previous hunk ended: exactly, then
- *   ignoring trailing, then surrounding whitespace (as Codex does). A hunk of `+` lines only adds them at
+ *   old lines (context and removed) are found in order from where the previous hunk ended, in Codex's
+ *   `seek_sequence` passes: exactly, then ignoring trailing whitespace, then surrounding whitespace, then
+ *   with typographic dashes, quotes and spaces read as ASCII (`say "hi" - ok` finds `say “hi” — ok`); a
+ *   hunk ending in an empty context line that is not found is looked for again without it (Codex's
+ *   `compute_replacements`). A hunk of `+` lines only adds them at
  *   the end of the file (as Codex does). A `moveTo` (`*** Move to:`) writes the result there and removes the
  *   file (replacing a file already there, as Codex does); a move onto the file itself is a plain update.
- * - `delete_file`: the file is removed.
+ * - `delete_file`: the file is removed; a symbolic link is removed itself, never its target, so a link
+ *   inside the root to a file outside it may be deleted (as Codex removes the path it is given); the
+ *   directories the path goes through must still be inside the root.
  * - A whole patch (`*** Begin Patch` … `*** End Patch` with `*** Add File:`, `*** Update File:` (and
  *   `*** Move to:`), `*** Delete File:` sections) is what a Codex-style freeform `apply_patch` custom tool
- *   receives: `applyPatchText`.
+ *   receives: `applyPatchText`. As Codex's parser, it may come wrapped in a heredoc (`<<'EOF'` … `EOF`),
+ *   and an `*** Update File:` without a hunk or a patch without a section is an error.
  *
  * Line endings (`applyHunks`): an updated file keeps its lines' endings and the lines a hunk writes take
  * the ending of the file's first line, so a CRLF file stays CRLF; the result ends with a newline (a file
@@ -137,31 +144,61 @@ const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
   return hunks
 }
 
+/**
+ * A line as Codex's `seek_sequence` compares it in its last pass: trimmed, its typographic dashes, quotes and
+ * odd spaces made ASCII (U+2010-U+2015 and U+2212 `-`, U+2018-U+201B `'`, U+201C-U+201F `"`, U+00A0,
+ * U+2002-U+200A, U+202F, U+205F and U+3000 a space).
+ */
+const normalise = (line: string): string =>
+  line.trim()
+    .replace(/[\u2010-\u2015\u2212]/g, "-")
+    .replace(/[\u2018-\u201B]/g, "'")
+    .replace(/[\u201C-\u201F]/g, "\"")
+    .replace(/[\u00A0\u2002-\u200A\u202F\u205F\u3000]/g, " ")
+
+/**
+ * Where `pattern` starts in `lines`, from `from` on (from the last `pattern.length` lines with `endOfFile`),
+ * or -1: as Codex's `seek_sequence`, four passes, each over the whole range: lines equal, then equal but for
+ * trailing whitespace, then for surrounding whitespace, then once `normalise`d.
+ */
 const seek = (
   lines: ReadonlyArray<string>,
   pattern: ReadonlyArray<string>,
   from: number,
   endOfFile: boolean
 ): number => {
-  const comparisons: ReadonlyArray<(a: string, b: string) => boolean> = [
-    (a, b) => a === b,
-    (a, b) => a.trimEnd() === b.trimEnd(),
-    (a, b) => a.trim() === b.trim()
-  ]
-  for (const same of comparisons) {
-    const start = endOfFile ? Math.max(from, lines.length - pattern.length) : from
-    for (let index = start; index + pattern.length <= lines.length; index++) {
+  const start = endOfFile ? Math.max(from, lines.length - pattern.length) : from
+  const find = (
+    candidates: ReadonlyArray<string>,
+    wanted: ReadonlyArray<string>,
+    same: (a: string, b: string) => boolean,
+    first: number
+  ): number => {
+    for (let index = first; index + wanted.length <= candidates.length; index++) {
       let found = true
-      for (let offset = 0; offset < pattern.length; offset++) {
-        if (!same(lines[index + offset]!, pattern[offset]!)) {
+      for (let offset = 0; offset < wanted.length; offset++) {
+        if (!same(candidates[index + offset]!, wanted[offset]!)) {
           found = false
           break
         }
       }
       if (found) return index
     }
+    return -1
   }
-  return -1
+  for (
+    const same of [
+      (a: string, b: string) => a === b,
+      (a: string, b: string) => a.trimEnd() === b.trimEnd(),
+      (a: string, b: string) => a.trim() === b.trim()
+    ]
+  ) {
+    const at = find(lines, pattern, same, start)
+    if (at >= 0) return at
+  }
+  // the last pass normalises each line of the range once, not once per comparison
+  const at = find(lines.slice(start).map(normalise), pattern.map(normalise), (a, b) => a === b, 0)
+  return at < 0 ? -1 : start + at
 }
 
 /** The most lines one `splice` call inserts (its arguments are on the stack). */
@@ -196,7 +233,11 @@ const splitLines = (content: string): { readonly texts: Array<string>; readonly 
  * and context lines) take the file's ending, the one of its first line (`\r\n` in a CRLF file, `\n` in an
  * empty file); the result ends with a newline (a last line without one gains it); a hunk with no context
  * and no removed line (only `+` lines) adds them at the end of the file (before a final blank line),
- * whatever its `@@` header. Besides: a byte order mark at the start of the file stays there (the hunks do
+ * whatever its `@@` header; a hunk's old lines are looked for in the four passes of Codex's
+ * `seek_sequence`, each over the rest of the file before the next (lines equal; equal but for trailing
+ * whitespace; for surrounding whitespace; trimmed with the dashes U+2010-U+2015 and U+2212 read as `-`, the
+ * quotes U+2018-U+201B as `'` and U+201C-U+201F as `"`, and no-break and other odd spaces as a space), and
+ * when not found and the last of them is empty, again without it (Codex's `compute_replacements`). Besides: a byte order mark at the start of the file stays there (the hunks do
  * not see it), and the diff's lines may end with `\r\n` (the `\r` is not part of the line).
  *
  * @since 0.2.0
@@ -237,7 +278,16 @@ export const applyHunks = (content: string, diff: string, path: string): Effect.
         replace(lines.at(-1) === "" ? lines.length - 1 : lines.length, 0, hunk.newLines)
         continue
       }
-      const at = seek(lines, hunk.oldLines, position, hunk.endOfFile)
+      let oldLines: ReadonlyArray<string> = hunk.oldLines
+      let newLines: ReadonlyArray<string> = hunk.newLines
+      let at = seek(lines, oldLines, position, hunk.endOfFile)
+      if (at < 0 && oldLines.at(-1) === "") {
+        // as Codex's compute_replacements: a hunk ending in an empty context line (often the patch's blank
+        // line before the next section) is looked for again without it
+        oldLines = oldLines.slice(0, -1)
+        if (newLines.at(-1) === "") newLines = newLines.slice(0, -1)
+        at = seek(lines, oldLines, position, hunk.endOfFile)
+      }
       if (at < 0) {
         return Effect.fail(
           new PatchError({
@@ -246,8 +296,8 @@ export const applyHunks = (content: string, diff: string, path: string): Effect.
           })
         )
       }
-      replace(at, hunk.oldLines.length, hunk.newLines)
-      position = at + hunk.newLines.length
+      replace(at, oldLines.length, newLines)
+      position = at + newLines.length
     }
     return Effect.succeed(bom + lines.map((line, index) => line + (endings[index] || ending)).join(""))
   })
@@ -279,16 +329,30 @@ export const createdText = (diff: string, path: string): Effect.Effect<string, P
 
 /**
  * Parses a whole patch (`*** Begin Patch` … `*** End Patch`) into its file changes, in order; its lines may
- * end with `\n` or `\r\n` (the `\r` belongs to no line: an added file gets `\n` endings, as with Codex). Fails
- * with `PatchError` when the envelope or a section header is missing or unknown.
+ * end with `\n` or `\r\n` (the `\r` belongs to no line: an added file gets `\n` endings, as with Codex). As
+ * Codex's lenient parser, a patch wrapped in a heredoc (a first line `<<EOF`, `<<'EOF'` or `<<"EOF"`, a last
+ * line ending with `EOF`) is the patch inside. Fails with `PatchError` when the envelope or a section header
+ * is missing or unknown, or an `*** Update File:` section has no hunk (as Codex's "Update file hunk for path
+ * … is empty"; a `*** Move to:` alone is none). A patch without a section parses to no change
+ * (`applyPatchText` refuses it).
  *
  * @since 0.2.0
  * @category patches
  */
 export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange>, PatchError> =>
   Effect.suspend(() => {
-    const lines = text.trim().split(/\r?\n/)
-    if (lines[0]?.trim() !== "*** Begin Patch" || lines.at(-1)?.trim() !== "*** End Patch") {
+    let lines = text.trim().split(/\r?\n/)
+    const enveloped = (candidate: ReadonlyArray<string>) =>
+      candidate[0]?.trim() === "*** Begin Patch" && candidate.at(-1)?.trim() === "*** End Patch"
+    // as Codex's lenient parser: a patch wrapped in a heredoc (`<<'EOF'` … `EOF`), as a model writes it for a
+    // shell, is the patch inside
+    if (
+      !enveloped(lines) && lines.length >= 4 && ["<<EOF", "<<'EOF'", "<<\"EOF\""].includes(lines[0]!) &&
+      lines.at(-1)!.endsWith("EOF")
+    ) {
+      lines = lines.slice(1, -1)
+    }
+    if (!enveloped(lines)) {
       return Effect.fail(new PatchError({ description: "a patch starts with \"*** Begin Patch\" and ends with \"*** End Patch\"" }))
     }
     const changes: Array<FileChange> = []
@@ -315,7 +379,14 @@ export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange
           moveTo = lines[index]!.slice("*** Move to: ".length).trim()
           index++
         }
-        changes.push({ type: "update_file", path, diff: body(), moveTo })
+        const diff = body()
+        if (diff.trim() === "") {
+          // as Codex's parser ("Update file hunk for path '…' is empty"): a move alone is no update either
+          return Effect.fail(
+            new PatchError({ description: "the \"*** Update File:\" section has no hunk (no line after it before the next section)", path })
+          )
+        }
+        changes.push({ type: "update_file", path, diff, moveTo })
       } else if (line.trim() !== "") {
         return Effect.fail(new PatchError({ description: `unexpected line in the patch: ${JSON.stringify(line)}` }))
       }
@@ -358,12 +429,26 @@ const landing = (file: string): Effect.Effect<string | undefined> =>
   })
 
 /**
- * `path` under `root`, checked (see `resolveUnder`): `file` is the path itself (what a delete removes, a
- * link and not its target), `real` where a write to it lands once symbolic links are followed (what a write
+ * `path` under `root`, checked (see `resolveUnder`): `file` is the path itself, `real` where a write to it lands once symbolic links are followed (what a write
  * opens, so a dangling link's missing directories are created inside the root; two spellings of one file
  * have the same `real`).
  */
 const locate = (root: string, path: string): Effect.Effect<{ readonly file: string; readonly real: string }, PatchError> =>
+  locateAs(root, path, false)
+
+/**
+ * `path` under `root`, checked as `locate` does but for its last part: the entry itself in the real path of
+ * its directory (which must be the root or inside it), a symbolic link and not where it points. What a delete
+ * removes.
+ */
+const locateEntry = (root: string, path: string): Effect.Effect<string, PatchError> =>
+  Effect.map(locateAs(root, path, true), ({ real }) => real)
+
+const locateAs = (
+  root: string,
+  path: string,
+  entry: boolean
+): Effect.Effect<{ readonly file: string; readonly real: string }, PatchError> =>
   Effect.gen(function*() {
     if (path === "" || NodePath.isAbsolute(path)) {
       return yield* new PatchError({ description: "the path must be relative to the workspace root", path })
@@ -376,11 +461,14 @@ const locate = (root: string, path: string): Effect.Effect<{ readonly file: stri
     const file = NodePath.resolve(realRoot, path)
     const inside = (candidate: string) => candidate.startsWith(realRoot + NodePath.sep)
     if (!inside(file)) return yield* new PatchError({ description: "the path leaves the workspace root", path })
-    // where a write lands must be inside the root too: no symbolic link out of it, dangling or not
-    const real = yield* landing(file)
-    if (real === undefined) return yield* new PatchError({ description: "the path goes through too many symbolic links", path })
-    if (!inside(real)) return yield* new PatchError({ description: "the path leads out of the workspace root", path })
-    return { file, real }
+    // where a write lands must be inside the root too: no symbolic link out of it, dangling or not (for an
+    // entry: where its directory is)
+    const landed = yield* landing(entry ? NodePath.dirname(file) : file)
+    if (landed === undefined) return yield* new PatchError({ description: "the path goes through too many symbolic links", path })
+    if (!(inside(landed) || entry && landed === realRoot)) {
+      return yield* new PatchError({ description: "the path leads out of the workspace root", path })
+    }
+    return { file, real: entry ? NodePath.join(landed, NodePath.basename(file)) : landed }
   })
 
 /**
@@ -508,7 +596,9 @@ const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot
 
 /**
  * Applies one file change under `root` and returns a one-line log of what it did (`created a.txt`,
- * `updated a.txt`, `updated a.txt and moved it to b.txt`, `deleted a.txt`). A `moveTo` that names the
+ * `created a.txt, replacing the file there` (a create replaces a file there, as Codex's `*** Add File:`),
+ * `updated a.txt`, `updated a.txt and moved it to b.txt`, `deleted a.txt` (a symbolic link is deleted
+ * itself, wherever it points)). A `moveTo` that names the
  * updated file itself in another spelling (`./a.txt`, `sub/../a.txt`) is a plain update (`updated a.txt`);
  * one that names another existing file replaces it, as Codex's `apply_patch` does (`*** Move to:` writes
  * the destination whatever is there). Fails with `PatchError` when it does not apply (nothing written then)
@@ -522,12 +612,22 @@ export const applyChange = (root: string, change: FileChange): Effect.Effect<str
 
 const applyChangeUnlocked = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
   Effect.gen(function*() {
+    if (change.type === "delete_file") {
+      // the entry itself, a symbolic link and never its target (as Codex removes the path it is given): only
+      // the directories it is in must be inside the root
+      const entry = yield* locateEntry(root, change.path)
+      if (!(yield* exists(entry))) return yield* new PatchError({ description: "the file to delete does not exist", path: change.path })
+      yield* remove(entry, change.path)
+      return `deleted ${change.path}`
+    }
     const { file, real } = yield* locate(root, change.path)
     switch (change.type) {
       case "create_file": {
-        if (yield* exists(file)) return yield* new PatchError({ description: "the file to create exists already", path: change.path })
+        // a file there is replaced, as Codex's *** Add File: writes whatever is there (a directory, a pipe:
+        // refused by writeText)
+        const replaced = yield* exists(file)
         yield* writeText(real, yield* createdText(change.diff, change.path), change.path)
-        return `created ${change.path}`
+        return replaced ? `created ${change.path}, replacing the file there` : `created ${change.path}`
       }
       case "update_file": {
         if (!(yield* exists(file))) return yield* new PatchError({ description: "the file to update does not exist", path: change.path })
@@ -543,33 +643,51 @@ const applyChangeUnlocked = (root: string, change: FileChange): Effect.Effect<st
         yield* writeText(real, text, change.path)
         return `updated ${change.path}`
       }
-      case "delete_file": {
-        if (!(yield* exists(file))) return yield* new PatchError({ description: "the file to delete does not exist", path: change.path })
-        yield* remove(file, change.path)
-        return `deleted ${change.path}`
-      }
     }
   })
 
 /**
  * Applies a whole patch text under `root` (see `parsePatch`), change by change, and returns the log
  * lines joined by newlines. A change that fails stops the patch with `PatchError` (the changes before it
- * stay applied; the error names the file).
+ * stay applied; the error names the file); a patch without a change fails too (`No files were modified: …`,
+ * as Codex's).
+ *
+ * The handler of a freeform `apply_patch` custom tool (as Codex declares it): its typed failure is the
+ * message the model reads, so the tool declares `failure: Schema.String` and the handler maps the error.
+ *
+ * ```ts
+ * const FreeformApplyPatch = Tool.custom("apply_patch", {
+ *   description: "Edit files: send a whole patch, from *** Begin Patch to *** End Patch.",
+ *   failure: Schema.String
+ * })
+ * const Tools = Toolkit.make(FreeformApplyPatch)
+ * const ToolsLive = Tools.toLayer({
+ *   apply_patch: (input) => Effect.mapError(ApplyPatch.applyPatchText("/srv/workspace", input), (error) => error.message)
+ * })
+ * ```
  *
  * @since 0.2.0
  * @category files
  */
 export const applyPatchText = (root: string, text: string): Effect.Effect<string, PatchError> =>
   Effect.flatMap(parsePatch(text), (changes) =>
-    withRootLock(
-      root,
-      Effect.map(Effect.forEach(changes, (change) => applyChangeUnlocked(root, change)), (logs) => logs.join("\n"))
-    ))
+    changes.length === 0
+      ? Effect.fail(
+        new PatchError({
+          description: "No files were modified: the patch has no \"*** Add File:\", \"*** Update File:\" or \"*** Delete File:\" section"
+        })
+      )
+      : withRootLock(
+        root,
+        Effect.map(Effect.forEach(changes, (change) => applyChangeUnlocked(root, change)), (logs) => logs.join("\n"))
+      ))
 
 /**
  * The handler of the `apply_patch` client tool (`Tool.applyPatch`) over `root`: applies the call's
  * operation and answers `completed` with the log, or `failed` with the `PatchError`'s message for the model
- * to read: a hunk that does not apply, a missing file, a permission denied (never fails itself).
+ * to read: a hunk that does not apply, a missing file, a permission denied. Its effect has no failure
+ * (every `PatchError` is such an answer); a defect, a bug of this module, is not caught here (the tool loop
+ * answers a dying handler with an error the model reads).
  *
  * ```ts
  * const Tools = Toolkit.make(Tool.applyPatch)

@@ -34,10 +34,11 @@ describe("ApplyPatch", () => {
         readFileSync(join(root, "shopping-checklist.md"), "utf8"),
         "## Shopping Checklist\n\n- [ ] Milk\n- [ ] Bread\n- [ ] Eggs\n- [ ] Fresh fruit\n- [ ] Coffee\n"
       )
-      // a second create of the same file fails, with a message the model can read
+      // a second create of the same file replaces it (as Codex's *** Add File: does), and says so
+      writeFileSync(join(root, "shopping-checklist.md"), "old\n")
       const again = yield* ApplyPatch.handler({ root })(recordedCall())
-      assert.strictEqual(again.status, "failed")
-      assert.match(again.output, /shopping-checklist\.md: the file to create exists already/)
+      assert.deepStrictEqual(again, { status: "completed", output: "created shopping-checklist.md, replacing the file there" })
+      assert.match(readFileSync(join(root, "shopping-checklist.md"), "utf8"), /^## Shopping Checklist\n/)
     }))
 
   it.effect("update_file hunks apply in order, with context headers and whitespace-tolerant matching", () =>
@@ -317,5 +318,79 @@ describe("ApplyPatch", () => {
       assert.deepStrictEqual(yield* apply({ type: "update_file", path: "a.txt", diff: "@@\n-a\n+b\n" }), { status: "completed", output: "updated a.txt" })
       // the pipe itself may be deleted (unlinking opens nothing)
       assert.deepStrictEqual(yield* apply({ type: "delete_file", path: "pipe" }), { status: "completed", output: "deleted pipe" })
+    }))
+
+  it.effect("hunks found as Codex finds them: a trailing empty context line dropped, then Unicode punctuation normalised", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeFileSync(join(root, "a.txt"), "foo\nbaz\n")
+      writeFileSync(join(root, "b.txt"), "q\n")
+      // the blank line before the next section is an empty context line of a.txt's hunk: not in the file
+      // after "foo", so the hunk is looked for again without it
+      const patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-foo\n+bar\n\n*** Update File: b.txt\n@@\n-q\n+Q\n*** End Patch"
+      assert.strictEqual(yield* ApplyPatch.applyPatchText(root, patch), "updated a.txt\nupdated b.txt")
+      assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "bar\nbaz\n")
+      assert.strictEqual(readFileSync(join(root, "b.txt"), "utf8"), "Q\n")
+      // ASCII quotes and dash match typographic ones (and a no-break space a space) in the last pass
+      assert.strictEqual(
+        yield* ApplyPatch.applyHunks("say \u201chi\u201d \u2014 ok\u00a0now\nnext\n", "@@\n-say \"hi\" - ok now\n+say hello\n next\n", "f"),
+        "say hello\nnext\n"
+      )
+      // the passes run in Codex's order, each over the whole file: an exact match after a normalised one wins
+      assert.strictEqual(yield* ApplyPatch.applyHunks("a \u2013 b\na - b\n", "@@\n-a - b\n+X\n", "f"), "a \u2013 b\nX\n")
+      // and a trimmed match after a normalised one
+      assert.strictEqual(yield* ApplyPatch.applyHunks("a \u2013 b\n  a - b\n", "@@\n-a - b\n+X\n", "f"), "a \u2013 b\nX\n")
+    }))
+
+  it.effect("a whole patch as Codex reads it: in a heredoc, Add File onto a file, no change or an empty update refused", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeFileSync(join(root, "a.txt"), "a\n")
+      // as a model writes it for a shell: Codex's lenient parser takes the patch inside
+      assert.strictEqual(
+        yield* ApplyPatch.applyPatchText(root, "<<'EOF'\n*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\nEOF\n"),
+        "updated a.txt"
+      )
+      assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "b\n")
+      assert.strictEqual(yield* ApplyPatch.applyPatchText(root, "<<EOF\n*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\nEOF"), "deleted a.txt")
+      // *** Add File: onto an existing file replaces it
+      writeFileSync(join(root, "c.txt"), "old\n")
+      assert.strictEqual(
+        yield* ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Add File: c.txt\n+new\n*** End Patch"),
+        "created c.txt, replacing the file there"
+      )
+      assert.strictEqual(readFileSync(join(root, "c.txt"), "utf8"), "new\n")
+      // a patch without a file section modifies nothing: an error, as Codex's "No files were modified."
+      const empty = yield* Effect.flip(ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** End Patch"))
+      assert.strictEqual(
+        empty.message,
+        "No files were modified: the patch has no \"*** Add File:\", \"*** Update File:\" or \"*** Delete File:\" section"
+      )
+      // an *** Update File: without a hunk (a move alone too) is refused when parsed, before any change
+      const noHunk = yield* Effect.flip(
+        ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Add File: d.txt\n+d\n*** Update File: c.txt\n*** Move to: e.txt\n\n*** End Patch")
+      )
+      assert.strictEqual(noHunk.message, "c.txt: the \"*** Update File:\" section has no hunk (no line after it before the next section)")
+      assert.isFalse(existsSync(join(root, "d.txt")))
+      assert.strictEqual(readFileSync(join(root, "c.txt"), "utf8"), "new\n")
+    }))
+
+  it.effect("delete_file of a symbolic link to outside the root removes the link, never its target", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const outside = workspace()
+      writeFileSync(join(outside, "target.txt"), "secret\n")
+      symlinkSync(join(outside, "target.txt"), join(root, "link.txt"))
+      symlinkSync(outside, join(root, "dir"))
+      assert.strictEqual(yield* ApplyPatch.applyChange(root, { type: "delete_file", path: "link.txt" }), "deleted link.txt")
+      assert.isFalse(existsSync(join(root, "link.txt")))
+      assert.strictEqual(readFileSync(join(outside, "target.txt"), "utf8"), "secret\n")
+      // a directory link out of the root still stops the delete of what is behind it
+      const through = yield* Effect.flip(ApplyPatch.applyChange(root, { type: "delete_file", path: "dir/target.txt" }))
+      assert.strictEqual(through.message, "dir/target.txt: the path leads out of the workspace root")
+      assert.strictEqual(readFileSync(join(outside, "target.txt"), "utf8"), "secret\n")
+      // the link to the directory itself may go
+      assert.strictEqual(yield* ApplyPatch.applyChange(root, { type: "delete_file", path: "dir" }), "deleted dir")
+      assert.isTrue(existsSync(join(outside, "target.txt")))
     }))
 })
