@@ -8,7 +8,7 @@
  * | success | the value encoded with the tool's `success` schema | `false` |
  * | `arguments` not JSON | `{"error":"invalid JSON arguments for tool …: <parser message> in <excerpt>"}` | `true` |
  * | arguments not matching `parameters` | `{"error":"invalid arguments for tool …: <decode message>"}` (at most 2000 characters) | `true` |
- * | no tool of that name (and namespace, see `Toolkit.resolve`) | `{"error":"unknown tool …; available tools: …"}` (tools by `Tool.HandlerKey`) | `true` |
+ * | no tool of that name (and namespace, see `Toolkit.resolve`) | `{"error":"unknown tool …; available tools: …"}` (tools by the names the model calls them, `<namespace>.<name>` in a namespace) | `true` |
  * | handler failure | `{"error": <failure encoded with the tool's failure schema>}` | `true` |
  * | timeout | `{"error":"tool … timed out after …"}` | `true` |
  * | handler interrupted itself | `{"error":"tool … was interrupted"}` | `true` |
@@ -25,10 +25,18 @@
  * Limits: each call gets at most `timeout` (default `DEFAULT_TIMEOUT`, `"none"` for no limit); the text of
  * an answer longer than `maxOutputLength` characters (default `DEFAULT_MAX_OUTPUT_LENGTH`, `"none"` for no
  * bound) is cut, its head and tail kept around a marker the model can read (`truncate`), and a warning
- * logged. Function and custom tool calls run concurrently (at most `concurrency` at once); shell, apply_patch
- * and local_shell calls run one after the other in output order (a later patch may depend on an earlier one),
- * and so does a function or custom call of a tool whose name a client-run built-in of the toolkit has (Codex's
- * freeform `apply_patch` beside the built-in one: both change the same files).
+ * logged.
+ *
+ * Order (as Codex runs a turn's calls): the calls are taken in the model's output order. Function and custom
+ * tool calls may run together (at most `concurrency` at once); a shell, apply_patch or local_shell call,
+ * and a function or custom call of a tool whose name a client-run built-in of the toolkit has (Codex's
+ * freeform `apply_patch` beside the built-in one), runs alone: after every call before it has ended, and
+ * before any call after it starts. So `apply_patch` creating `a.txt` then `read_file` of `a.txt` in one turn
+ * reads the new file, and a function call after a shell call sees what the command did; function calls
+ * between two built-in calls run together. (Codex holds a read lock for a tool that supports parallel
+ * calls and a write lock for one that does not, taken in the calls' order.) A freeform patch tool of
+ * another name (`Tool.custom("edit")`) runs with the function calls; `ApplyPatch` serializes the writes
+ * of one workspace root whatever the caller.
  *
  * `arguments: ""` (a function without parameters, as some servers send it) reads as `{}`; a `null` for an
  * optional property reads as the property left out (strict mode makes optional properties nullable, see
@@ -131,9 +139,10 @@ export const isRunnable = (part: Part.AssistantPart): part is RunnableCall =>
   part.type === "apply_patch_call" || part.type === "local_shell_call"
 
 /**
- * Runs the calls and returns one answer per call, in call order (function and custom tool calls
- * concurrently, bounded by `options.concurrency`; built-in tool calls, and calls of a tool sharing its name
- * with a built-in of the toolkit, one after the other). Never fails:
+ * Runs the calls and returns one answer per call, in call order: in the model's order, function and custom
+ * tool calls together (bounded by `options.concurrency`), each built-in tool call, and each call of a tool
+ * sharing its name with a built-in of the toolkit, alone, after the calls before it and before those after
+ * it (see the module comment). Never fails:
  * every outcome is an answer (see the module comment). Requires the handlers of the toolkit's tools
  * (`toolkit.toLayer`).
  *
@@ -176,22 +185,28 @@ export const executeUnchecked = (
   Effect.suspend(() => {
     const limits = limitsOf(options)
     const results: Array<Part.ToolMessagePart> = new Array(calls.length)
-    const concurrent: Array<number> = []
-    const inOrder: Array<number> = []
-    calls.forEach((call, index) =>
-      (isBuiltIn(call) || sharesBuiltInName(toolkit, call) ? inOrder : concurrent).push(index)
-    )
     const runAt = (index: number) =>
       Effect.map(executeOneUnchecked(toolkit, calls[index]!, limits), (result) => {
         results[index] = result
       })
-    return Effect.as(
-      Effect.all([
-        Effect.forEach(concurrent, runAt, { concurrency: options?.concurrency ?? DEFAULT_CONCURRENCY, discard: true }),
-        Effect.forEach(inOrder, runAt, { discard: true })
-      ], { concurrency: 2, discard: true }),
-      results
-    )
+    // stages run one after the other: a run of calls that may go together, or one call that runs alone
+    const stages: Array<Effect.Effect<void>> = []
+    let together: Array<number> = []
+    const close = () => {
+      if (together.length === 0) return
+      stages.push(Effect.forEach(together, runAt, { concurrency: options?.concurrency ?? DEFAULT_CONCURRENCY, discard: true }))
+      together = []
+    }
+    calls.forEach((call, index) => {
+      if (isBuiltIn(call) || sharesBuiltInName(toolkit, call)) {
+        close()
+        stages.push(runAt(index))
+      } else {
+        together.push(index)
+      }
+    })
+    close()
+    return Effect.as(Effect.all(stages, { discard: true }), results)
   })
 
 /**
@@ -240,6 +255,16 @@ const isBuiltIn = (call: RunnableCall): boolean =>
 const sharesBuiltInName = (toolkit: Toolkit.Any, call: RunnableCall): boolean =>
   (call.type === "tool_call" || call.type === "custom_tool_call") && call.namespace === undefined &&
   toolkit.find(call.name, undefined, "client") !== undefined
+
+/**
+ * The toolkit's tools by the names the model calls them (`<namespace>.<name>` in a namespace), each once:
+ * the handler key `built-in:apply_patch` of a built-in beside a custom `apply_patch` is `apply_patch` to the
+ * model.
+ */
+const modelNames = (toolkit: Toolkit.Any): ReadonlyArray<string> =>
+  Array.from(new Set(toolkit.names.map((key) => key.startsWith(BUILT_IN_PREFIX) ? key.slice(BUILT_IN_PREFIX.length) : key)))
+
+const BUILT_IN_PREFIX = "built-in:"
 
 /** The tool name a call asks for (a built-in's is its type's name). */
 const nameOf = (call: RunnableCall): string => {
@@ -500,7 +525,7 @@ const executeOneUnchecked = (
         ? `tool "${name}" is a ${other.kind} tool, called as a ${kindOf(call)} tool`
         : `unknown tool "${name}"${
           namespace === undefined ? "" : ` in namespace "${namespace}"`
-        }; available tools: ${toolkit.names.length === 0 ? "none" : toolkit.names.join(", ")}`
+        }; available tools: ${toolkit.names.length === 0 ? "none" : modelNames(toolkit).join(", ")}`
     )
     : Effect.catchAllCause(run(tool, toolkit.keyOf(tool), call, limits), (cause) => unexpected(call, cause, "died"))
   return Effect.withSpan(

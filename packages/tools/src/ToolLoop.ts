@@ -12,6 +12,11 @@
  * loop cannot answer (an MCP approval request without that service, a tool search the client executes)
  * ends the loop without running anything, for the caller to answer.
  *
+ * The calls of a step are taken in the model's output order, as Codex runs them: function and custom tool
+ * calls together (at most `concurrency` at once), each shell, apply_patch or local_shell call alone, after
+ * the calls before it have ended and before those after it start (an `apply_patch` creating a file, then a
+ * `read_file` of it, reads the new file). See `ToolExecutor` for the details.
+ *
  * Each step appends to the transcript the assistant message whole (every part in output order, reasoning
  * with its encrypted payload, built-in tool items verbatim), so replaying it gives back the items the
  * server sent; then, when it holds calls, a tool message with one answer per call, in call order.
@@ -60,8 +65,9 @@ import type * as Toolkit from "./Toolkit.js"
  * - `toolkit`: the local tools offered to the model;
  * - `maxSteps`: the most model calls the loop makes (default `DEFAULT_MAX_STEPS`, at least 1);
  * - `concurrency`: function and custom tool calls of one step run at once (default
- *   `ToolExecutor.DEFAULT_CONCURRENCY`; built-in tool calls, and calls of a tool sharing its name with a
- *   built-in of the toolkit, run one after the other);
+ *   `ToolExecutor.DEFAULT_CONCURRENCY`); the calls are taken in the model's order, and a built-in tool call
+ *   (or a call of a tool sharing its name with a built-in of the toolkit) runs alone, after the calls before
+ *   it and before those after it (see `ToolExecutor`);
  * - `timeout`: the longest a tool call may run before it becomes an error answer (default
  *   `ToolExecutor.DEFAULT_TIMEOUT`, 5 minutes; `"none"`: no limit);
  * - `maxOutputLength`: the most characters of one answer sent back (default
@@ -352,7 +358,9 @@ const generateUnchecked = (
   }).pipe(Effect.withSpan("ToolLoop.generate", { attributes: { "gen_ai.operation.name": "tool_loop" } }))
 
 /**
- * Runs the loop with `LanguageModel.generate` (one whole response per step) and gives the final response,
+ * Runs the loop with `LanguageModel.generate` (one whole response per step: over the Responses API,
+ * `ResponsesLanguageModel` sends each step's request with `stream: false`, so nothing arrives until the
+ * step's response is done; `stream` sends `stream: true` and gives the events as they come) and gives the final response,
  * the transcript, every step's response and the summed usage. Fails with `StepFailed` when a model call
  * fails (its `error` is the model's `AiError`), when the response of step `maxSteps` still asks for calls
  * (`error`: `AiError.ToolError`), or when a step's response was cut inside its calls (`status: "incomplete"`,

@@ -158,6 +158,60 @@ describe("Tool.custom and the client-run built-in tools", () => {
         .toStrictEqual(["created a.txt", "updated a.txt", "two\n", "deleted a.txt"])
     }))
 
+  it.effect("calls run in the model's order: a built-in call alone, after the calls before it, before those after it (as Codex)", () =>
+    Effect.gen(function*() {
+      // the builder's case: apply_patch creates src/a.txt, then read_file reads it, in one turn (it gave ENOENT)
+      const root = workspace()
+      const ReadFile = Tool.make("read_file", { description: "Reads a file.", parameters: { path: Schema.String }, success: Schema.String, failure: Schema.String })
+      const log: Array<string> = []
+      const Step = Tool.make("step", { description: "Logs a step.", parameters: { n: Schema.Number }, success: Schema.Number })
+      const Reader = Toolkit.make(Tool.applyPatch, Tool.shell, ReadFile, Step)
+      const live = Reader.toLayer({
+        apply_patch: (call) => Effect.zipRight(Effect.sync(() => log.push(`patch ${call.callId} start`)), ApplyPatch.handler({ root })(call)).pipe(Effect.tap(() => log.push(`patch ${call.callId} end`))),
+        shell: Shell.handler({ cwd: root }),
+        read_file: ({ path }) => Effect.try({ try: () => readFileSync(join(root, path), "utf8"), catch: (error) => String(error) }),
+        step: ({ n }) =>
+          Effect.sync(() => log.push(`step ${n} start`)).pipe(
+            Effect.zipRight(Effect.yieldNow()),
+            Effect.zipRight(Effect.sync(() => log.push(`step ${n} end`))),
+            Effect.as(n)
+          )
+      })
+      const results = yield* ToolExecutor.execute(Reader, [
+        new Part.ToolCallPart({ callId: "f1", name: "step", arguments: "{\"n\":1}" }),
+        new Part.ToolCallPart({ callId: "f2", name: "step", arguments: "{\"n\":2}" }),
+        new Part.ApplyPatchCallPart({ callId: "p1", operation: { type: "create_file", path: "src/a.txt", diff: "+hello\n" } }),
+        new Part.ToolCallPart({ callId: "r1", name: "read_file", arguments: "{\"path\":\"src/a.txt\"}" }),
+        new Part.ShellCallPart({ callId: "s1", commands: ["echo more >> src/a.txt"] }),
+        new Part.ToolCallPart({ callId: "r2", name: "read_file", arguments: "{\"path\":\"src/a.txt\"}" })
+      ]).pipe(Effect.provide(live))
+      expect(results.map((result) => result.type === "tool_result" ? result.output : result.type)).toStrictEqual([
+        "1",
+        "2",
+        "apply_patch_call_output",
+        "\"hello\\n\"",
+        "shell_call_output",
+        "\"hello\\nmore\\n\""
+      ])
+      // the two function calls before the patch ran together, the patch after both
+      expect(log).toStrictEqual(["step 1 start", "step 2 start", "step 1 end", "step 2 end", "patch p1 start", "patch p1 end"])
+    }))
+
+  it.effect("an unknown tool's answer lists the tools by the names the model calls them, not the handler keys", () =>
+    Effect.gen(function*() {
+      // Codex's freeform apply_patch beside the built-in: the built-in's handler key is built-in:apply_patch
+      const Both = Toolkit.make(Tool.applyPatch, Tool.custom("apply_patch", { description: "Codex apply_patch" }), Tool.shell)
+      const live = Both.toLayer({
+        "built-in:apply_patch": () => Effect.die("not called"),
+        apply_patch: () => Effect.die("not called"),
+        shell: () => Effect.die("not called")
+      })
+      const [result] = yield* ToolExecutor.execute(Both, [new Part.ToolCallPart({ callId: "f1", name: "nosuchtool", arguments: "{}" })]).pipe(
+        Effect.provide(live)
+      )
+      assert.strictEqual(result!.output, JSON.stringify({ error: "unknown tool \"nosuchtool\"; available tools: apply_patch, shell" }))
+    }))
+
   it.effect("a call of a tool the toolkit lacks gets an error answer in the call's own type", () =>
     Effect.gen(function*() {
       const Only = Toolkit.make(Evaluate)
@@ -224,7 +278,9 @@ describe("Tool.custom and the client-run built-in tools", () => {
         new Part.ApplyPatchCallPart({ callId: "p1", operation: { type: "delete_file", path: "a" } }),
         new Part.LocalShellCallPart({ callId: "l1", command: ["sleep", "100"] })
       ], { timeout: "30 seconds", maxOutputLength: 100 }).pipe(Effect.provide(layer), Effect.fork)
-      // the built-ins run one after the other: three timeouts in a row
+      // in the model's order: the custom calls together, then the built-ins one after the other: four
+      // timeouts in a row
+      yield* TestClock.adjust("30 seconds")
       yield* TestClock.adjust("30 seconds")
       yield* TestClock.adjust("30 seconds")
       yield* TestClock.adjust("30 seconds")
