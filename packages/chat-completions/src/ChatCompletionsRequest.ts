@@ -532,15 +532,31 @@ const assistantMessage = (
     notes.push(`assistant message ${index} not sent: it has no text, refusal or tool call`)
     return undefined
   }
-  const out: Record<string, unknown> = { role: "assistant" }
-  out.content = content === "" && toolCalls.length > 0 ? null : content
+  const messageContent = content === "" && toolCalls.length > 0 ? null : content
+  // The message is kept until the request body is written (a long conversation has thousands), so it is
+  // made whole by one object literal: members added to a smaller object afterwards go to a separate
+  // property array, allocated young (no allocation site to pretenure it), that the young generation's
+  // collections then copy twice. The members keep their order: role, content, refusal, reasoning_content,
+  // tool_calls (what `JSON.stringify` writes).
+  if (refusals.length === 0 && reasoning.length === 0) {
+    return (toolCalls.length === 0
+      ? { role: "assistant", content: messageContent }
+      : { role: "assistant", content: messageContent, tool_calls: exactCopy(toolCalls) }) as ChatMessage
+  }
+  // a refusal or replayed reasoning (rare): members added one by one
+  const out: Record<string, unknown> = { role: "assistant", content: messageContent }
   if (refusals.length > 0) out.refusal = refusals.join("")
   if (reasoning.length > 0) out.reasoning_content = reasoning.join("\n\n")
-  // an exact-size copy: an array grown by `push` from empty holds room for 17 calls, and the message is kept
-  // until the request body is written (a long conversation has thousands)
-  if (toolCalls.length > 0) out.tool_calls = toolCalls.slice()
+  if (toolCalls.length > 0) out.tool_calls = exactCopy(toolCalls)
   return out as unknown as ChatMessage
 }
+
+/**
+ * An exact-size copy of a message's tool calls, from an array literal for one call (the usual case: the
+ * literal's allocation site lets V8 allocate it where it will live): an array grown by `push` from empty
+ * holds room for 17 calls.
+ */
+const exactCopy = (calls: Array<unknown>): Array<unknown> => calls.length === 1 ? [calls[0]] : calls.slice()
 
 /**
  * A tool call with the `extra_content` of its part's payload, when the payload is one this package made

@@ -237,6 +237,54 @@ describe("ChatCompletionsRequest.fromPrompt", () => {
         expect(warnings).toStrictEqual([])
       }))
 
+    it.effect("an assistant message's JSON text: role, content, refusal, reasoning_content, tool_calls, in that order", () =>
+      Effect.gen(function*() {
+        const response = yield* recorded()
+        const [remove, create] = response.message.toolCalls
+        // the recorded calls, as the request writes them: id, type, function (name, arguments)
+        const wire = (JSON.parse(readFixture(PARALLEL)).choices[0].message.tool_calls as ReadonlyArray<{
+          readonly id: string
+          readonly function: { readonly name: string; readonly arguments: string }
+        }>).map((call) =>
+          `{"id":${JSON.stringify(call.id)},"type":"function","function":{"name":${JSON.stringify(call.function.name)},"arguments":${
+            JSON.stringify(call.function.arguments)
+          }}}`
+        )
+        const calls = `[${wire.join(",")}]`
+        const one = `[${wire[0]}]`
+        const results = (...calls: ReadonlyArray<Part.ToolCallPart>) =>
+          new Message.ToolMessage({ results: calls.map((call) => result(call, "done")) })
+        const text = new Part.TextPart({ text: "Working." })
+        const refusal = new Part.RefusalPart({ text: "Not that." })
+        const reasoning = new Part.ReasoningPart({ text: "think" })
+        // each assistant message (with the tool message its calls need) -> its JSON text as sent
+        const cases: ReadonlyArray<readonly [ReadonlyArray<Message.Message>, string]> = [
+          [[new Message.AssistantMessage({ parts: [text] })], `{"role":"assistant","content":"Working."}`],
+          [[response.message, results(remove!, create!)], `{"role":"assistant","content":null,"tool_calls":${calls}}`],
+          [[new Message.AssistantMessage({ parts: [remove!] }), results(remove!)], `{"role":"assistant","content":null,"tool_calls":${one}}`],
+          [
+            [new Message.AssistantMessage({ parts: [text, remove!, create!] }), results(remove!, create!)],
+            `{"role":"assistant","content":"Working.","tool_calls":${calls}}`
+          ],
+          [[new Message.AssistantMessage({ parts: [refusal] })], `{"role":"assistant","content":"","refusal":"Not that."}`],
+          [
+            [new Message.AssistantMessage({ parts: [reasoning, refusal, text, remove!] }), results(remove!)],
+            `{"role":"assistant","content":"Working.","refusal":"Not that.","reasoning_content":"think","tool_calls":${one}}`
+          ],
+          [
+            [new Message.AssistantMessage({ parts: [reasoning, remove!] }), results(remove!)],
+            `{"role":"assistant","content":null,"reasoning_content":"think","tool_calls":${one}}`
+          ]
+        ]
+        for (const [messages, expected] of cases) {
+          const body = yield* ChatCompletionsRequest.fromPrompt(Prompt.make([Prompt.userMessage("Go"), ...messages]), {
+            model: "gpt-4o",
+            replayReasoningContent: true
+          })
+          assert.strictEqual(JSON.stringify(body.messages[1]), expected)
+        }
+      }))
+
     it.effect("a call without its tool message is dropped with a warning naming it; the answered one stays", () =>
       Effect.gen(function*() {
         const response = yield* recorded()
