@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "@effect/vitest"
 import * as Cooperative from "@effect-responses/wire/Cooperative"
 import * as Effect from "effect/Effect"
+import { jsonBytes } from "../src/internal/jsonBody.js"
 
 describe("Cooperative", () => {
   it.effect("yieldToIo lets an I/O callback queued before it run first", () =>
@@ -76,4 +77,35 @@ describe("Cooperative budgets in one turn of the event loop", () => {
         expect(budget.tick()).toBe(true)
       })
     ))
+})
+
+describe("the JSON body writer's budget", () => {
+  // the clock stubbed, advancing 0.01 ms per read: what is asserted is where the writer's count starts
+  it.effect("counts from the turn's start when it begins right after other work of that turn (the Chat request builder's)", () =>
+    Effect.suspend(() => {
+      const clock = { now: 1_000 }
+      const now = vi.spyOn(performance, "now").mockImplementation(() => (clock.now += 0.01))
+      const yields: Array<number> = []
+      const immediate = globalThis.setImmediate
+      const spy = vi.spyOn(globalThis, "setImmediate").mockImplementation(((callback: () => void) => {
+        yields.push(clock.now)
+        return immediate(callback)
+      }) as unknown as typeof setImmediate)
+      // 20,000 small members: written member by member, the clock read every 64 of them
+      const body = { model: "m", messages: Array.from({ length: 20_000 }, (_, i) => ({ role: "user", content: `m${i}` })) }
+      return Effect.gen(function*() {
+        yield* Cooperative.yieldToIo
+        const resumed = clock.now
+        yields.length = 0
+        // the builder's last slice spent 1.8 ms of this turn, then the writer begins
+        clock.now += 1.8
+        const bytes = yield* jsonBytes(body)
+        expect(new TextDecoder().decode(bytes)).toBe(JSON.stringify(body))
+        // its first pause comes once the turn's budget (2 ms) is spent, not 2 ms after the writer began
+        expect(yields[0]! - resumed).toBeLessThan(Cooperative.BUDGET_MS + 0.5)
+      }).pipe(Effect.ensuring(Effect.sync(() => {
+        spy.mockRestore()
+        now.mockRestore()
+      })))
+    }))
 })

@@ -17,7 +17,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
-import { BUDGET_MS, currentJsonTexts, findJsonText, type JsonText, yieldToIo } from "../Cooperative.js"
+import { BUDGET_MS, type Budget, currentJsonTexts, findJsonText, type JsonText, makeBudget, yieldToIo } from "../Cooperative.js"
 
 /**
  * At most about this many characters are written, and bytes copied, between two clock reads: encoding and
@@ -88,13 +88,17 @@ const roomLeft = (value: unknown, room: number, depth: number, keys: Keys): numb
   return room
 }
 
-/** The text written so far, encoded a piece of about `SLICE_CHARS` characters at a time. */
+/**
+ * The text written so far, encoded a piece of about `SLICE_CHARS` characters at a time. Its time counts as a
+ * `makeBudget`'s: from the turn's start when the writer begins in a turn that other work began less than
+ * `BUDGET_MS` before (the Chat request builder's last slice, right before it), not afresh, so that the two
+ * do not spend a budget each in one stretch of the event loop.
+ */
 class Pieces {
   readonly chunks: Array<Uint8Array> = []
   size = 0
   private text = ""
-  private since = performance.now()
-  private calls = 0
+  private budget: Budget = makeBudget(BUDGET_MS)
 
   add(text: string): void {
     this.text += text
@@ -118,15 +122,13 @@ class Pieces {
    * every 64 calls: a call per member, often of a few dozen bytes).
    */
   due(): boolean {
-    if (this.text.length >= SLICE_CHARS) return true
-    if ((++this.calls & 63) !== 0) return false
-    return performance.now() - this.since >= BUDGET_MS
+    return this.text.length >= SLICE_CHARS || this.budget.tick()
   }
 
-  /** Encodes the text written since the last call; the time is counted from now. */
+  /** Encodes the text written since the last call; the time is counted from now (from the resume, right after a yield). */
   flush(): void {
     this.encode()
-    this.since = performance.now()
+    this.budget = makeBudget(BUDGET_MS)
   }
 
   private encode(): void {
@@ -241,15 +243,16 @@ export const jsonBytes = (body: object): Effect.Effect<Uint8Array, unknown> =>
       // one copy of the whole body would be one long stretch too: copied a slice at a time, yielding
       const bytes = new Uint8Array(out.size)
       let offset = 0
-      let since = performance.now()
+      // counted as the writing's last step was (the same turn)
+      let budget = makeBudget(BUDGET_MS, 1)
       for (const chunk of out.chunks) {
         for (let at = 0; at < chunk.length; at += SLICE_CHARS) {
           const piece = chunk.subarray(at, at + SLICE_CHARS)
           bytes.set(piece, offset)
           offset += piece.length
-          if (performance.now() - since >= BUDGET_MS) {
+          if (budget.tick()) {
             yield* yieldToIo
-            since = performance.now()
+            budget = makeBudget(BUDGET_MS, 1)
           }
         }
       }
