@@ -504,7 +504,9 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
       untilError(rawBody(response))
     // `effect` within the headers timeout, if any, with `parent` as its parent span when given: set in the
     // timeout's fiber, which ends with `effect`, so nothing has to be restored after it; without one, an
-    // untraced call (`isUntraced`) runs with tracing off. `answered` tells the error whether the headers had come
+    // untraced call (`isUntraced`) runs with tracing off, turned off only where it is on (the gateway's
+    // request fiber has it off already: a `FiberRef` set copies the fiber's `FiberRefs`). `answered` tells the
+    // error whether the headers had come
     const timed = <A, E>(
       effect: Effect.Effect<A, E>,
       answered: () => boolean,
@@ -512,13 +514,13 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     ): Effect.Effect<A, E | AiError.TransportError> => {
       if (headersTimeout === undefined) {
         return parent === undefined
-          ? Effect.withFiberRuntime<A, E>((fiber) => isUntraced(fiber) ? Effect.withTracerEnabled(effect, false) : effect)
+          ? Effect.withFiberRuntime<A, E>((fiber) => tracesUntraced(fiber) ? Effect.withTracerEnabled(effect, false) : effect)
           : Effect.withParentSpan(effect, parent)
       }
       // in the timeout's fiber, which ends with `effect`: nothing to restore
       const spanned = parent === undefined
         ? Effect.withFiberRuntime<A, E>((fiber) =>
-          isUntraced(fiber) ? Effect.zipRight(FiberRef.set(FiberRef.currentTracerEnabled, false), effect) : effect
+          tracesUntraced(fiber) ? Effect.zipRight(FiberRef.set(FiberRef.currentTracerEnabled, false), effect) : effect
         )
         : Effect.zipRight(FiberRef.update(FiberRef.currentContext, (context) => Context.add(context, Tracer.ParentSpan, parent)), effect)
       return within(spanned, headersTimeout, () => headersTimeoutError(headersTimeout, answered()))
@@ -674,6 +676,10 @@ export const isUntraced = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean
   nativeTracer ??= Effect.runSync(Effect.tracer)
   return fiber.currentSpan === undefined && fiber.currentTracer === nativeTracer
 }
+
+/** Whether `fiber` is untraced (`isUntraced`) with tracing still on: what `timed` turns off. */
+const tracesUntraced = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =>
+  isUntraced(fiber) && fiber.getFiberRef(FiberRef.currentTracerEnabled)
 
 /**
  * `effect` failing with `onTimeout()` when it has not ended within `duration` (of the fiber's `Clock`),
