@@ -28,7 +28,7 @@ const render = (event: ToolLoop.Event): string => {
   switch (event.type) {
     case "part": {
       const { part } = event
-      const key = `${event.responseId}/${event.outputIndex}`
+      const key = `${event.responseId}/${event.outputIndex}/${event.contentIndex ?? 0}`
       const label = part.type === "reasoning" ? "reasoning: " : part.type === "tool_call" ? `tool call: ${part.name} ` : "answer: "
       const head = key !== slot ? `\n${label}` : event.replace === true ? `\n${label}(corrected) ` : ""
       slot = key

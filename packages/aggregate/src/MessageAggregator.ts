@@ -5,7 +5,8 @@
  * Rules:
  *
  * 1. part updates are grouped by `responseId`, responses kept in first-seen order;
- * 2. within a response there is one slot per `outputIndex`; the result lists slots by output index;
+ * 2. within a response there is one slot per `outputIndex`, and per `contentIndex` within it (the content
+ *    parts of a message, absent meaning 0); the result lists slots by output index, then content index;
  * 3. a partial part (a delta) of the slot's type is merged into the slot: its text, refusal text, reasoning
  *    text, reasoning summary entries (element-wise), tool call arguments or custom tool call input are
  *    appended, its attributes
@@ -18,7 +19,9 @@
  *    snapshot that contradicts the deltas: the snapshot wins) and a complete media, unknown or other
  *    delta-less part (shell, apply_patch, local_shell calls, MCP approval requests, tool search items: the
  *    item itself after its progress previews); a `replace: true` part's attributes are still merged over
- *    the slot's, so an attribute only the earlier updates carried (a phase) is kept;
+ *    the slot's, so an attribute only the earlier updates carried (a phase) is kept, and the slots of the
+ *    same item's later content parts are dropped (a replacing snapshot of a message comes as one update per
+ *    content part, in order: the first replaces the whole item);
  * 4b. partial media and unknown parts are previews (hosted-tool progress, partial images): the newest
  *    stands for the item, except that a media preview without content (a status update) keeps the image
  *    of the preview before it;
@@ -32,8 +35,8 @@
  *
  * @since 0.1.0
  */
-import { Part, UnsafeMessage, UnsafePart, Usage } from "@effect-responses/core"
-import type { ModelResponse, StreamPart } from "@effect-responses/core"
+import { Part, StreamPart, UnsafeMessage, UnsafePart, Usage } from "@effect-responses/core"
+import type { ModelResponse } from "@effect-responses/core"
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -148,17 +151,31 @@ interface ResponseState {
   readonly id: string
   readonly model: string
   readonly finished: StreamPart.ResponseFinished | undefined
+  /** By `slotKey`: ordered as the parts are. */
   readonly slots: HashMap.HashMap<number, Slot>
+}
+
+/** Content indices per output index in `slotKey`: `StreamPart.MAX_CONTENT_INDEX + 1`. */
+const CONTENT_SLOTS = StreamPart.MAX_CONTENT_INDEX + 1
+
+/**
+ * The key of the slot of `(outputIndex, contentIndex)`, which sorts by output index, then content index
+ * (an absent content index is 0; one above `StreamPart.MAX_CONTENT_INDEX` shares the last slot).
+ */
+const slotKey = (update: StreamPart.PartUpdate): number => {
+  const contentIndex = update.contentIndex
+  return update.outputIndex * CONTENT_SLOTS +
+    (contentIndex === undefined || !(contentIndex > 0) ? 0 : Math.min(contentIndex, StreamPart.MAX_CONTENT_INDEX))
 }
 
 /**
  * The slot the last part update went to, kept out of the maps: deltas come in runs on one slot, and a run
  * then costs one small allocation per delta instead of two persistent map updates. It overrides the slot
- * the maps hold for the same response and output index.
+ * the maps hold for the same response and key (`slotKey`).
  */
 interface Hot {
   readonly responseId: string
-  readonly outputIndex: number
+  readonly key: number
   readonly slot: Slot
 }
 
@@ -185,7 +202,7 @@ const flush = (state: StateImpl): HashMap.HashMap<string, ResponseState> => {
   const response = HashMap.unsafeGet(state.responses, hot.responseId)
   return HashMap.set(state.responses, hot.responseId, {
     ...response,
-    slots: HashMap.set(response.slots, hot.outputIndex, hot.slot)
+    slots: HashMap.set(response.slots, hot.key, hot.slot)
   })
 }
 
@@ -469,8 +486,8 @@ export const empty: State = makeState([], HashMap.empty(), undefined)
  * Advances the fold by one stream element and returns the new state; `self` is left as it was.
  *
  * - `response_started` records the model of its response (and the response's first-seen position);
- * - `part` merges into or replaces the slot at `outputIndex` (rules in the module comment; `replace: true`
- *   always replaces);
+ * - `part` merges into or replaces the slot at `outputIndex` and `contentIndex` (rules in the module
+ *   comment; `replace: true` always replaces);
  * - `response_finished` records status, finish reason, incomplete reason and usage.
  *
  * An element of a response not seen before starts that response (model `""` when no `response_started`
@@ -483,13 +500,14 @@ export const empty: State = makeState([], HashMap.empty(), undefined)
 export const step = (self: State, element: StreamPart.StreamPart): State => {
   const state = impl(self)
   const hot = state.hot
+  const key = element.type === "part" ? slotKey(element) : 0
   if (
-    element.type === "part" && hot !== undefined && hot.responseId === element.responseId &&
-    hot.outputIndex === element.outputIndex
+    element.type === "part" && hot !== undefined && hot.responseId === element.responseId && hot.key === key &&
+    element.replace !== true
   ) {
     return makeState(state.order, state.responses, {
       responseId: hot.responseId,
-      outputIndex: hot.outputIndex,
+      key,
       slot: updateSlot(hot.slot, element)
     })
   }
@@ -505,12 +523,23 @@ export const step = (self: State, element: StreamPart.StreamPart): State => {
     case "response_finished":
       return makeState(order, HashMap.set(state.responses, element.responseId, { ...response, finished: element }), hot)
     case "part": {
-      const responses = known ? flush(state) : HashMap.set(flush(state), element.responseId, response)
+      let responses = known ? flush(state) : HashMap.set(flush(state), element.responseId, response)
       const slots = HashMap.unsafeGet(responses, element.responseId).slots
-      const slot = Option.getOrUndefined(HashMap.get(slots, element.outputIndex))
+      const slot = Option.getOrUndefined(HashMap.get(slots, key))
+      if (element.replace === true) {
+        // the item is replaced from this content part on: the slots of its later content parts go
+        const end = (element.outputIndex + 1) * CONTENT_SLOTS
+        const kept = HashMap.filter(slots, (_, other) => other <= key || other >= end)
+        if (HashMap.size(kept) !== HashMap.size(slots)) {
+          responses = HashMap.set(responses, element.responseId, {
+            ...HashMap.unsafeGet(responses, element.responseId),
+            slots: kept
+          })
+        }
+      }
       return makeState(order, responses, {
         responseId: element.responseId,
-        outputIndex: element.outputIndex,
+        key,
         slot: updateSlot(slot, element)
       })
     }
@@ -534,7 +563,7 @@ const stepAll = (self: State, elements: ReadonlyArray<StreamPart.StreamPart>): S
     const hot = impl(state).hot
     if (
       owned !== undefined && element.type === "part" && element.partial && hot !== undefined &&
-      hot.slot === owned && hot.responseId === element.responseId && hot.outputIndex === element.outputIndex &&
+      hot.slot === owned && hot.responseId === element.responseId && hot.key === slotKey(element) &&
       owned.last.type === element.part.type && mergeDeltaInto(owned, element.part)
     ) continue
     state = step(state, element)
@@ -546,7 +575,7 @@ const stepAll = (self: State, elements: ReadonlyArray<StreamPart.StreamPart>): S
 
 /**
  * Reads the state: one `ModelResponse` per response, in first-seen order, each message's parts ordered by
- * output index. A response without `response_finished` has status `"in_progress"`, finish reason `"other"`
+ * output index, then content index. A response without `response_finished` has status `"in_progress"`, finish reason `"other"`
  * (its tool calls may be cut off, so it must not read as `tool_calls` or `stop`) and zero usage. Costs
  * O(total text): call it once at the end, or when a snapshot is wanted.
  *

@@ -225,6 +225,45 @@ describe("MessageAggregator", () => {
     ])
   })
 
+  it("the content parts of a message are slots of their own, listed after their item's first, before the next item", () => {
+    const at = (outputIndex: number, contentIndex: number, partial: boolean, part: Part.AssistantPart, replace?: true) =>
+      new StreamPart.PartUpdate({ responseId: RESP, outputIndex, contentIndex, partial, part, ...(replace ? { replace } : {}) })
+    const attributes = { itemId: "msg_1" }
+    const elements = [
+      started(),
+      update(0, true, text("Hel", attributes)),
+      at(0, 1, true, new Part.RefusalPart({ text: "No", attributes })),
+      update(0, true, text("lo", attributes)),
+      at(0, 2, true, text("wor", attributes)),
+      update(1, true, call("{}")),
+      at(0, 2, true, text("ld", attributes)),
+      at(0, 1, false, new Part.RefusalPart({ text: "pe.", attributes: { ...attributes, status: "completed" } })),
+      finished()
+    ]
+    expect(encodeParts(single(elements))).toStrictEqual([
+      { type: "text", text: "Hello", annotations: [], attributes },
+      { type: "refusal", text: "Nope.", attributes: { itemId: "msg_1", status: "completed" } },
+      { type: "text", text: "world", annotations: [], attributes },
+      { type: "tool_call", callId: "call_1", name: "calculator", arguments: "{}", attributes: {} }
+    ])
+    // stepped one element at a time, the same
+    let state = MessageAggregator.empty
+    for (const element of elements) state = MessageAggregator.step(state, element)
+    expect(encodeParts(MessageAggregator.done(state)[0]!)).toStrictEqual(encodeParts(single(elements)))
+    // a replacing update of content part 0 replaces the whole item: the later content parts go, until sent again
+    const replaced = [
+      ...elements.slice(0, -1),
+      at(0, 0, false, text("Hi", attributes), true),
+      at(0, 1, false, new Part.RefusalPart({ text: "No.", attributes }), true),
+      finished()
+    ]
+    expect(encodeParts(single(replaced))).toStrictEqual([
+      { type: "text", text: "Hi", annotations: [], attributes },
+      { type: "refusal", text: "No.", attributes },
+      { type: "tool_call", callId: "call_1", name: "calculator", arguments: "{}", attributes: {} }
+    ])
+  })
+
   it("lists the tag first in the parts and message it builds, as validated construction does", () => {
     const response = single([
       started(),

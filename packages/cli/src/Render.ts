@@ -96,7 +96,7 @@ export interface Renderer {
   readonly end: (marker?: string) => string
 }
 
-/** The state of one output item ("responseId/outputIndex"). */
+/** The state of one output item ("responseId/outputIndex"), or content part of a message ("…/contentIndex" after the first). */
 interface Slot {
   readonly kind: "reasoning" | "tool_call" | "text" | "refusal" | "note"
   name: string
@@ -287,7 +287,7 @@ export const make = (style: Style): Renderer => {
     const p = update.part
     // media, unknown and built-in tool items are shown once complete (their deltas are previews and progress)
     if (newSlot(p).kind === "note" && update.partial) return ""
-    const key = `${update.responseId}/${update.outputIndex}`
+    const key = `${update.responseId}/${update.outputIndex}${update.contentIndex === undefined ? "" : `/${update.contentIndex}`}`
     let slot = slots.get(key)
     let out = ""
     if (slot === undefined || slot.kind !== newSlot(p).kind) {

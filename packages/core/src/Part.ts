@@ -1,6 +1,7 @@
 /**
  * The parts an assistant, a user or a tool message is made of: one part per Responses output item,
- * in output order.
+ * in output order; a `message` item is one part per content part (`TextPart` for `output_text`,
+ * `RefusalPart` for `refusal`), all with the item's attributes.
  *
  * Every part is a `Schema.Class` whose JSON encoding carries a `type` field (`text`, `refusal`,
  * `reasoning`, `tool_call`, `custom_tool_call`, `shell_call`, `apply_patch_call`, `local_shell_call`,

@@ -152,6 +152,26 @@ const ReplacingUpdate = constructorOf(
   }
 )
 
+const ContentPartUpdate = constructorOf(
+  StreamPart.PartUpdate,
+  function(
+    responseId: string,
+    outputIndex: number,
+    contentIndex: number,
+    partial: boolean,
+    replace: boolean,
+    part: Part.AssistantPart
+  ) {
+    this.type = "part"
+    this.responseId = responseId
+    this.outputIndex = outputIndex
+    this.contentIndex = contentIndex
+    this.partial = partial
+    if (replace) this.replace = true
+    this.part = part
+  }
+)
+
 const ResponseStarted = constructorOf(StreamPart.ResponseStarted, function(responseId: string, model: string) {
   this.type = "response_started"
   this.responseId = responseId
@@ -334,6 +354,28 @@ export const replacingUpdate = (
   outputIndex: number,
   part: Part.AssistantPart
 ): StreamPart.PartUpdate => new ReplacingUpdate(responseId, outputIndex, part)
+
+/**
+ * An update of content part `contentIndex` of the message item at `outputIndex`:
+ * `new StreamPart.PartUpdate({ responseId, outputIndex, contentIndex, partial, replace, part }, true)`, or,
+ * for content index 0, `partUpdate` / `replacingUpdate` (no `contentIndex` field: absent means 0, so the
+ * first content part's updates are the same elements as before content indices existed). `replace: true`
+ * requires `partial: false`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const contentPartUpdate = (
+  responseId: string,
+  outputIndex: number,
+  contentIndex: number,
+  partial: boolean,
+  replace: boolean,
+  part: Part.AssistantPart
+): StreamPart.PartUpdate =>
+  contentIndex === 0
+    ? replace ? new ReplacingUpdate(responseId, outputIndex, part) : new PartUpdate(responseId, outputIndex, partial, part)
+    : new ContentPartUpdate(responseId, outputIndex, contentIndex, partial, replace, part)
 
 /**
  * `new StreamPart.ResponseStarted({ responseId, model }, true)`.

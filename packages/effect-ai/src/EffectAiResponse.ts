@@ -264,7 +264,7 @@ export const toStreamParts = <E, R>(
             const preceding = takePending(update.responseId)
             return metadata({ part: encodePart(whole), ...(preceding.length > 0 ? { preceding } : {}), ...extra })
           }
-          const key = `${update.responseId}/${update.outputIndex}`
+          const key = `${update.responseId}/${update.outputIndex}${update.contentIndex === undefined ? "" : `/${update.contentIndex}`}`
           const part = update.part
           let slot = slots.get(key)
           if (slot === undefined) {

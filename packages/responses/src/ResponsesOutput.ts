@@ -1,12 +1,12 @@
 /**
- * Responses output -> the core part model: one output item (JSON) -> one assistant part, and a whole
- * non-streaming response body (`POST /v1/responses` with `stream: false`, or the `response` of
- * `response.completed`) -> `ModelResponse`.
+ * Responses output -> the core part model: one output item (JSON) -> its assistant parts (one part, or one
+ * per content part of a `message`), and a whole non-streaming response body (`POST /v1/responses` with
+ * `stream: false`, or the `response` of `response.completed`) -> `ModelResponse`.
  *
  * | output item | part |
  * |---|---|
  * | `reasoning` | `ReasoningPart` (`summary` texts, `text` from `reasoning_text` content, `encrypted_content` as an `OpaquePayload`) |
- * | `message` | `TextPart` (`output_text` content) or `RefusalPart` (`refusal` content only) |
+ * | `message` | one part per content part, in order: `TextPart` (`output_text`, its annotations as sent) or `RefusalPart` (`refusal`); a message without either is one `TextPart` with text `""` |
  * | `function_call` | `ToolCallPart` (`namespace` when the call names one) |
  * | `custom_tool_call` | `CustomToolCallPart` |
  * | `shell_call` | `ShellCallPart` |
@@ -18,7 +18,8 @@
  * | anything else | `UnknownPart` holding the item verbatim |
  *
  * Every part gets `attributes` `{itemId, status, phase}` from the item's `id`, `status` and `phase` (those
- * present). Items are decoded with lenient schemas: unknown fields are ignored, only the fields used are
+ * present); the parts of one message all get the message's (that is how `ResponsesRequest` hands them back
+ * as one message item, content parts in order). Items are decoded with lenient schemas: unknown fields are ignored, only the fields used are
  * checked. Source: OpenAI API reference, "The response object" / output items.
  *
  * @since 0.1.0
@@ -256,14 +257,45 @@ export const ResponseObject = Schema.Struct({
 // ---------------------------------------------------------------------------------------------------------
 
 /**
- * One output item -> one assistant part, synchronously (the streaming decoder calls it at every
- * `response.output_item.done`). See the module table for the mapping.
+ * One output item -> its assistant parts, synchronously: one part for every item but a `message`, which is
+ * one part per content part (`output_text` -> `TextPart` with that content part's text and annotations,
+ * `refusal` -> `RefusalPart`), in content order, each with the message's attributes; content parts of
+ * other types are skipped, and a message with no `output_text` or `refusal` content is one `TextPart` with
+ * text `""`. So a message of `[output_text, refusal]` or of two `output_text` parts keeps each content
+ * part, with its annotations' offsets as sent (into its own text), and `ResponsesRequest` hands the parts
+ * back as that one message (source: API reference, `OutputMessage.content`, an array of
+ * `OutputTextContent | RefusalContent`). `decodeResponse` and the streaming decoder use this; the parts
+ * of a message are the slots `(outputIndex, contentIndex)` of the stream (`StreamPart.PartUpdate`).
  *
- * A `message` item may hold several content parts: all its `output_text` parts become ONE `TextPart`
- * whose text is their concatenation, in order, and whose annotations are theirs with `startIndex` /
- * `endIndex` / `index` shifted by the length of the text before them (so they stay offsets into the
- * concatenated text). A message with no `output_text` but `refusal` content becomes one `RefusalPart`
- * (refusal texts concatenated). A message with neither becomes a `TextPart` with text `""`.
+ * Fails as `decodeOutputItem` does.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const decodeOutputItemParts = (
+  item: unknown
+): Either.Either<ReadonlyArray<Part.AssistantPart>, AiError.MalformedOutput> => {
+  if (isObject(item) && item.type === "message") {
+    return isCommonMessage(item)
+      ? Either.right(messageParts(item as unknown as typeof MessageItem.Type))
+      : Either.map(decodeItem(MessageItem, item), messageParts)
+  }
+  return Either.map(decodeOutputItem(item), (part) => [part])
+}
+
+/**
+ * One output item -> ONE assistant part, synchronously. See the module table for the mapping.
+ *
+ * A `message` item of several content parts is joined here: all its `output_text` parts become ONE
+ * `TextPart` whose text is their concatenation, in order, and whose annotations are theirs with
+ * `startIndex` / `endIndex` / `index` shifted by the length of the text before them (so they stay offsets
+ * into the concatenated text), and a `refusal` beside `output_text` is dropped. A message with no
+ * `output_text` but `refusal` content becomes one `RefusalPart` (refusal texts concatenated). A message
+ * with neither becomes a `TextPart` with text `""`. That loses the content parts' boundaries: use
+ * `decodeOutputItemParts`, which keeps every content part (the decoders of this package do).
+ *
+ * Fails with `MalformedOutput` (naming the item type, the path of the first mismatch and an excerpt)
+ * when the item is not an object with a string `type`, or a known item lacks a field the mapping needs.
  *
  * Fails with `MalformedOutput` (naming the item type, the path of the first mismatch and an excerpt)
  * when the item is not an object with a string `type`, or a known item lacks a field the mapping needs.
@@ -394,9 +426,7 @@ const decodeCommonItem = (item: JsonObject): Part.AssistantPart | undefined => {
         ? fromReasoningItem(item as unknown as typeof ReasoningItem.Type)
         : undefined
     case "message":
-      return isNullableString(item.phase) && isNullableArrayOf(item.content, isMessageContent)
-        ? fromMessageItem(item as unknown as typeof MessageItem.Type)
-        : undefined
+      return isCommonMessage(item) ? fromMessageItem(item as unknown as typeof MessageItem.Type) : undefined
     case "function_call":
       return typeof item.call_id === "string" && typeof item.name === "string" &&
           isNullableString(item.arguments) && isNullableString(item.namespace)
@@ -411,6 +441,11 @@ const decodeCommonItem = (item: JsonObject): Part.AssistantPart | undefined => {
       return undefined
   }
 }
+
+/** A `message` item as `MessageItem` reads it, checked field by field (see `decodeCommonItem`). */
+const isCommonMessage = (item: JsonObject): boolean =>
+  isPlainObject(item) && isNullableString(item.id) && isNullableString(item.status) &&
+  isNullableString(item.phase) && isNullableArrayOf(item.content, isMessageContent)
 
 const decodeItem = <A, I>(
   schema: Schema.Schema<A, I, never>,
@@ -514,6 +549,27 @@ const fromMessageItem = (item: typeof MessageItem.Type): Part.TextPart | Part.Re
   const attributes = attributesOf(item)
   if (!hasText && refusals.length > 0) return UnsafePart.refusalPart(refusals.join(""), attributes)
   return UnsafePart.textPart(texts.join(""), annotations, attributes)
+}
+
+/** The parts of a `message` item, one per `output_text` / `refusal` content part, in order. */
+const messageParts = (item: typeof MessageItem.Type): ReadonlyArray<Part.TextPart | Part.RefusalPart> => {
+  const attributes = attributesOf(item)
+  const content = item.content ?? []
+  const parts: Array<Part.TextPart | Part.RefusalPart> = []
+  for (const entry of content) {
+    if (entry.type === "output_text") {
+      const annotations = entry.annotations ?? []
+      parts.push(UnsafePart.textPart(
+        entry.text ?? "",
+        annotations.length === 0 ? [] : annotations.map(annotationFromWire),
+        attributes
+      ))
+    } else if (entry.type === "refusal") {
+      parts.push(UnsafePart.refusalPart(entry.refusal ?? "", attributes))
+    }
+  }
+  if (parts.length === 0) parts.push(UnsafePart.textPart("", [], attributes))
+  return parts
 }
 
 const fromFunctionCallItem = (item: typeof FunctionCallItem.Type): Part.ToolCallPart =>
@@ -765,7 +821,7 @@ export const hasFunctionCall = (output: ReadonlyArray<unknown>): boolean => {
  * A whole Responses response object (JSON: the body of a non-streaming `POST /v1/responses`, or the
  * `response` of `response.completed` / `response.incomplete`) -> `ModelResponse`: `id`, `model` (`""` when
  * absent), `status` (`"completed"` when absent), the assistant message made of the output items in
- * order (`decodeOutputItem`), `usage` (`usageFromWire`), `finishReason` (`finishReasonOf`) and
+ * order (`decodeOutputItemParts`: a message of several content parts is several parts), `usage` (`usageFromWire`), `finishReason` (`finishReasonOf`) and
  * `incompleteReason` (`incomplete_details.reason`).
  *
  * A `failed` response decodes too (finish reason `other`); callers that want it as an error check
@@ -800,16 +856,16 @@ export const decodeResponse = (
   const response = decoded.right
   const parts: Array<Part.AssistantPart> = []
   for (let index = 0; index < response.output.length; index++) {
-    const part = decodeOutputItem(response.output[index])
-    if (Either.isLeft(part)) {
+    const decodedParts = decodeOutputItemParts(response.output[index])
+    if (Either.isLeft(decodedParts)) {
       return Either.left(
         new AiError.MalformedOutput({
-          description: `output[${index}]: ${part.left.description}`,
-          ...(part.left.excerpt === undefined ? {} : { excerpt: part.left.excerpt })
+          description: `output[${index}]: ${decodedParts.left.description}`,
+          ...(decodedParts.left.excerpt === undefined ? {} : { excerpt: decodedParts.left.excerpt })
         })
       )
     }
-    parts.push(part.right)
+    for (const part of decodedParts.right) parts.push(part)
   }
   const status = response.status ?? "completed"
   const incompleteReason = incompleteReasonFromWire(response.incomplete_details)

@@ -7,7 +7,8 @@
  * | first system message | `instructions`; later ones: `{type:"message", role:"developer", content}` |
  * | user text / image / file | `{type:"message", role:"user", content:[input_text / input_image / input_file…]}` |
  * | assistant `TextPart` | output `message` `{id, status, phase?, content:[{type:"output_text", text, annotations, logprobs: []}]}` when it has an item id; else `{role:"assistant", content: text}` |
- * | assistant `RefusalPart` | output `message` with `refusal` content when it has an item id (the content of the message just before when that has the same id: a text and a refusal of one message are one item); else `{role:"assistant", content: text}` |
+ * | assistant `RefusalPart` | output `message` with `refusal` content when it has an item id; else `{role:"assistant", content: text}` |
+ * | assistant `TextPart`s and `RefusalPart`s in a row with one item id | ONE output `message` of that id whose `content` holds theirs, in order: the content parts `ResponsesOutput` decoded the message into (`[output_text, refusal]`, two `output_text`), handed back as the model sent them |
  * | assistant `ReasoningPart` | `{type:"reasoning", id, encrypted_content, summary}` only when its payload came from `"openai.responses"` and it has an item id; otherwise skipped (debug log) |
  * | assistant `ToolCallPart` | `{type:"function_call", call_id, name, arguments ("" -> "{}"), namespace?, id?, status?}` |
  * | assistant `CustomToolCallPart` | `{type:"custom_tool_call", call_id, name, input, namespace?, id?, status?}` |
@@ -685,8 +686,9 @@ export const toolMessageItem = (
 
 /**
  * An output message's content entry: added to the message item just before it when that item has the same
- * id (a message of `output_text` and `refusal`, which the gateway decodes into a text and a refusal part), so
- * that no two input items share an id; else in an output message of its own.
+ * id (a message of several content parts, which `ResponsesOutput` decodes into a part per content part and
+ * the gateway into a text and a refusal part), so that no two input items share an id and the content parts
+ * go back in order; else in an output message of its own.
  */
 const pushOutputContent = (input: Array<InputItem>, attributes: Part.Attributes, content: InputItem): void => {
   const last = input[input.length - 1]

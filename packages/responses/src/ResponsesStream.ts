@@ -41,9 +41,9 @@
  * | `response.created` | `ResponseStarted {responseId, model}`; every later element carries this `responseId` (also when a proxy rotates ids) |
  * | `response.in_progress`, `response.queued` | nothing (they start the response only when `response.created` was missing) |
  * | `response.output_item.added` | nothing: the output index starts being tracked (item id, status, phase, call id, name) |
- * | `response.output_text.delta` | delta `TextPart {text: delta}` |
- * | `response.output_text.annotation.added` | delta `TextPart {text: "", annotations: [annotation]}` (offsets shifted like `ResponsesOutput` shifts those of later content parts) |
- * | `response.refusal.delta` | delta `RefusalPart {text: delta}` |
+ * | `response.output_text.delta` | delta `TextPart {text: delta}` of the event's `content_index` |
+ * | `response.output_text.annotation.added` | delta `TextPart {text: "", annotations: [annotation]}` of the event's `content_index` (offsets as sent: into that content part's text) |
+ * | `response.refusal.delta` | delta `RefusalPart {text: delta}` of the event's `content_index` |
  * | `response.reasoning_summary_text.delta` | delta `ReasoningPart {summary}` (see the summary convention) |
  * | `response.reasoning_text.delta` | delta `ReasoningPart {summary: [], text: delta}` |
  * | `response.function_call_arguments.delta` | delta `ToolCallPart {callId, name, arguments: delta}` (call id and name from the added item) |
@@ -66,7 +66,11 @@
  *
  * ## Delta, completing and complete parts (the contract with `MessageAggregator`)
  *
- * Every `PartUpdate` addresses the slot `(responseId, outputIndex)`.
+ * Every `PartUpdate` addresses the slot `(responseId, outputIndex)`, and, for a `message` item, the content part
+ * `contentIndex` (the events' `content_index`; absent on the updates of content part 0): a message of several
+ * content parts (`[output_text, refusal]`, two `output_text`) is one part per content part, as
+ * `ResponsesOutput.decodeOutputItemParts` decodes its done item, and each content part is emptied, completed
+ * or replaced on its own, the first update of a replacing snapshot being the one that replaces the item.
  *
  * 1. **Delta** — `partial: true`, holds only NEW content: `TextPart.text` / `annotations`,
  *    `RefusalPart.text`, `ToolCallPart.arguments`, `CustomToolCallPart.input`, `ReasoningPart.text`, or `ReasoningPart.summary` as in 2.
@@ -77,7 +81,7 @@
  *    element-wise: `slot.summary[i] += part.summary[i]` for every `i` of the part, the slot's array growing
  *    as needed.
  * 3. **Completing part** — at `response.output_item.done` of an item that received deltas: `partial: false`,
- *    built from the done item (`ResponsesOutput.decodeOutputItem`) and EMPTIED of what the deltas delivered:
+ *    built from the done item (`ResponsesOutput.decodeOutputItemParts`: one per content part of a message) and EMPTIED of what the deltas delivered:
  *    `text` / `arguments` / reasoning `text` minus the delivered prefix (usually `""`); `summary` with one
  *    entry per summary part of the done item, each minus its delivered prefix (usually all `""`);
  *    `annotations` minus those `annotation.added` delivered. It brings the payload (`encrypted_content`,
@@ -87,8 +91,9 @@
  *    media, reasoning without summary events, arguments given only in `.done`, text given only in
  *    `output_text.done`. It replaces whatever previews its slot held.
  * 5. **Replacing snapshot** — when the done item contradicts its deltas (it does not start with what they
- *    delivered, or is of another type), a warning is logged and the WHOLE snapshot is sent with
- *    `partial: false, replace: true`: the snapshot wins, and the fold replaces the slot instead of appending.
+ *    delivered, or is of another type, or a content part that received deltas is missing from it), a warning
+ *    is logged and the WHOLE snapshot is sent with `partial: false, replace: true` (a message: one update per
+ *    content part, in order): the snapshot wins, and the fold replaces the item instead of appending.
  *
  * 6. **Terminal snapshot** — slots are keyed by output index, never by item id (compatible servers rotate
  *    item ids between events); an event for an index no `output_item.added` announced starts the slot (debug

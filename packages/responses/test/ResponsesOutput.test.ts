@@ -170,8 +170,8 @@ describe("ResponsesOutput", () => {
       }))
   })
 
-  describe("decodeOutputItem", () => {
-    it.effect("a message with several output_text parts is one TextPart; annotation offsets follow", () =>
+  describe("decodeOutputItem and decodeOutputItemParts", () => {
+    it.effect("decodeOutputItem: a message with several output_text parts is one TextPart; annotation offsets follow", () =>
       Effect.gen(function*() {
         const part = yield* ResponsesOutput.fromOutputItem({
           type: "message",
@@ -207,6 +207,67 @@ describe("ResponsesOutput", () => {
             attributes: { itemId: "msg_1", status: "completed", phase: "final_answer" }
           })
         )
+      }))
+
+    it.effect("decodeOutputItemParts: one part per content part, in order, annotations as sent; other content skipped", () =>
+      Effect.gen(function*() {
+        const attributes = { itemId: "msg_1", status: "completed", phase: "final_answer" }
+        const parts = yield* ResponsesOutput.decodeOutputItemParts({
+          type: "message",
+          id: "msg_1",
+          status: "completed",
+          phase: "final_answer",
+          role: "assistant",
+          content: [
+            { type: "refusal", refusal: "Not that." },
+            { type: "output_text", text: "Hello ", annotations: [], logprobs: [] },
+            { type: "audio_transcript", transcript: "?" },
+            {
+              type: "output_text",
+              text: "world",
+              annotations: [{ type: "url_citation", url: "https://example.com", title: "Ex", start_index: 0, end_index: 5 }]
+            }
+          ]
+        })
+        expect(parts).toStrictEqual([
+          new Part.RefusalPart({ text: "Not that.", attributes }),
+          new Part.TextPart({ text: "Hello ", attributes }),
+          new Part.TextPart({
+            text: "world",
+            annotations: [{ type: "url_citation", url: "https://example.com", title: "Ex", startIndex: 0, endIndex: 5 }],
+            attributes
+          })
+        ])
+        // a message without text or refusal content is one empty TextPart; any other item one part
+        expect(yield* ResponsesOutput.decodeOutputItemParts({ type: "message", id: "msg_2", content: [] })).toStrictEqual([
+          new Part.TextPart({ text: "", attributes: { itemId: "msg_2" } })
+        ])
+        expect(yield* ResponsesOutput.decodeOutputItemParts({ type: "function_call", call_id: "c", name: "f", arguments: "{}" }))
+          .toStrictEqual([new Part.ToolCallPart({ callId: "c", name: "f", arguments: "{}" })])
+      }))
+
+    it.effect("decodeResponse keeps a refusal beside text, and each output_text part (the body's parts are its stream's)", () =>
+      Effect.gen(function*() {
+        const body = json("pai-gpt4o-text.json") as { readonly output: ReadonlyArray<{ readonly id: string }> }
+        const message = body.output[0]!
+        const response = yield* ResponsesOutput.fromResponse({
+          ...body,
+          output: [{
+            ...message,
+            content: [
+              { type: "output_text", text: "Sure.", annotations: [], logprobs: [] },
+              { type: "output_text", text: " But", annotations: [], logprobs: [] },
+              { type: "refusal", refusal: "not that part." }
+            ]
+          }]
+        })
+        const attributes = { itemId: message.id, status: "completed" }
+        expect(response.message.parts).toStrictEqual([
+          new Part.TextPart({ text: "Sure.", attributes }),
+          new Part.TextPart({ text: " But", attributes }),
+          new Part.RefusalPart({ text: "not that part.", attributes })
+        ])
+        assert.strictEqual(response.text, "Sure. But")
       }))
 
     it.effect("a refusal message is a RefusalPart", () =>

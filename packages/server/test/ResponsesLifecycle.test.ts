@@ -188,3 +188,28 @@ describe("ResponsesLifecycle, long items", () => {
       .toEqual([10_000, 6_000, 1])
   })
 })
+
+describe("ResponsesLifecycle, a message of several content parts from a LanguageModel upstream", () => {
+  it("text, then a refusal in content part 1 of the same message (as ResponsesStream decodes one): two message items, nothing dropped or doubled", () => {
+    const encoder = ResponsesLifecycle.make({ responseId: "resp_1", createdAt: 0, model: "m", request: { echo: {}, namespacedTools: new Map() } })
+    const events: Array<ResponsesLifecycle.Event> = []
+    encoder.start(events)
+    const attributes = { itemId: "msg_up" }
+    const done = { itemId: "msg_up", status: "completed" }
+    for (
+      const update of [
+        UnsafePart.partUpdate("resp_up", 0, true, UnsafePart.textDelta("Hello", attributes)),
+        UnsafePart.contentPartUpdate("resp_up", 0, 1, true, false, UnsafePart.refusalPart("I cannot ", attributes)),
+        UnsafePart.contentPartUpdate("resp_up", 0, 1, true, false, UnsafePart.refusalPart("do that.", attributes)),
+        UnsafePart.partUpdate("resp_up", 0, false, UnsafePart.textPart("", [], done)),
+        UnsafePart.contentPartUpdate("resp_up", 0, 1, false, false, UnsafePart.refusalPart("", done))
+      ]
+    ) encoder.push(update, events)
+    encoder.push(new StreamPart.ResponseFinished({ responseId: "resp_up", status: "completed", finishReason: "stop", usage: Usage.empty }), events)
+    const output = checkLifecycle(parseSse(ResponsesLifecycle.toSse(events))).output as ReadonlyArray<Json>
+    expect(output.map((item) => [item.type, item.content])).toEqual([
+      ["message", [{ type: "output_text", text: "Hello", annotations: [], logprobs: [] }]],
+      ["message", [{ type: "refusal", refusal: "I cannot do that." }]]
+    ])
+  })
+})

@@ -35,12 +35,8 @@ interface Slot {
   delivered: boolean
   /** Media type of an image generation call, once known (`output_format`, or sniffed from a partial image). */
   mediaType: string | undefined
-  readonly text: Delivered
-  /** Length (UTF-16 code units) of the text delivered per `content_index`, to shift annotations. */
-  readonly contentLengths: Array<number>
-  /** Keys (JSON) of the annotations delivered by `output_text.annotation.added`. */
-  readonly annotations: Set<string>
-  readonly refusal: Delivered
+  /** What the text and refusal deltas of a message delivered, per `content_index` (content part). */
+  readonly contents: Array<Content>
   readonly summary: Array<Delivered>
   readonly reasoningText: Delivered
   /** Arguments of a function call, or input of a custom tool call. */
@@ -96,6 +92,32 @@ class Delivered {
 
 const NOTHING_DELIVERED = new Delivered()
 
+/** What the deltas of one content part of a message delivered. */
+interface Content {
+  readonly text: Delivered
+  readonly refusal: Delivered
+  /** Keys (JSON) of the annotations delivered by `output_text.annotation.added`. */
+  readonly annotations: Set<string>
+}
+
+const makeContent = (): Content => ({ text: new Delivered(), refusal: new Delivered(), annotations: new Set() })
+
+/** The content part `contentIndex` of a slot, made (with those before it) when first delivered to. */
+const contentOf = (slot: Slot, contentIndex: number): Content => {
+  const contents = slot.contents
+  while (contents.length <= contentIndex) contents.push(makeContent())
+  return contents[contentIndex]!
+}
+
+/**
+ * The content index of an event (`content_index`): a non-negative integer up to
+ * `StreamPart.MAX_CONTENT_INDEX` (larger ones read as that bound), else 0 (missing, or not an index).
+ */
+const contentIndexOf = (value: unknown): number =>
+  typeof value === "number" && Number.isInteger(value) && value > 0
+    ? Math.min(value, StreamPart.MAX_CONTENT_INDEX)
+    : 0
+
 const makeSlot = (
   itemType: string,
   attributes: Part.Attributes,
@@ -110,10 +132,7 @@ const makeSlot = (
   namespace,
   delivered: false,
   mediaType: undefined,
-  text: new Delivered(),
-  contentLengths: [],
-  annotations: new Set(),
-  refusal: new Delivered(),
+  contents: [],
   summary: [],
   reasoningText: new Delivered(),
   args: new Delivered()
@@ -518,14 +537,12 @@ export class Decoder {
         if (Either.isLeft(decoded)) return decoded.left
         const at = typeAt(position) === undefined && !used.has(position) ? position : next++
         used.add(at)
-        this.notePending(decoded.right)
+        for (const part of decoded.right) this.notePending(part)
         this.logs.push({
           level: "Debug",
           message: `output item ${at} of response ${this.responseId}: only in the ${type} snapshot; sent complete`
         })
-        out.push(
-          UnsafePart.partUpdate(this.responseId!, at, false, decoded.right)
-        )
+        pushParts(out, this.responseId!, at, decoded.right, contentIndicesOf(item, decoded.right.length), false)
         continue
       }
       if (this.slots.has(index)) {
@@ -542,16 +559,14 @@ export class Decoder {
       if (closed !== undefined && !closed.hasContent) {
         const decoded = this.decodeSnapshotItem(item, position, type, data)
         if (Either.isLeft(decoded)) return decoded.left
-        const part = decoded.right
-        if (!hasContent(part)) continue
-        this.notePending(part)
+        const parts = decoded.right
+        if (!parts.some(hasContent)) continue
+        for (const part of parts) this.notePending(part)
         this.logs.push({
           level: "Debug",
           message: `output item ${index} of response ${this.responseId}: content only in the ${type} snapshot`
         })
-        out.push(
-          UnsafePart.replacingUpdate(this.responseId!, index, part)
-        )
+        pushParts(out, this.responseId!, index, parts, contentIndicesOf(item, parts.length), true)
       }
     }
     for (const index of this.slots.keys()) {
@@ -570,8 +585,8 @@ export class Decoder {
     position: number,
     type: string,
     data: string
-  ): Either.Either<Part.AssistantPart, AiError.MalformedOutput> {
-    return Either.mapLeft(ResponsesOutput.decodeOutputItem(item), (error) =>
+  ): Either.Either<ReadonlyArray<Part.AssistantPart>, AiError.MalformedOutput> {
+    return Either.mapLeft(ResponsesOutput.decodeOutputItemParts(item), (error) =>
       new AiError.MalformedOutput({
         description: `response.output[${position}]: ${error.description}`,
         eventType: type,
@@ -685,19 +700,17 @@ export class Decoder {
     const slot = this.slotOf(event, outputIndex, itemType)
     slot.delivered = true
     let part: Part.AssistantPart
+    let contentIndex = 0
     switch (field) {
       case "text": {
-        slot.text.push(delta)
-        const contentIndex = finiteNumber(event.content_index) ?? 0
-        if (Number.isInteger(contentIndex) && contentIndex >= 0) {
-          while (slot.contentLengths.length <= contentIndex) slot.contentLengths.push(0)
-          slot.contentLengths[contentIndex] += delta.length
-        }
+        contentIndex = contentIndexOf(event.content_index)
+        contentOf(slot, contentIndex).text.push(delta)
         part = UnsafePart.textDelta(delta, slot.attributes)
         break
       }
       case "refusal": {
-        slot.refusal.push(delta)
+        contentIndex = contentIndexOf(event.content_index)
+        contentOf(slot, contentIndex).refusal.push(delta)
         part = UnsafePart.refusalPart(delta, slot.attributes)
         break
       }
@@ -732,13 +745,17 @@ export class Decoder {
       }
     }
     // The hot path: one part and one update per delta, built without the class constructors (FastParts).
-    out.push(UnsafePart.partUpdate(this.responseId, outputIndex, true, part))
+    out.push(
+      contentIndex === 0
+        ? UnsafePart.partUpdate(this.responseId, outputIndex, true, part)
+        : UnsafePart.contentPartUpdate(this.responseId, outputIndex, contentIndex, true, false, part)
+    )
     return undefined
   }
 
   /**
-   * `response.output_text.annotation.added`: a delta `TextPart` with no text and the one annotation, its
-   * offsets shifted as `ResponsesOutput` shifts those of later content parts.
+   * `response.output_text.annotation.added`: a delta `TextPart` of the event's content part with no text and
+   * the one annotation, its offsets as sent (into that content part's text).
    */
   private annotationAdded(
     event: JsonObject,
@@ -753,21 +770,19 @@ export class Decoder {
     }
     if (!this.open || this.responseId === undefined) return this.outside(type, data)
     const slot = this.slotOf(event, outputIndex, "message")
-    const contentIndex = numberField(event, "content_index") ?? 0
-    let offset = 0
-    for (let index = 0; index < contentIndex && index < slot.contentLengths.length; index++) {
-      offset += slot.contentLengths[index]!
-    }
-    const annotation = ResponsesOutput.shiftAnnotation(ResponsesOutput.annotationFromWire(raw), offset)
-    slot.annotations.add(annotationKey(annotation))
+    const contentIndex = contentIndexOf(event.content_index)
+    const annotation = ResponsesOutput.annotationFromWire(raw)
+    contentOf(slot, contentIndex).annotations.add(annotationKey(annotation))
     slot.delivered = true
     out.push(
-      new StreamPart.PartUpdate({
-        responseId: this.responseId,
+      UnsafePart.contentPartUpdate(
+        this.responseId,
         outputIndex,
-        partial: true,
-        part: new Part.TextPart({ text: "", annotations: [annotation], attributes: slot.attributes }, true)
-      }, true)
+        contentIndex,
+        true,
+        false,
+        UnsafePart.textPart("", [annotation], slot.attributes)
+      )
     )
     return undefined
   }
@@ -865,7 +880,7 @@ export class Decoder {
     out: Array<StreamPart.StreamPart>
   ): DecodeError | undefined {
     const responseId = this.responseId!
-    const decoded = ResponsesOutput.decodeOutputItem(item)
+    const decoded = ResponsesOutput.decodeOutputItemParts(item)
     if (Either.isLeft(decoded)) {
       return new AiError.MalformedOutput({
         description: decoded.left.description,
@@ -874,8 +889,10 @@ export class Decoder {
         excerpt: AiError.excerpt(data)
       })
     }
-    const part = decoded.right
-    this.notePending(part)
+    const parts = decoded.right
+    const part = parts[0]!
+    for (const each of parts) this.notePending(each)
+    const indices = contentIndicesOf(item, parts.length)
     const slot = this.slots.get(outputIndex)
     this.slots.delete(outputIndex)
     const ids: Array<string> = []
@@ -887,13 +904,13 @@ export class Decoder {
     this.closed.set(outputIndex, {
       itemType,
       ids,
-      hasContent: hasContent(part) || (slot !== undefined && slot.delivered && hasDelivered(slot))
+      hasContent: parts.some(hasContent) || (slot !== undefined && slot.delivered && hasDelivered(slot))
     })
     if (slot === undefined || !slot.delivered) {
-      out.push(UnsafePart.partUpdate(responseId, outputIndex, false, part))
+      pushParts(out, responseId, outputIndex, parts, indices, false)
       return undefined
     }
-    const completing = emptied(part, slot)
+    const completing = emptiedParts(parts, indices, slot)
     if (completing === undefined) {
       this.logs.push({
         level: "Warning",
@@ -901,10 +918,10 @@ export class Decoder {
           `${type} (position ${this.position}) contradicts what its deltas delivered; ` +
           `the snapshot wins and replaces the slot`
       })
-      out.push(UnsafePart.replacingUpdate(responseId, outputIndex, part))
+      pushParts(out, responseId, outputIndex, parts, indices, true)
       return undefined
     }
-    out.push(UnsafePart.partUpdate(responseId, outputIndex, false, completing))
+    pushParts(out, responseId, outputIndex, completing, indices, false)
     return undefined
   }
 }
@@ -930,8 +947,49 @@ const hasContent = (part: Part.AssistantPart): boolean => {
 
 /** Whether the deltas of a slot delivered anything but empty strings. */
 const hasDelivered = (slot: Slot): boolean =>
-  slot.annotations.size > 0 || !isEmpty(slot.text) || !isEmpty(slot.refusal) || !isEmpty(slot.args) ||
-  !isEmpty(slot.reasoningText) || !slot.summary.every(isEmpty)
+  !slot.contents.every(contentEmpty) || !isEmpty(slot.args) || !isEmpty(slot.reasoningText) ||
+  !slot.summary.every(isEmpty)
+
+/** Whether a content part received neither text, refusal nor annotation. */
+const contentEmpty = (content: Content): boolean =>
+  content.annotations.size === 0 && isEmpty(content.text) && isEmpty(content.refusal)
+
+/**
+ * The content index of each of the `count` parts `decodeOutputItemParts` made of `item`: for a message,
+ * the positions of its `output_text` / `refusal` content parts (bounded as `contentIndexOf` bounds an
+ * event's), else 0.
+ */
+const contentIndicesOf = (item: unknown, count: number): ReadonlyArray<number> => {
+  const indices: Array<number> = []
+  const content = isObject(item) && item.type === "message" ? item.content : undefined
+  if (Array.isArray(content)) {
+    for (let index = 0; index < content.length && indices.length < count; index++) {
+      const entry: unknown = content[index]
+      if (isObject(entry) && (entry.type === "output_text" || entry.type === "refusal")) {
+        indices.push(Math.min(index, StreamPart.MAX_CONTENT_INDEX))
+      }
+    }
+  }
+  while (indices.length < count) indices.push(0)
+  return indices
+}
+
+/**
+ * The updates of an item's parts, each at its content index, in order; `replace`: the replacing snapshot
+ * (the first update replaces the item's slot and the content parts after it, see `StreamPart.PartUpdate`).
+ */
+const pushParts = (
+  out: Array<StreamPart.StreamPart>,
+  responseId: string,
+  outputIndex: number,
+  parts: ReadonlyArray<Part.AssistantPart>,
+  indices: ReadonlyArray<number>,
+  replace: boolean
+): void => {
+  for (let index = 0; index < parts.length; index++) {
+    out.push(UnsafePart.contentPartUpdate(responseId, outputIndex, indices[index]!, false, replace, parts[index]!))
+  }
+}
 
 /** `snapshot` minus the `delivered` prefix, or `undefined` when `snapshot` does not start with it. */
 const remainder = (snapshot: string, delivered: Delivered): string | undefined => {
@@ -961,59 +1019,76 @@ const remainingAnnotations = (
   return found === delivered.size ? rest : undefined
 }
 
+const NO_CONTENT: Content = makeContent()
+
 /**
- * The completing part: the done item's part emptied of what the deltas delivered, or `undefined` when the
- * snapshot does not extend the deltas (then the snapshot replaces the slot).
+ * The completing parts of an item: the done item's parts (at `indices`) each emptied of what the deltas
+ * delivered, or `undefined` when the snapshot does not extend the deltas (then the snapshot replaces the
+ * slot): also when a content part received deltas that the done item does not have.
  */
-const emptied = (part: Part.AssistantPart, slot: Slot): Part.AssistantPart | undefined => {
+const emptiedParts = (
+  parts: ReadonlyArray<Part.AssistantPart>,
+  indices: ReadonlyArray<number>,
+  slot: Slot
+): ReadonlyArray<Part.AssistantPart> | undefined => {
+  const contents = slot.contents
+  for (let contentIndex = 0; contentIndex < contents.length; contentIndex++) {
+    if (!contentEmpty(contents[contentIndex]!) && !indices.includes(contentIndex)) return undefined
+  }
+  const completing: Array<Part.AssistantPart> = []
+  for (let index = 0; index < parts.length; index++) {
+    const part = emptied(parts[index]!, slot, contents[indices[index]!] ?? NO_CONTENT)
+    if (part === undefined) return undefined
+    completing.push(part)
+  }
+  return completing
+}
+
+/**
+ * The completing part: the done item's part emptied of what the deltas delivered (`content`: what those of
+ * its content part delivered, for text and refusal), or `undefined` when the snapshot does not extend the
+ * deltas.
+ */
+const emptied = (part: Part.AssistantPart, slot: Slot, content: Content): Part.AssistantPart | undefined => {
   const summaryEmpty = slot.summary.every(isEmpty)
-  const noAnnotations = slot.annotations.size === 0
+  const noContent = slot.contents.every(contentEmpty)
   switch (part.type) {
     case "text": {
-      if (!isEmpty(slot.refusal) || !isEmpty(slot.args) || !summaryEmpty || !isEmpty(slot.reasoningText)) {
+      if (!isEmpty(content.refusal) || !isEmpty(slot.args) || !summaryEmpty || !isEmpty(slot.reasoningText)) {
         return undefined
       }
-      const text = remainder(part.text, slot.text)
-      const annotations = remainingAnnotations(part.annotations, slot.annotations)
+      const text = remainder(part.text, content.text)
+      const annotations = remainingAnnotations(part.annotations, content.annotations)
       return text === undefined || annotations === undefined
         ? undefined
         : UnsafePart.textPart(text, annotations, part.attributes)
     }
     case "refusal": {
       if (
-        !isEmpty(slot.text) || !isEmpty(slot.args) || !summaryEmpty || !isEmpty(slot.reasoningText) || !noAnnotations
+        !isEmpty(content.text) || content.annotations.size > 0 || !isEmpty(slot.args) || !summaryEmpty ||
+        !isEmpty(slot.reasoningText)
       ) {
         return undefined
       }
-      const text = remainder(part.text, slot.refusal)
+      const text = remainder(part.text, content.refusal)
       return text === undefined ? undefined : UnsafePart.refusalPart(text, part.attributes)
     }
     case "tool_call": {
-      if (
-        !isEmpty(slot.text) || !isEmpty(slot.refusal) || !summaryEmpty || !isEmpty(slot.reasoningText) ||
-        !noAnnotations
-      ) {
-        return undefined
-      }
+      if (!noContent || !summaryEmpty || !isEmpty(slot.reasoningText)) return undefined
       const args = remainder(part.arguments, slot.args)
       return args === undefined
         ? undefined
         : UnsafePart.toolCallPart(part.callId, part.name, args, part.attributes, part.namespace, part.payload)
     }
     case "custom_tool_call": {
-      if (
-        !isEmpty(slot.text) || !isEmpty(slot.refusal) || !summaryEmpty || !isEmpty(slot.reasoningText) ||
-        !noAnnotations
-      ) {
-        return undefined
-      }
+      if (!noContent || !summaryEmpty || !isEmpty(slot.reasoningText)) return undefined
       const input = remainder(part.input, slot.args)
       return input === undefined
         ? undefined
         : UnsafePart.customToolCallPart(part.callId, part.name, input, part.attributes, part.namespace, part.payload)
     }
     case "reasoning": {
-      if (!isEmpty(slot.text) || !isEmpty(slot.refusal) || !isEmpty(slot.args) || !noAnnotations) return undefined
+      if (!noContent || !isEmpty(slot.args)) return undefined
       if (slot.summary.length > part.summary.length && !slot.summary.slice(part.summary.length).every(isEmpty)) {
         return undefined
       }

@@ -15,7 +15,7 @@
  *
  * @internal
  */
-import type { StreamPart } from "@effect-responses/core"
+import { StreamPart } from "@effect-responses/core"
 import { ResponsesRequest } from "@effect-responses/responses"
 import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import type { Event } from "../../ResponsesLifecycle.js"
@@ -64,6 +64,17 @@ export const make = (
   let live: Slot | undefined
   // the client asked for encrypted reasoning: reasoning text goes back to it in the gateway's token
   const reasoningTokens = request.options?.include?.includes(ENCRYPTED_REASONING) === true
+
+  /**
+   * The upstream index of an update: its output index, or, for a later content part of a message (a
+   * `ResponsesLanguageModel` upstream's message of text and refusal), a number between that index and the
+   * next, so that the content part is an item of its own, as a Chat Completions upstream's refusal beside
+   * text is.
+   */
+  const upstreamIndexOf = (update: StreamPart.PartUpdate): number =>
+    update.contentIndex === undefined || update.contentIndex === 0
+      ? update.outputIndex
+      : update.outputIndex + Math.min(update.contentIndex, StreamPart.MAX_CONTENT_INDEX) / (StreamPart.MAX_CONTENT_INDEX + 1)
 
   const slotOf = (index: number, kind: Kind): Slot => {
     let slot = slots.get(index)
@@ -155,7 +166,7 @@ export const make = (
     const clientTools = request.applyPatch !== undefined || request.shell !== undefined || request.localShell !== undefined ||
       request.toolSearch !== undefined
     if (kind === "function_call" && update.part.type === "tool_call" && (custom || clientTools)) {
-      const existing = slots.get(update.outputIndex)
+      const existing = slots.get(upstreamIndexOf(update))
       if (existing !== undefined && (existing.kind === "custom_tool_call" || isClientCall(existing.kind))) return existing.kind
       const name = flatName(update.part.name !== "" ? update.part.name : existing?.name ?? "")
       if (request.customTools?.has(name) === true) return "custom_tool_call"
@@ -170,13 +181,14 @@ export const make = (
   const push = (update: StreamPart.PartUpdate, out: Array<Event>) => {
     const kind = kindOfUpdate(update)
     if (kind === undefined) return
-    const existing = slots.get(update.outputIndex)
+    const index = upstreamIndexOf(update)
+    const existing = slots.get(index)
     if (existing !== undefined && (existing.closed || existing.ended)) {
       // a part for an item closed or over early: what it adds goes into a new item (nothing is lost)
       if (!carriesContent(update.part)) return
-      slots.delete(update.outputIndex)
+      slots.delete(index)
     }
-    const slot = slotOf(update.outputIndex, kind)
+    const slot = slotOf(index, kind)
     if (slot.kind !== kind) {
       if (slot.opened) return
       if (update.partial) {
