@@ -433,9 +433,19 @@ const calledTool = (part: Part.AssistantPart): string | undefined => {
 export const INTERRUPTED = "[interrupted]"
 
 /**
+ * What ends the partial line of a chat that failed after its answer began (the stream broke off, the
+ * upstream failed mid-answer): a half answer never looks complete. The error itself goes to standard error.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const FAILED = "[failed]"
+
+/**
  * Runs one chat: the tool loop over the target, rendered to `write`. Returns the final text. Each retry of
  * a live request (429, 5xx, a connection failure) is said on standard error with its wait. When
- * interrupted, the HTTP request in flight is aborted and the open line ends with `INTERRUPTED`.
+ * interrupted, the HTTP request in flight is aborted and the open line ends with `INTERRUPTED`; when it
+ * fails after some output, the open line ends with `FAILED`.
  *
  * @since 0.1.0
  * @category constructors
@@ -513,6 +523,8 @@ export const run = (options: {
 
     const renderer = Render.make(options.style)
     let finalText = ""
+    // whether any output was written: a failure after it ends the open line with `FAILED`
+    let began = false
     // the tools the last response asked for, to explain a replay that runs out
     let tools: Array<string> = []
     const prompt = Prompt.user(options.prompt)
@@ -536,7 +548,9 @@ export const run = (options: {
           if (name !== undefined && !tools.includes(name)) tools.push(name)
         }
         const text = renderer.render(event)
-        return text === "" ? Effect.void : options.write(text)
+        if (text === "") return Effect.void
+        began = true
+        return options.write(text)
       }),
       Effect.catchIf(
         (error) => error._tag === "HttpError" && error.code === "replay_exhausted" && target._tag !== "Live",
@@ -558,8 +572,10 @@ export const run = (options: {
           : new RecordingFailed({ source: target.capture.source, description: error.message })
       ),
       Effect.onExit((exit) => {
-        const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
-        const text = renderer.end(interrupted ? INTERRUPTED : undefined)
+        // a failure before any output (a refused request) is said on standard error alone
+        const text = renderer.end(
+          Exit.isSuccess(exit) ? undefined : Cause.isInterruptedOnly(exit.cause) ? INTERRUPTED : began ? FAILED : undefined
+        )
         return text === "" ? Effect.void : options.write(text)
       }),
       Effect.provide(languageModel)

@@ -72,7 +72,7 @@
  *
  * @since 0.1.0
  */
-import type { AiError } from "@effect-responses/core"
+import { AiError } from "@effect-responses/core"
 import { Gateway, ResponseStore, Upstream } from "@effect-responses/server"
 import * as Command from "@effect/cli/Command"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -351,7 +351,8 @@ export const layer = (options: ServeOptions) =>
   )
 
 /**
- * The upstream with a warning logged when it answers 404: the URL tried, and, when `--upstream` has no
+ * The upstream with a warning logged when it answers 404: the URL tried and, when the answer names the
+ * request's model (`modelNotFound`), that the upstream does not know it; else, when `--upstream` has no
  * `/v1`, the hint that it usually needs one (Ollama, vLLM and others serve `…/v1/chat/completions`); and
  * when, without `--replay-reasoning-content` (`replaying`), it answers 400 about `reasoning_content`
  * (DeepSeek's thinking mode on a turn after a tool call): the hint to pass that flag.
@@ -363,7 +364,11 @@ const withHints = (upstream: Upstream.Service, base: string, replaying: boolean)
     : `--upstream has no /v1: try ${base.replace(/\/+$/, "")}/v1`
   const warn = (error: AiError.AiError) =>
     error._tag === "HttpError" && error.status === 404
-      ? Effect.logWarning(`the upstream answered 404 to POST ${url}: ${hint}`)
+      ? Effect.logWarning(
+        modelNotFound(error)
+          ? `the upstream answered 404 to POST ${url}: it does not know the request's model (${AiError.capMessage(error.description, 200)})`
+          : `the upstream answered 404 to POST ${url}: ${hint}`
+      )
       : !replaying && error._tag === "HttpError" && error.status === 400 && error.description.includes("reasoning_content")
       ? Effect.logWarning(
         "the upstream refused a request for its reasoning_content: start serve with --replay-reasoning-content to " +
@@ -379,6 +384,14 @@ const withHints = (upstream: Upstream.Service, base: string, replaying: boolean)
       }))
   }
 }
+
+/**
+ * Whether a 404 names the request's model rather than the path: OpenAI's `code: "model_not_found"` ("The
+ * model `x` does not exist or you do not have access to it."), vLLM's "The model `x` does not exist.",
+ * Ollama's `model "x" not found, try pulling it first`.
+ */
+const modelNotFound = (error: AiError.HttpError): boolean =>
+  error.code === "model_not_found" || error.param === "model" || /\bmodel\b/i.test(error.description)
 
 /** The listen failure (`ServeError`, whose message is empty) as one line naming the address. */
 const listenError = (options: ServeOptions, cause: unknown): ServeSetupError => {

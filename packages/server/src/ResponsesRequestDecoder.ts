@@ -31,7 +31,10 @@
  * after the text before the calls; a second one there is joined with a blank line (`"ok\n\nagain"`).
  * Consecutive tool outputs form one `ToolMessage`; the images and files of their outputs follow it in one
  * `UserMessage` (a Chat Completions tool message holds text only, and the tool messages must follow the
- * assistant message holding their calls directly).
+ * assistant message holding their calls directly). A `function_call` or `custom_tool_call` that no output
+ * answers later in the input (a stored response's calls included) is a 400 with param `input`, in the API's
+ * words ("No tool output found for function call <call_id>"): sent on, the upstream would read the
+ * conversation without the call.
  *
  * Tools: `function` tools become `ToolDefinition`s (`strict` defaults to `false`: open-model backends
  * rarely enforce schemas). A `custom` (freeform) tool becomes the function Chat Completions offers it as

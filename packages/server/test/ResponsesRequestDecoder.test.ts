@@ -577,6 +577,7 @@ describe("ResponsesRequestDecoder", () => {
         model: "m",
         input: [
           { type: "function_call", call_id: "c1", namespace: "crm", name: "lookup", arguments: "{}" },
+          { type: "function_call_output", call_id: "c1", output: "found" },
           { type: "web_search_call", id: "ws_1", status: "completed" }
         ],
         tools: [
@@ -602,7 +603,8 @@ describe("ResponsesRequestDecoder", () => {
       expect(result.droppedTools).toEqual(["web_search"])
       expect(result.toolChoice).toEqual({ tool: "add" })
       expect(result.prompt.messages).toEqual([
-        new Message.AssistantMessage({ parts: [new Part.ToolCallPart({ callId: "c1", name: "crm__lookup", arguments: "{}" })] })
+        new Message.AssistantMessage({ parts: [new Part.ToolCallPart({ callId: "c1", name: "crm__lookup", arguments: "{}" })] }),
+        new Message.ToolMessage({ results: [new Part.ToolResultPart({ callId: "c1", name: "crm__lookup", output: "found" })] })
       ])
       expect(result.options).toMatchObject({
         temperature: 0.2,
@@ -645,7 +647,9 @@ describe("ResponsesRequestDecoder", () => {
         model: "m",
         input: [
           { type: "function_call", call_id: "c1", namespace, name: "lookup", arguments: "{}" },
-          { type: "function_call", call_id: "c2", name: "crm.find", arguments: "{}" }
+          { type: "function_call", call_id: "c2", name: "crm.find", arguments: "{}" },
+          { type: "function_call_output", call_id: "c1", output: "a" },
+          { type: "function_call_output", call_id: "c2", output: "b" }
         ],
         tools: [
           { type: "namespace", name: namespace, tools: [{ type: "function", name: "lookup" }] },
@@ -669,6 +673,29 @@ describe("ResponsesRequestDecoder", () => {
         tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "namespace", name: namespace }] }
       })
       expect(allowed.tools.map((tool) => tool.name)).toEqual([sent])
+    }))
+
+  it.effect("a function or custom tool call without its output is a 400 naming the call, as the API answers it", () =>
+    Effect.gen(function*() {
+      const tools = [{ type: "function", name: "f" }, { type: "custom", name: "g" }]
+      const call = { type: "function_call", call_id: "call_f", name: "f", arguments: "{}" }
+      const custom = { type: "custom_tool_call", call_id: "call_g", name: "g", input: "x" }
+      const unanswered = yield* rejected({ model: "m", tools, input: [{ role: "user", content: "hi" }, call, { role: "user", content: "and?" }] })
+      expect([unanswered.param, unanswered.code]).toEqual(["input", "invalid_value"])
+      expect(unanswered.description).toMatch(/^No tool output found for function call call_f: input\[1\] has no function_call_output after it\.$/)
+      const customLeft = yield* rejected({
+        model: "m",
+        tools,
+        input: [call, custom, { type: "function_call_output", call_id: "call_f", output: "ok" }]
+      })
+      expect(customLeft.description).toMatch(/^No tool output found for custom tool call call_g: input\[1\]/)
+      // answered, in the order the upstream needs: accepted
+      const answered = yield* ResponsesRequestDecoder.decode({
+        model: "m",
+        tools,
+        input: [call, custom, { type: "function_call_output", call_id: "call_f", output: "ok" }, { type: "custom_tool_call_output", call_id: "call_g", output: "done" }]
+      })
+      expect(answered.prompt.messages.map((message) => message.role)).toEqual(["assistant", "tool"])
     }))
 
   it.effect("a custom tool's format is text or a lark / regex grammar (API reference, CustomToolParam); any other a 400 naming it", () =>
@@ -1028,6 +1055,18 @@ describe("ResponsesRequestDecoder", () => {
       for (const [item, param, code] of cases) {
         const error = yield* rejected({ model: "m", input: [item] })
         expect([error.param, error.code], JSON.stringify(item)).toEqual([param, code])
+      }
+    }))
+
+  it.effect("a value none of a union's types takes: 'Invalid type for' naming each type the field takes, not only the first's", () =>
+    Effect.gen(function*() {
+      for (const [input, got] of [[42, "a number"], [{ role: "user" }, "an object"], [true, "a boolean"]] as const) {
+        const error = yield* rejected({ model: "m", input })
+        expect([error.param, error.code, error.description]).toEqual([
+          "input",
+          "invalid_type",
+          `Invalid type for 'input': expected one of a string, an array or null, but got ${got} instead.`
+        ])
       }
     }))
 

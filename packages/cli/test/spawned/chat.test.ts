@@ -197,10 +197,10 @@ describe("effect-responses chat, messages (the executable)", () => {
 
 /**
  * A local server answering `POST /v1/responses` with the first events of a recorded stream (the Azure text
- * recording, vercel/ai, Apache-2.0) up to its first text delta, then holding the stream open: the chat is
- * mid-answer when the test signals it.
+ * recording, vercel/ai, Apache-2.0) up to its first text delta, then holding the stream open (the chat is
+ * mid-answer when the test signals it), or, with `reset`, closing the connection.
  */
-const holdingServer = async () => {
+const holdingServer = async (options: { readonly reset?: boolean } = {}) => {
   const events = readFileSync(fixturePath("responses-sse/vai-azure-text.chunks.txt"), "utf8").split("\n")
   const upToDelta = events.slice(0, events.findIndex((line) => line.includes("response.output_text.delta")) + 1)
   const requests: Array<{ readonly headers: IncomingMessage["headers"]; readonly body: string }> = []
@@ -214,6 +214,7 @@ const holdingServer = async () => {
       requests.push({ headers: req.headers, body })
       res.writeHead(200, { "content-type": "text/event-stream" })
       for (const line of upToDelta) res.write(`data: ${line}\n\n`)
+      if (options.reset === true) setTimeout(() => res.socket?.destroy(), 100)
     })
     res.on("close", () => {
       closed++
@@ -259,4 +260,20 @@ describe("effect-responses chat, live, interrupted (the executable)", () => {
       }
     })
   }
+})
+
+describe("effect-responses chat, live, failed mid-answer (the executable)", () => {
+  it("the connection closes after the first delta: the line ends [failed], the error on stderr, exit 1", async () => {
+    const server = await holdingServer({ reset: true })
+    try {
+      const result = await Cli.run(["chat", "What", "is", "the", "capital", "of", "France?"], {
+        env: { OPENAI_BASE_URL: server.baseUrl }
+      })
+      expect(result.status).toBe(1)
+      expect(result.stdout).toBe("answer: Hello [failed]\n")
+      expect(result.stderr).toMatch(/^effect-responses: .+\n$/)
+    } finally {
+      await server.close()
+    }
+  })
 })

@@ -93,6 +93,38 @@ describe("effect-responses serve (the executable)", () => {
     }
   })
 
+  it("an upstream 404 naming the model (OpenAI's model_not_found): the warning says the upstream does not know the model, not to check --upstream", async () => {
+    const upstream = createServer((req, res) => {
+      req.resume()
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({
+        error: { message: "The model `nope` does not exist or you do not have access to it.", type: "invalid_request_error", param: null, code: "model_not_found" }
+      }))
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve))
+    const base = `http://127.0.0.1:${(upstream.address() as { port: number }).port}/v1`
+    const running = Cli.start(["serve", "--upstream", base, "--port", "0"])
+    try {
+      await running.waitFor(/serving (http:\/\/\S+)\/v1/)
+      const gateway = /serving (http:\/\/\S+\/v1)/.exec(running.output().stdout)![1]!
+      const answer = await fetch(`${gateway}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "nope", input: "hi", stream: false })
+      })
+      expect(answer.status).toBe(404)
+      running.child.kill("SIGTERM")
+      const result = await running.done
+      expect(result.stderr).toContain(
+        `effect-responses: warning: the upstream answered 404 to POST ${base}/chat/completions: it does not know the request's model (The model \`nope\` does not exist or you do not have access to it.)\n`
+      )
+      expect(result.stderr).not.toContain("check --upstream")
+    } finally {
+      running.child.kill("SIGKILL")
+      upstream.closeAllConnections()
+      upstream.close()
+    }
+  })
+
   it("chat against the gateway with a base URL without /v1: the 404 carries one hint, the gateway's (the README's line)", async () => {
     const running = Cli.start(["serve", "--upstream", "http://127.0.0.1:9/v1", "--port", "0"])
     try {

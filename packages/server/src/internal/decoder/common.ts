@@ -125,6 +125,14 @@ export const decodeAt = <A, I>(
       "invalid_value"
     )
   }
+  const union = issue === undefined ? undefined : unionTypes(ParseResult.ArrayFormatter.formatErrorSync(decoded.left), issue.path)
+  if (union !== undefined) {
+    return fail(
+      `Invalid type for '${param ?? "body"}': expected one of ${union}, but got ${jsonTypeOf(actual)} instead.`,
+      param,
+      "invalid_type"
+    )
+  }
   const missing = issue?._tag === "Missing"
   return fail(
     missing
@@ -134,6 +142,38 @@ export const decodeAt = <A, I>(
     missing ? "missing_required_parameter" : "invalid_type"
   )
 }
+
+/**
+ * When the first issues are each a `Type` issue at one path (a value none of a union's members takes, such
+ * as `input: 42` for a string or an array), those members as the API's message lists them ("a string, an
+ * array or null"); else `undefined`.
+ */
+const unionTypes = (
+  issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>,
+  path: ReadonlyArray<PropertyKey>
+): string | undefined => {
+  const names: Array<string> = []
+  for (const issue of issues) {
+    if (issue._tag !== "Type" || issue.path.length !== path.length || issue.path.some((key, i) => key !== path[i])) break
+    const expected = /^Expected (\w+), actual /.exec(issue.message)?.[1]
+    if (expected === undefined) return undefined
+    // an optional field's `undefined`: no JSON value, the field left out
+    if (expected !== "undefined") names.push(TYPE_NAMES[expected] ?? expected)
+  }
+  return names.length < 2 ? undefined : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`
+}
+
+const TYPE_NAMES: { readonly [schema: string]: string } = {
+  string: "a string",
+  number: "a number",
+  boolean: "a boolean",
+  Array: "an array",
+  null: "null"
+}
+
+/** A JSON value's type as the gateway's "Invalid type for …" messages name it ("a number", "an object"). */
+export const jsonTypeOf = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`
 
 /** The value at `path` inside `value` (an issue's path), `undefined` where there is none. */
 const valueAt = (value: unknown, path: ReadonlyArray<PropertyKey>): unknown => {

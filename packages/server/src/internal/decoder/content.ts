@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { FileInput } from "../../ResponsesRequestDecoder.js"
-import { Nullable, RequestError } from "./common.js"
+import { jsonTypeOf, Nullable, RequestError } from "./common.js"
 import * as Prompt from "./promptObjects.js"
 
 /** An input message item. */
@@ -81,9 +81,7 @@ const notAString = (part: JsonObject, key: string, where: string): RequestError 
 /** "Invalid type for '<param>': expected a string, but got a number instead." (code `invalid_type`). */
 const wrongType = (value: unknown, param: string): RequestError =>
   failure(
-    `Invalid type for '${param}': expected a string, but got ${
-      Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`
-    } instead.`,
+    `Invalid type for '${param}': expected a string, but got ${jsonTypeOf(value)} instead.`,
     param,
     "invalid_type"
   )

@@ -244,6 +244,9 @@ export const decodeInput = <E>(
     // the images and files of the outputs in `results`: a user message right after their tool messages
     let attachments: Array<Part.UserPart> | undefined
     const callNames = new Map<string, string>()
+    // the function and custom tool calls no output answered yet (call id -> its input index and item type):
+    // the API refuses a conversation holding one ("No tool output found for function call …")
+    const unanswered = new Map<string, { readonly index: number; readonly type: string }>()
     // `local_shell_call` item id -> its call id, for outputs that name the call by the item's id
     const localShellItems = new Map<string, string>()
     // the call ids given to the tool searches without one that no output without one answered yet, in input
@@ -311,6 +314,7 @@ export const decodeInput = <E>(
     }
     const toolResult = (sentCallId: string, output: string) => {
       const callId = CallId.decode(sentCallId).callId
+      unanswered.delete(callId)
       if (assistant !== undefined) flush()
       results ??= []
       results.push(Prompt.toolResultPart(callId, callNames.get(callId) ?? "", output))
@@ -448,6 +452,7 @@ export const decodeInput = <E>(
         case "function_call": {
           const call = isFunctionCallInput(item) ? item : yield* decodeAt(FunctionCallInput, item, ["input", index])
           toolCall(call.call_id, sentName(call.name, call.namespace), call.arguments || "{}", attributes({ id: call.id, status: call.status }))
+          unanswered.set(CallId.decode(call.call_id).callId, { index, type })
           break
         }
         case "custom_tool_call": {
@@ -455,6 +460,7 @@ export const decodeInput = <E>(
           const call = isCustomToolCallInput(item) ? item : yield* decodeAt(CustomToolCallInput, item, ["input", index])
           const args = JSON.stringify({ [ChatCompletionsRequest.CUSTOM_TOOL_INPUT]: call.input })
           toolCall(call.call_id, sentName(call.name, call.namespace), args, attributes({ id: call.id }))
+          unanswered.set(CallId.decode(call.call_id).callId, { index, type })
           break
         }
         case "function_call_output":
@@ -630,6 +636,13 @@ export const decodeInput = <E>(
           )
         }
       }
+    }
+    for (const [callId, { index, type }] of unanswered) {
+      return yield* fail(
+        `No tool output found for ${type.replaceAll("_", " ")} ${capMessage(callId, 100)}: input[${index}] has no ${type}_output after it.`,
+        "input",
+        "invalid_value"
+      )
     }
     flush()
   })
