@@ -33,7 +33,10 @@
  * - `--upstream-retries N` (default 0): the gateway's own retries of a failed upstream call before the
  *   first byte. 0 by default because the client's SDK retries already, and the upstream's `retry-after`
  *   and request id are passed on to it. With 0 each request goes upstream once, even when the upstream
- *   closes the connection without answering (a 502 `upstream_closed`: it may have received the request);
+ *   closes the connection without answering (a 502 `upstream_closed`: it may have received the request),
+ *   except on a reused keep-alive connection closed before any response byte, where the request is resent
+ *   once on another connection, not counted as an attempt (the upstream closed it idle as the request went
+ *   out: Node's and uvicorn's 5 s keep-alive; as browsers and proxies do);
  *   with N at most N + 1 times, each attempt counted in the access log's `upstream_attempts`.
  * - `--replay-reasoning-content` (default off): the reasoning items a client sends back (their summary, or
  *   their `reasoning_text` content) go upstream as `reasoning_content` on the assistant message they belong
@@ -87,11 +90,13 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ClosingServer from "./internal/closingServer.js"
 import * as Commands from "./internal/commands.js"
 import * as Defaults from "./internal/defaults.js"
+import { resendOnReused } from "./internal/resendOnReused.js"
 import { warmUp } from "./internal/warmUp.js"
 
 /**
@@ -253,9 +258,24 @@ const secretFrom = (variable: Option.Option<string>, flag: string) =>
 /**
  * The upstream's HTTP client: undici's over an agent of its own, as `NodeHttpClient.layerUndici`, without
  * the layer's context merged into every request's (`HttpClient.layerMergedContext`, an `Effect.provide` of
- * about 17 fiber steps per upstream call): the gateway sets no undici options in a context.
+ * about 17 fiber steps per upstream call): the gateway sets no undici options in a context. A request
+ * written into a reused keep-alive connection that the upstream closes or resets before any byte of the
+ * response is resent once on another (`internal/resendOnReused.ts`, logged at Debug level): the upstream
+ * closed it idle as the request went out (Node's and uvicorn's 5 s keep-alive against undici's reuse up to
+ * about 4 s, later under load) and never read it. A fresh connection's is not resent.
  */
-const upstreamClient = Layer.scoped(HttpClient.HttpClient, Effect.map(NodeHttpClient.makeDispatcher, NodeHttpClient.makeUndici))
+const upstreamClient = Layer.scoped(
+  HttpClient.HttpClient,
+  Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<never>()
+    const log = (error: Error) =>
+      Runtime.runSync(runtime)(
+        Effect.logDebug(`upstream: resending a request once: its reused keep-alive connection closed before any response byte (${error.message})`)
+      )
+    const agent = yield* NodeHttpClient.makeDispatcher
+    return NodeHttpClient.makeUndici(agent.compose(resendOnReused(log)))
+  })
+)
 
 /**
  * The gateway as a layer: on `NodeHttpServer` at `host:port`, over the Chat Completions upstream, printing
