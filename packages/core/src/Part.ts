@@ -377,6 +377,12 @@ export class MediaPart extends Schema.Class<MediaPart>("@effect-responses/core/M
  * `code_interpreter_call`, `mcp_call`, `mcp_list_tools`, items not invented yet), kept verbatim: `kind` is
  * the item `type`, `item` the JSON item, `provider` who made it. It goes back only to that provider.
  *
+ * `malformed` (since 0.2.0), when present, says why an item of a type the part model knows could not be
+ * read as its part, naming the field (`operation.path is missing`): a client-run built-in call
+ * (`shell_call`, `apply_patch_call`, `local_shell_call`) whose `call_id` is readable is kept so, for the
+ * client to answer that call with an error (the tool loop does, see `ToolExecutor.answerUnreadable`),
+ * instead of failing the whole response.
+ *
  * @since 0.1.0
  * @category parts
  */
@@ -385,6 +391,7 @@ export class UnknownPart extends Schema.Class<UnknownPart>("@effect-responses/co
   provider: Schema.String,
   kind: Schema.String,
   item: Schema.Unknown,
+  malformed: Schema.optionalWith(Schema.String, { exact: true }),
   attributes
 }) {}
 

@@ -146,10 +146,12 @@ export const ApplyPatchCallItem = Schema.Struct({
   id: NullableString,
   status: NullableString,
   call_id: Schema.String,
+  // one member per type, so that a mismatch names the field of that type (`operation.path is missing`)
   operation: Schema.Union(
-    Schema.Struct({ type: Schema.Literal("create_file", "update_file"), path: Schema.String, diff: NullableString }),
+    Schema.Struct({ type: Schema.Literal("create_file"), path: Schema.String, diff: NullableString }),
+    Schema.Struct({ type: Schema.Literal("update_file"), path: Schema.String, diff: NullableString }),
     Schema.Struct({ type: Schema.Literal("delete_file"), path: Schema.String })
-  )
+  ).annotations({ description: "an object with type create_file, update_file or delete_file" })
 })
 
 /**
@@ -298,7 +300,11 @@ export const decodeOutputItemParts = (
  * when the item is not an object with a string `type`, or a known item lacks a field the mapping needs.
  *
  * Fails with `MalformedOutput` (naming the item type, the path of the first mismatch and an excerpt)
- * when the item is not an object with a string `type`, or a known item lacks a field the mapping needs.
+ * when the item is not an object with a string `type`, or a known item lacks a field the mapping needs;
+ * except a `shell_call`, `apply_patch_call` or `local_shell_call` whose `call_id` is a string: it becomes an
+ * `UnknownPart` whose `malformed` names the field (`operation.path is missing`, `action.commands: Expected
+ * ReadonlyArray<string>, actual "ls"`), so that the client answers that call with an error the model reads
+ * instead of losing the whole response.
  *
  * @since 0.1.0
  * @category decoding
@@ -324,11 +330,11 @@ export const decodeOutputItem = (item: unknown): Either.Either<Part.AssistantPar
     case "custom_tool_call":
       return Either.map(decodeItem(CustomToolCallItem, item), fromCustomToolCallItem)
     case "shell_call":
-      return Either.map(decodeItem(ShellCallItem, item), fromShellCallItem)
+      return orUnreadableCall(item, ShellCallItem, fromShellCallItem)
     case "apply_patch_call":
-      return Either.map(decodeItem(ApplyPatchCallItem, item), fromApplyPatchCallItem)
+      return orUnreadableCall(item, ApplyPatchCallItem, fromApplyPatchCallItem)
     case "local_shell_call":
-      return Either.map(decodeItem(LocalShellCallItem, item), fromLocalShellCallItem)
+      return orUnreadableCall(item, LocalShellCallItem, fromLocalShellCallItem)
     case "mcp_approval_request":
       return Either.map(decodeItem(McpApprovalRequestItem, item), (decoded) =>
         new Part.McpApprovalRequestPart({
@@ -459,6 +465,33 @@ const decodeItem = <A, I>(
       excerpt: AiError.excerpt(safeStringify(item))
     })
   })
+
+/**
+ * A client-run built-in call item decoded to its part, or, when it does not match its schema but its
+ * `call_id` is a string, an `UnknownPart` whose `malformed` names the first mismatch (`operation.path is
+ * missing`): the call can still be answered, with an error.
+ */
+const orUnreadableCall = <A, I>(
+  item: JsonObject,
+  schema: Schema.Schema<A, I, never>,
+  toPart: (decoded: A) => Part.AssistantPart
+): Either.Either<Part.AssistantPart, AiError.MalformedOutput> => {
+  const decoded = Schema.decodeUnknownEither(schema)(item)
+  if (Either.isRight(decoded)) return Either.right(toPart(decoded.right))
+  if (typeof item.call_id !== "string") return Either.map(decodeItem(schema, item), toPart)
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
+  const where = issue === undefined || issue.path.length === 0 ? "the item" : issue.path.join(".")
+  const what = issue?.message ?? "does not match its schema"
+  return Either.right(
+    new Part.UnknownPart({
+      provider: Provider.PROVIDER,
+      kind: String(item.type),
+      item,
+      malformed: what === "is missing" ? `${where} is missing` : `${where}: ${what}`,
+      attributes: attributesOfItem(item)
+    }, true)
+  )
+}
 
 const safeStringify = (u: unknown): string => {
   try {

@@ -118,6 +118,37 @@ describe("typed tool items on the recorded streams", () => {
       expect(input).toStrictEqual(output)
     }))
 
+  it.effect("a built-in call that does not match its schema but has a call_id: an UnknownPart naming the field, replayed verbatim", () =>
+    Effect.gen(function*() {
+      const [[patch]] = completedOutputs("responses-sse/vai-openai-apply-patch-call.chunks.txt") as unknown as [[Item & { readonly operation: Record<string, unknown> }]]
+      const [[shell]] = completedOutputs("responses-sse/vai-openai-shell-call.chunks.txt") as unknown as [[Item & { readonly action: Record<string, unknown> }]]
+      const { path: _path, ...noPath } = patch!.operation
+      const cases: ReadonlyArray<readonly [Item, string]> = [
+        // a missing path was reported as `at operation.type: Expected "delete_file", actual "create_file"`
+        [{ ...patch!, operation: noPath }, "operation.path is missing"],
+        [{ ...patch!, operation: { type: "rename_file", path: "a", to: "b" } }, "operation.type: Expected \"create_file\" | \"update_file\" | \"delete_file\", actual \"rename_file\""],
+        [{ ...patch!, operation: null }, "operation: Expected an object with type create_file, update_file or delete_file, actual null"],
+        [{ ...shell!, action: { ...shell!.action, commands: "ls" } }, "action.commands: Expected ReadonlyArray<string>, actual \"ls\""]
+      ]
+      for (const [item, malformed] of cases) {
+        const { parts, input } = yield* roundTrip([item])
+        expect(parts).toStrictEqual([
+          new Part.UnknownPart({
+            provider: "openai.responses",
+            kind: item.type,
+            item,
+            malformed,
+            attributes: { itemId: item.id as string, status: "completed" }
+          })
+        ])
+        expect(input).toStrictEqual([item])
+      }
+      // without a readable call_id the call cannot be answered: the item is malformed output
+      const { call_id: _id, ...noCallId }: Item = { ...patch!, operation: noPath }
+      const error = yield* Effect.flip(ResponsesOutput.fromOutputItem(noCallId))
+      assert.strictEqual(error.description, "invalid apply_patch_call output item at call_id: is missing")
+    }))
+
   it.effect("shell_call: a ShellCallPart with commands and limits; the follow-up answer is text", () =>
     Effect.gen(function*() {
       const file = "responses-sse/vai-openai-shell-call.chunks.txt"

@@ -210,6 +210,62 @@ export const executeUnchecked = (
   })
 
 /**
+ * Whether an assistant part is a client-run built-in call the client could not read: an `UnknownPart` of a
+ * `shell_call`, `apply_patch_call` or `local_shell_call` item with `malformed` set (the decoder's reason,
+ * naming the field) and a string `call_id`. The tool loop answers it with `answerUnreadable` instead of
+ * ending; `execute` does not take it.
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const isUnreadableCall = (part: Part.AssistantPart): part is Part.UnknownPart =>
+  part.type === "unknown" && part.malformed !== undefined && UNREADABLE_KINDS.has(part.kind) &&
+  unreadableCallId(part) !== undefined
+
+/**
+ * The `call_id` of an unreadable call (`isUnreadableCall`), if it has one.
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const unreadableCallId = (part: Part.UnknownPart): string | undefined => {
+  const item = part.item
+  if (typeof item !== "object" || item === null || !("call_id" in item)) return undefined
+  return typeof item.call_id === "string" ? item.call_id : undefined
+}
+
+/**
+ * The error answer to a call the client could not read (`isUnreadableCall`), in the call's own item type,
+ * naming the field, nothing run:
+ *
+ * - `shell_call`: a `ShellCallOutputPart` with one output, exit code 1, on standard error `the shell_call
+ *   could not be read: action.commands: Expected ReadonlyArray<string>, actual "ls"; nothing was run`;
+ * - `apply_patch_call`: an `ApplyPatchCallOutputPart`, `failed`, `the apply_patch_call could not be read:
+ *   operation.path is missing; nothing was applied`;
+ * - `local_shell_call`: a `LocalShellCallOutputPart`, `{"error": …}`.
+ *
+ * @since 0.2.0
+ * @category execution
+ */
+export const answerUnreadable = (part: Part.UnknownPart): Part.ToolMessagePart => {
+  const callId = unreadableCallId(part) ?? ""
+  const reason = `the ${part.kind} could not be read: ${part.malformed ?? "it does not match its schema"}`
+  switch (part.kind) {
+    case "apply_patch_call":
+      return new CorePart.ApplyPatchCallOutputPart({ callId, status: "failed", output: `${reason}; nothing was applied` })
+    case "local_shell_call":
+      return new CorePart.LocalShellCallOutputPart({ callId, output: toJson({ error: `${reason}; nothing was run` })! })
+    default:
+      return new CorePart.ShellCallOutputPart({
+        callId,
+        output: [{ stdout: "", stderr: `${reason}; nothing was run`, outcome: { type: "exit", exitCode: 1 } }]
+      })
+  }
+}
+
+const UNREADABLE_KINDS: ReadonlySet<string> = new Set(["shell_call", "apply_patch_call", "local_shell_call"])
+
+/**
  * `text` bounded to `max` characters: unchanged when it fits, else its head and tail (half of `max` each)
  * around the line `[… N characters cut …]`, so the model sees both the start and the end (where errors
  * usually are) and knows something is missing. A surrogate pair is never split.

@@ -10,7 +10,11 @@
  * application provides. MCP approval requests are answered with the decisions of the `McpApprovals`
  * service when the context has one (sent as `mcp_approval_response` items). A response holding a call the
  * loop cannot answer (an MCP approval request without that service, a tool search the client executes)
- * ends the loop without running anything, for the caller to answer.
+ * ends the loop without running anything, for the caller to answer. A shell, apply_patch or local_shell call
+ * item the client could not read (no operation `path`, an operation type not invented yet, `commands` not
+ * a list; the decoder keeps it as an `UnknownPart` with `malformed` when its `call_id` is readable) gets an
+ * error answer in its own item type naming the field (`ToolExecutor.answerUnreadable`), and the loop goes
+ * on; without a readable `call_id` the response is malformed output and the step fails.
  *
  * The calls of a step are taken in the model's output order, as Codex runs them: function and custom tool
  * calls together (at most `concurrency` at once), each shell, apply_patch or local_shell call alone, after
@@ -232,15 +236,47 @@ const plan = (options: AnyOptions): Effect.Effect<Plan, AiError.InvalidPrompt> =
   }))
 }
 
-/** A call the loop answers: one it runs, or an MCP approval request when an approvals service decides. */
-type AnswerableCall = ToolExecutor.RunnableCall | Part.McpApprovalRequestPart
+/**
+ * A call the loop answers: one it runs, an MCP approval request when an approvals service decides, or a
+ * built-in call it could not read (answered with an error, `ToolExecutor.answerUnreadable`).
+ */
+type AnswerableCall = ToolExecutor.RunnableCall | Part.McpApprovalRequestPart | Part.UnknownPart
 
-const nameOf = (call: Part.ClientCallPart): string =>
-  call.type === "tool_call" || call.type === "custom_tool_call" || call.type === "mcp_approval_request"
+/** A call of a response: a client call, or a built-in call the client could not read. */
+type StepCall = Part.ClientCallPart | Part.UnknownPart
+
+const nameOf = (call: StepCall): string =>
+  call.type === "unknown"
+    ? call.kind.replace(/_call$/, "")
+    : call.type === "tool_call" || call.type === "custom_tool_call" || call.type === "mcp_approval_request"
     ? call.name
     : call.type.replace(/_call$/, "")
 
-const describe = (call: Part.ClientCallPart): string => `${nameOf(call)} (${Part.callIdOf(call)})`
+const callIdOf = (call: StepCall): string =>
+  call.type === "unknown" ? ToolExecutor.unreadableCallId(call) ?? "" : Part.callIdOf(call)
+
+const describe = (call: StepCall): string => `${nameOf(call)} (${callIdOf(call)})`
+
+/**
+ * The calls of a response the client has to answer, in output order: its client calls
+ * (`message.clientCalls`), and the built-in calls it could not read (`ToolExecutor.isUnreadableCall`) that
+ * the message does not answer itself.
+ */
+const stepCalls = (response: ModelResponse.ModelResponse): ReadonlyArray<StepCall> => {
+  const calls = response.message.clientCalls
+  const parts = response.message.parts
+  if (!parts.some(ToolExecutor.isUnreadableCall)) return calls
+  const answered = new Set<string>()
+  for (const part of parts) {
+    const id = Part.answeredCallId(part)
+    if (id !== undefined) answered.add(id)
+  }
+  const pendingCalls = new Set<Part.AssistantPart>(calls)
+  return parts.filter((part): part is StepCall =>
+    pendingCalls.has(part) ||
+    (ToolExecutor.isUnreadableCall(part) && !answered.has(ToolExecutor.unreadableCallId(part)!))
+  )
+}
 
 /**
  * Whether `call` was cut off by the end of an incomplete response: its status is `incomplete`, or the
@@ -250,7 +286,7 @@ const describe = (call: Part.ClientCallPart): string => `${nameOf(call)} (${Part
  * arguments (or input) are what came before the cut: they may even parse, but they are not the call the
  * model meant.
  */
-const isCut = (call: Part.ClientCallPart, response: ModelResponse.ModelResponse): boolean => {
+const isCut = (call: StepCall, response: ModelResponse.ModelResponse): boolean => {
   const status = call.attributes.status
   return status === "incomplete" || (response.status === "incomplete" && status !== "completed")
 }
@@ -259,7 +295,7 @@ const isCut = (call: Part.ClientCallPart, response: ModelResponse.ModelResponse)
  * The error of a step whose response was cut inside calls: none of the step's calls runs (they were asked
  * for together; an answered call beside an unanswered one would make the next request invalid).
  */
-const cutError = (step: number, response: ModelResponse.ModelResponse, cut: ReadonlyArray<Part.ClientCallPart>) => {
+const cutError = (step: number, response: ModelResponse.ModelResponse, cut: ReadonlyArray<StepCall>) => {
   const reason = response.incompleteReason ?? (response.finishReason === "length" ? "max_output_tokens" : "its end")
   const advice = reason === "max_output_tokens"
     ? "raise maxOutputTokens (it counts reasoning tokens too) or ask for a smaller call, and continue from the transcript"
@@ -270,7 +306,7 @@ const cutError = (step: number, response: ModelResponse.ModelResponse, cut: Read
       cut.map(describe).join(", ")
     }: their arguments are incomplete, so no call of the step ran; ${advice}`,
     toolName: nameOf(first),
-    callId: Part.callIdOf(first)
+    callId: callIdOf(first)
   })
 }
 
@@ -283,12 +319,13 @@ const pending = (
   step: number,
   response: ModelResponse.ModelResponse
 ): Effect.Effect<ReadonlyArray<AnswerableCall>, AiError.ToolError> => {
-  const calls = response.message.clientCalls
+  const calls = stepCalls(response)
   if (calls.length === 0 || !plan.execute) return Effect.succeed([])
   const cut = calls.filter((call) => isCut(call, response))
   if (cut.length > 0) return Effect.fail(cutError(step, response, cut))
   const answerable = calls.filter((call): call is AnswerableCall =>
-    ToolExecutor.isRunnable(call) || (call.type === "mcp_approval_request" && plan.approvals !== undefined)
+    call.type === "unknown" || ToolExecutor.isRunnable(call) ||
+    (call.type === "mcp_approval_request" && plan.approvals !== undefined)
   )
   // a client tool search, or an MCP approval request without an approvals service: the caller answers
   // them, with the other calls
@@ -310,7 +347,7 @@ const pending = (
  */
 const answer = (plan: Plan, calls: ReadonlyArray<AnswerableCall>): Effect.Effect<ReadonlyArray<Part.ToolMessagePart>> =>
   Effect.gen(function*() {
-    const runnable = calls.filter(ToolExecutor.isRunnable)
+    const runnable = calls.filter((call): call is ToolExecutor.RunnableCall => call.type !== "unknown" && ToolExecutor.isRunnable(call))
     const requests = calls.filter((call): call is Part.McpApprovalRequestPart => call.type === "mcp_approval_request")
     const results = runnable.length === 0 ? [] : yield* ToolExecutor.executeUnchecked(plan.toolkit, runnable, plan.executor)
     const decisions = requests.length === 0 || plan.approvals === undefined
@@ -319,7 +356,11 @@ const answer = (plan: Plan, calls: ReadonlyArray<AnswerableCall>): Effect.Effect
     let nextResult = 0
     let nextDecision = 0
     return calls.map((call): Part.ToolMessagePart =>
-      call.type === "mcp_approval_request" ? decisions[nextDecision++]! : results[nextResult++]!
+      call.type === "unknown"
+        ? ToolExecutor.answerUnreadable(call)
+        : call.type === "mcp_approval_request"
+        ? decisions[nextDecision++]!
+        : results[nextResult++]!
     )
   })
 
