@@ -1371,6 +1371,41 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       expect(captured.logs.some((line) => line.startsWith("ERROR") && line.includes("boom mid-stream"))).toBe(true)
     }))
 
+  it.effect("a defect while the gateway makes a chunk's events: the deltas before it, then a logged response.failed server_error", () =>
+    Effect.gen(function*() {
+      const captured = captureLogs()
+      const started = new StreamPart.ResponseStarted({ responseId: "r", model: "m" })
+      const text = (delta: string) =>
+        new StreamPart.PartUpdate({ responseId: "r", outputIndex: 0, partial: true, part: new Part.TextPart({ text: delta }) })
+      // a part whose reading throws: the lifecycle fails while it makes the events of the upstream's third chunk
+      const throwing = text("c")
+      Object.defineProperty(throwing, "part", {
+        get: () => {
+          throw new Error("boom in the lifecycle")
+        }
+      })
+      const model = Layer.succeed(
+        LanguageModel.LanguageModel,
+        LanguageModel.LanguageModel.of({
+          generate: () => Effect.die(new Error("not called")),
+          // one chunk per element, as an upstream's reads come
+          stream: () => Stream.rechunk(Stream.make(started, text("a"), text("b"), throwing, text("d")), 1)
+        })
+      )
+      const upstream = Upstream.fromLanguageModel().pipe(Layer.provide(model))
+      yield* withGateway(upstream, {}, (url) =>
+        Effect.gen(function*() {
+          const streamed = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+          expect(streamed.status).toBe(200)
+          const frames = parseSse(streamed.text)
+          const response = checkLifecycle(frames)
+          expect(response.error).toMatchObject({ code: "server_error", message: "the gateway failed while streaming the response" })
+          expect(frames.filter((frame) => frame.event === "response.output_text.delta").map((frame) => frame.data.delta)).toEqual(["a", "b"])
+          expect(frames.map((frame) => frame.event).slice(-2)).toEqual(["error", "response.failed"])
+        })).pipe(Effect.provide(captured.layer))
+      expect(captured.logs.some((line) => line.startsWith("ERROR") && line.includes("boom in the lifecycle"))).toBe(true)
+    }))
+
   it.effect("long strings (a 600 KB instructions, a tool's description), however the client spelled their escapes: the upstream gets the bytes of JSON.stringify, the answer echoes them as JSON.stringify", () => {
     const instructions = `é😀 "q" a/b\n\\ ${"i".repeat(1000)}`.repeat(600)
     const description = `ü "d" c/d\t ${"d".repeat(1000)}`.repeat(600)

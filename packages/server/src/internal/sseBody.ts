@@ -135,18 +135,33 @@ export interface Source {
   readonly jsonTexts?: ReadonlyArray<JsonText> | undefined
 }
 
+/** The body's batches, two ways to take them (see `batches`). */
+interface Batches {
+  /**
+   * The next batch (each call an effect to run before the next call): first the head (the events of
+   * `response.created` and of the first chunk), then the events of each upstream chunk, the upstream's end
+   * or its error, `undefined` once the terminal event was given (the upstream is not pulled after it).
+   */
+  readonly next: () => Effect.Effect<Iterator<Uint8Array> | undefined>
+  /**
+   * The same batches, each given to `write` as soon as it is made, until the terminal event's; `write`
+   * returns an effect when it must wait (for a `'drain'`, a yield) before the next batch, else `undefined`.
+   */
+  readonly run: (write: (pieces: Iterator<Uint8Array>) => Effect.Effect<void> | undefined) => Effect.Effect<void>
+}
+
 /**
- * The body's bytes, one batch per call of the function returned (each call an effect to run before the
- * next call): first the head (the events of `response.created` and of the first chunk), then the events of
- * each upstream chunk, the upstream's end or its error, `undefined` once the terminal event was given (the
- * upstream is not pulled after it). Never fails: an upstream error becomes `response.failed` with
+ * The body's bytes in batches (see `Batches`). Never fails: an upstream error becomes `response.failed` with
  * `midStreamError`'s error, a defect a logged `response.failed` with `server_error`.
  *
- * A function rather than one effect, and the upstream's chunk matched at once rather than through
+ * `next` is a function rather than one effect, and the upstream's chunk is matched at once rather than through
  * `Effect.either`: about 6 fiber steps less per upstream chunk, with the writers' (packages/bench/RESULTS.md,
- * "the gateway's CPU per request and per event, round 7").
+ * "the gateway's CPU per request and per event, round 7"). `run` takes an upstream chunk in one step: the
+ * chunk's events made, encoded and written in the match of the pull that read it (its defects caught there,
+ * not by a handler around each batch), then the next pull: about 3 fiber steps less per upstream chunk
+ * than `next` and a writer's loop (packages/bench/RESULTS.md, "the gateway's CPU per paced event, round 4").
  */
-const batches = (source: Source): () => Effect.Effect<Iterator<Uint8Array> | undefined> => {
+const batches = (source: Source): Batches => {
   const { lifecycle, midStreamError, onTerminal, pull } = source
   const texts = source.jsonTexts ?? []
   let head: Array<ResponsesLifecycle.Event> | undefined = []
@@ -157,13 +172,27 @@ const batches = (source: Source): () => Effect.Effect<Iterator<Uint8Array> | und
   // with a store, the response is saved before its terminal event is written: a client that continues it
   // (`previous_response_id`) as soon as it reads `response.completed` finds it stored
   let saved = false
-  const written = (events: ReadonlyArray<ResponsesLifecycle.Event>): Effect.Effect<Iterator<Uint8Array>> => {
-    if (onTerminal === undefined || saved || !lifecycle.terminated()) return Effect.succeed(bytesOf(events, texts))
+  /** The bytes of `events`, or, when the response is to be saved first, the effect that saves it and gives them. */
+  const bytesOrSaved = (
+    events: ReadonlyArray<ResponsesLifecycle.Event>
+  ): Iterator<Uint8Array> | Effect.Effect<Iterator<Uint8Array>> => {
+    if (onTerminal === undefined || saved || !lifecycle.terminated()) return bytesOf(events, texts)
     saved = true
     return Effect.map(
       onTerminal(lifecycle.response()),
       (replaced) => bytesOf(replaced === undefined ? events : withTerminalResponse(events, replaced), texts)
     )
+  }
+  const written = (events: ReadonlyArray<ResponsesLifecycle.Event>): Effect.Effect<Iterator<Uint8Array>> => {
+    const bytes = bytesOrSaved(events)
+    return Effect.isEffect(bytes) ? bytes : Effect.succeed(bytes)
+  }
+  /** The events of an upstream chunk (`Right`) or of its end (`Left`). */
+  const eventsOf = (chunk: Either.Either<Chunk.Chunk<StreamPart.StreamPart>, unknown>): Array<ResponsesLifecycle.Event> => {
+    const out: Array<ResponsesLifecycle.Event> = []
+    if (Either.isLeft(chunk)) lifecycle.end(out)
+    else for (const part of chunk.right) lifecycle.push(part, out)
+    return out
   }
   const after = (write: (out: Array<ResponsesLifecycle.Event>) => void) =>
     Effect.suspend(() => {
@@ -172,30 +201,54 @@ const batches = (source: Source): () => Effect.Effect<Iterator<Uint8Array> | und
       return written(out)
     })
   type Batch = Effect.Effect<Iterator<Uint8Array> | undefined>
+  /** A defect of the gateway: logged, then the `response.failed` with `server_error`. */
+  const defected = (cause: Cause.Cause<unknown>): Effect.Effect<Iterator<Uint8Array>> =>
+    Effect.zipRight(
+      source.onDefect(cause),
+      after((out) => lifecycle.fail({ code: "server_error", message: "the gateway failed while streaming the response" }, out))
+    )
   const guarded = (effect: Batch): Batch =>
-    Effect.catchAllCause(effect, (cause) =>
-      Cause.isInterruptedOnly(cause)
-        ? Effect.failCause(cause)
-        : Effect.zipRight(
-          source.onDefect(cause),
-          after((out) => lifecycle.fail({ code: "server_error", message: "the gateway failed while streaming the response" }, out))
-        ))
+    Effect.catchAllCause(effect, (cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : defected(cause))
+  const upstreamFailed = (error: AiError.AiError): Batch =>
+    Effect.flatMap(midStreamError(error), (failure) => after((out) => lifecycle.fail(failure, out)))
   // the upstream's chunk (`Right(chunk)`), its end (`Left(_)`) or its error
   const pulled = guarded(Effect.matchEffect(pull, {
-    onFailure: (error) => Effect.flatMap(midStreamError(error), (failure) => after((out) => lifecycle.fail(failure, out))),
-    onSuccess: (chunk) => {
-      const out: Array<ResponsesLifecycle.Event> = []
-      if (Either.isLeft(chunk)) lifecycle.end(out)
-      else for (const part of chunk.right) lifecycle.push(part, out)
-      return written(out)
-    }
+    onFailure: upstreamFailed,
+    onSuccess: (chunk) => written(eventsOf(chunk))
   }))
-  return () => {
+  /** The pull's failure as `pulled` takes it (`Effect.catchAll` matches as `Effect.matchEffect` does). */
+  const pullFailed = (cause: Cause.Cause<AiError.AiError>): Batch =>
+    guarded(Effect.catchAll(Effect.failCause(cause), upstreamFailed))
+  const next = () => {
     if (head === undefined) return lifecycle.terminated() ? Effect.succeed(undefined) : pulled
     const events = head
     head = undefined
     return guarded(Effect.suspend(() => written(events)))
   }
+  const run = (write: (pieces: Iterator<Uint8Array>) => Effect.Effect<void> | undefined): Effect.Effect<void> => {
+    /** Writes a batch, then takes the next chunk (none after the terminal event). */
+    const writeThenPull = (pieces: Iterator<Uint8Array>): Effect.Effect<void> => {
+      const waiting = write(pieces)
+      const rest = lifecycle.terminated() ? Effect.void : pullAndWrite
+      return waiting === undefined ? rest : Effect.zipRight(waiting, rest)
+    }
+    const writeBatch = (batch: Batch): Effect.Effect<void> =>
+      Effect.flatMap(batch, (pieces) => pieces === undefined ? Effect.void : writeThenPull(pieces))
+    const pullAndWrite: Effect.Effect<void> = Effect.matchCauseEffect(pull, {
+      onFailure: (cause) => writeBatch(pullFailed(cause)),
+      onSuccess: (chunk) => {
+        let bytes: Iterator<Uint8Array> | Effect.Effect<Iterator<Uint8Array>>
+        try {
+          bytes = bytesOrSaved(eventsOf(chunk))
+        } catch (defect) {
+          return writeBatch(defected(Cause.die(defect)))
+        }
+        return Effect.isEffect(bytes) ? writeBatch(guarded(bytes)) : writeThenPull(bytes)
+      }
+    })
+    return writeBatch(next())
+  }
+  return { next, run }
 }
 
 /** The body as an Effect `Stream` (any server), one channel: each piece of each batch written as it comes. */
@@ -280,7 +333,7 @@ const nodeHeaders = (response: HttpServerResponse.HttpServerResponse): Record<st
  */
 const writeNode = (
   res: NodeResponse,
-  next: () => Effect.Effect<Iterator<Uint8Array> | undefined>,
+  made: Batches,
   scope: Scope.CloseableScope,
   onLeft: (() => void) | undefined,
   response: HttpServerResponse.HttpServerResponse
@@ -329,12 +382,7 @@ const writeNode = (
     }
     const writeRest = (pieces: Iterator<Uint8Array>, budget: Budget): Effect.Effect<void> =>
       Effect.suspend(() => writeAll(pieces, budget) ?? Effect.void)
-    const loop = (): Effect.Effect<void> =>
-      Effect.flatMap(next(), (pieces) => {
-        if (pieces === undefined) return Effect.void
-        const waiting = writeAll(pieces, makeBudget(undefined, 1))
-        return waiting === undefined ? loop() : Effect.zipRight(waiting, Effect.suspend(loop))
-      })
+    const body = Effect.suspend(() => made.run((pieces) => writeAll(pieces, makeBudget(undefined, 1))))
     const finished = Effect.async<void>((resume) => {
       if (res.writableFinished) return resume(Effect.void)
       const done = () => {
@@ -345,7 +393,7 @@ const writeNode = (
       res.on("finish", done)
       res.on("close", done)
     })
-    return Effect.interruptible(Effect.suspend(loop)).pipe(
+    return Effect.interruptible(body).pipe(
       Effect.onInterrupt(() => onLeft === undefined ? Effect.void : Effect.sync(onLeft)),
       Effect.ensuring(Scope.close(scope, Exit.void)),
       Effect.zipRight(Effect.suspend(() => {
@@ -376,10 +424,10 @@ export const response = (
   request: HttpServerRequest.HttpServerRequest,
   source: Source
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-  const next = batches(source)
+  const made = batches(source)
   const res = nodeResponseOf(request)
   if (res === undefined) {
-    return Effect.succeed(HttpServerResponse.stream(toStream(next, source.scope, source.onLeft), sseHeaders))
+    return Effect.succeed(HttpServerResponse.stream(toStream(made.next, source.scope, source.onLeft), sseHeaders))
   }
   const body = new NodeBody()
   let written = false
@@ -390,7 +438,7 @@ export const response = (
       if (response.body._tag !== "Raw" || response.body.body !== body) {
         return Effect.as(Scope.close(source.scope, Exit.void), response)
       }
-      return Effect.as(writeNode(res, next, source.scope, source.onLeft, response), response)
+      return Effect.as(writeNode(res, made, source.scope, source.onLeft, response), response)
     }),
     HttpServerResponse.raw(body, sseHeaders)
   )
