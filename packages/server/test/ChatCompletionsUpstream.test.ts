@@ -104,6 +104,9 @@ const INTERLEAVED = chatSse([
   { reasoning: "R3 via reasoning field" }
 ], "tool_calls")
 
+/** No lone surrogate (`String.prototype.isWellFormed`, not in this project's lib). */
+const wellFormed = (text: string): boolean => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)
+
 const openai = (baseURL: string) => new OpenAI({ baseURL, apiKey: "unused", maxRetries: 0 })
 
 const framesOfEvents = (events: ReadonlyArray<{ readonly type: string; readonly sequence_number: number }>): ReadonlyArray<Frame> =>
@@ -273,6 +276,24 @@ describe("the gateway over the Chat Completions model (loopback replay upstream)
           return (await stream.finalResponse()).output as ReadonlyArray<Json>
         }))
       expect(shape(final)).toEqual(expected)
+    }))
+
+  it.effect("a surrogate pair split across two chunks (\\ud83d, then \\ude00): no delta holds half a pair, the deltas join to the text", () =>
+    Effect.gen(function*() {
+      const pieces = ["a", "b", "\ud83d", "\ude00 é", "c\ud83d", "\ude01"]
+      const whole = pieces.join("")
+      const sse = chatSse([{ role: "assistant", reasoning_content: "r\ud83d" }, { reasoning_content: "\ude02" }, ...pieces.map((content) => ({ content }))], "stop")
+      const frames = yield* withChatGatewayText(sse, (url) =>
+        Effect.map(post(`${url}/responses`, { model: "m", input: "hi", stream: true }), (answer) => parseSse(answer.text)))
+      const response = checkLifecycle(frames)
+      const deltas = (type: string) => frames.filter((frame) => frame.data.type === type).map((frame) => frame.data.delta as string)
+      for (const delta of [...deltas("response.output_text.delta"), ...deltas("response.reasoning_summary_text.delta")]) {
+        expect(wellFormed(delta), JSON.stringify(delta)).toBe(true)
+      }
+      expect(deltas("response.output_text.delta").join("")).toBe(whole)
+      expect(deltas("response.reasoning_summary_text.delta").join("")).toBe("r\ud83d\ude02")
+      const output = response.output as ReadonlyArray<Json>
+      expect(output.map((item) => item.type === "message" ? item.content[0].text : item.summary[0].text)).toEqual(["r\ud83d\ude02", whole])
     }))
 
   it.effect("xAI usage through the gateway: reasoning inside output_tokens, total = input + output", () =>

@@ -148,6 +148,14 @@ export class Decoder {
   private reasoning: Slot | undefined = undefined
   private text: Slot | undefined = undefined
   private refusal: Slot | undefined = undefined
+  /**
+   * The text, reasoning or refusal slot whose last delta ended with a high surrogate, held back (`held`) for
+   * the low half the slot's next delta starts with: a server slicing UTF-16 splits a pair across chunks
+   * (`"\ud83d"`, then `"\ude00"`), and no delta may hold half a pair (a Python client cannot encode it).
+   * Given as it is when another slot's delta or the end of the response comes first.
+   */
+  private holding: Slot | undefined = undefined
+  private held = ""
   private readonly tools = new Map<number, Slot>()
   private skippedChoices = false
   /** The content part types already warned about (`content` as a list of parts). */
@@ -184,6 +192,7 @@ export class Decoder {
         this.fastChunks++
         if (text !== "") {
           if (call !== undefined) {
+            if (this.holding !== undefined) this.giveHeld(out)
             if (call.args !== undefined) call.args += text
             this.push(out, call, UnsafePart.toolCallPart(call.callId, call.name, text, IN_PROGRESS))
           }
@@ -336,6 +345,8 @@ export class Decoder {
     this.reasoning = undefined
     this.text = undefined
     this.refusal = undefined
+    this.holding = undefined
+    this.held = ""
     this.tools.clear()
     out.push(UnsafePart.responseStarted(id, model))
   }
@@ -383,7 +394,8 @@ export class Decoder {
     const refusal = delta.refusal
     if (typeof refusal === "string" && refusal !== "") {
       const slot = this.refusal ??= this.slot("refusal")
-      this.push(out, slot, UnsafePart.refusalPart(refusal, IN_PROGRESS))
+      const whole = this.whole(slot, refusal, out)
+      if (whole !== "") this.push(out, slot, UnsafePart.refusalPart(whole, IN_PROGRESS))
     }
     const toolCalls = arrayField(delta, "tool_calls") ??
       (isObject(delta.function_call) ? [{ index: 0, function: delta.function_call }] : undefined)
@@ -398,13 +410,57 @@ export class Decoder {
 
   private pushReasoning(text: string, out: Array<StreamPart.StreamPart>): void {
     const slot = this.reasoning ??= this.slot("reasoning")
-    this.push(out, slot, UnsafePart.reasoningTextPart(text, IN_PROGRESS))
+    const whole = this.whole(slot, text, out)
+    if (whole !== "") this.push(out, slot, UnsafePart.reasoningTextPart(whole, IN_PROGRESS))
+  }
+
+  /**
+   * A delta's text with the high surrogate held from the slot's last delta before it (another slot's held
+   * one is given first), less a high surrogate ending it (then held): one `charCodeAt` per delta.
+   */
+  private whole(slot: Slot, text: string, out: Array<StreamPart.StreamPart>): string {
+    if (this.holding !== undefined) {
+      if (this.holding === slot) {
+        text = this.held + text
+        this.holding = undefined
+        this.held = ""
+      } else {
+        this.giveHeld(out)
+      }
+    }
+    const last = text.charCodeAt(text.length - 1)
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.holding = slot
+      this.held = text.slice(-1)
+      return text.slice(0, -1)
+    }
+    return text
+  }
+
+  /** The held high surrogate (`holding`), no low half having followed, as a delta of its own. */
+  private giveHeld(out: Array<StreamPart.StreamPart>): void {
+    const slot = this.holding!
+    const held = this.held
+    this.holding = undefined
+    this.held = ""
+    if (slot.kind === "text") this.markers.push(held)
+    this.push(
+      out,
+      slot,
+      slot.kind === "text"
+        ? UnsafePart.textDelta(held, IN_PROGRESS)
+        : slot.kind === "reasoning"
+        ? UnsafePart.reasoningTextPart(held, IN_PROGRESS)
+        : UnsafePart.refusalPart(held, IN_PROGRESS)
+    )
   }
 
   private pushText(text: string, out: Array<StreamPart.StreamPart>): void {
     const slot = this.text ??= this.slot("text")
-    this.markers.push(text)
-    this.push(out, slot, UnsafePart.textDelta(text, IN_PROGRESS))
+    const whole = this.whole(slot, text, out)
+    if (whole === "") return
+    this.markers.push(whole)
+    this.push(out, slot, UnsafePart.textDelta(whole, IN_PROGRESS))
   }
 
   /** `delta.content` as a list of parts (Mistral's Magistral): `thinking` parts are reasoning, `text` parts text. */
@@ -427,6 +483,7 @@ export class Decoder {
     out: Array<StreamPart.StreamPart>
   ): DecodeError | undefined {
     if (!isObject(call)) return this.malformed("a tool_calls entry is not an object", data)
+    if (this.holding !== undefined) this.giveHeld(out)
     const given = numberField(call, "index")
     const index = given ?? position
     const fn = objectField(call, "function")
@@ -490,6 +547,8 @@ export class Decoder {
   private complete(finishReason: ModelResponse.FinishReason, out: Array<StreamPart.StreamPart>): void {
     const attributes: Part.Attributes = { status: ChatCompletionsOutput.statusOf(finishReason) }
     const responseId = this.responseId!
+    // a high surrogate no low half followed: the text's last character, as it came
+    if (this.holding !== undefined) this.giveHeld(out)
     for (const slot of this.slots) {
       let part: Part.AssistantPart
       switch (slot.kind) {
