@@ -22,6 +22,7 @@ import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import { statSync } from "node:fs"
 import { constants as osConstants } from "node:os"
+import * as Cut from "./internal/cut.js"
 
 /**
  * How commands run: in `cwd` (default the process's), at most `timeoutMs` milliseconds each when the call
@@ -73,7 +74,7 @@ export const MAX_TIMEOUT_MS = 2_147_483_647
  * @since 0.2.0
  * @category constants
  */
-export const truncationMarker = (cut: number): string => `\n[… ${cut} characters cut …]\n`
+export const truncationMarker: (cut: number) => string = Cut.truncationMarker
 
 /**
  * The text of `total` characters whose first characters are `head` and last ones `tail` (each holding at
@@ -84,20 +85,7 @@ export const truncationMarker = (cut: number): string => `\n[… ${cut} characte
  * @since 0.2.0
  * @category limits
  */
-export const keepHeadAndTail = (head: string, tail: string, total: number, max: number): string => {
-  if (total <= max) return head
-  // the marker for `total` is at least as long as the one for any smaller count
-  const room = max - truncationMarker(total).length
-  if (room < 0) return head.slice(0, isHighSurrogate(head.charCodeAt(max - 1)) ? max - 1 : max)
-  let kept = Math.floor(room / 2)
-  let last = room - kept
-  if (kept > 0 && isHighSurrogate(head.charCodeAt(kept - 1))) kept--
-  if (last > 0 && isLowSurrogate(tail.charCodeAt(tail.length - last))) last--
-  return head.slice(0, kept) + truncationMarker(total - kept - last) + tail.slice(tail.length - last)
-}
-
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
-const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff
+export const keepHeadAndTail: (head: string, tail: string, total: number, max: number) => string = Cut.keepHeadAndTail
 
 /** One output stream as it arrives: its first `max` characters, a suffix of at least `max`, its length. */
 class Kept {

@@ -55,6 +55,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Cut from "./internal/cut.js"
 import * as InternalSchema from "./internal/schema.js"
 import * as Tool from "./Tool.js"
 import type * as Toolkit from "./Toolkit.js"
@@ -266,24 +267,16 @@ export const answerUnreadable = (part: Part.UnknownPart): Part.ToolMessagePart =
 const UNREADABLE_KINDS: ReadonlySet<string> = new Set(["shell_call", "apply_patch_call", "local_shell_call"])
 
 /**
- * `text` bounded to `max` characters: unchanged when it fits, else its head and tail (half of `max` each)
- * around the line `[… N characters cut …]`, so the model sees both the start and the end (where errors
- * usually are) and knows something is missing. A surrogate pair is never split.
+ * `text` bounded to `max` characters, the marker included: unchanged when it fits, else its head and tail
+ * (about half of the room the marker leaves each) around the line `[… N characters cut …]`, so the model
+ * sees both the start and the end (where errors usually are) and knows something is missing; a bound too
+ * small for the marker keeps the head alone. A surrogate pair is never split. The same cut as the shell
+ * tool's (`Shell.keepHeadAndTail`).
  *
  * @since 0.2.0
  * @category limits
  */
-export const truncate = (text: string, max: number): string => {
-  if (text.length <= max) return text
-  let head = Math.floor(max / 2)
-  let tail = text.length - (max - head)
-  if (isHighSurrogate(text.charCodeAt(head - 1))) head--
-  if (isLowSurrogate(text.charCodeAt(tail))) tail++
-  return `${text.slice(0, head)}\n[… ${tail - head} characters cut …]\n${text.slice(tail)}`
-}
-
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
-const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff
+export const truncate = (text: string, max: number): string => Cut.keepHeadAndTail(text, text, text.length, max)
 
 // ---------------------------------------------------------------------------------------------------------
 // internal

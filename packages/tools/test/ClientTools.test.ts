@@ -286,7 +286,7 @@ describe("Tool.custom and the client-run built-in tools", () => {
       yield* TestClock.adjust("30 seconds")
       const [custom, long, shell, patch, local] = yield* Fiber.join(fiber)
       expect(json(custom)).toMatchObject({ isError: true, output: "{\"error\":\"tool \\\"evaluate\\\" timed out after 30s\"}" })
-      assert.strictEqual((long as Part.ToolResultPart).output, `${"x".repeat(50)}\n[… 903 characters cut …]\n${"x".repeat(47)}END`)
+      assert.strictEqual((long as Part.ToolResultPart).output, `${"x".repeat(36)}\n[… 930 characters cut …]\n${"x".repeat(34)}END`)
       expect(json(shell)).toMatchObject({
         output: [{ stdout: "", stderr: "tool \"shell\" timed out after 30s", outcome: { type: "timeout" } }]
       })
@@ -294,11 +294,16 @@ describe("Tool.custom and the client-run built-in tools", () => {
       expect(json(local)).toMatchObject({ output: "{\"error\":\"tool \\\"local_shell\\\" timed out after 30s\"}" })
     }))
 
-  it("truncate keeps head and tail around a marker, never splitting a surrogate pair", () => {
+  it("truncate keeps head and tail around a marker within the bound, never splitting a surrogate pair", () => {
     assert.strictEqual(ToolExecutor.truncate("short", 10), "short")
-    assert.strictEqual(ToolExecutor.truncate("abcdefghij", 4), "ab\n[… 6 characters cut …]\nij")
-    // "😀" is two UTF-16 code units: the cut moves so that neither half is left alone
-    assert.strictEqual(ToolExecutor.truncate("a😀bcdef😀g", 4), "a\n[… 9 characters cut …]\ng")
+    const cut = ToolExecutor.truncate("0123456789".repeat(10), 40)
+    assert.strictEqual(cut, "0123456\n[… 86 characters cut …]\n3456789")
+    assert.strictEqual(cut.length, 39)
+    // "😀" is two UTF-16 code units: the cut moves so that neither half is left alone, at the head and the tail
+    assert.strictEqual(ToolExecutor.truncate("a😀" + "b".repeat(30), 29), "a\n[… 30 characters cut …]\nbb")
+    assert.strictEqual(ToolExecutor.truncate("c".repeat(28) + "😀", 27), "c\n[… 29 characters cut …]\n")
+    // a bound too small for the marker: the head alone
+    assert.strictEqual(ToolExecutor.truncate("abcdefghij", 4), "abcd")
   })
 })
 
@@ -377,8 +382,8 @@ describe("ToolLoop with a custom tool and client-run built-in tools", () => {
       assert.strictEqual(result.text, "done")
       const [hang, long] = (fake.calls[1]!.prompt.messages.at(-1) as Message.ToolMessage).toolResults
       assert.strictEqual(hang!.output, "{\"error\":\"tool \\\"evaluate\\\" timed out after 5m\"}")
-      assert.strictEqual(long!.output.length, ToolExecutor.DEFAULT_MAX_OUTPUT_LENGTH + "\n[… 10000 characters cut …]\n".length)
-      assert.include(long!.output, "\n[… 10000 characters cut …]\n")
+      assert.strictEqual(long!.output.length, ToolExecutor.DEFAULT_MAX_OUTPUT_LENGTH)
+      assert.include(long!.output, `\n[… ${10_000 + "\n[… 10000 characters cut …]\n".length} characters cut …]\n`)
     }))
 
   it.effect("a response with a call the loop cannot answer (an MCP approval request) ends the loop, nothing run", () =>
