@@ -601,7 +601,7 @@ const JsonSchemaFormat = Schema.Struct({
  * @category decoding
  */
 export const decode = (body: unknown, options: Options = {}): Effect.Effect<DecodedRequest, RequestError> =>
-  decodeBody(body, undefined, options)
+  decodeBody(body, undefined, undefined, options)
 
 /**
  * The elements of a request's `input` array, read one at a time and in order: `element(index)` succeeds with
@@ -641,11 +641,46 @@ export const decodeElements = <E>(
   body: unknown,
   input: InputElements<E>,
   options: Options = {}
-): Effect.Effect<DecodedRequest, RequestError | E> => decodeBody(body, input, options)
+): Effect.Effect<DecodedRequest, RequestError | E> => decodeBody(body, input, undefined, options)
+
+/**
+ * The elements of a request's `tools` array, read one at a time: `element(index)` succeeds with the tool at
+ * `index` (parsed JSON), or fails with `E` (a server that parses them as they are read: the body's syntax
+ * error). The decoder reads each tool once, in order, unless a name may collide with another's once
+ * flattened (`crm__lookup` beside namespace `crm`'s `lookup`): then it reads them all again, three times (to
+ * count them, to see who gets each name, to decode them). `echo()`, called once every tool was read, is what the Response
+ * object shows as `tools` (`DecodedRequest.echo.tools`): a value whose `JSON.stringify` is that of the
+ * array (the gateway's keeps the tools' text as the body's bytes, not the parsed tools).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolElements<E> {
+  readonly length: number
+  readonly element: (index: number) => Effect.Effect<unknown, E>
+  readonly echo: () => unknown
+}
+
+/**
+ * `decodeElements` of a body whose `input` array, `tools` array or both are given apart (`parts.input`,
+ * `parts.tools`; the body's own, `null` or absent, are not read): nothing of a tool is kept but what the
+ * decoding makes of it (its `ToolDefinition`) and what `tools.echo()` keeps for the echo, so a server that
+ * parses the tools as they are read lets each parsed tool become garbage once decoded. Fails as `decode`
+ * does, and with what the readers fail with.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const decodeParts = <E>(
+  body: unknown,
+  parts: { readonly input?: InputElements<E> | undefined; readonly tools?: ToolElements<E> | undefined },
+  options: Options = {}
+): Effect.Effect<DecodedRequest, RequestError | E> => decodeBody(body, parts.input, parts.tools, options)
 
 const decodeBody = <E>(
   body: unknown,
   elements: InputElements<E> | undefined,
+  toolElements: ToolElements<E> | undefined,
   options: Options
 ): Effect.Effect<DecodedRequest, RequestError | E> =>
   Effect.gen(function*() {
@@ -722,7 +757,11 @@ const decodeBody = <E>(
 
     const parameters: Array<string> = []
     for (const name of PARAMETERS) {
-      const value = name === "input" && elements !== undefined ? elements : body[name]
+      const value = name === "input" && elements !== undefined
+        ? elements
+        : name === "tools" && toolElements !== undefined
+        ? toolElements
+        : body[name]
       if (value === undefined || value === null) continue
       if ((name === "reasoning" || name === "text") && isObject(value)) {
         for (const field of name === "reasoning" ? ["effort", "summary"] : ["format", "verbosity"]) {
@@ -739,7 +778,7 @@ const decodeBody = <E>(
 
     // tools
     const toolSet = makeToolSet()
-    const rawTools = request.tools ?? []
+    const rawTools = toolElements ?? request.tools ?? []
     if (rawTools.length > MAX_TOOLS) return yield* tooManyTools(rawTools.length)
     // a request without tools (most of them) runs neither pass: each is an `Effect.gen` of its own
     if (rawTools.length > 0) yield* decodeTools(rawTools, ["tools"], policy, toolSet)
@@ -929,7 +968,7 @@ const decodeBody = <E>(
     if (request.text?.verbosity != null) text.verbosity = request.text.verbosity
     const echo: Record<string, unknown> = {
       instructions: request.instructions ?? null,
-      tools: rawTools,
+      tools: toolElements === undefined ? rawTools : toolElements.echo(),
       tool_choice: choice ?? "auto",
       temperature: request.temperature ?? 1,
       top_p: request.top_p ?? 1,
