@@ -29,7 +29,9 @@
  *   `ResponsesRequestDecoder.MAX_OBJECT_PROPERTIES` (5,000) members anywhere in the body (a schema's
  *   `properties`), naming the top-level parameter holding it (`text`, `tools[3]`), and 400
  *   `array_above_max_length` (param `tools`) for more than `ResponsesRequestDecoder.MAX_TOOLS` (10,000)
- *   tools, both checked on the text before it is parsed;
+ *   tools, and `array_above_max_length` for an array of more than `ResponsesRequestDecoder.MAX_ARRAY_ELEMENTS`
+ *   (100,000, or `maxInputItems` when larger) elements anywhere in the body, naming the top-level parameter
+ *   holding it, all checked on the text before it is parsed;
  * - 400 `array_above_max_length` (param `input`) for more than `maxInputItems` input items (default
  *   20,000), and (param `input[i].content`, `input[i].output`) for more content parts than that in one item;
  * - 400 from the decoder for what a stateless bridge cannot honour, naming the parameter;
@@ -815,11 +817,22 @@ const badRequest = (error: ResponsesRequestDecoder.RequestError) =>
 
 /**
  * An object of more than `MAX_OBJECT_PROPERTIES` members, found by the pass over the body (`wide`: the
- * top-level parameter holding it), worded as the API words its bound on `metadata`'s properties.
+ * top-level parameter holding it), worded as the API words its bound on `metadata`'s properties; an array
+ * of more than `maxElements` elements (`MAX_ARRAY_ELEMENTS`, or `maxInputItems` when larger) as it words
+ * its array bounds.
  */
-const tooManyProperties = (wide: NonNullable<JsonSlices.Scan["wide"]>) => {
+const tooManyProperties = (wide: NonNullable<JsonSlices.Scan["wide"]>, maxElements: number) => {
   const max = ResponsesRequestDecoder.MAX_OBJECT_PROPERTIES
   const param = wide.key === undefined ? null : wide.index === undefined ? wide.key : `${wide.key}[${wide.index}]`
+  if (wide.kind === "array") {
+    return new GatewayError({
+      status: 400,
+      description: `Invalid ${param === null ? "request body" : `'${param}'`}: array too long. Expected an array with maximum length ${maxElements}, but got an array with more than ${maxElements} elements instead.`,
+      errorType: "invalid_request_error",
+      param,
+      code: "array_above_max_length"
+    })
+  }
   return new GatewayError({
     status: 400,
     description: `Invalid ${param === null ? "request body" : `'${param}'`}: too many properties. Expected an object with at most ${max} properties, but got an object with more than ${max} properties instead.`,
@@ -854,10 +867,11 @@ export const createResponse = (
     )
     const maxDepth = options.maxJsonDepth ?? MAX_JSON_DEPTH
     // nesting checked and `input` elements found in one pass; parsed element by element (yielding)
-    const found = yield* JsonSlices.scan(body, maxDepth, undefined, undefined, ResponsesRequestDecoder.MAX_OBJECT_PROPERTIES)
+    const maxElements = Math.max(ResponsesRequestDecoder.MAX_ARRAY_ELEMENTS, options.maxInputItems ?? 0)
+    const found = yield* JsonSlices.scan(body, maxDepth, undefined, undefined, ResponsesRequestDecoder.MAX_OBJECT_PROPERTIES, maxElements)
     if (found.deepAt >= 0) return yield* tooDeep(maxDepth, found.deepAt)
     // bounds that would otherwise cost a long stretch of parsing and writing, checked before anything is parsed
-    if (found.wide !== undefined) return yield* tooManyProperties(found.wide)
+    if (found.wide !== undefined) return yield* tooManyProperties(found.wide, maxElements)
     const tools = found.tools === undefined ? 0 : found.tools.items.length / 2
     if (tools > ResponsesRequestDecoder.MAX_TOOLS) {
       return yield* Effect.mapError(ResponsesRequestDecoder.tooManyTools(tools), badRequest)

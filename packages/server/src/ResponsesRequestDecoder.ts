@@ -286,6 +286,22 @@ export const MAX_TOOLS: number = Tools.MAX_TOOLS
 export const MAX_OBJECT_PROPERTIES = 5_000
 
 /**
+ * The bound on the elements of one JSON array in a request, anywhere in it (an unknown field, a schema's
+ * `enum`, a tool's `parameters`): 100,000, or the gateway's `maxInputItems` when that is larger (the
+ * `input` array and an item's parts have their own bound, and `tools` its own). The API reference sets
+ * none this large (the Structured Outputs guide allows a schema 1,000 `enum` values in all), and V8 cannot
+ * build an array of millions of elements without a long stretch: growing one of 6.6 million elements past
+ * its capacity was one copy of about 290 ms, and `JSON.parse` of a flat array of 7.8 million zeros (15 MB,
+ * under the 16 MiB body bound) held the gateway's event loop for 3-6 s. The gateway checks it on the
+ * body's bytes before parsing and answers a 400 `array_above_max_length` naming the top-level parameter
+ * that holds the array.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const MAX_ARRAY_ELEMENTS = 100_000
+
+/**
  * The bounds of `metadata` (the API reference's `Metadata`): at most 16 key-value pairs, keys of at most 64
  * characters, values of at most 512 (UTF-16 code units, as JavaScript counts a string's length). A request
  * past one of them is refused with a `RequestError` (`object_above_max_properties` or

@@ -1044,6 +1044,42 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(within.status, within.text).toBe(200)
       })))
 
+  it.effect("an array of more than 100,000 elements anywhere (issue 15: an unknown field, a schema's enum, a tool's parameters): 400 naming the parameter, checked before parsing; one within is echoed whole", () =>
+    withScriptedGateway([sse(textChunk("ok"), finishChunks())], {}, (url) =>
+      Effect.gen(function*() {
+        // the tester's body, as sent: a flat array of zeros in an unknown field
+        const zeros = (n: number) => `[${"0,".repeat(n - 1)}0]`
+        const tool = (values: string) => `{"type":"function","name":"f","parameters":{"type":"object","properties":{"x":{"enum":${values}}}}}`
+        const refusals = [
+          [`{"model":"m","input":"hi","client_blob":${zeros(100_001)}}`, "client_blob"],
+          [`{"model":"m","input":"hi","text":{"format":{"type":"json_schema","name":"x","schema":{"enum":${zeros(100_001)}}}}}`, "text"],
+          [`{"model":"m","input":"hi","tools":[${tool("[1]")},${tool(zeros(100_001))}]}`, "tools[1]"],
+          [`{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"hi","x":${zeros(100_001)}}]}]}`, "input[0]"],
+          [`{"model":"m","input":${zeros(100_001)}}`, "input"],
+          [`{"model":"m","input":"hi","metadata":{"a":[${zeros(10)},${zeros(100_001)}]}}`, "metadata"]
+        ] as const
+        for (const [body, param] of refusals) {
+          const answer = yield* post(`${url}/responses`, body)
+          expect(answer.status, param).toBe(400)
+          expect(JSON.parse(answer.text).error, param).toEqual({
+            message: `Invalid '${param}': array too long. Expected an array with maximum length 100000, but got an array with more than 100000 elements instead.`,
+            type: "invalid_request_error",
+            param,
+            code: "array_above_max_length"
+          })
+        }
+        const top = yield* post(`${url}/responses`, zeros(100_001))
+        expect(JSON.parse(top.text).error).toMatchObject({ param: null, code: "array_above_max_length" })
+        // within the bound, and 1.6 million values in arrays each within it: parsed (in runs), the enum echoed whole
+        const within = yield* post(`${url}/responses`, `{"model":"m","input":"hi","stream":true,"text":{"format":{"type":"json_schema","name":"x","schema":{"enum":${zeros(100_000)}}}}}`)
+        expect(within.status, within.text.slice(0, 300)).toBe(200)
+        const completed = within.text.split("\n").find((line) => line.startsWith("data: {\"type\":\"response.completed\""))!
+        const echoed = JSON.parse(completed.slice(6)) as { response: { text: { format: { schema: { enum: Array<number> } } } } }
+        expect(echoed.response.text.format.schema.enum).toEqual(Array.from({ length: 100_000 }, () => 0))
+        const nested = yield* post(`${url}/responses`, `{"model":"m","input":"hi","stream":true,"client_blob":[${Array.from({ length: 20 }, () => zeros(78_000)).join(",")}]}`)
+        expect(nested.status, nested.text.slice(0, 300)).toBe(200)
+      })))
+
   it.effect("a metadata value past the API's 512 characters: 400 string_above_max_length naming it, the value not echoed", () =>
     withScriptedGateway([sse(textChunk("ok"), finishChunks())], {}, (url) =>
       Effect.gen(function*() {

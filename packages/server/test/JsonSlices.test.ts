@@ -730,4 +730,66 @@ describe("jsonSlices", () => {
         expect(Math.max(...given), text.slice(0, 80)).toBeLessThan(2 * 32 * 1024)
       }
     }))
+  /**
+   * Bodies with a long array or a large object where no other slicing reaches (an unknown field, `metadata`,
+   * `text.format.schema`'s `enum`, a tool's `parameters`, an input item's part, nested arrays of arrays), the
+   * recorded tool request's function around it; malformed inside or around it.
+   */
+  const wideBodies = () => {
+    const recorded = JSON.parse(readFixture("responses-json/pai-gpt4o-two-parallel-function-calls.json")) as { tools: Array<{ parameters: object }> }
+    const tool = recorded.tools[0]!
+    const zeros = `[${"0,".repeat(40_000)}0]`
+    const mixed = JSON.stringify(Array.from({ length: 6000 }, (_, i) => i % 3 === 0 ? { n: i, s: "é😀,]" } : i % 3 === 1 ? [i, "x"] : `s${i}`))
+    const members = JSON.stringify(Object.fromEntries(Array.from({ length: 4000 }, (_, i) => [`k${i}`, [i, { v: "😀" }]])))
+    const withParams = (enumText: string) =>
+      JSON.stringify({ ...tool, parameters: { type: "object", properties: { x: { enum: "ENUM" } } } }).replace(`"ENUM"`, enumText)
+    const valid = [
+      `{"model":"text","input":"hi","client_blob":${zeros}}`,
+      `{"model":"text","input":[{"role":"user","content":"hi"}],"client_blob": [ ${"0 , ".repeat(20_000)}1 ] ,"stream":true}`,
+      `{"model":"text","input":"hi","text":{"format":{"type":"json_schema","name":"x","schema":{"enum":${zeros}}}}}`,
+      `{"model":"text","input":"hi","tools":[${withParams(zeros)}]}`,
+      `{"model":"text","input":"hi","tools":[${withParams(mixed)},${JSON.stringify(tool)}]}`,
+      // a part of an element over LARGE_ELEMENT_BYTES (a smaller element is still parsed at once)
+      `{"model":"text","input":[{"role":"user","content":[{"type":"input_text","text":"hi","blob":[${"0,".repeat(150_000)}0]}]}]}`,
+      `{"input":"x","a":[${zeros},${zeros},[],[[${zeros}]]],"b":${mixed}}`,
+      `{"input":"x","m":${members},"m":{"k1":1},"__proto__":${members},"1":${zeros},"0":1}`,
+      `{"input":"x","m":{"__proto__":${zeros},"a":1,"a":${zeros}}}`,
+      `[${zeros},{"input":${zeros}}]`,
+      ` ${zeros} `,
+      `{"input":"x","d":"${"a \\\"long\\\" é😀 ".repeat(20_000)}","e":[${`"${"é😀 ".repeat(70_000)}",`.repeat(2)}1]}`
+    ]
+    const invalid = [
+      `{"input":"x","a":[${"0,".repeat(40_000)},0]}`,
+      `{"input":"x","a":[,${"0,".repeat(40_000)}0]}`,
+      `{"input":"x","a":[${"0,".repeat(40_000)}]}`,
+      `{"input":"x","a":[${"0,".repeat(40_000)}0 1]}`,
+      `{"input":"x","a":[${"0,".repeat(40_000)}0}}`,
+      `{"input":"x","a":[${"0,".repeat(40_000)}0]`,
+      `{"input":"x","a":[${"0,".repeat(40_000)}0]]}`,
+      `{"input":"x","a":${members.replace(`"k3000":`, `"k3000" `)}}`,
+      `{"input":"x","a":${members.replace(`"k3000":`, `3000:`)}}`,
+      `{"input":"x","a":${members},}`,
+      `{"input":"x","a":{${`"k":${zeros}`}}}}`,
+      `{"input":"x","a":[${"0,".repeat(40_000)}tru]}`,
+      `{"input":"x","tools":[${withParams(`[${"0,".repeat(40_000)},0]`)}]}`
+    ]
+    return { valid, invalid }
+  }
+
+  it.effect("a long array or a large object anywhere is parsed a run of its elements at a time: JSON.parse's value and error", () =>
+    expectLikeJsonParse(wideBodies(), 4093))
+
+  it.effect("a long array anywhere is never given to JSON.parse whole: an unknown field, text.format.schema, a tool's parameters, a part", () =>
+    Effect.gen(function*() {
+      for (const text of wideBodies().valid) {
+        const chunks = chunked(text, 65_536)
+        const found = yield* JsonSlices.scan(chunks, 64)
+        const parse = vi.spyOn(JSON, "parse")
+        const parsed = yield* JsonSlices.parse(chunks, found, whole)
+        const given = parse.mock.calls.map(([text]) => text.length)
+        parse.mockRestore()
+        expectSame(parsed, text, text.slice(0, 80))
+        expect(Math.max(...given), text.slice(0, 80)).toBeLessThan(2 * 32 * 1024)
+      }
+    }))
 })

@@ -17,8 +17,11 @@
  *
  * A string of more than `LONG_STRING_BYTES` (a 10 MB text part, `instructions`, a tool's description, a
  * string `input`) is parsed apart, in slices, and put back in its place (`internal/jsonSlices/longStrings.ts`),
- * wherever it is: in the rest of the body, in a large element, in a part. What is still parsed at once is
- * one part, or a member of an element or of the rest, however large, but for those strings.
+ * wherever it is: in the rest of the body, in a large element, in a part. And the rest of the body, the rest
+ * of a large element, and a tool or part of more than a run are parsed a run of their members (elements) at
+ * a time, a large one the same way one level deeper (`internal/jsonSlices/values.ts`): an unknown field of
+ * 100 arrays of 78,000 zeros was one `JSON.parse` of hundreds of milliseconds. What is still parsed at once is
+ * an input element of at most `LARGE_ELEMENT_BYTES` and a run.
  *
  * The result is exactly `JSON.parse` of the body decoded as UTF-8 (a leading byte order mark dropped, as
  * `TextDecoder` does): whatever the pass cannot vouch for (a body or a large element that is no object, an
@@ -35,6 +38,7 @@ import { ArrayText, type Run } from "./jsonSlices/arrayText.js"
 import { bomLength, bytesOf, type Chunks, decode, makeTextOf, sizeOf, strictDecoder, viewsOf } from "./jsonSlices/bytes.js"
 import { LongStrings, type Parsed, tryParse } from "./jsonSlices/longStrings.js"
 import { type ArrayAt, keyBytes, type ObjectScan, scanObject } from "./jsonSlices/pass.js"
+import { parseValue, RUN_BYTES } from "./jsonSlices/values.js"
 
 export type { Chunks } from "./jsonSlices/bytes.js"
 export { parseString, STRING_SLICE_BYTES } from "./jsonSlices/longStrings.js"
@@ -47,7 +51,10 @@ export type { ArrayAt } from "./jsonSlices/pass.js"
 export interface Scan {
   /** The offset of the first character (UTF-16 code units of the decoded body) past the bound, or -1. */
   readonly deepAt: number
-  /** Where an object of more members than `maxMembers` is (the pass stopped there; see `ObjectScan.wide`). */
+  /**
+   * Where an object of more members than `maxMembers` or an array of more elements than `maxElements` is
+   * (the pass stopped there; see `ObjectScan.wide`).
+   */
   readonly wide: ObjectScan["wide"]
   /** The `input` array (`[` to `]` inclusive) and its elements, as flat `[start, end)` byte offset pairs. */
   readonly input: ArrayAt | undefined
@@ -84,15 +91,9 @@ export const LARGE_ELEMENT_BYTES = 256 * 1024
 export const LONG_STRING_BYTES = 256 * 1024
 
 /**
- * The bytes of an array's elements (a large element's parts, the body's tools) parsed in one `JSON.parse`
- * (about a millisecond's work).
- */
-const RUN_BYTES = 32 * 1024
-
-/**
  * One pass over `chunks` (strings skipped), reading the clock after every `slice` bytes and yielding once a
  * few milliseconds of work passed (`makeBudget`); stops as soon as the nesting of objects and arrays passes
- * `limit`, or an object has more than `maxMembers` members. By time, not by bytes: until V8 optimises this
+ * `limit`, an object has more than `maxMembers` members or an array more than `maxElements` elements. By time, not by bytes: until V8 optimises this
  * loop, a request's first megabytes go several times slower (256 KiB between yields took 10-20 ms of a fresh
  * gateway's CPU). Strings of more than `longBytes` bytes are noted.
  */
@@ -101,10 +102,11 @@ export const scan = (
   limit: number,
   slice = 1 << 14,
   longBytes = LONG_STRING_BYTES,
-  maxMembers = Infinity
+  maxMembers = Infinity,
+  maxElements = Infinity
 ): Effect.Effect<Scan> => {
   const size = sizeOf(chunks)
-  const pass = Effect.map(scanObject(chunks, 0, size, BODY_KEYS, limit, longBytes, slice, maxMembers), (found) => ({
+  const pass = Effect.map(scanObject(chunks, 0, size, BODY_KEYS, limit, longBytes, slice, maxMembers, maxElements), (found) => ({
     deepAt: found.deepAt,
     wide: found.wide,
     input: found.arrays[0],
@@ -164,22 +166,18 @@ const sliceBody = (
   lazyTools = false
 ): Effect.Effect<Sliced | undefined> => {
   const { input, tools } = found
-  if (input === undefined && tools === undefined && found.strings.length === 0) return Effect.succeed(undefined)
-  const textOf = makeTextOf(chunks)
-  const longs = new LongStrings(chunks, textOf, found.strings, budget, texts)
   // a leading byte order mark is no character of the text
   const start = bomLength(chunks)
   const size = sizeOf(chunks)
-  const arrays = [input, tools].filter((array) => array !== undefined).sort((a, b) => a.start - b.start)
-  const rest: Array<readonly [number, number] | string> = []
-  let at = start
-  for (const array of arrays) {
-    rest.push([at, array.start], "null")
-    at = array.end
+  if (input === undefined && tools === undefined && found.strings.length === 0 && size - start <= RUN_BYTES) {
+    return Effect.succeed(undefined)
   }
-  rest.push([at, size])
+  const textOf = makeTextOf(chunks)
+  const longs = new LongStrings(chunks, textOf, found.strings, budget, texts)
+  const arrays = [input, tools].filter((array) => array !== undefined).sort((a, b) => a.start - b.start)
   return Effect.gen(function*() {
-    const parsed = yield* longs.parse(rest)
+    // the rest of the body, a run of members at a time (`parseValue`), `null` in place of the arrays
+    const parsed = yield* parseValue(longs, start, size, arrays.flatMap((array) => [array.start, array.end]))
     if (parsed === undefined) return undefined
     const body = parsed.value as { input?: unknown; tools?: unknown } | null
     if (arrays.length === 0) return { body, elements: undefined }
@@ -245,6 +243,14 @@ const parseRuns = (
       let q = p + 1
       while (q < count && items[2 * q + 1]! - items[2 * p]! <= RUN_BYTES) q++
       if (budget.tick(q - p)) yield* yieldToIo
+      if (q === p + 1 && items[2 * p + 1]! - items[2 * p]! > RUN_BYTES) {
+        // one element larger than a run: a run of its members at a time (`parseValue`)
+        const element = yield* parseValue(longs, items[2 * p]!, items[2 * p + 1]!)
+        if (element === undefined) return undefined
+        if (keep) values[p] = element.value
+        p = q
+        continue
+      }
       const run = yield* longs.parse(["[", [items[2 * p]!, items[2 * q - 1]!], "]"])
       if (run === undefined) return undefined
       if (keep) {
@@ -500,18 +506,9 @@ const parseLarge = (
       const array = found.arrays[k]
       return array === undefined ? [] : [{ name, array }]
     }).sort((a, b) => a.array.start - b.array.start)
-    if (arrays.length === 0) {
-      const element = yield* longs.parse([[start, end]])
-      return keep || element === undefined ? element : CHECKED
-    }
-    const rest: Array<readonly [number, number] | string> = []
-    let at = start
-    for (const { array } of arrays) {
-      rest.push([at, array.start], "null")
-      at = array.end
-    }
-    rest.push([at, end])
-    const element = yield* longs.parse(rest)
+    // the rest of the element, a run of members at a time (`parseValue`), `null` in place of the arrays
+    const element = yield* parseValue(longs, start, end, arrays.flatMap(({ array }) => [array.start, array.end]))
+    if (arrays.length === 0) return keep || element === undefined ? element : CHECKED
     if (element === undefined) return undefined
     for (const { array, name } of arrays) {
       const parts = yield* parseRuns(longs, array.items, budget, keep)

@@ -34,10 +34,10 @@ const LONG_MARKER = `long-string-${globalThis.crypto.randomUUID()}:`
  */
 export class LongStrings {
   constructor(
-    private readonly chunks: Chunks,
+    readonly chunks: Chunks,
     private readonly textOf: (start: number, end: number) => string,
     private readonly strings: ReadonlyArray<number>,
-    private readonly budget: Budget,
+    readonly budget: Budget,
     private readonly texts?: Array<JsonText>
   ) {}
 

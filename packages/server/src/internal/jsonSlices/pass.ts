@@ -31,7 +31,12 @@ export interface ObjectScan {
    * top-level key whose value holds it, and the index of the element holding it when that value is an
    * array the pass splits.
    */
-  readonly wide: { readonly key: string | undefined; readonly index: number | undefined } | undefined
+  readonly wide: {
+    readonly key: string | undefined
+    readonly index: number | undefined
+    /** Which bound it passed: an object's members (`maxMembers`) or an array's elements (`maxElements`). */
+    readonly kind: "object" | "array"
+  } | undefined
   /**
    * Per key asked for, in their order: its array, when the pass vouches for it (the value is an object
    * without escaped keys at its top level, holding the key once, with an array whose elements the pass
@@ -50,7 +55,8 @@ export interface ObjectScan {
 /**
  * The pass over the bytes `[from, to)` of `chunks`, one JSON value (a leading byte order mark
  * skipped when `from` is 0), finding the arrays of the top-level `keys` of that value (keys as UTF-8
- * bytes, at most 31 of them) and the strings of more than `longBytes` bytes.
+ * bytes, at most 31 of them) and the strings of more than `longBytes` bytes; stops at an object of more than
+ * `maxMembers` members or an array of more than `maxElements` elements (`ObjectScan.wide`).
  */
 export const scanObject = (
   chunks: Chunks,
@@ -60,10 +66,11 @@ export const scanObject = (
   limit: number,
   longBytes: number,
   slice: number,
-  maxMembers = Infinity
+  maxMembers = Infinity,
+  maxElements = Infinity
 ): Effect.Effect<ObjectScan> =>
   Effect.gen(function*() {
-    const pass = new ObjectPass(keys, limit, longBytes, maxMembers)
+    const pass = new ObjectPass(keys, limit, longBytes, maxMembers, maxElements)
     // a leading byte order mark is no character of the text
     const skip = from === 0 ? bomLength(chunks) : 0
     let base = 0
@@ -129,16 +136,20 @@ class ObjectPass {
   // the members (keys) counted so far of the object open at each depth; the last top-level key read
   // (`[start, end)` between its quotes), and whether the pass stopped at an object of too many members
   private readonly members: Array<number> = []
+  // the commas counted so far of the array open at each depth (-1: an object is open there)
+  private readonly commas: Array<number> = []
   private topKeyStart = -1
   private topKeyEnd = -1
   wide = false
   private wideDepth = 0
+  private wideKind: "object" | "array" = "object"
 
   constructor(
     private readonly keys: ReadonlyArray<Uint8Array>,
     private readonly limit: number,
     private readonly longBytes: number,
-    private readonly maxMembers: number
+    private readonly maxMembers: number,
+    private readonly maxElements: number
   ) {
     this.counts = keys.map(() => 0)
     this.starts = keys.map(() => -1)
@@ -211,6 +222,7 @@ class ObjectPass {
       } else if (c === 123 || c === 91) {
         if (++depth > this.limit) return i
         if (c === 123) this.members[depth] = 0
+        this.commas[depth] = c === 91 ? 0 : -1
         if (depth === 1 && c === 123) this.expectKey = true
       } else if (c === 125 || c === 93) {
         const array = this.inArray
@@ -222,6 +234,13 @@ class ObjectPass {
         }
         depth--
       } else if (c === 44 /* , */) {
+        // an array of more elements than `maxElements`: its commas reached that many
+        if (this.commas[depth]! >= 0 && ++this.commas[depth]! >= this.maxElements) {
+          this.wide = true
+          this.wideDepth = depth
+          this.wideKind = "array"
+          return i
+        }
         const array = this.inArray
         if (depth === 1) this.expectKey = true
         else if (array !== -1 && depth === 2) {
@@ -234,6 +253,7 @@ class ObjectPass {
         if (++this.members[depth]! > this.maxMembers) {
           this.wide = true
           this.wideDepth = depth
+          this.wideKind = "object"
           return i
         }
         if (depth === 1 && this.keyIs !== -1) {
@@ -253,11 +273,14 @@ class ObjectPass {
   /** Where the pass stopped at an object of too many members (see `ObjectScan.wide`). */
   wideAt(chunks: Chunks): ObjectScan["wide"] {
     // the value itself is that object: no key holds it
-    if (this.wideDepth === 1 || this.topKeyStart === -1) return { key: undefined, index: undefined }
+    const kind = this.wideKind
+    if (this.wideDepth === 1 || this.topKeyStart === -1) return { key: undefined, index: undefined, kind }
     const array = this.inArray
     return {
       key: decode([bytesOf(chunks, this.topKeyStart, this.topKeyEnd)]),
-      index: array === -1 ? undefined : this.items[array]!.length / 2
+      // the split array itself is no element of it
+      index: array === -1 || this.wideDepth === 2 ? undefined : this.items[array]!.length / 2,
+      kind
     }
   }
 
