@@ -485,17 +485,19 @@ export const resolveUnder = (root: string, path: string): Effect.Effect<string, 
 
 /**
  * A file system call whose failure (a missing file, a permission denied, a directory where a file was
- * expected) becomes a `PatchError` the model can read: `<what>: <code> (<message>)`.
+ * expected) becomes a `PatchError` the model can read: `<what>: <code> (<message>)`. Uninterruptible: an
+ * interruption (a tool call's timeout) waits for the call to end, so that the root's lock is never released
+ * while a write or delete it started goes on underneath the next operation.
  */
 const fsCall = <A>(run: () => Promise<A>, what: string, path: string): Effect.Effect<A, PatchError> =>
-  Effect.tryPromise({
+  Effect.uninterruptible(Effect.tryPromise({
     try: run,
     catch: (error) => {
       const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
       const message = error instanceof Error ? error.message : String(error)
       return new PatchError({ description: `${what}: ${code === undefined ? message : `${code} (${message})`}`, path })
     }
-  })
+  }))
 
 const exists = (file: string) => Effect.promise(() => Fs.lstat(file).then(() => true, () => false))
 

@@ -29,8 +29,8 @@
  *
  * Order (as Codex runs a turn's calls): the calls are taken in the model's output order. Function and custom
  * tool calls may run together (at most `concurrency` at once); a shell, apply_patch or local_shell call,
- * and a function or custom call of a tool whose name a client-run built-in of the toolkit has (Codex's
- * freeform `apply_patch` beside the built-in one), runs alone: after every call before it has ended, and
+ * and a function or custom call of a tool named as one of them (Codex's freeform `apply_patch`, with or
+ * without the built-in in the toolkit), runs alone: after every call before it has ended, and
  * before any call after it starts. So `apply_patch` creating `a.txt` then `read_file` of `a.txt` in one turn
  * reads the new file, and a function call after a shell call sees what the command did; function calls
  * between two built-in calls run together. (Codex holds a read lock for a tool that supports parallel
@@ -199,7 +199,7 @@ export const executeUnchecked = (
       together = []
     }
     calls.forEach((call, index) => {
-      if (isBuiltIn(call) || sharesBuiltInName(toolkit, call)) {
+      if (isBuiltIn(call) || sharesBuiltInName(call)) {
         close()
         stages.push(runAt(index))
       } else {
@@ -298,12 +298,15 @@ const isBuiltIn = (call: RunnableCall): boolean =>
   call.type === "shell_call" || call.type === "apply_patch_call" || call.type === "local_shell_call"
 
 /**
- * Whether a function or custom call names a tool whose name a client-run built-in of the toolkit has (Codex's
- * freeform `apply_patch` beside the built-in): it runs in order with the built-in calls.
+ * Whether a function or custom call names a tool by a client-run built-in's name (`apply_patch`, `shell`,
+ * `local_shell`), whether or not the toolkit holds the built-in: Codex declares its `apply_patch` as a
+ * freeform custom tool alone, and runs it alone. It runs in order with the built-in calls.
  */
-const sharesBuiltInName = (toolkit: Toolkit.Any, call: RunnableCall): boolean =>
+const sharesBuiltInName = (call: RunnableCall): boolean =>
   (call.type === "tool_call" || call.type === "custom_tool_call") && call.namespace === undefined &&
-  toolkit.find(call.name, undefined, "client") !== undefined
+  BUILT_IN_NAMES.has(call.name)
+
+const BUILT_IN_NAMES: ReadonlySet<string> = new Set(["apply_patch", "shell", "local_shell"])
 
 /**
  * The toolkit's tools by the names the model calls them (`<namespace>.<name>` in a namespace), each once:

@@ -70,7 +70,7 @@ import type * as Toolkit from "./Toolkit.js"
  * - `maxSteps`: the most model calls the loop makes (default `DEFAULT_MAX_STEPS`, at least 1);
  * - `concurrency`: function and custom tool calls of one step run at once (default
  *   `ToolExecutor.DEFAULT_CONCURRENCY`); the calls are taken in the model's order, and a built-in tool call
- *   (or a call of a tool sharing its name with a built-in of the toolkit) runs alone, after the calls before
+ *   (or a call of a tool named as a built-in: `apply_patch`, `shell`, `local_shell`) runs alone, after the calls before
  *   it and before those after it (see `ToolExecutor`);
  * - `timeout`: the longest a tool call may run before it becomes an error answer (default
  *   `ToolExecutor.DEFAULT_TIMEOUT`, 5 minutes; `"none"`: no limit);

@@ -6,6 +6,7 @@ import { Part } from "@effect-responses/core"
 import { ApplyPatch, Shell, Tool, Toolkit, ToolExecutor } from "@effect-responses/tools"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
@@ -224,6 +225,8 @@ describe("ApplyPatch", () => {
   it.effect("concurrent patches of one file all land: the built-in and a freeform apply_patch of any name share one lock per root", () =>
     Effect.gen(function*() {
       const root = workspace()
+      const link = `${root}-link`
+      symlinkSync(root, link)
       writeFileSync(join(root, "f.txt"), Array.from({ length: 40 }, (_, i) => `line ${i}\n`).join(""))
       const patch = (i: number) => `*** Begin Patch\n*** Update File: f.txt\n@@\n-line ${i}\n+LINE ${i}\n*** End Patch`
       // as Codex declares it: apply_patch a freeform custom tool; the loop runs custom calls 4 at a time
@@ -240,10 +243,28 @@ describe("ApplyPatch", () => {
           handler(new Part.ApplyPatchCallPart({ callId: `p${i}`, operation: { type: "update_file", path: "f.txt", diff: `@@\n-line ${i}\n+LINE ${i}\n` } }))
         ),
         ApplyPatch.applyChange(root + "/", { type: "update_file", path: "f.txt", diff: "@@\n-line 21\n+LINE 21\n" }),
-        ApplyPatch.applyPatchText(root, patch(31))
+        ApplyPatch.applyPatchText(root, patch(31)),
+        // a symbolic link to the root is the same root (its real path)
+        ApplyPatch.applyPatchText(link, patch(32)),
+        ApplyPatch.applyPatchText(link, patch(33))
       ], { concurrency: "unbounded" })
       const text = readFileSync(join(root, "f.txt"), "utf8")
-      assert.deepStrictEqual([1, 2, 10, 11, 20, 21, 30, 31].filter((i) => !text.includes(`LINE ${i}\n`)), [])
+      assert.deepStrictEqual([1, 2, 10, 11, 20, 21, 30, 31, 32, 33].filter((i) => !text.includes(`LINE ${i}\n`)), [])
+    }))
+
+  it.live("an operation interrupted while it writes (a call past its timeout) holds the root until the write has ended", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const file = join(root, "f.txt")
+      const big = ApplyPatch.applyChange(root, { type: "create_file", path: "f.txt", diff: `+${"x".repeat(40 * 1024 * 1024)}\n` })
+      const fiber = yield* Effect.fork(big)
+      // the file appears once the write has begun (created, then filled)
+      while (!existsSync(file)) yield* Effect.sleep("1 millis")
+      yield* Fiber.interrupt(fiber)
+      yield* ApplyPatch.applyChange(root, { type: "create_file", path: "f.txt", diff: "+small\n" })
+      // the interrupted write went on under the next one: a file of 40 MB starting "small\n" then NULs
+      yield* Effect.sleep("200 millis")
+      assert.strictEqual(readFileSync(file, "utf8"), "small\n")
     }))
 
   it.effect("a hunk adding 200,000 lines applies (no stack overflow spreading them)", () =>

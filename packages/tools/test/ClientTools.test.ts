@@ -158,6 +158,23 @@ describe("Tool.custom and the client-run built-in tools", () => {
         .toStrictEqual(["created a.txt", "updated a.txt", "two\n", "deleted a.txt"])
     }))
 
+  it.effect("a freeform apply_patch declared alone (as Codex declares it) runs alone too: create then read_file in one turn reads the file", () =>
+    Effect.gen(function*() {
+      const root = mkdtempSync(join(tmpdir(), "tools-order-"))
+      const ReadFile = Tool.make("read_file", { description: "Reads a file.", parameters: { path: Schema.String }, success: Schema.String, failure: Schema.String })
+      const Patch = Tool.custom("apply_patch", { description: "Codex apply_patch", failure: Schema.String })
+      const toolkit = Toolkit.make(Patch, ReadFile)
+      const layer = toolkit.toLayer({
+        apply_patch: (input) => Effect.mapError(ApplyPatch.applyPatchText(root, input), (error) => error.message),
+        read_file: ({ path }) => Effect.try({ try: () => readFileSync(join(root, path), "utf8"), catch: (error) => String(error) })
+      })
+      const results = yield* ToolExecutor.execute(toolkit, [
+        new Part.CustomToolCallPart({ callId: "p", name: "apply_patch", input: "*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch" }),
+        new Part.ToolCallPart({ callId: "r", name: "read_file", arguments: "{\"path\":\"a.txt\"}" })
+      ]).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(results.map((result) => result.output), ["created a.txt", "\"hello\\n\""])
+    }))
+
   it.effect("calls run in the model's order: a built-in call alone, after the calls before it, before those after it (as Codex)", () =>
     Effect.gen(function*() {
       // the builder's case: apply_patch creates src/a.txt, then read_file reads it, in one turn (it gave ENOENT)

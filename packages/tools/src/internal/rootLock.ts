@@ -2,10 +2,12 @@
  * One lock per workspace root: the file operations of `ApplyPatch` on one root run one at a time, whoever
  * calls them (the built-in `apply_patch` handler, a freeform custom tool of any name, a caller of its own),
  * so two concurrent patches of one file cannot both read it before either writes (the later write would
- * drop the earlier edit). Roots are told apart by their absolute path (`path.resolve`, no symbolic link
- * followed); a lock is dropped once no operation holds or waits for it.
+ * drop the earlier edit). Roots are told apart by their real path (`fs.realpathSync.native`: a link to the
+ * root and the root itself share a lock; a root that does not exist yet by its absolute path); a lock is
+ * dropped once no operation holds or waits for it. Roots nested in one another have locks of their own.
  */
 import * as Effect from "effect/Effect"
+import { realpathSync } from "node:fs"
 import * as NodePath from "node:path"
 
 interface Lock {
@@ -19,7 +21,7 @@ const locks = new Map<string, Lock>()
 export const withRootLock = <A, E, R>(root: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.acquireUseRelease(
     Effect.sync(() => {
-      const key = NodePath.resolve(root)
+      const key = realPath(NodePath.resolve(root))
       let lock = locks.get(key)
       if (lock === undefined) {
         lock = { semaphore: Effect.unsafeMakeSemaphore(1), users: 0 }
@@ -34,3 +36,11 @@ export const withRootLock = <A, E, R>(root: string, effect: Effect.Effect<A, E, 
         if (--lock.users === 0 && locks.get(key) === lock) locks.delete(key)
       })
   )
+
+const realPath = (path: string): string => {
+  try {
+    return realpathSync.native(path)
+  } catch {
+    return path
+  }
+}
