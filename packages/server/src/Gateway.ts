@@ -911,15 +911,14 @@ export const createResponse = (
     } else {
       // the `input` elements parsed as the decoder reads them, each garbage once decoded (only the prompt is
       // kept): the young generation's collections no longer copy the whole parsed body while the request runs
-      // so are the tools, each garbage once decoded; the echo keeps their text as the body's bytes
       const parsed = yield* JsonSlices.parseLazily(body, found, parseJson, undefined, texts)
       noteRequest(parsed.body)
-      const { input, tools } = parsed
-      decoding = input === undefined && tools === undefined
+      const input = parsed.input
+      decoding = input === undefined
         ? ResponsesRequestDecoder.decode(parsed.body, decoderOptions)
         // a body that is no JSON answers as such, whatever the decoder found before its syntax error
-        : ResponsesRequestDecoder.decodeParts(parsed.body, { input, tools }, decoderOptions).pipe(
-          Effect.tapErrorTag("RequestError", () => Effect.zipRight(tools?.rest ?? Effect.void, input?.rest ?? Effect.void))
+        : ResponsesRequestDecoder.decodeElements(parsed.body, input, decoderOptions).pipe(
+          Effect.tapErrorTag("RequestError", () => input.rest)
         )
     }
     const decodedRequest = yield* decoding.pipe(

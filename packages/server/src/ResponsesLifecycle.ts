@@ -144,7 +144,6 @@
  */
 import { findJsonText, type JsonText } from "@effect-responses/wire/Cooperative"
 import type { ModelResponse, StreamPart } from "@effect-responses/core"
-import { ArrayText } from "./internal/jsonSlices/arrayText.js"
 import * as ItemEvents from "./internal/lifecycle/itemEvents.js"
 import { reported, usageToWire } from "./internal/lifecycle/items.js"
 import * as Ordering from "./internal/lifecycle/ordering.js"
@@ -429,9 +428,7 @@ export const toSse = (events: ReadonlyArray<Event>): string => {
  * intermediate string, is the size of the answer. A piece exceeds `pieceChars` only by the escaping of a
  * slice (at most 6 characters per character) or by the JSON of one member or element of about
  * `pieceChars` characters (strings counted unescaped). A long string of `texts` (the request's, whose JSON
- * text is known: `Cooperative.JsonText`) is written as that text, decoded a slice at a time, not escaped;
- * so is the gateway's echo of a request's `tools`, which it keeps as the request body's bytes where they
- * are `JSON.stringify`'s text of the tools (an internal array of the body's text, not the parsed tools).
+ * text is known: `Cooperative.JsonText`) is written as that text, decoded a slice at a time, not escaped.
  *
  * @since 0.2.0
  * @category encoding
@@ -479,8 +476,7 @@ export function* toJsonPieces(
  * string longer than `pieceChars` as the escaping of a slice at a time, yielding `out.text` (and emptying
  * it) whenever it reached `pieceChars`. So no stretch of stringifying is longer than about a piece's: the
  * echo of 10,000 tools (1.7 MB) was one `JSON.stringify` of 10-20 ms. A string of `texts` is its known
- * JSON text, decoded a slice at a time (escaping it would read it whole: see `Cooperative.JsonText`); an
- * `ArrayText` (the gateway's echo of `tools`) its bytes, decoded a slice at a time.
+ * JSON text, decoded a slice at a time (escaping it would read it whole: see `Cooperative.JsonText`).
  */
 function* appendJson(
   out: { text: string },
@@ -492,14 +488,20 @@ function* appendJson(
     out.text += JSON.stringify(value)
     return
   }
-  if (value instanceof ArrayText) {
-    yield* appendArrayText(out, value, pieceChars, texts)
-    return
-  }
   if (typeof value === "string") {
     const known = findJsonText(texts, value)
     if (known !== undefined) {
-      yield* appendBytes(out, known.bytes, pieceChars)
+      const decoder = new TextDecoder()
+      for (const bytes of known.bytes) {
+        for (let at = 0; at < bytes.length; at += pieceChars) {
+          out.text += decoder.decode(bytes.subarray(at, at + pieceChars), { stream: true })
+          if (out.text.length >= pieceChars) {
+            yield out.text
+            out.text = ""
+          }
+        }
+      }
+      out.text += decoder.decode()
       return
     }
     out.text += "\""
@@ -543,54 +545,6 @@ function* appendJson(
     }
   }
   out.text += "}"
-}
-
-/**
- * Appends `bytes` (UTF-8 JSON text, in pieces that may cut a character) decoded a slice of `pieceChars`
- * bytes at a time, yielding `out.text` whenever it reached `pieceChars`.
- */
-function* appendBytes(out: { text: string }, bytes: ReadonlyArray<Uint8Array>, pieceChars: number): Generator<string> {
-  const decoder = new TextDecoder()
-  for (const piece of bytes) {
-    for (let at = 0; at < piece.length; at += pieceChars) {
-      out.text += decoder.decode(piece.subarray(at, at + pieceChars), { stream: true })
-      if (out.text.length >= pieceChars) {
-        yield out.text
-        out.text = ""
-      }
-    }
-  }
-  out.text += decoder.decode()
-}
-
-/**
- * Appends an array kept as its text (the gateway's echo of the request's `tools`, see `ArrayText`): its runs'
- * bytes copied (`appendBytes`), its values' JSON as `appendJson` writes it, joined by commas.
- */
-function* appendArrayText(
-  out: { text: string },
-  array: ArrayText,
-  pieceChars: number,
-  texts: ReadonlyArray<JsonText>
-): Generator<string> {
-  out.text += "["
-  for (let k = 0; k < array.runs.length; k++) {
-    if (k > 0) out.text += ","
-    const run = array.runs[k]!
-    if ("value" in run) {
-      // what `JSON.stringify` writes as `null` in an array
-      const value = run.value
-      if (value === undefined || typeof value === "function" || typeof value === "symbol") out.text += "null"
-      else yield* appendJson(out, value, pieceChars, texts)
-    } else {
-      yield* appendBytes(out, run.bytes, pieceChars)
-    }
-    if (out.text.length >= pieceChars) {
-      yield out.text
-      out.text = ""
-    }
-  }
-  out.text += "]"
 }
 
 /**
@@ -639,14 +593,12 @@ function* appendElements(
 }
 
 /**
- * Whether `value`'s JSON text is about `limit` characters or less, or it is no string, array, plain object
- * or `ArrayText` (then `appendJson` gives it to `JSON.stringify` whole).
+ * Whether `value`'s JSON text is about `limit` characters or less, or it is no string, array or plain
+ * object (then `appendJson` gives it to `JSON.stringify` whole).
  */
 const isShort = (value: unknown, limit: number): boolean =>
   typeof value === "string"
     ? value.length <= limit
-    : value instanceof ArrayText
-    ? sizeOf(value, limit) <= limit
     : typeof value !== "object" || value === null || isOpaque(value) || sizeOf(value, limit) <= limit
 
 /**
@@ -659,11 +611,6 @@ const sizeOf = (value: unknown, limit: number): number => {
   const add = (value: unknown): boolean => {
     if (typeof value === "string") {
       size += value.length + 2
-      return size > limit
-    }
-    if (value instanceof ArrayText) {
-      size += value.bytes + 2
-      for (const run of value.runs) if ("value" in run && add(run.value)) return true
       return size > limit
     }
     if (typeof value !== "object" || value === null || isOpaque(value)) {

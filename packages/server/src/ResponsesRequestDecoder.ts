@@ -617,7 +617,7 @@ const JsonSchemaFormat = Schema.Struct({
  * @category decoding
  */
 export const decode = (body: unknown, options: Options = {}): Effect.Effect<DecodedRequest, RequestError> =>
-  decodeBody(body, undefined, undefined, options)
+  decodeBody(body, undefined, options)
 
 /**
  * The elements of a request's `input` array, read one at a time and in order: `element(index)` succeeds with
@@ -657,46 +657,11 @@ export const decodeElements = <E>(
   body: unknown,
   input: InputElements<E>,
   options: Options = {}
-): Effect.Effect<DecodedRequest, RequestError | E> => decodeBody(body, input, undefined, options)
-
-/**
- * The elements of a request's `tools` array, read one at a time: `element(index)` succeeds with the tool at
- * `index` (parsed JSON), or fails with `E` (a server that parses them as they are read: the body's syntax
- * error). The decoder reads each tool once, in order, unless a name may collide with another's once
- * flattened (`crm__lookup` beside namespace `crm`'s `lookup`): then it reads them all again, three times (to
- * count them, to see who gets each name, to decode them). `echo()`, called once every tool was read, is what the Response
- * object shows as `tools` (`DecodedRequest.echo.tools`): a value whose `JSON.stringify` is that of the
- * array (the gateway's keeps the tools' text as the body's bytes, not the parsed tools).
- *
- * @since 0.2.0
- * @category models
- */
-export interface ToolElements<E> {
-  readonly length: number
-  readonly element: (index: number) => Effect.Effect<unknown, E>
-  readonly echo: () => unknown
-}
-
-/**
- * `decodeElements` of a body whose `input` array, `tools` array or both are given apart (`parts.input`,
- * `parts.tools`; the body's own, `null` or absent, are not read): nothing of a tool is kept but what the
- * decoding makes of it (its `ToolDefinition`) and what `tools.echo()` keeps for the echo, so a server that
- * parses the tools as they are read lets each parsed tool become garbage once decoded. Fails as `decode`
- * does, and with what the readers fail with.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const decodeParts = <E>(
-  body: unknown,
-  parts: { readonly input?: InputElements<E> | undefined; readonly tools?: ToolElements<E> | undefined },
-  options: Options = {}
-): Effect.Effect<DecodedRequest, RequestError | E> => decodeBody(body, parts.input, parts.tools, options)
+): Effect.Effect<DecodedRequest, RequestError | E> => decodeBody(body, input, options)
 
 const decodeBody = <E>(
   body: unknown,
   elements: InputElements<E> | undefined,
-  toolElements: ToolElements<E> | undefined,
   options: Options
 ): Effect.Effect<DecodedRequest, RequestError | E> =>
   Effect.gen(function*() {
@@ -773,11 +738,7 @@ const decodeBody = <E>(
 
     const parameters: Array<string> = []
     for (const name of PARAMETERS) {
-      const value = name === "input" && elements !== undefined
-        ? elements
-        : name === "tools" && toolElements !== undefined
-        ? toolElements
-        : body[name]
+      const value = name === "input" && elements !== undefined ? elements : body[name]
       if (value === undefined || value === null) continue
       if ((name === "reasoning" || name === "text") && isObject(value)) {
         for (const field of name === "reasoning" ? ["effort", "summary"] : ["format", "verbosity"]) {
@@ -794,7 +755,7 @@ const decodeBody = <E>(
 
     // tools
     const toolSet = makeToolSet()
-    const rawTools = toolElements ?? request.tools ?? []
+    const rawTools = request.tools ?? []
     if (rawTools.length > MAX_TOOLS) return yield* tooManyTools(rawTools.length)
     // a request without tools (most of them) runs neither pass: each is an `Effect.gen` of its own
     if (rawTools.length > 0) yield* decodeTools(rawTools, ["tools"], policy, toolSet)
@@ -984,7 +945,7 @@ const decodeBody = <E>(
     if (request.text?.verbosity != null) text.verbosity = request.text.verbosity
     const echo: Record<string, unknown> = {
       instructions: request.instructions ?? null,
-      tools: toolElements === undefined ? rawTools : toolElements.echo(),
+      tools: rawTools,
       tool_choice: choice ?? "auto",
       temperature: request.temperature ?? 1,
       top_p: request.top_p ?? 1,

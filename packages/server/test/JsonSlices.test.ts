@@ -3,13 +3,11 @@
  * the same failure on every malformed one, the nesting bound, and escapes, keys and characters cut by a
  * slice or chunk boundary.
  */
-import { assert, describe, expect, it, vi } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { type JsonText, makeBudget } from "@effect-responses/wire/Cooperative"
 import * as JsonSlices from "../src/internal/jsonSlices.js"
-import { ArrayText } from "../src/internal/jsonSlices/arrayText.js"
-import * as ResponsesLifecycle from "../src/ResponsesLifecycle.js"
 import { readFixture } from "./utils.js"
 
 const whole = (text: string) => Effect.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
@@ -99,39 +97,6 @@ const expectSame = (value: unknown, text: string, what: string) => {
   expect(value, what).toEqual(JSON.parse(text))
   expect(JSON.stringify(value), what).toBe(JSON.stringify(JSON.parse(text)))
 }
-
-/**
- * The body `parseLazily` gave, with its `input` elements and its `tools` read; with `write`, its tools' echo
- * checked: `JSON.stringify` of it is `JSON.stringify` of the tools, and so is the answer writer's text of it
- * (`ResponsesLifecycle.toJsonPieces`, in small pieces); with `twice`, the tools are read twice,
- * as the decoder reads them (the second time from the bytes again, but for those the echo keeps).
- */
-const readLazily = <E>(lazy: JsonSlices.Lazy<E>, { twice = false, write = false } = {}) =>
-  Effect.gen(function*() {
-    if (lazy.input === undefined && lazy.tools === undefined) return lazy.body
-    const indexes = (length: number) => Array.from({ length }, (_, index) => index)
-    const body: Record<string, unknown> = { ...(lazy.body as object) }
-    if (lazy.tools !== undefined) {
-      const tools = lazy.tools
-      if (twice) yield* Effect.forEach(indexes(tools.length), tools.element)
-      const values = yield* Effect.forEach(indexes(tools.length), tools.element)
-      if (write) {
-        const echo = tools.echo()
-        const json = JSON.stringify(values)
-        expect(JSON.stringify(echo)).toBe(json)
-        expect([...ResponsesLifecycle.toJsonPieces({ tools: echo }, 1000)].join("")).toBe(`{"tools":${json}}`)
-      }
-      body.tools = values
-    }
-    if (lazy.input !== undefined) body.input = yield* Effect.forEach(indexes(lazy.input.length), lazy.input.element)
-    return body
-  })
-
-/** What `parseLazily` left to check: the tools and input elements not read (fails with the body's error). */
-const restOf = <E>(lazy: JsonSlices.Lazy<E>): Effect.Effect<void, E | "parsed"> =>
-  lazy.input === undefined && lazy.tools === undefined
-    ? Effect.fail("parsed" as const)
-    : Effect.zipRight(lazy.tools?.rest ?? Effect.void, lazy.input?.rest ?? Effect.void)
 
 describe("jsonSlices", () => {
   it.effect("gives exactly JSON.parse's value, also with the input elements parsed one by one", () =>
@@ -460,7 +425,10 @@ describe("jsonSlices", () => {
           expectSame(yield* JsonSlices.parse(chunks, found, whole), text, `${text} (chunks of ${size})`)
           expectSame(yield* JsonSlices.parse(chunks, found, whole, 0), text, `${text} (every element large, chunks of ${size})`)
           const lazy = yield* JsonSlices.parseLazily(chunks, found, parseWhole)
-          const body = yield* readLazily(lazy)
+          const body = lazy.input === undefined ? lazy.body : {
+            ...(lazy.body as object),
+            input: yield* Effect.forEach(Array.from({ length: lazy.input.length }, (_, index) => index), lazy.input.element)
+          }
           expectSame(body, text, `${text} (lazily, chunks of ${size})`)
         }
       }
@@ -489,7 +457,10 @@ describe("jsonSlices", () => {
         const parse = vi.spyOn(JSON, "parse")
         const parsed = yield* JsonSlices.parse(chunks, found, whole)
         const lazy = yield* JsonSlices.parseLazily(chunks, found, parseWhole)
-        const body = yield* readLazily(lazy)
+        const body = lazy.input === undefined ? lazy.body : {
+          ...(lazy.body as object),
+          input: yield* Effect.forEach(Array.from({ length: lazy.input.length }, (_, index) => index), lazy.input.element)
+        }
         const given = parse.mock.calls.map(([text]) => text.length)
         parse.mockRestore()
         expectSame(parsed, text, text.slice(0, 60))
@@ -523,9 +494,6 @@ describe("jsonSlices", () => {
       for (const known of texts) expect(Buffer.concat(known.bytes).toString("utf8")).toBe(JSON.stringify(known.value))
       const lazily: Array<JsonText> = []
       const lazy = yield* JsonSlices.parseLazily(chunks, found, parseWhole, undefined, lazily)
-      expect(lazily.map((known) => known.value)).toEqual([long("instructions")])
-      // the tools' texts once they are read
-      for (let index = 0; index < lazy.tools!.length; index++) yield* lazy.tools!.element(index)
       expect(lazily.map((known) => known.value).sort()).toEqual(["instructions", "tool", "namespaced"].map(long).sort())
       yield* lazy.input!.element(0)
       expect(lazily.map((known) => known.value).sort()).toEqual(expected)
@@ -584,7 +552,10 @@ describe("jsonSlices", () => {
           const found = yield* JsonSlices.scan(chunks, 64, 4096)
           expectSame(yield* JsonSlices.parse(chunks, found, parseOrMessage), text, `${text.slice(0, 80)} (chunks of ${size})`)
           const lazy = yield* JsonSlices.parseLazily(chunks, found, parseWhole)
-          const body = yield* readLazily(lazy, { write: size === 65_536 })
+          const body = lazy.input === undefined ? lazy.body : {
+            ...(lazy.body as object),
+            input: yield* Effect.forEach(Array.from({ length: lazy.input.length }, (_, index) => index), lazy.input.element)
+          }
           expectSame(body, text, `${text.slice(0, 80)} (lazily, chunks of ${size})`)
         }
       }
@@ -604,7 +575,7 @@ describe("jsonSlices", () => {
           const lazy = yield* Effect.either(JsonSlices.parseLazily(chunks, found, parseWhole))
           const failure = Either.isLeft(lazy)
             ? lazy.left
-            : yield* Effect.flip(restOf(lazy.right))
+            : yield* Effect.flip(lazy.right.input === undefined ? Effect.fail("parsed") : lazy.right.input.rest)
           expect(failure, text.slice(0, 80)).toBe(message)
         }
       }
@@ -612,50 +583,6 @@ describe("jsonSlices", () => {
 
   it.effect("the tools are parsed a run at a time: JSON.parse's value, key order included, and JSON.parse's error at the same position", () =>
     expectLikeJsonParse(toolBodies(), 3))
-
-  it.effect("parseLazily: the tools parsed as they are read, a run at a time; the echo keeps the bytes of the tools spelled as JSON.stringify spells them, the values of the others", () =>
-    Effect.gen(function*() {
-      const parseWhole = (text: string) => Either.try({ try: (): unknown => JSON.parse(text), catch: () => "invalid" as const })
-      const lazyOf = (text: string) =>
-        Effect.gen(function*() {
-          const chunks = chunked(text, 65_536)
-          return yield* JsonSlices.parseLazily(chunks, yield* JsonSlices.scan(chunks, 64), parseWhole)
-        })
-      // the recorded answer's tools, 2,000 of them, as JSON.stringify writes them
-      const [recorded] = toolBodies().valid
-      const parse = vi.spyOn(JSON, "parse")
-      const lazy = yield* lazyOf(recorded!)
-      const before = parse.mock.calls.length
-      parse.mockRestore()
-      expect((lazy.body as { tools: unknown }).tools).toBeNull()
-      expect(before).toBe(1)
-      expectSame(yield* readLazily(lazy, { twice: true, write: true }), recorded!, "recorded tools")
-      const echo = lazy.tools!.echo()
-      assert(echo instanceof ArrayText)
-      expect(echo.runs.map((run) => "value" in run ? "value" : run.length)).toEqual([2000])
-      // spelled otherwise: whitespace around a tool or a comma, escapes, a long string; the runs around them kept as bytes
-      const tool = (name: string, description = "d") => JSON.stringify({ type: "function", name, description })
-      const long = `é😀 "q" ${"a".repeat(1000)}`.repeat(300)
-      const tools = [
-        tool("a"), tool("b"), ` ${tool("c")}`, tool("d"), tool("e", "café").replace("é", "\\u00e9"), tool("f", "a/b").replace("/", "\\/"), tool("g"),
-        tool("h", long), tool("i", "é"), `${tool("j")} `, tool("k")
-      ]
-      const text = `{"model":"m","input":"x","tools":[${tools.join(",")},${tool("l")} ,${tool("m")}]}`
-      const mixed = yield* lazyOf(text)
-      expectSame(yield* readLazily(mixed, { twice: true, write: true }), text, "mixed tools")
-      const runs = (mixed.tools!.echo() as ArrayText).runs
-      expect(runs.map((run) => "value" in run ? (run.value as { name: string }).name : run.length)).toEqual([2, 2, "e", "f", 1, "h", 1, "j", 1, "l", 1])
-      for (const run of runs) {
-        if (!("value" in run)) expect(Buffer.concat(run.bytes).toString("utf8")).toMatch(/^\{.*\}$/)
-      }
-      // a namespace of many tools (a large tool) as JSON.stringify writes it, and with whitespace among its tools
-      const namespaces = namespaceBodies().valid
-      for (const [text, expected] of [[namespaces[1]!, [3]], [namespaces[4]!, ["value"]]] as const) {
-        const lazy = yield* lazyOf(text)
-        expectSame(yield* readLazily(lazy, { twice: true, write: true }), text, text.slice(0, 80))
-        expect((lazy.tools!.echo() as ArrayText).runs.map((run) => "value" in run ? "value" : run.length)).toEqual(expected)
-      }
-    }))
 
   it.effect("a large tools array is never given to JSON.parse whole: a run of tools at a time", () =>
     Effect.gen(function*() {

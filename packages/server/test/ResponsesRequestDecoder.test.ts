@@ -59,54 +59,6 @@ describe("ResponsesRequestDecoder", () => {
       expect(tooMany).toMatchObject({ code: "array_above_max_length", param: "input" })
     }))
 
-  it.effect("decodeParts: the tools read one at a time decode as the same body does, the echo is the reader's; a tool's failure is its", () =>
-    Effect.gen(function*() {
-      // recorded tools: the tool search request's namespace and functions (some deferred), a client-run search
-      const searched = JSON.parse(readFixture("responses-sse/vai-openai-tool-search.chunks.txt").split("\n")[0]!)
-      const tools = searched.response.tools as ReadonlyArray<unknown>
-      const body = { model: "m", input: "Weather in SF?", tool_choice: "auto" }
-      const read: Array<number> = []
-      const echo = { kept: "as the reader keeps it" }
-      const elements: ResponsesRequestDecoder.ToolElements<string> = {
-        length: tools.length,
-        element: (index) => {
-          read.push(index)
-          // a copy each time: the decoder keeps nothing of a tool but what it makes of it
-          return Either.right(structuredClone(tools[index]))
-        },
-        echo: () => echo
-      }
-      const decoded = yield* ResponsesRequestDecoder.decodeParts({ ...body, tools: null }, { tools: elements })
-      const whole = yield* ResponsesRequestDecoder.decode({ ...body, tools })
-      expect({ ...decoded, echo: { ...decoded.echo, tools: null } }).toEqual({ ...whole, echo: { ...whole.echo, tools: null } })
-      expect(decoded.echo.tools).toBe(echo)
-      expect(decoded.parameters).toEqual(whole.parameters)
-      // read once: each tool counted and its names checked as it is decoded
-      expect(read).toEqual(tools.map((_, index) => index))
-      const failing = { ...elements, element: (index: number) => index === 0 ? Either.right(tools[0]) : Either.left("unparsed") }
-      expect(yield* Effect.flip(ResponsesRequestDecoder.decodeParts(body, { tools: failing }))).toBe("unparsed")
-      const listOf = (list: ReadonlyArray<unknown>): ResponsesRequestDecoder.ToolElements<string> => ({
-        length: list.length,
-        element: (index) => Either.right(structuredClone(list[index])),
-        echo: () => list
-      })
-      // names that may collide (a top-level crm__lookup, crm's lookup), after other tools: decoded again, with
-      // the claims, as the same body is (in either order)
-      const crm = { type: "namespace", name: "crm", tools: [{ type: "function", name: "lookup" }] }
-      for (const colliding of [[...tools, { type: "function", name: "crm__lookup" }, crm], [crm, ...tools, { type: "function", name: "crm__lookup" }]]) {
-        const again = yield* ResponsesRequestDecoder.decodeParts({ ...body, tools: null }, { tools: listOf(colliding) })
-        expect(again).toEqual(yield* ResponsesRequestDecoder.decode({ ...body, tools: colliding }))
-      }
-      // too many tools in all (a namespace past the bound after an invalid tool): refused as the same body
-      // is, for the count, not for the invalid tool
-      const many = { type: "namespace", name: "many", tools: Array.from({ length: 10_001 }, (_, i) => ({ type: "function", name: `f${i}` })) }
-      for (const list of [[{ type: "function" }, many], [many, { type: "function" }]]) {
-        const refused = yield* Effect.flip(ResponsesRequestDecoder.decodeParts({ ...body, tools: null }, { tools: listOf(list) }))
-        expect(refused).toEqual(yield* Effect.flip(ResponsesRequestDecoder.decode({ ...body, tools: list })))
-        expect(refused).toMatchObject({ code: "array_above_max_length" })
-      }
-    }))
-
   it.effect("more than MAX_TOOLS tools: array_above_max_length naming tools", () =>
     Effect.gen(function*() {
       const tools = Array.from({ length: ResponsesRequestDecoder.MAX_TOOLS + 1 }, (_, i) => ({ type: "function", name: `f${i}` }))

@@ -34,8 +34,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { type Budget, type JsonText, makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
-import { ArrayText, type Run } from "./jsonSlices/arrayText.js"
-import { bomLength, bytesOf, type Chunks, decode, makeTextOf, sizeOf, strictDecoder, viewsOf } from "./jsonSlices/bytes.js"
+import { bomLength, type Chunks, decode, makeTextOf, sizeOf } from "./jsonSlices/bytes.js"
 import { LongStrings, type Parsed, tryParse } from "./jsonSlices/longStrings.js"
 import { type ArrayAt, keyBytes, type ObjectScan, scanObject } from "./jsonSlices/pass.js"
 import { parseValue, RUN_BYTES } from "./jsonSlices/values.js"
@@ -127,8 +126,6 @@ export const scan = (
 interface Sliced {
   readonly body: unknown
   readonly elements: SlicedElements | undefined
-  /** With `lazyTools`, the `tools` elements (`null` in `body`), when the pass vouches for the array. */
-  readonly tools?: SlicedTools | undefined
 }
 
 /** The `input` elements of a `Sliced` body, each parsed when it is read. */
@@ -162,8 +159,7 @@ const sliceBody = (
   found: Scan,
   largeBytes: number,
   budget: Budget,
-  texts: Array<JsonText> | undefined,
-  lazyTools = false
+  texts: Array<JsonText> | undefined
 ): Effect.Effect<Sliced | undefined> => {
   const { input, tools } = found
   // a leading byte order mark is no character of the text
@@ -183,16 +179,12 @@ const sliceBody = (
     if (arrays.length === 0) return { body, elements: undefined }
     if (typeof body !== "object" || body === null) return undefined
     if ((input !== undefined && body.input !== null) || (tools !== undefined && body.tools !== null)) return undefined
-    const elements = input === undefined ? undefined : sliceElements(chunks, textOf, input.items, largeBytes, texts)
-    if (tools !== undefined && lazyTools) {
-      return { body, elements, tools: sliceTools(chunks, textOf, longs, tools.items, found.strings, largeBytes, budget, texts) }
-    }
     if (tools !== undefined) {
       const values = yield* parseRuns(longs, tools.items, budget, true, { chunks, textOf, largeBytes, texts })
       if (values === undefined) return undefined
       body.tools = values
     }
-    return { body, elements }
+    return { body, elements: input === undefined ? undefined : sliceElements(chunks, textOf, input.items, largeBytes, texts) }
   })
 }
 
@@ -289,191 +281,6 @@ const sliceElements = (
   }
 }
 
-/** The body's `tools` elements, each parsed when it is read, and the array's echo (see `sliceTools`). */
-interface SlicedTools {
-  readonly length: number
-  /** Element `index` when it is at hand (in the run last parsed, or kept for the echo), else `undefined`. */
-  readonly cached: (index: number) => Parsed
-  /** Element `index` (`undefined`: it does not parse). */
-  readonly read: (index: number) => Effect.Effect<Parsed>
-  /** The array as its text (`ArrayText`), once every element was read. */
-  readonly echo: () => ArrayText
-}
-
-/** What `sliceTools` knows of a tool's text: not read yet, `JSON.stringify`'s, or spelled otherwise. */
-const UNREAD = 0
-const SPELLED = 1
-const KEPT = 2
-
-/**
- * Readers of the body's tools at `items` (flat `[start, end)` byte offset pairs, split by the pass at the
- * array's own commas): `read(index)` parses the run of tools from `index` (`RUN_BYTES` of them, one
- * `JSON.parse`, as `parseRuns` does) and keeps that run only until a tool outside it is read, so a reader
- * that keeps only what it makes of each tool (the decoder's `ToolDefinition`) lets the parsed tools become
- * garbage a run at a time; a tool of more than `largeBytes` (a namespace of many tools) is parsed as
- * `parseRuns` parses it, its own `tools` a run at a time. Yields with `budget`.
- *
- * The first time a tool is read, its text is checked against `JSON.stringify` of its value (one
- * `JSON.stringify` of the run, and then of each tool when the run's differs; bytes that are no UTF-8 read
- * as U+FFFD are no match): `echo` gives the array with the tools so spelled as the body's bytes (`ArrayText`)
- * and keeps the others' values (a tool with whitespace, an escape spelled another way, a long string),
- * which is exactly `JSON.stringify` of the array. A large tool is checked the same way, its own `tools` a
- * run at a time; so spelled, it is parsed again when it is read again (its value not kept).
- */
-const sliceTools = (
-  chunks: Chunks,
-  textOf: (start: number, end: number) => string,
-  longs: LongStrings,
-  items: ReadonlyArray<number>,
-  strings: ReadonlyArray<number>,
-  largeBytes: number,
-  budget: Budget,
-  texts: Array<JsonText> | undefined
-): SlicedTools => {
-  const count = items.length / 2
-  const state = new Uint8Array(count)
-  const kept = new Map<number, unknown>()
-  // the run last parsed: its first tool's index and the tools
-  let run: { readonly from: number; readonly values: ReadonlyArray<unknown> } | undefined
-  const isLarge = (k: number) => items[2 * k + 1]! - items[2 * k]! > largeBytes
-  const keep = (k: number, value: unknown) => {
-    state[k] = KEPT
-    kept.set(k, value)
-  }
-  // whether a run's text is JSON.stringify's: one with U+FFFD is checked again as strict UTF-8 (a byte that
-  // is no UTF-8 decodes as U+FFFD, which `JSON.stringify` writes as its three bytes)
-  const spelled = (value: unknown, text: string, start: number, end: number): boolean =>
-    JSON.stringify(value) === text && (!text.includes("\uFFFD") || isUtf8(bytesOf(chunks, start, end)))
-  const parseLargeTool = (k: number): Effect.Effect<Parsed> =>
-    Effect.gen(function*() {
-      if (budget.tick()) yield* yieldToIo
-      const start = items[2 * k]!, end = items[2 * k + 1]!
-      const found = yield* scanObject(chunks, start, end, NAMESPACE_KEYS, Infinity, largeBytes, 1 << 14)
-      const tool = yield* parseLarge(chunks, textOf, start, end, found, budget, true, texts, NAMESPACE_NAMES)
-      if (tool === undefined || state[k] !== UNREAD) return tool
-      if (yield* largeSpelled(start, end, found, tool.value)) state[k] = SPELLED
-      else keep(k, tool.value)
-      return tool
-    })
-  // whether a large tool's text (`[start, end)`, with `found` its pass) is JSON.stringify's: the tool but for
-  // its `tools` array (a namespace's), then the array's elements a run at a time (yielding with `budget`)
-  const largeSpelled = (start: number, end: number, found: ObjectScan, value: unknown): Effect.Effect<boolean> =>
-    Effect.gen(function*() {
-      const array = found.arrays[0]
-      if (array === undefined || found.strings.length > 0) return false
-      const tool = value as { readonly [key: string]: unknown }
-      const head = `${textOf(start, array.start)}null${textOf(array.end, end)}`
-      // (the spread keeps the keys in their order, `tools` in its place)
-      if (!spelled({ ...tool, tools: null }, head, start, end)) return false
-      const inner = array.items
-      const values = tool.tools as ReadonlyArray<unknown>
-      if (inner.length === 0) return textOf(array.start, array.end) === "[]"
-      if (inner[0] !== array.start + 1 || inner[inner.length - 1] !== array.end - 1) return false
-      for (let p = 0; p < inner.length / 2;) {
-        let q = p + 1
-        while (q < inner.length / 2 && inner[2 * q + 1]! - inner[2 * p]! <= RUN_BYTES) q++
-        if (budget.tick(q - p)) yield* yieldToIo
-        // each run's text is the elements' joined by commas, and a comma with nothing around it follows it
-        const from = inner[2 * p]!, to = inner[2 * q - 1]!
-        if (!spelled(values.slice(p, q), `[${textOf(from, to)}]`, from, to)) return false
-        if (q < inner.length / 2 && inner[2 * q] !== to + 1) return false
-        p = q
-      }
-      return true
-    })
-  const parseRun = (p: number): Effect.Effect<Parsed> =>
-    Effect.gen(function*() {
-      let q = p + 1
-      while (q < count && items[2 * q + 1]! - items[2 * p]! <= RUN_BYTES) q++
-      if (budget.tick(q - p)) yield* yieldToIo
-      const start = items[2 * p]!, end = items[2 * q - 1]!
-      let values: Array<unknown>
-      if (hasLongString(strings, start, end)) {
-        // its long strings parsed in slices; its tools kept (`JSON.stringify` would read the strings whole)
-        const parsed = yield* longs.parse(["[", [start, end], "]"])
-        if (parsed === undefined) return undefined
-        values = parsed.value as Array<unknown>
-        for (let k = p; k < q; k++) if (state[k] === UNREAD) keep(k, values[k - p])
-      } else {
-        const text = `[${textOf(start, end)}]`
-        const parsed = tryParse(text)
-        if (parsed === undefined) return undefined
-        values = parsed.value as Array<unknown>
-        if (state.subarray(p, q).every((known) => known === UNREAD) && spelled(values, text, start, end)) {
-          state.fill(SPELLED, p, q)
-        } else {
-          for (let k = p; k < q; k++) {
-            if (state[k] !== UNREAD) continue
-            const from = items[2 * k]!, to = items[2 * k + 1]!
-            if (spelled(values[k - p], textOf(from, to), from, to)) state[k] = SPELLED
-            else keep(k, values[k - p])
-          }
-        }
-      }
-      run = { from: p, values }
-      return { value: values[0] }
-    })
-  const cached = (index: number): Parsed => {
-    if (run !== undefined && index >= run.from && index < run.from + run.values.length) {
-      return { value: run.values[index - run.from] }
-    }
-    // a tool kept for the echo is not parsed again (nor its long strings: one copy of them)
-    return state[index] === KEPT ? { value: kept.get(index) } : undefined
-  }
-  const read = (index: number): Effect.Effect<Parsed> => {
-    const at = cached(index)
-    if (at !== undefined) return Effect.succeed(at)
-    return isLarge(index) ? parseLargeTool(index) : parseRun(index)
-  }
-  const echo = (): ArrayText => {
-    const runs: Array<Run> = []
-    let size = 0
-    // the first tool of the run of spelled ones under way, or -1
-    let open = -1
-    const close = (end: number) => {
-      if (open < 0) return
-      const bytes = viewsOf(chunks, items[2 * open]!, items[2 * end - 1]!)
-      runs.push({ bytes, length: end - open })
-      size += items[2 * end - 1]! - items[2 * open]!
-      open = -1
-    }
-    for (let k = 0; k < count; k++) {
-      // a tool not read (none, once the decoder read them all) is parsed here
-      if (state[k] === UNREAD) keep(k, tryParse(textOf(items[2 * k]!, items[2 * k + 1]!))?.value)
-      if (state[k] === SPELLED) {
-        // a run goes on over a comma with nothing around it: its bytes are the tools' texts joined by commas
-        if (open >= 0 && items[2 * k]! !== items[2 * k - 1]! + 1) close(k)
-        if (open < 0) open = k
-      } else {
-        close(k)
-        runs.push({ value: kept.get(k) })
-      }
-    }
-    close(count)
-    return new ArrayText(runs, size)
-  }
-  return { length: count, cached, read, echo }
-}
-
-/** Whether a long string (`strings`, flat `[start, end)` pairs in order) lies in the bytes `[start, end)`. */
-const hasLongString = (strings: ReadonlyArray<number>, start: number, end: number): boolean => {
-  for (let k = 0; k < strings.length; k += 2) {
-    if (strings[k]! >= end) return false
-    if (strings[k]! >= start) return true
-  }
-  return false
-}
-
-/** Whether `bytes` are UTF-8. */
-const isUtf8 = (bytes: Uint8Array): boolean => {
-  try {
-    strictDecoder.decode(bytes)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /**
  * A large element (bytes `[start, end)`, read with `textOf`) parsed as the body is, one level deeper: `found`
  * (the pass over its bytes) gives its `content` and `output` arrays, the element is parsed with `null` for
@@ -566,25 +373,6 @@ export const parse = <E>(
 export interface Lazy<E> {
   readonly body: unknown
   readonly input: Elements<E> | undefined
-  /**
-   * The `tools` elements (`null` in `body`), when the pass vouches for the array: parsed a run at a time as
-   * they are read, so the parsed tools are not kept alive for the request; `undefined` otherwise (then
-   * `body.tools` is the parsed array).
-   */
-  readonly tools?: Tools<E> | undefined
-}
-
-/**
- * The elements of `tools`: `element(index)` parses a run of them from `index` (one that does not parse
- * fails with the whole body's error), `rest` parses those not read yet (to check them, as `Elements.rest`),
- * `echo()` is the array as the Response object shows it, once every element was read: an `ArrayText` whose
- * writer copies the body's bytes of the tools spelled as `JSON.stringify` spells them (see `sliceTools`).
- */
-export interface Tools<E> {
-  readonly length: number
-  readonly element: (index: number) => Effect.Effect<unknown, E>
-  readonly rest: Effect.Effect<void, E>
-  readonly echo: () => unknown
 }
 
 /**
@@ -626,20 +414,18 @@ export const parseLazily = <E>(
   texts?: Array<JsonText>
 ): Effect.Effect<Lazy<E>, E> => {
   const budget = makeBudget()
-  return Effect.flatMap(sliceBody(chunks, found, largeBytes, budget, texts, true), (sliced): Effect.Effect<Lazy<E>, E> => {
+  return Effect.flatMap(sliceBody(chunks, found, largeBytes, budget, texts), (sliced): Effect.Effect<Lazy<E>, E> => {
     if (sliced === undefined) return Either.map(parseWhole(decode(chunks)), (body) => ({ body, input: undefined }))
-    // the whole body parsed, once an element did not parse (it cannot parse then: see above)
-    let whole: Either.Either<unknown, E> | undefined
-    const wholeOf = (key: "input" | "tools", index: number): Either.Either<unknown, E> => {
-      whole ??= parseWhole(decode(chunks))
-      return Either.map(whole, (body) => (body as { [key: string]: ReadonlyArray<unknown> | undefined } | null)?.[key]?.[index])
-    }
-    const tools = sliced.tools === undefined ? undefined : lazyTools(sliced.tools, budget, (index) => wholeOf("tools", index))
     const input = sliced.elements
-    if (input === undefined) return Effect.succeed({ body: sliced.body, input: undefined, tools })
+    if (input === undefined) return Effect.succeed({ body: sliced.body, input: undefined })
     // past every element read so far
     let next = 0
-    const wholeElement = (index: number) => wholeOf("input", index)
+    // the whole body parsed, once an element did not parse (it cannot parse then: see above)
+    let whole: Either.Either<unknown, E> | undefined
+    const wholeElement = (index: number): Either.Either<unknown, E> => {
+      whole ??= parseWhole(decode(chunks))
+      return Either.map(whole, (body) => (body as { input?: ReadonlyArray<unknown> } | null)?.input?.[index])
+    }
     // element `index`, or with `keep` false only checked (a large one's parts dropped as they are parsed)
     const read = (index: number, keep: boolean): Effect.Effect<unknown, E> => {
       if (whole !== undefined) return wholeElement(index)
@@ -659,32 +445,8 @@ export const parseLazily = <E>(
         yield* read(index, false)
       }
     })
-    return Effect.succeed({ body: sliced.body, input: { length: input.length, element, partsOf, rest }, tools })
+    return Effect.succeed({ body: sliced.body, input: { length: input.length, element, partsOf, rest } })
   })
-}
-
-/** `tools` as `Tools` reads them: a tool that does not parse gives the whole body's error (`whole`). */
-const lazyTools = <E>(
-  tools: SlicedTools,
-  budget: Budget,
-  whole: (index: number) => Either.Either<unknown, E>
-): Tools<E> => {
-  // past every tool read so far
-  let next = 0
-  const element = (index: number): Effect.Effect<unknown, E> => {
-    next = Math.max(next, index + 1)
-    // most tools are in the run last parsed: an `Either`, no fiber step
-    const at = tools.cached(index)
-    if (at !== undefined) return Either.right(at.value)
-    return Effect.flatMap(tools.read(index), (parsed) => parsed === undefined ? whole(index) : Effect.succeed(parsed.value))
-  }
-  const rest = Effect.gen(function*() {
-    for (let index = next; index < tools.length; index++) {
-      if (budget.tick()) yield* yieldToIo
-      yield* element(index)
-    }
-  })
-  return { length: tools.length, element, rest, echo: tools.echo }
 }
 
 /** What `found` (the pass over an element) tells of its parts' number (see `PartsCount`). */

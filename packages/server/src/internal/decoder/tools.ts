@@ -10,10 +10,9 @@ import { AiError, LanguageModel } from "@effect-responses/core"
 import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import { isObject, stringField } from "@effect-responses/wire/Json"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { BuiltinToolsPolicy, DeferredTool, NamespacedName } from "../../ResponsesRequestDecoder.js"
-import { decodeAt, fail, formatParam, Nullable, RequestError } from "./common.js"
+import { decodeAt, fail, formatParam, Nullable, type RequestError } from "./common.js"
 
 /** The function name a client-run tool search is shown to the upstream under. */
 export const TOOL_SEARCH = "tool_search" as const
@@ -79,7 +78,7 @@ export const toolKey = (namespace: string | undefined, name: string): string =>
  * first 20 and last 32 characters when longer than 53), `_` and 10 hex digits of a hash of the tool's key and
  * `round` (the first free of rounds 1, 2, …). It depends on the tools alone, so a request that declares the
  * same tools gets the same names in every turn (which tool keeps the plain name does not depend on their
- * order either: `claimTools`).
+ * order either: `claimsOf`).
  */
 const distinctName = (name: string, key: string, round: number): string => {
   const base = upstreamName(name)
@@ -210,64 +209,59 @@ export const makeToolSet = (): ToolSet => ({
 })
 
 /**
- * Adds the claims of `tool` (a function or custom tool, or a namespace's) to `claims`, made of a whole list
- * of tools (`tools`, or an `additional_tools` / `tool_search_output` item's) a tool at a time: who gets each
- * flattened name, the name -> the key (`toolKey`) of the tool it goes to. When several of the list's function and
+ * Who gets each flattened name of a list of tools (`tools`, or an `additional_tools` / `tool_search_output`
+ * item's): the name -> the key (`toolKey`) of the tool it goes to. When several of the list's function and
  * custom tools flatten to one name, the key sorting first gets it: the top-level tool's when there is one
  * (its key starts with `\u0000`), else the tool of the namespace sorting first (`a`'s `b__c` before
  * `a__b`'s `c`). It depends on the tools alone, not on their order, so a client that reorders its tools
  * between turns has each sent under the same name.
  */
-const claimTools = (claims: Map<string, string>, tool: unknown): void => {
+const claimsOf = (rawTools: ReadonlyArray<unknown>): ReadonlyMap<string, string> => {
+  const claims = new Map<string, string>()
   const claim = (flat: string, key: string) => {
     const held = claims.get(flat)
     if (held === undefined || key < held) claims.set(flat, key)
   }
-  if (!isObject(tool)) return
-  if (tool.type === "function" || tool.type === "custom") {
-    if (typeof tool.name === "string") claim(tool.name, toolKey(undefined, tool.name))
-  } else if (tool.type === "namespace" && typeof tool.name === "string" && Array.isArray(tool.tools)) {
-    for (const inner of tool.tools) {
-      if (isObject(inner) && (inner.type === "function" || inner.type === "custom") && typeof inner.name === "string") {
-        claim(flatName(tool.name, inner.name), toolKey(tool.name, inner.name))
+  for (const tool of rawTools) {
+    if (!isObject(tool)) continue
+    if (tool.type === "function" || tool.type === "custom") {
+      if (typeof tool.name === "string") claim(tool.name, toolKey(undefined, tool.name))
+    } else if (tool.type === "namespace" && typeof tool.name === "string" && Array.isArray(tool.tools)) {
+      for (const inner of tool.tools) {
+        if (isObject(inner) && (inner.type === "function" || inner.type === "custom") && typeof inner.name === "string") {
+          claim(flatName(tool.name, inner.name), toolKey(tool.name, inner.name))
+        }
       }
     }
   }
+  return claims
 }
 
 const NO_CLAIMS: ReadonlyMap<string, string> = new Map()
 
 /**
- * Whether a function or custom tool of the list (`tool`, or one of a namespace `tool`) may flatten to the
- * name of another, so that the claims (`claimTools`) must say who gets it: only when a name holds the
- * separator (`crm__lookup`), a namespace's name ends with `_` or a member's starts with one (`a_`'s `b` and
- * `a`'s `_b` are both `a___b`). When no tool of the list may, a flattened name splits at its one separator
- * into the namespace and the member, and no top-level name holds one, so no two tools share a name (two of
- * one name in one list are refused as duplicates). A check that makes no string: the claims of 10,000 tools
- * in one namespace took about 2 ms in one stretch of the event loop, and their 20,000 strings were garbage
- * for the next scavenge.
+ * Whether two of the list's function and custom tools may flatten to one name, so that `claimsOf` must say
+ * who gets it: only when a name holds the separator (`crm__lookup`), a namespace's name ends with `_` or a
+ * member's starts with one (`a_`'s `b` and `a`'s `_b` are both `a___b`). Otherwise a flattened name splits
+ * at its one separator into the namespace and the member, and no top-level name holds one, so no two
+ * tools share a name (two of one name in one list are refused as duplicates). A pass that makes no string:
+ * the claims of 10,000 tools in one namespace took about 2 ms in one stretch of the event loop, and their
+ * 20,000 strings were garbage for the next scavenge.
  */
-const mayCollide = (tool: unknown): boolean => {
+const mayCollide = (rawTools: ReadonlyArray<unknown>): boolean => {
   const named = (tool: unknown): tool is { readonly name: string } =>
     isObject(tool) && (tool.type === "function" || tool.type === "custom") && typeof tool.name === "string"
-  if (named(tool)) return tool.name.includes(NAMESPACE_SEPARATOR)
-  if (isObject(tool) && tool.type === "namespace" && typeof tool.name === "string" && Array.isArray(tool.tools)) {
-    if (tool.name.includes(NAMESPACE_SEPARATOR) || tool.name.endsWith("_")) return true
-    for (const inner of tool.tools) {
-      if (named(inner) && (inner.name.includes(NAMESPACE_SEPARATOR) || inner.name.startsWith("_"))) return true
+  for (const tool of rawTools) {
+    if (named(tool)) {
+      if (tool.name.includes(NAMESPACE_SEPARATOR)) return true
+    } else if (isObject(tool) && tool.type === "namespace" && typeof tool.name === "string" && Array.isArray(tool.tools)) {
+      if (tool.name.includes(NAMESPACE_SEPARATOR) || tool.name.endsWith("_")) return true
+      for (const inner of tool.tools) {
+        if (named(inner) && (inner.name.includes(NAMESPACE_SEPARATOR) || inner.name.startsWith("_"))) return true
+      }
     }
   }
   return false
-}
-
-/**
- * A list of tools read one at a time (the gateway's `tools`, each parsed when it is read, so that the
- * parsed tools are not all alive at once): `element(index)` gives the tool at `index` (parsed JSON), or
- * fails with `E` (the body's syntax error).
- */
-export interface ToolList<E> {
-  readonly length: number
-  readonly element: (index: number) => Effect.Effect<unknown, E>
 }
 
 /** A tool key as a client names the tool: `crm.lookup`, or the top-level name. */
@@ -277,7 +271,7 @@ const keyName = (key: string): string => key.startsWith("\u0000") ? key.slice(1)
  * Adds one function or custom tool named `name` (flattened, for a tool of `namespace`) to `set`, built by
  * `build` with the name it is sent upstream under, unless that tool is there (declared again: in
  * `additional_tools`, a tool search's output); returns that name. It is `upstreamName(name)`, unless
- * another tool of its list gets that name (`claims`, see `claimTools`: a top-level `crm__lookup` beside
+ * another tool of its list gets that name (`claims`, see `claimsOf`: a top-level `crm__lookup` beside
  * `lookup` of namespace `crm`, in either order) or a tool of an earlier list is sent under it: then a name
  * of its own (`distinctName`), which maps back to it as every sent name does (`renamed`, `names`), so that
  * no tool a client declares is lost.
@@ -395,58 +389,22 @@ const customTool = (tool: typeof CustomToolParam.Type, name: string, lead?: stri
  * Before any of the list is decoded, its tools are counted into `set.counted` (a namespace by its members);
  * past `maxTools` in all (the request's lists together) the request is refused (`tooManyToolsInAll`), so
  * that a namespace or `additional_tools` items cannot carry more tools than the top-level bound allows.
- *
- * The list is an array, or a `ToolList` read a tool at a time (failing with its `E`): then nothing of a
- * tool is kept but what the decoding makes of it.
  */
-export const decodeTools = <E = never>(
-  rawTools: ReadonlyArray<unknown> | ToolList<E>,
+export const decodeTools = (
+  rawTools: ReadonlyArray<unknown>,
   at: ReadonlyArray<PropertyKey>,
   policy: BuiltinToolsPolicy,
   set: ToolSet,
   loads = false,
-  maxTools = MAX_TOOLS,
-  once = true
-): Effect.Effect<ReadonlyArray<string>, RequestError | E> => {
-  const list = "element" in rawTools ? rawTools : undefined
-  const array = rawTools as ReadonlyArray<unknown>
-  const toolAt = (index: number) => list === undefined ? Either.right(array[index]) : list.element(index)
-  // a list read a tool at a time (the gateway's `tools`, parsed as it is read) into a set that holds nothing
-  // yet is read once: each tool counted and checked as it is decoded. Should a tool's name be one that may
-  // collide, the set is emptied and the list decoded again as an array is (`once` false): counted and
-  // checked first, then decoded with the claims. A tool's error is its own unless the list's tools are too
-  // many in all (as when they are counted first: `pastBound`)
-  const single = once && list !== undefined && set.counted === 0 && set.sentOf.size === 0 && set.declared.size === 0
-  // the index of the tool being decoded; whether every tool was counted (the list decoded again, counted
-  // first; or `pastBound` ran)
-  let reached = 0
-  let countedAll = false
-  // the tools after `reached` counted: past the bound, the list's error for that (as when they are counted
-  // first), else `error`
-  const pastBound = (error: RequestError | undefined): Effect.Effect<never, RequestError | E> =>
-    countedAll && error !== undefined ? Effect.fail(error) : Effect.gen(function*() {
-      countedAll = true
-      for (let index = reached + 1; index < rawTools.length; index++) set.counted += membersOf(yield* toolAt(index))
-      return yield* set.counted > maxTools || error === undefined
-        ? tooManyToolsInAll(set.counted, maxTools, formatParam(at)!)
-        : Effect.fail(error)
-    })
-  const decoded = Effect.gen(function*() {
-    let collide = false
-    for (let index = 0; !single && index < rawTools.length; index++) {
-      const tool = list === undefined ? array[index] : yield* list.element(index)
-      set.counted += membersOf(tool)
-      collide ||= mayCollide(tool)
+  maxTools = MAX_TOOLS
+): Effect.Effect<ReadonlyArray<string>, RequestError> =>
+  Effect.gen(function*() {
+    for (const tool of rawTools) {
+      const members = isObject(tool) && tool.type === "namespace" && Array.isArray(tool.tools) ? tool.tools.length : 1
+      set.counted += members
     }
     if (set.counted > maxTools) return yield* tooManyToolsInAll(set.counted, maxTools, formatParam(at)!)
-    let claims = NO_CLAIMS
-    if (collide) {
-      const all = new Map<string, string>()
-      for (let index = 0; index < rawTools.length; index++) {
-        claimTools(all, list === undefined ? array[index] : yield* list.element(index))
-      }
-      claims = all
-    }
+    const claims = mayCollide(rawTools) ? claimsOf(rawTools) : NO_CLAIMS
     const where = (index: number, ...rest: ReadonlyArray<PropertyKey>) => formatParam([...at, index, ...rest])
     const names: Array<string> = []
     // the function and custom tools of this list by the client's name (`ns.name` in a namespace) -> the
@@ -487,17 +445,7 @@ export const decodeTools = <E = never>(
     const budget = makeBudget()
     for (let index = 0; index < rawTools.length; index++) {
       if (budget.tick()) yield* yieldToIo
-      const tool = list === undefined ? array[index] : yield* list.element(index)
-      reached = index
-      if (single) {
-        if (mayCollide(tool)) {
-          countedAll = true
-          Object.assign(set, makeToolSet())
-          return yield* decodeTools(rawTools, at, policy, set, loads, maxTools, false)
-        }
-        set.counted += membersOf(tool)
-        if (set.counted > maxTools) return yield* pastBound(undefined)
-      }
+      const tool = rawTools[index]
       const type = isObject(tool) ? stringField(tool, "type") : undefined
       if (type === "function" || type === "custom") {
         const declared = type === "function"
@@ -602,14 +550,6 @@ export const decodeTools = <E = never>(
     }
     return names
   })
-  return single ? Effect.catchIf(decoded, isRequestError, pastBound) : decoded
-}
-
-const isRequestError = (error: unknown): error is RequestError => error instanceof RequestError
-
-/** The tools a tool of a list counts as against `MAX_TOOLS`: a namespace its members, any other one. */
-const membersOf = (tool: unknown): number =>
-  isObject(tool) && tool.type === "namespace" && Array.isArray(tool.tools) ? tool.tools.length : 1
 
 /** The name of the function the client-run `apply_patch` tool is presented as. */
 export const APPLY_PATCH = "apply_patch" as const
