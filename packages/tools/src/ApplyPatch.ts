@@ -8,14 +8,16 @@
  *   so: `created a.txt, replacing the file there`).
  * - `update_file`: the diff is a list of hunks. A line `@@` (optionally followed by a line of context to
  *   find first, e.g. `@@ def main():`) starts a hunk; in a hunk a line starting with ` ` is context, `-`
- *   a line removed, `+` a line added; `*** End of File` anchors the hunk at the end of the file. Each hunk's
- *   old lines (context and removed) are found in order from where the previous hunk ended, in Codex's
- *   `seek_sequence` passes: exactly, then ignoring trailing whitespace, then surrounding whitespace, then
- *   with typographic dashes, quotes and spaces read as ASCII (`say "hi" - ok` finds `say “hi” — ok`); a
- *   hunk ending in an empty context line that is not found is looked for again without it (Codex's
- *   `compute_replacements`). A hunk of `+` lines only adds them at
- *   the end of the file (as Codex does). A `moveTo` (`*** Move to:`) writes the result there and removes the
- *   file (replacing a file already there, as Codex does); a move onto the file itself is a plain update.
+ *   a line removed, `+` a line added; `*** End of File` anchors the hunk at the end of the file. As Codex's
+ *   `compute_replacements`, each hunk's old lines (context and removed) are found in the file as it was
+ *   before the patch, from where the previous hunk's ended (a hunk never finds a line an earlier one added),
+ *   and the replacements are made once all are found; the search runs Codex's `seek_sequence` passes:
+ *   exactly, then ignoring trailing whitespace, then surrounding whitespace (Rust's: U+0085 is whitespace,
+ *   U+FEFF is not), then with typographic dashes, quotes and spaces read as ASCII (`say "hi" - ok` finds
+ *   `say “hi” — ok`); a hunk ending in an empty context line that is not found is looked for again without
+ *   it. A hunk of `+` lines only adds them at the end of the file (as Codex does). A `moveTo`
+ *   (`*** Move to:`) writes the result there and removes the file (replacing a file already there, as Codex
+ *   does); a move onto the file itself is a plain update.
  * - `delete_file`: the file is removed; a symbolic link is removed itself, never its target, so a link
  *   inside the root to a file outside it may be deleted (as Codex removes the path it is given); the
  *   directories the path goes through must still be inside the root.
@@ -44,10 +46,12 @@
  * atomic with the writes: a process changing the root's links meanwhile is not guarded against. Running a
  * patch the model wrote is the application's decision: give it a root it may change.
  *
- * Concurrency: `applyChange`, `applyPatchText` and `handler` on one root run one at a time (a lock per root,
- * by its absolute path), whoever calls them: the tool loop runs function and custom tool calls concurrently,
- * and two patches of one file read together would each write their own edit over the other's. A whole patch
- * holds the lock from its first change to its last. Patches of different roots run concurrently.
+ * Concurrency: `applyChange`, `applyPatchText` and `handler` run one at a time on one file, whoever calls
+ * them and whatever root they were given (a lock per file, by its real path: through `root` and a root
+ * nested in it such as `root/sub`, a link to the root, or another spelling of the path, a file is one): the
+ * tool loop runs function and custom tool calls concurrently, and two patches of one file read together
+ * would each write their own edit over the other's. A whole patch takes the locks of all the files it
+ * touches before its first change and holds them until its last. Patches of other files run concurrently.
  *
  * @since 0.2.0
  */
@@ -57,7 +61,7 @@ import * as Schema from "effect/Schema"
 import { constants as FsConstants, type Stats } from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as NodePath from "node:path"
-import { withRootLock } from "./internal/rootLock.js"
+import { withFileLocks } from "./internal/fileLock.js"
 
 /**
  * A patch that cannot be applied: malformed, a hunk whose lines are not in the file, a file that exists
@@ -104,6 +108,32 @@ interface Hunk {
   endOfFile: boolean
 }
 
+/**
+ * Whether `code` (a UTF-16 code unit) is a character of Unicode's White_Space property, which Rust's
+ * `str::trim` and `trim_end` strip (and so Codex's parser and `seek_sequence`): U+0009-U+000D, U+0020, U+0085,
+ * U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000. JavaScript's `trim` strips another
+ * set: U+FEFF too, and not U+0085.
+ */
+const isWhiteSpace = (code: number): boolean =>
+  code === 0x20 || (code >= 0x09 && code <= 0x0d) ||
+  code >= 0x85 && (code === 0x85 || code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000)
+
+/** `text` without its trailing White_Space characters, as Rust's `str::trim_end`. */
+const trimEnd = (text: string): string => {
+  let end = text.length
+  while (end > 0 && isWhiteSpace(text.charCodeAt(end - 1))) end--
+  return end === text.length ? text : text.slice(0, end)
+}
+
+/** `text` without its leading and trailing White_Space characters, as Rust's `str::trim`. */
+const trim = (text: string): string => {
+  const end = trimEnd(text)
+  let start = 0
+  while (start < end.length && isWhiteSpace(end.charCodeAt(start))) start++
+  return start === 0 ? end : end.slice(start)
+}
+
 const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
   const lines = diff.split(/\r?\n/)
   if (lines.at(-1) === "") lines.pop()
@@ -112,7 +142,7 @@ const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!
     if (line.startsWith("@@")) {
-      const header = line.slice(2).trim()
+      const header = trim(line.slice(2))
       current = { header: header === "" ? undefined : header, oldLines: [], newLines: [], endOfFile: false }
       hunks.push(current)
       continue
@@ -145,21 +175,22 @@ const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
 }
 
 /**
- * A line as Codex's `seek_sequence` compares it in its last pass: trimmed, its typographic dashes, quotes and
- * odd spaces made ASCII (U+2010-U+2015 and U+2212 `-`, U+2018-U+201B `'`, U+201C-U+201F `"`, U+00A0,
+ * A line as Codex's `seek_sequence` compares it in its last pass: trimmed (`trim`), its typographic dashes,
+ * quotes and odd spaces made ASCII (U+2010-U+2015 and U+2212 `-`, U+2018-U+201B `'`, U+201C-U+201F `"`, U+00A0,
  * U+2002-U+200A, U+202F, U+205F and U+3000 a space).
  */
 const normalise = (line: string): string =>
-  line.trim()
+  trim(line)
     .replace(/[\u2010-\u2015\u2212]/g, "-")
     .replace(/[\u2018-\u201B]/g, "'")
     .replace(/[\u201C-\u201F]/g, "\"")
     .replace(/[\u00A0\u2002-\u200A\u202F\u205F\u3000]/g, " ")
 
 /**
- * Where `pattern` starts in `lines`, from `from` on (from the last `pattern.length` lines with `endOfFile`),
- * or -1: as Codex's `seek_sequence`, four passes, each over the whole range: lines equal, then equal but for
- * trailing whitespace, then for surrounding whitespace, then once `normalise`d.
+ * Where `pattern` starts in `lines`, or -1, as Codex's `seek_sequence`: from `from` on, or with `endOfFile`
+ * only at the end (at `lines.length - pattern.length`, wherever `from` is); four passes, each over the whole
+ * range: lines equal, then equal but for trailing whitespace, then for surrounding whitespace (Rust's
+ * `trim_end` and `trim`: `trimEnd`, `trim`), then once `normalise`d. An empty pattern is found at `from`.
  */
 const seek = (
   lines: ReadonlyArray<string>,
@@ -167,7 +198,9 @@ const seek = (
   from: number,
   endOfFile: boolean
 ): number => {
-  const start = endOfFile ? Math.max(from, lines.length - pattern.length) : from
+  if (pattern.length === 0) return from
+  if (pattern.length > lines.length) return -1
+  const start = endOfFile ? lines.length - pattern.length : from
   const find = (
     candidates: ReadonlyArray<string>,
     wanted: ReadonlyArray<string>,
@@ -189,8 +222,8 @@ const seek = (
   for (
     const same of [
       (a: string, b: string) => a === b,
-      (a: string, b: string) => a.trimEnd() === b.trimEnd(),
-      (a: string, b: string) => a.trim() === b.trim()
+      (a: string, b: string) => trimEnd(a) === trimEnd(b),
+      (a: string, b: string) => trim(a) === trim(b)
     ]
   ) {
     const at = find(lines, pattern, same, start)
@@ -229,16 +262,23 @@ const splitLines = (content: string): { readonly texts: Array<string>; readonly 
  * Applies the hunks of an `update_file` diff to a file's text and returns the new text. Fails with
  * `PatchError` naming the first hunk that does not apply (1-based) and its first old line.
  *
- * As Codex's `apply_patch` does: lines the patch leaves keep their own ending; the lines it writes (added
- * and context lines) take the file's ending, the one of its first line (`\r\n` in a CRLF file, `\n` in an
- * empty file); the result ends with a newline (a last line without one gains it); a hunk with no context
- * and no removed line (only `+` lines) adds them at the end of the file (before a final blank line),
- * whatever its `@@` header; a hunk's old lines are looked for in the four passes of Codex's
+ * As Codex's `apply_patch` (`compute_replacements`, then the replacements applied from the last to the first):
+ * every hunk is looked for in the file as it was before the patch, from a cursor that starts at its first
+ * line and moves past each hunk found (past its `@@` header line, then past its old lines), so a hunk never
+ * finds a line an earlier hunk added; then the hunks' replacements are made, in the order of where they
+ * start. A hunk's old lines (context and removed) are looked for in the four passes of Codex's
  * `seek_sequence`, each over the rest of the file before the next (lines equal; equal but for trailing
  * whitespace; for surrounding whitespace; trimmed with the dashes U+2010-U+2015 and U+2212 read as `-`, the
- * quotes U+2018-U+201B as `'` and U+201C-U+201F as `"`, and no-break and other odd spaces as a space), and
- * when not found and the last of them is empty, again without it (Codex's `compute_replacements`). Besides: a byte order mark at the start of the file stays there (the hunks do
- * not see it), and the diff's lines may end with `\r\n` (the `\r` is not part of the line).
+ * quotes U+2018-U+201B as `'` and U+201C-U+201F as `"`, and no-break and other odd spaces as a space), where
+ * whitespace is what Rust's `trim` strips (Unicode's White_Space: U+0085 is, U+FEFF is not); a hunk marked
+ * `*** End of File` is looked for at the end of the file only, wherever the cursor is; when not found and
+ * the last of its old lines is empty, it is looked for again without it. A hunk with no context and no
+ * removed line (only `+` lines) adds them at the end of the file (before a final blank line), whatever its
+ * `@@` header. Lines the patch leaves keep their own ending; the lines it writes (added and context lines)
+ * take the file's ending, the one of its first line (`\r\n` in a CRLF file, `\n` in an empty file); the
+ * result ends with a newline (a last line without one gains it). Besides: a byte order mark at the start of
+ * the file stays there (the hunks do not see it), and the diff's lines may end with `\r\n` (the `\r` is not
+ * part of the line).
  *
  * @since 0.2.0
  * @category patches
@@ -251,42 +291,34 @@ export const applyHunks = (content: string, diff: string, path: string): Effect.
     const bom = content.startsWith("\ufeff") ? "\ufeff" : ""
     const { endings, texts: lines } = splitLines(content.slice(bom.length))
     const ending = endings[0] || "\n"
-    const replace = (at: number, count: number, added: ReadonlyArray<string>) => {
-      lines.splice(at, count)
-      endings.splice(at, count)
-      // in slices: spreading a whole hunk's lines as arguments overflows the stack past ~100,000 of them
-      for (let offset = 0; offset < added.length; offset += SPLICE_SLICE) {
-        const slice = added.slice(offset, offset + SPLICE_SLICE)
-        lines.splice(at + offset, 0, ...slice)
-        endings.splice(at + offset, 0, ...slice.map(() => ending))
-      }
-    }
-    let position = 0
+    // Codex's compute_replacements: each hunk found in the original lines, from a cursor
+    const replacements: Array<{ readonly at: number; readonly count: number; readonly added: ReadonlyArray<string> }> = []
+    let cursor = 0
     for (let index = 0; index < hunks.length; index++) {
       const hunk = hunks[index]!
       if (hunk.header !== undefined) {
-        const at = seek(lines, [hunk.header], position, false)
+        const at = seek(lines, [hunk.header], cursor, false)
         if (at < 0) {
           return Effect.fail(
             new PatchError({ description: `hunk ${index + 1} does not apply: context ${JSON.stringify(hunk.header)} not found`, path })
           )
         }
-        position = at + 1
+        cursor = at + 1
       }
       if (hunk.oldLines.length === 0) {
-        // a pure addition: at the end of the file, before a final blank line (Codex's compute_replacements)
-        replace(lines.at(-1) === "" ? lines.length - 1 : lines.length, 0, hunk.newLines)
+        // a pure addition: at the end of the file, before a final blank line; the cursor stays
+        replacements.push({ at: lines.at(-1) === "" ? lines.length - 1 : lines.length, count: 0, added: hunk.newLines })
         continue
       }
       let oldLines: ReadonlyArray<string> = hunk.oldLines
       let newLines: ReadonlyArray<string> = hunk.newLines
-      let at = seek(lines, oldLines, position, hunk.endOfFile)
+      let at = seek(lines, oldLines, cursor, hunk.endOfFile)
       if (at < 0 && oldLines.at(-1) === "") {
-        // as Codex's compute_replacements: a hunk ending in an empty context line (often the patch's blank
-        // line before the next section) is looked for again without it
+        // a hunk ending in an empty context line (often the patch's blank line before the next section) is
+        // looked for again without it
         oldLines = oldLines.slice(0, -1)
         if (newLines.at(-1) === "") newLines = newLines.slice(0, -1)
-        at = seek(lines, oldLines, position, hunk.endOfFile)
+        at = seek(lines, oldLines, cursor, hunk.endOfFile)
       }
       if (at < 0) {
         return Effect.fail(
@@ -296,8 +328,24 @@ export const applyHunks = (content: string, diff: string, path: string): Effect.
           })
         )
       }
-      replace(at, oldLines.length, newLines)
-      position = at + newLines.length
+      replacements.push({ at, count: oldLines.length, added: newLines })
+      cursor = at + oldLines.length
+    }
+    // Codex's apply_replacements: by where they start (a stable sort: two additions at one place keep the
+    // patch's order), from the last, so a replacement never moves the lines of the ones still to make
+    replacements.sort((a, b) => a.at - b.at)
+    for (let index = replacements.length - 1; index >= 0; index--) {
+      const { added, at, count } = replacements[index]!
+      // as Codex removes them: only lines there (an End of File hunk may overlap the one before it)
+      const removed = Math.max(0, Math.min(count, lines.length - at))
+      lines.splice(at, removed)
+      endings.splice(at, removed)
+      // in slices: spreading a whole hunk's lines as arguments overflows the stack past ~100,000 of them
+      for (let offset = 0; offset < added.length; offset += SPLICE_SLICE) {
+        const slice = added.slice(offset, offset + SPLICE_SLICE)
+        lines.splice(at + offset, 0, ...slice)
+        endings.splice(at + offset, 0, ...slice.map(() => ending))
+      }
     }
     return Effect.succeed(bom + lines.map((line, index) => line + (endings[index] || ending)).join(""))
   })
@@ -331,19 +379,21 @@ export const createdText = (diff: string, path: string): Effect.Effect<string, P
  * Parses a whole patch (`*** Begin Patch` … `*** End Patch`) into its file changes, in order; its lines may
  * end with `\n` or `\r\n` (the `\r` belongs to no line: an added file gets `\n` endings, as with Codex). As
  * Codex's lenient parser, a patch wrapped in a heredoc (a first line `<<EOF`, `<<'EOF'` or `<<"EOF"`, a last
- * line ending with `EOF`) is the patch inside. Fails with `PatchError` when the envelope or a section header
- * is missing or unknown, or an `*** Update File:` section has no hunk (as Codex's "Update file hunk for path
- * … is empty"; a `*** Move to:` alone is none). A patch without a section parses to no change
- * (`applyPatchText` refuses it).
+ * line ending with `EOF`) is the patch inside. As Codex's parser, the envelope's lines and the section
+ * headers may be padded with whitespace (` *** Begin Patch`, `  *** Update File: a.txt`; whitespace as Rust's
+ * `trim` strips it: U+0085 is, U+FEFF is not), and an `*** Add File:` section's lines are those that follow
+ * it starting with `+`. Fails with `PatchError` when the envelope or a section header is missing or unknown,
+ * or an `*** Update File:` section has no hunk (as Codex's "Update file hunk for path … is empty"; a
+ * `*** Move to:` alone is none). A patch without a section parses to no change (`applyPatchText` refuses it).
  *
  * @since 0.2.0
  * @category patches
  */
 export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange>, PatchError> =>
   Effect.suspend(() => {
-    let lines = text.trim().split(/\r?\n/)
+    let lines = trim(text).split(/\r?\n/)
     const enveloped = (candidate: ReadonlyArray<string>) =>
-      candidate[0]?.trim() === "*** Begin Patch" && candidate.at(-1)?.trim() === "*** End Patch"
+      candidate.length > 0 && trim(candidate[0]!) === "*** Begin Patch" && trim(candidate.at(-1)!) === "*** End Patch"
     // as Codex's lenient parser: a patch wrapped in a heredoc (`<<'EOF'` … `EOF`), as a model writes it for a
     // shell, is the patch inside
     if (
@@ -357,37 +407,43 @@ export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange
     }
     const changes: Array<FileChange> = []
     let index = 1
-    const body = (): string => {
+    // a section's lines: an added file's while they start with "+" (as Codex's parser reads them), an update's
+    // up to the next line starting with "*** " (but "*** End of File")
+    const body = (added: boolean): string => {
       const out: Array<string> = []
-      while (index < lines.length - 1 && !lines[index]!.startsWith("*** ") || lines[index] === "*** End of File") {
+      while (
+        index < lines.length - 1 &&
+        (added ? lines[index]!.startsWith("+") : !lines[index]!.startsWith("*** ") || lines[index] === "*** End of File")
+      ) {
         out.push(lines[index]!)
         index++
       }
       return out.length === 0 ? "" : out.join("\n") + "\n"
     }
     while (index < lines.length - 1) {
-      const line = lines[index]!
+      // as Codex's parser: a section header may be padded with whitespace ("  *** Update File: a.txt")
+      const line = trim(lines[index]!)
       index++
       if (line.startsWith("*** Add File: ")) {
-        changes.push({ type: "create_file", path: line.slice("*** Add File: ".length).trim(), diff: body() })
+        changes.push({ type: "create_file", path: trim(line.slice("*** Add File: ".length)), diff: body(true) })
       } else if (line.startsWith("*** Delete File: ")) {
-        changes.push({ type: "delete_file", path: line.slice("*** Delete File: ".length).trim() })
+        changes.push({ type: "delete_file", path: trim(line.slice("*** Delete File: ".length)) })
       } else if (line.startsWith("*** Update File: ")) {
-        const path = line.slice("*** Update File: ".length).trim()
+        const path = trim(line.slice("*** Update File: ".length))
         let moveTo: string | undefined
         if (lines[index]?.startsWith("*** Move to: ")) {
-          moveTo = lines[index]!.slice("*** Move to: ".length).trim()
+          moveTo = trim(lines[index]!.slice("*** Move to: ".length))
           index++
         }
-        const diff = body()
-        if (diff.trim() === "") {
+        const diff = body(false)
+        if (trim(diff) === "") {
           // as Codex's parser ("Update file hunk for path '…' is empty"): a move alone is no update either
           return Effect.fail(
             new PatchError({ description: "the \"*** Update File:\" section has no hunk (no line after it before the next section)", path })
           )
         }
         changes.push({ type: "update_file", path, diff, moveTo })
-      } else if (line.trim() !== "") {
+      } else if (line !== "") {
         return Effect.fail(new PatchError({ description: `unexpected line in the patch: ${JSON.stringify(line)}` }))
       }
     }
@@ -486,7 +542,7 @@ export const resolveUnder = (root: string, path: string): Effect.Effect<string, 
 /**
  * A file system call whose failure (a missing file, a permission denied, a directory where a file was
  * expected) becomes a `PatchError` the model can read: `<what>: <code> (<message>)`. Uninterruptible: an
- * interruption (a tool call's timeout) waits for the call to end, so that the root's lock is never released
+ * interruption (a tool call's timeout) waits for the call to end, so that a file's lock is never released
  * while a write or delete it started goes on underneath the next operation.
  */
 const fsCall = <A>(run: () => Promise<A>, what: string, path: string): Effect.Effect<A, PatchError> =>
@@ -610,7 +666,28 @@ const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot
  * @category files
  */
 export const applyChange = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
-  withRootLock(root, applyChangeUnlocked(root, change))
+  Effect.flatMap(lockKeys(root, change), (keys) => withFileLocks(keys, applyChangeUnlocked(root, change)))
+
+/**
+ * The keys of the locks a change takes (`withFileLocks`): the real paths of the files it reads or writes (an
+ * update's file and its move's destination, where a write lands; a delete's entry). A path that does not
+ * resolve (outside the root, a missing root) has none: the change fails on it before touching a file.
+ */
+const lockKeys = (root: string, change: FileChange): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.map(
+    Effect.all(
+      change.type === "delete_file"
+        ? [locateEntry(root, change.path)]
+        : [
+          Effect.map(locate(root, change.path), ({ real }) => real),
+          ...(change.type === "update_file" && change.moveTo !== undefined
+            ? [Effect.map(locate(root, change.moveTo), ({ real }) => real)]
+            : [])
+        ],
+      { mode: "either" }
+    ),
+    (resolved) => resolved.flatMap((key) => key._tag === "Right" ? [key.right] : [])
+  )
 
 const applyChangeUnlocked = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
   Effect.gen(function*() {
@@ -679,9 +756,13 @@ export const applyPatchText = (root: string, text: string): Effect.Effect<string
           description: "No files were modified: the patch has no \"*** Add File:\", \"*** Update File:\" or \"*** Delete File:\" section"
         })
       )
-      : withRootLock(
-        root,
-        Effect.map(Effect.forEach(changes, (change) => applyChangeUnlocked(root, change)), (logs) => logs.join("\n"))
+      : Effect.flatMap(
+        Effect.forEach(changes, (change) => lockKeys(root, change)),
+        (keys) =>
+          withFileLocks(
+            keys.flat(),
+            Effect.map(Effect.forEach(changes, (change) => applyChangeUnlocked(root, change)), (logs) => logs.join("\n"))
+          )
       ))
 
 /**

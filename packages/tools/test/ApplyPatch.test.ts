@@ -222,7 +222,7 @@ describe("ApplyPatch", () => {
       assert.isFalse(existsSync(join(root, "src.txt")))
     }))
 
-  it.effect("concurrent patches of one file all land: the built-in and a freeform apply_patch of any name share one lock per root", () =>
+  it.effect("concurrent patches of one file all land: the built-in and a freeform apply_patch of any name share one lock per file", () =>
     Effect.gen(function*() {
       const root = workspace()
       const link = `${root}-link`
@@ -252,7 +252,7 @@ describe("ApplyPatch", () => {
       assert.deepStrictEqual([1, 2, 10, 11, 20, 21, 30, 31, 32, 33].filter((i) => !text.includes(`LINE ${i}\n`)), [])
     }))
 
-  it.live("an operation interrupted while it writes (a call past its timeout) holds the root until the write has ended", () =>
+  it.live("an operation interrupted while it writes (a call past its timeout) holds the file until the write has ended", () =>
     Effect.gen(function*() {
       const root = workspace()
       const file = join(root, "f.txt")
@@ -361,6 +361,85 @@ describe("ApplyPatch", () => {
       assert.strictEqual(yield* ApplyPatch.applyHunks("a \u2013 b\na - b\n", "@@\n-a - b\n+X\n", "f"), "a \u2013 b\nX\n")
       // and a trimmed match after a normalised one
       assert.strictEqual(yield* ApplyPatch.applyHunks("a \u2013 b\n  a - b\n", "@@\n-a - b\n+X\n", "f"), "a \u2013 b\nX\n")
+    }))
+
+  it.effect("every hunk is looked for in the file as it was, from a cursor past the hunks before (Codex's compute_replacements)", () =>
+    Effect.gen(function*() {
+      const fails = (content: string, diff: string) =>
+        Effect.map(Effect.flip(ApplyPatch.applyHunks(content, diff, "f")), (error) => error.description)
+      // a line an earlier hunk added (a pure addition, at the end) is not there for a later hunk: as context
+      assert.strictEqual(
+        yield* fails("a\nb\n", "@@\n+def f():\n@@\n def f():\n+    pass\n"),
+        "hunk 2 does not apply: its lines (from \"def f():\") are not in the file"
+      )
+      // nor as a header
+      assert.strictEqual(
+        yield* fails("a\nb\n", "@@\n+def f():\n@@ def f():\n+    pass\n"),
+        "hunk 2 does not apply: context \"def f():\" not found"
+      )
+      // nor a line an earlier hunk wrote: "b" is found where it was, after the cursor
+      assert.strictEqual(yield* ApplyPatch.applyHunks("a\nx\nb\n", "@@\n-a\n+b\n@@\n-b\n+B\n", "f"), "b\nx\nB\n")
+      // two additions at the end keep the patch's order
+      assert.strictEqual(yield* ApplyPatch.applyHunks("a\n", "@@\n+1\n@@\n+2\n", "f"), "a\n1\n2\n")
+      // an End of File hunk is looked for at the end whatever the cursor: here its header is its own line
+      assert.strictEqual(yield* ApplyPatch.applyHunks("a\nb\n", "@@ b\n-b\n+B\n*** End of File\n", "f"), "a\nB\n")
+      // and a pure addition after a hunk that changed the last line goes after the changed line
+      assert.strictEqual(yield* ApplyPatch.applyHunks("a\nb\n", "@@\n-b\n+B\n@@\n+c\n", "f"), "a\nB\nc\n")
+    }))
+
+  it.effect("whitespace in the fuzzy passes is Rust's: U+0085 is trimmed, U+FEFF is not", () =>
+    Effect.gen(function*() {
+      // a trailing NEL (U+0085) is whitespace to Rust's trim_end: the second pass finds "x"
+      assert.strictEqual(yield* ApplyPatch.applyHunks("x\u0085\ny\n", "@@\n-x\n+X\n", "f"), "X\ny\n")
+      assert.strictEqual(yield* ApplyPatch.applyHunks("\u0085x\ny\n", "@@\n-x\n+X\n", "f"), "X\ny\n")
+      // a zero-width no-break space (U+FEFF) inside the file is not (JavaScript's trim would strip it)
+      const feff = yield* Effect.flip(ApplyPatch.applyHunks("a\n\ufeffb\n", "@@\n-b\n+B\n", "f"))
+      assert.strictEqual(feff.description, "hunk 1 does not apply: its lines (from \"b\") are not in the file")
+      // the patch's markers too: a "*** End Patch" followed by U+0085 ends the patch, one followed by U+FEFF does not
+      const root = workspace()
+      writeFileSync(join(root, "a.txt"), "a\n")
+      assert.strictEqual(
+        yield* ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** End Patch\u0085"),
+        "updated a.txt"
+      )
+      const unended = yield* Effect.flip(ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Add File: b.txt\n+b\n*** End Patch\ufeff"))
+      assert.strictEqual(unended.message, "a patch starts with \"*** Begin Patch\" and ends with \"*** End Patch\"")
+      assert.isFalse(existsSync(join(root, "b.txt")))
+    }))
+
+  it.effect("concurrent patches of one file through roots nested in one another all land (one lock per file)", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const sub = join(root, "sub")
+      mkdirSync(sub)
+      writeFileSync(join(sub, "f.txt"), Array.from({ length: 40 }, (_, i) => `line ${i}\n`).join(""))
+      const edit = (i: number) => `@@\n-line ${i}\n+LINE ${i}\n`
+      const patch = (path: string, i: number) => `*** Begin Patch\n*** Update File: ${path}\n${edit(i)}*** End Patch`
+      yield* Effect.all([
+        ApplyPatch.applyPatchText(root, patch("sub/f.txt", 1)),
+        ApplyPatch.applyPatchText(sub, patch("f.txt", 2)),
+        ApplyPatch.applyChange(root, { type: "update_file", path: "sub/f.txt", diff: edit(3) }),
+        ApplyPatch.applyChange(sub, { type: "update_file", path: "f.txt", diff: edit(4) }),
+        ApplyPatch.handler({ root: sub })(
+          new Part.ApplyPatchCallPart({ callId: "n5", operation: { type: "update_file", path: "./f.txt", diff: edit(5) } })
+        ),
+        ApplyPatch.applyPatchText(root, patch("sub/../sub/f.txt", 6))
+      ], { concurrency: "unbounded" })
+      const text = readFileSync(join(sub, "f.txt"), "utf8")
+      assert.deepStrictEqual([1, 2, 3, 4, 5, 6].filter((i) => !text.includes(`LINE ${i}\n`)), [])
+      // a whole patch of two files and one of them alone, at once through both roots: no edit lost, no wait
+      // for each other forever (the locks are taken in one order)
+      writeFileSync(join(root, "g.txt"), "g\n")
+      const both = `*** Begin Patch\n*** Update File: g.txt\n@@\n-g\n+G\n*** Update File: sub/f.txt\n${edit(7)}*** End Patch`
+      const reversed = `*** Begin Patch\n*** Update File: sub/f.txt\n${edit(8)}*** Update File: g.txt\n@@\n+g2\n*** End Patch`
+      yield* Effect.all([
+        ApplyPatch.applyPatchText(root, both),
+        ApplyPatch.applyPatchText(root, reversed),
+        ApplyPatch.applyPatchText(sub, patch("f.txt", 9))
+      ], { concurrency: "unbounded" })
+      const after = readFileSync(join(sub, "f.txt"), "utf8")
+      assert.deepStrictEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].filter((i) => !after.includes(`LINE ${i}\n`)), [])
+      assert.includeMembers(readFileSync(join(root, "g.txt"), "utf8").split("\n"), ["G", "g2"])
     }))
 
   it.effect("a whole patch as Codex reads it: in a heredoc, Add File onto a file, no change or an empty update refused", () =>

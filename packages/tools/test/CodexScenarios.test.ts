@@ -1,0 +1,92 @@
+/**
+ * Codex's own end-to-end scenarios for `apply_patch` (openai/codex, Apache-2.0: `codex-scenarios/`, see its
+ * SOURCES.md), run through `ApplyPatch.applyPatchText`: each scenario's `input/` is copied to a temporary root,
+ * its `patch.txt` applied there, and the root must then hold exactly what `expected/` holds (the same files with
+ * the same bytes, the same directories), as Codex's `tests/suite/scenarios.rs` checks after running its
+ * `apply_patch`. The patch must also succeed or fail as it does with Codex (`OUTCOMES`: the scenarios do not
+ * record it; it is what Codex's `apply_patch` answers for each, as their names say).
+ */
+import { ApplyPatch } from "@effect-responses/tools"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const scenarios = fileURLToPath(new URL("codex-scenarios/scenarios/", import.meta.url))
+
+/**
+ * Whether Codex's `apply_patch` applies each scenario's patch (`true`) or answers an error (`false`): an empty
+ * patch ("No files were modified"), context not found, a missing file to delete or update, an update without a
+ * hunk, a directory to delete, an unknown section header, and a patch failing after its first change.
+ */
+const OUTCOMES: Record<string, boolean> = {
+  "001_add_file": true,
+  "002_multiple_operations": true,
+  "003_multiple_chunks": true,
+  "004_move_to_new_directory": true,
+  "005_rejects_empty_patch": false,
+  "006_rejects_missing_context": false,
+  "007_rejects_missing_file_delete": false,
+  "008_rejects_empty_update_hunk": false,
+  "009_requires_existing_file_for_update": false,
+  "010_move_overwrites_existing_destination": true,
+  "011_add_overwrites_existing_file": true,
+  "012_delete_directory_fails": false,
+  "013_rejects_invalid_hunk_header": false,
+  "014_update_file_appends_trailing_newline": true,
+  "015_failure_after_partial_success_leaves_changes": false,
+  "016_pure_addition_update_chunk": true,
+  "017_whitespace_padded_hunk_header": true,
+  "018_whitespace_padded_patch_markers": true,
+  "019_unicode_simple": true,
+  "020_delete_file_success": true,
+  "020_whitespace_padded_patch_marker_lines": true,
+  "021_update_file_deletion_only": true,
+  "022_update_file_end_of_file_marker": true
+}
+
+/** Every file (its bytes, as hex) and directory under `root`, by relative path, as Codex's `snapshot_dir`. */
+const snapshot = (root: string): Record<string, string> => {
+  const entries: Record<string, string> = {}
+  const walk = (relative: string) => {
+    for (const entry of readdirSync(join(root, relative), { withFileTypes: true })) {
+      const path = relative === "" ? entry.name : `${relative}/${entry.name}`
+      if (entry.isDirectory()) {
+        entries[path] = "dir"
+        walk(path)
+      } else if (entry.isFile()) {
+        entries[path] = readFileSync(join(root, path)).toString("hex")
+      }
+    }
+  }
+  if (existsSync(root)) walk("")
+  return entries
+}
+
+const names = readdirSync(scenarios, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
+  .sort()
+
+describe("Codex's apply_patch scenarios", () => {
+  it("every scenario has an outcome", () => {
+    assert.deepStrictEqual(names, Object.keys(OUTCOMES).sort())
+  })
+
+  for (const name of names) {
+    it.effect(name, () =>
+      Effect.gen(function*() {
+        const dir = join(scenarios, name)
+        const root = mkdtempSync(join(tmpdir(), "codex-scenario-"))
+        if (existsSync(join(dir, "input"))) cpSync(join(dir, "input"), root, { recursive: true })
+        const result = yield* Effect.either(ApplyPatch.applyPatchText(root, readFileSync(join(dir, "patch.txt"), "utf8")))
+        assert.deepStrictEqual(snapshot(root), snapshot(join(dir, "expected")), `${name}: the files after the patch`)
+        assert.strictEqual(
+          Either.isRight(result),
+          OUTCOMES[name],
+          `${name}: ${Either.isRight(result) ? `applied: ${result.right}` : `failed: ${result.left.message}`}`
+        )
+      }))
+  }
+})
