@@ -141,6 +141,9 @@ const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
   let current: Hunk | undefined
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!
+    // as Codex's parser: blank lines where a hunk would start (before the first, after one ended by
+    // "*** End of File") are skipped; in a hunk an empty line is an empty context line
+    if ((current === undefined || current.endOfFile) && trim(line) === "") continue
     if (line.startsWith("@@")) {
       const header = trim(line.slice(2))
       current = { header: header === "" ? undefined : header, oldLines: [], newLines: [], endOfFile: false }
@@ -150,6 +153,12 @@ const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
     if (line === "*** End of File") {
       if (current !== undefined) current.endOfFile = true
       continue
+    }
+    if (current?.endOfFile) {
+      return new PatchError({
+        description: `line ${index + 1} of the diff follows "*** End of File" but starts no hunk with "@@": ${JSON.stringify(line)}`,
+        path
+      })
     }
     if (current === undefined) {
       current = { header: undefined, oldLines: [], newLines: [], endOfFile: false }
@@ -276,9 +285,11 @@ const splitLines = (content: string): { readonly texts: Array<string>; readonly 
  * removed line (only `+` lines) adds them at the end of the file (before a final blank line), whatever its
  * `@@` header. Lines the patch leaves keep their own ending; the lines it writes (added and context lines)
  * take the file's ending, the one of its first line (`\r\n` in a CRLF file, `\n` in an empty file); the
- * result ends with a newline (a last line without one gains it). Besides: a byte order mark at the start of
- * the file stays there (the hunks do not see it), and the diff's lines may end with `\r\n` (the `\r` is not
- * part of the line).
+ * result ends with a newline (a last line without one gains it). As Codex's parser, blank lines where a hunk
+ * would start (before the first, after one ended by `*** End of File`) are skipped, and a line after
+ * `*** End of File` that starts no hunk (`@@`) is an error. Besides: a byte order mark at the start of the
+ * file stays there (the hunks do not see it), and the diff's lines may end with `\r\n` (the `\r` is not part
+ * of the line).
  *
  * @since 0.2.0
  * @category patches

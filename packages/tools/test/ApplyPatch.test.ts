@@ -387,6 +387,22 @@ describe("ApplyPatch", () => {
       assert.strictEqual(yield* ApplyPatch.applyHunks("a\nb\n", "@@\n-b\n+B\n@@\n+c\n", "f"), "a\nB\nc\n")
     }))
 
+  it.effect("blank lines where a hunk would start are skipped, as Codex's parser skips them", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeFileSync(join(root, "a.txt"), "x\n\na\n")
+      // a blank line between the section header and the first "@@" is no empty context line (which would
+      // find the file's blank line and move the cursor past "x")
+      const patch = "*** Begin Patch\n*** Update File: a.txt\n\n  \n@@\n-x\n+X\n*** End Patch"
+      assert.strictEqual(yield* ApplyPatch.applyPatchText(root, patch), "updated a.txt")
+      assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "X\n\na\n")
+      // nor are the blank lines after a hunk ended by "*** End of File" (two of them did not apply)
+      assert.strictEqual(yield* ApplyPatch.applyHunks("a\nb\n", "@@\n-b\n+B\n*** End of File\n\n\n", "f"), "a\nB\n")
+      // a line after it that starts no hunk is an error, as Codex's "Expected update hunk to start with a @@"
+      const after = yield* Effect.flip(ApplyPatch.applyHunks("a\nb\n", "@@\n-b\n+B\n*** End of File\n-a\n", "f"))
+      assert.strictEqual(after.description, 'line 5 of the diff follows "*** End of File" but starts no hunk with "@@": "-a"')
+    }))
+
   it.effect("whitespace in the fuzzy passes is Rust's: U+0085 is trimmed, U+FEFF is not", () =>
     Effect.gen(function*() {
       // a trailing NEL (U+0085) is whitespace to Rust's trim_end: the second pass finds "x"
