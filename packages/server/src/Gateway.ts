@@ -53,7 +53,9 @@
  *   sends inside its answer with an HTTP status as its code (`{"error":{"code":500,…}}`) gets a word code
  *   (`upstream_error`, or for a 4xx that status with `code` null; after the first byte `server_error` or
  *   `rate_limit_exceeded`), the number in the message. An upstream HTTP error passes its
- *   `retry-after` / `retry-after-ms` and `x-request-id` on as headers of the answer;
+ *   `x-request-id` on, and the wait it asked for (`AiError.retryAfterFromHeaders`: its `retry-after-ms`,
+ *   else its `retry-after`) as both `retry-after-ms` and `retry-after` (whole seconds, rounded up: 250 ms
+ *   is `retry-after: 1`), as headers of the answer;
  * - 500 `server_error` for a defect in the gateway itself (logged at error level with its cause), never a
  *   hung or empty answer.
  *
@@ -518,7 +520,10 @@ const fromWholeAnswerError = (error: AiError.AiError): GatewayError =>
     })
     : fromAiError(error)
 
-/** The headers of an upstream HTTP error passed on to the client: `retry-after(-ms)`, `x-request-id`. */
+/**
+ * The headers of an upstream HTTP error passed on to the client: the upstream's wait as `retry-after-ms`
+ * and as `retry-after` in whole seconds rounded up (a wait under a second is never `0`), `x-request-id`.
+ */
 const passedOnHeaders = (error: AiError.HttpError): Record<string, string> | undefined => {
   const headers: Record<string, string> = {}
   if (error.retryAfter !== undefined) {

@@ -850,6 +850,37 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect((error as InstanceType<typeof OpenAI.RateLimitError>).requestID).toBe("req_upstream_1")
       })))
 
+  it.effect("a 503 with a retry-after-ms under a second: the 502 passes the wait on in milliseconds, retry-after rounded up to a whole second, and the request id (streamed and whole)", () =>
+    withScriptedGateway([(_request, response) => {
+      // a wait the seconds header cannot hold: 250 ms; retry-after 0 beside it, as a server rounding down writes it
+      response.writeHead(503, {
+        "content-type": "application/json",
+        "retry-after": "0",
+        "retry-after-ms": "250",
+        "x-request-id": "req_upstream_503"
+      })
+      response.end(JSON.stringify({ error: { message: "overloaded", type: "server_error", param: null, code: null } }))
+    }], {}, (url, received) =>
+      Effect.gen(function*() {
+        for (const stream of [true, false]) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream })
+          expect(answer.status).toBe(502)
+          expect(answer.headers.get("retry-after-ms")).toBe("250")
+          // never 0: a client reading only retry-after would retry at once
+          expect(answer.headers.get("retry-after")).toBe("1")
+          expect(answer.headers.get("x-request-id")).toBe("req_upstream_503")
+        }
+        // the official SDK's error carries them (it waits retry-after-ms before it retries)
+        const error = yield* Effect.promise(() =>
+          new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 }).responses.create({ model: "m", input: "hi" }).catch((e) => e)
+        )
+        expect(error).toBeInstanceOf(OpenAI.InternalServerError)
+        const apiError = error as InstanceType<typeof OpenAI.InternalServerError>
+        expect(apiError.requestID).toBe("req_upstream_503")
+        expect(apiError.headers.get("retry-after-ms")).toBe("250")
+        expect(received).toHaveLength(3)
+      })))
+
   it.effect("an upstream 401 or 403 (the gateway's upstream key refused): 502 upstream_auth_failed, not the client's 401", () => {
     // OpenAI's answer to a wrong key (API reference, "Error codes": 401 "Incorrect API key provided"), with an
     // invented key, and a 403 of a model the key may not use
