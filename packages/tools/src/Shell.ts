@@ -10,7 +10,15 @@
  * The model's limits are checked (the API reference types them as integers, with no range): a `timeout_ms`
  * that is not a positive integer, or a `max_output_length` that is not an integer of 0 or more, refuses the
  * call, nothing run, with one output naming the field (`outcome` exit code 1, the reason on standard error);
- * a `timeout_ms` above `MAX_TIMEOUT_MS` (the longest timer Node.js keeps) is clamped to it.
+ * a `timeout_ms` above `MAX_TIMEOUT_MS` (the longest timer Node.js keeps) is clamped to it. A call with
+ * nothing to run (`commands: []`, `command: []`) is refused the same way, naming the field.
+ *
+ * Where commands run: in the handler's `cwd` (else the process's working directory); a `shell_call` has no
+ * working directory of its own (the API's action is its commands and limits). A `local_shell_call`'s
+ * `working_directory` is taken relative to that directory (`"."` is `cwd`, `"sub"` its `sub`), as Codex
+ * resolves a call's `workdir` against the turn's working directory (codex-rs core, `TurnContext::resolve_path`:
+ * `cwd.join(workdir)`); an absolute one is used as it is, and `..` may lead out of `cwd`, as in Codex: `cwd` is
+ * where commands start, not a boundary (a command can `cd` anywhere itself). Confining them takes a sandbox.
  *
  * Running commands a model wrote is the application's decision, with the application's safeguards
  * (a sandbox, a container, an approval step): this handler runs what it is given.
@@ -21,13 +29,15 @@ import type { Part } from "@effect-responses/core"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import { statSync } from "node:fs"
-import { constants as osConstants } from "node:os"
+import { constants as osConstants, userInfo } from "node:os"
+import { isAbsolute } from "node:path"
 import * as Cut from "./internal/cut.js"
 
 /**
- * How commands run: in `cwd` (default the process's), at most `timeoutMs` milliseconds each when the call
- * gives none (default `DEFAULT_TIMEOUT_MS`), keeping at most `maxOutputLength` characters of each stream
- * when the call gives none (default `DEFAULT_MAX_OUTPUT_LENGTH`), with `env` added to the environment.
+ * How commands run: in `cwd` (default the process's; a call's relative working directory is taken from it,
+ * see the module comment), at most `timeoutMs` milliseconds each when the call gives none (default
+ * `DEFAULT_TIMEOUT_MS`), keeping at most `maxOutputLength` characters of each stream when the call gives
+ * none (default `DEFAULT_MAX_OUTPUT_LENGTH`), with `env` added to the environment.
  *
  * @since 0.2.0
  * @category models
@@ -237,34 +247,64 @@ const startFailure = (error: NodeJS.ErrnoException, cwd: string | undefined): st
   return error.message
 }
 
-/**
- * Why the model's limits of a call are refused (see the module comment), naming the fields, if they are.
- */
-const refusedLimits = (timeoutMs: number | undefined, maxOutputLength: number | undefined): string | undefined => {
-  const reasons: Array<string> = []
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
-    reasons.push(`timeout_ms ${timeoutMs} is not a positive integer (milliseconds)`)
+/** The reasons a call is refused, as the model reads them (see the module comment), if it is. */
+const refused = (reasons: ReadonlyArray<string | undefined>): string | undefined => {
+  const given = reasons.filter((reason): reason is string => reason !== undefined)
+  return given.length === 0 ? undefined : `${given.join("; ")}: nothing was run`
+}
+
+/** Why the model's limits of a call are refused, naming the fields, if they are. */
+const refusedLimits = (timeoutMs: number | undefined, maxOutputLength: number | undefined): Array<string | undefined> => [
+  timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)
+    ? `timeout_ms ${timeoutMs} is not a positive integer (milliseconds)`
+    : undefined,
+  maxOutputLength !== undefined && !(Number.isInteger(maxOutputLength) && maxOutputLength >= 0)
+    ? `max_output_length ${maxOutputLength} is not an integer of 0 or more (characters)`
+    : undefined
+]
+
+/** The name of the user this process runs as, if the system has one for it. */
+const processUser = (): string | undefined => {
+  try {
+    return userInfo().username
+  } catch {
+    // a user id with no entry in the user database (some containers)
+    return undefined
   }
-  if (maxOutputLength !== undefined && !(Number.isInteger(maxOutputLength) && maxOutputLength >= 0)) {
-    reasons.push(`max_output_length ${maxOutputLength} is not an integer of 0 or more (characters)`)
-  }
-  return reasons.length === 0 ? undefined : `${reasons.join("; ")}: nothing was run`
 }
 
 /**
- * The handler of the `shell` client tool: runs the call's commands one after the other and answers one
- * output per command (see `run`). A call whose `timeout_ms` or `max_output_length` is refused (see the
- * module comment) runs nothing and answers one output: the reason on standard error, exit code 1
- * (`timeout_ms -5 is not a positive integer (milliseconds): nothing was run`).
+ * Why a `local_shell_call`'s `user` is refused, if it is: commands run as the user this process runs as, so
+ * any other user cannot be honoured (and running as another user than the one asked for, unsaid, is what the
+ * refusal avoids). An empty `user` is no user.
+ */
+const refusedUser = (user: string | undefined): string | undefined => {
+  if (user === undefined || user === "") return undefined
+  const own = processUser()
+  if (user === own) return undefined
+  return `user ${JSON.stringify(user)} cannot be honoured: commands run as ${
+    own === undefined ? "the user this process runs as" : `${JSON.stringify(own)}, the user this process runs as`
+  } (leave user out)`
+}
+
+/**
+ * The handler of the `shell` client tool: runs the call's commands one after the other in `cwd` and answers
+ * one output per command (see `run`). A call whose `timeout_ms` or `max_output_length` is refused (see the
+ * module comment), or that has no command, runs nothing and answers one output: the reason on standard
+ * error, exit code 1 (`timeout_ms -5 is not a positive integer (milliseconds): nothing was run`,
+ * `commands is empty (the commands to run, in order): nothing was run`).
  *
  * @since 0.2.0
  * @category handlers
  */
 export const handler = (options: Options = {}) =>
 (call: Part.ShellCallPart): Effect.Effect<ReadonlyArray<Part.ShellCommandOutput>> => {
-  const refused = refusedLimits(call.timeoutMs, call.maxOutputLength)
-  if (refused !== undefined) {
-    return Effect.succeed([{ stdout: "", stderr: refused, outcome: { type: "exit", exitCode: 1 } }])
+  const reason = refused([
+    call.commands.length === 0 ? "commands is empty (the commands to run, in order)" : undefined,
+    ...refusedLimits(call.timeoutMs, call.maxOutputLength)
+  ])
+  if (reason !== undefined) {
+    return Effect.succeed([{ stdout: "", stderr: reason, outcome: { type: "exit", exitCode: 1 } }])
   }
   return Effect.forEach(call.commands, (command) =>
     run(command, {
@@ -275,21 +315,32 @@ export const handler = (options: Options = {}) =>
 }
 
 /**
- * The handler of the `local_shell` client tool: runs the call's argument vector in its working directory
- * (else the handler's) and answers the JSON text `{"stdout","stderr","exit_code"}` (`exit_code` `null` on
- * a timeout, with `"timed_out": true`). A `timeout_ms` that is not a positive integer runs nothing and
- * answers `{"error":"timeout_ms … is not a positive integer (milliseconds): nothing was run"}`.
+ * The handler of the `local_shell` client tool: runs the call's argument vector, with the call's `env`
+ * added, in its `working_directory` taken relative to the handler's `cwd` (else in `cwd`; see the module
+ * comment: `"."` is `cwd`, an absolute directory is used as it is, `..` may lead out of `cwd`), and answers
+ * the JSON text `{"stdout","stderr","exit_code"}` (`exit_code` `null` on a timeout, with `"timed_out": true`).
+ *
+ * Refused, nothing run, with `{"error":"… : nothing was run"}` naming the field: a `timeout_ms` that is not a
+ * positive integer, an empty `command`, and a `user` other than the one this process runs as (`user "root"
+ * cannot be honoured: commands run as "app", the user this process runs as (leave user out)`): the handler
+ * cannot switch users, and running as another user than the one asked for, unsaid, would mislead the model.
+ * Codex drops `user` (and `env`) when it turns a `local_shell_call` into its shell call (codex-rs core,
+ * `ToolRouter::build_tool_call`); here `env` is honoured and `user` answered. An empty `user` is no user.
  *
  * @since 0.2.0
  * @category handlers
  */
 export const localHandler = (options: Options = {}) => (call: Part.LocalShellCallPart): Effect.Effect<string> => {
-  const refused = refusedLimits(call.timeoutMs, undefined)
-  if (refused !== undefined) return Effect.succeed(JSON.stringify({ error: refused }))
+  const reason = refused([
+    call.command.length === 0 ? "command is empty (the program and its arguments)" : undefined,
+    ...refusedLimits(call.timeoutMs, undefined),
+    refusedUser(call.user)
+  ])
+  if (reason !== undefined) return Effect.succeed(JSON.stringify({ error: reason }))
   return Effect.map(
     run(call.command, {
       ...options,
-      cwd: call.workingDirectory ?? options.cwd,
+      cwd: workingDirectory(call.workingDirectory, options.cwd),
       env: { ...options.env, ...call.env },
       timeoutMs: call.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxOutputLength: options.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH
@@ -302,4 +353,17 @@ export const localHandler = (options: Options = {}) => (call: Part.LocalShellCal
         ...(output.outcome.type === "timeout" ? { timed_out: true } : {})
       })
   )
+}
+
+/**
+ * The directory a call's `working_directory` names: appended to the handler's `cwd` (else the process's
+ * working directory), an absolute one as it is; none given, `cwd`. Not normalized, as Codex's `Path::join`:
+ * the system reads `..` when the command starts, so `missing/..` does not exist (it is no other name of
+ * `cwd`) and `link/..` is the parent of the link's target.
+ */
+const workingDirectory = (given: string | undefined, cwd: string | undefined): string | undefined => {
+  if (given === undefined) return cwd
+  if (isAbsolute(given)) return given
+  const base = cwd ?? process.cwd()
+  return base.endsWith("/") ? base + given : `${base}/${given}`
 }

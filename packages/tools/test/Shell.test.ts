@@ -6,9 +6,9 @@ import { Part } from "@effect-responses/core"
 import { Shell } from "@effect-responses/tools"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs"
+import { tmpdir, userInfo } from "node:os"
+import { dirname, join } from "node:path"
 
 describe("Shell", () => {
   it.effect("runs each command in the working directory", () =>
@@ -165,5 +165,80 @@ describe("Shell", () => {
       // a missing program is still named by the system's message
       const program = yield* Shell.run(["/no/such/bin"], { timeoutMs: 1000, maxOutputLength: 1000 })
       assert.strictEqual(program.stderr, "spawn /no/such/bin ENOENT")
+    }))
+
+  /** A workspace with a `sub` directory, and `pwd` run there by `local_shell` with a working_directory. */
+  const pwdIn = () => {
+    const ws = realpathSync(mkdtempSync(join(tmpdir(), "shell-ws-")))
+    mkdirSync(join(ws, "sub"))
+    const local = Shell.localHandler({ cwd: ws })
+    const pwd = (workingDirectory?: string) =>
+      Effect.map(
+        local(new Part.LocalShellCallPart({ callId: "c", command: ["pwd"], ...(workingDirectory === undefined ? {} : { workingDirectory }) })),
+        (text) => JSON.parse(text) as { stdout: string; stderr: string; exit_code: number }
+      )
+    return { ws, pwd }
+  }
+
+  it.effect("local_shell: a relative working_directory is taken from the handler's cwd, not the process's", () =>
+    Effect.gen(function*() {
+      // the builder's cases: "." ran in the application's directory (a model's `rm -rf *` there), "sub" (in
+      // the workspace) did not exist
+      const { pwd, ws } = pwdIn()
+      expect(yield* pwd(".")).toStrictEqual({ stdout: `${ws}\n`, stderr: "", exit_code: 0 })
+      expect(yield* pwd("sub")).toStrictEqual({ stdout: `${ws}/sub\n`, stderr: "", exit_code: 0 })
+      expect(yield* pwd()).toStrictEqual({ stdout: `${ws}\n`, stderr: "", exit_code: 0 })
+    }))
+
+  it.effect("local_shell: `..` in a working_directory is read by the system from the handler's cwd, and may leave it (as Codex)", () =>
+    Effect.gen(function*() {
+      // the builder's case: "node_modules/.." ran in the repository (the process's cwd has a node_modules);
+      // the workspace has none, and a missing directory then `..` does not exist
+      const { pwd, ws } = pwdIn()
+      expect(yield* pwd("node_modules/..")).toStrictEqual({
+        stdout: "",
+        stderr: `cannot run the command: the working directory ${ws}/node_modules/.. does not exist`,
+        exit_code: 127
+      })
+      expect(yield* pwd("sub/..")).toStrictEqual({ stdout: `${ws}\n`, stderr: "", exit_code: 0 })
+      // cwd is where commands start, not a boundary: `..` leads out of it, as Codex's `cwd.join(workdir)`
+      expect(yield* pwd("..")).toStrictEqual({ stdout: `${dirname(ws)}\n`, stderr: "", exit_code: 0 })
+    }))
+
+  it.effect("local_shell: an absolute working_directory is used as it is (as Codex)", () =>
+    Effect.gen(function*() {
+      // unchanged behaviour, stated: cwd is no boundary (a command can `cd` anywhere itself)
+      const { pwd } = pwdIn()
+      const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), "shell-elsewhere-")))
+      expect(yield* pwd(elsewhere)).toStrictEqual({ stdout: `${elsewhere}\n`, stderr: "", exit_code: 0 })
+    }))
+
+  it.effect("a call with nothing to run, and a local_shell user the handler cannot run as, are refused naming the field", () =>
+    Effect.gen(function*() {
+      const cwd = mkdtempSync(join(tmpdir(), "shell-"))
+      // the builder's case: `commands: []` answered `output: []`
+      expect(yield* Shell.handler({ cwd })(new Part.ShellCallPart({ callId: "c", commands: [] }))).toStrictEqual([{
+        stdout: "",
+        stderr: "commands is empty (the commands to run, in order): nothing was run",
+        outcome: { type: "exit", exitCode: 1 }
+      }])
+      const local = Shell.localHandler({ cwd })
+      assert.strictEqual(
+        yield* local(new Part.LocalShellCallPart({ callId: "c", command: [] })),
+        '{"error":"command is empty (the program and its arguments): nothing was run"}'
+      )
+      // `user` was ignored: the command ran as the process's user, unsaid
+      const own = userInfo().username
+      const other = own === "nobody" ? "root" : "nobody"
+      const refused = yield* local(new Part.LocalShellCallPart({ callId: "c", command: ["touch", "ran.txt"], user: other }))
+      expect(JSON.parse(refused)).toStrictEqual({
+        error: `user "${other}" cannot be honoured: commands run as "${own}", the user this process runs as (leave user out): nothing was run`
+      })
+      expect(() => realpathSync(join(cwd, "ran.txt"))).toThrow()
+      // the process's own user, or an empty one, runs
+      for (const user of [own, ""]) {
+        const ran = yield* local(new Part.LocalShellCallPart({ callId: "c", command: ["id", "-un"], user }))
+        expect(JSON.parse(ran)).toStrictEqual({ stdout: `${own}\n`, stderr: "", exit_code: 0 })
+      }
     }))
 })
