@@ -25,7 +25,10 @@
  * Limits: each call gets at most `timeout` (default `DEFAULT_TIMEOUT`, `"none"` for no limit); the text of
  * an answer longer than `maxOutputLength` characters (default `DEFAULT_MAX_OUTPUT_LENGTH`, `"none"` for no
  * bound) is cut, its head and tail kept around a marker the model can read (`truncate`), and a warning
- * logged.
+ * logged. A shell call's answer is bounded as a whole, its budget divided among the standard output and
+ * error of all its commands: each stream that fits an equal share is kept whole, and every longer one is
+ * cut to the same share (what the short ones leave over shared among them), so each command keeps the head
+ * and the tail (its errors, its last lines) of each stream around its own marker: none is emptied unsaid.
  *
  * Order (as Codex runs a turn's calls): the calls are taken in the model's output order. Function and custom
  * tool calls may run together (at most `concurrency` at once); a shell, apply_patch or local_shell call,
@@ -96,7 +99,8 @@ export const DEFAULT_TIMEOUT: Duration.Duration = Duration.minutes(5)
 /**
  * The default bound on the text of one answer sent back to the model: 50 000 characters (UTF-16 code
  * units, about 12 000 tokens of English). For a shell call, the bound covers the standard output and
- * error of all its commands together.
+ * error of all its commands together, divided evenly among them (see the module comment: 4 commands each
+ * writing 40 000 characters on each stream keep 6 250 of each, head and tail around a marker).
  *
  * @since 0.2.0
  * @category constants
@@ -455,19 +459,48 @@ const bounded = (
     case "shell_call_output": {
       const total = answer.output.reduce((sum, out) => sum + out.stdout.length + out.stderr.length, 0)
       if (total <= max) return Effect.succeed(answer)
-      // one budget for every stream of every command, shared out in order
-      let left = max
-      const share = (text: string) => {
-        const kept = truncate(text, Math.min(left, text.length))
-        left = Math.max(0, left - text.length)
-        return kept
-      }
-      const output = answer.output.map((out) => ({ ...out, stdout: share(out.stdout), stderr: share(out.stderr) }))
+      const rooms = shares(answer.output.flatMap((out) => [out.stdout.length, out.stderr.length]), max)
+      const output = answer.output.map((out, index) => ({
+        ...out,
+        stdout: truncate(out.stdout, rooms[2 * index]!),
+        stderr: truncate(out.stderr, rooms[2 * index + 1]!)
+      }))
       return Effect.as(warn(total), new CorePart.ShellCallOutputPart({ ...answer, output }))
     }
     default:
       return Effect.succeed(answer)
   }
+}
+
+/**
+ * The room of each of `lengths` (the streams of a shell call's commands, in order) in a budget of `max`
+ * characters, when they do not all fit: every stream gets the same share, and a stream shorter than its
+ * share keeps it whole and leaves the rest to the others (max-min fairness: the largest share `q` with the
+ * sum of `min(length, q)` at most `max`). The characters the equal division leaves over go one each to the
+ * first streams that are cut. So a stream is whole or cut to its share, never to nothing while there is room.
+ */
+const shares = (lengths: ReadonlyArray<number>, max: number): Array<number> => {
+  const rooms = lengths.slice()
+  // shortest first: each takes at most an equal part of what is left
+  const order = lengths.map((_, index) => index).sort((a, b) => lengths[a]! - lengths[b]! || a - b)
+  let left = max
+  for (let at = 0; at < order.length; at++) {
+    const others = order.length - at
+    const share = Math.floor(left / others)
+    if (lengths[order[at]!]! <= share) {
+      left -= lengths[order[at]!]!
+      continue
+    }
+    // this one and every longer one is cut: an equal share each, the rest one each to the first cut ones
+    const cut = order.slice(at).sort((a, b) => a - b)
+    let extra = left - share * others
+    for (const index of cut) {
+      rooms[index] = share + (extra > 0 ? 1 : 0)
+      extra--
+    }
+    break
+  }
+  return rooms
 }
 
 const unexpected = (call: RunnableCall, cause: Cause.Cause<unknown>, what: string) =>

@@ -311,6 +311,53 @@ describe("Tool.custom and the client-run built-in tools", () => {
       expect(json(local)).toMatchObject({ output: "{\"error\":\"tool \\\"local_shell\\\" timed out after 30s\"}" })
     }))
 
+  it.effect("a shell answer over maxOutputLength: every command keeps the head and tail of each stream, each cut marked", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      // the builder's case, with the defaults (50 000 per answer, 16 384 per stream): commands 3 and 4 came
+      // back "" and "" with exit code 0 and no marker
+      const both = "head -c 40000 /dev/zero | tr '\\0' a; echo; head -c 40000 /dev/zero | tr '\\0' b >&2"
+      const [four] = yield* ToolExecutor.execute(Agent, [
+        new Part.ShellCallPart({ callId: "call_s1", commands: [both, both, both, both] })
+      ]).pipe(Effect.provide(agentLive(root)))
+      const outputs = (four as Part.ShellCallOutputPart).output
+      expect(outputs.map((out) => [out.stdout.length, out.stderr.length, out.outcome])).toStrictEqual(
+        Array.from({ length: 4 }, () => [6250, 6250, { type: "exit", exitCode: 0 }])
+      )
+      for (const out of outputs) {
+        // 8 streams of 16 384 (each already cut by the handler): 6 250 each, head and tail around a marker
+        assert.match(out.stdout, /^a{3000,}\n\[… \d+ characters cut …\]\na{3000,}\n$/)
+        assert.match(out.stderr, /^b{3000,}\n\[… \d+ characters cut …\]\nb{3000,}$/)
+      }
+      // `npm install` then `npm test`: the failing test's report, short, is kept whole after long output
+      const [failing] = yield* ToolExecutor.execute(Agent, [
+        new Part.ShellCallPart({ callId: "call_s2", commands: [both, both, both, both, "echo 'FAIL test/a.test.ts' >&2; exit 1"] })
+      ]).pipe(Effect.provide(agentLive(root)))
+      const last = (failing as Part.ShellCallOutputPart).output[4]!
+      expect(last).toStrictEqual({ stdout: "", stderr: "FAIL test/a.test.ts\n", outcome: { type: "exit", exitCode: 1 } })
+      const total = (failing as Part.ShellCallOutputPart).output.reduce((sum, out) => sum + out.stdout.length + out.stderr.length, 0)
+      assert.strictEqual(total, ToolExecutor.DEFAULT_MAX_OUTPUT_LENGTH)
+    }))
+
+  it.effect("a shell answer's budget: streams shorter than an equal share whole, the others cut to the same share", () =>
+    Effect.gen(function*() {
+      const Fixed = Toolkit.make(Tool.shell)
+      const out = (stdout: string, stderr: string): Part.ShellCommandOutput => ({ stdout, stderr, outcome: { type: "exit", exitCode: 0 } })
+      const layer = Fixed.toLayer({
+        shell: () => Effect.succeed([out("a".repeat(100), "b".repeat(5)), out("", "c".repeat(300))])
+      })
+      const [answer] = yield* ToolExecutor.execute(Fixed, [new Part.ShellCallPart({ callId: "s", commands: ["x", "y"] })], {
+        maxOutputLength: 200
+      }).pipe(Effect.provide(layer))
+      // 200 for 100 + 5 + 0 + 300: the 5 and the 0 whole, 195 left for two: 98 (the first gets the odd one), 97
+      expect((answer as Part.ShellCallOutputPart).output).toStrictEqual([
+        out(ToolExecutor.truncate("a".repeat(100), 98), "b".repeat(5)),
+        out("", ToolExecutor.truncate("c".repeat(300), 97))
+      ])
+      // (a cut may keep a character less than its room: the marker is sized for the whole length)
+      expect((answer as Part.ShellCallOutputPart).output.map((o) => [o.stdout.length, o.stderr.length])).toStrictEqual([[97, 5], [0, 97]])
+    }))
+
   it("truncate keeps head and tail around a marker within the bound, never splitting a surrogate pair", () => {
     assert.strictEqual(ToolExecutor.truncate("short", 10), "short")
     const cut = ToolExecutor.truncate("0123456789".repeat(10), 40)
