@@ -29,6 +29,8 @@
  * error of all its commands: each stream that fits an equal share is kept whole, and every longer one is
  * cut to the same share (what the short ones leave over shared among them), so each command keeps the head
  * and the tail (its errors, its last lines) of each stream around its own marker: none is emptied unsaid.
+ * A stream the `Shell` handler already cut is cut from its head and tail, its marker counting what is left
+ * out of the command's whole output.
  *
  * Order (as Codex runs a turn's calls): the calls are taken in the model's output order. Function and custom
  * tool calls may run together (at most `concurrency` at once); a shell, apply_patch or local_shell call,
@@ -462,8 +464,8 @@ const bounded = (
       const rooms = shares(answer.output.flatMap((out) => [out.stdout.length, out.stderr.length]), max)
       const output = answer.output.map((out, index) => ({
         ...out,
-        stdout: truncate(out.stdout, rooms[2 * index]!),
-        stderr: truncate(out.stderr, rooms[2 * index + 1]!)
+        stdout: recut(out.stdout, rooms[2 * index]!),
+        stderr: recut(out.stderr, rooms[2 * index + 1]!)
       }))
       return Effect.as(warn(total), new CorePart.ShellCallOutputPart({ ...answer, output }))
     }
@@ -501,6 +503,23 @@ const shares = (lengths: ReadonlyArray<number>, max: number): Array<number> => {
     break
   }
   return rooms
+}
+
+/**
+ * A shell stream cut to `max` characters (`truncate`), counting in its marker what the handler had already
+ * cut: a stream the handler cut (`Shell.handler`: its head, the marker `[… N characters cut …]`, its tail)
+ * is cut again from that head and tail, the new marker saying how much of the command's whole output is
+ * left out (`N` and what this cut drops), not of the handler's answer alone. A stream holding no such
+ * marker, or one whose head or tail is shorter than `max` (the old marker might stay), is cut as any text.
+ */
+const recut = (text: string, max: number): string => {
+  if (text.length <= max) return text
+  const found = [...text.matchAll(/\n\[… (\d+) characters cut …\]\n/g)]
+  if (found.length !== 1) return truncate(text, max)
+  const head = text.slice(0, found[0]!.index)
+  const tail = text.slice(found[0]!.index + found[0]![0].length)
+  if (head.length < max || tail.length < max) return truncate(text, max)
+  return Cut.keepHeadAndTail(head, tail, head.length + Number(found[0]![1]) + tail.length, max)
 }
 
 const unexpected = (call: RunnableCall, cause: Cause.Cause<unknown>, what: string) =>

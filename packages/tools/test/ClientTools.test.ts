@@ -324,10 +324,17 @@ describe("Tool.custom and the client-run built-in tools", () => {
       expect(outputs.map((out) => [out.stdout.length, out.stderr.length, out.outcome])).toStrictEqual(
         Array.from({ length: 4 }, () => [6250, 6250, { type: "exit", exitCode: 0 }])
       )
+      // what the model reads is cut from the command's whole output: the characters kept and the count in the
+      // marker add up to it (40 000 and a newline on stdout, 40 000 on stderr), though the handler cut it first
+      const whole = (text: string) => {
+        const [marker, count] = text.match(/\n\[… (\d+) characters cut …\]\n/)!
+        return text.length - marker.length + Number(count)
+      }
       for (const out of outputs) {
         // 8 streams of 16 384 (each already cut by the handler): 6 250 each, head and tail around a marker
         assert.match(out.stdout, /^a{3000,}\n\[… \d+ characters cut …\]\na{3000,}\n$/)
         assert.match(out.stderr, /^b{3000,}\n\[… \d+ characters cut …\]\nb{3000,}$/)
+        expect([whole(out.stdout), whole(out.stderr)]).toStrictEqual([40_001, 40_000])
       }
       // `npm install` then `npm test`: the failing test's report, short, is kept whole after long output
       const [failing] = yield* ToolExecutor.execute(Agent, [
