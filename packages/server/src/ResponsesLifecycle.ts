@@ -30,6 +30,28 @@
  *   arrives for an item closed or over early opens a new item, after every item begun before it (a tool
  *   call, reasoning, text, reasoning: call, reasoning, message, reasoning): nothing is dropped or merged
  *   across another item.
+ * - **Content parts.** A `LanguageModel` upstream's message of several content parts (`PartUpdate.contentIndex`,
+ *   a `ResponsesLanguageModel` upstream's `output_text` beside a `refusal`) is written as one message item
+ *   per content part, in order. A later content part's deltas do not close the earlier one: the upstream's
+ *   `response.output_item.done` completes (and may replace) all of them at once, so the later one's deltas
+ *   are kept and written when the earlier one has closed.
+ * - **Replacing snapshots.** A part with `replace: true` (the upstream's final snapshot of an item, its
+ *   `response.output_item.done`, contradicted its deltas: `StreamPart.PartUpdate`) is honoured as
+ *   `MessageAggregator` folds it: the snapshot wins. Deltas already written cannot be taken back, so the
+ *   stream is made for a client that accumulates it (the `openai` SDK's `accumulateResponse`: deltas
+ *   appended, then the `.done` events' text, content part and item set over them) to end with the
+ *   snapshot, and never to hold a text twice, as the API's own `.done` events carry an item's final text:
+ *   when the snapshot extends what was written, the rest is written as deltas; otherwise nothing more is
+ *   written as deltas, and the item's `.done` events (`output_text.done`, `refusal.done`,
+ *   `content_part.done`, `function_call_arguments.done`, `reasoning_summary_text.done`, and
+ *   `response.output_item.done`) carry the snapshot's content, as does the terminal response's `output`. A
+ *   summary part closed before the snapshot came keeps its `.done` events; `response.output_item.done`
+ *   holds the snapshot's summary. A snapshot whose content part is a refusal where text was written (or
+ *   the reverse) ends the item without the text `.done` event, which would contradict the content part the
+ *   client holds (the `openai` SDK throws on it): `content_part.done` and the item bring the new part. A
+ *   snapshot of content part 0 drops the message's later content parts not written yet (those it has come
+ *   after it). Before, the snapshot's text was appended to the text written, or written as one more item:
+ *   the client held both.
  * - **Reasoning.** Summary texts become summary parts; raw reasoning text (`ReasoningPart.text`, e.g. a
  *   Chat Completions `reasoning_content`) becomes summary part 0. `encrypted_content` is kept when the
  *   upstream sent one. Otherwise, when the request's `include` has `reasoning.encrypted_content`, an item

@@ -81,6 +81,7 @@ export const make = (
     if (slot.kind === "verbatim" || isClientCall(slot.kind)) return
     emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", false) })
     if (slot.kind === "message" || slot.kind === "refusal") {
+      slot.announced = slot.kind
       emit(out, "response.content_part.added", {
         item_id: slot.itemId,
         output_index: slot.outputIndex,
@@ -236,7 +237,11 @@ export const make = (
       case "refusal": {
         const text = textOf(slot)
         const part = contentPart(slot, text)
-        if (slot.kind === "message") {
+        if (slot.announced !== slot.kind) {
+          // a replacing snapshot changed the content part's type after it was announced (a refusal where text
+          // was written): the text `.done` event of either type contradicts the part a client holds (the
+          // `openai` SDK throws on it), so `content_part.done` and the item bring the new part alone
+        } else if (slot.kind === "message") {
           emit(out, "response.output_text.done", {
             item_id: slot.itemId,
             output_index: slot.outputIndex,

@@ -27,6 +27,9 @@ export type Kind =
 export const isCall = (kind: Kind): boolean =>
   kind === "function_call" || kind === "custom_tool_call" || isClientCall(kind)
 
+/** Whether an item is a message content part: text (`message`) or a refusal. */
+export const isContent = (kind: Kind): boolean => kind === "message" || kind === "refusal"
+
 /** The kinds of the calls of client-run built-in tools presented upstream as functions. */
 export type ClientCallKind = "apply_patch_call" | "shell_call" | "local_shell_call" | "tool_search_call"
 
@@ -92,6 +95,11 @@ export interface Slot {
   customRaw: boolean
   /** custom tool call: the namespace its `CustomToolCallPart` named, if any */
   namespace: string | undefined
+  /**
+   * message or refusal: the kind its `response.content_part.added` announced, which a replacing snapshot may
+   * have changed since (`replaceContent`)
+   */
+  announced: Kind | undefined
 }
 
 const ID_PREFIXES: { readonly [K in Kind]: string } = {
@@ -136,7 +144,8 @@ export const newSlot = (index: number, kind: Kind, makeId: (prefix: string) => s
   customReader: undefined,
   customWritten: "",
   customRaw: false,
-  namespace: undefined
+  namespace: undefined,
+  announced: undefined
 })
 
 /** Makes an unwritten `slot` an item of `kind`, with a fresh item id of that kind. */
@@ -394,7 +403,8 @@ export const kindOf = (part: Part.AssistantPart): Kind | undefined => {
 }
 
 /**
- * Adds what `part` brings to `slot`; a `replace` part first empties it. A part's text, arguments or custom
+ * Adds what `part` brings to `slot`; a `replace` part first empties it (of a slot being written, what was
+ * written is kept by `replaceContent`). A part's text, arguments or custom
  * tool input is appended, as `MessageAggregator` folds them: a delta holds only new content, and so does a
  * completing part (`partial: false`) after deltas (the rest, usually `""`); a complete part without deltas
  * holds it all.
@@ -468,6 +478,60 @@ export const absorb = (slot: Slot, part: Part.AssistantPart, partial: boolean, r
       slot.verbatim = ResponsesRequest.callItem(part)
       break
   }
+}
+
+/**
+ * Replaces what an item being written (`slot.opened`) holds with `part`, a complete part with `replace: true`:
+ * the upstream's final snapshot of the item (its `response.output_item.done`) contradicts what its deltas
+ * delivered, and the snapshot wins, as `MessageAggregator` folds it. What was written as deltas cannot be
+ * taken back, so what is written from here on is chosen for a client that accumulates the events (the
+ * `openai` SDK's `accumulateResponse`: deltas appended, then the `.done` events' text, content part and item
+ * set over them) to end with the snapshot and see no text twice:
+ *
+ * - the part's text, refusal, arguments or input (of a reasoning item, the open summary part's text)
+ *   extends what was written: the rest is written as deltas, as a completing part's would be;
+ * - it does not: nothing more is written as deltas (writing the part's text would append it to the text
+ *   written), and the item's `.done` events carry it (`textOf`), as the API's own `.done` events carry the
+ *   final text.
+ *
+ * Summary parts closed already keep their `.done` events; `response.output_item.done` carries the new ones.
+ * `appendable: false` (the content part changed type: a refusal where text was written): nothing is written
+ * as deltas.
+ */
+export const replaceContent = (slot: Slot, part: Part.AssistantPart, appendable = true): void => {
+  if (slot.kind === "reasoning") {
+    const open = slot.summaryOpen
+    const written = open >= 0 ? (slot.summaries[open] ?? []).slice(0, slot.summaryWritten).join("") : ""
+    absorb(slot, part, false, true)
+    if (open >= 0 && open < slot.summaries.length) {
+      slot.summaries[open] = keepWritten(written, slot.summaries[open]!.join(""))
+      slot.summaryWritten = written === "" ? 0 : 1
+    }
+    return
+  }
+  const written = slot.chunks.slice(0, slot.written).join("")
+  absorb(slot, part, false, true)
+  const text = slot.chunks.join("")
+  if (appendable) {
+    slot.chunks = keepWritten(written, text)
+    slot.written = written === "" ? 0 : 1
+  } else {
+    // a refusal where text was announced (or the reverse): a delta of the new kind would not fit the content
+    // part the client holds, so all of it comes with the `.done` events
+    slot.chunks = [text]
+    slot.written = 1
+  }
+  slot.blocks = slot.written
+}
+
+/**
+ * The chunks of `text` after `written` was written as deltas: `written` first (counted as written), then
+ * the rest when `text` extends it; `text` alone (nothing of it to write as deltas) when it does not.
+ */
+const keepWritten = (written: string, text: string): Array<string> => {
+  if (written === "") return text === "" ? [] : [text]
+  if (!text.startsWith(written)) return [text]
+  return text.length === written.length ? [written] : [written, text.slice(written.length)]
 }
 
 /** Whether a part adds anything to an item (text, arguments, a summary, a whole item). */

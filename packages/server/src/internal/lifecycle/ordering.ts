@@ -11,7 +11,9 @@
  * one index for all its text and one for all its reasoning: text after a tool call, then reasoning, then
  * text, are a message, a reasoning item and a message after the call). A function call whose name so far (a server may stream it in pieces:
  * `apply_`, then `patch`) could still become a custom or client-run tool's is not written until its name
- * says which, or it is complete.
+ * says which, or it is complete. A later content part of a message (`PartUpdate.contentIndex`) does not close
+ * the earlier one: it waits until the earlier one closes (`laterContentOf`). A `replace: true` part of an item
+ * being written is honoured by `replaceContent` (see `ResponsesLifecycle`'s module doc).
  *
  * @internal
  */
@@ -21,7 +23,19 @@ import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import type { Event } from "../../ResponsesLifecycle.js"
 import { sentNameOfNamespaced } from "../decoder/tools.js"
 import type { ItemWriter } from "./itemEvents.js"
-import { absorb, carriesContent, changeKind, isCall, isClientCall, type Kind, kindOf, newSlot, type Slot } from "./items.js"
+import {
+  absorb,
+  carriesContent,
+  changeKind,
+  isCall,
+  isClientCall,
+  isContent,
+  type Kind,
+  kindOf,
+  newSlot,
+  replaceContent,
+  type Slot
+} from "./items.js"
 
 const ENCRYPTED_REASONING: string = ResponsesRequest.INCLUDE_ENCRYPTED_REASONING
 
@@ -188,10 +202,16 @@ export const make = (
       if (!carriesContent(update.part)) return
       slots.delete(index)
     }
+    if (update.replace === true && index === update.outputIndex) dropLaterContent(update.outputIndex)
     const slot = slotOf(index, kind)
+    const kindBefore = slot.kind
     if (slot.kind !== kind) {
-      if (slot.opened) return
-      if (update.partial) {
+      if (slot.opened) {
+        // a snapshot whose content part is a refusal where text was written, or text where a refusal was: the
+        // same message item, ended with the snapshot's content part (`replaceContent`, `ItemWriter.close`)
+        if (update.replace !== true || !isContent(slot.kind) || !isContent(kind)) return
+        slot.kind = kind
+      } else if (update.partial) {
         // a call whose name grew into a custom or client-run tool's before it was written: the same
         // argument fragments, another item
         if (!isCall(slot.kind) || !isCall(kind)) return
@@ -206,9 +226,10 @@ export const make = (
       }
     }
     if (reasoningTokens && kind === "reasoning" && slot.reasoningText === undefined) slot.reasoningText = []
-    absorb(slot, update.part, update.partial, update.replace === true && !slot.opened)
+    if (update.replace === true && slot.opened) replaceContent(slot, update.part, slot.kind === kindBefore)
+    else absorb(slot, update.part, update.partial, update.replace === true)
     if (!update.partial) slot.completing = true
-    if (update.partial && live !== undefined && live !== slot) {
+    if (update.partial && live !== undefined && live !== slot && !laterContentOf(live, index)) {
       // a delta of another item: the text, refusal or reasoning before it is over, written or not (an open
       // one is closed below); one still waiting behind the open item is written whole when its turn comes
       if (!live.opened) {
@@ -232,11 +253,35 @@ export const make = (
       } else {
         writer.flush(slot, out)
       }
-    } else if (update.partial && !isCall(active.kind)) {
+    } else if (update.partial && !isCall(active.kind) && !laterContentOf(active, index)) {
       // text, refusal and reasoning are written one after the other by Chat Completions: a delta of another
       // item means the open one is over, so it closes now and the new one streams live
       writer.close(active, "completed", out)
       advance(out)
+    }
+  }
+
+  /**
+   * Whether upstream index `index` is a later content part of the message whose content part `slot` is (a
+   * `ResponsesLanguageModel` upstream's message of several content parts). Its deltas do not end `slot`:
+   * the upstream's `response.output_item.done` completes every content part of the message at once, and
+   * may replace any of them (`replace: true`), which can be honoured only while the item is not done. So
+   * the later content part waits, its deltas kept, and is written when the earlier one has closed.
+   */
+  const laterContentOf = (slot: Slot, index: number): boolean =>
+    index > slot.upstreamIndex && Math.floor(index) === Math.floor(slot.upstreamIndex)
+
+  /**
+   * A replacing snapshot of the item at upstream output index `outputIndex` (content part 0): the item's
+   * later content parts that were not written yet are dropped, as `MessageAggregator` drops their slots;
+   * those the snapshot has come right after it, each with `replace: true`.
+   */
+  const dropLaterContent = (outputIndex: number) => {
+    for (const [index, slot] of slots) {
+      if (index <= outputIndex || index >= outputIndex + 1 || slot.opened) continue
+      slots.delete(index)
+      pending.delete(slot)
+      if (live === slot) live = undefined
     }
   }
 
