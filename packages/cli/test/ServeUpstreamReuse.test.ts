@@ -4,46 +4,32 @@
  * connection that is reset is not (a 502 `upstream_closed`, the upstream saw it once).
  */
 import { Serve } from "@effect-responses/cli"
+import { ScriptedServer } from "@effect-responses/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 
-/** A Chat upstream answering "hi", except the requests `drop` picks (by their number on their connection). */
+/**
+ * A Chat upstream answering "hi" (a whole `chat.completion`: the requests are not streamed), except the
+ * requests `drop` picks by their number on their connection, whose connection it destroys unanswered; its
+ * idle connections stay open 60 s, so that its own idle close cannot race the gateway's reuse.
+ */
 const upstream = (drop: (nth: number) => boolean) =>
   Effect.gen(function*() {
-    const seen = { requests: 0, dropped: 0 }
+    const dropped = { count: 0 }
     const counts = new WeakMap<Socket, number>()
-    const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const hi = ScriptedServer.completion({ content: "hi" })
+    const server = yield* ScriptedServer.make([(request, response, body) => {
       const nth = (counts.get(request.socket) ?? 0) + 1
       counts.set(request.socket, nth)
-      seen.requests++
-      if (drop(nth)) {
-        seen.dropped++
-        request.socket.destroy()
-        return
-      }
-      // the requests are not streamed: the whole chat.completion
-      request.resume().on("end", () => {
-        response.writeHead(200, { "content-type": "application/json" })
-        response.end(JSON.stringify({
-          id: "c",
-          object: "chat.completion",
-          created: 1,
-          model: "m",
-          choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }]
-        }))
-      })
-    })
-    server.keepAliveTimeout = 60_000
-    const port = yield* Effect.async<number>((resume) => {
-      server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as { port: number }).port)))
-    })
-    yield* Effect.addFinalizer(() => Effect.sync(() => server.close()))
-    return { url: `http://127.0.0.1:${port}/v1`, seen }
+      if (!drop(nth)) return hi(request, response, body)
+      dropped.count++
+      request.socket.destroy()
+    }], { keepAliveTimeout: 60_000 })
+    return { url: server.baseUrl, received: server.received, dropped }
   })
 
 const serving = (upstreamUrl: string) =>
@@ -90,8 +76,8 @@ describe("effect-responses serve: the upstream's keep-alive connections", () => 
         assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
         assert.strictEqual(answer.body.output?.[0]?.content?.[0]?.text, "hi")
       }
-      assert.isAtLeast(up.seen.dropped, 1)
-      assert.strictEqual(up.seen.requests, 3 + up.seen.dropped)
+      assert.isAtLeast(up.dropped.count, 1)
+      assert.strictEqual(up.received.length, 3 + up.dropped.count)
     }))
 
   it.scoped("a fresh connection reset before any response byte: not resent, a 502 upstream_closed", () =>
@@ -101,6 +87,6 @@ describe("effect-responses serve: the upstream's keep-alive connections", () => 
       const answer = yield* post(where)
       assert.strictEqual(answer.status, 502)
       assert.strictEqual(answer.body.error?.code, "upstream_closed")
-      assert.strictEqual(up.seen.requests, 1)
+      assert.strictEqual(up.received.length, 1)
     }))
 })

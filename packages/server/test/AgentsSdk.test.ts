@@ -12,7 +12,8 @@ import { Agent, applyPatchTool, type Editor, OpenAIResponsesModel, run, setTraci
 import * as Effect from "effect/Effect"
 import OpenAI from "openai"
 import { callTurn, crmNamespace, textTurn } from "./agentsSdk.js"
-import { type Handler, withScriptedGateway } from "./scriptedUpstream.js"
+import { type Handler } from "@effect-responses/testing/ScriptedServer"
+import { withScriptedGateway } from "./scriptedUpstream.js"
 import type { WireJson as Json } from "./utils.js"
 
 setTracingDisabled(true)

@@ -1,11 +1,11 @@
 /**
  * A tool call cut off by a broken upstream stream, through the gateway to real clients: the scripted Chat
- * Completions upstream (`scriptedUpstream.ts`) sends part of a call's arguments and ends its stream with no
- * `finish_reason` and no `[DONE]` (or its connection breaks). The gateway answers `response.failed`; the
- * call gets its argument deltas and nothing that closes it (no `.done`, no `response.output_item.done`, not
- * in the failed response's `output`), so that no client runs it: the `openai` SDK's `.done` listeners, the
- * AI SDK's `tool-call` part (which `streamText` runs tools on), the Agents SDK's run (which runs the calls of
- * a terminal response's `output`, the failed one's too).
+ * Completions upstream (`ScriptedServer` of `@effect-responses/testing`) sends part of a call's arguments
+ * and ends its stream with no `finish_reason` and no `[DONE]` (or its connection breaks). The gateway
+ * answers `response.failed`; the call gets its argument deltas and nothing that closes it (no `.done`, no
+ * `response.output_item.done`, not in the failed response's `output`), so that no client runs it: the
+ * `openai` SDK's `.done` listeners, the AI SDK's `tool-call` part (which `streamText` runs tools on), the
+ * Agents SDK's run (which runs the calls of a terminal response's `output`, the failed one's too).
  */
 import { createOpenAI } from "@ai-sdk/openai"
 import { AiError, LanguageModel, Part, Prompt, StreamPart } from "@effect-responses/core"
@@ -20,7 +20,8 @@ import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import OpenAI, { APIError } from "openai"
 import { z } from "zod"
-import { type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { type Handler, sse, textChunk, toolChunk } from "@effect-responses/testing/ScriptedServer"
+import { withScriptedGateway } from "./scriptedUpstream.js"
 import { checkLifecycle, type Frame, parseSse, post, readFixture, scriptedModel, withGateway, type WireJson as Json } from "./utils.js"
 
 setTracingDisabled(true)

@@ -9,7 +9,8 @@ import { Agent, MaxTurnsExceededError, OpenAIResponsesModel, run, setTracingDisa
 import * as Effect from "effect/Effect"
 import OpenAI, { APIError } from "openai"
 import { z } from "zod"
-import { type Handler, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { type Handler, textChunk, toolChunk } from "@effect-responses/testing/ScriptedServer"
+import { withScriptedGateway } from "./scriptedUpstream.js"
 import { checkLifecycle, parseSse, post, readFixture, type WireJson as Json } from "./utils.js"
 
 setTracingDisabled(true)

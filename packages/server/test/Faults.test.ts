@@ -1,7 +1,7 @@
 /**
  * Faults and bad input, each reproduced on real loopback HTTP: the gateway in front of a scripted Chat
- * Completions upstream (`scriptedUpstream.ts`) that stalls, breaks off, floods or answers the wrong thing,
- * and requests that are too deep or too long. Every streamed body passes `checkLifecycle`. Tests that
+ * Completions upstream (`ScriptedServer` of `@effect-responses/testing`) that stalls, breaks off, floods or
+ * answers the wrong thing, and requests that are too deep or too long. Every streamed body passes `checkLifecycle`. Tests that
  * wait on a timeout or a retry run on the live clock (`it.live`), with timeouts of 400 ms.
  */
 import { LanguageModel, Part, StreamPart } from "@effect-responses/core"
@@ -16,7 +16,8 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { connect } from "node:net"
 import { gzipSync } from "node:zlib"
 import OpenAI from "openai"
-import { chunk, completion, finishChunks, type Handler, sse, textChunk, toolChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { chunk, completion, finishChunks, type Handler, sse, textChunk, toolChunk } from "@effect-responses/testing/ScriptedServer"
+import { withScriptedGateway } from "./scriptedUpstream.js"
 import { captureLogs, checkLifecycle, parseSse, post, readFixture, unfinishedText, waitForAccessLines, withGateway } from "./utils.js"
 
 const fast = { headersTimeout: "400 millis", idleTimeout: "400 millis" } as const

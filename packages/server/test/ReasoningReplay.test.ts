@@ -22,17 +22,8 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import OpenAI from "openai"
-import {
-  completion,
-  finishChunks,
-  type Handler,
-  type Received,
-  reasoningChunk,
-  sse,
-  textChunk,
-  toolChunk,
-  withScriptedGateway
-} from "./scriptedUpstream.js"
+import { completion, finishChunks, type Handler, reasoningChunk, type Received, sse, textChunk, toolChunk } from "@effect-responses/testing/ScriptedServer"
+import { withScriptedGateway } from "./scriptedUpstream.js"
 import { checkLifecycle, parseSse, post, type WireJson as Json } from "./utils.js"
 
 /** The model's reasoning before its tool call (not ASCII only: the token carries UTF-8). */

@@ -10,7 +10,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import OpenAI from "openai"
 import { z } from "zod"
-import { completion, type Handler, sse, textChunk, finishChunks, withScriptedGateway } from "./scriptedUpstream.js"
+import { completion, finishChunks, type Handler, sse, textChunk } from "@effect-responses/testing/ScriptedServer"
+import { withScriptedGateway } from "./scriptedUpstream.js"
 import { checkLifecycle, parseSse, post, type WireJson as Json } from "./utils.js"
 
 setTracingDisabled(true)

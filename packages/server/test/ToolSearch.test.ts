@@ -12,7 +12,8 @@ import * as Effect from "effect/Effect"
 import OpenAI from "openai"
 import { z } from "zod"
 import { callTurn, crmNamespace, textTurn } from "./agentsSdk.js"
-import { finishChunks, type Handler, type Received, sse, textChunk, withScriptedGateway } from "./scriptedUpstream.js"
+import { finishChunks, type Handler, type Received, sse, textChunk } from "@effect-responses/testing/ScriptedServer"
+import { withScriptedGateway } from "./scriptedUpstream.js"
 import { checkLifecycle, parseSse, post, readFixture, type WireJson as Json } from "./utils.js"
 
 setTracingDisabled(true)

@@ -4,7 +4,7 @@
  */
 import { tool, toolNamespace } from "@openai/agents"
 import { z } from "zod"
-import { completion, finishChunks, type Handler, sse, textChunk, toolChunk } from "./scriptedUpstream.js"
+import { completion, finishChunks, type Handler, sse, textChunk, toolChunk } from "@effect-responses/testing/ScriptedServer"
 
 /** A tool call the scripted upstream answers with: its call id, function name and arguments (JSON text). */
 export interface ScriptedCall {

@@ -41,6 +41,14 @@ export * as RecordingTracer from "./RecordingTracer.js"
 export * as ReplayEndpoint from "./ReplayEndpoint.js"
 
 /**
+ * A loopback HTTP server answering each request with the next handler of a script, with Chat Completions
+ * answer helpers: for tests of a client or gateway whose backend stalls, breaks off or drops a connection.
+ *
+ * @since 0.2.0
+ */
+export * as ScriptedServer from "./ScriptedServer.js"
+
+/**
  * An `HttpClient` that answers from a capture file of consecutive responses and keeps what the app sent.
  *
  * @since 0.2.0
