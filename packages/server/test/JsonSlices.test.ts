@@ -703,6 +703,56 @@ describe("jsonSlices", () => {
     return { valid, invalid }
   }
 
+  it.effect("strings past the passes' loop (their content skipped to the next quote or backslash): escapes at every place, cut by chunks and slices, a chunk read twice: JSON.parse's value and error", () =>
+    Effect.gen(function*() {
+      // the passes read a string's first 32 bytes one by one, then search for its next quote or backslash:
+      // escapes of quotes and backslashes, brackets and commas, a multi-byte character, before, at and after
+      // that point and near the string's end
+      const escapes = [`\\"`, `\\\\`, `\\\\\\"`, `\\u0022`, `\\n`, `é`, `],{:`]
+      const strings: Array<string> = []
+      for (let k = 0; k < 80; k++) {
+        const escape = escapes[k % escapes.length]!
+        strings.push(`"${"y".repeat(k)}${escape}${"z".repeat(40)}${escapes[(k + 3) % escapes.length]}${"w".repeat(k % 9)}"`)
+      }
+      const text = (tail: string) =>
+        `{"model":"m","input":[{"role":"user","content":${strings[40]}},{"role":"user","content":[${strings.join(",")}]}],` +
+        `"tools":[{"type":"function","name":"f","description":${strings[33]}}],` +
+        // a value over RUN_BYTES (split at its own commas) of the same strings, and a long string
+        `"x":{"k":[${Array.from({ length: 8 }, () => strings.join(",")).join(",")}],"s":"${"\\\"q\\\" ".repeat(8000)}"}${tail}}`
+      const body = text("")
+      expect(body.length).toBeGreaterThan(2 * 32 * 1024)
+      for (const size of [7, 33, 64, 1000, 65_536]) {
+        // identical chunks are one object, read again (the repeated strings, with chunks of their period)
+        const objects = new Map<string, Uint8Array>()
+        const chunks = chunked(body, size).map((chunk) => {
+          const key = Buffer.from(chunk).toString("latin1")
+          if (!objects.has(key)) objects.set(key, chunk)
+          return objects.get(key)!
+        })
+        for (const longBytes of [40, undefined]) {
+          const found = yield* JsonSlices.scan(chunks, 64, 4096, longBytes)
+          expect(found.input?.items, `chunks of ${size}`).toHaveLength(4)
+          expect(found.tools?.items, `chunks of ${size}`).toHaveLength(2)
+          // the value over RUN_BYTES is split (a pass that lost its place in a string would leave it whole)
+          const parse = vi.spyOn(JSON, "parse")
+          const parsed = yield* JsonSlices.parse(chunks, found, whole)
+          const given = parse.mock.calls.map(([text]) => text.length)
+          parse.mockRestore()
+          expectSame(parsed, body, `chunks of ${size}, long strings over ${longBytes}`)
+          expect(Math.max(...given), `chunks of ${size}, long strings over ${longBytes}`).toBeLessThan(2 * 32 * 1024)
+          expectSame(yield* JsonSlices.parse(chunks, found, whole, 0), body, `every element large, chunks of ${size}`)
+        }
+      }
+      // the same with a string ending early or not at all: JSON.parse's failure
+      for (const invalid of [text(`,"t":"${"a".repeat(50)}\\"}`), text(`,"t":"${"a".repeat(50)}`), body.replace(`"s":"`, `"s":"\\`)]) {
+        expect(() => JSON.parse(invalid)).toThrow()
+        for (const size of [33, 65_536]) {
+          const chunks = chunked(invalid, size)
+          expect(yield* Effect.flip(JsonSlices.parse(chunks, yield* JsonSlices.scan(chunks, 64, 4096, 40), whole)), `chunks of ${size}`).toBe("invalid")
+        }
+      }
+    }))
+
   it.effect("a long array or a large object anywhere is parsed a run of its elements at a time: JSON.parse's value and error", () =>
     expectLikeJsonParse(wideBodies(), 4093))
 

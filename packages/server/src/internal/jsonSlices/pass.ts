@@ -19,6 +19,54 @@ export interface ArrayAt {
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9
 
+/**
+ * Where a pass over a string's bytes must look again: the first quote or backslash at or after a byte, found
+ * by `Uint8Array.prototype.indexOf` (native) instead of the pass's own loop, byte by byte. The passes spend
+ * nothing else on a string's content, and a long one is most of a large body: a tool's 10 MB description
+ * was read byte by byte once by the pass over the body, again by the pass over the tool and again by the
+ * split of the tool into its members (`values.ts`), about 70 ms of CPU each here.
+ *
+ * The first bytes are read by a loop (most strings are short, where a call costs more than the loop); past
+ * them, the offsets found are kept, per chunk, and searched again only once the pass is past them, so each
+ * byte of a chunk is searched at most once for each of the two bytes however the pass cuts it into slices.
+ */
+export class StringStops {
+  private chunk: Uint8Array | undefined = undefined
+  // the offsets searched from, and found: the next quote and backslash at or after them (the chunk's length:
+  // none)
+  private quoteFrom = 0
+  private quote = -1
+  private slashFrom = 0
+  private slash = -1
+
+  /** The offset of the first quote or backslash of `chunk[from, to)`, or `to`: none. */
+  next(chunk: Uint8Array, from: number, to: number): number {
+    const near = from + 32 < to ? from + 32 : to
+    for (let j = from; j < near; j++) {
+      const c = chunk[j]!
+      if (c === 34 || c === 92) return j
+    }
+    if (near === to) return to
+    if (chunk !== this.chunk) {
+      this.chunk = chunk
+      this.quote = -1
+      this.slash = -1
+    }
+    if (near < this.quoteFrom || near > this.quote) {
+      const q = chunk.indexOf(34, near)
+      this.quoteFrom = near
+      this.quote = q === -1 ? chunk.length : q
+    }
+    if (near < this.slashFrom || near > this.slash) {
+      const b = chunk.indexOf(92, near)
+      this.slashFrom = near
+      this.slash = b === -1 ? chunk.length : b
+    }
+    const stop = this.quote < this.slash ? this.quote : this.slash
+    return stop < to ? stop : to
+  }
+}
+
 /** A key as the pass matches it: its UTF-8 bytes. */
 export const keyBytes = (key: string): Uint8Array => new TextEncoder().encode(key)
 
@@ -133,6 +181,7 @@ class ObjectPass {
   private stringStart = -1
   private longPending = false
   private readonly strings: Array<number> = []
+  private readonly stops = new StringStops()
   // the members (keys) counted so far of the object open at each depth; the last top-level key read
   // (`[start, end)` between its quotes), and whether the pass stopped at an object of too many members
   private readonly members: Array<number> = []
@@ -184,8 +233,11 @@ class ObjectPass {
             this.strings.push(this.stringStart, base + j + 1)
             this.longPending = true
           }
-        } else if (stringIsKey && this.keyMatches !== 0) {
-          this.keyMatches = matchKeys(keys, this.keyMatches, this.keyLength++, c)
+        } else if (stringIsKey) {
+          if (this.keyMatches !== 0) this.keyMatches = matchKeys(keys, this.keyMatches, this.keyLength++, c)
+        } else {
+          // the rest of the string's content, up to its next quote or backslash, at once
+          j = this.stops.next(chunk, j + 1, to) - 1
         }
         continue
       }

@@ -18,6 +18,7 @@
 import * as Effect from "effect/Effect"
 import { yieldToIo } from "@effect-responses/wire/Cooperative"
 import type { LongStrings, Parsed } from "./longStrings.js"
+import { StringStops } from "./pass.js"
 
 /**
  * The bytes of elements (members) parsed in one `JSON.parse` (about a millisecond's work even for the
@@ -188,6 +189,7 @@ class RunPass {
   private runEnd = -1
   // elements seen so far (an empty one after a comma is broken)
   private items = 0
+  private readonly stops = new StringStops()
 
   constructor(readonly from: number) {}
 
@@ -199,6 +201,8 @@ class RunPass {
         if (escaped) escaped = false
         else if (c === 92) escaped = true
         else if (c === 34) inString = false
+        // the rest of the string's content, up to its next quote or backslash, at once
+        else j = this.stops.next(chunk, j + 1, to) - 1
         continue
       }
       if (isSpace(c)) continue
