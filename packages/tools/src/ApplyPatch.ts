@@ -6,9 +6,11 @@
  * - `create_file`: the diff's lines all start with `+`; the file is written with them (without the `+`),
  *   each ending with `\n`. A file already there is replaced, as Codex's `*** Add File:` does (the log says
  *   so: `created a.txt, replacing the file there`).
- * - `update_file`: the diff is a list of hunks. A line `@@` (optionally followed by a line of context to
- *   find first, e.g. `@@ def main():`) starts a hunk; in a hunk a line starting with ` ` is context, `-`
- *   a line removed, `+` a line added; `*** End of File` anchors the hunk at the end of the file. As Codex's
+ * - `update_file`: the diff is a list of hunks. A line `@@` (optionally followed by a space and a line of
+ *   context to find first, e.g. `@@ def main():`) starts a hunk; in a hunk a line starting with ` ` is
+ *   context, `-` a line removed, `+` a line added; `*** End of File` anchors the hunk at the end of the file.
+ *   A diff without a hunk (empty, `@@` alone) or with a hunk without a line is refused, as Codex refuses
+ *   it (a `failed` answer from `handler`; the file untouched). As Codex's
  *   `compute_replacements`, each hunk's old lines (context and removed) are found in the file as it was
  *   before the patch, from where the previous hunk's ended (a hunk never finds a line an earlier one added),
  *   and the replacements are made once all are found; the search runs Codex's `seek_sequence` passes:
@@ -134,35 +136,61 @@ const trim = (text: string): string => {
   return start === 0 ? end : end.slice(start)
 }
 
+/** The first line of a hunk: `@@` alone, or `@@ ` and a line of context (Codex's two markers). */
+const isHunkStart = (line: string): boolean => line === "@@" || line.startsWith("@@ ")
+
+/**
+ * The hunks of an `update_file` diff, as Codex's parser (`parse_update_file_chunk`, in `parse_one_hunk`)
+ * reads them, or the `PatchError` it would answer: see `applyHunks`.
+ */
 const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
-  const lines = diff.split(/\r?\n/)
+  // an operation without a diff (its type says there is one; a handler may be given one that skipped the
+  // schema) has no hunk either
+  const lines = (typeof diff === "string" ? diff : "").split(/\r?\n/)
   if (lines.at(-1) === "") lines.pop()
   const hunks: Array<Hunk> = []
+  const error = (index: number, description: string) =>
+    new PatchError({ description: `line ${index + 1} of the diff ${description}`, path })
+  // the hunk being read; undefined before the first and once one ended ("*** End of File", or a line that is
+  // no hunk line: the next hunk's "@@")
   let current: Hunk | undefined
+  let read = 0
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!
-    // as Codex's parser: blank lines where a hunk would start (before the first, after one ended by
-    // "*** End of File") are skipped; in a hunk an empty line is an empty context line
-    if ((current === undefined || current.endOfFile) && trim(line) === "") continue
-    if (line.startsWith("@@")) {
-      const header = trim(line.slice(2))
-      current = { header: header === "" ? undefined : header, oldLines: [], newLines: [], endOfFile: false }
-      hunks.push(current)
-      continue
-    }
-    if (line === "*** End of File") {
-      if (current !== undefined) current.endOfFile = true
-      continue
-    }
-    if (current?.endOfFile) {
-      return new PatchError({
-        description: `line ${index + 1} of the diff follows "*** End of File" but starts no hunk with "@@": ${JSON.stringify(line)}`,
-        path
-      })
+    if (line.startsWith("@@") && !isHunkStart(line)) {
+      return error(index, `is no hunk header: "@@" is alone or followed by a space and a line of context ("@@ def f():"): ${JSON.stringify(line)}`)
     }
     if (current === undefined) {
+      // between hunks blank lines are skipped
+      if (trim(line) === "") continue
+      if (isHunkStart(line)) {
+        // the header as written, not trimmed (Codex's seek_sequence trims in its later passes); one of
+        // whitespace only is none (Codex would look for a blank line)
+        const header = line.slice(3)
+        current = { header: trim(header) === "" ? undefined : header, oldLines: [], newLines: [], endOfFile: false }
+        hunks.push(current)
+        read = 0
+        continue
+      }
+      if (hunks.length > 0) {
+        return error(
+          index,
+          `starts no hunk: after a hunk ends (at "*** End of File" or a line that starts with neither " ", "-" nor "+") ` +
+            `the next starts with "@@" or "@@ <a line of context>": ${JSON.stringify(line)}`
+        )
+      }
+      // the first hunk may start without "@@"
       current = { header: undefined, oldLines: [], newLines: [], endOfFile: false }
       hunks.push(current)
+      read = 0
+    }
+    if (line === "*** End of File") {
+      if (read === 0) {
+        return error(index, "ends a hunk that has no line (\"*** End of File\" follows the hunk's lines)")
+      }
+      current.endOfFile = true
+      current = undefined
+      continue
     }
     const marker = line[0]
     const text = line.slice(1)
@@ -173,12 +201,29 @@ const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
       current.oldLines.push(text)
     } else if (marker === "+") {
       current.newLines.push(text)
+    } else if (read === 0) {
+      return error(
+        index,
+        isHunkStart(line)
+          ? `starts a hunk, but the hunk before it has no line: ${JSON.stringify(lines[index - 1] ?? "")}`
+          : `starts with neither " ", "-", "+" nor "@@ ": ${JSON.stringify(line)}`
+      )
     } else {
-      return new PatchError({
-        description: `line ${index + 1} of the diff starts with neither " ", "-", "+" nor "@@": ${JSON.stringify(line)}`,
-        path
-      })
+      // the hunk ends here: the line starts the next one
+      current = undefined
+      index--
+      continue
     }
+    read++
+  }
+  if (current !== undefined && read === 0) {
+    return error(lines.length - 1, `starts a hunk that has no line: ${JSON.stringify(lines.at(-1))}`)
+  }
+  if (hunks.length === 0) {
+    return new PatchError({
+      description: "the diff has no hunk: nothing to change (a hunk is \"@@\", then its context \" \", removed \"-\" and added \"+\" lines)",
+      path
+    })
   }
   return hunks
 }
@@ -285,9 +330,17 @@ const splitLines = (content: string): { readonly texts: Array<string>; readonly 
  * removed line (only `+` lines) adds them at the end of the file (before a final blank line), whatever its
  * `@@` header. Lines the patch leaves keep their own ending; the lines it writes (added and context lines)
  * take the file's ending, the one of its first line (`\r\n` in a CRLF file, `\n` in an empty file); the
- * result ends with a newline (a last line without one gains it). As Codex's parser, blank lines where a hunk
- * would start (before the first, after one ended by `*** End of File`) are skipped, and a line after
- * `*** End of File` that starts no hunk (`@@`) is an error. Besides: a byte order mark at the start of the
+ * result ends with a newline (a last line without one gains it).
+ *
+ * The diff is read as Codex's parser reads it (`parse_update_file_chunk`): a hunk starts with `@@` alone or
+ * `@@ ` and a line of context, kept as written (not trimmed: the search's later passes trim it; one of
+ * whitespace only is no header, where Codex would look for a blank line); the first hunk may start without
+ * it. A hunk ends at `*** End of File` or at a line that starts with neither ` `, `-` nor `+`, where the next
+ * must start; blank lines between hunks are skipped. Fails with `PatchError` naming the line when the diff
+ * has no hunk (an empty diff, blank lines only), a hunk has no line (`@@` alone, `@@ ctx` then
+ * `*** End of File` or another `@@`), a line starting with `@@` is no marker (`@@foo`), or a line after a
+ * hunk ended starts no hunk: an update with nothing in it is refused, not a rewrite of the file as it was.
+ * Besides: a byte order mark at the start of the
  * file stays there (the hunks do not see it), and the diff's lines may end with `\r\n` (the `\r` is not part
  * of the line).
  *
@@ -394,8 +447,12 @@ export const createdText = (diff: string, path: string): Effect.Effect<string, P
  * headers may be padded with whitespace (` *** Begin Patch`, `  *** Update File: a.txt`; whitespace as Rust's
  * `trim` strips it: U+0085 is, U+FEFF is not), and an `*** Add File:` section's lines are those that follow
  * it starting with `+`. Fails with `PatchError` when the envelope or a section header is missing or unknown,
- * or an `*** Update File:` section has no hunk (as Codex's "Update file hunk for path … is empty"; a
- * `*** Move to:` alone is none). A patch without a section parses to no change (`applyPatchText` refuses it).
+ * an `*** Update File:` section has no hunk (as Codex's "Update file hunk for path … is empty"; a
+ * `*** Move to:` alone is none) or a hunk that does not parse (see `applyHunks`: checked here, so a patch
+ * that does not parse changes nothing, as with Codex), or a blank line follows an `*** Add File:` section
+ * (as Codex; it may be a line of the file whose `+` was left out). A blank line after `*** Begin Patch` or
+ * a `*** Delete File:` line is skipped (Codex refuses the patch; nothing in it is unclear). A patch without
+ * a section parses to no change (`applyPatchText` refuses it).
  *
  * @since 0.2.0
  * @category patches
@@ -431,12 +488,25 @@ export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange
       }
       return out.length === 0 ? "" : out.join("\n") + "\n"
     }
+    // the path of the section just read when it was an "*** Add File:" one
+    let added: string | undefined
     while (index < lines.length - 1) {
       // as Codex's parser: a section header may be padded with whitespace ("  *** Update File: a.txt")
       const line = trim(lines[index]!)
       index++
+      if (line === "" && added !== undefined) {
+        // as Codex's parser; and a line of the new file whose "+" was left out would be lost unseen
+        return Effect.fail(
+          new PatchError({
+            description: `a blank line follows the "*** Add File: ${added}" section: each line of a new file starts with "+" ` +
+              `(an empty one is "+" alone), and no blank line separates sections`
+          })
+        )
+      }
+      added = undefined
       if (line.startsWith("*** Add File: ")) {
-        changes.push({ type: "create_file", path: trim(line.slice("*** Add File: ".length)), diff: body(true) })
+        added = trim(line.slice("*** Add File: ".length))
+        changes.push({ type: "create_file", path: added, diff: body(true) })
       } else if (line.startsWith("*** Delete File: ")) {
         changes.push({ type: "delete_file", path: trim(line.slice("*** Delete File: ".length)) })
       } else if (line.startsWith("*** Update File: ")) {
@@ -453,10 +523,15 @@ export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange
             new PatchError({ description: "the \"*** Update File:\" section has no hunk (no line after it before the next section)", path })
           )
         }
+        // a malformed hunk fails the patch before its first change, as Codex parses all of it first
+        const hunks = parseHunks(diff, path)
+        if (hunks instanceof PatchError) return Effect.fail(hunks)
         changes.push({ type: "update_file", path, diff, moveTo })
       } else if (line !== "") {
         return Effect.fail(new PatchError({ description: `unexpected line in the patch: ${JSON.stringify(line)}` }))
       }
+      // a blank line after "*** Begin Patch" or a "*** Delete File:" line is skipped: Codex refuses the patch
+      // ("'' is not a valid hunk header") though nothing in it is unclear
     }
     return Effect.succeed(changes)
   })

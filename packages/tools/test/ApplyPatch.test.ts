@@ -400,7 +400,83 @@ describe("ApplyPatch", () => {
       assert.strictEqual(yield* ApplyPatch.applyHunks("a\nb\n", "@@\n-b\n+B\n*** End of File\n\n\n", "f"), "a\nB\n")
       // a line after it that starts no hunk is an error, as Codex's "Expected update hunk to start with a @@"
       const after = yield* Effect.flip(ApplyPatch.applyHunks("a\nb\n", "@@\n-b\n+B\n*** End of File\n-a\n", "f"))
-      assert.strictEqual(after.description, 'line 5 of the diff follows "*** End of File" but starts no hunk with "@@": "-a"')
+      assert.strictEqual(
+        after.description,
+        'line 5 of the diff starts no hunk: after a hunk ends (at "*** End of File" or a line that starts with neither " ", "-" nor "+") ' +
+          'the next starts with "@@" or "@@ <a line of context>": "-a"'
+      )
+    }))
+
+  it.effect("an update_file with nothing to apply is a failed answer, the file untouched (as Codex refuses it)", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const apply = ApplyPatch.handler({ root })
+      const update = (diff: string | undefined) =>
+        apply(
+          diff === undefined
+            ? { callId: "e", operation: { type: "update_file", path: "f.txt" } } as unknown as Part.ApplyPatchCallPart
+            : new Part.ApplyPatchCallPart({ callId: "e", operation: { type: "update_file", path: "f.txt", diff } })
+        )
+      const refused = {
+        "": "f.txt: the diff has no hunk: nothing to change (a hunk is \"@@\", then its context \" \", removed \"-\" and added \"+\" lines)",
+        "\n\n": "f.txt: the diff has no hunk: nothing to change (a hunk is \"@@\", then its context \" \", removed \"-\" and added \"+\" lines)",
+        "@@\n": "f.txt: line 1 of the diff starts a hunk that has no line: \"@@\"",
+        "@@ def main\n": "f.txt: line 1 of the diff starts a hunk that has no line: \"@@ def main\"",
+        "@@ def main\n*** End of File\n":
+          "f.txt: line 2 of the diff ends a hunk that has no line (\"*** End of File\" follows the hunk's lines)",
+        "*** End of File\n": "f.txt: line 1 of the diff ends a hunk that has no line (\"*** End of File\" follows the hunk's lines)"
+      }
+      writeFileSync(join(root, "f.txt"), "no newline at end")
+      for (const [diff, output] of Object.entries(refused)) {
+        assert.deepStrictEqual(yield* update(diff), { status: "failed", output }, JSON.stringify(diff))
+      }
+      // an operation without a diff at all (past the schema)
+      assert.deepStrictEqual(yield* update(undefined), { status: "failed", output: refused[""] })
+      assert.strictEqual(readFileSync(join(root, "f.txt"), "utf8"), "no newline at end")
+    }))
+
+  it.effect("hunks parsed as Codex's parser reads them: the @@ markers, the header as written, hunks without lines", () =>
+    Effect.gen(function*() {
+      const fails = (diff: string) => Effect.map(Effect.flip(ApplyPatch.applyHunks("a\nb\n", diff, "f")), (error) => error.description)
+      const noHeader = 'is no hunk header: "@@" is alone or followed by a space and a line of context ("@@ def f():")'
+      // "@@" followed by anything but a space is no header (it was "@@ a")
+      assert.strictEqual(yield* fails("@@a\n-b\n+B\n"), `line 1 of the diff ${noHeader}: "@@a"`)
+      assert.strictEqual(yield* fails("@@\n-a\n+A\n@@b\n-b\n+B\n"), `line 4 of the diff ${noHeader}: "@@b"`)
+      // a hunk without a line, followed by another (it was an addition of nothing)
+      assert.strictEqual(yield* fails("@@ a\n@@\n-b\n+B\n"), 'line 2 of the diff starts a hunk, but the hunk before it has no line: "@@ a"')
+      // the header is looked for as written: "foo " is found exactly (line 3), before "foo" trimmed (line 1)
+      assert.strictEqual(yield* ApplyPatch.applyHunks("foo\nx\nfoo \nx\n", "@@ foo \n-x\n+X\n", "f"), "foo\nx\nfoo \nX\n")
+      // a header of spaces is none (Codex would look for a blank line: there is none here)
+      assert.strictEqual(yield* ApplyPatch.applyHunks("a\nb\n", "@@  \n-b\n+B\n", "f"), "a\nB\n")
+    }))
+
+  it.effect("a whole patch as Codex parses it: all hunks checked before the first change, no blank line after an added file", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeFileSync(join(root, "c.txt"), "c\n")
+      // a malformed hunk in the second section: nothing is written (the added file was, before)
+      const malformed = yield* Effect.flip(
+        ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Add File: d.txt\n+d\n*** Update File: c.txt\n@@c\n-c\n+C\n*** End Patch")
+      )
+      assert.strictEqual(malformed.path, "c.txt")
+      assert.isFalse(existsSync(join(root, "d.txt")))
+      // a blank line after an Add File section: an empty line of the file without its "+"? refused, as Codex
+      const blank = yield* Effect.flip(
+        ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Add File: d.txt\n+d\n\n*** Update File: c.txt\n@@\n-c\n+C\n*** End Patch")
+      )
+      assert.strictEqual(
+        blank.message,
+        'a blank line follows the "*** Add File: d.txt" section: each line of a new file starts with "+" (an empty one is "+" alone), ' +
+          "and no blank line separates sections"
+      )
+      assert.isFalse(existsSync(join(root, "d.txt")))
+      assert.strictEqual(readFileSync(join(root, "c.txt"), "utf8"), "c\n")
+      // after "*** Begin Patch" or a Delete File section it is skipped (Codex refuses it, though it is plain)
+      writeFileSync(join(root, "e.txt"), "e\n")
+      assert.strictEqual(
+        yield* ApplyPatch.applyPatchText(root, "*** Begin Patch\n\n*** Delete File: e.txt\n\n*** Update File: c.txt\n@@\n-c\n+C\n*** End Patch"),
+        "deleted e.txt\nupdated c.txt"
+      )
     }))
 
   it.effect("whitespace in the fuzzy passes is Rust's: U+0085 is trimmed, U+FEFF is not", () =>
