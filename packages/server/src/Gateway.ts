@@ -1200,7 +1200,8 @@ export const getResponse = (options: Options = {}) =>
 /**
  * The handler of `GET /v1/responses/{id}/input_items`: a page of the response's input items
  * (`{object: "list", data, first_id, last_id, has_more}`; query `limit` 1 to 100, default 20, `order`
- * `asc` / `desc` (default), `after` an item id); 400 `invalid_value` for a bad `limit` or `order`, 404 as
+ * `asc` / `desc` (default), `after` an item id); 400 `invalid_value` for a bad `limit` or `order`, or an
+ * `after` that is no input item of the response (the API reference does not say what it answers then), 404 as
  * `getResponse`. Source: the API reference, "List input items".
  *
  * @since 0.2.0

@@ -85,8 +85,8 @@ export interface Entry {
 
 /**
  * A page of input items (`GET /responses/{id}/input_items`): `after` (an item id; items after it in the
- * given order; an id that is no input item of the response gives an empty page, `has_more: false`), `limit` (1 to 100, default 20), `order` (`asc`, or `desc`: the API's default, newest
- * first).
+ * given order; an id that is no input item of the response fails with `InputItemNotFound`), `limit` (1 to
+ * 100, default 20), `order` (`asc`, or `desc`: the API's default, newest first).
  *
  * @since 0.2.0
  * @category models
@@ -179,6 +179,26 @@ export class ResponseNotFound
 }
 
 /**
+ * A page's `after` cursor (`PageOptions.after`) that is no input item of the response: the response
+ * `responseId` is stored, but none of its input items has the id `itemId`. The API reference does not
+ * say what `after` with such an id answers; a failure naming it tells a pager its cursor is wrong, where an
+ * empty page would read as the end of the list.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class InputItemNotFound
+  extends Schema.TaggedError<InputItemNotFound>("@effect-responses/InputItemNotFound")("InputItemNotFound", {
+    responseId: Schema.String,
+    itemId: Schema.String
+  })
+{
+  override get message(): string {
+    return `No input item with id '${this.itemId}' in response '${this.responseId}'.`
+  }
+}
+
+/**
  * The store's operations; every one is scoped to a tenant and never returns expired responses.
  *
  * - `save`: stores a response (replacing the tenant's own one with the same id), then enforces
@@ -190,7 +210,8 @@ export class ResponseNotFound
  *   `ResponseNotFound` naming the first missing response.
  * - `items`: the stored items with the given ids (the most recently stored one for an id met twice); ids
  *   not found are absent from the map.
- * - `inputItems`: a page of a response's input items, or `None` when the response is not stored.
+ * - `inputItems`: a page of a response's input items, or `None` when the response is not stored. Fails
+ *   with `InputItemNotFound` when `after` is no input item of the response.
  * - `delete`: deletes a response and its items; `false` when it was not stored.
  * - `purge`: deletes expired responses; the number deleted.
  *
@@ -209,7 +230,7 @@ export interface Service {
     tenant: string,
     id: string,
     options?: PageOptions
-  ) => Effect.Effect<Option.Option<ItemPage>, ResponseStoreError>
+  ) => Effect.Effect<Option.Option<ItemPage>, ResponseStoreError | InputItemNotFound>
   readonly delete: (tenant: string, id: string) => Effect.Effect<boolean, ResponseStoreError>
   readonly purge: Effect.Effect<number, ResponseStoreError>
 }
@@ -469,10 +490,14 @@ export const make = (retention: Retention = {}): Effect.Effect<Service, never, S
         const all: Array<Item> = []
         for (const row of rows) all.push(yield* parse<Item>(row.body, "item"))
         if (options.order !== "asc") all.reverse()
-        // an `after` that is no item of this response: nothing after it (an empty page, no more)
-        const start = options.after === undefined ? 0 : all.findIndex((item) => item.id === options.after) + 1
+        let start = 0
+        if (options.after !== undefined) {
+          const at = all.findIndex((item) => item.id === options.after)
+          if (at === -1) return yield* new InputItemNotFound({ responseId: id, itemId: options.after })
+          start = at + 1
+        }
         const limit = options.limit ?? 20
-        const data = start === 0 && options.after !== undefined ? [] : all.slice(start, start + limit)
+        const data = all.slice(start, start + limit)
         return Option.some<ItemPage>({
           object: "list",
           data,

@@ -401,6 +401,21 @@ for (const backend of backends) {
               status: 400,
               body: { error: { message: expect.stringContaining("'limit'"), type: "invalid_request_error", param: "limit", code: "invalid_value" } }
             })
+            const badAfter = yield* Effect.promise(() =>
+              fetch(`${baseUrl}/responses/${ids.second}/input_items?after=msg_nope`, { headers: { authorization: `Bearer ${KEY_A}` } })
+                .then(async (response) => ({ status: response.status, body: await response.json() }))
+            )
+            expect(badAfter).toEqual({
+              status: 400,
+              body: {
+                error: {
+                  message: `Invalid 'after': 'msg_nope' is no input item of response '${ids.second}'.`,
+                  type: "invalid_request_error",
+                  param: "after",
+                  code: "invalid_value"
+                }
+              }
+            })
           })
         )
       }))

@@ -76,9 +76,16 @@ for (const backend of backends) {
             const next = Option.getOrThrow(yield* store.inputItems("t1", "resp_2", { limit: 1, after: "msg_u3" }))
             expect(next.data.map((item) => item.id)).toEqual(["msg_u2"])
             assert.isFalse(next.has_more)
-            // an unknown cursor: an empty page, and no more (has_more true sent a pager after an empty page)
-            const unknown = Option.getOrThrow(yield* store.inputItems("t1", "resp_2", { limit: 1, after: "msg_nope" }))
-            expect(unknown).toEqual({ object: "list", data: [], first_id: null, last_id: null, has_more: false })
+            // the last item as the cursor: an empty page, and no more
+            const end = Option.getOrThrow(yield* store.inputItems("t1", "resp_2", { limit: 1, after: "msg_u2" }))
+            expect(end).toEqual({ object: "list", data: [], first_id: null, last_id: null, has_more: false })
+            // an unknown cursor, or an item of the response that is no input item of it: a failure naming it,
+            // not an empty page a pager would read as the end of the list
+            for (const after of ["msg_nope", "msg_a2", "msg_u1"]) {
+              expect(yield* Effect.exit(store.inputItems("t1", "resp_2", { limit: 1, after }))).toEqual(
+                Exit.fail(new ResponseStore.InputItemNotFound({ responseId: "resp_2", itemId: after }))
+              )
+            }
             const asc = Option.getOrThrow(yield* store.inputItems("t1", "resp_2", { order: "asc" }))
             expect(asc.data.map((item) => item.id)).toEqual(["msg_u2", "msg_u3"])
             assert.isTrue(Option.isNone(yield* store.inputItems("t1", "resp_404")))

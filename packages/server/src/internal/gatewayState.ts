@@ -252,8 +252,8 @@ const invalidQuery = (param: string, description: string): ErrorFields => ({
 
 /**
  * `GET /v1/responses/{id}/input_items`: a page of the response's input items; query `limit` (1 to 100,
- * default 20), `order` (`asc` or `desc`, default `desc`), `after` (an item id), `include` (accepted: the
- * stored items hold everything the gateway has).
+ * default 20), `order` (`asc` or `desc`, default `desc`), `after` (an item id; one that is no input item of
+ * the response is a 400 naming `after`), `include` (accepted: the stored items hold everything the gateway has).
  */
 export const listInputItems = (
   store: ResponseStore.Service,
@@ -274,6 +274,12 @@ export const listInputItems = (
       return yield* Effect.fail(invalidQuery("order", `Invalid 'order': 'asc' or 'desc' expected, got '${order}'.`))
     }
     const after = query.get("after") ?? undefined
-    const page = yield* store.inputItems(tenant, id, { limit, order, after }).pipe(Effect.mapError(storeFailed))
+    const page = yield* store.inputItems(tenant, id, { limit, order, after }).pipe(
+      Effect.catchTags({
+        ResponseStoreError: (error) => Effect.fail(storeFailed(error)),
+        InputItemNotFound: (error) =>
+          Effect.fail(invalidQuery("after", `Invalid 'after': '${error.itemId}' is no input item of response '${error.responseId}'.`))
+      })
+    )
     return yield* Option.match(page, { onNone: () => Effect.fail(responseNotFound(id)), onSome: Effect.succeed })
   })
