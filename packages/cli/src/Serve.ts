@@ -59,6 +59,8 @@
  *   `Content-Length`, or as soon as a chunked body passes it). A coding agent's conversation that holds
  *   screenshots (`input_image` data URLs in tool outputs) passes 16 MiB after a few of them; OpenAI takes
  *   larger bodies, so raise it for such clients (the gateway reads a large body in slices, one item at a time).
+ *   At most 511 (`Gateway.MAX_BODY_BYTES_LIMIT`: Node's longest string, 512 MiB less 24 characters, which a
+ *   body that is no JSON is decoded into whole to name where it fails).
  * - `--request-body-timeout SECONDS` (default 120): a request body that has not arrived whole within it gets
  *   a 408 `request_timeout` and its connection is closed (a client that never ends its body holds nothing);
  *   at most 2147483 (about 24.8 days, the longest a JS timer waits). Request headers must arrive whole

@@ -3,7 +3,7 @@
  * error line.
  */
 import { Cli, Demo, Request } from "@effect-responses/cli"
-import { ResponseStore } from "@effect-responses/server"
+import { Gateway, ResponseStore } from "@effect-responses/server"
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Cause from "effect/Cause"
@@ -41,6 +41,11 @@ const main = (args: ReadonlyArray<string>, stdin?: string) =>
     process.exitCode = exitCode
     return { stdout, stderr, status }
   })
+
+/** What `--max-body-mb N` over its bound gets: the bound, and why there is one. */
+const MAX_BODY_MB_OVER = (n: number) =>
+  `option --max-body-mb: '${n}' is more than 511 (allowed: 1 to 511 MiB: Node's longest string, which a body that ` +
+  `is no JSON is read into, is 512 MiB less 24 characters)`
 
 /** The refusal of a `--store postgres:` value that is no URL (not echoed: it may hold a password). */
 const POSTGRES_URL =
@@ -107,6 +112,8 @@ describe("effect-responses (in process)", () => {
   it.effect("the help's defaults are those the verbs use: the store's bound, the demo prompt, the model of request", () =>
     Effect.sync(() => {
       assert.include(Cli.help("serve"), `(default: ${ResponseStore.DEFAULT_MAX_RESPONSES})`)
+      // --max-body-mb's bound is the whole MiB within the gateway's own
+      assert.include(Cli.help("serve").replace(/\s+/g, " "), `1 to ${Math.floor(Gateway.MAX_BODY_BYTES_LIMIT / (1024 * 1024))})`)
       assert.include(Cli.help("chat").replace(/\s+/g, " "), Demo.defaultPrompt)
       assert.include(Cli.help("request"), `(default: ${Request.DEFAULT_MODEL})`)
     }))
@@ -218,7 +225,10 @@ describe("effect-responses (in process)", () => {
         [["--host", " "], "option --host: the address is empty (give one, e.g. 127.0.0.1, or 0.0.0.0 to listen on every interface)"],
         [["--upstream-retries", "-1"], "option --upstream-retries: '-1' is less than 0 (allowed: 0 or more retries)"],
         [["--max-input-items", "0"], "option --max-input-items: '0' is less than 1 (allowed: 1 or more items)"],
-        [["--max-body-mb", "-1"], "option --max-body-mb: '-1' is less than 1 (allowed: 1 or more MiB)"],
+        [["--max-body-mb", "-1"], "option --max-body-mb: '-1' is less than 1 (allowed: 1 to 511 MiB)"],
+        // a body past Node's longest string cannot be read: a value over it was taken, and such a body failed
+        [["--max-body-mb", "512"], MAX_BODY_MB_OVER(512)],
+        [["--max-body-mb", "1000000000000"], MAX_BODY_MB_OVER(1000000000000)],
         [
           ["--upstream-headers-timeout", "0"],
           "option --upstream-headers-timeout: '0' is less than 1 (allowed: 1 or more seconds)"

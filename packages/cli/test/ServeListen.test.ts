@@ -12,6 +12,11 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+/** What `--max-body-mb N` over its bound gets: the bound, and why there is one. */
+const MAX_BODY_MB_OVER = (n: number) =>
+  `option --max-body-mb: '${n}' is more than 511 (allowed: 1 to 511 MiB: Node's longest string, which a body that ` +
+  `is no JSON is read into, is 512 MiB less 24 characters)`
+
 
 describe("effect-responses serve", () => {
   it.scoped("a busy port fails with ServeSetupError naming host:port and EADDRINUSE", () =>
@@ -105,7 +110,8 @@ describe("effect-responses serve: the address line and the body bound", () => {
         [{ builtinTools: "foo" as "drop" }, "option --builtin-tools: 'foo' is not drop or reject"],
         [{ upstreamRetries: -1 }, "option --upstream-retries: '-1' is less than 0 (allowed: 0 or more retries)"],
         [{ maxInputItems: 0 }, "option --max-input-items: '0' is less than 1 (allowed: 1 or more items)"],
-        [{ maxBodyMb: 0 }, "option --max-body-mb: '0' is less than 1 (allowed: 1 or more MiB)"],
+        [{ maxBodyMb: 0 }, "option --max-body-mb: '0' is less than 1 (allowed: 1 to 511 MiB)"],
+        [{ maxBodyMb: 512 }, MAX_BODY_MB_OVER(512)],
         [{ maxBodyMb: 1.5 }, "option --max-body-mb: '1.5' is not an integer"],
         [{ upstreamHeadersTimeout: 0 }, "option --upstream-headers-timeout: '0' is less than 1 (allowed: 1 or more seconds)"],
         [{ upstreamIdleTimeout: 0 }, "option --upstream-idle-timeout: '0' is less than 1 (allowed: 1 or more seconds)"],

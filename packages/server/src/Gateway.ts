@@ -189,7 +189,8 @@ import * as Upstream from "./Upstream.js"
  *   with one key stored is visible only to requests with the same key (`apiKey` is a tenant too);
  * - `builtinTools`: `drop` (default) or `reject` built-in tools (see `ResponsesRequestDecoder`);
  * - `inputFiles`: how the upstream takes `input_file` content (default `["data", "id"]`);
- * - `maxBodyBytes`: the request body bound in bytes (default `MAX_BODY_BYTES`, 16 MiB);
+ * - `maxBodyBytes`: the request body bound in bytes (default `MAX_BODY_BYTES`, 16 MiB; at most
+ *   `MAX_BODY_BYTES_LIMIT`, 512 MiB less 24 bytes);
  * - `maxInputItems`: the bound on input items (default `ResponsesRequestDecoder.MAX_INPUT_ITEMS`, 20,000);
  * - `maxJsonDepth`: the bound on the nesting of objects and arrays in the body (default `MAX_JSON_DEPTH`,
  *   64);
@@ -238,6 +239,18 @@ export const BODY_TIMEOUT: Duration.Duration = Duration.seconds(120)
  * @category constants
  */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024
+
+/**
+ * The largest `Options.maxBodyBytes`: 536,870,888 bytes (512 MiB less 24), V8's longest string on 64-bit
+ * platforms (Node's `buffer.constants.MAX_STRING_LENGTH`, 2^29 - 24 UTF-16 code units). A body that is no
+ * JSON is decoded whole into one string to name where its syntax fails, and a string value of the body is
+ * one string: past this length either throws (`RangeError: Invalid string length`) instead of answering. A
+ * body decodes to at most as many code units as it has bytes, so a body within the bound always fits.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const MAX_BODY_BYTES_LIMIT = 2 ** 29 - 24
 
 /**
  * An error the gateway answers with: HTTP `status` and OpenAI's `{"error":{"message","type","param",
@@ -1310,7 +1323,7 @@ export const accessLog = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, 
  * Gateway options that cannot serve: an `apiKey` that is empty (e.g. `--api-key-env VAR` with `VAR` set
  * to `""`) or has leading or trailing white space, which no `Authorization` header can carry, so that every
  * request would get a 401; a `maxBodyBytes`, `maxInputItems` or `maxJsonDepth` that is not a positive
- * integer.
+ * integer; a `maxBodyBytes` over `MAX_BODY_BYTES_LIMIT`.
  *
  * @since 0.1.0
  * @category errors
@@ -1356,6 +1369,14 @@ export const validateOptions = (options: Options): Effect.Effect<Options, Gatewa
     if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
       return Effect.fail(new GatewayOptionsError({ description: `${name} must be a positive integer, not ${value}` }))
     }
+  }
+  if (options.maxBodyBytes !== undefined && options.maxBodyBytes > MAX_BODY_BYTES_LIMIT) {
+    return Effect.fail(
+      new GatewayOptionsError({
+        description: `maxBodyBytes must be at most ${MAX_BODY_BYTES_LIMIT} (Node's longest string, which a body that is ` +
+          `no JSON is decoded into whole, is that many characters), not ${options.maxBodyBytes}`
+      })
+    )
   }
   return Effect.succeed(options)
 }

@@ -24,6 +24,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import { constants } from "node:buffer"
 import { request as httpRequest } from "node:http"
 import { gzipSync } from "node:zlib"
 import OpenAI from "openai"
@@ -736,5 +737,19 @@ describe("Gateway (scripted upstream)", () => {
         expect(error._tag).toBe("GatewayOptionsError")
         expect(error.message).toContain("API key")
       }
+    }))
+
+  it.effect("a maxBodyBytes past Node's longest string fails at startup: such a body could not be read", () =>
+    Effect.gen(function*() {
+      expect(yield* Gateway.validateOptions({ maxBodyBytes: Gateway.MAX_BODY_BYTES_LIMIT })).toEqual({
+        maxBodyBytes: 536_870_888
+      })
+      const error = yield* Effect.flip(Gateway.validateOptions({ maxBodyBytes: Gateway.MAX_BODY_BYTES_LIMIT + 1 }))
+      expect(error.message).toBe(
+        "maxBodyBytes must be at most 536870888 (Node's longest string, which a body that is no JSON is decoded " +
+          "into whole, is that many characters), not 536870889"
+      )
+      // the bound is this Node's own
+      expect(Gateway.MAX_BODY_BYTES_LIMIT).toBe(constants.MAX_STRING_LENGTH)
     }))
 })

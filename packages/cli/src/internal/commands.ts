@@ -170,7 +170,7 @@ export const serve = Command.make("serve", {
   ),
   maxBodyMb: Options.integer("max-body-mb").pipe(
     checked(serveChecks.maxBodyMb.problem),
-    Options.withDescription("the largest request body in MiB (more: 413); raise it for agents that send images"),
+    Options.withDescription("the largest request body in MiB (more: 413; 1 to 511); raise it for agents that send images"),
     Options.withDefault(16)
   ),
   requestBodyTimeout: Options.integer("request-body-timeout").pipe(

@@ -120,6 +120,22 @@ export const betweenProblem = (min: number, max: number, unit: string) => (n: nu
     ? `'${n}' is ${n < min ? "less" : "more"} than ${n < min ? min : max} (allowed: ${min} to ${max} ${unit})`
     : undefined
 
+/**
+ * The largest `serve --max-body-mb`: 511, the whole MiB within the server package's
+ * `Gateway.MAX_BODY_BYTES_LIMIT` (536,870,888 bytes, 512 MiB less 24: V8's longest string, which a body that
+ * is no JSON is decoded into whole; `Cli.test.ts` checks they agree), written out here so that the
+ * declarations do not load the gateway. @internal
+ */
+export const MAX_BODY_MB = 511
+
+/** What is wrong with a `--max-body-mb` value, `undefined` when it is 1 to `MAX_BODY_MB`. @internal */
+export const maxBodyMbProblem = (n: number): string | undefined => {
+  const problem = betweenProblem(1, MAX_BODY_MB, "MiB")(n)
+  return problem !== undefined && n > MAX_BODY_MB
+    ? `${problem.slice(0, -1)}: Node's longest string, which a body that is no JSON is read into, is 512 MiB less 24 characters)`
+    : problem
+}
+
 /** What is wrong with a `--upstream` value, `undefined` when it is an http(s) URL. @internal */
 export const upstreamProblem = (text: string): string | undefined => {
   let url: URL | undefined
@@ -177,7 +193,7 @@ export const serveChecks = {
   upstreamIdleTimeout: serveCheck("--upstream-idle-timeout", atLeastProblem(1, "seconds")),
   upstreamRetries: serveCheck("--upstream-retries", atLeastProblem(0, "retries")),
   maxInputItems: serveCheck("--max-input-items", atLeastProblem(1, "items")),
-  maxBodyMb: serveCheck("--max-body-mb", atLeastProblem(1, "MiB")),
+  maxBodyMb: serveCheck("--max-body-mb", maxBodyMbProblem),
   requestBodyTimeout: serveCheck("--request-body-timeout", betweenProblem(1, MAX_TIMER_SECONDS, "seconds")),
   store: serveCheck("--store", storeProblem),
   storeTtl: serveCheck("--store-ttl", ttlProblem),
