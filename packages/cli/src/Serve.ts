@@ -98,6 +98,7 @@ import * as Stream from "effect/Stream"
 import * as ClosingServer from "./internal/closingServer.js"
 import * as Commands from "./internal/commands.js"
 import * as Defaults from "./internal/defaults.js"
+import { modelNotFound } from "./internal/modelNotFound.js"
 import { resendOnReused } from "./internal/resendOnReused.js"
 import { warmUp } from "./internal/warmUp.js"
 
@@ -373,9 +374,11 @@ export const layer = (options: ServeOptions) =>
   )
 
 /**
- * The upstream with a warning logged when it answers 404: the URL tried and, when the answer names the
- * request's model (`modelNotFound`), that the upstream does not know it; else, when `--upstream` has no
- * `/v1`, the hint that it usually needs one (Ollama, vLLM and others serve `…/v1/chat/completions`); and
+ * The upstream with a warning logged when it answers 404: the URL tried and, when the answer says the
+ * upstream does not know the request's model (`modelNotFound`: OpenAI's `model_not_found` code, or OpenAI's,
+ * vLLM's, Ollama's or llama.cpp's wording of it; then also for a 400, as llama.cpp answers it), that it does
+ * not know it; else, when `--upstream` has no `/v1`, the hint that it usually needs one (Ollama, vLLM and
+ * others serve `…/v1/chat/completions`), or to check `--upstream`; and
  * when, without `--replay-reasoning-content` (`replaying`), it answers 400 about `reasoning_content`
  * (DeepSeek's thinking mode on a turn after a tool call): the hint to pass that flag.
  */
@@ -385,12 +388,14 @@ const withHints = (upstream: Upstream.Service, base: string, replaying: boolean)
     ? "check --upstream"
     : `--upstream has no /v1: try ${base.replace(/\/+$/, "")}/v1`
   const warn = (error: AiError.AiError) =>
-    error._tag === "HttpError" && error.status === 404
+    error._tag === "HttpError" && modelNotFound(error)
       ? Effect.logWarning(
-        modelNotFound(error)
-          ? `the upstream answered 404 to POST ${url}: it does not know the request's model (${AiError.capMessage(error.description, 200)})`
-          : `the upstream answered 404 to POST ${url}: ${hint}`
+        `the upstream answered ${error.status} to POST ${url}: it does not know the request's model (${
+          AiError.capMessage(error.description, 200)
+        })`
       )
+      : error._tag === "HttpError" && error.status === 404
+      ? Effect.logWarning(`the upstream answered 404 to POST ${url}: ${hint}`)
       : !replaying && error._tag === "HttpError" && error.status === 400 && error.description.includes("reasoning_content")
       ? Effect.logWarning(
         "the upstream refused a request for its reasoning_content: start serve with --replay-reasoning-content to " +
@@ -406,14 +411,6 @@ const withHints = (upstream: Upstream.Service, base: string, replaying: boolean)
       }))
   }
 }
-
-/**
- * Whether a 404 names the request's model rather than the path: OpenAI's `code: "model_not_found"` ("The
- * model `x` does not exist or you do not have access to it."), vLLM's "The model `x` does not exist.",
- * Ollama's `model "x" not found, try pulling it first`.
- */
-const modelNotFound = (error: AiError.HttpError): boolean =>
-  error.code === "model_not_found" || error.param === "model" || /\bmodel\b/i.test(error.description)
 
 /** The listen failure (`ServeError`, whose message is empty) as one line naming the address. */
 const listenError = (options: ServeOptions, cause: unknown): ServeSetupError => {
