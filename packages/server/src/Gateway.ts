@@ -15,7 +15,8 @@
  * Every error body has OpenAI's shape `{"error":{"message","type","param","code"}}`:
  *
  * - 401 `invalid_api_key` when `apiKey` is set and the request lacks `Authorization: Bearer <apiKey>`;
- * - 413 `request_too_large` for a body over `maxBodyBytes` (default 16 MiB), by `Content-Length` or, for a
+ * - 413 `request_too_large` for a body over `maxBodyBytes` (default 16 MiB), by `Content-Length` (at once,
+ *   the body unread, with `connection: close`: the connection is closed once the 413 is written) or, for a
  *   chunked body, as soon as the bound is passed, while the client may still send (the rest of the body is
  *   read and discarded in the background, up to 64 MiB and until `bodyTimeout`, so that the answer reaches
  *   the client instead of a connection reset);
@@ -661,13 +662,15 @@ const authorize = (request: HttpServerRequest.HttpServerRequest, options: Option
   return found === undefined ? Effect.fail(invalidApiKey) : tenantOf(found)
 }
 
-const tooLarge = (limit: number) =>
+const tooLarge = (limit: number, close = false) =>
   new GatewayError({
     status: 413,
     description: `The request body is larger than ${limit} bytes.`,
     errorType: "invalid_request_error",
     param: null,
-    code: "request_too_large"
+    code: "request_too_large",
+    // a body refused by its content-length is never read: the connection cannot serve another request
+    ...(close ? { headers: { connection: "close" } } : {})
   })
 
 const unsupportedEncoding = (encoding: string) =>
@@ -687,7 +690,10 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024
 
 /**
  * The body's chunks of bytes, failing with 413 past `limit` bytes: at once by `content-length`, else (a chunked
- * body) as soon as the limit is passed while reading. The 413 is answered then, while the client may still
+ * body) as soon as the limit is passed while reading. A body refused by its `content-length` is not read at
+ * all: its 413 carries `connection: close` and the connection is closed once the 413 is written (Node's
+ * server would otherwise read and discard the declared bytes on a kept-alive connection: a `content-length:
+ * 1000000000` with no body held its socket open). A chunked body past the bound is answered while the client may still
  * be sending, and the rest of the body is read and discarded in the background (up to `MAX_DRAIN_BYTES`,
  * and until the body timeout) instead of ending the read: ending it destroys Node's request, which resets
  * the connection before the 413 is written (curl: "Connection reset by peer"). A client that reads while
@@ -701,7 +707,7 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024
 const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number, timeout: Duration.Duration) =>
   Effect.gen(function*() {
     const declared = Number(Option.getOrUndefined(Headers.get(request.headers, "content-length")) ?? "0")
-    if (Number.isFinite(declared) && declared > limit) return yield* tooLarge(limit)
+    if (Number.isFinite(declared) && declared > limit) return yield* tooLarge(limit, true)
     const encoding = Option.getOrUndefined(Headers.get(request.headers, "content-encoding"))?.trim().toLowerCase()
     const encoded = encoding !== undefined && encoding !== "" && encoding !== "identity"
     const chunks: Array<Uint8Array> = []

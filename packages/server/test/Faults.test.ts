@@ -1179,6 +1179,26 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(received).toHaveLength(0)
       })))
 
+  live("a Content-Length over the bound with no body: 413 at once with connection: close, and the connection closed (the body is never read)", () =>
+    withScriptedGateway([sse(textChunk("never asked"), finishChunks())], { gateway: { bodyTimeout: "1 hour" } }, (url, received) =>
+      Effect.promise(async () => {
+        const { hostname, port } = new URL(url)
+        const socket = connect(Number(port), hostname)
+        let answer = ""
+        socket.on("data", (data) => (answer += data.toString()))
+        const ended = new Promise<void>((resolve) => socket.on("end", () => resolve()))
+        // the client declares a gigabyte, sends none of it and keeps its side open
+        socket.write("POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n")
+        await ended
+        socket.destroy()
+        expect(answer).toMatch(/^HTTP\/1\.1 413 /)
+        const head = answer.slice(0, answer.indexOf("\r\n\r\n")).toLowerCase()
+        expect(head).toContain("connection: close")
+        expect(head).not.toContain("keep-alive")
+        expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)).error).toMatchObject({ code: "request_too_large" })
+        expect(received).toHaveLength(0)
+      })))
+
   live("a chunked body past the bound, still being sent: 413 at once (not a 408 at the body timeout); the rest drained, the connection usable once the body ends", () =>
     withScriptedGateway([sse(textChunk("never asked"), finishChunks())], { gateway: { bodyTimeout: "10 seconds", maxBodyBytes: 1024 } }, (url, received) =>
       Effect.promise(async () => {
