@@ -830,6 +830,25 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(error.message).not.toContain("truncated")
       })))
 
+  it.effect("6.5 MB of binary as a 200 event stream: 502 saying it is not an event stream and how much arrived, not a truncated stream of 0 events", () =>
+    withScriptedGateway([(_request, response) => {
+      // the new-user tester's upstream: 100 pieces of 64 KiB, piece i all bytes i (10 and 13 end lines, the
+      // rest is one line that never ends)
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      for (let i = 0; i < 100; i++) response.write(Buffer.alloc(65536, i))
+      response.end()
+    }], {}, (url) =>
+      Effect.gen(function*() {
+        const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
+        expect(answer.status).toBe(502)
+        const error = JSON.parse(answer.text).error
+        expect(error.message).toContain(
+          "the body is not an event stream: no event in its 6553600 characters, and its last line (5636096 characters) has no line ending"
+        )
+        expect(error.message).not.toContain("truncated")
+        expect(error.message).not.toContain("before any chunk")
+      })))
+
   it.effect("a 429: status, retry-after(-ms) and the request id passed on; the gateway does not retry (1 attempt)", () =>
     withScriptedGateway([(_request, response) => {
       response.writeHead(429, { "content-type": "application/json", "retry-after": "7", "x-request-id": "req_upstream_1" })

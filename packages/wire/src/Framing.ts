@@ -143,6 +143,11 @@ export const makeLineFramer = (maxEventSize: number): Framer => {
  * Input that frames no event at all and holds a line starting with `<`, `{` or `[` (an HTML page or a JSON
  * body, sent without a `content-type` that would have told) fails at its end with `MalformedOutput` "the
  * body is not an event stream", with that first line as the excerpt, rather than reading as an empty stream.
+ * So does input that frames no event and ends in a line without its line ending that starts with neither a
+ * letter (an SSE field) nor `:` (a comment): binary bytes, or text that is not SSE (since 0.2.0); its
+ * description names the characters read (UTF-16 code units) and that line's length, its excerpt the start
+ * of that line. A stream cut in its first event (`data: {"id…`) is not refused here: it is a truncated
+ * stream, for the decoder to say.
  *
  * @since 0.1.0
  * @category constructors
@@ -176,6 +181,8 @@ export const makeSseFramer = (
   let framed = false
   /** The first line starting with `<`, `{` or `[` (no SSE field), while nothing was framed. */
   let stray: string | undefined
+  /** The UTF-16 code units of text read so far. */
+  let received = 0
 
   /** A blank line (or the end of the input): the event read so far, if it has data, is handed on. */
   const dispatch = (): void => {
@@ -317,6 +324,7 @@ export const makeSseFramer = (
       names = n
       // an empty piece changes nothing (a CR ending the piece before may still pair with a LF after it)
       if (text.length === 0) return undefined
+      received += text.length
       if (first) {
         first = false
         if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
@@ -330,10 +338,24 @@ export const makeSseFramer = (
       // A last line without its line ending was cut off: dropped with its event. An event whose lines all
       // ended is dispatched even without the blank line that should close it.
       if (partialLength === 0) dispatch()
-      return framed || stray === undefined ? undefined : new AiError.MalformedOutput({
-        description: "the body is not an event stream: no event in it, and a line of HTML or JSON",
-        excerpt: AiError.excerpt(stray)
-      })
+      if (framed) return undefined
+      if (stray !== undefined) {
+        return new AiError.MalformedOutput({
+          description: "the body is not an event stream: no event in it, and a line of HTML or JSON",
+          excerpt: AiError.excerpt(stray)
+        })
+      }
+      // no event, and a last line that never ended and cannot be the start of an SSE field (a letter) or a
+      // comment (`:`): binary or other text, not a stream cut in its first event
+      const start = partial.charCodeAt(0)
+      return partialLength === 0 || start === 58 || (start >= 65 && start <= 90) || (start >= 97 && start <= 122)
+        ? undefined
+        : new AiError.MalformedOutput({
+          description: `the body is not an event stream: no event in its ${received} characters, and its last ${
+            line === 0 ? "and only " : ""
+          }line (${partialLength} characters) has no line ending`,
+          excerpt: AiError.excerpt(partial)
+        })
     }
   }
 }

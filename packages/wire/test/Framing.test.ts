@@ -95,10 +95,21 @@ describe("Framing", () => {
     if (read.at(-1) === "") dispatch()
     // no event at all and a whole line of HTML or JSON: not an event stream
     const notSse = expected.length === 0 && read.slice(0, -1).some((line) => /^[<{[]/.test(line))
+    // no event, and a cut-off last line that starts with neither a letter (a field) nor `:` (a comment)
+    const notSseCut = expected.length === 0 && read.at(-1) !== "" && !/^[A-Za-z:]/.test(read.at(-1)!)
     const points = [...new Set(cuts.filter((cut) => cut < text.length))].sort((a, b) => a - b)
     const pieces = [0, ...points].map((from, i) => text.slice(from, [...points, text.length][i]))
     const framed = frame(Framing.makeSseFramer(1024), pieces)
-    assert.strictEqual(framed.error?.description, notSse ? "the body is not an event stream: no event in it, and a line of HTML or JSON" : undefined)
+    assert.strictEqual(
+      framed.error?.description,
+      notSse
+        ? "the body is not an event stream: no event in it, and a line of HTML or JSON"
+        : notSseCut
+        ? `the body is not an event stream: no event in its ${text.length} characters, and its last ${
+          read.length === 1 ? "and only " : ""
+        }line (${read.at(-1)!.length} characters) has no line ending`
+        : undefined
+    )
     assert.deepStrictEqual(framed.payloads, expected)
     assert.deepStrictEqual(framed.lines, starts)
   })
@@ -114,6 +125,28 @@ describe("Framing", () => {
     }
     // an empty body, comments or keep-alive fields alone, or an unknown field after an event: no such error
     for (const text of ["", ": ping\n\n", "retry: 10\nid: 1\n\n", "dat\n", "data: x\n\n<p>\n"]) {
+      assert.isUndefined(frame(Framing.makeSseFramer(1024), [text]).error, text)
+    }
+  })
+
+  it("SSE input with no event that ends in a line without its line ending, not a field: not an event stream, naming the characters read", () => {
+    // an upstream's binary answer to a streamed request: bytes that are no SSE, read as text and never a line
+    const binary = new TextDecoder().decode(Uint8Array.from({ length: 3000 }, (_, i) => 0x80 + (i % 64)))
+    for (const pieces of [[binary], [binary.slice(0, 1000), binary.slice(1000)]]) {
+      const { error, payloads } = frame(Framing.makeSseFramer(1 << 20), pieces)
+      assert.deepStrictEqual(payloads, [])
+      assert.instanceOf(error, AiError.MalformedOutput)
+      assert.strictEqual(
+        error!.description,
+        "the body is not an event stream: no event in its 3000 characters, and its last and only line (3000 characters) has no line ending"
+      )
+      assert.strictEqual(error!.excerpt, `${binary.slice(0, 200)}…`)
+    }
+    // after lines that are no events
+    const { error } = frame(Framing.makeSseFramer(1024), [": ping\n\n\u0000\u0001\u0002"])
+    assert.strictEqual(error?.description, "the body is not an event stream: no event in its 11 characters, and its last line (3 characters) has no line ending")
+    // a stream cut in its first event, or in a comment, or after an event: no such error (a truncated stream)
+    for (const text of ["data: {\"id\":\"c", ": pi", "da", "data: x\n\n\u0000\u0001"]) {
       assert.isUndefined(frame(Framing.makeSseFramer(1024), [text]).error, text)
     }
   })
