@@ -501,16 +501,23 @@ const shuttingDownLayer = Layer.scoped(
  * error body or a whole answer that did not arrive within it either) or `idle`
  * (the upstream sent nothing, or only keep-alives, for longer than the idle timeout).
  *
- * `wholeAnswerBytes` (since 0.2.0), for a whole (not streamed) answer whose body went silent: how many bytes
- * of it had arrived. The message then says that the answer stopped after them, incomplete (or that none of it
- * came), not that the upstream sent only keep-alives.
+ * `wholeAnswerBytes` (since 0.2.0), for a whole (not streamed) answer whose headers arrived: how many bytes
+ * of its body had arrived when the timeout passed. The message then says that the headers came and the
+ * answer stopped after those bytes, incomplete (or that none of it came), whichever timeout passed first:
+ * not that the upstream did not answer (`headers`) or sent only keep-alives (`idle`).
  *
  * @since 0.2.0
  * @category errors
  */
 export const upstreamTimeoutMessage = (kind: "headers" | "idle", wholeAnswerBytes?: number): string =>
   kind === "headers"
-    ? "the upstream model server did not answer within the gateway's headers timeout (which bounds its headers, and an error body or a whole answer too)"
+    ? wholeAnswerBytes === undefined
+      ? "the upstream model server did not answer within the gateway's headers timeout (which bounds its headers, and an error body or a whole answer too)"
+      : wholeAnswerBytes === 0
+      ? "the upstream model server sent its headers but none of its answer within the gateway's headers timeout (which bounds a whole answer too)"
+      : `the upstream model server sent its headers, then stopped after ${wholeAnswerBytes} ${
+        wholeAnswerBytes === 1 ? "byte" : "bytes"
+      } of an incomplete answer: the answer did not arrive whole within the gateway's headers timeout (which bounds a whole answer too)`
     : wholeAnswerBytes === undefined
     ? "the upstream model server sent nothing, or only keep-alives, for longer than the gateway's idle timeout"
     : wholeAnswerBytes === 0
@@ -520,14 +527,15 @@ export const upstreamTimeoutMessage = (kind: "headers" | "idle", wholeAnswerByte
     } of an incomplete answer, and sent nothing more for longer than the gateway's idle timeout`
 
 /**
- * `fromAiError` for a whole (not streamed) answer: an idle timeout says how much of the body had arrived
+ * `fromAiError` for a whole (not streamed) answer: a timeout after its headers (the idle timeout, or the
+ * headers timeout, which bounds the whole body too) says how much of the body had arrived
  * (`upstreamTimeoutMessage`), since its bytes are the answer's, never keep-alives.
  */
 const fromWholeAnswerError = (error: AiError.AiError): GatewayError =>
-  error._tag === "TransportError" && error.timeout === "idle" && error.bytesReceived !== undefined
+  error._tag === "TransportError" && error.timeout !== undefined && error.bytesReceived !== undefined
     ? new GatewayError({
       status: 504,
-      description: upstreamTimeoutMessage("idle", error.bytesReceived),
+      description: upstreamTimeoutMessage(error.timeout, error.bytesReceived),
       errorType: "server_error",
       param: null,
       code: "upstream_timeout"

@@ -305,6 +305,33 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       }))
   })
 
+  live("a non-streaming upstream whose body stalls after its headers, the headers timeout passing first: 504 saying the headers came and how much of the answer", () => {
+    const stalled = (bytes: string) => (_request: unknown, response: ServerResponse) => {
+      response.writeHead(200, { "content-type": "application/json" })
+      if (bytes === "") response.flushHeaders()
+      else response.write(bytes)
+    }
+    // the new-user tester's case had both at 3 s (the headers timeout, which bounds a whole answer from its
+    // headers, passed first and said "did not answer"); here only the headers timeout can pass
+    return withScriptedGateway([stalled("{\"id\":\"chatcmpl-w\","), stalled("{\"id\":"), stalled("")], { upstream: { headersTimeout: "400 millis", idleTimeout: "10 seconds" } }, (url) =>
+      Effect.gen(function*() {
+        const messages: Array<unknown> = []
+        for (let i = 0; i < 3; i++) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+          expect(answer.status).toBe(504)
+          const error = JSON.parse(answer.text).error
+          expect(error.code).toBe("upstream_timeout")
+          messages.push(error.message)
+        }
+        // not "did not answer": the headers came, and part of the answer
+        expect(messages).toEqual([
+          "the upstream model server sent its headers, then stopped after 19 bytes of an incomplete answer: the answer did not arrive whole within the gateway's headers timeout (which bounds a whole answer too)",
+          "the upstream model server sent its headers, then stopped after 6 bytes of an incomplete answer: the answer did not arrive whole within the gateway's headers timeout (which bounds a whole answer too)",
+          "the upstream model server sent its headers but none of its answer within the gateway's headers timeout (which bounds a whole answer too)"
+        ])
+      }))
+  })
+
   it.effect("a strict text.format outside OpenAI's subset goes upstream as it is, for the upstream to judge", () =>
     withScriptedGateway([completion({ content: "{}" })], {}, (url, received) =>
       Effect.gen(function*() {

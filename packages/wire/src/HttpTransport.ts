@@ -34,7 +34,8 @@
  *   decoder skips do not); as bytes (`bodyStream`), only chunks with something of an event in them. An error body must also arrive whole within the headers timeout of
  *   its attempt, and a non-streaming answer's body within another one from its headers (`readJson`), so
  *   that a server trickling a body a byte at a time, each within the idle timeout, cannot hold a call: both
- *   fail as a headers timeout. A non-streaming answer's body is read up to `Options.maxJsonBytes` (default
+ *   fail as a headers timeout (a whole answer's with `bytesReceived`, the bytes of its body that had
+ *   arrived, since 0.2.0: as with the idle timeout, not retryable after its first byte). A non-streaming answer's body is read up to `Options.maxJsonBytes` (default
  *   `DEFAULT_MAX_JSON_BYTES`, 64 MiB); a larger one fails with `MalformedOutput`, the rest not read. A
  *   headers timeout is retried like any transport error. A body that stalls or breaks off
  *   fails after the chunks that arrived, with `bytesReceived` set; after its first byte the error is not
@@ -248,8 +249,9 @@ export interface HttpTransport {
   /**
    * The whole body of a response as JSON, the API key cut out of it when the server echoes it (a failed
    * response's `error.message`, say: the errors made from it must not hold the key). Fails with
-   * `TransportError` when the body breaks off or has not arrived whole within the headers timeout (`timeout`
-   * `headers`), or `MalformedOutput` (with an excerpt of the text) when it is not JSON or is larger than
+   * `TransportError` when the body breaks off, goes silent for the idle timeout (`timeout` `idle`) or has
+   * not arrived whole within the headers timeout (`timeout` `headers`), each with `bytesReceived`, the
+   * bytes of the body that had arrived (the headers timeout's since 0.2.0), or `MalformedOutput` (with an excerpt of the text) when it is not JSON or is larger than
    * `Options.maxJsonBytes` (the rest of it is not read).
    */
   readonly readJson: (
@@ -465,8 +467,9 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const scrub = (text: string): string => scrubSecret(text, secret)
     const failed = (error: HttpClientError.HttpClientError, bytesReceived?: number) =>
       scrubError(transportError(error, url, bytesReceived), secret)
-    // `answered`: the headers had arrived, and an error body or a whole answer was what did not come in time
-    const headersTimeoutError = (after: Duration.Duration, answered: boolean) =>
+    // `answered`: the headers had arrived, and an error body or a whole answer was what did not come in time;
+    // `bytesReceived`: for a whole answer, how many bytes of its body had arrived
+    const headersTimeoutError = (after: Duration.Duration, answered: boolean, bytesReceived?: number) =>
       new AiError.TransportError({
         description: answered
           ? `the response body did not arrive whole within ${
@@ -474,7 +477,8 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
           } (the headers timeout, which bounds an error body and a whole answer too)`
           : `no response headers within ${Duration.format(after)} (the headers timeout)`,
         url,
-        timeout: "headers"
+        timeout: "headers",
+        ...(bytesReceived === undefined ? {} : { bytesReceived })
       })
     const idleTimeoutError = (after: Duration.Duration, bytesReceived: number, events: boolean) =>
       new AiError.TransportError({
@@ -510,7 +514,8 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const timed = <A, E>(
       effect: Effect.Effect<A, E>,
       answered: () => boolean,
-      parent?: Tracer.AnySpan
+      parent?: Tracer.AnySpan,
+      bytesReceived?: () => number
     ): Effect.Effect<A, E | AiError.TransportError> => {
       if (headersTimeout === undefined) {
         return parent === undefined
@@ -523,7 +528,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
           tracesUntraced(fiber) ? Effect.zipRight(FiberRef.set(FiberRef.currentTracerEnabled, false), effect) : effect
         )
         : Effect.zipRight(FiberRef.update(FiberRef.currentContext, (context) => Context.add(context, Tracer.ParentSpan, parent)), effect)
-      return within(spanned, headersTimeout, () => headersTimeoutError(headersTimeout, answered()))
+      return within(spanned, headersTimeout, () => headersTimeoutError(headersTimeout, answered(), bytesReceived?.()))
     }
     // A 2xx answer as it is (a streamed one that is plainly no event stream fails), any other read for what it says.
     const judge = (
@@ -609,11 +614,15 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError> =>
       Effect.flatMap(request(body, stream), (request) => retriedAfterFailure(send(request, stream, parent), schedule, parent))
 
-    // the whole body within the headers timeout (again, from its headers): a trickled answer cannot hold the call
+    // the whole body within the headers timeout (again, from its headers): a trickled answer cannot hold the call;
+    // past it, the error says how many bytes of the body had arrived (`bytesReceived`), as the idle timeout's does
     const readJson = (
       response: HttpClientResponse.HttpClientResponse
     ): Effect.Effect<unknown, AiError.TransportError | AiError.MalformedOutput> =>
-      timed(readText(response), constTrue).pipe(
+      Effect.suspend(() => {
+        const read = { bytes: 0 }
+        return timed(readText(response, read), constTrue, undefined, () => read.bytes)
+      }).pipe(
         Effect.flatMap((text) =>
           Effect.try({
             // The key's characters need no escaping in a JSON string: cut out of the text, the JSON stays valid.
@@ -631,16 +640,17 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
 
     const maxJsonBytes = options.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES
     // at most `maxJsonBytes` of the body: past them the stream ends (its request aborted), not read whole
+    // `read.bytes`: the bytes of the body read so far
     const readText = (
-      response: HttpClientResponse.HttpClientResponse
+      response: HttpClientResponse.HttpClientResponse,
+      read: { bytes: number }
     ): Effect.Effect<string, AiError.TransportError | AiError.MalformedOutput> =>
       Effect.suspend(() => {
         const decoder = new TextDecoder()
         let text = ""
-        let bytes = 0
         return Stream.runForEach(rawBody(response), (chunk) => {
-          bytes += chunk.length
-          if (bytes > maxJsonBytes) {
+          read.bytes += chunk.length
+          if (read.bytes > maxJsonBytes) {
             return Effect.fail(
               new AiError.MalformedOutput({
                 description: `the response body (content-type ${
