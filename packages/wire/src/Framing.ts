@@ -145,8 +145,8 @@ export const makeLineFramer = (maxEventSize: number): Framer => {
  * body is not an event stream", with that first line as the excerpt, rather than reading as an empty stream.
  * So does input that frames no event and ends in a line without its line ending that starts with neither a
  * letter (an SSE field) nor `:` (a comment): binary bytes, or text that is not SSE (since 0.2.0); its
- * description names the characters read (UTF-16 code units) and that line's length, its excerpt the start
- * of that line. A stream cut in its first event (`data: {"id…`) is not refused here: it is a truncated
+ * description names the characters read (UTF-16 code units) and that line's length, its excerpt the first
+ * 40 characters of that line. A stream cut in its first event (`data: {"id…`) is not refused here: it is a truncated
  * stream, for the decoder to say.
  *
  * @since 0.1.0
@@ -354,7 +354,8 @@ export const makeSseFramer = (
           description: `the body is not an event stream: no event in its ${received} characters, and its last ${
             line === 0 ? "and only " : ""
           }line (${partialLength} characters) has no line ending`,
-          excerpt: AiError.excerpt(partial)
+          // 40 characters: binary's are escapes, six characters each in a JSON message
+          excerpt: AiError.excerpt(partial, 40)
         })
     }
   }
