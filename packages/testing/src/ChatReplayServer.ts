@@ -5,6 +5,10 @@
  * and arguments) and one `tool` message per call id after it. Anything else gets a 400 in OpenAI's error
  * shape `{"error":{"message","type","param","code"}}`.
  *
+ * As with `ReplayServer`, one server replays one recorded conversation: each time `layer` is built (each
+ * `Effect.provide`) it starts afresh from recorded response 1, and a second call that does not continue the
+ * conversation gets a 400 "request 2 must hand back the assistant message of response 1 …".
+ *
  * The Chat Completions counterpart of the Responses `ReplayServer`; it runs on any `HttpServer` (the
  * application picks the platform, e.g. `NodeHttpServer.layer(createServer, { port: 0 })`).
  *
@@ -158,7 +162,8 @@ export const make = (options: Options): Effect.Effect<Service, never, HttpServer
   })
 
 /**
- * `make` as a layer.
+ * `make` as a layer: each time it is built (each `Effect.provide`), a fresh server and a fresh conversation
+ * from recorded response 1.
  *
  * @since 0.1.0
  * @category layers

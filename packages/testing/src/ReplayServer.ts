@@ -8,6 +8,14 @@
  * response needs none). Anything else gets a 400 in OpenAI's error shape
  * `{"error":{"message","type","param","code"}}`.
  *
+ * One server replays one recorded conversation: request N is checked against, and answered with, recorded
+ * response N. Each server started (each time `layer` is built: each `Effect.provide` of it, each test that
+ * provides its own) is a fresh conversation from response 1; a layer shared by several tests (`it.layer`) is
+ * one conversation for all of them. A second call that does not continue the conversation (a new question,
+ * as an app's second unrelated call makes) gets a 400: `missing_replayed_item` "request 2 must hand back
+ * the … of response 1, in order", naming response 1's first output item (`assistant message msg_…`,
+ * `reasoning item rs_…`): replay it on a server of its own, or record the calls as one conversation.
+ *
  * Used by `effect-responses chat` (its embedded default) and by tests; it runs on any `HttpServer`
  * (the application picks the platform, e.g. `NodeHttpServer.layer(createServer, { port: 0 })`).
  *
@@ -197,7 +205,8 @@ const check = (capture: Capture.Capture, index: number, body: JsonObject): Probl
  * Starts the replay server on the `HttpServer` in context, for the life of the scope. Routes:
  * `POST /v1/responses` (and `/responses`): the next recorded response, as SSE when the body says
  * `"stream": true`, else the terminal response object as JSON; a request beyond the recording, or one that
- * fails the checks above, gets a 400 in OpenAI's error shape. `GET /health` answers `ok`.
+ * fails the checks above, gets a 400 in OpenAI's error shape. `GET /health` answers `ok`. One conversation
+ * per server: each `make` starts from recorded response 1 (see the module's documentation).
  *
  * @since 0.1.0
  * @category constructors
@@ -250,7 +259,8 @@ const unfinished = (response: Capture.CapturedResponse): HttpServerResponse.Http
 }
 
 /**
- * `make` as a layer.
+ * `make` as a layer: each time it is built (each `Effect.provide`), a fresh server and a fresh conversation
+ * from recorded response 1; within one build, request N must continue the conversation of the ones before.
  *
  * @since 0.1.0
  * @category layers
