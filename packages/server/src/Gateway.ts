@@ -15,8 +15,9 @@
  * Every error body has OpenAI's shape `{"error":{"message","type","param","code"}}`:
  *
  * - 401 `invalid_api_key` when `apiKey` is set and the request lacks `Authorization: Bearer <apiKey>`;
- * - 413 `request_too_large` for a body over `maxBodyBytes` (default 16 MiB), by `Content-Length` (at once,
- *   the body unread, with `connection: close`: the connection is closed once the 413 is written) or, for a
+ * - 413 `request_too_large` for a body over `maxBodyBytes` (default 16 MiB), by `Content-Length` (at once;
+ *   one declared more than 64 MiB past the bound is not read, its 413 has `connection: close` and the
+ *   connection is closed after it; a smaller one is drained as below) or, for a
  *   chunked body, as soon as the bound is passed, while the client may still send (the rest of the body is
  *   read and discarded in the background, up to 64 MiB and until `bodyTimeout`, so that the answer reaches
  *   the client instead of a connection reset);
@@ -698,10 +699,12 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024
 
 /**
  * The body's chunks of bytes, failing with 413 past `limit` bytes: at once by `content-length`, else (a chunked
- * body) as soon as the limit is passed while reading. A body refused by its `content-length` is not read at
- * all: its 413 carries `connection: close` and the connection is closed once the 413 is written (Node's
- * server would otherwise read and discard the declared bytes on a kept-alive connection: a `content-length:
- * 1000000000` with no body held its socket open). A chunked body past the bound is answered while the client may still
+ * body) as soon as the limit is passed while reading. A body refused by its `content-length` is answered at
+ * once: when it declares more than `MAX_DRAIN_BYTES` past the bound it is not read at all, its 413 carries
+ * `connection: close` and the connection is closed once the 413 is written (Node's server read and
+ * discarded the declared bytes on a kept-alive connection: a `content-length: 1000000000` with no body held
+ * its socket open); a smaller one is read and discarded in the background as below (until the body timeout),
+ * so that a client still sending gets the 413, not a reset. A chunked body past the bound is answered while the client may still
  * be sending, and the rest of the body is read and discarded in the background (up to `MAX_DRAIN_BYTES`,
  * and until the body timeout) instead of ending the read: ending it destroys Node's request, which resets
  * the connection before the 413 is written (curl: "Connection reset by peer"). A client that reads while
@@ -715,7 +718,14 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024
 const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number, timeout: Duration.Duration) =>
   Effect.gen(function*() {
     const declared = Number(Option.getOrUndefined(Headers.get(request.headers, "content-length")) ?? "0")
-    if (Number.isFinite(declared) && declared > limit) return yield* tooLarge(limit, true)
+    if (Number.isFinite(declared) && declared > limit) {
+      // within the drain bound: read and discarded in the background, as a chunked body past the bound is
+      // (closed at once, a client still sending, as fetch does, got EPIPE instead of the 413: 9 times in 10
+      // for 17 MiB); past it, the body is not read at all and the connection is closed after the 413
+      if (declared > limit + MAX_DRAIN_BYTES) return yield* tooLarge(limit, true)
+      RequestBody.discard(request, limit + MAX_DRAIN_BYTES, Duration.toMillis(timeout))
+      return yield* tooLarge(limit)
+    }
     const encoding = Option.getOrUndefined(Headers.get(request.headers, "content-encoding"))?.trim().toLowerCase()
     const encoded = encoding !== undefined && encoding !== "" && encoding !== "identity"
     const chunks: Array<Uint8Array> = []

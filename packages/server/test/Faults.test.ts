@@ -1245,6 +1245,38 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(received).toHaveLength(0)
       })))
 
+  live("a Content-Length over the bound by less than the drain bound, the body being sent: 413 at once, the body drained, the connection usable after it", () =>
+    withScriptedGateway([sse(textChunk("never asked"), finishChunks())], { gateway: { bodyTimeout: "10 seconds", maxBodyBytes: 1024 } }, (url, received) =>
+      Effect.promise(async () => {
+        const { hostname, port } = new URL(url)
+        const socket = connect(Number(port), hostname)
+        let answer = ""
+        const arrived: Array<() => void> = []
+        socket.on("data", (data) => {
+          answer += data.toString()
+          for (const wake of arrived.splice(0)) wake()
+        })
+        const answers = async (count: number) => {
+          while ((answer.match(/HTTP\/1\.1 /g) ?? []).length < count || !answer.trimEnd().endsWith("}")) {
+            await new Promise<void>((wake) => arrived.push(wake))
+          }
+        }
+        const body = `{"model":"m","input":"${"x".repeat(5000)}"}`
+        socket.write(
+          `POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 100)}`
+        )
+        // the 413 comes before the body is sent whole, without connection: close
+        await answers(1)
+        expect(answer).toMatch(/^HTTP\/1\.1 413 /)
+        expect(answer.toLowerCase()).not.toContain("connection: close")
+        socket.write(body.slice(100))
+        socket.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        await answers(2)
+        expect(answer.slice(answer.lastIndexOf("HTTP/1.1 "))).toMatch(/^HTTP\/1\.1 200 /)
+        socket.destroy()
+        expect(received).toHaveLength(0)
+      })))
+
   live("a chunked body past the bound, still being sent: 413 at once (not a 408 at the body timeout); the rest drained, the connection usable once the body ends", () =>
     withScriptedGateway([sse(textChunk("never asked"), finishChunks())], { gateway: { bodyTimeout: "10 seconds", maxBodyBytes: 1024 } }, (url, received) =>
       Effect.promise(async () => {

@@ -91,6 +91,17 @@ export const forEachChunk = (
 }
 
 /**
+ * Reads and discards `request`'s whole body in the background, unread so far (a body refused by its
+ * `content-length`): a Node request is destroyed (its connection closed) once more than `maxBytes` arrive or
+ * when it has not ended within `timeoutMillis`; so an answer sent now reaches a client that is still
+ * sending, and the connection serves the next request once the body ends. Any other request is left as it is.
+ */
+export const discard = (request: HttpServerRequest.HttpServerRequest, maxBytes: number, timeoutMillis: number): void => {
+  const body: unknown = request.source
+  if (isNodeRequest(body) && !body.readableEnded) drain(body, maxBytes, timeoutMillis)
+}
+
+/**
  * Reads and discards the rest of `body` in the background: destroyed once more than `maxBytes` arrive, or
  * when it has not ended within `remainingMillis` (no bound past a JS timer's longest wait).
  */
