@@ -6,6 +6,7 @@ import { Part } from "@effect-responses/core"
 import { ApplyPatch, Shell, Tool, Toolkit, ToolExecutor } from "@effect-responses/tools"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
@@ -433,6 +434,26 @@ describe("ApplyPatch", () => {
       // an operation without a diff at all (past the schema)
       assert.deepStrictEqual(yield* update(undefined), { status: "failed", output: refused[""] })
       assert.strictEqual(readFileSync(join(root, "f.txt"), "utf8"), "no newline at end")
+    }))
+
+  it.effect("a hunk looked for in a large file of near repeats yields to other fibers: an interruption (a timeout) ends the search", () =>
+    Effect.gen(function*() {
+      // 200,000 lines "    }" and a hunk of three "     }" then "-nope": in no pass is it there (the old search
+      // held the event loop until it had tried every place; 100,000 lines and a hunk of 1,000 took 44 s,
+      // past any timeout)
+      const content = "    }\n".repeat(200_000)
+      const diff = "@@\n" + "     }\n".repeat(3) + "-nope\n+yes\n"
+      const search = yield* Effect.fork(ApplyPatch.applyHunks(content, diff, "big.txt"))
+      // this fiber runs again (a turn of the event loop later) while the search is under way, and interrupts it
+      yield* Effect.async<void>((resume) => {
+        setImmediate(() => resume(Effect.void))
+      })
+      yield* Fiber.interrupt(search)
+      const exit = yield* Fiber.await(search)
+      assert.isTrue(Exit.isInterrupted(exit), String(exit))
+      // not interrupted, the same search answers that the hunk is not there
+      const error = yield* Effect.flip(ApplyPatch.applyHunks(content, diff, "big.txt"))
+      assert.strictEqual(error.description, "hunk 1 does not apply: its lines (from \"    }\") are not in the file")
     }))
 
   it.effect("hunks parsed as Codex's parser reads them: the @@ markers, the header as written, hunks without lines", () =>
