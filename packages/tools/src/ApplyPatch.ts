@@ -46,7 +46,9 @@
  * not) fails with `PatchError`, as does a hunk that does not apply (the message names the file and the
  * hunk). A change whose hunks or paths do not apply writes nothing (a move whose source cannot be removed
  * leaves the destination written); in a whole patch the changes are applied one after another, so those
- * before a failing one stay applied (the error names the file it stopped at). The checks are not
+ * before a failing one stay applied (the error names the file it stopped at). A hard link in the root to a
+ * file outside it is that file: an update or a create through it writes the file outside, as Codex does (no
+ * path shows it; a delete or a move removes the name only). The checks are not
  * atomic with the writes: a process changing the root's links meanwhile is not guarded against. Running a
  * patch the model wrote is the application's decision: give it a root it may change.
  *
