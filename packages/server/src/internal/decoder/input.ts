@@ -244,8 +244,9 @@ export const decodeInput = <E>(
     // the images and files of the outputs in `results`: a user message right after their tool messages
     let attachments: Array<Part.UserPart> | undefined
     const callNames = new Map<string, string>()
-    // the function and custom tool calls no output answered yet (call id -> its input index and item type):
-    // the API refuses a conversation holding one ("No tool output found for function call …")
+    // the client-run calls no output answered yet (function, custom, apply_patch, shell and local_shell calls;
+    // call id -> its input index and item type): the API refuses a conversation holding one ("No tool output
+    // found for function call …", "… for local shell call …"); the first in input order is named
     const unanswered = new Map<string, { readonly index: number; readonly type: string }>()
     // `local_shell_call` item id -> its call id, for outputs that name the call by the item's id
     const localShellItems = new Map<string, string>()
@@ -537,6 +538,7 @@ export const decodeInput = <E>(
           // the client-run apply_patch tool, presented upstream as a function taking the operation
           const call = yield* decodeAt(ApplyPatchCallInput, item, ["input", index])
           toolCall(call.call_id, toolSet.applyPatch ?? APPLY_PATCH, JSON.stringify(call.operation), attributes({ id: call.id }))
+          unanswered.set(CallId.decode(call.call_id).callId, { index, type })
           break
         }
         case "apply_patch_call_output": {
@@ -560,6 +562,7 @@ export const decodeInput = <E>(
             ...(max_output_length === undefined || max_output_length === null ? {} : { max_output_length })
           }
           toolCall(call.call_id, toolSet.shell ?? SHELL, JSON.stringify(args), attributes({ id: call.id }))
+          unanswered.set(CallId.decode(call.call_id).callId, { index, type })
           break
         }
         case "shell_call_output": {
@@ -582,6 +585,7 @@ export const decodeInput = <E>(
           }
           if (call.id != null) localShellItems.set(call.id, call.call_id)
           toolCall(call.call_id, toolSet.localShell ?? LOCAL_SHELL, JSON.stringify(args), attributes({ id: call.id, status: call.status }))
+          unanswered.set(CallId.decode(call.call_id).callId, { index, type })
           break
         }
         case "local_shell_call_output": {
