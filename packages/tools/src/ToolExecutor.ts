@@ -9,6 +9,7 @@
  * | `arguments` not JSON | `{"error":"invalid JSON arguments for tool …: <parser message> in <excerpt>"}` | `true` |
  * | arguments not matching `parameters` | `{"error":"invalid arguments for tool …: <decode message>"}` (at most 2000 characters) | `true` |
  * | no tool of that name (and namespace, see `Toolkit.resolve`) | `{"error":"unknown tool …; available tools: …"}` (tools by the names the model calls them, `<namespace>.<name>` in a namespace) | `true` |
+ * | a function call of a client-run built-in of the toolkit (`shell`, `apply_patch`, `local_shell`, no function tool of that name) whose arguments are no call of it (a gateway writes such a call as the function call it was) | `{"error":"invalid arguments for tool \"shell\": commands: Expected ReadonlyArray<string>, actual \"notalist\"; nothing was run"}`: the first wrong field of the function the built-in is offered as (the `shell` action, the `apply_patch` operation, the `local_shell` exec action), named as the Responses decoder names a malformed built-in item's (`diff is missing`); nothing runs. Arguments that match: `{"error":"tool … is a client tool, called as a function tool"}` | `true` |
  * | handler failure | `{"error": <failure encoded with the tool's failure schema>}` | `true` |
  * | timeout | `{"error":"tool … timed out after …"}` | `true` |
  * | handler interrupted itself | `{"error":"tool … was interrupted"}` | `true` |
@@ -343,6 +344,83 @@ const nameOf = (call: RunnableCall): string => {
 const kindOf = (call: RunnableCall): Tool.Kind =>
   call.type === "tool_call" ? "function" : call.type === "custom_tool_call" ? "custom" : "client"
 
+/**
+ * The arguments of the function a client-run built-in is offered as where it cannot be offered itself (the
+ * gateway's Chat Completions upstream, `@effect-responses/server`): the `shell` action (`commands`,
+ * `timeout_ms`, `max_output_length`), the `apply_patch` operation (`type`, `path`, `diff` for `create_file`
+ * and `update_file`), the `local_shell` exec action (`command`, `timeout_ms`, `working_directory`, `env`,
+ * `user`); limits whole numbers, 0 or more; `null` for a field not given. The gateway writes a call whose
+ * arguments match as the built-in's item, and one whose arguments do not as the function call it was.
+ */
+const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
+const optionalOrNull = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
+const OPERATION_TYPES = ["create_file", "update_file", "delete_file"] as const
+
+/** The checks of each built-in's arguments, in order; each given the arguments (a JSON object), `undefined`: none. */
+const BUILT_IN_ARGUMENTS: {
+  readonly [name: string]: ReadonlyArray<(args: { readonly [key: string]: unknown }) => Schema.Schema<any, any, never> | undefined>
+} = {
+  shell: [() =>
+    Schema.Struct({
+      commands: Schema.Array(Schema.String),
+      timeout_ms: optionalOrNull(NonNegativeInt),
+      max_output_length: optionalOrNull(NonNegativeInt)
+    })
+  ],
+  apply_patch: [
+    () =>
+      Schema.Struct({
+        type: Schema.String.pipe(Schema.filter((type) => (OPERATION_TYPES as ReadonlyArray<string>).includes(type), {
+          message: (issue) => `Expected ${OPERATION_TYPES.map((type) => JSON.stringify(type)).join(" | ")}, actual ${JSON.stringify(issue.actual)}`
+        })),
+        path: Schema.String
+      }),
+    (args) => args.type === "delete_file" ? undefined : Schema.Struct({ diff: Schema.String })
+  ],
+  local_shell: [() =>
+    Schema.Struct({
+      command: Schema.Array(Schema.String),
+      timeout_ms: optionalOrNull(NonNegativeInt),
+      working_directory: optionalOrNull(Schema.String),
+      env: optionalOrNull(Schema.Record({ key: Schema.String, value: Schema.String })),
+      user: optionalOrNull(Schema.String)
+    })
+  ]
+}
+
+/**
+ * What is wrong with the arguments of a function call of the client-run built-in `name` (see
+ * `BUILT_IN_ARGUMENTS`), naming the first field that does not match, as the Responses decoder names a
+ * malformed built-in call's field (`commands: Expected ReadonlyArray<string>, actual "notalist"`, `diff is
+ * missing`); `undefined` when they match (or `name` is no built-in).
+ */
+const builtInArgumentsProblem = (name: string, args: string): string | undefined => {
+  const checks = BUILT_IN_ARGUMENTS[name]
+  if (checks === undefined) return undefined
+  const json = parseArguments(args)
+  if (Exit.isFailure(json)) {
+    const message = Option.getOrElse(Cause.failureOption(json.cause), () => "unreadable")
+    return `invalid JSON arguments for tool "${name}": ${message} in ${JSON.stringify(AiError.excerpt(args))}; nothing was run`
+  }
+  const value = json.value
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return `invalid arguments for tool "${name}": they are ${JSON.stringify(AiError.excerpt(args))}, not a JSON object; nothing was run`
+  }
+  for (const check of checks) {
+    const schema = check(value as { readonly [key: string]: unknown })
+    if (schema === undefined) continue
+    const decoded = Schema.decodeUnknownEither(schema)(value)
+    if (decoded._tag === "Right") continue
+    const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
+    const where = issue === undefined || issue.path.length === 0 ? "the arguments" : issue.path.join(".")
+    const what = issue?.message ?? "do not match the tool's parameters"
+    return `invalid arguments for tool "${name}": ${
+      AiError.excerpt(what === "is missing" ? `${where} is missing` : `${where}: ${what}`, MAX_MESSAGE)
+    }; nothing was run`
+  }
+  return undefined
+}
+
 /** The longest decode message sent back to the model, in UTF-16 code units. */
 const MAX_MESSAGE = 2000
 
@@ -621,11 +699,18 @@ const executeOneUnchecked = (
   const tool = toolkit.find(name, namespace, kindOf(call))
   // a tool of that name but of another kind, for the message
   const other = tool === undefined ? toolkit.find(name, namespace) : undefined
+  // a function call of a client-run built-in whose arguments are no call of it (a gateway writes such a
+  // call as the function call it was): what is wrong with them, for the model to call again
+  const wrongArguments = other?.kind === "client" && call.type === "tool_call" && namespace === undefined
+    ? builtInArgumentsProblem(name, call.arguments)
+    : undefined
   const result = tool === undefined
     ? failed(
       call,
-      "unknown_tool",
-      other !== undefined
+      wrongArguments === undefined ? "unknown_tool" : "invalid_arguments",
+      wrongArguments !== undefined
+        ? wrongArguments
+        : other !== undefined
         ? `tool "${name}" is a ${other.kind} tool, called as a ${kindOf(call)} tool`
         : `unknown tool "${name}"${
           namespace === undefined ? "" : ` in namespace "${namespace}"`
