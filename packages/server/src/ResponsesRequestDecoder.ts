@@ -393,14 +393,20 @@ export interface ModelOptions {
  * - `customTools`: the (flattened) names of the custom tools, presented upstream as functions of one
  *   string parameter `input`; a call of one is written back as a `custom_tool_call`.
  * - `applyPatch`: the name of the function presenting the client-run `apply_patch` tool, when the request
- *   declares it (and no function of that name); a call of it is written back as an `apply_patch_call`
- *   whose `operation` is the call's arguments.
+ *   declares it; a call of it is written back as an `apply_patch_call` whose `operation` is the call's
+ *   arguments. It is `apply_patch`, or `apply_patch_operation` when a function or custom tool of the request
+ *   (in any order) is named `apply_patch` (Codex's freeform tool beside the built-in): both are offered, the
+ *   other tool under its name; so for `shell` (`shell_commands`) and `local_shell` (`local_shell_exec`), with
+ *   `_` and a hash when a tool holds that name too. Such a name maps back to the built-in's in
+ *   `renamedTools`: a call of it whose arguments are no operation or action is written back as a function
+ *   call of the built-in's name, and that call in `input`, when the other tool is a custom one, goes
+ *   upstream as the built-in's again.
  * - `shell`: the name of the function presenting the client-run `shell` tool, when the request declares it
- *   (and no function of that name); a call of it is written back as a `shell_call` whose `action` is the
- *   call's arguments.
+ *   (`shell_commands` beside a tool named `shell`, see `applyPatch`); a call of it is written back as a
+ *   `shell_call` whose `action` is the call's arguments.
  * - `localShell`: the name of the function presenting the client-run `local_shell` tool, when the request
- *   declares it (and no function of that name); a call of it is written back as a `local_shell_call` whose
- *   `action` is the call's arguments.
+ *   declares it (`local_shell_exec` beside a tool named `local_shell`, see `applyPatch`); a call of it is
+ *   written back as a `local_shell_call` whose `action` is the call's arguments.
  * - `toolSearch`: the name of the function presenting a client-run tool search (`TOOL_SEARCH`), when the
  *   request declares a `tool_search` tool with `execution: "client"` (and no function of that name); it is
  *   offered in `tools` and an upstream call of it is written back as a `tool_search_call` with

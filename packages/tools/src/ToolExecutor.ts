@@ -700,8 +700,10 @@ const executeOneUnchecked = (
   // a tool of that name but of another kind, for the message
   const other = tool === undefined ? toolkit.find(name, namespace) : undefined
   // a function call of a client-run built-in whose arguments are no call of it (a gateway writes such a
-  // call as the function call it was): what is wrong with them, for the model to call again
-  const wrongArguments = other?.kind === "client" && call.type === "tool_call" && namespace === undefined
+  // call as the function call it was; beside a custom tool of the name too): what is wrong with them, for
+  // the model to call again
+  const wrongArguments = tool === undefined && call.type === "tool_call" && namespace === undefined &&
+      toolkit.find(name, undefined, "client") !== undefined
     ? builtInArgumentsProblem(name, call.arguments)
     : undefined
   const result = tool === undefined

@@ -208,13 +208,14 @@ describe("Toolkit", () => {
           readFileSync(join(root, "shopping-checklist.md"), "utf8"),
           "## Shopping Checklist\n\n- [x] Milk\n- [ ] Bread\n- [ ] Eggs\n- [ ] Fresh fruit\n- [ ] Coffee\n"
         )
-        // a function call of that name reaches neither
+        // a function call of that name reaches neither: it is the built-in's call whose arguments were no
+        // operation (as the gateway hands it back), answered naming the wrong field
         const wrongKind = yield* ToolExecutor.execute(Patches, [
           new Part.ToolCallPart({ callId: "call_f1", name: "apply_patch", arguments: "{}" })
         ]).pipe(Effect.provide(layer))
         assert.strictEqual(
           (wrongKind[0] as Part.ToolResultPart).output,
-          "{\"error\":\"tool \\\"apply_patch\\\" is a custom tool, called as a function tool\"}"
+          "{\"error\":\"invalid arguments for tool \\\"apply_patch\\\": type is missing; nothing was run\"}"
         )
       }))
 

@@ -452,7 +452,11 @@ export const decodeInput = <E>(
         }
         case "function_call": {
           const call = isFunctionCallInput(item) ? item : yield* decodeAt(FunctionCallInput, item, ["input", index])
-          toolCall(call.call_id, sentName(call.name, call.namespace), call.arguments || "{}", attributes({ id: call.id, status: call.status }))
+          // a function call of a client-run built-in's name when a custom tool has that name is the built-in's
+          // (its arguments were no operation or action): it goes upstream as a call of the built-in's function
+          const name = (call.namespace == null ? builtInSentName(toolSet, call.name) : undefined) ??
+            sentName(call.name, call.namespace)
+          toolCall(call.call_id, name, call.arguments || "{}", attributes({ id: call.id, status: call.status }))
           unanswered.set(CallId.decode(call.call_id).callId, { index, type })
           break
         }
@@ -650,3 +654,20 @@ export const decodeInput = <E>(
     }
     flush()
   })
+
+/**
+ * The name the client-run built-in `name` (`apply_patch`, `shell`, `local_shell`) was offered under when a
+ * custom tool of the request holds its name (`decodeTools` offers the built-in under a name of its own then,
+ * and a call of it whose arguments were no operation or action came back as a function call of the
+ * built-in's name); `undefined` otherwise.
+ */
+const builtInSentName = (toolSet: ToolSet, name: string): string | undefined => {
+  const sent = name === APPLY_PATCH
+    ? toolSet.applyPatch
+    : name === SHELL
+    ? toolSet.shell
+    : name === LOCAL_SHELL
+    ? toolSet.localShell
+    : undefined
+  return sent !== undefined && sent !== name && toolSet.custom.has(sentNameOf(toolSet, undefined, name)) ? sent : undefined
+}

@@ -516,10 +516,29 @@ export const decodeTools = (
       } else if (type === "apply_patch" || type === "shell" || type === "local_shell") {
         // client-run: the upstream calls a function, the client gets an `apply_patch_call` / `shell_call` /
         // `local_shell_call`
-        const { definition, field } = CLIENT_TOOLS[type]
-        if (set[field] === undefined && !set.declared.has(definition.name)) {
-          addTool(set, definition.name, () => definition, false)
-          set[field] = definition.name
+        const { alias, definition, field } = CLIENT_TOOLS[type]
+        if (set[field] === undefined) {
+          if (set.owners.has(definition.name) || namesTopLevel(rawTools, definition.name)) {
+            // a function or custom tool of the built-in's name (Codex's freeform `apply_patch` beside the
+            // built-in, as packages/tools/README.md sets it up), in this list in either order or in an earlier
+            // one: it keeps the name, and the built-in is offered beside it under a name of its own, whose calls
+            // come back as the built-in's items (a call that is no operation or action: as a function call of
+            // the built-in's name)
+            let sent: string = alias
+            for (let round = 1; set.declared.has(sent) || namesTopLevel(rawTools, sent); round++) {
+              sent = distinctName(alias, `\u0000built-in:${type}`, round)
+            }
+            set.tools.push(new LanguageModel.ToolDefinition({ ...definition, name: sent }, true))
+            set.declared.add(sent)
+            set.renamed.set(sent, definition.name)
+            set[field] = sent
+            yield* Effect.logDebug(
+              `${where(index)}: the built-in ${type} tool is sent upstream as ${sent}: a function or custom tool is named ${definition.name}`
+            )
+          } else if (!set.declared.has(definition.name)) {
+            addTool(set, definition.name, () => definition, false)
+            set[field] = definition.name
+          }
         }
         names.push(set[field] ?? definition.name)
       } else if (type === "tool_search") {
@@ -628,12 +647,20 @@ const localShellTool = new LanguageModel.ToolDefinition({
   strict: false
 })
 
-/** The client-run built-in tools by `type`: the function each is presented as, and its `ToolSet` field. */
+/**
+ * The client-run built-in tools by `type`: the function each is presented as, its `ToolSet` field, and the
+ * name it is presented under when a function or custom tool of the request has its name (`alias`; with a
+ * hash when that is taken too).
+ */
 const CLIENT_TOOLS = {
-  apply_patch: { definition: applyPatchTool, field: "applyPatch" },
-  shell: { definition: shellTool, field: "shell" },
-  local_shell: { definition: localShellTool, field: "localShell" }
+  apply_patch: { definition: applyPatchTool, field: "applyPatch", alias: "apply_patch_operation" },
+  shell: { definition: shellTool, field: "shell", alias: "shell_commands" },
+  local_shell: { definition: localShellTool, field: "localShell", alias: "local_shell_exec" }
 } as const
+
+/** Whether a top-level function or custom tool of `rawTools` is named `name`. */
+const namesTopLevel = (rawTools: ReadonlyArray<unknown>, name: string): boolean =>
+  rawTools.some((tool) => isObject(tool) && (tool.type === "function" || tool.type === "custom") && tool.name === name)
 
 /** A function tool as the upstream is offered it, under `name` (`upstreamName` of its flattened name). */
 const functionTool = (tool: typeof FunctionToolParam.Type, name: string, lead?: string): LanguageModel.ToolDefinition =>
