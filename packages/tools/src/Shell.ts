@@ -5,7 +5,8 @@
  * (the call's `max_output_length`, else the handler's default: characters of standard output and of
  * standard error each). Output past the bound keeps its head and its tail, as Codex does (an error is
  * usually at the end), around a marker saying how much was cut, all within the bound; the middle is dropped
- * as it arrives, never held.
+ * as it arrives, never held. A cut is always marked: a bound too small for the marker keeps the head and a
+ * shorter one (`keepHeadAndTail`); a bound of 0 keeps nothing.
  *
  * The model's limits are checked (the API reference types them as integers, with no range): a `timeout_ms`
  * that is not a positive integer, or a `max_output_length` that is not an integer of 0 or more, refuses the
@@ -90,7 +91,9 @@ export const truncationMarker: (cut: number) => string = Cut.truncationMarker
  * The text of `total` characters whose first characters are `head` and last ones `tail` (each holding at
  * least `max` characters, or the whole text), bounded to `max` characters: the whole text when it fits,
  * else about half of the room left by the marker (`truncationMarker`) taken from the head, the rest from
- * the tail, never splitting a surrogate pair. A bound too small for the marker keeps the head alone.
+ * the tail, never splitting a surrogate pair. A cut is always marked within the bound: a bound too small for
+ * that marker keeps the head then `[…N cut]` (`N` the characters left out), one too small for that the head
+ * then `…`; a bound of 0 keeps nothing.
  *
  * @since 0.2.0
  * @category limits

@@ -29,9 +29,12 @@
  * logged. A shell call's answer is bounded as a whole, its budget divided among the standard output and
  * error of all its commands: each stream that fits an equal share is kept whole, and every longer one is
  * cut to the same share (what the short ones leave over shared among them), so each command keeps the head
- * and the tail (its errors, its last lines) of each stream around its own marker: none is emptied unsaid.
- * A stream the `Shell` handler already cut is cut from its head and tail, its marker counting what is left
- * out of the command's whole output.
+ * and the tail (its errors, its last lines) of each stream around its own marker (`truncate`'s rule: a share
+ * too small for the marker line keeps the head then `[…N cut]` or `…`). No stream is emptied unsaid while
+ * the budget has a character for its marker: a budget smaller than the number of streams it cuts gives the
+ * first of them (in order) one character each, `…`, and leaves the others empty, as they have no room left.
+ * A stream the `Shell` handler already cut, with any of its markers, is cut from its head and tail, its
+ * marker counting what is left out of the command's whole output.
  *
  * Order (as Codex runs a turn's calls): the calls are taken in the model's output order. Function and custom
  * tool calls may run together (at most `concurrency` at once); a shell, apply_patch or local_shell call,
@@ -276,9 +279,10 @@ const UNREADABLE_KINDS: ReadonlySet<string> = new Set(["shell_call", "apply_patc
 /**
  * `text` bounded to `max` characters, the marker included: unchanged when it fits, else its head and tail
  * (about half of the room the marker leaves each) around the line `[… N characters cut …]`, so the model
- * sees both the start and the end (where errors usually are) and knows something is missing; a bound too
- * small for the marker keeps the head alone. A surrogate pair is never split. The same cut as the shell
- * tool's (`Shell.keepHeadAndTail`).
+ * sees both the start and the end (where errors usually are) and knows something is missing. A cut is
+ * always marked within the bound: a bound too small for that line (under about 30 characters) keeps the
+ * head then `[…N cut]`, and one too small for that (under about 10) the head then `…`; a bound of 0 keeps
+ * nothing. A surrogate pair is never split. The same cut as the shell tool's (`Shell.keepHeadAndTail`).
  *
  * @since 0.2.0
  * @category limits
@@ -587,17 +591,31 @@ const shares = (lengths: ReadonlyArray<number>, max: number): Array<number> => {
  * A shell stream cut to `max` characters (`truncate`), counting in its marker what the handler had already
  * cut: a stream the handler cut (`Shell.handler`: its head, the marker `[… N characters cut …]`, its tail)
  * is cut again from that head and tail, the new marker saying how much of the command's whole output is
- * left out (`N` and what this cut drops), not of the handler's answer alone. A stream holding no such
+ * left out (`N` and what this cut drops), not of the handler's answer alone. So is a stream the handler cut
+ * at a bound too small for that line: its head then `[…N cut]` (when the line for its whole length could not
+ * have fitted the stream) is cut again from the head with the whole length; its head then `…` is cut as any
+ * text, which keeps the head then `…` (no `[…N cut]` fits a bound below its length). A stream holding no such
  * marker, or one whose head or tail is shorter than `max` (the old marker might stay), is cut as any text.
  */
 const recut = (text: string, max: number): string => {
   if (text.length <= max) return text
   const found = [...text.matchAll(/\n\[… (\d+) characters cut …\]\n/g)]
-  if (found.length !== 1) return truncate(text, max)
-  const head = text.slice(0, found[0]!.index)
-  const tail = text.slice(found[0]!.index + found[0]![0].length)
-  if (head.length < max || tail.length < max) return truncate(text, max)
-  return Cut.keepHeadAndTail(head, tail, head.length + Number(found[0]![1]) + tail.length, max)
+  if (found.length === 1) {
+    const head = text.slice(0, found[0]!.index)
+    const tail = text.slice(found[0]!.index + found[0]![0].length)
+    if (head.length < max || tail.length < max) return truncate(text, max)
+    return Cut.keepHeadAndTail(head, tail, head.length + Number(found[0]![1]) + tail.length, max)
+  }
+  if (found.length > 1) return truncate(text, max)
+  const short = /\[…(\d+) cut\]$/.exec(text)
+  if (short !== null) {
+    const head = text.slice(0, short.index)
+    const total = head.length + Number(short[1])
+    // the handler wrote it only when the full line for the whole length did not fit: then neither does it now
+    if (Cut.truncationMarker(total).length > text.length) return Cut.keepHeadAndTail(head, "", total, max)
+    return truncate(text, max)
+  }
+  return truncate(text, max)
 }
 
 const unexpected = (call: RunnableCall, cause: Cause.Cause<unknown>, what: string) =>

@@ -9,6 +9,7 @@ import { LanguageModel, Message, ModelResponse, Part, Prompt, Usage } from "@eff
 import { ApplyPatch, Shell, Tool, Toolkit, ToolExecutor, ToolLoop } from "@effect-responses/tools"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
@@ -346,6 +347,28 @@ describe("Tool.custom and the client-run built-in tools", () => {
       assert.strictEqual(total, ToolExecutor.DEFAULT_MAX_OUTPUT_LENGTH)
     }))
 
+  it.effect("a shell stream cut twice at bounds too small for the marker line: the short marker counts the command's whole output", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      // `seq 1 100` writes 292 characters; the handler's bound of 16 keeps "1\n2\n3\n[…286 cut]"
+      const run = (handlerBound: number, maxOutputLength: number, commands: Array<string>) =>
+        ToolExecutor.execute(Agent, [new Part.ShellCallPart({ callId: "call_t", commands })], { maxOutputLength }).pipe(
+          Effect.provide(agentLive(root, { maxOutputLength: handlerBound })),
+          Effect.map(([answer]) => (answer as Part.ShellCallOutputPart).output)
+        )
+      const [once] = yield* run(16, 100, ["seq 1 100"])
+      assert.strictEqual(once!.stdout, "1\n2\n3\n[…286 cut]")
+      // cut again to 12: 290 of the 292 left out (the handler's answer alone would say 13 or 14)
+      const [twice] = yield* run(16, 12, ["seq 1 100"])
+      assert.strictEqual(twice!.stdout, "1\n[…290 cut]")
+      // the handler's full line, then a share too small for it: the short marker counts the whole output too
+      const [full] = yield* run(100, 12, ["seq 1 100"])
+      assert.strictEqual(full!.stdout, "1\n[…290 cut]")
+      // a budget smaller than the number of streams it cuts: the first ones get `…`, the last has no room
+      const [first, second] = yield* run(16384, 3, ["seq 1 100; seq 1 100 >&2", "seq 1 100; seq 1 100 >&2"])
+      expect([first!.stdout, first!.stderr, second!.stdout, second!.stderr]).toStrictEqual(["…", "…", "…", ""])
+    }))
+
   it.effect("a shell answer's budget: streams shorter than an equal share whole, the others cut to the same share", () =>
     Effect.gen(function*() {
       const Fixed = Toolkit.make(Tool.shell)
@@ -373,9 +396,45 @@ describe("Tool.custom and the client-run built-in tools", () => {
     // "😀" is two UTF-16 code units: the cut moves so that neither half is left alone, at the head and the tail
     assert.strictEqual(ToolExecutor.truncate("a😀" + "b".repeat(30), 29), "a\n[… 30 characters cut …]\nbb")
     assert.strictEqual(ToolExecutor.truncate("c".repeat(28) + "😀", 27), "c\n[… 29 characters cut …]\n")
-    // a bound too small for the marker: the head alone
-    assert.strictEqual(ToolExecutor.truncate("abcdefghij", 4), "abcd")
+    // a bound too small for the marker line: the head, then a shorter marker, always within the bound
+    assert.strictEqual(ToolExecutor.truncate("0123456789".repeat(10), 12), "01[…98 cut]")
+    assert.strictEqual(ToolExecutor.truncate("0123456789".repeat(10), 10), "[…100 cut]")
+    assert.strictEqual(ToolExecutor.truncate("abcdefghij", 4), "abc…")
+    assert.strictEqual(ToolExecutor.truncate("abcdefghij", 1), "…")
+    assert.strictEqual(ToolExecutor.truncate("a😀bc", 3), "a…")
+    // a bound of 0: nothing at all
+    assert.strictEqual(ToolExecutor.truncate("abcdefghij", 0), "")
   })
+
+  it.prop(
+    "a text cut at any bound of 1 or more says so within the bound; one that fits is unchanged",
+    [FastCheck.string({ unit: "binary", maxLength: 120 }), FastCheck.integer({ min: 1, max: 130 })],
+    ([text, max]) => {
+      const cut = ToolExecutor.truncate(text, max)
+      if (text.length <= max) return cut === text
+      return cut.length <= max && cut.includes("…")
+    }
+  )
+
+  it.effect("shell output past the toolkit's bound: every cut stream says so, also when its share is under the marker line's length", () =>
+    Effect.gen(function*() {
+      const Only = Toolkit.make(Tool.shell)
+      const outputs = (stdout: string, stderr: string) =>
+        Only.toLayer({ shell: () => Effect.succeed([{ stdout, stderr, outcome: { type: "exit" as const, exitCode: 1 } }]) })
+      const run = (stdout: string, stderr: string, maxOutputLength: number) =>
+        ToolExecutor.execute(Only, [new Part.ShellCallPart({ callId: "s1", commands: ["make"] })], { maxOutputLength }).pipe(
+          Effect.provide(outputs(stdout, stderr)),
+          Effect.map(([answer]) => (answer as Part.ShellCallOutputPart).output[0]!)
+        )
+      // the error fits its share and is kept; the output is cut to the rest, with a marker that fits it
+      expect(yield* run("0123456789", "FATAL", 10)).toMatchObject({ stdout: "0123…", stderr: "FATAL" })
+      expect(yield* run("0".repeat(40), "FATAL", 40)).toMatchObject({
+        stdout: "0".repeat(5) + Shell.truncationMarker(30) + "0".repeat(5),
+        stderr: "FATAL"
+      })
+      expect(yield* run("x".repeat(50), "", 20)).toMatchObject({ stdout: "x".repeat(11) + "[…39 cut]", stderr: "" })
+      expect(yield* run("ok", "E".repeat(30), 5)).toMatchObject({ stdout: "ok", stderr: "EE…" })
+    }))
 })
 
 describe("ToolLoop with a custom tool and client-run built-in tools", () => {

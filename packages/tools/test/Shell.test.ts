@@ -27,16 +27,18 @@ describe("Shell", () => {
     Effect.gen(function*() {
       const [slow] = yield* Shell.handler({})(new Part.ShellCallPart({ callId: "c", commands: ["sleep 5"], timeoutMs: 100 }))
       expect(slow!.outcome).toStrictEqual({ type: "timeout" })
-      // a bound too small for the marker keeps the head alone
+      // a bound too small for the marker line, or even for `[…N cut]`, keeps the head and says it was cut
       const [long] = yield* Shell.handler({ maxOutputLength: 10 })(
         new Part.ShellCallPart({ callId: "c", commands: ["yes a | head -c 100000 | tr -d '\\n'"] })
       )
-      assert.strictEqual(long!.stdout, "aaaaaaaaaa")
+      assert.strictEqual(long!.stdout, "aaaaaaaaa…")
       // a bound landing inside a surrogate pair (U+1F600 is two UTF-16 code units) keeps one character fewer
-      const [emoji] = yield* Shell.handler({ maxOutputLength: 11 })(
-        new Part.ShellCallPart({ callId: "c", commands: ["printf 'a\\360\\237\\230\\200%.0s' 1 2 3 4 5 6"] })
-      )
-      assert.strictEqual(emoji!.stdout, "a\u{1F600}a\u{1F600}a\u{1F600}a")
+      for (const [max, kept] of [[6, "a\u{1F600}a…"], [11, "a[…17 cut]"]] as const) {
+        const [emoji] = yield* Shell.handler({ maxOutputLength: max })(
+          new Part.ShellCallPart({ callId: "c", commands: ["printf 'a\\360\\237\\230\\200%.0s' 1 2 3 4 5 6"] })
+        )
+        assert.strictEqual(emoji!.stdout, kept)
+      }
     }))
 
   it.effect("a character whose bytes arrive in two writes is one character, on stdout and stderr", () =>
@@ -127,6 +129,11 @@ describe("Shell", () => {
       assert.strictEqual(Shell.keepHeadAndTail(faces, faces, 80, 42), "😀".repeat(4) + Shell.truncationMarker(64) + "😀".repeat(4))
       assert.strictEqual(Shell.keepHeadAndTail(faces, faces, 80, 40), "😀".repeat(3) + Shell.truncationMarker(66) + "😀".repeat(4))
       assert.strictEqual(Shell.keepHeadAndTail("short", "short", 5, 5), "short")
+      // a bound too small for the marker line still says the output was cut: a shorter marker after the head
+      const [tiny] = yield* Shell.handler({})(new Part.ShellCallPart({ callId: "t", commands: ["printf 0123456789; printf oops >&2"], maxOutputLength: 4 }))
+      expect(tiny).toMatchObject({ stdout: "012…", stderr: "oops" })
+      const [small] = yield* Shell.handler({})(new Part.ShellCallPart({ callId: "s", commands: ["seq 1 100"], maxOutputLength: 12 }))
+      expect(small).toMatchObject({ stdout: "1\n[…290 cut]" })
     }))
 
   it.effect("the model's timeout_ms and max_output_length: a huge timeout is clamped, a negative one or a negative bound refused", () =>
