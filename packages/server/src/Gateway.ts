@@ -24,7 +24,10 @@
  * - 415 `unsupported_content_encoding` for a compressed body (`content-encoding` other than `identity`);
  * - 408 `request_timeout` for a body that has not arrived whole within `bodyTimeout` (default 120 s), sent
  *   with `connection: close` (a client that never ends its body cannot hold a request open);
- * - 400 `invalid_json` for malformed JSON, naming the position (0-based offset, line, column);
+ * - 400 `invalid_json` for malformed JSON, naming the position (0-based offset, line, column), and for a
+ *   body that is no UTF-8 (RFC 8259 §8.1; as `TextDecoder` with `fatal: true` decides), naming the 0-based
+ *   byte offset of the first sequence that is not (it was read as U+FFFD), each chunk checked as it is read
+ *   within `maxBodyBytes`;
  * - 400 `nesting_too_deep` for JSON nested deeper than `maxJsonDepth` (default 64) objects and arrays,
  *   checked on the text before it is parsed;
  * - 400 `object_above_max_properties` for an object of more than
@@ -175,6 +178,7 @@ import { capMessage } from "./internal/limits.js"
 import * as GatewayState from "./internal/gatewayState.js"
 import * as RequestBody from "./internal/requestBody.js"
 import * as SseBody from "./internal/sseBody.js"
+import { Utf8Check } from "./internal/utf8Check.js"
 import * as ResponseStore from "./ResponseStore.js"
 import * as ResponsesLifecycle from "./ResponsesLifecycle.js"
 import * as Upstream from "./Upstream.js"
@@ -730,9 +734,15 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number, t
     const encoded = encoding !== undefined && encoding !== "" && encoding !== "identity"
     const chunks: Array<Uint8Array> = []
     let size = 0
+    // each chunk within the bound checked as it arrives (a native decoder; bytes read one by one only past
+    // a refusal), so that bytes that are no UTF-8 are never read as U+FFFD
+    const utf8 = new Utf8Check()
     yield* RequestBody.forEachChunk(request, (chunk) => {
       size += chunk.length
-      if (size <= limit && !encoded) chunks.push(chunk)
+      if (size <= limit && !encoded) {
+        chunks.push(chunk)
+        utf8.feed(chunk)
+      }
       return size <= limit
     }, Duration.toMillis(timeout), MAX_DRAIN_BYTES).pipe(
       Effect.catchTags({
@@ -765,6 +775,11 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number, t
       return yield* tooLarge(limit)
     }
     if (encoded) return yield* unsupportedEncoding(encoding)
+    const notUtf8At = utf8.end()
+    if (notUtf8At !== -1) {
+      chunks.length = 0
+      return yield* notUtf8(notUtf8At)
+    }
     // the chunks as read: `JsonSlices` decodes the body piece by piece (one string or buffer of it all costs
     // tens of milliseconds at once)
     return chunks
@@ -843,6 +858,19 @@ const internalError = new GatewayError({
   param: null,
   code: "server_error"
 })
+
+/**
+ * A body that is no UTF-8, worded as the gateway's (and OpenAI's) "We could not parse the JSON body of your
+ * request", with the byte offset of the first sequence that is no UTF-8 (`Utf8Check`).
+ */
+const notUtf8 = (offset: number) =>
+  new GatewayError({
+    status: 400,
+    description: `We could not parse the JSON body of your request: it is not UTF-8 (at byte offset ${offset}).`,
+    errorType: "invalid_request_error",
+    param: null,
+    code: "invalid_json"
+  })
 
 const tooDeep = (limit: number, offset: number) =>
   new GatewayError({

@@ -28,7 +28,7 @@ import { constants } from "node:buffer"
 import { request as httpRequest } from "node:http"
 import { gzipSync } from "node:zlib"
 import OpenAI from "openai"
-import { captureLogs, checkLifecycle, loopback, parseSse, post, postChunked, scriptedModel, withGateway } from "./utils.js"
+import { captureLogs, checkLifecycle, loopback, parseSse, post, postChunked, readFixture, scriptedModel, withGateway } from "./utils.js"
 
 const id = "chatcmpl-1"
 const started = new StreamPart.ResponseStarted({ responseId: id, model: "upstream-model-2025" })
@@ -355,6 +355,40 @@ describe("Gateway (scripted upstream)", () => {
           const error = JSON.parse(bad.text).error
           expect(error.code).toBe("invalid_json")
           expect(error.message).toContain("position 25 (line 2, column 11)")
+          expect(model.calls).toHaveLength(0)
+        }))
+    }))
+
+  it.effect("a body that is no UTF-8 -> 400 invalid_json naming the byte offset, before anything reaches the upstream (it was read as U+FFFD)", () =>
+    Effect.gen(function*() {
+      const model = scriptedModel({})
+      yield* withGateway(upstreamOf(model.layer), {}, (url) =>
+        Effect.gen(function*() {
+          const head = new TextEncoder().encode(`{"model":"m","input":"café `)
+          // Latin-1's é (0xE9: a three-byte lead, then a space), in a chunk of the request of its own
+          const answer = yield* postChunked(`${url}/responses`, [head, new Uint8Array([0xe9]), new TextEncoder().encode(` au lait"}`)])
+          expect(answer.status).toBe(400)
+          expect(JSON.parse(answer.text)).toEqual({
+            error: {
+              message: `We could not parse the JSON body of your request: it is not UTF-8 (at byte offset ${head.length}).`,
+              type: "invalid_request_error",
+              param: null,
+              code: "invalid_json"
+            }
+          })
+          // a recorded answer's output items sent back as input, 0xFF in place of its first multi-byte
+          // character's lead byte, sent in chunks of 3 bytes
+          const recorded = JSON.parse(readFixture("responses-json/pai-gpt5-web-search-url-citations.json")) as { output: Array<object> }
+          const body = new TextEncoder().encode(JSON.stringify({ model: "m", input: recorded.output }))
+          const first = body.findIndex((byte) => byte >= 0x80)
+          body[first] = 0xff
+          const chunks: Array<Uint8Array> = []
+          for (let from = 0; from < body.length; from += 3) chunks.push(body.subarray(from, from + 3))
+          const replayed = yield* postChunked(`${url}/responses`, chunks)
+          expect(replayed.status).toBe(400)
+          expect(JSON.parse(replayed.text).error.message).toBe(
+            `We could not parse the JSON body of your request: it is not UTF-8 (at byte offset ${first}).`
+          )
           expect(model.calls).toHaveLength(0)
         }))
     }))
