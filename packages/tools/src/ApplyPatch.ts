@@ -9,7 +9,9 @@
  * - `update_file`: the diff is a list of hunks. A line `@@` (optionally followed by a space and a line of
  *   context to find first, e.g. `@@ def main():`) starts a hunk; in a hunk a line starting with ` ` is
  *   context, `-` a line removed, `+` a line added; `*** End of File` anchors the hunk at the end of the file.
- *   A diff without a hunk (empty, `@@` alone) or with a hunk without a line is refused, as Codex refuses
+ *   Consecutive `@@` lines stack (V4A's way to reach a repeated function: `@@ class B:` then
+ *   `@@     def m(self):`): each context is looked for after the one before, as OpenAI's `applyDiff`
+ *   (openai-agents-js) reads them; Codex's parser refuses them. A diff without a hunk (empty, `@@` alone) or with a hunk without a line is refused, as Codex refuses
  *   it (a `failed` answer from `handler`; the file untouched). As Codex's
  *   `compute_replacements`, each hunk's old lines (context and removed) are found in the file as it was
  *   before the patch, from where the previous hunk's ended (a hunk never finds a line an earlier one added),
@@ -109,7 +111,8 @@ export type FileChange =
 // ---------------------------------------------------------------------------------------------------------
 
 interface Hunk {
-  readonly header: string | undefined
+  /** The hunk's `@@ ` headers, in order (consecutive `@@` lines stack: each looked for after the one before). */
+  readonly headers: Array<string>
   readonly oldLines: Array<string>
   readonly newLines: Array<string>
   endOfFile: boolean
@@ -172,7 +175,7 @@ const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
         // the header as written, not trimmed (Codex's seek_sequence trims in its later passes); one of
         // whitespace only is none (Codex would look for a blank line)
         const header = line.slice(3)
-        current = { header: trim(header) === "" ? undefined : header, oldLines: [], newLines: [], endOfFile: false }
+        current = { headers: trim(header) === "" ? [] : [header], oldLines: [], newLines: [], endOfFile: false }
         hunks.push(current)
         read = 0
         continue
@@ -185,7 +188,7 @@ const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
         )
       }
       // the first hunk may start without "@@"
-      current = { header: undefined, oldLines: [], newLines: [], endOfFile: false }
+      current = { headers: [], oldLines: [], newLines: [], endOfFile: false }
       hunks.push(current)
       read = 0
     }
@@ -206,13 +209,15 @@ const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
       current.oldLines.push(text)
     } else if (marker === "+") {
       current.newLines.push(text)
+    } else if (read === 0 && isHunkStart(line)) {
+      // stacked anchors (V4A's way to reach a repeated function: "@@ class B:" then "@@     def m(self):"),
+      // as OpenAI's applyDiff (readAnchors) reads them: the hunk's next header, looked for after the one
+      // before; an "@@" alone adds none
+      const header = line.slice(3)
+      if (trim(header) !== "") current.headers.push(header)
+      continue
     } else if (read === 0) {
-      return error(
-        index,
-        isHunkStart(line)
-          ? `starts a hunk, but the hunk before it has no line: ${JSON.stringify(lines[index - 1] ?? "")}`
-          : `starts with neither " ", "-", "+" nor "@@ ": ${JSON.stringify(line)}`
-      )
+      return error(index, `starts with neither " ", "-", "+" nor "@@ ": ${JSON.stringify(line)}`)
     } else {
       // the hunk ends here: the line starts the next one
       current = undefined
@@ -365,7 +370,7 @@ const splitLines = (content: string): { readonly texts: Array<string>; readonly 
  *
  * As Codex's `apply_patch` (`compute_replacements`, then the replacements applied from the last to the first):
  * every hunk is looked for in the file as it was before the patch, from a cursor that starts at its first
- * line and moves past each hunk found (past its `@@` header line, then past its old lines), so a hunk never
+ * line and moves past each hunk found (past its `@@` header lines, then past its old lines), so a hunk never
  * finds a line an earlier hunk added; then the hunks' replacements are made, in the order of where they
  * start. A hunk's old lines (context and removed) are looked for in the four passes of Codex's
  * `seek_sequence`, each over the rest of the file before the next (lines equal; equal but for trailing
@@ -382,10 +387,15 @@ const splitLines = (content: string): { readonly texts: Array<string>; readonly 
  * The diff is read as Codex's parser reads it (`parse_update_file_chunk`): a hunk starts with `@@` alone or
  * `@@ ` and a line of context, kept as written (not trimmed: the search's later passes trim it; one of
  * whitespace only is no header, where Codex would look for a blank line); the first hunk may start without
- * it. A hunk ends at `*** End of File` or at a line that starts with neither ` `, `-` nor `+`, where the next
+ * it. Unlike Codex's parser (which refuses a hunk without a line followed by another `@@`), consecutive
+ * `@@` lines stack, as OpenAI's `applyDiff` (openai-agents-js, `readAnchors`) reads them: the hunk's
+ * contexts are looked for in order, each after the line the one before was found at (`@@ class B:` then
+ * `@@     def m(self):` reaches B's method, not A's); one not found there fails the hunk naming it and the
+ * context before it (anchors out of order are refused, not looked for backwards); an `@@` alone among
+ * them adds no context. A hunk ends at `*** End of File` or at a line that starts with neither ` `, `-` nor `+`, where the next
  * must start; blank lines between hunks are skipped. Fails with `PatchError` naming the line when the diff
  * has no hunk (an empty diff, blank lines only), a hunk has no line (`@@` alone, `@@ ctx` then
- * `*** End of File` or another `@@`), a line starting with `@@` is no marker (`@@foo`), or a line after a
+ * `*** End of File`), a line starting with `@@` is no marker (`@@foo`), or a line after a
  * hunk ended starts no hunk: an update with nothing in it is refused, not a rewrite of the file as it was.
  * The search finds what Codex's window-by-window comparison finds, in one pass over the file per pass of
  * `seek_sequence` (Knuth-Morris-Pratt over whole lines): a hunk of 1,000 lines of a file of 100,000 near
@@ -415,11 +425,16 @@ export const applyHunks = (content: string, diff: string, path: string): Effect.
     const budget = makeBudget()
     for (let index = 0; index < hunks.length; index++) {
       const hunk = hunks[index]!
-      if (hunk.header !== undefined) {
-        const at = yield* seek(keyed, [hunk.header], cursor, false, budget)
+      for (let anchor = 0; anchor < hunk.headers.length; anchor++) {
+        const header = hunk.headers[anchor]!
+        const at = yield* seek(keyed, [header], cursor, false, budget)
         if (at < 0) {
           return yield* new PatchError({
-            description: `hunk ${index + 1} does not apply: context ${JSON.stringify(hunk.header)} not found`,
+            description: anchor === 0
+              ? `hunk ${index + 1} does not apply: context ${JSON.stringify(header)} not found`
+              : `hunk ${index + 1} does not apply: context ${JSON.stringify(header)} not found after its context ` +
+                `${JSON.stringify(hunk.headers[anchor - 1])} (line ${cursor}; stacked "@@" lines are looked for in order, ` +
+                `each after the one before)`,
             path
           })
         }

@@ -463,12 +463,64 @@ describe("ApplyPatch", () => {
       // "@@" followed by anything but a space is no header (it was "@@ a")
       assert.strictEqual(yield* fails("@@a\n-b\n+B\n"), `line 1 of the diff ${noHeader}: "@@a"`)
       assert.strictEqual(yield* fails("@@\n-a\n+A\n@@b\n-b\n+B\n"), `line 4 of the diff ${noHeader}: "@@b"`)
-      // a hunk without a line, followed by another (it was an addition of nothing)
-      assert.strictEqual(yield* fails("@@ a\n@@\n-b\n+B\n"), 'line 2 of the diff starts a hunk, but the hunk before it has no line: "@@ a"')
+      // "@@ a" then "@@" alone: stacked anchors, the "@@" alone adding none (it was refused since 2229ab3)
+      assert.strictEqual(yield* ApplyPatch.applyHunks("a\nb\n", "@@ a\n@@\n-b\n+B\n", "f"), "a\nB\n")
+      assert.strictEqual(yield* fails("@@ a\n@@\n"), 'line 2 of the diff starts a hunk that has no line: "@@"')
       // the header is looked for as written: "foo " is found exactly (line 3), before "foo" trimmed (line 1)
       assert.strictEqual(yield* ApplyPatch.applyHunks("foo\nx\nfoo \nx\n", "@@ foo \n-x\n+X\n", "f"), "foo\nx\nfoo \nX\n")
       // a header of spaces is none (Codex would look for a blank line: there is none here)
       assert.strictEqual(yield* ApplyPatch.applyHunks("a\nb\n", "@@  \n-b\n+B\n", "f"), "a\nB\n")
+    }))
+
+  it.effect("stacked @@ anchors reach a repeated function: each looked for after the one before, in an operation and a whole patch", () =>
+    Effect.gen(function*() {
+      // the breaker's case (refused since 2229ab3: 'the hunk before it has no line: "@@ class B:"'); V4A's
+      // documented way to reach a repeated method (OpenAI's GPT-4.1 prompting guide), accepted by OpenAI's
+      // applyDiff (openai-agents-js readAnchors)
+      const file = "class A:\n    def m(self):\n        return 1\nclass B:\n    def m(self):\n        return 1\n"
+      const diff = "@@ class B:\n@@     def m(self):\n-        return 1\n+        return 2\n"
+      const expected = "class A:\n    def m(self):\n        return 1\nclass B:\n    def m(self):\n        return 2\n"
+      assert.strictEqual(yield* ApplyPatch.applyHunks(file, diff, "a.py"), expected)
+      // the operation form through the handler
+      const root = workspace()
+      writeFileSync(join(root, "a.py"), file)
+      const answer = yield* ApplyPatch.handler({ root })(
+        new Part.ApplyPatchCallPart({ callId: "call_s1", operation: { type: "update_file", path: "a.py", diff } })
+      )
+      assert.strictEqual(answer.status, "completed", answer.output)
+      assert.strictEqual(readFileSync(join(root, "a.py"), "utf8"), expected)
+      // the whole-patch form
+      writeFileSync(join(root, "a.py"), file)
+      assert.strictEqual(
+        yield* ApplyPatch.applyPatchText(root, `*** Begin Patch\n*** Update File: a.py\n${diff}*** End Patch`),
+        "updated a.py"
+      )
+      assert.strictEqual(readFileSync(join(root, "a.py"), "utf8"), expected)
+      // three stacked, after an earlier hunk: each searched after the one before
+      const three = "def f():\n    x = 1\nclass A:\n    def m(self):\n        x = 1\nclass B:\n    def m(self):\n        x = 1\n"
+      assert.strictEqual(
+        yield* ApplyPatch.applyHunks(three, "@@ def f():\n-    x = 1\n+    x = 0\n@@ class B:\n@@\n@@     def m(self):\n-        x = 1\n+        x = 2\n", "c.py"),
+        "def f():\n    x = 0\nclass A:\n    def m(self):\n        x = 1\nclass B:\n    def m(self):\n        x = 2\n"
+      )
+      // out of order (the method before its class): refused naming both, the file untouched
+      const reversed = yield* Effect.flip(
+        ApplyPatch.applyHunks("class B:\n    def m(self):\n        return 1\n", "@@     def m(self):\n@@ class B:\n-        return 1\n+        return 2\n", "b.py")
+      )
+      assert.strictEqual(
+        reversed.description,
+        'hunk 1 does not apply: context "class B:" not found after its context "    def m(self):" (line 2; stacked "@@" lines ' +
+          "are looked for in order, each after the one before)"
+      )
+      writeFileSync(join(root, "b.py"), "class B:\n    def m(self):\n        return 1\n")
+      const refused = yield* ApplyPatch.handler({ root })(
+        new Part.ApplyPatchCallPart({
+          callId: "call_s2",
+          operation: { type: "update_file", path: "b.py", diff: "@@     def m(self):\n@@ class B:\n-        return 1\n+        return 2\n" }
+        })
+      )
+      assert.strictEqual(refused.status, "failed")
+      assert.include(refused.output, 'context "class B:" not found after its context "    def m(self):"')
+      assert.strictEqual(readFileSync(join(root, "b.py"), "utf8"), "class B:\n    def m(self):\n        return 1\n")
     }))
 
   it.effect("a whole patch as Codex parses it: all hunks checked before the first change, no blank line after an added file", () =>
