@@ -30,7 +30,8 @@ import OpenAI from "openai"
 import { accumulateResponse } from "openai/lib/responses/ResponseAccumulator.js"
 import { checkLifecycle, parseSse, post, readFixture, withGateway, type WireJson as Json } from "./utils.js"
 
-type Event = { readonly [key: string]: any }
+/** An event or item of a recording, read loosely (the wire JSON of the tests). */
+type Event = Json
 
 /** A recording's events, in order (raw SSE, or one JSON event per line: `*.chunks.txt`). */
 const recorded = (name: string): ReadonlyArray<Event> => {
