@@ -55,8 +55,9 @@
  * patch the model wrote is the application's decision: give it a root it may change.
  *
  * Concurrency: `applyChange`, `applyPatchText` and `handler` run one at a time on one file, whoever calls
- * them and whatever root they were given (a lock per file, by its real path: through `root` and a root
- * nested in it such as `root/sub`, a link to the root, or another spelling of the path, a file is one): the
+ * them and whatever root they were given (a lock per file, by its device and inode, or by its real path while
+ * it does not exist: through `root` and a root nested in it such as `root/sub`, a link to the root, another
+ * spelling of the path, or a hard link to it, a file is one): the
  * tool loop runs function and custom tool calls concurrently, and two patches of one file read together
  * would each write their own edit over the other's. A whole patch takes the locks of all the files it
  * touches before its first change and holds them until its last. Patches of other files run concurrently.
@@ -70,7 +71,7 @@ import * as Schema from "effect/Schema"
 import { constants as FsConstants, type Stats } from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as NodePath from "node:path"
-import { withFileLocks } from "./internal/fileLock.js"
+import { fileKey, withFileLocks } from "./internal/fileLock.js"
 
 /**
  * A patch that cannot be applied: malformed, a hunk whose lines are not in the file, a file that exists
@@ -824,19 +825,20 @@ export const applyChange = (root: string, change: FileChange): Effect.Effect<str
   Effect.flatMap(lockKeys(root, change), (keys) => withFileLocks(keys, applyChangeUnlocked(root, change)))
 
 /**
- * The keys of the locks a change takes (`withFileLocks`): the real paths of the files it reads or writes (an
- * update's file and its move's destination, where a write lands; a delete's entry). A path that does not
+ * The keys of the locks a change takes (`withFileLocks`): of the files it reads or writes (an update's file
+ * and its move's destination, where a write lands; a delete's entry), each its device and inode when it
+ * exists (two hard links to one file are one key), else its real path (`fileKey`). A path that does not
  * resolve (outside the root, a missing root) has none: the change fails on it before touching a file.
  */
 const lockKeys = (root: string, change: FileChange): Effect.Effect<ReadonlyArray<string>> =>
   Effect.map(
     Effect.all(
       change.type === "delete_file"
-        ? [locateEntry(root, change.path)]
+        ? [Effect.flatMap(locateEntry(root, change.path), (real) => fileKey(real, true))]
         : [
-          Effect.map(locate(root, change.path), ({ real }) => real),
+          Effect.flatMap(locate(root, change.path), ({ real }) => fileKey(real, false)),
           ...(change.type === "update_file" && change.moveTo !== undefined
-            ? [Effect.map(locate(root, change.moveTo), ({ real }) => real)]
+            ? [Effect.flatMap(locate(root, change.moveTo), ({ real }) => fileKey(real, false))]
             : [])
         ],
       { mode: "either" }

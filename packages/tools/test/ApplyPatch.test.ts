@@ -10,7 +10,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -605,6 +605,29 @@ describe("ApplyPatch", () => {
       const after = readFileSync(join(sub, "f.txt"), "utf8")
       assert.deepStrictEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].filter((i) => !after.includes(`LINE ${i}\n`)), [])
       assert.includeMembers(readFileSync(join(root, "g.txt"), "utf8").split("\n"), ["G", "g2"])
+    }))
+
+  it.effect("concurrent patches of one file through two hard links all land (a lock per file, not per real path)", () =>
+    Effect.gen(function*() {
+      // the breaker's case: two names of one file have two real paths; the lock was keyed by real path, so
+      // patches through the two names read the file together and lost edits (7 of 60 per run)
+      const root = workspace()
+      const count = 40
+      writeFileSync(join(root, "f.txt"), Array.from({ length: count }, (_, i) => `line ${i}\n`).join(""))
+      linkSync(join(root, "f.txt"), join(root, "hard.txt"))
+      const edit = (i: number) => `@@\n-line ${i}\n+LINE ${i}\n`
+      yield* Effect.all(
+        Array.from({ length: count }, (_, i) => {
+          const path = i % 2 === 0 ? "f.txt" : "hard.txt"
+          return i % 3 === 0
+            ? ApplyPatch.applyPatchText(root, `*** Begin Patch\n*** Update File: ${path}\n${edit(i)}*** End Patch`)
+            : ApplyPatch.applyChange(root, { type: "update_file", path, diff: edit(i) })
+        }),
+        { concurrency: "unbounded" }
+      )
+      const text = readFileSync(join(root, "f.txt"), "utf8")
+      assert.strictEqual(readFileSync(join(root, "hard.txt"), "utf8"), text)
+      assert.deepStrictEqual(Array.from({ length: count }, (_, i) => i).filter((i) => !text.includes(`LINE ${i}\n`)), [])
     }))
 
   it.effect("a whole patch as Codex reads it: in a heredoc, Add File onto a file, no change or an empty update refused", () =>
