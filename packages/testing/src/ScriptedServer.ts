@@ -72,6 +72,12 @@ export interface Options {
  * by the last handler once the script is used up. Its connections are closed, and the server stopped, when
  * the scope closes.
  *
+ * With an empty script, or when a handler throws, the request gets a 500 with a JSON body
+ * `{"error": {"message": "ScriptedServer: …", "type": "scripted_server_error"}}` saying which (`request 1
+ * has no handler: the server was made with an empty script`, `handler 2 of the script threw answering
+ * request 2: …`), or its connection is dropped when the handler had already sent headers; the server keeps
+ * serving (it crashed the process before, an uncaught exception in the request's listener).
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -87,8 +93,19 @@ export const make = (script: ReadonlyArray<Handler>, options: Options = {}): Eff
           const body = parseObject(text)
           const closed = new Promise<void>((done) => response.on("close", () => done()))
           received.push({ body, text, closed })
-          const handler = script[Math.min(received.length - 1, script.length - 1)]!
-          handler(request, response, body)
+          const number = received.length
+          if (script.length === 0) {
+            return answerFailure(response, `request ${number} has no handler: the server was made with an empty script`)
+          }
+          const index = Math.min(number - 1, script.length - 1)
+          try {
+            script[index]!(request, response, body)
+          } catch (error) {
+            answerFailure(
+              response,
+              `handler ${index + 1} of the script threw answering request ${number}: ${error instanceof Error ? error.message : String(error)}`
+            )
+          }
         })
       })
       if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout
@@ -103,6 +120,20 @@ export const make = (script: ReadonlyArray<Handler>, options: Options = {}): Eff
         server.close(() => resume(Effect.void))
       })
   ).pipe(Effect.map(({ scripted }) => scripted))
+
+/**
+ * The server's own failure (no handler, or one that threw): a 500 whose JSON body's `error.message` says
+ * which (`type` `scripted_server_error`), or, when the handler had already sent headers, the connection
+ * dropped (no status can follow them). The server goes on serving the next requests.
+ */
+const answerFailure = (response: ServerResponse, message: string): void => {
+  if (response.headersSent) {
+    response.destroy()
+    return
+  }
+  response.writeHead(500, { "content-type": "application/json" })
+  response.end(JSON.stringify({ error: { message: `ScriptedServer: ${message}`, type: "scripted_server_error" } }))
+}
 
 /** A request body as a JSON object, `{}` when it is none. */
 const parseObject = (text: string): Record<string, unknown> => {

@@ -66,6 +66,46 @@ describe("ScriptedServer", () => {
       yield* Effect.promise(() => Promise.all(server.received.map((request) => request.closed)))
     }))
 
+  it.scoped("an empty script or a handler that throws: a 500 saying so, and the server keeps serving", () =>
+    Effect.gen(function*() {
+      // the breaker's case: make([]) crashed the process on its first request (handler is not a function)
+      const post = (baseUrl: string) =>
+        Effect.promise(() =>
+          fetch(`${baseUrl}/chat/completions`, { method: "POST", body: "{}" }).then(async (answer) => ({
+            status: answer.status,
+            body: await answer.json() as { error: { message: string; type: string } }
+          }))
+        )
+      const empty = yield* ScriptedServer.make([])
+      assert.deepStrictEqual(yield* post(empty.baseUrl), {
+        status: 500,
+        body: {
+          error: {
+            message: "ScriptedServer: request 1 has no handler: the server was made with an empty script",
+            type: "scripted_server_error"
+          }
+        }
+      })
+      assert.strictEqual((yield* post(empty.baseUrl)).body.error.message, "ScriptedServer: request 2 has no handler: the server was made with an empty script")
+      assert.strictEqual(empty.received.length, 2)
+      const throwing = yield* ScriptedServer.make([
+        () => {
+          throw new Error("boom")
+        },
+        ScriptedServer.completion({ content: "after" })
+      ])
+      const first = yield* post(throwing.baseUrl)
+      assert.strictEqual(first.status, 500)
+      assert.strictEqual(first.body.error.message, "ScriptedServer: handler 1 of the script threw answering request 1: boom")
+      // the next request gets the next handler
+      const second = yield* Effect.promise(() =>
+        fetch(`${throwing.baseUrl}/chat/completions`, { method: "POST", body: "{}" }).then((answer) =>
+          answer.json() as Promise<{ choices: Array<{ message: { content: string } }> }>
+        )
+      )
+      assert.strictEqual(second.choices[0]!.message.content, "after")
+    }))
+
   it.scoped("a body that is no JSON object is recorded as {} beside its text; a handler may drop the connection", () =>
     Effect.gen(function*() {
       const server = yield* ScriptedServer.make([(request) => request.socket.destroy()], { keepAliveTimeout: 60_000 })
