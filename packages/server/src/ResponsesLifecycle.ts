@@ -66,9 +66,15 @@
  *   base64url of the extra_content JSON>`: the gateway keeps no state, and the call id is what every client
  *   sends back with the call and its output (`ResponsesRequestDecoder` splits it again). The payload comes with
  *   the call's first delta, so the id is the same from `response.output_item.added` on.
- * - **Empty arguments.** A function call whose upstream sent no arguments (`""`) gets `"{}"` (one
- *   `function_call_arguments.delta` and the `.done`), which clients parse as JSON: `""` makes the official
- *   SDK's `finalResponse()` throw.
+ * - **Empty arguments.** A function call whose upstream sent no arguments (`""`), or JSON whitespace alone
+ *   (`"  "`, `"\n"`: spaces, tabs, line feeds, carriage returns, in any number of deltas), gets `"{}"` (one
+ *   `function_call_arguments.delta` and the `.done`), which clients parse as JSON: the official SDK's
+ *   `finalResponse()` parses a strict tool's arguments (`JSON.parse`), which throws on `""` and on
+ *   whitespace alike. Whitespace is held back while nothing else came, so the deltas add up to the `.done`
+ *   arguments and the item (a replacing snapshot of whitespace alone, after other arguments were written:
+ *   the `.done` events carry `"{}"`); arguments with whitespace around JSON are kept as they came. The API
+ *   writes no such arguments; `"{}"` is what a call without arguments is everywhere else (`ChatCompletionsRequest`
+ *   sends `""` arguments back upstream as `"{}"`).
  * - **Custom tools.** A call of a function that stands for a custom tool
  *   (`ResponsesRequestDecoder.DecodedRequest.customTools`, presented upstream with one string parameter
  *   `input`) is written as a `custom_tool_call` item (`ctc_…`) with its `input`: the `input` string is

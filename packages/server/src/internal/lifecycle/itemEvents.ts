@@ -13,7 +13,18 @@ import type * as ResponsesRequestDecoder from "../../ResponsesRequestDecoder.js"
 import type { DeferredTool } from "../../ResponsesRequestDecoder.js"
 import * as CustomInput from "../customInput.js"
 import { TextDelta } from "./textDelta.js"
-import { changeKind, clientCallFits, compactWritten, contentPart, isClientCall, itemJson, shellAction, type Slot, textOf } from "./items.js"
+import {
+  changeKind,
+  clientCallFits,
+  compactWritten,
+  contentPart,
+  isBlank,
+  isClientCall,
+  itemJson,
+  shellAction,
+  type Slot,
+  textOf
+} from "./items.js"
 
 /** The writer of a response's items (see the module doc). Each method appends its events to `out`. */
 export interface ItemWriter {
@@ -129,6 +140,12 @@ export const make = (
       }
       return
     }
+    if (slot.written === 0 && slot.kind === "function_call") {
+      // arguments of JSON whitespace alone so far are held back: if nothing else comes, the call gets `{}`
+      // (`close`), and deltas already written would not add up to it
+      while (slot.blankChunks < slot.chunks.length && isBlank(slot.chunks[slot.blankChunks]!)) slot.blankChunks++
+      if (slot.blankChunks === slot.chunks.length) return
+    }
     const delta = slot.chunks.length - slot.written === 1
       ? slot.chunks[slot.written]!
       : slot.chunks.slice(slot.written).join("")
@@ -225,8 +242,14 @@ export const make = (
       changeKind(slot, "function_call", makeId)
       emit(out, "response.output_item.added", { output_index: slot.outputIndex, item: item(slot, "in_progress", false) })
     }
-    // a call without arguments gets `{}`, which every client parses as JSON (`""` makes strict ones throw)
-    if (slot.kind === "function_call" && slot.chunks.length === 0) slot.chunks.push("{}")
+    // a call without arguments, or with JSON whitespace alone (`"  "`, `"\n"`), gets `{}`, which every client
+    // parses as JSON (`""` and whitespace make strict ones throw). Whitespace was held back (`flush`), so `{}`
+    // is the one delta; after a replacing snapshot of whitespace alone it comes with the `.done` events
+    if (slot.kind === "function_call" && slot.chunks.every(isBlank)) {
+      slot.chunks = ["{}"]
+      slot.written = slot.blocks = slot.written === 0 ? 0 : 1
+      slot.blankChunks = 0
+    }
     flush(slot, out)
     slot.closed = true
     settle(slot, out)

@@ -66,6 +66,11 @@ export interface Slot {
   written: number
   /** how many of the first `chunks` are blocks: written chunks joined (`compactWritten`) */
   blocks: number
+  /**
+   * function call: how many of the first `chunks` were found to be JSON whitespace alone while nothing was
+   * written, held back (`ItemWriter.flush`: arguments of whitespace alone become `{}`)
+   */
+  blankChunks: number
   /** reasoning: the chunks of each summary part */
   summaries: Array<Array<string>>
   /** reasoning: the summary part being written, -1 before the first */
@@ -131,6 +136,7 @@ export const newSlot = (index: number, kind: Kind, makeId: (prefix: string) => s
   joined: undefined,
   written: 0,
   blocks: 0,
+  blankChunks: 0,
   summaries: [],
   summaryOpen: -1,
   summaryWritten: 0,
@@ -168,6 +174,15 @@ export const compactWritten = (slot: Slot): void => {
   slot.chunks.splice(slot.blocks, loose, slot.chunks.slice(slot.blocks, slot.written).join(""))
   slot.blocks++
   slot.written = slot.blocks
+}
+
+/** Whether `text` is JSON whitespace alone (space, tab, line feed, carriage return; RFC 8259 §2), or empty. */
+export const isBlank = (text: string): boolean => {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) return false
+  }
+  return true
 }
 
 /** The whole text, refusal or arguments of a slot (joined once when closed). */
@@ -413,6 +428,7 @@ export const absorb = (slot: Slot, part: Part.AssistantPart, partial: boolean, r
   if (replace) {
     slot.chunks = []
     slot.blocks = 0
+    slot.blankChunks = 0
     slot.summaries = []
     if (slot.reasoningText !== undefined) slot.reasoningText = []
   }

@@ -221,6 +221,7 @@ export const make = (
         changeKind(slot, kind, makeId)
         slot.chunks = []
         slot.blocks = 0
+        slot.blankChunks = 0
         slot.summaries = []
         slot.reasoningText = undefined
       }
