@@ -32,12 +32,17 @@
  * Consecutive tool outputs form one `ToolMessage`; the images and files of their outputs follow it in one
  * `UserMessage` (a Chat Completions tool message holds text only, and the tool messages must follow the
  * assistant message holding their calls directly). A client-run call (`function_call`, `custom_tool_call`,
- * `apply_patch_call`, `shell_call`, `local_shell_call`) that no output answers later in the input (a stored
- * response's calls included) is a 400 with param `input`, in the API's words ("No tool output found for
- * function call <call_id>", "… for local shell call <call_id>", as openai/openai-agents-python#1855 quotes
- * the API), naming the first such call in input order: sent on, the upstream would read the conversation
- * without the call (Chat Completions would refuse it, and the gateway's upstream request drops it). Hosted
- * built-in calls (`web_search_call`, …), reasoning and tool searches need no output here.
+ * `apply_patch_call`, `shell_call`, `local_shell_call`, and a `tool_search_call` with `execution: "client"`
+ * and a `call_id`) that no output answers later in the input (a stored response's calls included) is a 400
+ * with param `input`, in the API's words ("No tool output found for function call <call_id>", "… for local
+ * shell call <call_id>", as openai/openai-agents-python#1855 quotes the API; "… for tool search call
+ * <call_id>"), naming the first such call in input order: sent on, the upstream would read the conversation
+ * without the call (Chat Completions would refuse it, and the gateway's upstream request drops it). A
+ * client-run tool search is such a call: the API reference is silent on it, but Codex gives one without its
+ * `tool_search_output` an output before it sends a conversation, as it does a function call
+ * (openai/codex `codex-rs/core/src/context_manager/normalize.rs`, `ensure_call_outputs_present`). Hosted
+ * built-in calls (`web_search_call`, …), reasoning and server-run tool searches (the API writes their
+ * output beside them, with `call_id: null`) need no output here.
  *
  * Tools: `function` tools become `ToolDefinition`s (`strict` defaults to `false`: open-model backends
  * rarely enforce schemas). A `custom` (freeform) tool becomes the function Chat Completions offers it as

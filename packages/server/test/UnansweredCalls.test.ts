@@ -3,7 +3,10 @@
  * custom, apply_patch, shell, local_shell), with the API's 400 ("No tool output found for local shell call
  * call_…", param `input`, as openai/openai-agents-python#1855 quotes it for a `local_shell_call`), naming
  * the first such call in input order, also when the calls come from a stored response continued with
- * `previous_response_id`. Hosted built-in calls, reasoning and an answered tool search are no such calls.
+ * `previous_response_id`. A client-run tool search (`execution: "client"`, with a `call_id`) without its
+ * `tool_search_output` is one too (Codex gives such a search an output before it sends a conversation, as it
+ * does a function call: openai/codex `codex-rs/core/src/context_manager/normalize.rs`). Hosted built-in calls,
+ * reasoning, a server-run tool search and an answered one are no such calls.
  * Driven with the official `openai` SDK through the gateway to a scripted loopback upstream; item shapes
  * follow the API reference (`ShellCall`, `ApplyPatchToolCall`, `LocalShellToolCall`); ids are invented.
  */
@@ -122,6 +125,72 @@ describe("a client-run call without its output", () => {
         } as never)
         expect(response.output_text).toBe("done")
       })))
+
+  it.effect("a client-run tool search without its tool_search_output is a 400 as the other calls are; server-run and answered ones are not", () =>
+    withScriptedGateway([completion({ content: "done" }), completion({ content: "done" })], {}, (url, received) =>
+      Effect.promise(async () => {
+        const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
+        const tools = [{ type: "tool_search", execution: "client" }, ...TOOLS]
+        // as the gateway writes the upstream's search for the client to run (`execution: "client"`)
+        const search = { type: "tool_search_call", id: "tsc_1", call_id: "call_t", execution: "client", status: "completed", arguments: { query: "mail" } }
+        const error = await refusal(client, {
+          tools,
+          input: [{ role: "user", content: "hi" }, search, { role: "user", content: "and?" }]
+        })
+        expect(error?.status).toBe(400)
+        expect(error?.param).toBe("input")
+        expect(error?.message).toContain("No tool output found for tool search call call_t: input[1] has no tool_search_output after it.")
+        // first in input order, before a function call left unanswered after it
+        const first = await refusal(client, { tools, input: [{ role: "user", content: "hi" }, search, CALLS[0].item] })
+        expect(first?.message).toContain("No tool output found for tool search call call_t: input[1]")
+        expect(received).toHaveLength(0)
+        // answered by its output: sent upstream
+        const answered = await client.responses.create({
+          model: "m",
+          tools,
+          input: [
+            { role: "user", content: "hi" },
+            search,
+            { type: "tool_search_output", call_id: "call_t", execution: "client", status: "completed", tools: [] },
+            { role: "user", content: "and?" }
+          ]
+        } as never)
+        expect(answered.output_text).toBe("done")
+        // a search the API ran (its output written beside it, call_id null) waits for nothing
+        const hosted = await client.responses.create({
+          model: "m",
+          tools: [{ type: "tool_search" }],
+          input: [
+            { role: "user", content: "hi" },
+            { type: "tool_search_call", id: "tsc_2", call_id: null, execution: "server", status: "completed", arguments: { paths: ["x"] } },
+            { role: "user", content: "and?" }
+          ]
+        } as never)
+        expect(hosted.output_text).toBe("done")
+        expect(received).toHaveLength(2)
+      })))
+
+  it.effect("continued with previous_response_id after a response holding a client-run tool search: the search is named", () =>
+    Effect.gen(function*() {
+      const filename = join(mkdtempSync(join(tmpdir(), "effect-responses-unanswered-")), "responses.db")
+      yield* withScriptedGateway([
+        completion({
+          content: null,
+          tool_calls: [{ id: "call_t", type: "function", function: { name: "tool_search", arguments: "{\"query\":\"mail\"}" } }]
+        }, "tool_calls"),
+        completion({ content: "never" })
+      ], { store: ResponseStoreSqlite.layer({ filename }) }, (url, received) =>
+        Effect.promise(async () => {
+          const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
+          const tools = [{ type: "tool_search", execution: "client" }]
+          const first = await client.responses.create({ model: "m", tools, store: true, input: "hi" } as never)
+          expect(first.output).toMatchObject([{ type: "tool_search_call", call_id: "call_t", execution: "client" }])
+          const error = await refusal(client, { tools, previous_response_id: first.id, input: [{ role: "user", content: "and?" }] })
+          expect(error?.status).toBe(400)
+          expect(error?.message).toContain("No tool output found for tool search call call_t: input[1] has no tool_search_output after it.")
+          expect(received).toHaveLength(1)
+        }))
+    }))
 
   it.effect("continued with previous_response_id after a response holding a shell call and a custom call: the shell call (input[1]) is named", () =>
     Effect.gen(function*() {

@@ -49,6 +49,7 @@ const ToolsItem = Schema.Struct({
 const ToolSearchCallInput = Schema.Struct({
   call_id: Nullable(Schema.String),
   id: Nullable(Schema.String),
+  execution: Nullable(Schema.String),
   arguments: Schema.optional(Schema.Unknown)
 })
 
@@ -244,8 +245,8 @@ export const decodeInput = <E>(
     // the images and files of the outputs in `results`: a user message right after their tool messages
     let attachments: Array<Part.UserPart> | undefined
     const callNames = new Map<string, string>()
-    // the client-run calls no output answered yet (function, custom, apply_patch, shell and local_shell calls;
-    // call id -> its input index and item type): the API refuses a conversation holding one ("No tool output
+    // the client-run calls no output answered yet (function, custom, apply_patch, shell and local_shell calls,
+    // client-run tool searches with a call id; call id -> its input index and item type): the API refuses a conversation holding one ("No tool output
     // found for function call …", "… for local shell call …"); the first in input order is named
     const unanswered = new Map<string, { readonly index: number; readonly type: string }>()
     // `local_shell_call` item id -> its call id, for outputs that name the call by the item's id
@@ -513,6 +514,11 @@ export const decodeInput = <E>(
           if (call.call_id == null) searchesWithoutCallId.push(callId)
           const args = call.arguments === undefined ? "{}" : typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)
           toolCall(callId, TOOL_SEARCH, args, attributes({ id: call.id }))
+          // the client ran it, so its result is the client's to send, as a function call's is: Codex gives such a
+          // search without its output one (`tools: []`) before it sends a conversation, as it does a function
+          // call's (openai/codex codex-rs/core/src/context_manager/normalize.rs, ensure_call_outputs_present).
+          // A search the API (or the gateway) ran has its output written beside it, or none to wait for
+          if (call.execution === "client" && call.call_id != null) unanswered.set(CallId.decode(call.call_id).callId, { index, type })
           break
         }
         case "tool_search_output": {
@@ -647,7 +653,7 @@ export const decodeInput = <E>(
     }
     for (const [callId, { index, type }] of unanswered) {
       return yield* fail(
-        `No tool output found for ${type.replaceAll("_", " ")} ${capMessage(callId, 100)}: input[${index}] has no ${type}_output after it.`,
+        `No tool output found for ${type.replaceAll("_", " ")} ${capMessage(callId, 100)}: input[${index}] has no ${type === "tool_search_call" ? "tool_search" : type}_output after it.`,
         "input",
         "invalid_value"
       )
