@@ -34,7 +34,9 @@
  * the budget has a character for its marker: a budget smaller than the number of streams it cuts gives the
  * first of them (in order) one character each, `…`, and leaves the others empty, as they have no room left.
  * A stream the `Shell` handler already cut, with any of its markers, is cut from its head and tail, its
- * marker counting what is left out of the command's whole output.
+ * marker counting what is left out of the command's whole output; a marker counts as the handler's only where
+ * the handler can have written it (between the even halves of the room it leaves, or `[…N cut]` at the end
+ * after a head too short for the line), so marker-like text in a command's own output is counted as text.
  *
  * Order (as Codex runs a turn's calls): the calls are taken in the model's output order. Function and custom
  * tool calls may run together (at most `concurrency` at once); a shell, apply_patch or local_shell call,
@@ -592,30 +594,65 @@ const shares = (lengths: ReadonlyArray<number>, max: number): Array<number> => {
  * cut: a stream the handler cut (`Shell.handler`: its head, the marker `[… N characters cut …]`, its tail)
  * is cut again from that head and tail, the new marker saying how much of the command's whole output is
  * left out (`N` and what this cut drops), not of the handler's answer alone. So is a stream the handler cut
- * at a bound too small for that line: its head then `[…N cut]` (when the line for its whole length could not
- * have fitted the stream) is cut again from the head with the whole length; its head then `…` is cut as any
- * text, which keeps the head then `…` (no `[…N cut]` fits a bound below its length). A stream holding no such
- * marker, or one whose head or tail is shorter than `max` (the old marker might stay), is cut as any text.
+ * at a bound too small for that line: its head then `[…N cut]` is cut again from the head with the whole
+ * length; its head then `…` is cut as any text, which keeps the head then `…` (no `[…N cut]` fits a bound
+ * below its length). A stream whose head or tail is shorter than `max` (the old marker might stay) is cut as
+ * any text.
+ *
+ * A marker is read as the handler's only where the handler could have written it (`handlerCut`): a command's
+ * output may hold marker-like text of its own (a log quoting an earlier cut, `[… 1e+23 characters cut …]`,
+ * `[…5 cut]` at its end), which is text like the rest, counted as it is.
  */
 const recut = (text: string, max: number): string => {
   if (text.length <= max) return text
-  const found = [...text.matchAll(/\n\[… (\d+) characters cut …\]\n/g)]
-  if (found.length === 1) {
-    const head = text.slice(0, found[0]!.index)
-    const tail = text.slice(found[0]!.index + found[0]![0].length)
-    if (head.length < max || tail.length < max) return truncate(text, max)
-    return Cut.keepHeadAndTail(head, tail, head.length + Number(found[0]![1]) + tail.length, max)
+  const found = handlerCut(text)
+  if (found === undefined) return truncate(text, max)
+  if (found.tail === undefined) return Cut.keepHeadAndTail(found.head, "", found.total, max)
+  if (found.head.length < max || found.tail.length < max) return truncate(text, max)
+  return Cut.keepHeadAndTail(found.head, found.tail, found.total, max)
+}
+
+/**
+ * The cut in `text` if `Cut.keepHeadAndTail` can have written it: the head, the tail (none for the short
+ * marker at the end) and the length of the whole text. A marker is the handler's when a bound exists at which
+ * `keepHeadAndTail` of a text of that whole length writes it where it is: the marker line between the even
+ * split of the room it leaves (the head `floor(room / 2)` characters, the tail the rest, either one less so as
+ * not to split a surrogate pair), or `[…N cut]` after the head at a bound too small for the line; the count
+ * a decimal integer as written (no sign, exponent or leading zero, at most 2^53), the whole longer than that
+ * bound (the handler cuts only then). A command's own marker-like text is never in those places but by
+ * chance: in the middle of an output, with a count larger than the characters around it.
+ */
+const handlerCut = (
+  text: string
+): { readonly head: string; readonly tail: string | undefined; readonly total: number } | undefined => {
+  for (const match of text.matchAll(/\n\[… ([1-9]\d*) characters cut …\]\n/g)) {
+    const head = text.slice(0, match.index)
+    const tail = text.slice(match.index + match[0].length)
+    const total = head.length + Number(match[1]) + tail.length
+    if (!Number.isSafeInteger(total)) continue
+    const line = Cut.truncationMarker(total).length
+    // the room the line left: the characters kept, or one or two more when a surrogate pair moved a cut
+    for (let room = head.length + tail.length; room <= head.length + tail.length + 2; room++) {
+      const first = Math.floor(room / 2)
+      const last = room - first
+      if (
+        (head.length === first || head.length === first - 1) && (tail.length === last || tail.length === last - 1) &&
+        total > room + line
+      ) return { head, tail, total }
+    }
   }
-  if (found.length > 1) return truncate(text, max)
-  const short = /\[…(\d+) cut\]$/.exec(text)
+  const short = /\[…([1-9]\d*) cut\]$/.exec(text)
   if (short !== null) {
     const head = text.slice(0, short.index)
     const total = head.length + Number(short[1])
-    // the handler wrote it only when the full line for the whole length did not fit: then neither does it now
-    if (Cut.truncationMarker(total).length > text.length) return Cut.keepHeadAndTail(head, "", total, max)
-    return truncate(text, max)
+    if (!Number.isSafeInteger(total)) return undefined
+    const marker = Cut.shortTruncationMarker(total).length
+    // the bound: the head and the marker for the whole, or one more when the head gave up half a surrogate pair
+    for (let max = head.length + marker; max <= head.length + marker + 1; max++) {
+      if (max < Cut.truncationMarker(total).length && total > max) return { head, tail: undefined, total }
+    }
   }
-  return truncate(text, max)
+  return undefined
 }
 
 const unexpected = (call: RunnableCall, cause: Cause.Cause<unknown>, what: string) =>

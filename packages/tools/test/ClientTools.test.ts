@@ -435,6 +435,59 @@ describe("Tool.custom and the client-run built-in tools", () => {
       expect(yield* run("x".repeat(50), "", 20)).toMatchObject({ stdout: "x".repeat(11) + "[…39 cut]", stderr: "" })
       expect(yield* run("ok", "E".repeat(30), 5)).toMatchObject({ stdout: "ok", stderr: "EE…" })
     }))
+
+  it.effect("a command whose output holds marker-like text: the cut counts the output as it is, not as the text claims", () =>
+    Effect.gen(function*() {
+      const Only = Toolkit.make(Tool.shell)
+      const run = (stdout: string, maxOutputLength: number) =>
+        ToolExecutor.execute(Only, [new Part.ShellCallPart({ callId: "s1", commands: ["cat log.txt"] })], { maxOutputLength }).pipe(
+          Effect.provide(Only.toLayer({ shell: () => Effect.succeed([{ stdout, stderr: "", outcome: { type: "exit" as const, exitCode: 0 } }]) })),
+          Effect.map(([answer]) => (answer as Part.ShellCallOutputPart).output[0]!.stdout)
+        )
+      // a log that quotes an earlier cut, whole (224 characters): cut to 60, 190 of them left out (the line
+      // read as the handler's marker made it 171: the quoted 5 in place of the line's own 24 characters)
+      const quoted = "A".repeat(100) + "\n[… 5 characters cut …]\n" + "B".repeat(100)
+      assert.strictEqual(yield* run(quoted, 60), ToolExecutor.truncate(quoted, 60))
+      assert.strictEqual(yield* run(quoted, 60), "A".repeat(17) + "\n[… 190 characters cut …]\n" + "B".repeat(17))
+      // a count no handler can have written (more than any string holds) is text too: not "1e+23 characters cut"
+      for (const count of ["99999999999999999999999", "1e+23", "007"]) {
+        const claimed = "A".repeat(100) + `\n[… ${count} characters cut …]\n` + "B".repeat(100)
+        assert.strictEqual(yield* run(claimed, 60), ToolExecutor.truncate(claimed, 60))
+      }
+      // a short marker at the end of an output the handler did not cut: 13 of the 18 characters left out, not 10
+      assert.strictEqual(yield* run("0123456789[…5 cut]", 14), "01234[…13 cut]")
+      assert.strictEqual(yield* run("ab[…5 cut]", 8), ToolExecutor.truncate("ab[…5 cut]", 8))
+      // the handler's own marker after a quoted one in its head: still read as the handler's, its count kept
+      const [head, tail] = ["\n[… 5 characters cut …]\n" + "a".repeat(500), "b".repeat(500)]
+      const cutByHandler = Shell.keepHeadAndTail(head, tail, 10_000, 200)
+      assert.strictEqual(yield* run(cutByHandler, 60), Shell.keepHeadAndTail(head, tail, 10_000, 60))
+      assert.include(yield* run(cutByHandler, 60), "\n[… 9968 characters cut …]\n")
+    }))
+
+  it.prop(
+    "a shell stream with any marker-like text, cut at any budget: within the budget, never a failure",
+    [
+      FastCheck.array(
+        FastCheck.oneof(
+          FastCheck.string({ maxLength: 40 }),
+          FastCheck.constantFrom("\n[… 5 characters cut …]\n", "\n[… 1e+23 characters cut …]\n", "[…5 cut]", "[…0 cut]", "…", "\n[… 99999999999999999999 characters cut …]\n")
+        ),
+        { maxLength: 8 }
+      ),
+      FastCheck.integer({ min: 0, max: 120 })
+    ],
+    ([pieces, max]) => {
+      const Only = Toolkit.make(Tool.shell)
+      const stdout = pieces.join("")
+      const [answer] = Effect.runSync(
+        ToolExecutor.execute(Only, [new Part.ShellCallPart({ callId: "s1", commands: ["x"] })], { maxOutputLength: max }).pipe(
+          Effect.provide(Only.toLayer({ shell: () => Effect.succeed([{ stdout, stderr: "", outcome: { type: "exit" as const, exitCode: 0 } }]) }))
+        )
+      )
+      const kept = (answer as Part.ShellCallOutputPart).output[0]!.stdout
+      return stdout.length <= max ? kept === stdout : kept.length <= max
+    }
+  )
 })
 
 describe("ToolLoop with a custom tool and client-run built-in tools", () => {
