@@ -62,3 +62,8 @@ export * as StructuredOutput from "./StructuredOutput.js"
  * @since 0.2.0
  */
 export * as StrictSchema from "./StrictSchema.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as BuiltInArguments from "./BuiltInArguments.js"

@@ -57,7 +57,7 @@
  * @since 0.1.0
  */
 import type { Part } from "@effect-responses/core"
-import { AiError, Part as CorePart } from "@effect-responses/core"
+import { AiError, BuiltInArguments, Part as CorePart } from "@effect-responses/core"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -351,58 +351,14 @@ const kindOf = (call: RunnableCall): Tool.Kind =>
   call.type === "tool_call" ? "function" : call.type === "custom_tool_call" ? "custom" : "client"
 
 /**
- * The arguments of the function a client-run built-in is offered as where it cannot be offered itself (the
- * gateway's Chat Completions upstream, `@effect-responses/server`): the `shell` action (`commands`,
- * `timeout_ms`, `max_output_length`), the `apply_patch` operation (`type`, `path`, `diff` for `create_file`
- * and `update_file`), the `local_shell` exec action (`command`, `timeout_ms`, `working_directory`, `env`,
- * `user`); limits whole numbers, 0 or more; `null` for a field not given. The gateway writes a call whose
- * arguments match as the built-in's item, and one whose arguments do not as the function call it was.
- */
-const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
-const optionalOrNull = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
-const OPERATION_TYPES = ["create_file", "update_file", "delete_file"] as const
-
-/** The checks of each built-in's arguments, in order; each given the arguments (a JSON object), `undefined`: none. */
-const BUILT_IN_ARGUMENTS: {
-  readonly [name: string]: ReadonlyArray<(args: { readonly [key: string]: unknown }) => Schema.Schema<any, any, never> | undefined>
-} = {
-  shell: [() =>
-    Schema.Struct({
-      commands: Schema.Array(Schema.String),
-      timeout_ms: optionalOrNull(NonNegativeInt),
-      max_output_length: optionalOrNull(NonNegativeInt)
-    })
-  ],
-  apply_patch: [
-    () =>
-      Schema.Struct({
-        type: Schema.String.pipe(Schema.filter((type) => (OPERATION_TYPES as ReadonlyArray<string>).includes(type), {
-          message: (issue) => `Expected ${OPERATION_TYPES.map((type) => JSON.stringify(type)).join(" | ")}, actual ${JSON.stringify(issue.actual)}`
-        })),
-        path: Schema.String
-      }),
-    (args) => args.type === "delete_file" ? undefined : Schema.Struct({ diff: Schema.String })
-  ],
-  local_shell: [() =>
-    Schema.Struct({
-      command: Schema.Array(Schema.String),
-      timeout_ms: optionalOrNull(NonNegativeInt),
-      working_directory: optionalOrNull(Schema.String),
-      env: optionalOrNull(Schema.Record({ key: Schema.String, value: Schema.String })),
-      user: optionalOrNull(Schema.String)
-    })
-  ]
-}
-
-/**
- * What is wrong with the arguments of a function call of the client-run built-in `name` (see
- * `BUILT_IN_ARGUMENTS`), naming the first field that does not match, as the Responses decoder names a
- * malformed built-in call's field (`commands: Expected ReadonlyArray<string>, actual "notalist"`, `diff is
- * missing`); `undefined` when they match (or `name` is no built-in).
+ * What is wrong with the arguments of a function call of the client-run built-in `name`: the first field of
+ * the function it is offered as that does not match (`BuiltInArguments`, the shapes the gateway of
+ * `@effect-responses/server` decodes such a call with), named as the Responses decoder names a malformed
+ * built-in call's field (`commands: Expected ReadonlyArray<string>, actual "notalist"`, `diff is missing`);
+ * `undefined` when they match (or `name` is no built-in).
  */
 const builtInArgumentsProblem = (name: string, args: string): string | undefined => {
-  const checks = BUILT_IN_ARGUMENTS[name]
-  if (checks === undefined) return undefined
+  if (!BuiltInArguments.isName(name)) return undefined
   const json = parseArguments(args)
   if (Exit.isFailure(json)) {
     const message = Option.getOrElse(Cause.failureOption(json.cause), () => "unreadable")
@@ -412,19 +368,8 @@ const builtInArgumentsProblem = (name: string, args: string): string | undefined
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return `invalid arguments for tool "${name}": they are ${JSON.stringify(AiError.excerpt(args))}, not a JSON object; nothing was run`
   }
-  for (const check of checks) {
-    const schema = check(value as { readonly [key: string]: unknown })
-    if (schema === undefined) continue
-    const decoded = Schema.decodeUnknownEither(schema)(value)
-    if (decoded._tag === "Right") continue
-    const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
-    const where = issue === undefined || issue.path.length === 0 ? "the arguments" : issue.path.join(".")
-    const what = issue?.message ?? "do not match the tool's parameters"
-    return `invalid arguments for tool "${name}": ${
-      AiError.excerpt(what === "is missing" ? `${where} is missing` : `${where}: ${what}`, MAX_MESSAGE)
-    }; nothing was run`
-  }
-  return undefined
+  const problem = BuiltInArguments.problem(name, value)
+  return problem === undefined ? undefined : `invalid arguments for tool "${name}": ${AiError.excerpt(problem, MAX_MESSAGE)}; nothing was run`
 }
 
 /** The longest decode message sent back to the model, in UTF-16 code units. */

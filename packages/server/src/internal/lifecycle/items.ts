@@ -4,7 +4,8 @@
  *
  * @internal
  */
-import type { Part, Usage } from "@effect-responses/core"
+import { BuiltInArguments, type Part, type Usage } from "@effect-responses/core"
+import * as Option from "effect/Option"
 import { ResponsesRequest } from "@effect-responses/responses"
 import * as CallId from "../callId.js"
 import type * as CustomInput from "../customInput.js"
@@ -292,17 +293,10 @@ export const itemJson = (
 /**
  * The `operation` of an `apply_patch_call` from the arguments of the function standing for the tool:
  * `{type, path, diff}` (`diff` for `create_file` and `update_file` only); `undefined` when the arguments are
- * no such operation (API reference, `ApplyPatchToolCall`).
+ * no such operation (`BuiltInArguments.ApplyPatchOperation`).
  */
-export const applyPatchOperation = (args: string): Record<string, string> | undefined => {
-  const parsed = parseObject(args)
-  if (parsed === undefined) return undefined
-  const { diff, path, type } = parsed
-  if (typeof path !== "string") return undefined
-  if (type === "delete_file") return { type, path }
-  if ((type === "create_file" || type === "update_file") && typeof diff === "string") return { type, path, diff }
-  return undefined
-}
+export const applyPatchOperation = (args: string): BuiltInArguments.ApplyPatchOperation | undefined =>
+  Option.getOrUndefined(BuiltInArguments.decodeApplyPatchOperation(parseObject(args)))
 
 /** The action of a `shell_call` not known yet (`response.output_item.added`, as the API writes it). */
 const NO_ACTION = { commands: [], max_output_length: null, timeout_ms: null }
@@ -310,19 +304,15 @@ const NO_ACTION = { commands: [], max_output_length: null, timeout_ms: null }
 /**
  * The `action` of a `shell_call` from the arguments of the function standing for the tool:
  * `{commands, max_output_length, timeout_ms}` (the limits `null` when not given); `undefined` when the
- * arguments are no such action (API reference, `FunctionShellAction`).
+ * arguments are no such action (`BuiltInArguments.ShellAction`).
  */
 export const shellAction = (
   args: string
 ): { commands: ReadonlyArray<string>; max_output_length: number | null; timeout_ms: number | null } | undefined => {
-  const parsed = parseObject(args)
-  if (parsed === undefined) return undefined
-  const { commands, max_output_length, timeout_ms } = parsed
-  if (!Array.isArray(commands) || !commands.every(isString)) return undefined
-  const maxOutputLength = optionalField(max_output_length, isLimit)
-  const timeoutMs = optionalField(timeout_ms, isLimit)
-  if (maxOutputLength === undefined || timeoutMs === undefined) return undefined
-  return { commands, max_output_length: maxOutputLength, timeout_ms: timeoutMs }
+  const action = BuiltInArguments.decodeShellAction(parseObject(args))
+  if (Option.isNone(action)) return undefined
+  const { commands, max_output_length, timeout_ms } = action.value
+  return { commands, max_output_length, timeout_ms }
 }
 
 /** The limits of an exec action the model did not give (`null` on the wire, as the API writes them). */
@@ -331,8 +321,7 @@ const NO_EXEC = { type: "exec", timeout_ms: null, working_directory: null, env: 
 /**
  * The `action` of a `local_shell_call` from the arguments of the function standing for the tool:
  * `{type: "exec", command, timeout_ms, working_directory, env, user}` (`null`, or `{}` for `env`, when not
- * given); `undefined` when the arguments are no such action: `command` not an array of strings, or a field
- * of the wrong type (API reference, `LocalShellExecAction`).
+ * given); `undefined` when the arguments are no such action (`BuiltInArguments.LocalShellExecAction`).
  */
 export const localShellAction = (args: string): {
   type: "exec"
@@ -342,29 +331,11 @@ export const localShellAction = (args: string): {
   env: { readonly [name: string]: string }
   user: string | null
 } | undefined => {
-  const parsed = parseObject(args)
-  if (parsed === undefined) return undefined
-  const { command } = parsed
-  if (!Array.isArray(command) || !command.every(isString)) return undefined
-  const timeoutMs = optionalField(parsed.timeout_ms, isLimit)
-  const workingDirectory = optionalField(parsed.working_directory, isString)
-  const env = optionalField(parsed.env, isEnv)
-  const user = optionalField(parsed.user, isString)
-  if (timeoutMs === undefined || workingDirectory === undefined || env === undefined || user === undefined) return undefined
-  return { type: "exec", command, timeout_ms: timeoutMs, working_directory: workingDirectory, env: env ?? {}, user }
+  const action = BuiltInArguments.decodeLocalShellExecAction(parseObject(args))
+  if (Option.isNone(action)) return undefined
+  const { command, env, timeout_ms, user, working_directory } = action.value
+  return { type: "exec", command, timeout_ms, working_directory, env, user }
 }
-
-const isString = (value: unknown): value is string => typeof value === "string"
-
-/** A limit of an action: a whole number, 0 or more (milliseconds, characters). */
-const isLimit = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0
-
-const isEnv = (value: unknown): value is { readonly [name: string]: string } =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every(isString)
-
-/** An optional field of an action: `null` when absent (or `null`), `undefined` when of the wrong type. */
-const optionalField = <A>(value: unknown, is: (value: unknown) => value is A): A | null | undefined =>
-  value === undefined || value === null ? null : is(value) ? value : undefined
 
 /**
  * Whether the arguments of a client-run built-in tool's call hold what its item needs (an operation, an
