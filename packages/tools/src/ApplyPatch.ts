@@ -412,9 +412,14 @@ const splitLines = (content: string): { readonly texts: Array<string>; readonly 
  * @category patches
  */
 export const applyHunks = (content: string, diff: string, path: string): Effect.Effect<string, PatchError> =>
-  Effect.gen(function*() {
+  Effect.suspend(() => {
     const hunks = parseHunks(diff, path)
-    if (hunks instanceof PatchError) return yield* hunks
+    return hunks instanceof PatchError ? Effect.fail(hunks) : applyParsedHunks(content, hunks, path)
+  })
+
+/** `applyHunks` with the diff's hunks already parsed (`parseHunks`). */
+const applyParsedHunks = (content: string, hunks: ReadonlyArray<Hunk>, path: string): Effect.Effect<string, PatchError> =>
+  Effect.gen(function*() {
     // a byte order mark stays in front, out of the first line's text (where the search would not see it)
     const bom = content.startsWith("\ufeff") ? "\ufeff" : ""
     const { endings, texts: lines } = splitLines(content.slice(bom.length))
@@ -528,6 +533,15 @@ export const createdText = (diff: string, path: string): Effect.Effect<string, P
  * @category patches
  */
 export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange>, PatchError> =>
+  Effect.map(parseChanges(text), ({ changes }) => changes)
+
+/**
+ * `parsePatch`, with the hunks of each update (parsed to check them) kept for `applyPatchText`, so that a
+ * diff is parsed once.
+ */
+const parseChanges = (
+  text: string
+): Effect.Effect<{ readonly changes: ReadonlyArray<FileChange>; readonly hunks: ReadonlyMap<FileChange, ReadonlyArray<Hunk>> }, PatchError> =>
   Effect.suspend(() => {
     let lines = trim(text).split(/\r?\n/)
     const enveloped = (candidate: ReadonlyArray<string>) =>
@@ -544,6 +558,7 @@ export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange
       return Effect.fail(new PatchError({ description: "a patch starts with \"*** Begin Patch\" and ends with \"*** End Patch\"" }))
     }
     const changes: Array<FileChange> = []
+    const hunksOf = new Map<FileChange, ReadonlyArray<Hunk>>()
     let index = 1
     // a section's lines: an added file's while they start with "+" (as Codex's parser reads them), an update's
     // up to the next line starting with "*** " (but "*** End of File")
@@ -596,14 +611,16 @@ export const parsePatch = (text: string): Effect.Effect<ReadonlyArray<FileChange
         // a malformed hunk fails the patch before its first change, as Codex parses all of it first
         const hunks = parseHunks(diff, path)
         if (hunks instanceof PatchError) return Effect.fail(hunks)
-        changes.push({ type: "update_file", path, diff, moveTo })
+        const change: FileChange = { type: "update_file", path, diff, moveTo }
+        changes.push(change)
+        hunksOf.set(change, hunks)
       } else if (line !== "") {
         return Effect.fail(new PatchError({ description: `unexpected line in the patch: ${JSON.stringify(line)}` }))
       }
       // a blank line after "*** Begin Patch" or a "*** Delete File:" line is skipped: Codex refuses the patch
       // ("'' is not a valid hunk header") though nothing in it is unclear
     }
-    return Effect.succeed(changes)
+    return Effect.succeed({ changes, hunks: hunksOf })
   })
 
 // ---------------------------------------------------------------------------------------------------------
@@ -846,7 +863,12 @@ const lockKeys = (root: string, change: FileChange): Effect.Effect<ReadonlyArray
     (resolved) => resolved.flatMap((key) => key._tag === "Right" ? [key.right] : [])
   )
 
-const applyChangeUnlocked = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
+/** `hunks`: the update's diff already parsed (`parseChanges`), else it is parsed here. */
+const applyChangeUnlocked = (
+  root: string,
+  change: FileChange,
+  hunks?: ReadonlyArray<Hunk>
+): Effect.Effect<string, PatchError> =>
   Effect.gen(function*() {
     if (change.type === "delete_file") {
       // the entry itself, a symbolic link and never its target (as Codex removes the path it is given): only
@@ -867,7 +889,10 @@ const applyChangeUnlocked = (root: string, change: FileChange): Effect.Effect<st
       }
       case "update_file": {
         if (!(yield* exists(file))) return yield* new PatchError({ description: "the file to update does not exist", path: change.path })
-        const text = yield* applyHunks(yield* decodeText(yield* readBytes(file, change.path), change.path), change.diff, change.path)
+        const content = yield* decodeText(yield* readBytes(file, change.path), change.path)
+        const text = yield* (hunks === undefined
+          ? applyHunks(content, change.diff, change.path)
+          : applyParsedHunks(content, hunks, change.path))
         const destination = change.moveTo === undefined ? undefined : yield* locate(root, change.moveTo)
         // a move onto the file itself ("./a.txt", "sub/../a.txt" for "a.txt", a link to it) is a plain
         // update: writing the destination then removing the source would remove the only copy
@@ -906,7 +931,7 @@ const applyChangeUnlocked = (root: string, change: FileChange): Effect.Effect<st
  * @category files
  */
 export const applyPatchText = (root: string, text: string): Effect.Effect<string, PatchError> =>
-  Effect.flatMap(parsePatch(text), (changes) =>
+  Effect.flatMap(parseChanges(text), ({ changes, hunks }) =>
     changes.length === 0
       ? Effect.fail(
         new PatchError({
@@ -918,7 +943,10 @@ export const applyPatchText = (root: string, text: string): Effect.Effect<string
         (keys) =>
           withFileLocks(
             keys.flat(),
-            Effect.map(Effect.forEach(changes, (change) => applyChangeUnlocked(root, change)), (logs) => logs.join("\n"))
+            Effect.map(
+              Effect.forEach(changes, (change) => applyChangeUnlocked(root, change, hunks.get(change))),
+              (logs) => logs.join("\n")
+            )
           )
       ))
 
