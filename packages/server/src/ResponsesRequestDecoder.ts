@@ -400,8 +400,11 @@ export interface ModelOptions {
  * - `applyPatch`: the name of the function presenting the client-run `apply_patch` tool, when the request
  *   declares it; a call of it is written back as an `apply_patch_call` whose `operation` is the call's
  *   arguments. It is `apply_patch`, or `apply_patch_operation` when a function or custom tool of the request
- *   (in any order) is named `apply_patch` (Codex's freeform tool beside the built-in): both are offered, the
- *   other tool under its name; so for `shell` (`shell_commands`) and `local_shell` (`local_shell_exec`), with
+ *   (in any order, in `tools` or in an `additional_tools` / `tool_search_output` input item before or after
+ *   the built-in's list) is named `apply_patch` (Codex's freeform tool beside the built-in): both are offered,
+ *   the other tool under its name (a built-in that held the name gives it up, and the calls of it read from
+ *   `input` before, as `apply_patch_call` items or function calls of its name, go upstream under its new name,
+ *   with their outputs: the same names as had both been in `tools`); so for `shell` (`shell_commands`) and `local_shell` (`local_shell_exec`), with
  *   `_` and a hash when a tool holds that name too. Such a name maps back to the built-in's in
  *   `renamedTools`: a call of it whose arguments are no operation or action is written back as a function
  *   call of the built-in's name, and that call in `input`, when the other tool is a custom one, goes

@@ -32,7 +32,20 @@ import {
   userParts
 } from "./content.js"
 import * as Prompt from "./promptObjects.js"
-import { APPLY_PATCH, decodeTools, flatName, LOCAL_SHELL, SHELL, sentNameOf, TOOL_SEARCH, toolKey, type ToolSet, upstreamName } from "./tools.js"
+import {
+  APPLY_PATCH,
+  CLIENT_TOOLS,
+  decodeTools,
+  flatName,
+  isClientToolName,
+  LOCAL_SHELL,
+  SHELL,
+  sentNameOf,
+  TOOL_SEARCH,
+  toolKey,
+  type ToolSet,
+  upstreamName
+} from "./tools.js"
 
 const CustomToolCallInput = Schema.Struct({
   call_id: Schema.String,
@@ -349,6 +362,57 @@ export const decodeInput = <E>(
       )
     }
 
+    // the calls of client-run built-ins read so far (call id -> the built-in's name, and whether the call came as
+    // the built-in's own item or as a function call of its name): a built-in declared, or renamed, by a later
+    // list of tools (an `additional_tools` item) has them renamed (`renameBuiltInCalls`)
+    const builtInCalls = new Map<string, { readonly name: keyof typeof CLIENT_TOOLS; readonly item: boolean }>()
+    /**
+     * After a list of tools in the input: the calls of client-run built-ins read before it go upstream under
+     * the names later ones would (the built-in's items under the name the built-in is offered under, a
+     * function call of its name as `builtInSentName` says), with their outputs, as if every tool had been in
+     * `tools`. A built-in's name changes when it is first declared beside a tool of its name, or gives its name
+     * up to one (`rehomeBuiltIn`: a custom `apply_patch` in an `additional_tools` item after the built-in).
+     */
+    let builtInNames = ""
+    const renameBuiltInCalls = () => {
+      // what the names depend on: the names the built-ins are offered under, and whether a custom tool holds
+      // each built-in's name; it changes a few times at most, so the calls are read a few times at most
+      const names = `${toolSet.applyPatch}|${toolSet.shell}|${toolSet.localShell}|${
+        [APPLY_PATCH, SHELL, LOCAL_SHELL].map((name) => toolSet.custom.has(sentNameOf(toolSet, undefined, name))).join()
+      }`
+      if (names === builtInNames) return
+      builtInNames = names
+      let renames: Map<string, string> | undefined
+      for (const [callId, { item, name }] of builtInCalls) {
+        const target = item ? toolSet[CLIENT_TOOLS[name].field] ?? name : builtInSentName(toolSet, name)
+        const current = callNames.get(callId)
+        if (target === undefined || current === undefined || target === current) continue
+        callNames.set(callId, target)
+        ;(renames ??= new Map()).set(callId, target)
+      }
+      if (renames === undefined) return
+      const rename = (parts: ReadonlyArray<Part.AssistantPart | Part.ToolMessagePart>) => {
+        const writable = parts as Array<Part.AssistantPart | Part.ToolMessagePart>
+        for (let index = 0; index < writable.length; index++) {
+          const part = writable[index]!
+          const to = part.type === "tool_call" || part.type === "tool_result" ? renames!.get(part.callId) : undefined
+          if (to === undefined) continue
+          if (part.type === "tool_call") {
+            writable[index] = part.payload === undefined
+              ? Prompt.toolCallPart(part.callId, to, part.arguments, part.attributes)
+              : new Part.ToolCallPart({ callId: part.callId, name: to, arguments: part.arguments, payload: part.payload, attributes: part.attributes }, true)
+          } else if (part.type === "tool_result" && typeof part.output === "string") {
+            writable[index] = Prompt.toolResultPart(part.callId, to, part.output)
+          }
+        }
+      }
+      for (const message of messages) {
+        if (message.role === "assistant") rename(message.parts)
+        else if (message.role === "tool") rename(message.results)
+      }
+      for (const parts of [assistant, results, held]) if (parts !== undefined) rename(parts)
+    }
+
     const tooManyParts = (index: number, field: "content" | "output", length: number) =>
       fail(
         `Invalid 'input[${index}].${field}': array too long. Expected an array with maximum length ${options.maxParts}, but got an array with length ${length} instead.`,
@@ -459,6 +523,7 @@ export const decodeInput = <E>(
             sentName(call.name, call.namespace)
           toolCall(call.call_id, name, call.arguments || "{}", attributes({ id: call.id, status: call.status }))
           unanswered.set(CallId.decode(call.call_id).callId, { index, type })
+          if (call.namespace == null && isClientToolName(call.name)) builtInCalls.set(CallId.decode(call.call_id).callId, { name: call.name, item: false })
           break
         }
         case "custom_tool_call": {
@@ -502,6 +567,7 @@ export const decodeInput = <E>(
         case "additional_tools": {
           const added = yield* decodeAt(ToolsItem, item, ["input", index])
           yield* decodeTools(added.tools, ["input", index, "tools"], policy, toolSet)
+          if (builtInCalls.size > 0) renameBuiltInCalls()
           break
         }
         case "tool_search_call": {
@@ -530,6 +596,7 @@ export const decodeInput = <E>(
           // (one without a call id answers a search without one, or stands for a search the client left out)
           if (output.call_id != null && !hasCall(output.call_id)) return yield* noCall(type, output.call_id, index)
           const loaded = yield* decodeTools(output.tools, ["input", index, "tools"], policy, toolSet, true)
+          if (builtInCalls.size > 0) renameBuiltInCalls()
           const callId = output.call_id ?? searchesWithoutCallId.shift() ?? output.id ?? `tool_search_${index}`
           const searchId = CallId.decode(callId).callId
           if (!callNames.has(searchId)) toolCall(callId, TOOL_SEARCH, "{}", NO_ATTRIBUTES)
@@ -549,6 +616,7 @@ export const decodeInput = <E>(
           const call = yield* decodeAt(ApplyPatchCallInput, item, ["input", index])
           toolCall(call.call_id, toolSet.applyPatch ?? APPLY_PATCH, JSON.stringify(call.operation), attributes({ id: call.id }))
           unanswered.set(CallId.decode(call.call_id).callId, { index, type })
+          builtInCalls.set(CallId.decode(call.call_id).callId, { name: APPLY_PATCH, item: true })
           break
         }
         case "apply_patch_call_output": {
@@ -573,6 +641,7 @@ export const decodeInput = <E>(
           }
           toolCall(call.call_id, toolSet.shell ?? SHELL, JSON.stringify(args), attributes({ id: call.id }))
           unanswered.set(CallId.decode(call.call_id).callId, { index, type })
+          builtInCalls.set(CallId.decode(call.call_id).callId, { name: SHELL, item: true })
           break
         }
         case "shell_call_output": {
@@ -596,6 +665,7 @@ export const decodeInput = <E>(
           if (call.id != null) localShellItems.set(call.id, call.call_id)
           toolCall(call.call_id, toolSet.localShell ?? LOCAL_SHELL, JSON.stringify(args), attributes({ id: call.id, status: call.status }))
           unanswered.set(CallId.decode(call.call_id).callId, { index, type })
+          builtInCalls.set(CallId.decode(call.call_id).callId, { name: LOCAL_SHELL, item: true })
           break
         }
         case "local_shell_call_output": {

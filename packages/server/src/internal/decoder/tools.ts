@@ -452,6 +452,10 @@ export const decodeTools = (
           ? yield* decodeAt(FunctionToolParam, tool, [...at, index])
           : yield* decodeAt(CustomToolParam, tool, [...at, index])
         yield* unique(declared.name, index)
+        // the name of a client-run built-in an earlier list declared: the built-in gives it up
+        if (isClientToolName(declared.name) && set[CLIENT_TOOLS[declared.name].field] === declared.name) {
+          yield* rehomeBuiltIn(set, declared.name, rawTools, where(index)!)
+        }
         const fresh = !set.sentOf.has(toolKey(undefined, declared.name))
         const sent = declared.type === "function"
           ? addTool(set, declared.name, (sent) => functionTool(declared, sent), false, undefined, claims)
@@ -516,18 +520,15 @@ export const decodeTools = (
       } else if (type === "apply_patch" || type === "shell" || type === "local_shell") {
         // client-run: the upstream calls a function, the client gets an `apply_patch_call` / `shell_call` /
         // `local_shell_call`
-        const { alias, definition, field } = CLIENT_TOOLS[type]
+        const { definition, field } = CLIENT_TOOLS[type]
         if (set[field] === undefined) {
           if (set.owners.has(definition.name) || namesTopLevel(rawTools, definition.name)) {
             // a function or custom tool of the built-in's name (Codex's freeform `apply_patch` beside the
             // built-in, as packages/tools/README.md sets it up), in this list in either order or in an earlier
-            // one: it keeps the name, and the built-in is offered beside it under a name of its own, whose calls
-            // come back as the built-in's items (a call that is no operation or action: as a function call of
-            // the built-in's name)
-            let sent: string = alias
-            for (let round = 1; set.declared.has(sent) || namesTopLevel(rawTools, sent); round++) {
-              sent = distinctName(alias, `\u0000built-in:${type}`, round)
-            }
+            // one (a later one: `rehomeBuiltIn`): it keeps the name, and the built-in is offered beside it under
+            // a name of its own, whose calls come back as the built-in's items (a call that is no operation or
+            // action: as a function call of the built-in's name)
+            const sent = aliasOf(set, type, rawTools)
             set.tools.push(new LanguageModel.ToolDefinition({ ...definition, name: sent }, true))
             set.declared.add(sent)
             set.renamed.set(sent, definition.name)
@@ -652,11 +653,58 @@ const localShellTool = new LanguageModel.ToolDefinition({
  * name it is presented under when a function or custom tool of the request has its name (`alias`; with a
  * hash when that is taken too).
  */
-const CLIENT_TOOLS = {
+export const CLIENT_TOOLS = {
   apply_patch: { definition: applyPatchTool, field: "applyPatch", alias: "apply_patch_operation" },
   shell: { definition: shellTool, field: "shell", alias: "shell_commands" },
   local_shell: { definition: localShellTool, field: "localShell", alias: "local_shell_exec" }
 } as const
+
+/** Whether `name` is the name of a client-run built-in's function (`apply_patch`, `shell`, `local_shell`). */
+export const isClientToolName = (name: string): name is keyof typeof CLIENT_TOOLS => Object.hasOwn(CLIENT_TOOLS, name)
+
+/**
+ * The name the client-run built-in `type` is offered under beside a function or custom tool of its name:
+ * its `alias` (`apply_patch_operation`), with a hash when a tool of `set` or of `rawTools` (the list being
+ * decoded) holds that too.
+ */
+const aliasOf = (set: ToolSet, type: keyof typeof CLIENT_TOOLS, rawTools: ReadonlyArray<unknown>): string => {
+  const { alias } = CLIENT_TOOLS[type]
+  let sent: string = alias
+  for (let round = 1; set.declared.has(sent) || namesTopLevel(rawTools, sent); round++) {
+    sent = distinctName(alias, `\u0000built-in:${type}`, round)
+  }
+  return sent
+}
+
+/**
+ * A function or custom tool named as the client-run built-in `type` comes in a list after the one that
+ * declared the built-in (the built-in in `tools`, a custom `apply_patch` in an `additional_tools` item): the
+ * built-in gives up its name and is offered under its alias (`aliasOf`) instead, as when both are in one
+ * list, so that the tool of that name gets it and both are offered (before, the later tool was taken for the
+ * built-in declared again and dropped). The built-in's calls read from the input before are renamed by
+ * `decodeInput`.
+ */
+const rehomeBuiltIn = (
+  set: ToolSet,
+  type: keyof typeof CLIENT_TOOLS,
+  rawTools: ReadonlyArray<unknown>,
+  where: string
+): Effect.Effect<void> => {
+  const { definition, field } = CLIENT_TOOLS[type]
+  const sent = aliasOf(set, type, rawTools)
+  const at = set.tools.findIndex((tool) => tool.name === definition.name)
+  if (at >= 0) set.tools[at] = new LanguageModel.ToolDefinition({ ...definition, name: sent }, true)
+  set.sentOf.delete(toolKey(undefined, definition.name))
+  set.owners.delete(definition.name)
+  set.declared.delete(definition.name)
+  set.topLevel.delete(definition.name)
+  set.declared.add(sent)
+  set.renamed.set(sent, definition.name)
+  set[field] = sent
+  return Effect.logDebug(
+    `${where}: the built-in ${type} tool is sent upstream as ${sent} from here on: a function or custom tool is named ${definition.name}`
+  )
+}
 
 /** Whether a top-level function or custom tool of `rawTools` is named `name`. */
 const namesTopLevel = (rawTools: ReadonlyArray<unknown>, name: string): boolean =>
