@@ -541,8 +541,8 @@ const shares = (lengths: ReadonlyArray<number>, max: number): Array<number> => {
  * left out (`N` and what this cut drops), not of the handler's answer alone. So is a stream the handler cut
  * at a bound too small for that line: its head then `[…N cut]` is cut again from the head with the whole
  * length; its head then `…` is cut as any text, which keeps the head then `…` (no `[…N cut]` fits a bound
- * below its length). A stream whose head or tail is shorter than `max` (the old marker might stay) is cut as
- * any text.
+ * below its length). A stream whose head or tail is shorter than what the new cut takes from it (about half
+ * of `max`: the old marker would stay) is cut as any text.
  *
  * A marker is read as the handler's only where the handler could have written it (`handlerCut`): a command's
  * output may hold marker-like text of its own (a log quoting an earlier cut, `[… 1e+23 characters cut …]`,
@@ -553,7 +553,12 @@ const recut = (text: string, max: number): string => {
   const found = handlerCut(text)
   if (found === undefined) return truncate(text, max)
   if (found.tail === undefined) return Cut.keepHeadAndTail(found.head, "", found.total, max)
-  if (found.head.length < max || found.tail.length < max) return truncate(text, max)
+  // the new cut takes about half its room from each side: the handler's head and tail must hold that much
+  const room = max - Cut.truncationMarker(found.total).length
+  const first = Math.floor(room / 2)
+  if (room >= 0 ? found.head.length < first || found.tail.length < room - first : found.head.length < max) {
+    return truncate(text, max)
+  }
   return Cut.keepHeadAndTail(found.head, found.tail, found.total, max)
 }
 

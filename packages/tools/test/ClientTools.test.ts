@@ -345,6 +345,15 @@ describe("Tool.custom and the client-run built-in tools", () => {
       expect(last).toStrictEqual({ stdout: "", stderr: "FAIL test/a.test.ts\n", outcome: { type: "exit", exitCode: 1 } })
       const total = (failing as Part.ShellCallOutputPart).output.reduce((sum, out) => sum + out.stdout.length + out.stderr.length, 0)
       assert.strictEqual(total, ToolExecutor.DEFAULT_MAX_OUTPUT_LENGTH)
+      // one command at a budget of 20 000: a share of 10 000 a stream, more than the handler's 16 384 keeps
+      // on either side of its marker (8 178) but less than all of it: cut from the handler's head and tail,
+      // still counting the whole output (it counted the handler's 16 384 alone)
+      const [one] = yield* ToolExecutor.execute(Agent, [new Part.ShellCallPart({ callId: "call_s3", commands: [both] })], {
+        maxOutputLength: 20_000
+      }).pipe(Effect.provide(agentLive(root)))
+      const [alone] = (one as Part.ShellCallOutputPart).output
+      expect([alone!.stdout.length, alone!.stderr.length]).toStrictEqual([10_000, 10_000])
+      expect([whole(alone!.stdout), whole(alone!.stderr)]).toStrictEqual([40_001, 40_000])
     }))
 
   it.effect("a shell stream cut twice at bounds too small for the marker line: the short marker counts the command's whole output", () =>
