@@ -37,6 +37,14 @@
  * marker counting what is left out of the command's whole output; a marker counts as the handler's only where
  * the handler can have written it (between the even halves of the room it leaves, or `[…N cut]` at the end
  * after a head too short for the line), so marker-like text in a command's own output is counted as text.
+ * A `local_shell_call`'s answer is JSON text (`{"stdout","stderr","exit_code"}` from `Shell.localHandler`,
+ * `{"error"}` for a failure) and stays JSON at any bound: its string values are cut, each its head, marker
+ * and tail inside the value, the room shared among them as among a shell answer's streams (counted in JSON
+ * characters, escapes included); the keys, numbers and punctuation (the fixed parts) are never cut. The
+ * smallest bound that holds the fixed parts of `Shell.localHandler`'s answers is 59 characters (a timeout's
+ * `{"stdout":"","stderr":"","exit_code":null,"timed_out":true}`; an exit's takes 39 to 41, a refusal's
+ * `{"error":""}` 12); under it the answer is those parts with the values emptied, longer than the bound. A
+ * handler's answer that is not JSON is cut as text.
  *
  * Order (as Codex runs a turn's calls): the calls are taken in the model's output order. Function and custom
  * tool calls may run together (at most `concurrency` at once); a shell, apply_patch or local_shell call,
@@ -478,7 +486,7 @@ const bounded = (
         ? Effect.succeed(answer)
         : Effect.as(
           warn(answer.output.length),
-          new CorePart.LocalShellCallOutputPart({ ...answer, output: truncate(answer.output, max) })
+          new CorePart.LocalShellCallOutputPart({ ...answer, output: truncateJson(answer.output, max) })
         )
     case "apply_patch_call_output":
       return answer.output === undefined || answer.output.length <= max
@@ -501,6 +509,73 @@ const bounded = (
     default:
       return Effect.succeed(answer)
   }
+}
+
+/**
+ * A `local_shell_call_output`'s text (JSON: the API reference's "a JSON string of the output") bounded to
+ * `max` characters and still JSON: its string values are cut, never its keys, numbers, `true`, `false`,
+ * `null` or punctuation (the fixed parts). The room the fixed parts leave is shared among the values as a
+ * shell answer's among its streams (`shares`, in JSON characters: `"` and `\` count 2, a control character
+ * up to 6), each value cut with `recut` (head, tail and marker inside the value; a stream the `Shell`
+ * handler cut keeps counting the command's whole output) to the longest cut whose JSON text fits its share.
+ * A bound under the fixed parts' length gives the fixed parts with every cut value emptied: longer than the
+ * bound, but JSON. Text that is not JSON (a handler of the application's own) is cut as text (`truncate`).
+ */
+const truncateJson = (text: string, max: number): string => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return truncate(text, max)
+  }
+  try {
+    const values: Array<string> = []
+    mapStrings(value, (string) => {
+      values.push(string)
+      return string
+    })
+    const lengths = values.map(jsonLength)
+    const fixed = JSON.stringify(mapStrings(value, () => "")).length
+    const rooms = shares(lengths, Math.max(0, max - fixed))
+    let index = 0
+    return JSON.stringify(mapStrings(value, (string) => {
+      const at = index++
+      return lengths[at]! <= rooms[at]! ? string : cutToJsonLength(string, rooms[at]!)
+    }))
+  } catch {
+    // nested deeper than the stack reaches: no handler answers that
+    return truncate(text, max)
+  }
+}
+
+/** The characters of `text` inside its JSON string literal (`JSON.stringify`, without the quotes). */
+const jsonLength = (text: string): number => JSON.stringify(text).length - 2
+
+/** `value` (parsed JSON) with each string value (not key) replaced by `f` of it, in document order. */
+const mapStrings = (value: unknown, f: (text: string) => string): unknown => {
+  if (typeof value === "string") return f(value)
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, f))
+  if (typeof value === "object" && value !== null) {
+    // fromEntries defines the properties, so a key "__proto__" stays a key
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, f)]))
+  }
+  return value
+}
+
+/**
+ * `text` cut (`recut`) to the most characters whose JSON text is at most `room` characters: the bound found
+ * by bisection, as escapes make the JSON length of a cut grow unevenly with it (a bound of 0 keeps nothing).
+ */
+const cutToJsonLength = (text: string, room: number): string => {
+  let low = 0
+  let high = Math.min(room, text.length)
+  if (jsonLength(recut(text, high)) <= room) return recut(text, high)
+  while (high - low > 1) {
+    const middle = (low + high) >>> 1
+    if (jsonLength(recut(text, middle)) <= room) low = middle
+    else high = middle
+  }
+  return recut(text, low)
 }
 
 /**

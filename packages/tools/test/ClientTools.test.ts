@@ -473,6 +473,67 @@ describe("Tool.custom and the client-run built-in tools", () => {
       assert.include(yield* run(cutByHandler, 60), "\n[… 9968 characters cut …]\n")
     }))
 
+  it.effect("a local_shell answer over the budget stays JSON: its values cut, head and tail around their markers", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const local = (script: string, options?: { readonly maxOutputLength: number }) =>
+        ToolExecutor.execute(Agent, [new Part.LocalShellCallPart({ callId: "call_l", command: ["/bin/sh", "-c", script] })], options).pipe(
+          Effect.provide(agentLive(root)),
+          Effect.map(([answer]) => (answer as Part.LocalShellCallOutputPart).output)
+        )
+      const both = "head -c 40000 /dev/zero | tr '\\0' a; head -c 40000 /dev/zero | tr '\\0' b >&2"
+      // a bound the application set under the two streams the handler keeps (16 384 each): it was cut as text,
+      // its closing quotes and brace gone
+      const cut = yield* local(both, { maxOutputLength: 20_000 })
+      assert.isAtMost(cut.length, 20_000)
+      const answer = JSON.parse(cut) as { stdout: string; stderr: string; exit_code: number }
+      assert.strictEqual(answer.exit_code, 0)
+      assert.match(answer.stdout, /^a{4000,}\n\[… \d+ characters cut …\]\na{4000,}$/)
+      assert.match(answer.stderr, /^b{4000,}\n\[… \d+ characters cut …\]\nb{4000,}$/)
+      // each marker counts what is left out of the command's whole output (40 000 characters a stream)
+      const whole = (text: string) => {
+        const [marker, count] = text.match(/\n\[… (\d+) characters cut …\]\n/)!
+        return text.length - marker.length + Number(count)
+      }
+      expect([whole(answer.stdout), whole(answer.stderr)]).toStrictEqual([40_000, 40_000])
+      // with the defaults too: quotes are two characters each in JSON, so two streams of 16 384 of them
+      // (65 000 characters of JSON) were cut as text at 50 000
+      const quotes = yield* local("head -c 20000 /dev/zero | tr '\\0' '\"'; head -c 20000 /dev/zero | tr '\\0' '\"' >&2")
+      assert.isAtMost(quotes.length, ToolExecutor.DEFAULT_MAX_OUTPUT_LENGTH)
+      const quoted = JSON.parse(quotes) as { stdout: string; stderr: string; exit_code: number }
+      assert.match(quoted.stdout, /^"{6000,}\n\[… \d+ characters cut …\]\n"{6000,}$/)
+      assert.strictEqual(quoted.exit_code, 0)
+      // a bound under the fixed parts (39 characters here): those parts, the values emptied: longer, but JSON
+      assert.strictEqual(yield* local(both, { maxOutputLength: 10 }), "{\"stdout\":\"\",\"stderr\":\"\",\"exit_code\":0}")
+      // the fixed parts and one character each: the values say they were cut
+      assert.strictEqual(yield* local(both, { maxOutputLength: 41 }), "{\"stdout\":\"…\",\"stderr\":\"…\",\"exit_code\":0}")
+    }))
+
+  it.prop(
+    "a local_shell answer of any output, cut at any bound, is JSON with its keys and exit code; within the bound when the fixed parts fit",
+    [
+      FastCheck.string({ unit: "binary", maxLength: 150 }),
+      FastCheck.string({ unit: "binary", maxLength: 150 }),
+      FastCheck.oneof(FastCheck.integer({ min: 0, max: 255 }), FastCheck.constant(null)),
+      FastCheck.integer({ min: 0, max: 400 })
+    ],
+    ([stdout, stderr, exitCode, max]) => {
+      const Only = Toolkit.make(Tool.localShell)
+      const written = JSON.stringify({ stdout, stderr, exit_code: exitCode, ...(exitCode === null ? { timed_out: true } : {}) })
+      const [answer] = Effect.runSync(
+        ToolExecutor.execute(Only, [new Part.LocalShellCallPart({ callId: "l", command: ["x"] })], { maxOutputLength: max }).pipe(
+          Effect.provide(Only.toLayer({ local_shell: () => Effect.succeed(written) }))
+        )
+      )
+      const output = (answer as Part.LocalShellCallOutputPart).output
+      if (written.length <= max) return output === written
+      const parsed = JSON.parse(output) as Record<string, unknown>
+      const fixed = JSON.stringify({ ...parsed, stdout: "", stderr: "" }).length
+      return Object.keys(parsed).join() === Object.keys(JSON.parse(written)).join() && parsed.exit_code === exitCode &&
+        (output.length <= max || (fixed > max && output.length === fixed))
+    }
+  )
+
   it.prop(
     "a shell stream with any marker-like text, cut at any budget: within the budget, never a failure",
     [
