@@ -147,7 +147,13 @@
  *   runs the calls of a failed response's `output`: a call cut off (`{"city":"Pa`) must reach none of them.
  *   Text, refusal and reasoning are treated alike, so that `output` holds only what was finished (the API
  *   reference's `response.failed` shape allows any `output`; OpenAI's own recorded failure has `[]`).
- *   Items closed before the failure (text followed by a call) stay in `output` as written. An item the
+ *   Items closed before the failure (text followed by a call) stay in `output` as written. So does a
+ *   message's content part whose next content part began (a `ResponsesLanguageModel` upstream, whose
+ *   lifecycle completes a content part before it adds the next, the API reference's
+ *   `response.content_part.done` then `response.content_part.added`): it was waiting for the upstream's
+ *   `response.output_item.done` (see "Content parts"), and is closed at the failure, `completed`, its text
+ *   what its deltas gave; the next content part is then written, what arrived of it as deltas, and left open
+ *   (before, the first was left out of `output` and the next one's deltas were never written). An item the
  *   upstream completed that waited behind an unfinished one (parts of another index are written in turn, and
  *   a function call whose name may still grow into a custom tool's waits unwritten) is written whole at the
  *   failure, after the unfinished one's deltas, at the next output index, and is in `output`: the one left

@@ -286,6 +286,22 @@ export const make = (
     }
   }
 
+  /**
+   * The next content part of the message whose content part `slot` is, when it received content (not written
+   * yet: it waits for `slot` to close, `laterContentOf`); `undefined` otherwise.
+   */
+  const laterPartBegun = (slot: Slot): Slot | undefined => {
+    if (!isContent(slot.kind)) return undefined
+    let next: Slot | undefined
+    for (const other of pending) {
+      if (
+        other !== slot && !other.opened && !other.closed && isContent(other.kind) && laterContentOf(slot, other.upstreamIndex) &&
+        other.chunks.length > 0 && (next === undefined || other.upstreamIndex < next.upstreamIndex)
+      ) next = other
+    }
+    return next
+  }
+
   const closeAll = (itemStatus: string, out: Array<Event>) => {
     const active = writer.active()
     if (active !== undefined) writer.close(active, itemStatus, out)
@@ -305,10 +321,22 @@ export const make = (
    * unwritten (a call waiting for its name to settle has no kind yet). An item the upstream completed but
    * that waited behind an unfinished one (a call whose name may still grow into a custom tool's, or the
    * open item) is not lost: it is written whole now, in upstream order, with the next output indices, and
-   * is in `output`.
+   * is in `output`. A message's content part whose next content part began (a `ResponsesLanguageModel`
+   * upstream's message of several, its later parts waiting: `laterContentOf`) was finished by the upstream,
+   * which completes each content part before it adds the next: it closes (`completed`, in `output`), and the
+   * next one is written, left open in its turn.
    */
   const closeFinished = (out: Array<Event>) => {
-    const active = writer.active()
+    let active = writer.active()
+    // a message's content part whose next content part began is finished (a Responses upstream writes a
+    // message's content parts one after another, each done before the next is added): it closes, and the next
+    // one is written, what arrived of it as deltas
+    for (let next = active === undefined ? undefined : laterPartBegun(active); next !== undefined; next = laterPartBegun(next)) {
+      writer.close(active!, "completed", out)
+      writer.open(next, out)
+      writer.flush(next, out)
+      active = next
+    }
     if (active !== undefined) writer.flush(active, out)
     const finished: Array<Slot> = []
     for (const slot of pending) if (!slot.opened && !slot.closed && slot.completing) finished.push(slot)
