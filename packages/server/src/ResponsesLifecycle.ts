@@ -34,7 +34,21 @@
  *   a `ResponsesLanguageModel` upstream's `output_text` beside a `refusal`) is written as one message item
  *   per content part, in order. A later content part's deltas do not close the earlier one: the upstream's
  *   `response.output_item.done` completes (and may replace) all of them at once, so the later one's deltas
- *   are kept and written when the earlier one has closed.
+ *   are kept and written when the earlier one has closed. Streaming the later part live and keeping the
+ *   replacing snapshot's guarantee (below: the `.done` events carry the final content, and accumulating the
+ *   events gives the terminal response) cannot both hold: writing the later part live means first closing
+ *   the earlier part's item (an item's `response.output_item.done` before the next item's events, or, in one
+ *   item of several parts, `content_part.done` before the next part's `content_part.added`), whose `.done`
+ *   events then carry its text before the upstream's `response.output_item.done`, the only place a
+ *   contradiction of it reaches the gateway (`ResponsesStream` reads an item's final content there, not from
+ *   `content_part.done`), arrives; an `output_item.done` of the openai SDK's accumulator sets the item as it
+ *   is, so nothing after it can correct the text. The guarantee is kept: the later part is written, whole
+ *   so far and then live, once the upstream's done item has come. The way to both would be `ResponsesStream`
+ *   completing (or replacing) a content part at the upstream's own `response.content_part.done`, which
+ *   comes before the next part is added and in the recorded contradiction
+ *   (`vai-azure-gpt54-multi-summary-encrypted.chunks.txt`) already carries the final text; a done item
+ *   contradicting an earlier `content_part.done` would still not be honoured. At a failure, a content part
+ *   whose next one began is finished (see "Failure mid-item").
  * - **Replacing snapshots.** A part with `replace: true` (the upstream's final snapshot of an item, its
  *   `response.output_item.done`, contradicted its deltas: `StreamPart.PartUpdate`) is honoured as
  *   `MessageAggregator` folds it: the snapshot wins. Deltas already written cannot be taken back, so the
