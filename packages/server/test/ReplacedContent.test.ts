@@ -247,6 +247,12 @@ describe("a Responses upstream whose done item contradicts its deltas, through t
       shown: ["{\"country\":\"France\"}"]
     },
     {
+      what: "recorded (gpt-4o function call): the done item's arguments are whitespace alone (the client gets {})",
+      sse: variant(FUNCTION_RECORDING, 0, (item) => ({ ...item, arguments: " \n" })),
+      expected: [{ arguments: "{}" }],
+      shown: ["{\"country\":\"France\"}"]
+    },
+    {
       what: "recorded (o3-mini reasoning): the done item's first summary part (closed already) differs",
       sse: variant(REASONING_RECORDING, 0, (item) => ({
         ...item,
