@@ -47,8 +47,13 @@
  * name (`a.txt/`), or one whose write would land outside the root through a symbolic link (dangling or
  * not) fails with `PatchError`, as does a hunk that does not apply (the message names the file and the
  * hunk). A change whose hunks or paths do not apply writes nothing (a move whose source cannot be removed
- * leaves the destination written); in a whole patch the changes are applied one after another, so those
- * before a failing one stay applied (the error names the file it stopped at). A hard link in the root to a
+ * leaves the destination written, and says so). A whole patch (`applyPatchText`) is checked as a whole
+ * before its first write, as Codex's agent verifies one (`maybe_parse_apply_patch_verified`) before applying
+ * it: every change's new content is computed against the files as the changes before it leave them (a file
+ * added then updated, or updated twice, in one patch), and a missing file, a hunk that does not apply, a path
+ * out of the root, a directory to delete or a file where a directory must be written in any change writes
+ * nothing; only a file system call that fails midway (a disk full, a permission denied) leaves the changes
+ * before it made, and the error lists them (`PatchError.applied`). A hard link in the root to a
  * file outside it is that file: an update or a create through it writes the file outside, as Codex does (no
  * path shows it; a delete or a move removes the name only). The checks are not
  * atomic with the writes: a process changing the root's links meanwhile is not guarded against. Running a
@@ -79,20 +84,27 @@ import { fileKey, withFileLocks } from "./internal/fileLock.js"
  * a path that names no regular file (a named pipe, a socket, a device, a directory), or a file system call
  * that failed (a
  * permission denied, a directory where a file was expected, a missing root: the message names the error
- * code). `path` names the file when known.
+ * code). `path` names the file when known. `applied`: when a file system call failed midway through a whole
+ * patch (`applyPatchText`: every change is checked before the first write, so only a write or delete the
+ * disk refuses can stop it there), the log lines of the changes already made, which stay made; the message
+ * then starts with them: `updated a.py; then b.py: cannot write the file: EACCES (…)`.
  *
  * @since 0.2.0
  * @category errors
  */
 export class PatchError extends Schema.TaggedError<PatchError>()("PatchError", {
   description: Schema.String,
-  path: Schema.optional(Schema.String)
+  path: Schema.optional(Schema.String),
+  applied: Schema.optional(Schema.Array(Schema.String))
 }) {
   /**
+   * `<path>: <description>`, after `<applied, joined by "; ">; then ` when changes were made before it.
+   *
    * @since 0.2.0
    */
   override get message(): string {
-    return this.path === undefined ? this.description : `${this.path}: ${this.description}`
+    const failed = this.path === undefined ? this.description : `${this.path}: ${this.description}`
+    return this.applied === undefined || this.applied.length === 0 ? failed : `${this.applied.join("; ")}; then ${failed}`
   }
 }
 
@@ -833,13 +845,14 @@ const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot
  * updated file itself in another spelling (`./a.txt`, `sub/../a.txt`) is a plain update (`updated a.txt`);
  * one that names another existing file replaces it, as Codex's `apply_patch` does (`*** Move to:` writes
  * the destination whatever is there). Fails with `PatchError` when it does not apply (nothing written then)
- * or when the file system refuses (reading, writing or deleting the file: the error code and message).
+ * or when the file system refuses (reading, writing or deleting the file: the error code and message; a
+ * move whose source cannot be removed says that its new content was written to the destination).
  *
  * @since 0.2.0
  * @category files
  */
 export const applyChange = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
-  Effect.flatMap(lockKeys(root, change), (keys) => withFileLocks(keys, applyChangeUnlocked(root, change)))
+  Effect.flatMap(lockKeys(root, change), (keys) => withFileLocks(keys, Effect.flatMap(planChange(root, change, new Map()), (planned) => Effect.map(runPlanned([planned]), (logs) => logs[0]!))))
 
 /**
  * The keys of the locks a change takes (`withFileLocks`): of the files it reads or writes (an update's file
@@ -863,33 +876,104 @@ const lockKeys = (root: string, change: FileChange): Effect.Effect<ReadonlyArray
     (resolved) => resolved.flatMap((key) => key._tag === "Right" ? [key.right] : [])
   )
 
-/** `hunks`: the update's diff already parsed (`parseChanges`), else it is parsed here. */
-const applyChangeUnlocked = (
+/** One file system call of a planned change: a file written with its new text, or a path removed. */
+type Step =
+  | { readonly _tag: "write"; readonly file: string; readonly text: string; readonly path: string }
+  | { readonly _tag: "remove"; readonly file: string; readonly path: string }
+
+/** A change computed and checked against the files (and the changes planned before it): what to do. */
+interface Planned {
+  readonly log: string
+  readonly steps: ReadonlyArray<Step>
+}
+
+/**
+ * What the changes planned before one did to the files, by absolute path: the text written there, or `null`
+ * where a file was removed (its real path for a write, its entry for a removal). A later change of the
+ * same patch sees these, not the disk.
+ */
+type Overlay = Map<string, string | null>
+
+/** What is at a path for a change planned after those in `overlay`: a text, `null` (removed), or `undefined` (ask the disk). */
+const seen = (overlay: Overlay, entry: string, real: string): string | null | undefined =>
+  overlay.get(entry) === null ? null : overlay.get(real)
+
+/**
+ * Fails with `PatchError` when a write to `real` could not create its directories: an ancestor of it that is
+ * a file (on disk, or written by an earlier change of the patch); a removed one (`overlay`) does not count.
+ */
+const requireDirectories = (real: string, path: string, overlay: Overlay): Effect.Effect<void, PatchError> =>
+  Effect.promise(async () => {
+    for (let directory = NodePath.dirname(real); ; directory = NodePath.dirname(directory)) {
+      const state = overlay.get(directory)
+      if (typeof state === "string") return directory
+      if (state === undefined) {
+        const stats = await Fs.stat(directory).catch(() => undefined)
+        if (stats !== undefined) return stats.isDirectory() ? undefined : directory
+      }
+      if (NodePath.dirname(directory) === directory) return undefined
+    }
+  }).pipe(Effect.flatMap((blocking) =>
+    blocking === undefined ? Effect.void : Effect.fail(
+      new PatchError({
+        description: `cannot write the file: ENOTDIR (${blocking} is a file, not a directory)`,
+        path
+      })
+    )
+  ))
+
+/**
+ * Computes and checks one change without writing anything: the file to update or delete exists (on disk, or
+ * left by an earlier change of the patch in `overlay`), is a regular file (a delete: not a directory) and an
+ * update's is UTF-8 text whose hunks all apply, each write's target is no pipe, socket, device or directory
+ * and its directories can be created, every path stays in the root. Records in `overlay` what the change
+ * does. `hunks`: the update's diff already parsed (`parseChanges`), else it is parsed here.
+ */
+const planChange = (
   root: string,
   change: FileChange,
+  overlay: Overlay,
   hunks?: ReadonlyArray<Hunk>
-): Effect.Effect<string, PatchError> =>
+): Effect.Effect<Planned, PatchError> =>
   Effect.gen(function*() {
     if (change.type === "delete_file") {
       // the entry itself, a symbolic link and never its target (as Codex removes the path it is given): only
       // the directories it is in must be inside the root
       const entry = yield* locateEntry(root, change.path)
-      if (!(yield* exists(entry))) return yield* new PatchError({ description: "the file to delete does not exist", path: change.path })
-      yield* remove(entry, change.path)
-      return `deleted ${change.path}`
+      const state = overlay.get(entry)
+      if (state === null) return yield* new PatchError({ description: "the file to delete does not exist", path: change.path })
+      if (state === undefined) {
+        const stats = yield* Effect.promise(() => Fs.lstat(entry).catch(() => undefined))
+        if (stats === undefined) return yield* new PatchError({ description: "the file to delete does not exist", path: change.path })
+        if (stats.isDirectory()) {
+          return yield* new PatchError({ description: "the path names a directory, not a file: apply_patch deletes files only", path: change.path })
+        }
+      }
+      overlay.set(entry, null)
+      return { log: `deleted ${change.path}`, steps: [{ _tag: "remove", file: entry, path: change.path }] }
     }
     const { file, real } = yield* locate(root, change.path)
+    const entry = yield* locateEntry(root, change.path)
+    const state = seen(overlay, entry, real)
     switch (change.type) {
       case "create_file": {
         // a file there is replaced, as Codex's *** Add File: writes whatever is there (a directory, a pipe:
-        // refused by writeText)
-        const replaced = yield* exists(file)
-        yield* writeText(real, yield* createdText(change.diff, change.path), change.path)
-        return replaced ? `created ${change.path}, replacing the file there` : `created ${change.path}`
+        // refused)
+        const text = yield* createdText(change.diff, change.path)
+        const replaced = state === undefined ? yield* exists(file) : state !== null
+        if (state === undefined) yield* requireRegular(real, change.path)
+        yield* requireDirectories(real, change.path, overlay)
+        overlay.set(real, text)
+        return {
+          log: replaced ? `created ${change.path}, replacing the file there` : `created ${change.path}`,
+          steps: [{ _tag: "write", file: real, text, path: change.path }]
+        }
       }
       case "update_file": {
-        if (!(yield* exists(file))) return yield* new PatchError({ description: "the file to update does not exist", path: change.path })
-        const content = yield* decodeText(yield* readBytes(file, change.path), change.path)
+        if (state === null || state === undefined && !(yield* exists(file))) {
+          return yield* new PatchError({ description: "the file to update does not exist", path: change.path })
+        }
+        const content = state ?? (yield* decodeText(yield* readBytes(file, change.path), change.path))
         const text = yield* (hunks === undefined
           ? applyHunks(content, change.diff, change.path)
           : applyParsedHunks(content, hunks, change.path))
@@ -897,21 +981,72 @@ const applyChangeUnlocked = (
         // a move onto the file itself ("./a.txt", "sub/../a.txt" for "a.txt", a link to it) is a plain
         // update: writing the destination then removing the source would remove the only copy
         if (change.moveTo !== undefined && destination !== undefined && destination.real !== real) {
-          yield* writeText(destination.real, text, change.moveTo)
-          yield* remove(file, change.path)
-          return `updated ${change.path} and moved it to ${change.moveTo}`
+          const there = overlay.get(destination.real)
+          if (there === undefined) yield* requireRegular(destination.real, change.moveTo)
+          yield* requireDirectories(destination.real, change.moveTo, overlay)
+          overlay.set(destination.real, text)
+          overlay.set(entry, null)
+          return {
+            log: `updated ${change.path} and moved it to ${change.moveTo}`,
+            steps: [
+              { _tag: "write", file: destination.real, text, path: change.moveTo },
+              { _tag: "remove", file, path: change.path }
+            ]
+          }
         }
-        yield* writeText(real, text, change.path)
-        return `updated ${change.path}`
+        overlay.set(real, text)
+        return { log: `updated ${change.path}`, steps: [{ _tag: "write", file: real, text, path: change.path }] }
       }
     }
   })
 
 /**
- * Applies a whole patch text under `root` (see `parsePatch`), change by change, and returns the log
- * lines joined by newlines. A change that fails stops the patch with `PatchError` (the changes before it
- * stay applied; the error names the file); a patch without a change fails too (`No files were modified: …`,
- * as Codex's).
+ * Makes the planned changes, in order: the file system calls only (everything was checked by `planChange`).
+ * Uninterruptible: a tool call's timeout waits for the writes to end, so the model never gets a timeout for
+ * a patch half written. A call that fails (a disk full, a permission denied, a file changed meanwhile)
+ * stops it with a `PatchError` whose `applied` lists the changes already made, and for a move whose new
+ * file was written the description says so.
+ */
+const runPlanned = (planned: ReadonlyArray<Planned>): Effect.Effect<ReadonlyArray<string>, PatchError> =>
+  Effect.uninterruptible(Effect.gen(function*() {
+    const applied: Array<string> = []
+    for (const { log, steps } of planned) {
+      for (let index = 0; index < steps.length; index++) {
+        const step = steps[index]!
+        const done = yield* Effect.either(step._tag === "write" ? writeText(step.file, step.text, step.path) : remove(step.file, step.path))
+        if (done._tag === "Left") {
+          const written = steps.slice(0, index).map((before) => before.path)
+          return yield* new PatchError({
+            description: written.length === 0
+              ? done.left.description
+              : `${done.left.description} (its new content was written to ${written.join(", ")})`,
+            path: done.left.path,
+            ...(applied.length === 0 ? {} : { applied: [...applied] })
+          })
+        }
+      }
+      applied.push(log)
+    }
+    return applied
+  }))
+
+/**
+ * Applies a whole patch text under `root` (see `parsePatch`) and returns the log lines of its changes joined
+ * by newlines. Every change is computed and checked before the first write, as Codex's agent verifies a
+ * patch (`maybe_parse_apply_patch_verified`) before applying it: each one against the files as the changes
+ * before it in the patch leave them; a change that fails there (a missing file to update or delete, a hunk
+ * that does not apply, a path out of the root, a directory to delete, a pipe or a directory where a file is
+ * written, a file where a directory is needed) fails the patch with its `PatchError` and nothing is written,
+ * so the same patch sent again once the model fixed it applies each change once. Then the files are written
+ * in order, uninterruptibly (a timeout waits for the writes); a write or delete the file system refuses
+ * midway stops it with a `PatchError` whose `applied` lists the changes made before it (its message:
+ * `updated a.py; then b.py: cannot write the file: …`). A patch without a change fails (`No files were
+ * modified: …`, as Codex's). The locks of all the files of the patch are held from the first check to the
+ * last write.
+ *
+ * Codex's `apply_patch` crate run alone (its executable, after the agent verified the patch) writes change
+ * after change: its scenario `015_failure_after_partial_success_leaves_changes` keeps a file added before a
+ * missing file to update; the agent, and this function, refuse that patch before writing.
  *
  * The handler of a freeform `apply_patch` custom tool (as Codex declares it): its typed failure is the
  * message the model reads, so the tool declares `failure: Schema.String` and the handler maps the error.
@@ -943,10 +1078,14 @@ export const applyPatchText = (root: string, text: string): Effect.Effect<string
         (keys) =>
           withFileLocks(
             keys.flat(),
-            Effect.map(
-              Effect.forEach(changes, (change) => applyChangeUnlocked(root, change, hunks.get(change))),
-              (logs) => logs.join("\n")
-            )
+            Effect.gen(function*() {
+              // every change computed and checked (against the files and the changes before it) before the
+              // first write, as Codex verifies a whole patch (maybe_parse_apply_patch_verified) before applying it
+              const overlay: Overlay = new Map()
+              const planned: Array<Planned> = []
+              for (const change of changes) planned.push(yield* planChange(root, change, overlay, hunks.get(change)))
+              return (yield* runPlanned(planned)).join("\n")
+            })
           )
       ))
 

@@ -10,7 +10,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -550,6 +550,86 @@ describe("ApplyPatch", () => {
         yield* ApplyPatch.applyPatchText(root, "*** Begin Patch\n\n*** Delete File: e.txt\n\n*** Update File: c.txt\n@@\n-c\n+C\n*** End Patch"),
         "deleted e.txt\nupdated c.txt"
       )
+    }))
+
+  it.effect("a whole patch is checked against the files before its first write, so a retry does not apply a change twice", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const before = "import os\n\ndef main():\n    pass\n"
+      writeFileSync(join(root, "a.py"), before)
+      // the tester's patch: a.py updated, then b.py, which is missing
+      const patch = "*** Begin Patch\n*** Update File: a.py\n@@\n import os\n+import sys\n \n*** Update File: b.py\n@@\n-x\n+y\n*** End Patch"
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const error = yield* Effect.flip(ApplyPatch.applyPatchText(root, patch))
+        assert.strictEqual(error.message, "b.py: the file to update does not exist")
+        assert.isUndefined(error.applied)
+        assert.strictEqual(readFileSync(join(root, "a.py"), "utf8"), before)
+      }
+      writeFileSync(join(root, "b.py"), "x\n")
+      assert.strictEqual(yield* ApplyPatch.applyPatchText(root, patch), "updated a.py\nupdated b.py")
+      assert.strictEqual(readFileSync(join(root, "a.py"), "utf8"), "import os\nimport sys\n\ndef main():\n    pass\n")
+      assert.strictEqual(readFileSync(join(root, "b.py"), "utf8"), "y\n")
+
+      // every other check of a later change also comes before the first write
+      writeFileSync(join(root, "c.txt"), "c\n")
+      mkdirSync(join(root, "dir"))
+      const first = "*** Begin Patch\n*** Add File: new.txt\n+new\n*** Update File: c.txt\n@@\n-c\n+C\n"
+      const refused = (section: string) => Effect.map(Effect.flip(ApplyPatch.applyPatchText(root, `${first}${section}*** End Patch`)), (error) => error.message)
+      assert.strictEqual(yield* refused("*** Update File: b.py\n@@\n-absent\n+z\n"), "b.py: hunk 1 does not apply: its lines (from \"absent\") are not in the file")
+      assert.strictEqual(yield* refused("*** Delete File: gone.txt\n"), "gone.txt: the file to delete does not exist")
+      assert.strictEqual(yield* refused("*** Delete File: dir\n"), "dir: the path names a directory, not a file: apply_patch deletes files only")
+      assert.strictEqual(yield* refused("*** Add File: ../out.txt\n+o\n"), "../out.txt: the path leaves the workspace root")
+      assert.strictEqual(yield* refused("*** Add File: dir\n+o\n"), "dir: the path names a directory, not a regular file: apply_patch changes regular files only")
+      assert.strictEqual(
+        yield* refused("*** Update File: b.py\n*** Move to: c.txt/b.py\n@@\n-y\n+z\n"),
+        `c.txt/b.py: cannot write the file: ENOTDIR (${realpathSync(root)}/c.txt is a file, not a directory)`
+      )
+      assert.isFalse(existsSync(join(root, "new.txt")))
+      assert.strictEqual(readFileSync(join(root, "c.txt"), "utf8"), "c\n")
+      assert.strictEqual(readFileSync(join(root, "b.py"), "utf8"), "y\n")
+    }))
+
+  it.effect("the changes of a whole patch each see those before them: add then update, two updates, delete then add", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeFileSync(join(root, "a.txt"), "a\n")
+      writeFileSync(join(root, "m.txt"), "m\n")
+      assert.strictEqual(
+        yield* ApplyPatch.applyPatchText(
+          root,
+          "*** Begin Patch\n*** Add File: n.txt\n+n\n*** Update File: n.txt\n@@\n-n\n+N\n" +
+            "*** Update File: a.txt\n@@\n-a\n+b\n*** Update File: a.txt\n@@\n-b\n+c\n" +
+            "*** Delete File: m.txt\n*** Add File: m.txt\n+again\n" +
+            "*** Update File: n.txt\n*** Move to: moved/n.txt\n@@\n-N\n+moved\n*** End Patch"
+        ),
+        "created n.txt\nupdated n.txt\nupdated a.txt\nupdated a.txt\ndeleted m.txt\ncreated m.txt\nupdated n.txt and moved it to moved/n.txt"
+      )
+      assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "c\n")
+      assert.strictEqual(readFileSync(join(root, "m.txt"), "utf8"), "again\n")
+      assert.strictEqual(readFileSync(join(root, "moved/n.txt"), "utf8"), "moved\n")
+      assert.isFalse(existsSync(join(root, "n.txt")))
+      // a file moved or deleted earlier in the patch is gone for the changes after it
+      const gone = yield* Effect.flip(
+        ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Delete File: a.txt\n*** Update File: a.txt\n@@\n-c\n+d\n*** End Patch")
+      )
+      assert.strictEqual(gone.message, "a.txt: the file to update does not exist")
+      assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "c\n")
+    }))
+
+  it.effect("a write the disk refuses midway through a whole patch: the error names the changes already made", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeFileSync(join(root, "a.txt"), "a\n")
+      // a name longer than the file system allows passes every check; its write fails (ENAMETOOLONG)
+      const long = `${"x".repeat(300)}.txt`
+      const error = yield* Effect.flip(
+        ApplyPatch.applyPatchText(root, `*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: ${long}\n+x\n*** Delete File: a.txt\n*** End Patch`)
+      )
+      assert.deepStrictEqual(error.applied, ["updated a.txt"])
+      assert.strictEqual(error.path, long)
+      assert.match(error.message, new RegExp(`^updated a\\.txt; then ${long}: cannot write the file: ENAMETOOLONG \\(`))
+      // the change made stays made; those after the failing one are not made
+      assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "A\n")
     }))
 
   it.effect("whitespace in the fuzzy passes is Rust's: U+0085 is trimmed, U+FEFF is not", () =>
