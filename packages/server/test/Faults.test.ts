@@ -16,7 +16,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { connect } from "node:net"
 import { gzipSync } from "node:zlib"
 import OpenAI from "openai"
-import { chunk, completion, finishChunks, type Handler, sse, textChunk, toolChunk } from "@effect-responses/testing/ScriptedServer"
+import { chunk, completion, finishChunks, type Handler, type Received, sse, textChunk, toolChunk } from "@effect-responses/testing/ScriptedServer"
 import { withScriptedGateway } from "./scriptedUpstream.js"
 import { captureLogs, checkLifecycle, parseSse, post, readFixture, unfinishedText, waitForAccessLines, withGateway } from "./utils.js"
 
@@ -43,6 +43,23 @@ const postAbortably = (url: string, body: object, client: AbortController): Prom
 
 const live = (name: string, self: () => Effect.Effect<unknown, unknown>) =>
   it.live(name, () => self().pipe(Effect.provide(Logger.remove(Logger.defaultLogger))))
+
+/**
+ * `withScriptedGateway` with the log captured (`captureLogs`, a line `LEVEL: message`): `body` also gets the
+ * lines so far (for `waitForAccessLines`); once the gateway is closed, the lines, and the access-log lines
+ * (`access: `) among them.
+ */
+const withLoggedGateway = <A, E>(
+  script: ReadonlyArray<Handler>,
+  options: Parameters<typeof withScriptedGateway>[1],
+  body: (url: string, received: ReadonlyArray<Received>, captured: { readonly logs: ReadonlyArray<string> }) => Effect.Effect<A, E>
+) => {
+  const captured = captureLogs()
+  return withScriptedGateway(script, options, (url, received) => body(url, received, captured)).pipe(
+    Effect.provide(captured.layer),
+    Effect.map(() => ({ logs: captured.logs, access: captured.logs.filter((line) => line.includes("access: ")) }))
+  )
+}
 
 describe("Gateway faults (scripted loopback upstream)", () => {
   it.effect("a tool output that answers no call in the input: 400 naming the client's item (not the upstream's message), the upstream not asked", () =>
@@ -122,8 +139,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       })))
 
   it.effect("an upstream that closes the connection: GET /v1/models logs the transport error's cause, as POST does", () => {
-    const captured = captureLogs()
-    return withScriptedGateway([(request) => request.socket.destroy()], {}, (url) =>
+    return withLoggedGateway([(request) => request.socket.destroy()], {}, (url, _received, captured) =>
       Effect.gen(function*() {
         const models = yield* Effect.promise(() => fetch(`${url}/models`))
         expect(models.status).toBe(502)
@@ -138,7 +154,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         const cause = /Transport: ([^(]+)/.exec(postLine!)?.[1]?.trim()
         expect(cause, postLine).toBeTruthy()
         expect(get).toContain(cause)
-      })).pipe(Effect.provide(captured.layer))
+      }))
   })
 
   // the upstream answers model "warm"; any other model it reads whole, then drops the connection without an
@@ -163,9 +179,8 @@ describe("Gateway faults (scripted loopback upstream)", () => {
   } as const
 
   it.effect("an upstream that reads the request, then closes a kept-alive connection: one upstream request, 502 upstream_closed (streamed and whole)", () => {
-    const captured = captureLogs()
     const upstream = dropsAfterReading()
-    return withScriptedGateway([upstream.handler], {}, (url, received) =>
+    return withLoggedGateway([upstream.handler], {}, (url, received, captured) =>
       Effect.gen(function*() {
         for (const stream of [false, true]) {
           expect((yield* post(`${url}/responses`, { model: "warm", input: "hi", store: false })).status).toBe(200)
@@ -182,13 +197,12 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         const access = captured.logs.filter((line) => line.includes("access: ") && line.includes("model=\"m\""))
         expect(access, captured.logs.join("\n")).toHaveLength(2)
         for (const line of access) expect(line).toMatch(/ 502 model="m" .* upstream_attempts=1 /)
-      })).pipe(Effect.provide(captured.layer))
+      }))
   })
 
   live("with --upstream-retries 2, an upstream that reads each request, then closes: 3 attempts, each in upstream_attempts", () => {
-    const captured = captureLogs()
     const upstream = dropsAfterReading()
-    return withScriptedGateway([upstream.handler], { upstream: { retry: { times: 2, base: "1 millis" } } }, (url, received) =>
+    return withLoggedGateway([upstream.handler], { upstream: { retry: { times: 2, base: "1 millis" } } }, (url, received, captured) =>
       Effect.gen(function*() {
         expect((yield* post(`${url}/responses`, { model: "warm", input: "hi", store: false })).status).toBe(200)
         const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", store: false })
@@ -200,7 +214,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         yield* Effect.promise(() => waitForAccessLines(captured, 2))
         const access = captured.logs.filter((line) => line.includes("access: "))
         expect(access[1], captured.logs.join("\n")).toMatch(/ 502 model="m" .* upstream_attempts=3 /)
-      })).pipe(Effect.provide(captured.layer))
+      }))
   })
 
   live("an upstream that never sends headers: 504 upstream_timeout (streamed and whole), the upstream request aborted", () =>
@@ -975,9 +989,8 @@ describe("Gateway faults (scripted loopback upstream)", () => {
 
   it.effect("a 10 MB upstream error message: read up to a bound, capped in the answer and in the log", () =>
     Effect.gen(function*() {
-      const captured = captureLogs()
       const huge = "x".repeat(10 * 1024 * 1024)
-      yield* withScriptedGateway([(_request, response) => {
+      const { logs } = yield* withLoggedGateway([(_request, response) => {
         response.writeHead(500, { "content-type": "application/json" })
         response.end(JSON.stringify({ error: { message: huge, type: "server_error" } }))
       }], {}, (url) =>
@@ -989,10 +1002,10 @@ describe("Gateway faults (scripted loopback upstream)", () => {
           expect(JSON.parse(answer.text).error.message).toMatch(
             /^the upstream failed: the error body was cut at 65536 bytes: \{"error":\{"message":"x+… \(\d+ more characters\)$/
           )
-        })).pipe(Effect.provide(captured.layer))
-      const warnings = captured.logs.filter((line) => line.includes("upstream error"))
+        }))
+      const warnings = logs.filter((line) => line.includes("upstream error"))
       expect(warnings.length).toBeGreaterThan(0)
-      for (const line of captured.logs) expect(line.length).toBeLessThan(Gateway.MAX_MESSAGE_CHARS + 500)
+      for (const line of logs) expect(line.length).toBeLessThan(Gateway.MAX_MESSAGE_CHARS + 500)
     }))
 
   it.effect("a long upstream error message is cut once at 2,000 characters, counting what was cut of the original", () =>
@@ -1015,8 +1028,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         answering(500, "text/plain", message),
         answering(500, "application/json", padded)
       ]
-      const captured = captureLogs()
-      yield* withScriptedGateway(script, {}, (url) =>
+      const { logs } = yield* withLoggedGateway(script, {}, (url) =>
         Effect.gen(function*() {
           const messages: Array<string> = []
           for (let i = 0; i < script.length; i++) {
@@ -1028,11 +1040,11 @@ describe("Gateway faults (scripted loopback upstream)", () => {
           for (const text of messages.slice(1)) {
             expect(text).toBe(`${prefix}${message.slice(0, 2000 - prefix.length)}… (${1000 + prefix.length} more characters)`)
           }
-        })).pipe(Effect.provide(captured.layer))
+        }))
       // the log line: the HttpError's message, `HTTP 500: ` before the cut message and its details after,
       // cut again with one count of both cuts and the details
       const details = " (invalid_request_error, unsupported_value, param messages[0].role)"
-      const warning = captured.logs.find((line) => line.startsWith("WARN: upstream error") && line.includes("): HTTP 500: "))
+      const warning = logs.find((line) => line.startsWith("WARN: upstream error") && line.includes("): HTTP 500: "))
       expect(warning?.slice(warning.indexOf("): ") + 3)).toBe(
         `HTTP 500: ${message.slice(0, 1990)}… (${1000 + "HTTP 500: ".length + details.length} more characters)`
       )
@@ -1051,8 +1063,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         response.end(body)
       }
       const lone = /\p{Cs}/u
-      const captured = captureLogs()
-      yield* withScriptedGateway([answering(400), answering(400), answering(500)], {}, (url) =>
+      const { logs } = yield* withLoggedGateway([answering(400), answering(400), answering(500)], {}, (url) =>
         Effect.gen(function*() {
           const messages: Array<string> = []
           for (const stream of [false, true, false]) {
@@ -1063,10 +1074,10 @@ describe("Gateway faults (scripted loopback upstream)", () => {
           expect(messages[1]).toBe(messages[0])
           // `the upstream failed: ` (21 characters) before it: the cut falls between two pairs
           expect(messages[2]).toBe(`the upstream failed: ${message.slice(0, 1979)}… (1022 more characters)`)
-        })).pipe(Effect.provide(captured.layer))
+        }))
       // the log line: `HTTP 500: ` before the cut message and its details after, cut again on a high surrogate
       const details = " (invalid_request_error, unsupported_value, param messages[0].role)"
-      const warning = captured.logs.find((line) => line.startsWith("WARN: upstream error") && line.includes("): HTTP 500: "))
+      const warning = logs.find((line) => line.startsWith("WARN: upstream error") && line.includes("): HTTP 500: "))
       expect(warning).toBeDefined()
       expect(lone.test(warning!)).toBe(false)
       expect(warning!.slice(warning!.indexOf("): ") + 3)).toBe(`HTTP 500: ${message.slice(0, 1989)}… (${1012 + details.length} more characters)`)
@@ -1349,9 +1360,8 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       })))
 
   live("the access log: one info line per request, a stream's once it ended, with model, attempts, response id and outcome, no body", () => {
-    const captured = captureLogs()
     const ids: Array<string> = []
-    return withScriptedGateway([
+    return withLoggedGateway([
       (_request, response) => {
         response.writeHead(503, { "content-type": "application/json", "retry-after-ms": "5" })
         response.end(JSON.stringify({ error: { message: "overloaded" } }))
@@ -1376,10 +1386,8 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(incomplete.status).toBe("incomplete")
         ids.push(incomplete.id)
       })).pipe(
-        Effect.provide(captured.layer),
-        Effect.andThen(() => {
-          const access = captured.logs.filter((line) => line.includes("access: "))
-          expect(access, captured.logs.join("\n")).toHaveLength(5)
+        Effect.andThen(({ access, logs }) => {
+          expect(access, logs.join("\n")).toHaveLength(5)
           const tail = (id: string | undefined, outcome: string) => `response=${id ?? "-"} outcome=${outcome}`
           expect(access[0]).toMatch(
             /^INFO: access: POST \/v1\/responses 200 model="gpt-x" stream=true duration=\d+ms upstream_attempts=2 /
@@ -1394,15 +1402,14 @@ describe("Gateway faults (scripted loopback upstream)", () => {
           expect(access[4]).toMatch(/^INFO: access: POST \/v1\/responses 200 model="gpt-z" stream=false /)
           expect(access[4]).toContain(tail(ids[2], "incomplete"))
           // the warning about the upstream's error names the response it broke
-          expect(captured.logs.find((line) => line.includes("upstream error"))).toContain(`upstream error (${ids[1]}): `)
-          expect(captured.logs.join("\n")).not.toContain("secret")
+          expect(logs.find((line) => line.includes("upstream error"))).toContain(`upstream error (${ids[1]}): `)
+          expect(logs.join("\n")).not.toContain("secret")
         })
       )
   })
 
   live("the access log of a request whose client went away before the answer: status 499 (client closed request), not 'failed'", () => {
-    const captured = captureLogs()
-    return withScriptedGateway([() => {}], {}, (url, received) =>
+    return withLoggedGateway([() => {}], {}, (url, received, captured) =>
       Effect.promise(async () => {
         for (const stream of [true, false]) {
           const client = new AbortController()
@@ -1416,10 +1423,8 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         // the line is written once the handler's interruption has run its finalizers (the upstream call aborted)
         await waitForAccessLines(captured, 2)
       })).pipe(
-        Effect.provide(captured.layer),
-        Effect.andThen(() => {
-          const access = captured.logs.filter((line) => line.includes("access: "))
-          expect(access, captured.logs.join("\n")).toHaveLength(2)
+        Effect.andThen(({ access, logs }) => {
+          expect(access, logs.join("\n")).toHaveLength(2)
           expect(access[0]).toMatch(
             /^INFO: access: POST \/v1\/responses 499 model="gpt-x" stream=true duration=\d+ms upstream_attempts=1 response=resp_\w+ outcome=-$/
           )
@@ -1431,7 +1436,6 @@ describe("Gateway faults (scripted loopback upstream)", () => {
   })
 
   live("the access log of a stream its client left mid-answer: the 200 sent and outcome=client_closed", () => {
-    const captured = captureLogs()
     // the recorded stream's first half, then the upstream waits (the client leaves meanwhile)
     const frames = readFixture("chat-sse/pai-chat-gpt4omini-text-usage.sse").split("\n\n").filter((frame) => frame !== "")
     const halfThenHold: Handler = (_request, response) => {
@@ -1440,7 +1444,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
     }
     // an answer whose terminal events (each repeating the whole 2 MiB text) are made before the client takes them
     const large = sse(textChunk("x".repeat(1 << 20)), textChunk("y".repeat(1 << 20)), finishChunks())
-    return withScriptedGateway([halfThenHold, large], {}, (url, received) =>
+    return withLoggedGateway([halfThenHold, large], {}, (url, received, captured) =>
       Effect.promise(async () => {
         for (const before of [1, 3 << 20]) {
           const client = new AbortController()
@@ -1454,10 +1458,8 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         }
         await waitForAccessLines(captured, 2)
       })).pipe(
-        Effect.provide(captured.layer),
-        Effect.andThen(() => {
-          const access = captured.logs.filter((line) => line.includes("access: "))
-          expect(access, captured.logs.join("\n")).toHaveLength(2)
+        Effect.andThen(({ access, logs }) => {
+          expect(access, logs.join("\n")).toHaveLength(2)
           for (const line of access) {
             expect(line).toMatch(
               /^INFO: access: POST \/v1\/responses 200 model="gpt-x" stream=true duration=\d+ms upstream_attempts=1 response=resp_\w+ outcome=client_closed$/
@@ -1468,7 +1470,6 @@ describe("Gateway faults (scripted loopback upstream)", () => {
   })
 
   live("the access log of a non-streamed answer its client left mid-body: outcome=client_closed; read whole: completed", () => {
-    const captured = captureLogs()
     // the recorded completion, its text repeated to about 4 MiB: the gateway writes its JSON in pieces
     const recorded = JSON.parse(readFixture("chat-json/vai-chat-openai-text.json")) as {
       choices: Array<{ message: { content: string } }>
@@ -1479,7 +1480,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       response.writeHead(200, { "content-type": "application/json" })
       response.end(JSON.stringify(recorded))
     }
-    return withScriptedGateway([large, large], {}, (url, received) =>
+    return withLoggedGateway([large, large], {}, (url, received, captured) =>
       Effect.promise(async () => {
         for (const leave of [true, false]) {
           const client = new AbortController()
@@ -1497,10 +1498,8 @@ describe("Gateway faults (scripted loopback upstream)", () => {
           await waitForAccessLines(captured, leave ? 1 : 2)
         }
       })).pipe(
-        Effect.provide(captured.layer),
-        Effect.andThen(() => {
-          const access = captured.logs.filter((line) => line.includes("access: "))
-          expect(access, captured.logs.join("\n")).toHaveLength(2)
+        Effect.andThen(({ access, logs }) => {
+          expect(access, logs.join("\n")).toHaveLength(2)
           expect(access[0]).toMatch(
             /^INFO: access: POST \/v1\/responses 200 model="gpt-x" stream=false duration=\d+ms upstream_attempts=1 response=resp_\w+ outcome=client_closed$/
           )

@@ -92,6 +92,24 @@ const INVALID_ELEMENTS = [
 const slicedLarge = (chunks: JsonSlices.Chunks) =>
   Effect.flatMap(JsonSlices.scan(chunks, 64, 3), (found) => JsonSlices.parse(chunks, found, whole, 0))
 
+/**
+ * `JsonSlices.parse` of a scanned body with a spy on `JSON.parse`: the value, and the length of the longest
+ * text given to `JSON.parse` (to check that a large part of the body is never given to it whole).
+ */
+const largestParse = (chunks: JsonSlices.Chunks, found: JsonSlices.Scan) =>
+  Effect.gen(function*() {
+    const parse = vi.spyOn(JSON, "parse")
+    let given: ReadonlyArray<number> = []
+    const parsed = yield* Effect.ensuring(
+      JsonSlices.parse(chunks, found, whole),
+      Effect.sync(() => {
+        given = parse.mock.calls.map(([text]) => text.length)
+        parse.mockRestore()
+      })
+    )
+    return { parsed, largest: Math.max(...given) }
+  })
+
 /** The same as `JSON.parse` gives, key order included. */
 const expectSame = (value: unknown, text: string, what: string) => {
   expect(value, what).toEqual(JSON.parse(text))
@@ -590,14 +608,11 @@ describe("jsonSlices", () => {
       const chunks = chunked(text!, 65_536)
       const found = yield* JsonSlices.scan(chunks, 64)
       expect(found.tools?.items).toHaveLength(2 * 2000)
-      const parse = vi.spyOn(JSON, "parse")
-      const parsed = yield* JsonSlices.parse(chunks, found, whole)
-      const given = parse.mock.calls.map(([text]) => text.length)
-      parse.mockRestore()
+      const { largest, parsed } = yield* largestParse(chunks, found)
       expectSame(parsed, text!, "tools")
       const toolsBytes = found.tools!.end - found.tools!.start
       expect(toolsBytes).toBeGreaterThan(8 * 32 * 1024)
-      expect(Math.max(...given)).toBeLessThan(2 * 32 * 1024)
+      expect(largest).toBeLessThan(2 * 32 * 1024)
     }))
 
   /**
@@ -649,12 +664,9 @@ describe("jsonSlices", () => {
         const found = yield* JsonSlices.scan(chunks, 64)
         const namespace = found.tools!.items[1]! - found.tools!.items[0]! > JsonSlices.LARGE_ELEMENT_BYTES ? 0 : 1
         expect(found.tools!.items[2 * namespace + 1]! - found.tools!.items[2 * namespace]!).toBeGreaterThan(8 * 32 * 1024)
-        const parse = vi.spyOn(JSON, "parse")
-        const parsed = yield* JsonSlices.parse(chunks, found, whole)
-        const given = parse.mock.calls.map(([text]) => text.length)
-        parse.mockRestore()
+        const { largest, parsed } = yield* largestParse(chunks, found)
         expectSame(parsed, text, text.slice(0, 80))
-        expect(Math.max(...given), text.slice(0, 80)).toBeLessThan(2 * 32 * 1024)
+        expect(largest, text.slice(0, 80)).toBeLessThan(2 * 32 * 1024)
       }
     }))
   /**
@@ -762,12 +774,9 @@ describe("jsonSlices", () => {
       for (const text of wideBodies().valid) {
         const chunks = chunked(text, 65_536)
         const found = yield* JsonSlices.scan(chunks, 64)
-        const parse = vi.spyOn(JSON, "parse")
-        const parsed = yield* JsonSlices.parse(chunks, found, whole)
-        const given = parse.mock.calls.map(([text]) => text.length)
-        parse.mockRestore()
+        const { largest, parsed } = yield* largestParse(chunks, found)
         expectSame(parsed, text, text.slice(0, 80))
-        expect(Math.max(...given), text.slice(0, 80)).toBeLessThan(2 * 32 * 1024)
+        expect(largest, text.slice(0, 80)).toBeLessThan(2 * 32 * 1024)
       }
     }))
 })
