@@ -27,6 +27,7 @@
  *
  * @since 0.2.0
  */
+import { completionText, finishChunks, textChunk } from "@effect-responses/testing/ScriptedServer"
 import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { setPriority } from "node:os"
@@ -183,9 +184,6 @@ export const KINDS: ReadonlyArray<{ readonly label: string; readonly body: () =>
   }
 ]
 
-const chunk = (delta: object, finish: string | null = null): string =>
-  `data: ${JSON.stringify({ id: "chatcmpl-stall", object: "chat.completion.chunk", created: 0, model: "bench-model", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
-
 /**
  * The upstream: reads the request whole and answers `bytes: N`, N the size of the body it received (counted,
  * not parsed: the upstream's own work is kept out of the figures, even on a machine of two cores), as a
@@ -206,18 +204,11 @@ const upstream = (): Server =>
       const content = `bytes: ${bytes}`
       if (`${head}${tail.toString("latin1")}`.includes("\"stream\":true")) {
         response.writeHead(200, { "content-type": "text/event-stream" })
-        response.end(`${chunk({ role: "assistant", content })}${chunk({}, "stop")}data: [DONE]\n\n`)
+        response.end(`${textChunk(content)}${finishChunks()}`)
         return
       }
       response.writeHead(200, { "content-type": "application/json" })
-      response.end(JSON.stringify({
-        id: "chatcmpl-stall",
-        object: "chat.completion",
-        created: 0,
-        model: "bench-model",
-        choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }
-      }))
+      response.end(completionText({ content }))
     })
   })
 

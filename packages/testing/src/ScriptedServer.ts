@@ -221,21 +221,30 @@ export const sse = (...frames: ReadonlyArray<string>): Handler => (_request, res
 }
 
 /**
- * A handler answering 200 with a whole `chat.completion` (id `chatcmpl-w`, model `scripted-model`) whose
- * choice 0 is the assistant `message` (its fields beside `role`) with `finish_reason` `finish` (default
- * `stop`), and usage 5 + 3 = 8 tokens.
+ * The JSON text of a whole `chat.completion` (id `chatcmpl-w`, model `scripted-model`) whose choice 0 is the
+ * assistant `message` (its fields beside `role`) with `finish_reason` `finish` (default `stop`), and usage
+ * 5 + 3 = 8 tokens: the body `completion` answers with, for an upstream of one's own.
  *
  * @since 0.2.0
- * @category handlers
+ * @category chat completions
  */
-export const completion = (message: Record<string, unknown>, finish = "stop"): Handler => (_request, response) => {
-  response.writeHead(200, { "content-type": "application/json" })
-  response.end(JSON.stringify({
+export const completionText = (message: Record<string, unknown>, finish = "stop"): string =>
+  JSON.stringify({
     id: "chatcmpl-w",
     object: "chat.completion",
     created: 0,
     model: "scripted-model",
     choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }],
     usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 }
-  }))
+  })
+
+/**
+ * A handler answering 200 with a whole `chat.completion`: `completionText(message, finish)`.
+ *
+ * @since 0.2.0
+ * @category handlers
+ */
+export const completion = (message: Record<string, unknown>, finish = "stop"): Handler => (_request, response) => {
+  response.writeHead(200, { "content-type": "application/json" })
+  response.end(completionText(message, finish))
 }

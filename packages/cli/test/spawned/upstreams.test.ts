@@ -5,24 +5,13 @@
  * Gemini 3 (the tool call's `extra_content.google.thought_signature`,
  * ai.google.dev/gemini-api/docs/thought-signatures).
  */
+import { chunk, completionText } from "@effect-responses/testing/ScriptedServer"
 import { describe, expect, it } from "@effect/vitest"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Cli from "./run.js"
 
 const REASONING = "Need the calculator."
-
-/** A `chat.completion.chunk` of choice 0 with `delta` (and `finish`), as an SSE frame. */
-const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
-  `data: ${
-    JSON.stringify({
-      id: "ds-1",
-      object: "chat.completion.chunk",
-      created: 1,
-      model: "deepseek-v4-flash",
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }]
-    })
-  }\n\n`
 
 type Message = { readonly role: string; readonly reasoning_content?: unknown; readonly tool_calls?: unknown }
 
@@ -108,13 +97,7 @@ const upstream = async (answer: (messages: ReadonlyArray<Message>) => { status: 
           for (const [key, value] of Object.entries(delta)) if (value !== null && value !== "") message[key] = value
         }
         response.writeHead(200, { "content-type": "application/json" })
-        response.end(JSON.stringify({
-          id: "ds-1",
-          object: "chat.completion",
-          created: 1,
-          model: "deepseek-v4-flash",
-          choices: [{ index: 0, message, finish_reason: message.tool_calls === undefined ? "stop" : "tool_calls" }]
-        }))
+        response.end(completionText(message, message.tool_calls === undefined ? "stop" : "tool_calls"))
         return
       }
       response.writeHead(status, { "content-type": status === 200 ? "text/event-stream" : "application/json" })
