@@ -33,7 +33,6 @@ import * as Stream from "effect/Stream"
 import * as Decode from "./Decode.js"
 import * as CaptureInput from "./internal/captureInput.js"
 import * as Commands from "./internal/commands.js"
-import * as Sniff from "./internal/sniff.js"
 import type * as Protocol from "./Protocol.js"
 
 const fromBody = (
@@ -103,11 +102,8 @@ export const responses = (
   const protocol = options.protocol ?? "responses"
   const maxSize = options.maxEventSize ?? ResponsesStream.DEFAULT_MAX_EVENT_SIZE
   return Effect.scoped(Effect.gen(function*() {
-    const { kind, text } = yield* CaptureInput.open(input)
+    const { kind, text } = yield* CaptureInput.openAs(input, protocol)
     const fail = (description: string) => Effect.fail(new Capture.CaptureError({ source, description }))
-    if (kind._tag === "Empty") return yield* fail("the capture is empty")
-    const hint = Sniff.protocolHint(kind, protocol)
-    if (hint !== undefined) return yield* fail(hint)
     if (kind._tag === "Body") {
       const parts: Array<string> = []
       let size = 0

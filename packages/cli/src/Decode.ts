@@ -28,7 +28,6 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as CaptureInput from "./internal/captureInput.js"
 import * as Commands from "./internal/commands.js"
-import * as Sniff from "./internal/sniff.js"
 import type * as Protocol from "./Protocol.js"
 
 /**
@@ -60,11 +59,8 @@ export const lines = (
   const source = CaptureInput.sourceName(input)
   const protocol = options.protocol ?? "responses"
   return Stream.unwrapScoped(Effect.gen(function*() {
-    const { kind, text } = yield* CaptureInput.open(input)
+    const { kind, text } = yield* CaptureInput.openAs(input, protocol)
     const fail = (description: string) => Effect.fail(new Capture.CaptureError({ source, description }))
-    if (kind._tag === "Empty") return yield* fail("the capture is empty")
-    const hint = Sniff.protocolHint(kind, protocol)
-    if (hint !== undefined) return yield* fail(hint)
     if (kind._tag === "Body") {
       return yield* fail(
         `a JSON body (one ${protocol === "responses" ? "Response" : "chat.completion"} object), not a stream: ` +

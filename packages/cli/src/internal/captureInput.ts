@@ -98,6 +98,21 @@ export const open = (
     }
   })
 
+/**
+ * `open` for reading as `protocol`: fails with a `CaptureError` naming the input when it is empty (`the
+ * capture is empty`) or shows the other protocol (`Sniff.protocolHint`: which `--protocol` to pass). @internal
+ */
+export const openAs = (
+  input: string,
+  protocol: Sniff.Protocol
+): Effect.Effect<Opened, Capture.CaptureError, FileSystem.FileSystem | Scope.Scope> =>
+  Effect.flatMap(open(input), (opened) => {
+    const problem = opened.kind._tag === "Empty" ? "the capture is empty" : Sniff.protocolHint(opened.kind, protocol)
+    return problem === undefined
+      ? Effect.succeed(opened)
+      : Effect.fail(new Capture.CaptureError({ source: sourceName(input), description: problem }))
+  })
+
 /** @internal */
 export interface DecodeOptions {
   readonly maxEventSize?: number | undefined
