@@ -144,14 +144,21 @@ export const DRAIN_MS = 100
  * (`setsid`) and still holds the pipes does not delay the `timeout` outcome (it is not killed: it is out of
  * the group's reach). A background job should write to a file (`server > log 2>&1 &`).
  *
+ * `options.timeoutMs` and `options.maxOutputLength` left out (or `undefined`) are `DEFAULT_TIMEOUT_MS` and
+ * `DEFAULT_MAX_OUTPUT_LENGTH`; a stream longer than its bound keeps its head and tail around a cut marker.
+ *
  * @since 0.2.0
  * @category running
  */
 export const run = (
   command: string | ReadonlyArray<string>,
-  options: Options & { readonly timeoutMs: number; readonly maxOutputLength: number }
+  options: Options = {}
 ): Effect.Effect<Part.ShellCommandOutput> =>
   Effect.async<Part.ShellCommandOutput>((resume) => {
+    // the documented defaults when left out (a caller in plain JavaScript, or one passing undefined): without
+    // them the timer fired at once and nothing of the output was kept
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    const maxOutputLength = options.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH
     const [file, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0] ?? "", command.slice(1)]
     const started = (() => {
       try {
@@ -179,7 +186,7 @@ export const run = (
         child.kill("SIGKILL")
       }
     }
-    const max = Number.isNaN(options.maxOutputLength) ? 0 : Math.max(0, options.maxOutputLength)
+    const max = Number.isNaN(maxOutputLength) ? 0 : Math.max(0, maxOutputLength)
     const stdout = new Kept(max)
     const stderr = new Kept(max)
     let timedOut = false
@@ -217,7 +224,7 @@ export const run = (
       timedOut = true
       killGroup()
       drainThenFinish()
-    }, Number.isNaN(options.timeoutMs) ? MAX_TIMEOUT_MS : Math.min(Math.max(options.timeoutMs, 0), MAX_TIMEOUT_MS))
+    }, Number.isNaN(timeoutMs) ? MAX_TIMEOUT_MS : Math.min(Math.max(timeoutMs, 0), MAX_TIMEOUT_MS))
     child.on("error", (error) => {
       stderr.add(startFailure(error, options.cwd))
       outcome = { type: "exit", exitCode: 127 }

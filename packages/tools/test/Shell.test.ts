@@ -156,6 +156,22 @@ describe("Shell", () => {
       assert.strictEqual(none!.stdout, "")
     }))
 
+  it.effect("run without timeoutMs or maxOutputLength (plain JavaScript) takes the documented defaults", () =>
+    Effect.gen(function*() {
+      // 40,000 characters: cut to DEFAULT_MAX_OUTPUT_LENGTH around a marker, not dropped
+      const long = yield* Shell.run("head -c 40000 /dev/zero | tr '\\0' a", {})
+      assert.deepStrictEqual(long.outcome, { type: "exit", exitCode: 0 })
+      assert.match(long.stdout, /^a+\n\[… \d+ characters cut …\]\na+$/)
+      assert.isAtMost(long.stdout.length, Shell.DEFAULT_MAX_OUTPUT_LENGTH)
+      assert.isAbove(long.stdout.length, Shell.DEFAULT_MAX_OUTPUT_LENGTH / 2)
+      // undefined written out, and no options at all: a command that takes a moment is not timed out at once
+      const options = { timeoutMs: undefined, maxOutputLength: undefined } as unknown as Parameters<typeof Shell.run>[1]
+      const slow = yield* Shell.run("sleep 0.2; echo done", options)
+      expect(slow).toStrictEqual({ stdout: "done\n", stderr: "", outcome: { type: "exit", exitCode: 0 } })
+      const bare = yield* (Shell.run as (command: string) => ReturnType<typeof Shell.run>)("echo hi")
+      expect(bare).toStrictEqual({ stdout: "hi\n", stderr: "", outcome: { type: "exit", exitCode: 0 } })
+    }))
+
   it.effect("a working directory that does not exist is named, not reported as the shell missing", () =>
     Effect.gen(function*() {
       const missing = join(mkdtempSync(join(tmpdir(), "shell-")), "gone")
