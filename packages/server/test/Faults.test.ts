@@ -294,12 +294,14 @@ describe("Gateway faults (scripted loopback upstream)", () => {
       }))
   })
 
+  /** An upstream answering 200 with `bytes` of a JSON body (none: the headers alone), then silent. */
+  const stalled = (bytes: string) => (_request: unknown, response: ServerResponse) => {
+    response.writeHead(200, { "content-type": "application/json" })
+    if (bytes === "") response.flushHeaders()
+    else response.write(bytes)
+  }
+
   live("a non-streaming upstream whose body stalls after its headers: 504 upstream_timeout saying how much of the answer came", () => {
-    const stalled = (bytes: string) => (_request: unknown, response: ServerResponse) => {
-      response.writeHead(200, { "content-type": "application/json" })
-      if (bytes === "") response.flushHeaders()
-      else response.write(bytes)
-    }
     return withScriptedGateway([stalled("{\"id\":\"chatcmpl-w\","), stalled("{\"id\":"), stalled("")], { upstream: { headersTimeout: "10 seconds", idleTimeout: "400 millis" } }, (url) =>
       Effect.gen(function*() {
         const messages: Array<unknown> = []
@@ -320,11 +322,6 @@ describe("Gateway faults (scripted loopback upstream)", () => {
   })
 
   live("a non-streaming upstream whose body stalls after its headers, the headers timeout passing first: 504 saying the headers came and how much of the answer", () => {
-    const stalled = (bytes: string) => (_request: unknown, response: ServerResponse) => {
-      response.writeHead(200, { "content-type": "application/json" })
-      if (bytes === "") response.flushHeaders()
-      else response.write(bytes)
-    }
     // the new-user tester's case had both at 3 s (the headers timeout, which bounds a whole answer from its
     // headers, passed first and said "did not answer"); here only the headers timeout can pass
     return withScriptedGateway([stalled("{\"id\":\"chatcmpl-w\","), stalled("{\"id\":"), stalled("")], { upstream: { headersTimeout: "400 millis", idleTimeout: "10 seconds" } }, (url) =>
