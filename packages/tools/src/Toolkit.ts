@@ -11,12 +11,13 @@
  * `toLayer` takes exactly one handler per tool, by tool key (`Tool.Key`: the tool name, or
  * `<namespace>.<name>` for a tool in a namespace): a missing, misnamed or extra handler is a compile error. A handler may use any service; the layer then requires it. `toLayer` also takes an
  * `Effect` that builds the handlers (opening a connection, reading a configuration), run once in the
- * layer's scope:
+ * layer's scope; `of` gives the record it returns the handlers' types (a record returned from the
+ * generator is not typed by `toLayer`: under `strict`, `({ query })` would be an implicit `any`, TS7031):
  *
  * ```ts
  * const SearchToolkitLive = SearchToolkit.toLayer(Effect.gen(function*() {
  *   const index = yield* SearchIndex
- *   return { search: ({ query }) => index.search(query) }
+ *   return SearchToolkit.of({ search: ({ query }) => index.search(query) })
  * }))
  * ```
  *
@@ -147,7 +148,8 @@ export type HandlersRequirements<H> = {
  *   anything);
  * - `keyOf(tool)`: the key of a tool of the toolkit (`Tool.handlerKey`), which its handler's service has;
  * - `toLayer(handlers)`: the layer providing one `Tool.Handler` service per tool; `toLayer(effect)`: the
- *   same from an `Effect` that builds the handlers.
+ *   same from an `Effect` that builds the handlers;
+ * - `of(handlers)`: the handler record itself, typed (for an `Effect` that builds the handlers to return).
  *
  * @since 0.1.0
  * @category models
@@ -170,6 +172,23 @@ export interface Toolkit<Tools extends Tool.Any> {
    * services the handlers use are taken from the context the layer is built in, so the layer requires
    * them; a handler call still runs in its caller's span.
    */
+  /**
+   * `handlers`, unchanged: a handler record typed as `toLayer` types one (each handler's parameters from its
+   * tool, exactly one handler per tool key), for an `Effect` given to `toLayer` to return. TypeScript does
+   * not type a record returned from `Effect.gen` by the `toLayer` it is passed to, so without `of` a
+   * handler's parameters there are an implicit `any` (TS7031 under `strict`), as with `@effect/ai`'s
+   * `Toolkit.of`. The services the handlers use stay in the record's type, so `toLayer` requires them.
+   *
+   * ```ts
+   * SearchToolkit.toLayer(Effect.gen(function*() {
+   *   const index = yield* SearchIndex
+   *   return SearchToolkit.of({ search: ({ query }) => index.search(query) })
+   * }))
+   * ```
+   *
+   * @since 0.2.0
+   */
+  readonly of: <H extends Handlers<Tools>>(handlers: ExactHandlers<Tools, H>) => H
   readonly toLayer: {
     <H extends Handlers<Tools>>(
       handlers: ExactHandlers<Tools, H>
@@ -329,6 +348,7 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tool
     definitions: tools.map(Tool.definition),
     find: (name, namespace, kind) => resolve(tools, name, namespace, kind),
     keyOf: (tool) => keys.get(tool) ?? Tool.handlerKey(tool, tools),
+    of: (handlers) => handlers,
     // The typed signature guarantees one handler per tool; at run time the record is read by key.
     toLayer: toLayer as unknown as Toolkit<Tools[number]>["toLayer"]
   }

@@ -107,6 +107,26 @@ describe("Toolkit", () => {
       assert.deepStrictEqual(log, ["open", "close"])
     }))
 
+  it.effect("of types the handlers an Effect builds: their parameters from the tools, their services kept", () =>
+    Effect.gen(function*() {
+      // the docstring's form: the handler's parameter is not annotated (an implicit any, TS7031, without of)
+      const layer = Both.toLayer(Effect.gen(function*() {
+        const prefix = yield* Prefix
+        return Both.of({
+          calculator: calculate,
+          echo: ({ text }) => Effect.map(Prefix, (again) => `${prefix}${again}${text}`)
+        })
+      }))
+      expectTypeOf(layer).toEqualTypeOf<
+        Layer.Layer<Tool.Handler<"calculator"> | Tool.Handler<"echo">, never, Prefix>
+      >()
+      const handlers = { calculator: calculate, echo: ({ text }: { readonly text: string }) => Effect.succeed(text) }
+      assert.strictEqual(Both.of(handlers), handlers)
+      const said = yield* Effect.flatMap(ToolModule.handlerTag("echo"), (echo) => echo.handle({ text: "hi" }, { callId: "c", name: "echo" }))
+        .pipe(Effect.provide(layer), Effect.provide(Layer.succeed(Prefix, "> ")))
+      assert.strictEqual(said, "> > hi")
+    }))
+
   it.effect("a layer whose build fails fails with the build's error", () =>
     Effect.gen(function*() {
       const layer = MathToolkit.toLayer(Effect.fail("no index" as const))
