@@ -324,7 +324,7 @@ describe("Gateway faults (scripted loopback upstream)", () => {
   live("a non-streaming upstream whose body stalls after its headers, the headers timeout passing first: 504 saying the headers came and how much of the answer", () => {
     // the new-user tester's case had both at 3 s (the headers timeout, which bounds a whole answer from its
     // headers, passed first and said "did not answer"); here only the headers timeout can pass
-    return withScriptedGateway([stalled("{\"id\":\"chatcmpl-w\","), stalled("{\"id\":"), stalled("")], { upstream: { headersTimeout: "400 millis", idleTimeout: "10 seconds" } }, (url) =>
+    return withScriptedGateway([stalled("{\"id\":\"chatcmpl-w\","), stalled("{\"id\":"), stalled("")], { upstream: { headersTimeout: "2 seconds", idleTimeout: "10 seconds" } }, (url) =>
       Effect.gen(function*() {
         const messages: Array<unknown> = []
         for (let i = 0; i < 3; i++) {
