@@ -15,11 +15,15 @@
  *   it (a `failed` answer from `handler`; the file untouched). As Codex's
  *   `compute_replacements`, each hunk's old lines (context and removed) are found in the file as it was
  *   before the patch, from where the previous hunk's ended (a hunk never finds a line an earlier one added),
- *   and the replacements are made once all are found; the search runs Codex's `seek_sequence` passes:
+ *   and the replacements are made once all are found (a `@@` context before the previous hunk is refused, as
+ *   Codex refuses it; the error says where it is); the search runs Codex's `seek_sequence` passes:
  *   exactly, then ignoring trailing whitespace, then surrounding whitespace (Rust's: U+0085 is whitespace,
  *   U+FEFF is not), then with typographic dashes, quotes and spaces read as ASCII (`say "hi" - ok` finds
  *   `say “hi” — ok`); a hunk ending in an empty context line that is not found is looked for again without
- *   it. A hunk of `+` lines only adds them at the end of the file (as Codex does). The search takes time
+ *   it. As Codex's line-preserving update mode (`CODEX_APPLY_PATCH_PRESERVE_LINE_ENDINGS`, the mode its
+ *   end-to-end scenarios run in), context lines stay as the file has them (text and ending), a hunk of `+`
+ *   lines only adds them at the very end of the file, and an `*** End of File` hunk is found only after the
+ *   hunk before it (see `applyHunks`, with where OpenAI's `applyDiff` differs). The search takes time
  *   linear in the file's length and yields to the event loop every few milliseconds, so a tool call's
  *   timeout (an interruption) ends it. A `moveTo`
  *   (`*** Move to:`) writes the result there and removes the file (replacing a file already there, as Codex
@@ -32,9 +36,9 @@
  *   receives: `applyPatchText`. As Codex's parser, it may come wrapped in a heredoc (`<<'EOF'` … `EOF`),
  *   and an `*** Update File:` without a hunk or a patch without a section is an error.
  *
- * Line endings (`applyHunks`): an updated file keeps its lines' endings and the lines a hunk writes take
- * the ending of the file's first line, so a CRLF file stays CRLF; the result ends with a newline (a file
- * without one gains it, as with Codex); a byte order mark at the start stays. The patch text and diffs may
+ * Line endings (`applyHunks`): an updated file keeps its lines' endings (`\r\n`, `\n`, a lone `\r`) and the
+ * lines a hunk writes take the ending of the file's first line, so a CRLF file stays CRLF; the result ends
+ * with a newline (a file without one gains it, as with Codex); a byte order mark at the start stays. The patch text and diffs may
  * use `\n` or `\r\n`; the `\r` belongs to no line.
  *
  * Only regular files are read or written: a named pipe, a socket, a device or a directory where a file is
@@ -128,6 +132,12 @@ interface Hunk {
   readonly headers: Array<string>
   readonly oldLines: Array<string>
   readonly newLines: Array<string>
+  /**
+   * Where each context line (` `, or an empty line) is in `oldLines` and in `newLines`: the file's own line
+   * stays there (Codex's `context_line_indices`), so a line found only once whitespace or dashes were
+   * normalised keeps its text and ending.
+   */
+  readonly contexts: Array<readonly [old: number, new: number]>
   endOfFile: boolean
 }
 
@@ -188,7 +198,7 @@ const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
         // the header as written, not trimmed (Codex's seek_sequence trims in its later passes); one of
         // whitespace only is none (Codex would look for a blank line)
         const header = line.slice(3)
-        current = { headers: trim(header) === "" ? [] : [header], oldLines: [], newLines: [], endOfFile: false }
+        current = { headers: trim(header) === "" ? [] : [header], oldLines: [], newLines: [], contexts: [], endOfFile: false }
         hunks.push(current)
         read = 0
         continue
@@ -201,7 +211,7 @@ const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
         )
       }
       // the first hunk may start without "@@"
-      current = { headers: [], oldLines: [], newLines: [], endOfFile: false }
+      current = { headers: [], oldLines: [], newLines: [], contexts: [], endOfFile: false }
       hunks.push(current)
       read = 0
     }
@@ -216,6 +226,7 @@ const parseHunks = (diff: string, path: string): Array<Hunk> | PatchError => {
     const marker = line[0]
     const text = line.slice(1)
     if (marker === " " || line === "") {
+      current.contexts.push([current.oldLines.length, current.newLines.length])
       current.oldLines.push(text)
       current.newLines.push(text)
     } else if (marker === "-") {
@@ -339,7 +350,10 @@ const seek = (
     const lines = keyed.lines
     if (pattern.length === 0) return from
     if (pattern.length > lines.length) return -1
+    // an End of File hunk is looked for at the end only, and not before the cursor (it would overlap the
+    // hunk before it: Codex refuses that in its line-preserving mode)
     const start = endOfFile ? lines.length - pattern.length : from
+    if (start < from) return -1
     for (let pass = 0; pass < PASSES.length; pass++) {
       const key = PASSES[pass]!
       if (endOfFile) {
@@ -353,23 +367,20 @@ const seek = (
     return -1
   })
 
-/** The most lines one `splice` call inserts (its arguments are on the stack). */
-const SPLICE_SLICE = 10_000
-
 /**
- * A file's lines without their endings, and each line's ending (`"\r\n"`, `"\n"`, or `""` for a last line
- * without one).
+ * A file's lines without their endings, and each line's ending (`"\r\n"`, `"\n"`, `"\r"`, or `""` for a
+ * last line without one): a line ends at `\r\n`, `\n` or a `\r` alone, as Codex's `SourceFile::parse`.
  */
 const splitLines = (content: string): { readonly texts: Array<string>; readonly endings: Array<string> } => {
-  const texts = content.split("\n")
-  const last = texts.pop()!
-  const endings = texts.map(() => "\n")
-  texts.forEach((text, index) => {
-    if (text.endsWith("\r")) {
-      texts[index] = text.slice(0, -1)
-      endings[index] = "\r\n"
-    }
-  })
+  // texts at the even places, the endings between them at the odd ones
+  const parts = content.split(/(\r\n|\r|\n)/)
+  const texts: Array<string> = []
+  const endings: Array<string> = []
+  for (let index = 0; index + 1 < parts.length; index += 2) {
+    texts.push(parts[index]!)
+    endings.push(parts[index + 1]!)
+  }
+  const last = parts.at(-1)!
   if (last !== "") {
     texts.push(last)
     endings.push("")
@@ -381,7 +392,7 @@ const splitLines = (content: string): { readonly texts: Array<string>; readonly 
  * Applies the hunks of an `update_file` diff to a file's text and returns the new text. Fails with
  * `PatchError` naming the first hunk that does not apply (1-based) and its first old line.
  *
- * As Codex's `apply_patch` (`compute_replacements`, then the replacements applied from the last to the first):
+ * As Codex's `apply_patch` (`compute_replacements`, then `SourceFile::apply_replacements` in one pass):
  * every hunk is looked for in the file as it was before the patch, from a cursor that starts at its first
  * line and moves past each hunk found (past its `@@` header lines, then past its old lines), so a hunk never
  * finds a line an earlier hunk added; then the hunks' replacements are made, in the order of where they
@@ -390,12 +401,27 @@ const splitLines = (content: string): { readonly texts: Array<string>; readonly 
  * whitespace; for surrounding whitespace; trimmed with the dashes U+2010-U+2015 and U+2212 read as `-`, the
  * quotes U+2018-U+201B as `'` and U+201C-U+201F as `"`, and no-break and other odd spaces as a space), where
  * whitespace is what Rust's `trim` strips (Unicode's White_Space: U+0085 is, U+FEFF is not); a hunk marked
- * `*** End of File` is looked for at the end of the file only, wherever the cursor is; when not found and
- * the last of its old lines is empty, it is looked for again without it. A hunk with no context and no
- * removed line (only `+` lines) adds them at the end of the file (before a final blank line), whatever its
- * `@@` header. Lines the patch leaves keep their own ending; the lines it writes (added and context lines)
- * take the file's ending, the one of its first line (`\r\n` in a CRLF file, `\n` in an empty file); the
- * result ends with a newline (a last line without one gains it).
+ * `*** End of File` is looked for at the end of the file only, and only at or after the cursor (one that
+ * would overlap the hunk before it is refused); when not found and the last of its old lines is empty, it is
+ * looked for again without it. A hunk with no context and no removed line (only `+` lines) adds them at the
+ * very end of the file (after a final blank line too), whatever its `@@` header. A line ends at `\r\n`, `\n`
+ * or a lone `\r`. The context lines of a hunk found stay as the file has them, text and ending (a line found
+ * only once whitespace or punctuation was set aside keeps its own), and so does every line the patch leaves;
+ * the lines it writes (the added ones) take the file's ending, the one of its first line (`\r\n` in a CRLF
+ * file, `\n` in an empty file); the result ends with a newline (a last line without one gains it). A
+ * context or a hunk not found after the cursor but before it fails saying where it is (`… not found after
+ * line 3; it is at line 1, before it …`).
+ *
+ * These rules are Codex's line-preserving update mode (codex-rs `apply-patch`, `file_update.rs` and
+ * `text_file.rs` at upstream main of 2026-08-22, `ApplyPatchFileUpdateMode::PreserveLineEndings`: the mode
+ * its end-to-end scenarios run in; a feature flag, `apply_patch_preserve_line_endings`, off by default in
+ * the CLI). Codex's default mode (`NormalizeToLf`) writes the file with `\n`, writes the patch's text for
+ * context lines, puts a `+`-only hunk before a final blank line, and lets an End of File hunk overlap the one
+ * before. OpenAI's `applyDiff` (openai-agents-js `utils/applyDiff.ts`) keeps the file's context lines too,
+ * but takes a `@@` context it finds before the cursor as found (the cursor staying where it is: two hunks
+ * both anchored at `@@ class Foo:` apply there, and fail here and with Codex) and one found nowhere as absent
+ * (unless several are stacked), and inserts a `+`-only hunk at the cursor (after its context, after the
+ * previous hunk, or at the start of the file); here, as with Codex, those are refused or go at the end.
  *
  * The diff is read as Codex's parser reads it (`parse_update_file_chunk`): a hunk starts with `@@` alone or
  * `@@ ` and a line of context, kept as written (not trimmed: the search's later passes trim it; one of
@@ -441,6 +467,13 @@ const applyParsedHunks = (content: string, hunks: ReadonlyArray<Hunk>, path: str
     let cursor = 0
     const keyed: Keyed = { lines, passes: [] }
     const budget = makeBudget()
+    // where `pattern` is before the cursor, when it is not after it: said in the error (hunks apply in order)
+    const before = (pattern: ReadonlyArray<string>) =>
+      cursor === 0 ? Effect.succeed("") : Effect.map(seek(keyed, pattern, 0, false, budget), (at) =>
+        at >= 0 && at < cursor
+          ? ` after line ${cursor}; it is at line ${at + 1}, before it (a hunk is looked for after the hunk before ` +
+            `it and after its own "@@" context: hunks apply in the order of the file)`
+          : "")
     for (let index = 0; index < hunks.length; index++) {
       const hunk = hunks[index]!
       for (let anchor = 0; anchor < hunk.headers.length; anchor++) {
@@ -449,7 +482,8 @@ const applyParsedHunks = (content: string, hunks: ReadonlyArray<Hunk>, path: str
         if (at < 0) {
           return yield* new PatchError({
             description: anchor === 0
-              ? `hunk ${index + 1} does not apply: context ${JSON.stringify(header)} not found`
+              ? `hunk ${index + 1} does not apply: context ${JSON.stringify(header)} not found` +
+                (yield* before([header]))
               : `hunk ${index + 1} does not apply: context ${JSON.stringify(header)} not found after its context ` +
                 `${JSON.stringify(hunk.headers[anchor - 1])} (line ${cursor}; stacked "@@" lines are looked for in order, ` +
                 `each after the one before)`,
@@ -459,8 +493,8 @@ const applyParsedHunks = (content: string, hunks: ReadonlyArray<Hunk>, path: str
         cursor = at + 1
       }
       if (hunk.oldLines.length === 0) {
-        // a pure addition: at the end of the file, before a final blank line; the cursor stays
-        replacements.push({ at: lines.at(-1) === "" ? lines.length - 1 : lines.length, count: 0, added: hunk.newLines })
+        // a pure addition: at the very end of the file, after a final blank line too; the cursor stays
+        replacements.push({ at: lines.length, count: 0, added: hunk.newLines })
         continue
       }
       let oldLines: ReadonlyArray<string> = hunk.oldLines
@@ -475,30 +509,51 @@ const applyParsedHunks = (content: string, hunks: ReadonlyArray<Hunk>, path: str
       }
       if (at < 0) {
         return yield* new PatchError({
-          description: `hunk ${index + 1} does not apply: its lines (from ${JSON.stringify(hunk.oldLines[0] ?? "")}) are not in the file`,
+          description: `hunk ${index + 1} does not apply: its lines (from ${JSON.stringify(hunk.oldLines[0] ?? "")}) are not in the file` +
+            (hunk.endOfFile ? " at its end, after the hunk before it" : yield* before(oldLines)),
           path
         })
       }
-      replacements.push({ at, count: oldLines.length, added: newLines })
+      // the runs of removed and added lines between the context lines, which stay as they are in the file
+      let oldStart = 0
+      let newStart = 0
+      for (const [old, added] of hunk.contexts) {
+        // a trailing empty context line may have been dropped above
+        if (old >= oldLines.length || added >= newLines.length) break
+        if (old !== oldStart || added !== newStart) {
+          replacements.push({ at: at + oldStart, count: old - oldStart, added: newLines.slice(newStart, added) })
+        }
+        oldStart = old + 1
+        newStart = added + 1
+      }
+      if (oldStart !== oldLines.length || newStart !== newLines.length) {
+        replacements.push({ at: at + oldStart, count: oldLines.length - oldStart, added: newLines.slice(newStart) })
+      }
       cursor = at + oldLines.length
     }
-    // Codex's apply_replacements: by where they start (a stable sort: two additions at one place keep the
-    // patch's order), from the last, so a replacement never moves the lines of the ones still to make
+    // Codex's SourceFile::apply_replacements: by where they start (a stable sort: two additions at one place
+    // keep the patch's order), the file rebuilt in one pass; the lines left keep their endings, the lines
+    // written take the file's
     replacements.sort((a, b) => a.at - b.at)
-    for (let index = replacements.length - 1; index >= 0; index--) {
-      const { added, at, count } = replacements[index]!
-      // as Codex removes them: only lines there (an End of File hunk may overlap the one before it)
-      const removed = Math.max(0, Math.min(count, lines.length - at))
-      lines.splice(at, removed)
-      endings.splice(at, removed)
-      // in slices: spreading a whole hunk's lines as arguments overflows the stack past ~100,000 of them
-      for (let offset = 0; offset < added.length; offset += SPLICE_SLICE) {
-        const slice = added.slice(offset, offset + SPLICE_SLICE)
-        lines.splice(at + offset, 0, ...slice)
-        endings.splice(at + offset, 0, ...slice.map(() => ending))
+    const texts: Array<string> = []
+    const ends: Array<string> = []
+    let source = 0
+    for (const { added, at, count } of replacements) {
+      for (; source < at && source < lines.length; source++) {
+        texts.push(lines[source]!)
+        ends.push(endings[source]!)
+      }
+      source = Math.max(source, Math.min(at + count, lines.length))
+      for (const text of added) {
+        texts.push(text)
+        ends.push(ending)
       }
     }
-    return bom + lines.map((line, index) => line + (endings[index] || ending)).join("")
+    for (; source < lines.length; source++) {
+      texts.push(lines[source]!)
+      ends.push(endings[source]!)
+    }
+    return bom + texts.map((line, index) => line + (ends[index] || ending)).join("")
   })
 
 /**

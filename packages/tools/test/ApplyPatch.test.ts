@@ -180,7 +180,8 @@ describe("ApplyPatch", () => {
       assert.strictEqual(yield* ApplyPatch.applyHunks("a\nb\r\nc\n", "@@\n-a\n+A\n", "f"), "A\nb\r\nc\n")
       assert.strictEqual(yield* ApplyPatch.applyHunks("", "@@\n+hello\n", "f"), "hello\n")
       assert.strictEqual(yield* ApplyPatch.applyHunks("one\ntwo\n", "@@\n+three\n", "f"), "one\ntwo\nthree\n")
-      assert.strictEqual(yield* ApplyPatch.applyHunks("one\ntwo\n\n", "@@ one\n+three\n", "f"), "one\ntwo\nthree\n\n")
+      // at the very end, after a final blank line too (Codex's line-preserving mode; its LF mode put it before)
+      assert.strictEqual(yield* ApplyPatch.applyHunks("one\ntwo\n\n", "@@ one\n+three\n", "f"), "one\ntwo\n\nthree\n")
       // a last line without a newline gains one (Codex's updates do too)
       assert.strictEqual(yield* ApplyPatch.applyHunks("x\ny", "@@\n x\n-y\n+z\n", "f"), "x\nz\n")
       const root = workspace()
@@ -382,10 +383,79 @@ describe("ApplyPatch", () => {
       assert.strictEqual(yield* ApplyPatch.applyHunks("a\nx\nb\n", "@@\n-a\n+b\n@@\n-b\n+B\n", "f"), "b\nx\nB\n")
       // two additions at the end keep the patch's order
       assert.strictEqual(yield* ApplyPatch.applyHunks("a\n", "@@\n+1\n@@\n+2\n", "f"), "a\n1\n2\n")
-      // an End of File hunk is looked for at the end whatever the cursor: here its header is its own line
-      assert.strictEqual(yield* ApplyPatch.applyHunks("a\nb\n", "@@ b\n-b\n+B\n*** End of File\n", "f"), "a\nB\n")
+      // an End of File hunk is looked for at the end, and not before the cursor, as Codex's line-preserving
+      // mode (its test_apply_patch_cli_rejects_overlapping_end_of_file_chunks): a hunk overlapping the one
+      // before it, or one whose header is its own line, is refused (Codex's LF mode took both)
+      assert.strictEqual(
+        yield* fails("one\n", "@@\n-one\n+first\n@@\n-one\n+second\n*** End of File\n"),
+        "hunk 2 does not apply: its lines (from \"one\") are not in the file at its end, after the hunk before it"
+      )
+      assert.strictEqual(
+        yield* fails("a\nb\n", "@@ b\n-b\n+B\n*** End of File\n"),
+        "hunk 1 does not apply: its lines (from \"b\") are not in the file at its end, after the hunk before it"
+      )
+      assert.strictEqual(yield* ApplyPatch.applyHunks("a\nb\n", "@@ a\n-b\n+B\n*** End of File\n", "f"), "a\nB\n")
       // and a pure addition after a hunk that changed the last line goes after the changed line
       assert.strictEqual(yield* ApplyPatch.applyHunks("a\nb\n", "@@\n-b\n+B\n@@\n+c\n", "f"), "a\nB\nc\n")
+    }))
+
+  it.effect("the file's own context lines stay, text and ending, as Codex's line-preserving mode and OpenAI's applyDiff keep them", () =>
+    Effect.gen(function*() {
+      // found only once trailing whitespace, surrounding whitespace or typographic punctuation was set aside:
+      // the context line is the file's, not the patch's (Codex's LF mode wrote the patch's)
+      assert.strictEqual(
+        yield* ApplyPatch.applyHunks("def f():  \n    return 1\n", "@@\n def f():\n-    return 1\n+    return 2\n", "f"),
+        "def f():  \n    return 2\n"
+      )
+      assert.strictEqual(
+        yield* ApplyPatch.applyHunks("\tkeep()\nx\n", "@@\n keep()\n-x\n+y\n", "f"),
+        "\tkeep()\ny\n"
+      )
+      assert.strictEqual(
+        yield* ApplyPatch.applyHunks("say “hi” — ok\nx\n", "@@\n say \"hi\" - ok\n-x\n+y\n", "f"),
+        "say “hi” — ok\ny\n"
+      )
+      // Codex's tests (codex-rs/apply-patch tests/suite/tool.rs, line-preserving mode), byte for byte: a mixed
+      // file keeps each line's ending, the lines written take the first line's
+      const cases: ReadonlyArray<readonly [string, string, string]> = [
+        ["one\r\ntwo\r\nthree\r\n", "@@\n-one\n+uno\n@@\n two\n+\n+between\n three\n", "uno\r\ntwo\r\n\r\nbetween\r\nthree\r\n"],
+        ["a\r\n\r\n", "@@\n+new\n", "a\r\n\r\nnew\r\n"],
+        ["one\rtwo\rthree\r", "@@\n-one\n+uno\n@@\n two\n+\n+between\n three\n", "uno\rtwo\r\rbetween\rthree\r"],
+        ["a\nb\n", "@@\n-a\n-b\n+b\n+b\n+a\n", "b\nb\na\n"],
+        ["same\r\nsame\n", "@@\n-same\n same\n", "same\n"],
+        ["one\r\ntwo\rthree\nfour\r\n", "@@\n one\n two\n-three\n+THREE\n four\n", "one\r\ntwo\rTHREE\r\nfour\r\n"],
+        ["one\r\ntwo", "@@\n-one\n+ONE\n", "ONE\r\ntwo\r\n"]
+      ]
+      for (const [content, diff, expected] of cases) {
+        assert.strictEqual(yield* ApplyPatch.applyHunks(content, diff, "f"), expected, JSON.stringify(diff))
+      }
+    }))
+
+  it.effect("a hunk's @@ context before the hunk before it is refused, as Codex refuses it, saying where it is", () =>
+    Effect.gen(function*() {
+      // two methods of one class, each hunk anchored at the class: the second anchor is before the cursor.
+      // Codex answers "Failed to find context"; OpenAI's applyDiff takes an anchor it finds before the cursor
+      // as found and looks for the hunk's lines after the hunk before (it applies this patch)
+      const file = "class Foo:\n    def a(self):\n        return 1\n    def b(self):\n        return 2\n"
+      const diff = "@@ class Foo:\n-        return 1\n+        return 10\n@@ class Foo:\n-        return 2\n+        return 20\n"
+      const error = yield* Effect.flip(ApplyPatch.applyHunks(file, diff, "f"))
+      assert.strictEqual(
+        error.description,
+        "hunk 2 does not apply: context \"class Foo:\" not found after line 3; it is at line 1, before it (a hunk is " +
+          "looked for after the hunk before it and after its own \"@@\" context: hunks apply in the order of the file)"
+      )
+      // the hunks in the file's order apply; so does the second one without its anchor
+      assert.strictEqual(
+        yield* ApplyPatch.applyHunks(file, "@@ class Foo:\n-        return 1\n+        return 10\n@@\n-        return 2\n+        return 20\n", "f"),
+        "class Foo:\n    def a(self):\n        return 10\n    def b(self):\n        return 20\n"
+      )
+      // a hunk's lines before the cursor: said too
+      const lines = yield* Effect.flip(ApplyPatch.applyHunks("a\nb\nc\n", "@@\n-c\n+C\n@@\n-a\n+A\n", "f"))
+      assert.strictEqual(
+        lines.description,
+        "hunk 2 does not apply: its lines (from \"a\") are not in the file after line 3; it is at line 1, before it (a hunk " +
+          "is looked for after the hunk before it and after its own \"@@\" context: hunks apply in the order of the file)"
+      )
     }))
 
   it.effect("blank lines where a hunk would start are skipped, as Codex's parser skips them", () =>

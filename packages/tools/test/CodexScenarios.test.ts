@@ -4,7 +4,10 @@
  * its `patch.txt` applied there, and the root must then hold exactly what `expected/` holds (the same files with
  * the same bytes, the same directories), as Codex's `tests/suite/scenarios.rs` checks after running its
  * `apply_patch`, but for `VERIFIED_FIRST` (a patch Codex's agent refuses before writing). The patch must also succeed or fail as it does with Codex (`OUTCOMES`: the scenarios do not
- * record it; it is what Codex's `apply_patch` answers for each, as their names say).
+ * record it; it is what Codex's `apply_patch` answers for each, as their names say). Codex runs them in its
+ * line-preserving update mode (`CODEX_APPLY_PATCH_PRESERVE_LINE_ENDINGS=1`): `023` and `024` (a CRLF file, and
+ * one mixing `\r\n`, `\r` and `\n`) keep every line's ending but the written lines', which take the first
+ * line's.
  */
 import { ApplyPatch } from "@effect-responses/tools"
 import { assert, describe, it } from "@effect/vitest"
@@ -45,7 +48,9 @@ const OUTCOMES: Record<string, boolean> = {
   "020_delete_file_success": true,
   "020_whitespace_padded_patch_marker_lines": true,
   "021_update_file_deletion_only": true,
-  "022_update_file_end_of_file_marker": true
+  "022_update_file_end_of_file_marker": true,
+  "023_preserves_crlf_line_endings": true,
+  "024_preserves_mixed_line_endings": true
 }
 
 /**
