@@ -1008,7 +1008,9 @@ const planChange = (
       return { log: `deleted ${change.path}`, steps: [{ _tag: "remove", file: entry, path: change.path }] }
     }
     const { file, real } = yield* locate(root, change.path)
-    const entry = yield* locateEntry(root, change.path)
+    // the entry, to see an earlier removal of it; a path whose directory leads out of the root through a
+    // link that leads back in (its file is inside) has none there, and is looked up by where it lands
+    const entry = yield* Effect.orElseSucceed(locateEntry(root, change.path), () => real)
     const state = seen(overlay, entry, real)
     switch (change.type) {
       case "create_file": {

@@ -686,6 +686,20 @@ describe("ApplyPatch", () => {
       assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "c\n")
     }))
 
+  it.effect("a file reached through a directory link out of the root and a file link back in is updated where it lands", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const outside = workspace()
+      writeFileSync(join(root, "a.txt"), "a\n")
+      symlinkSync(outside, join(root, "out"))
+      symlinkSync(join(root, "a.txt"), join(outside, "back.txt"))
+      assert.strictEqual(
+        yield* ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Update File: out/back.txt\n@@\n-a\n+A\n*** End Patch"),
+        "updated out/back.txt"
+      )
+      assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "A\n")
+    }))
+
   it.effect("a write the disk refuses midway through a whole patch: the error names the changes already made", () =>
     Effect.gen(function*() {
       const root = workspace()
