@@ -2,7 +2,7 @@
  * The `LanguageModel` layer over a fake `HttpClient` answering with recorded bodies (vercel/ai,
  * Apache-2.0; pydantic-ai, MIT: see `fixtures/SOURCES.md`).
  */
-import { AiError, LanguageModel, Prompt } from "@effect-responses/core"
+import { AiError, LanguageModel, type Part, Prompt, type StreamPart } from "@effect-responses/core"
 import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -57,6 +57,28 @@ describe("ResponsesLanguageModel", () => {
       assert.strictEqual(reasoning!.type, "reasoning")
       assert.strictEqual(call!.arguments, "{\"a\":12,\"b\":7,\"op\":\"add\"}")
       assert.strictEqual((http.requests[0] as Record<string, unknown>).stream, true)
+    }))
+
+  it.effect("stream of the recorded shell call: its response.shell_call_command events decode, and the call comes with its commands", () =>
+    Effect.gen(function*() {
+      // the first of the two responses of vai-openai-shell-call.chunks.txt (gpt-5.1 calling `shell`): the
+      // events the openai SDK 6.x's responses.stream() throws on ("Unhandled response stream event")
+      const payloads = payloadsOf("responses-sse/vai-openai-shell-call.chunks.txt")
+      const first = payloads.slice(0, payloads.findIndex((payload) => payload.includes("\"response.completed\"")) + 1)
+      expect(first.filter((payload) => payload.includes("\"response.shell_call_command.")).length).toBeGreaterThan(0)
+      const http = fake(sseText(first), "text/event-stream")
+      const { elements, error } = yield* Effect.flatMap(LanguageModel.LanguageModel, (model) =>
+        collectSettled(model.stream(Prompt.user("List the files on my desktop"), {
+          tools: [new LanguageModel.ClientToolDefinition({ name: "shell" })]
+        }))).pipe(Effect.provide(http.layer))
+      assert.isUndefined(error)
+      const parts = bySlot(elements).map(foldSlot)
+      const call = parts.find((part) => part.type === "shell_call") as Part.ShellCallPart | undefined
+      expect(call?.commands).toStrictEqual(["ls -a ~/Desktop"])
+      assert.strictEqual(call?.callId, "call_pbxjNs1tMJUahLZKAS9qLtvw")
+      // the finish says a tool call is waiting
+      const finish = elements.find((element) => element.type === "response_finished") as StreamPart.ResponseFinished | undefined
+      assert.strictEqual(finish?.finishReason, "tool_calls")
     }))
 
   it.effect("an invalid prompt fails before any request", () =>
