@@ -28,11 +28,26 @@
  *   half-sent request 60-90 s, whatever `--request-body-timeout` said), and Node's bound on the whole request
  *   (300 s by default, which answered a body still arriving within a longer `--request-body-timeout` with a
  *   408 of its own) is set past the gateway's body timeout, which bounds the body itself. The bounds are
- *   checked every second.
+ *   checked every second. The headers bound covers a connection that sends nothing too: Node (20) starts a
+ *   connection's clock as its parser is set up for it (against connections opened and left silent) and
+ *   restarts it at a request's first byte, so a connection that never sends a request is answered a 408 and
+ *   closed at the bound (measured: 200 such sockets all answered and closed 10.4 s after opening under
+ *   `--request-body-timeout 10`; a client that never reads its socket does not see it, its side stays in
+ *   CLOSE-WAIT while the server's fd is gone); between two requests of a kept-alive connection Node's
+ *   keep-alive timeout (5 s) closes it instead.
+ * - **Requests Node refuses** (`clientErrorAnswer`): a request Node's parser cannot read (a malformed request
+ *   line, a header of a bad name, `Content-Length` beside `Transfer-Encoding`, headers past Node's 16 KiB,
+ *   a bad chunk) or whose headers came too slowly never reaches the gateway; Node answered it with a bare
+ *   status line and no body (SDKs report "400 status code (no body)"). This server answers it in OpenAI's
+ *   error shape, naming what was wrong and Node's error code, with `Content-Type`, `Content-Length` and
+ *   `Connection: close`, and closes the connection, as Node's docs for `clientError` ask: only when the
+ *   socket is writable and no response on it has begun (else it is closed without one, as Node does).
  *
  * @internal
  */
-import { createServer, IncomingMessage, type Server } from "node:http"
+// `maxHeaderSize`: Node's bound on a request's headers when the server sets none (16 KiB, or `--max-http-header-size`)
+import { createServer, IncomingMessage, maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from "node:http"
+import type { Socket } from "node:net"
 
 /**
  * A request whose socket is resumed on the next turn of the event loop (`setImmediate`) when its reader
@@ -82,11 +97,107 @@ export const timeoutsOf = (bodyTimeoutSeconds: number): Timeouts => {
   return { headersTimeoutMillis: headers * 1000, requestTimeoutMillis: (headers + bodyTimeoutSeconds + 1) * 1000 }
 }
 
+/** An error Node's server hands to `clientError`: a parse error of its HTTP parser (`HPE_…`, with llhttp's `reason`), its request timeout, or a socket error. */
+export interface ClientError extends Error {
+  readonly code?: string | undefined
+  readonly reason?: string | undefined
+}
+
+/** What `clientErrorAnswer` answers: an HTTP status and OpenAI's error object. */
+export interface ClientErrorAnswer {
+  readonly status: number
+  readonly error: {
+    readonly message: string
+    readonly type: "invalid_request_error"
+    readonly param: null
+    readonly code: string
+  }
+}
+
+/**
+ * The answer in OpenAI's error shape to a request Node refused before the gateway saw it (see the module
+ * doc), or `undefined` for an error that is not the request's (a socket error such as `ECONNRESET`: there
+ * is no one to answer). `HPE_HEADER_OVERFLOW` is a 431 `request_headers_too_large` naming
+ * `maxHeaderSize`; `HPE_CHUNK_EXTENSIONS_OVERFLOW` a 413 `request_too_large`; `ERR_HTTP_REQUEST_TIMEOUT` a
+ * 408 `request_timeout` naming the bound passed (`headersWhole`: the headers had arrived, so the bound was
+ * on the whole request; `sentNothing`: the connection sent no byte, a request never began); `HPE_INVALID_EOF_STATE` (the client ended its side mid-request) and every other
+ * parse error a 400 `invalid_http_request` naming Node's code and llhttp's reason.
+ */
+export const clientErrorAnswer = (
+  error: ClientError,
+  bounds: {
+    readonly maxHeaderSize: number
+    readonly headersTimeoutMillis: number
+    readonly requestTimeoutMillis: number
+    readonly headersWhole: boolean
+    readonly sentNothing: boolean
+  }
+): ClientErrorAnswer | undefined => {
+  const code = error.code ?? ""
+  const answer = (status: number, errorCode: string, message: string): ClientErrorAnswer => ({
+    status,
+    error: { message, type: "invalid_request_error", param: null, code: errorCode }
+  })
+  const seconds = (millis: number) => `${millis / 1000} second${millis === 1000 ? "" : "s"}`
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    return bounds.headersWhole
+      ? answer(408, "request_timeout", `The request did not arrive whole within ${seconds(bounds.requestTimeoutMillis)}.`)
+      : bounds.sentNothing
+      ? answer(408, "request_timeout", `No request arrived on the connection within ${seconds(bounds.headersTimeoutMillis)}.`)
+      : answer(408, "request_timeout", `The request's headers did not arrive whole within ${seconds(bounds.headersTimeoutMillis)}.`)
+  }
+  if (!code.startsWith("HPE_")) return undefined
+  // llhttp's reasons are short fixed phrases; cut anyway, the message is sent as it is
+  const reason = (error.reason ?? error.message).slice(0, 200)
+  switch (code) {
+    case "HPE_HEADER_OVERFLOW":
+      return answer(431, "request_headers_too_large", `The request's headers are larger than ${bounds.maxHeaderSize} bytes.`)
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return answer(413, "request_too_large", `The request body's chunk extensions are too large (${code}: ${reason}).`)
+    case "HPE_INVALID_EOF_STATE":
+      return answer(400, "invalid_http_request", `The connection was ended before the request was whole (${code}).`)
+    default:
+      return answer(400, "invalid_http_request", `The request could not be read as HTTP/1.1 (${code}: ${reason}).`)
+  }
+}
+
+/** The bytes of a whole HTTP/1.1 response carrying `answer`, closing the connection. */
+const responseOf = (answer: ClientErrorAnswer): Buffer => {
+  const body = JSON.stringify({ error: answer.error })
+  return Buffer.from(
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n` +
+      "Content-Type: application/json\r\n" +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      "Connection: close\r\n\r\n" + body
+  )
+}
+
+/**
+ * Answers `error` on `socket` (see `clientErrorAnswer`) when the socket is writable and no response on it
+ * has begun, then closes the connection at once, as Node's own answer to it does (write, then destroy).
+ */
+const answerClientError = (server: Server, socket: Socket, error: ClientError): void => {
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  const parser = (socket as Socket & { parser?: { incoming?: IncomingMessage | null } | null }).parser
+  const answer = socket.writable && (inFlight == null || !inFlight.headersSent)
+    ? clientErrorAnswer(error, {
+      // the `createServer` option, kept on the server (not in its type)
+      maxHeaderSize: (server as Server & { maxHeaderSize?: number }).maxHeaderSize ?? maxHeaderSize,
+      headersTimeoutMillis: server.headersTimeout,
+      requestTimeoutMillis: server.requestTimeout,
+      headersWhole: parser?.incoming != null,
+      sentNothing: socket.bytesRead === 0
+    })
+    : undefined
+  if (answer !== undefined) socket.write(responseOf(answer))
+  socket.destroy()
+}
+
 /**
  * A new `node:http` server that closes keep-alive connections as their responses end once it is closing,
- * reads request bodies one socket read per turn of the event loop, and answers a client that half-closed
- * its connection after its request (see the module doc); with `timeouts`, Node's bounds on receiving a request
- * are those (else Node's defaults).
+ * reads request bodies one socket read per turn of the event loop, answers a client that half-closed
+ * its connection after its request, and answers a request Node refuses in OpenAI's error shape (see the
+ * module doc); with `timeouts`, Node's bounds on receiving a request are those (else Node's defaults).
  */
 export const make = (timeouts?: Timeouts): Server => {
   const server = createServer({
@@ -97,6 +208,7 @@ export const make = (timeouts?: Timeouts): Server => {
       connectionsCheckingInterval: CHECK_INTERVAL_MILLIS
     })
   })
+  server.on("clientError", (error: ClientError, socket: Socket) => answerClientError(server, socket, error))
   // not an option of `createServer`: the property Node's `socketOnEnd` reads (false by default)
   ;(server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
   server.on("request", (request: IncomingMessage, response) => {
