@@ -1,10 +1,11 @@
 /**
  * The check that a request body is UTF-8, made chunk by chunk as the gateway reads it: the offset of the
- * first sequence that is not, as `TextDecoder` with `fatal: true` finds it, however the body is cut.
+ * first sequence that is not, as `TextDecoder` with `fatal: true` finds it, however the body is cut, with
+ * Node's native validator and with the decoder as the validator.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
-import { Utf8Check } from "../src/internal/utf8Check.js"
+import { decoderValidator, nativeValidator, Utf8Check, type Validator } from "../src/internal/utf8Check.js"
 import { readFixture } from "./utils.js"
 
 /** UTF-8 decoding that throws on bytes that are no UTF-8 (a byte order mark kept). */
@@ -23,9 +24,15 @@ const decodes = (bytes: Uint8Array): boolean => {
 const splice = (bytes: Uint8Array, at: number, replacement: ReadonlyArray<number>): Uint8Array =>
   new Uint8Array([...bytes.subarray(0, at), ...replacement, ...bytes.subarray(at + 1)])
 
+/** The validators a check can use: the runtime's (Node's `isUtf8` here) and the decoder. */
+const validators: ReadonlyArray<readonly [string, Validator | undefined]> = [
+  ["the runtime's", undefined],
+  ["the decoder", decoderValidator()]
+]
+
 /** The offset `Utf8Check` finds in `bytes` fed in chunks of `size` bytes, or -1. */
-const check = (bytes: Uint8Array, size: number): number => {
-  const utf8 = new Utf8Check()
+const check = (bytes: Uint8Array, size: number, validate?: Validator): number => {
+  const utf8 = new Utf8Check(validate)
   for (let from = 0; from < bytes.length; from += size) utf8.feed(bytes.subarray(from, from + size))
   return utf8.end()
 }
@@ -56,7 +63,9 @@ describe("Utf8Check", () => {
     ]
     for (const [name, bytes, at] of cases) {
       for (const size of [bytes.length, 1, 2, 3, 5, 4096]) {
-        expect([name, size, check(bytes, size)]).toEqual([name, size, at])
+        for (const [validator, validate] of validators) {
+          expect([name, size, validator, check(bytes, size, validate)]).toEqual([name, size, validator, at])
+        }
       }
       // where it stops is where strict decoding stops: what comes before is UTF-8, what starts there is not
       assert.strictEqual(decodes(bytes), at === -1)
@@ -72,10 +81,36 @@ describe("Utf8Check", () => {
     [FastCheck.uint8Array({ maxLength: 24 }), FastCheck.integer({ min: 1, max: 8 })],
     ([inner, size]) => {
       const bytes = new Uint8Array([...new TextEncoder().encode(`{"input":"`), ...inner, ...new TextEncoder().encode(`"}`)])
-      const at = check(bytes, size)
-      if (decodes(bytes)) return at === -1
-      return at >= 0 && decodes(bytes.subarray(0, at)) &&
-        Array.from({ length: 4 }, (_, k) => k + 1).every((k) => at + k > bytes.length || !decodes(bytes.subarray(0, at + k)))
+      return validators.every(([, validate]) => {
+        const at = check(bytes, size, validate)
+        if (decodes(bytes)) return at === -1
+        return at >= 0 && decodes(bytes.subarray(0, at)) &&
+          Array.from({ length: 4 }, (_, k) => k + 1).every((k) => at + k > bytes.length || !decodes(bytes.subarray(0, at + k)))
+      })
     }
   )
+
+  it("gives the validator whole characters only, each byte once, and Node's isUtf8 is the runtime's validator", () => {
+    // the recorded body's bytes, in chunks that cut two-, three- and four-byte characters
+    const recorded = JSON.parse(readFixture("responses-json/pai-gpt5-web-search-url-citations.json")) as { output: Array<object> }
+    const body = new TextEncoder().encode(JSON.stringify({ model: "gpt-5", input: [...recorded.output, "é€😀"] }))
+    for (const size of [1, 2, 3, 5, 7, 4096]) {
+      const runs: Array<Uint8Array> = []
+      const utf8 = new Utf8Check((bytes) => {
+        runs.push(bytes.slice())
+        return decodes(bytes)
+      })
+      for (let from = 0; from < body.length; from += size) utf8.feed(body.subarray(from, from + size))
+      assert.strictEqual(utf8.end(), -1)
+      // each run decodes on its own (no character cut at either end), and the runs with the characters
+      // checked apart (those that spanned two chunks) make up the body
+      for (const run of runs) assert.isTrue(decodes(run))
+      const checked = runs.reduce((sum, run) => sum + run.length, 0)
+      assert.isAtMost(checked, body.length)
+      if (size === 4096) assert.strictEqual(checked, body.length)
+    }
+    assert.isDefined(nativeValidator)
+    assert.isTrue(nativeValidator!(new TextEncoder().encode("é€😀")))
+    assert.isFalse(nativeValidator!(new Uint8Array([0xed, 0xa0, 0x80])))
+  })
 })
