@@ -15,6 +15,7 @@ export interface NodeRequest {
   readonly off: (event: "data" | "end" | "error", listener: (value?: unknown) => void) => unknown
   readonly destroy: () => unknown
   readonly pause: () => unknown
+  readonly resume: () => unknown
 }
 
 /** Whether `source` (a platform request's `source` field) is Node's `IncomingMessage`. */
@@ -23,4 +24,5 @@ export const isNodeRequest = (source: unknown): source is NodeRequest =>
   typeof (source as NodeRequest).readableEnded === "boolean" &&
   typeof (source as NodeRequest).socket === "object" && (source as NodeRequest).socket !== null &&
   typeof (source as NodeRequest).on === "function" && typeof (source as NodeRequest).off === "function" &&
-  typeof (source as NodeRequest).destroy === "function" && typeof (source as NodeRequest).pause === "function"
+  typeof (source as NodeRequest).destroy === "function" && typeof (source as NodeRequest).pause === "function" &&
+  typeof (source as NodeRequest).resume === "function"

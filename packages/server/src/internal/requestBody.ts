@@ -20,6 +20,16 @@ import { isNodeRequest, type NodeRequest } from "./nodeRequest.js"
 /** The longest wait a JS timer takes (`setTimeout` fires after 1 ms for a longer one). */
 const MAX_TIMER_MILLIS = 2 ** 31 - 1
 
+/**
+ * A Node request's body is paused after each this many bytes read (the chunk that reaches it included) and
+ * resumed on the next turn of the event loop (`setImmediate`: the poll phase serves the other sockets in
+ * between), so a turn reads at most about this much of it. libuv reads up to 32 chunks of 64 KiB from a
+ * socket per poll and Node hands each to `data` in that same turn, so a large body arriving fast (10 MB on
+ * loopback) was read up to 2 MiB at a time, with every other request waiting. Paused, Node stops reading
+ * the socket once the request's buffer is full: the rest waits in the kernel.
+ */
+export const TURN_BYTES = 256 * 1024
+
 /** The body did not arrive whole within the time `forEachChunk` was given. */
 export class BodyTimeout extends Data.TaggedError("BodyTimeout") {}
 
@@ -33,13 +43,16 @@ export class BodyTimeout extends Data.TaggedError("BodyTimeout") {}
  * has not ended by the deadline `timeoutMillis` set from the start (a client that never stops). A body that cannot be read fails with the platform's
  * `RequestError` (reason `Decode`), as its `request.stream` would. A body that has not ended within
  * `timeoutMillis` fails with `BodyTimeout` (one longer than 2^31-1 ms, about 24.8 days, never does); a Node request is then left paused, not destroyed, so that an
- * answer (sent with `connection: close`) still reaches the client.
+ * answer (sent with `connection: close`) still reaches the client. A Node request is paused after each
+ * `turnBytes` bytes (default `TURN_BYTES`) until the next turn of the event loop: the same chunks in the
+ * same order, in more turns.
  */
 export const forEachChunk = (
   request: HttpServerRequest.HttpServerRequest,
   take: (chunk: Uint8Array) => boolean,
   timeoutMillis: number,
-  drainBytes?: number
+  drainBytes?: number,
+  turnBytes: number = TURN_BYTES
 ): Effect.Effect<void, HttpServerError.RequestError | BodyTimeout> => {
   const body: unknown = request.source
   if (!isNodeRequest(body) || body.readableEnded) {
@@ -58,14 +71,30 @@ export const forEachChunk = (
         resume(Effect.fail(new BodyTimeout()))
       }, timeoutMillis)
       : undefined
+    // the bytes read since the last pause, and the next turn's resume while paused
+    let turnRead = 0
+    let resumeAt: ReturnType<typeof setImmediate> | undefined
     const detach = () => {
       if (timer !== undefined) clearTimeout(timer)
+      if (resumeAt !== undefined) clearImmediate(resumeAt)
+      resumeAt = undefined
       body.off("data", onData)
       body.off("end", onEnd)
       body.off("error", onError)
     }
     const onData = (chunk: unknown) => {
-      if (take(chunk as Uint8Array)) return
+      if (take(chunk as Uint8Array)) {
+        turnRead += (chunk as Uint8Array).length
+        if (turnRead >= turnBytes && resumeAt === undefined) {
+          body.pause()
+          resumeAt = setImmediate(() => {
+            resumeAt = undefined
+            turnRead = 0
+            body.resume()
+          })
+        }
+        return
+      }
       detach()
       if (drainBytes === undefined) body.destroy()
       else drain(body, drainBytes, timeoutMillis - (Date.now() - started))
