@@ -331,7 +331,8 @@ export const handler = (options: Options = {}) =>
  * the JSON text `{"stdout","stderr","exit_code"}` (`exit_code` `null` on a timeout, with `"timed_out": true`).
  * Each stream is bounded by `maxOutputLength` (not by the call: a `local_shell_call` has no bound of its own);
  * the toolkit's bound on the whole answer (`ToolExecutor`'s `maxOutputLength`) cuts inside the values and keeps
- * the text JSON, at any bound of 59 characters or more within it (the fixed parts of a timeout's answer).
+ * the text JSON, at any bound of 59 characters or more (the fixed parts of a timeout's answer); under its fixed
+ * parts, the answer is cut as text.
  *
  * Refused, nothing run, with `{"error":"… : nothing was run"}` naming the field: a `timeout_ms` that is not a
  * positive integer, an empty `command`, and a `user` other than the one this process runs as (`user "root"

@@ -506,8 +506,8 @@ export const applyPatch:
  * client: the model sends `local_shell_call` items (`Part.LocalShellCallPart`: an argument vector, working
  * directory, timeout, environment), the handler answers the output text (the API reference asks for a JSON
  * string; `Shell.localHandler` gives `{"stdout","stderr","exit_code"}`), sent back as a
- * `local_shell_call_output`. An answer over the toolkit's bound that is JSON stays JSON: its string values are
- * cut, not its keys or numbers (see `ToolExecutor`).
+ * `local_shell_call_output`. An answer of `Shell.localHandler` over the toolkit's bound stays JSON: its string
+ * values are cut, not its keys or exit code (see `ToolExecutor`); any other answer is cut as text.
  *
  * @since 0.2.0
  * @category client tools

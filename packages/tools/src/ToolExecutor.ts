@@ -37,14 +37,15 @@
  * marker counting what is left out of the command's whole output; a marker counts as the handler's only where
  * the handler can have written it (between the even halves of the room it leaves, or `[…N cut]` at the end
  * after a head too short for the line), so marker-like text in a command's own output is counted as text.
- * A `local_shell_call`'s answer is JSON text (`{"stdout","stderr","exit_code"}` from `Shell.localHandler`,
- * `{"error"}` for a failure) and stays JSON at any bound: its string values are cut, each its head, marker
- * and tail inside the value, the room shared among them as among a shell answer's streams (counted in JSON
- * characters, escapes included); the keys, numbers and punctuation (the fixed parts) are never cut. The
- * smallest bound that holds the fixed parts of `Shell.localHandler`'s answers is 59 characters (a timeout's
- * `{"stdout":"","stderr":"","exit_code":null,"timed_out":true}`; an exit's takes 39 to 41, a refusal's
- * `{"error":""}` 12); under it the answer is those parts with the values emptied, longer than the bound. A
- * handler's answer that is not JSON is cut as text.
+ * A `local_shell_call`'s answer as `Shell.localHandler` writes it (`{"stdout","stderr","exit_code"}`, with
+ * `"timed_out":true` on a timeout, `{"error"}` for a refusal, exactly as `JSON.stringify` writes them) stays
+ * JSON: its string values are cut, each its head, marker and tail inside the value, the room shared among
+ * them as among a shell answer's streams (counted in JSON characters, escapes included); the keys, the exit
+ * code and the punctuation (the fixed parts) are never cut. The fixed parts of its answers take at most 59
+ * characters (a timeout's `{"stdout":"","stderr":"","exit_code":null,"timed_out":true}`; an exit's 39 to 41
+ * and more for a large code, a refusal's `{"error":""}` 12); at a bound under them the answer is cut as text.
+ * Any other answer (an application's own handler, JSON or not) is cut as text: head, marker, tail. The
+ * answer is always within the bound.
  *
  * Order (as Codex runs a turn's calls): the calls are taken in the model's output order. Function and custom
  * tool calls may run together (at most `concurrency` at once); a shell, apply_patch or local_shell call,
@@ -512,55 +513,62 @@ const bounded = (
 }
 
 /**
- * A `local_shell_call_output`'s text (JSON: the API reference's "a JSON string of the output") bounded to
- * `max` characters and still JSON: its string values are cut, never its keys, numbers, `true`, `false`,
- * `null` or punctuation (the fixed parts). The room the fixed parts leave is shared among the values as a
- * shell answer's among its streams (`shares`, in JSON characters: `"` and `\` count 2, a control character
- * up to 6), each value cut with `recut` (head, tail and marker inside the value; a stream the `Shell`
- * handler cut keeps counting the command's whole output) to the longest cut whose JSON text fits its share.
- * A bound under the fixed parts' length gives the fixed parts with every cut value emptied: longer than the
- * bound, but JSON. Text that is not JSON (a handler of the application's own) is cut as text (`truncate`).
+ * A `local_shell_call_output`'s text bounded to `max` characters. The text `Shell.localHandler` answers
+ * (`localAnswer`: `{"stdout","stderr","exit_code"}`, with `"timed_out":true` on a timeout, or `{"error"}`,
+ * exactly as `JSON.stringify` writes it) stays JSON: its string values are cut, never its keys, exit code,
+ * `null`, `true` or punctuation (the fixed parts). The room the fixed parts leave is shared among the values
+ * as a shell answer's among its streams (`shares`, in JSON characters: `"` and `\` count 2, a control
+ * character up to 6), each value cut with `recut` (head, tail and marker inside the value; a stream the
+ * `Shell` handler cut keeps counting the command's whole output) to the longest cut whose JSON text fits its
+ * share. Any other text (an application's own handler, JSON or not: its numbers, keys and layout are its
+ * own), and the handler's answer at a bound under its fixed parts, is cut as text (`truncate`: head, marker,
+ * tail), so the answer is always within the bound.
  */
 const truncateJson = (text: string, max: number): string => {
+  const answer = localAnswer(text)
+  if (answer === undefined) return truncate(text, max)
+  const keys = Object.keys(answer)
+  const valueKeys = keys.filter((key) => typeof answer[key] === "string")
+  const fixed = text.length - valueKeys.reduce((sum, key) => sum + jsonLength(answer[key] as string), 0)
+  if (fixed > max) return truncate(text, max)
+  const lengths = valueKeys.map((key) => jsonLength(answer[key] as string))
+  const rooms = shares(lengths, max - fixed)
+  const cut: Record<string, unknown> = {}
+  for (const key of keys) {
+    const at = valueKeys.indexOf(key)
+    cut[key] = at === -1 || lengths[at]! <= rooms[at]! ? answer[key] : cutToJsonLength(answer[key] as string, rooms[at]!)
+  }
+  const written = JSON.stringify(cut)
+  return written.length <= max ? written : truncate(text, max)
+}
+
+/**
+ * `text` parsed when it is an answer of `Shell.localHandler`, else `undefined`: an object of exactly the keys
+ * `stdout`, `stderr` (strings), `exit_code` (a safe integer, or `null` with `timed_out` `true` after it), or
+ * of the key `error` (a string), in that order, and `text` exactly its `JSON.stringify` (no spacing, no
+ * duplicate key, no number written otherwise), so cutting its values and writing it again changes nothing else.
+ */
+const localAnswer = (text: string): Record<string, unknown> | undefined => {
+  if (!text.startsWith("{\"")) return undefined
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
-    return truncate(text, max)
+    return undefined
   }
-  try {
-    const values: Array<string> = []
-    mapStrings(value, (string) => {
-      values.push(string)
-      return string
-    })
-    const lengths = values.map(jsonLength)
-    const fixed = JSON.stringify(mapStrings(value, () => "")).length
-    const rooms = shares(lengths, Math.max(0, max - fixed))
-    let index = 0
-    return JSON.stringify(mapStrings(value, (string) => {
-      const at = index++
-      return lengths[at]! <= rooms[at]! ? string : cutToJsonLength(string, rooms[at]!)
-    }))
-  } catch {
-    // nested deeper than the stack reaches: no handler answers that
-    return truncate(text, max)
-  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined
+  const answer = value as Record<string, unknown>
+  const keys = Object.keys(answer).join()
+  const shaped = keys === "error"
+    ? typeof answer.error === "string"
+    : (keys === "stdout,stderr,exit_code" && Number.isSafeInteger(answer.exit_code) ||
+      keys === "stdout,stderr,exit_code,timed_out" && answer.exit_code === null && answer.timed_out === true) &&
+      typeof answer.stdout === "string" && typeof answer.stderr === "string"
+  return shaped && JSON.stringify(answer) === text ? answer : undefined
 }
 
 /** The characters of `text` inside its JSON string literal (`JSON.stringify`, without the quotes). */
 const jsonLength = (text: string): number => JSON.stringify(text).length - 2
-
-/** `value` (parsed JSON) with each string value (not key) replaced by `f` of it, in document order. */
-const mapStrings = (value: unknown, f: (text: string) => string): unknown => {
-  if (typeof value === "string") return f(value)
-  if (Array.isArray(value)) return value.map((item) => mapStrings(item, f))
-  if (typeof value === "object" && value !== null) {
-    // fromEntries defines the properties, so a key "__proto__" stays a key
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, f)]))
-  }
-  return value
-}
 
 /**
  * `text` cut (`recut`) to the most characters whose JSON text is at most `room` characters: the bound found

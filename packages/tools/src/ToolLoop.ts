@@ -76,8 +76,8 @@ import type * as Toolkit from "./Toolkit.js"
  *   `ToolExecutor.DEFAULT_TIMEOUT`, 5 minutes; `"none"`: no limit);
  * - `maxOutputLength`: the most characters of one answer sent back (default
  *   `ToolExecutor.DEFAULT_MAX_OUTPUT_LENGTH`; `"none"`: no bound); a longer one is cut with a marker
- *   (`ToolExecutor.truncate`) and a warning logged (a `local_shell` answer inside its JSON values, so it stays
- *   JSON: 59 characters hold its fixed parts);
+ *   (`ToolExecutor.truncate`) and a warning logged (a `Shell.localHandler` answer inside its JSON values, so it
+ *   stays JSON when its fixed parts fit, 59 characters at most);
  * - `execute`: `false` to make one model call and return its calls unrun (default `true`).
  *
  * `toolChoice: "required"` applies to every step, so such a loop ends only at `maxSteps`, with a failure.
