@@ -907,7 +907,7 @@ const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot
  * @category files
  */
 export const applyChange = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
-  Effect.flatMap(lockKeys(root, change), (keys) => withFileLocks(keys, Effect.flatMap(planChange(root, change, new Map()), (planned) => Effect.map(runPlanned([planned]), (logs) => logs[0]!))))
+  Effect.flatMap(lockKeys(root, change), (keys) => withFileLocks(keys, Effect.flatMap(planChange(root, change, new Overlay()), (planned) => Effect.map(runPlanned([planned]), (logs) => logs[0]!))))
 
 /**
  * The keys of the locks a change takes (`withFileLocks`): of the files it reads or writes (an update's file
@@ -945,13 +945,39 @@ interface Planned {
 /**
  * What the changes planned before one did to the files, by absolute path: the text written there, or `null`
  * where a file was removed (its real path for a write, its entry for a removal). A later change of the
- * same patch sees these, not the disk.
+ * same patch sees these, not the disk. A write lands in the file already there (`writeText` truncates it in
+ * place), so every hard link of it sees the text: `inodes` holds it by the file's device and inode (the key
+ * `lockKeys` takes, `fileKey`) too, for a file that was on disk at that path and not removed by an earlier
+ * change (a path removed then written again is a new file, in `fresh`).
  */
-type Overlay = Map<string, string | null>
+class Overlay extends Map<string, string | null> {
+  readonly inodes = new Map<string, string>()
+  readonly fresh = new Set<string>()
+}
 
-/** What is at a path for a change planned after those in `overlay`: a text, `null` (removed), or `undefined` (ask the disk). */
-const seen = (overlay: Overlay, entry: string, real: string): string | null | undefined =>
-  overlay.get(entry) === null ? null : overlay.get(real)
+/** The device and inode of the file on disk at `real` (symbolic links followed), if one is there. */
+const inodeOf = (real: string): Effect.Effect<string | undefined> =>
+  Effect.map(fileKey(real, false), (key) => key === real ? undefined : key)
+
+/**
+ * What is at a path for a change planned after those in `overlay`: a text, `null` (removed), or `undefined`
+ * (ask the disk). A file on disk written by an earlier change through another hard link has that text.
+ */
+const seen = (overlay: Overlay, entry: string, real: string): Effect.Effect<string | null | undefined> => {
+  const atPath = overlay.get(entry) === null ? null : overlay.get(real)
+  if (atPath === null || overlay.fresh.has(real)) return Effect.succeed(atPath)
+  return Effect.map(inodeOf(real), (inode) => (inode === undefined ? undefined : overlay.inodes.get(inode)) ?? atPath)
+}
+
+/** Records in `overlay` that `text` is written to `real` (and to every hard link of the file there). */
+const recordWrite = (overlay: Overlay, real: string, text: string): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    if (overlay.get(real) === null) overlay.fresh.add(real)
+    overlay.set(real, text)
+    if (overlay.fresh.has(real)) return
+    const inode = yield* inodeOf(real)
+    if (inode !== undefined) overlay.inodes.set(inode, text)
+  })
 
 /**
  * Fails with `PatchError` when a write to `real` could not create its directories: an ancestor of it that is
@@ -1011,7 +1037,7 @@ const planChange = (
     // the entry, to see an earlier removal of it; a path whose directory leads out of the root through a
     // link that leads back in (its file is inside) has none there, and is looked up by where it lands
     const entry = yield* Effect.orElseSucceed(locateEntry(root, change.path), () => real)
-    const state = seen(overlay, entry, real)
+    const state = yield* seen(overlay, entry, real)
     switch (change.type) {
       case "create_file": {
         // a file there is replaced, as Codex's *** Add File: writes whatever is there (a directory, a pipe:
@@ -1020,7 +1046,7 @@ const planChange = (
         const replaced = state === undefined ? yield* exists(file) : state !== null
         if (state === undefined) yield* requireRegular(real, change.path)
         yield* requireDirectories(real, change.path, overlay)
-        overlay.set(real, text)
+        yield* recordWrite(overlay, real, text)
         return {
           log: replaced ? `created ${change.path}, replacing the file there` : `created ${change.path}`,
           steps: [{ _tag: "write", file: real, text, path: change.path }]
@@ -1041,7 +1067,7 @@ const planChange = (
           const there = overlay.get(destination.real)
           if (there === undefined) yield* requireRegular(destination.real, change.moveTo)
           yield* requireDirectories(destination.real, change.moveTo, overlay)
-          overlay.set(destination.real, text)
+          yield* recordWrite(overlay, destination.real, text)
           overlay.set(entry, null)
           return {
             log: `updated ${change.path} and moved it to ${change.moveTo}`,
@@ -1051,7 +1077,7 @@ const planChange = (
             ]
           }
         }
-        overlay.set(real, text)
+        yield* recordWrite(overlay, real, text)
         return { log: `updated ${change.path}`, steps: [{ _tag: "write", file: real, text, path: change.path }] }
       }
     }
@@ -1138,7 +1164,7 @@ export const applyPatchText = (root: string, text: string): Effect.Effect<string
             Effect.gen(function*() {
               // every change computed and checked (against the files and the changes before it) before the
               // first write, as Codex verifies a whole patch (maybe_parse_apply_patch_verified) before applying it
-              const overlay: Overlay = new Map()
+              const overlay = new Overlay()
               const planned: Array<Planned> = []
               for (const change of changes) planned.push(yield* planChange(root, change, overlay, hunks.get(change)))
               return (yield* runPlanned(planned)).join("\n")

@@ -686,6 +686,69 @@ describe("ApplyPatch", () => {
       assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "c\n")
     }))
 
+  it.effect("a hard link's update written against its file before an earlier change in the patch does not apply", () =>
+    Effect.gen(function*() {
+      // the breaker's patch-hardlink.mjs: y.txt a hard link of x.txt, updated after x.txt in one patch. y.txt was
+      // planned against the disk, and its write (in place, the same file) wiped out x.txt's change while the
+      // answer said both were updated
+      const P = (...lines: ReadonlyArray<string>) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n")
+      const linked = () => {
+        const root = workspace()
+        writeFileSync(join(root, "x.txt"), "one\ntwo\n")
+        linkSync(join(root, "x.txt"), join(root, "y.txt"))
+        return root
+      }
+      const x = ["*** Update File: x.txt", "@@", "-one", "+ONE", " two"]
+      // y's hunk written against the file as it was: it does not apply to x's result, nothing written
+      const stale = linked()
+      const refused = yield* Effect.flip(
+        ApplyPatch.applyPatchText(stale, P(...x, "*** Update File: y.txt", "@@", " one", "-two", "+TWO"))
+      )
+      assert.match(refused.message, /^y\.txt: hunk 1 does not apply/)
+      assert.strictEqual(readFileSync(join(stale, "x.txt"), "utf8"), "one\ntwo\n")
+    }))
+
+  it.effect("a hard link's update written against an earlier change to its file in the patch keeps both", () =>
+    Effect.gen(function*() {
+      const P = (...lines: ReadonlyArray<string>) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n")
+      const linked = () => {
+        const root = workspace()
+        writeFileSync(join(root, "x.txt"), "one\ntwo\n")
+        linkSync(join(root, "x.txt"), join(root, "y.txt"))
+        return root
+      }
+      const x = ["*** Update File: x.txt", "@@", "-one", "+ONE", " two"]
+      // y's hunk written against x's result: both changes kept, in the one file (refused before: planned
+      // against the disk)
+      const fresh = linked()
+      assert.strictEqual(
+        yield* ApplyPatch.applyPatchText(fresh, P(...x, "*** Update File: y.txt", "@@", " ONE", "-two", "+TWO")),
+        "updated x.txt\nupdated y.txt"
+      )
+      assert.strictEqual(readFileSync(join(fresh, "x.txt"), "utf8"), "ONE\nTWO\n")
+      assert.strictEqual(readFileSync(join(fresh, "y.txt"), "utf8"), "ONE\nTWO\n")
+      // a link whose name was deleted then added again is a new file: the other link keeps the old one
+      const renewed = linked()
+      assert.strictEqual(
+        yield* ApplyPatch.applyPatchText(
+          renewed,
+          P("*** Delete File: x.txt", "*** Add File: x.txt", "+new", "*** Update File: y.txt", "@@", "-one", "+ONE", " two")
+        ),
+        "deleted x.txt\ncreated x.txt\nupdated y.txt"
+      )
+      assert.strictEqual(readFileSync(join(renewed, "x.txt"), "utf8"), "new\n")
+      assert.strictEqual(readFileSync(join(renewed, "y.txt"), "utf8"), "ONE\ntwo\n")
+      // a symbolic link sees the change to its target, as before
+      const symbolic = workspace()
+      writeFileSync(join(symbolic, "x.txt"), "one\ntwo\n")
+      symlinkSync("x.txt", join(symbolic, "y.txt"))
+      assert.strictEqual(
+        yield* ApplyPatch.applyPatchText(symbolic, P(...x, "*** Update File: y.txt", "@@", " ONE", "-two", "+TWO")),
+        "updated x.txt\nupdated y.txt"
+      )
+      assert.strictEqual(readFileSync(join(symbolic, "x.txt"), "utf8"), "ONE\nTWO\n")
+    }))
+
   it.effect("a file reached through a directory link out of the root and a file link back in is updated where it lands", () =>
     Effect.gen(function*() {
       const root = workspace()
