@@ -22,7 +22,7 @@
  * | `delta.content`, non-empty | delta `TextPart {text}` |
  * | `delta.content` as a list of parts (Mistral's Magistral) | its `thinking` parts (their `text` parts joined, or a string `thinking`): delta `ReasoningPart {summary: [], text}`; its `text` parts: delta `TextPart {text}`; a part of another type: nothing, and a warning naming the type (once per type and stream) |
  * | `delta.refusal`, non-empty | delta `RefusalPart {text}` |
- * | `delta.tool_calls[i]` | delta `ToolCallPart {callId, name, arguments: the fragment}`: one per fragment with arguments, and one (possibly with `""` arguments) when the call first appears |
+ * | `delta.tool_calls[i]` | delta `ToolCallPart {callId, name, arguments: the fragment}`: one per fragment with arguments, one (possibly with `""` arguments) when the call first appears, and one (`""` arguments) per fragment that adds to its name |
  * | `delta.tool_calls[i].extra_content` (Gemini: the thought signature) | its `payload` (`ChatCompletionsOutput.extraContentOf`) on that fragment's delta (one is sent even without arguments) and on the call's completing part |
  * | `delta.annotations` | nothing yet: they travel on the text's completing part |
  * | top-level `citations` (URLs) or `search_results` (`{title, url}`), Perplexity's sources (perplexityai/perplexity-node `StreamChunk`) | nothing yet: the last non-empty list becomes `url_citation` annotations on the text's completing part (`ChatCompletionsOutput.sourceCitation`): one at each `[n]` marker of the text citing source `n` (1-based; `startIndex`/`endIndex` the marker's, found as the text streams, also across deltas), in the text's order, then one without indices for each source no marker cites |
@@ -51,7 +51,9 @@
  * (OpenAI), or all three in one chunk (xAI, many open-model servers). Some servers split the name across
  * fragments (`edit_ex`, then `isting_file`), others repeat it whole in every fragment: fragments are
  * joined, a repeated name is kept once, and a fragment that starts with the name known so far (a growing
- * name) replaces it. Deltas carry the call id and name known so far; the completing part the final name.
+ * name) replaces it. Deltas carry the call id and name known so far; the completing part the final name. A
+ * fragment that adds to the name gives a delta even without arguments (since 0.2.0), so that a consumer
+ * waiting for the whole name (the gateway writes a call once its name is whole) has it when it grows.
  * A call without an `id` gets a synthetic one (`ChatCompletionsOutput.syntheticCallId`: `call_` and 24
  * random hex digits, new for every call, so that no two responses share one) until a real one arrives; a
  * fragment with a new `id` under an index already used starts a new call (servers that number every call 0).

@@ -80,6 +80,12 @@
  *   base64url of the extra_content JSON>`: the gateway keeps no state, and the call id is what every client
  *   sends back with the call and its output (`ResponsesRequestDecoder` splits it again). The payload comes with
  *   the call's first delta, so the id is the same from `response.output_item.added` on.
+ * - **Names in pieces.** A call is not written before its name is whole: a Chat Completions server may
+ *   stream `function.name` in pieces (`get_`, then `weather`; `crm__`, then `lookup`) before the arguments,
+ *   and `response.output_item.added` carries the whole name (clients dispatch on it; the `openai` SDK's
+ *   accumulator keeps it, so its result would differ from `response.completed`). The call's
+ *   `response.output_item.added` waits until its first arguments, a part of another item (another tool
+ *   call's index), or its completing part (the end of the choice); before 0.2.0 it carried the first piece.
  * - **Empty arguments.** A function call whose upstream sent no arguments (`""`), or JSON whitespace alone
  *   (`"  "`, `"\n"`: spaces, tabs, line feeds, carriage returns, in any number of deltas), gets `"{}"` (one
  *   `function_call_arguments.delta` and the `.done`), which clients parse as JSON: the official SDK's

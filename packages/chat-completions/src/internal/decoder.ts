@@ -495,6 +495,7 @@ export class Decoder {
     }
     let slot = this.tools.get(index)
     let fresh = false
+    let grown = false
     if (slot !== undefined && id !== "" && !slot.syntheticId && slot.callId !== id) {
       // A new call id under an index already used: servers that number every call 0 (or none).
       this.logs.push({
@@ -527,7 +528,13 @@ export class Decoder {
         slot.callId = id
         slot.syntheticId = false
       }
-      if (name !== "") slot.name = joinName(slot.name, name)
+      if (name !== "") {
+        const before = slot.name
+        slot.name = joinName(before, name)
+        // a name in pieces (`get_`, then `weather`): the grown name goes out at once, so that a consumer
+        // waiting for the whole name before writing the call (the gateway) has it before another call's parts
+        grown = slot.name !== before
+      }
     }
     const text = typeof args === "string" ? args : ""
     if (slot.args !== undefined) slot.args += text
@@ -537,7 +544,7 @@ export class Decoder {
     if (payload !== undefined) {
       slot.payload = payload
       this.push(out, slot, UnsafePart.toolCallPart(slot.callId, slot.name, text, IN_PROGRESS, undefined, payload))
-    } else if (fresh || text !== "") {
+    } else if (fresh || grown || text !== "") {
       this.push(out, slot, UnsafePart.toolCallPart(slot.callId, slot.name, text, IN_PROGRESS))
     }
     return undefined

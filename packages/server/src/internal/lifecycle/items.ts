@@ -57,6 +57,11 @@ export interface Slot {
    */
   ended: boolean
   completing: boolean
+  /**
+   * call: its name is known to be whole (a part of another upstream item came after it). A call is not
+   * written before its name is whole: before its first arguments, this, or its completing part (`ordering.ts`)
+   */
+  nameWhole: boolean
   status: string | undefined
   phase: string | undefined
   /** text, refusal or arguments: every chunk received */
@@ -131,6 +136,7 @@ export const newSlot = (index: number, kind: Kind, makeId: (prefix: string) => s
   closed: false,
   ended: false,
   completing: false,
+  nameWhole: false,
   status: undefined,
   phase: undefined,
   chunks: [],

@@ -9,7 +9,9 @@
  * over then too, and is written whole when its turn comes. Content that still arrives for an item closed or
  * over early opens a new item, which comes after every item begun before it (a Chat Completions stream has
  * one index for all its text and one for all its reasoning: text after a tool call, then reasoning, then
- * text, are a message, a reasoning item and a message after the call). A function call whose name so far (a server may stream it in pieces:
+ * text, are a message, a reasoning item and a message after the call). A call is not written before its
+ * name is whole (a Chat Completions server may stream `function.name` in pieces, `get_` then `weather`,
+ * before the arguments): until its first arguments, a part of another item, or its completing part. A function call whose name so far (a server may stream it in pieces:
  * `apply_`, then `patch`) could still become a custom or client-run tool's is not written until its name
  * says which, or it is complete. A later content part of a message (`PartUpdate.contentIndex`) does not close
  * the earlier one: it waits until the earlier one closes (`laterContentOf`). A `replace: true` part of an item
@@ -121,6 +123,18 @@ export const make = (
     return specialNames.some((name) => name !== slot.name && name.startsWith(slot.name))
   }
 
+  // the call begun last whose name may still grow (`nameGrows`), until a part of another item comes
+  let naming: Slot | undefined
+
+  /**
+   * Whether a call's name may still grow: a Chat Completions server may send `function.name` in pieces
+   * (`get_`, then `weather`) before the arguments, and `response.output_item.added` must carry the whole
+   * name (clients dispatch on it, the `openai` SDK's accumulator keeps it). The name is whole at the call's
+   * first arguments, at a part of another item (another tool call's index), or at its completing part.
+   */
+  const nameGrows = (slot: Slot): boolean =>
+    isCall(slot.kind) && !slot.completing && !slot.nameWhole && slot.chunks.length === 0
+
   /**
    * After the active item closed: opens the item begun first among those pending, closing it too when complete. A
    * function call whose name so far may still grow into a custom or client-run tool's waits, unwritten,
@@ -136,7 +150,7 @@ export const make = (
         }
         pending.delete(slot)
       }
-      if (next === undefined || (!force && !next.completing && mayBecomeSpecial(next))) return
+      if (next === undefined || (!force && (nameGrows(next) || (!next.completing && mayBecomeSpecial(next))))) return
       searchFor(next, out)
       writer.open(next, out)
       writer.flush(next, out)
@@ -204,6 +218,12 @@ export const make = (
     }
     if (update.replace === true && index === update.outputIndex) dropLaterContent(update.outputIndex)
     const slot = slotOf(index, kind)
+    if (naming !== undefined && naming !== slot) {
+      // a part of another item: the call before it has its whole name
+      naming.nameWhole = true
+      naming = undefined
+    }
+    if (slot.chunks.length === 0 && isCall(kind) && !slot.nameWhole) naming = slot
     const kindBefore = slot.kind
     if (slot.kind !== kind) {
       if (slot.opened) {
