@@ -77,7 +77,10 @@
  * OpenAI's shape): `previous_response_id`, `conversation`, `prompt` (stored prompt templates),
  * `store: true`, `background: true`, `truncation: "auto"`, `context_management` (server-side compaction),
  * `moderation` (moderation runs), `top_logprobs` above 0 and `include: ["message.output_text.logprobs"]`
- * (the part model carries no log probabilities, so they could not be returned),
+ * (the part model carries no log probabilities, so they could not be returned), `max_output_tokens` below
+ * 1 and `top_logprobs` below 0 (code `integer_below_min_value`, worded as the API words it; the API's own
+ * minimum for `max_output_tokens` is 16, which a Chat Completions backend need not share: 1 to 15 are
+ * forwarded; `max_tool_calls`, given no range by the API reference and only echoed, is not checked),
  * `input_file` content the upstream cannot take (`inputFiles`), an `input_image` by `file_id` when `imageFileIds` is
  * `false` (the gateway has no Files API: send `image_url`), a `tool_choice` that forces a tool call
  * (`required`, a named tool, `allowed_tools` in `required` mode) when no tool is left to call or that names a
@@ -134,7 +137,8 @@ import { decodeTools, logAmbiguousNames, makeToolSet, offeredTools } from "./int
  * `param` names the offending request parameter as OpenAI does (`store`, `input[2].content[0].file_url`,
  * `tools[1]`), `null` when the whole body is at fault; `code` is OpenAI's error code
  * (`unsupported_parameter`, `unsupported_value`, `invalid_type`, `missing_required_parameter`,
- * `invalid_value`, `empty_string`, `array_above_max_length`, `string_above_max_length`, `object_above_max_properties`). A server answers it with HTTP 400 and its `body`
+ * `invalid_value`, `empty_string`, `array_above_max_length`, `string_above_max_length`, `object_above_max_properties`,
+ * `integer_below_min_value`). A server answers it with HTTP 400 and its `body`
  * (`ErrorBody`).
  *
  * @since 0.1.0
@@ -698,6 +702,7 @@ const decodeBody = <E>(
     // `__proto__` key (it sets the copy's prototype instead)
     const metadata = request.metadata == null ? undefined : body.metadata as { readonly [key: string]: string }
     if (metadata !== undefined) yield* checkMetadata(metadata)
+    yield* checkRanges(request)
 
     if (request.previous_response_id != null) {
       // a gateway with a response store takes `previous_response_id` before the decoder sees the request
@@ -1007,6 +1012,30 @@ const decodeBody = <E>(
       echo
     } satisfies DecodedRequest
   })
+
+/**
+ * The integer parameters within their ranges, worded as the API words an integer below its minimum
+ * (`Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got -5 instead.`,
+ * code `integer_below_min_value`): `max_output_tokens` at least 1 (the API reference's minimum is 16, which
+ * a Chat Completions backend need not share, so 1 to 15 go upstream; below 1 no backend can answer), and
+ * `top_logprobs` at least 0 (the API reference's range is 0 to 20; above 0 is refused as unsupported
+ * anyway). `max_tool_calls` has no range in the API reference and is only echoed: it is not checked.
+ */
+const checkRanges = (
+  request: { readonly max_output_tokens?: number | null | undefined; readonly top_logprobs?: number | null | undefined }
+) => {
+  const below = (name: string, value: number, minimum: number) =>
+    fail(
+      `Invalid '${name}': integer below minimum value. Expected a value >= ${minimum}, but got ${value} instead.`,
+      name,
+      "integer_below_min_value"
+    )
+  if (request.max_output_tokens != null && request.max_output_tokens < 1) {
+    return below("max_output_tokens", request.max_output_tokens, 1)
+  }
+  if (request.top_logprobs != null && request.top_logprobs < 0) return below("top_logprobs", request.top_logprobs, 0)
+  return Effect.void
+}
 
 /**
  * `metadata` within the API's bounds (the API reference's `Metadata`: at most 16 pairs, keys of at most 64

@@ -1191,6 +1191,9 @@ describe("ResponsesRequestDecoder", () => {
         [{ ...base, context_management: [{ type: "compaction" }] }, "context_management", "unsupported_parameter"],
         [{ ...base, moderation: { model: "omni-moderation-latest" } }, "moderation", "unsupported_parameter"],
         [{ ...base, top_logprobs: 3 }, "top_logprobs", "unsupported_value"],
+        [{ ...base, top_logprobs: -1 }, "top_logprobs", "integer_below_min_value"],
+        [{ ...base, max_output_tokens: -5 }, "max_output_tokens", "integer_below_min_value"],
+        [{ ...base, max_output_tokens: 0 }, "max_output_tokens", "integer_below_min_value"],
         [{ ...base, include: ["reasoning.encrypted_content", "message.output_text.logprobs"] }, "include[1]", "unsupported_value"],
         [{ model: "m", input: [{ type: "item_reference", id: "msg_1" }] }, "input[0].id", "unsupported_value"],
         [

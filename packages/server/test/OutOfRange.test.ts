@@ -1,0 +1,50 @@
+/**
+ * `max_output_tokens` below 1 and `top_logprobs` below 0 get the gateway's 400 naming the parameter, worded
+ * as OpenAI words an integer below its minimum, and never reach the upstream (before, `max_output_tokens:
+ * -5` went upstream as `max_completion_tokens: -5`, and the upstream's 400 came back). 1 to 15, below the
+ * API's own minimum of 16 but within what a Chat Completions backend may take, go upstream as they are.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { completion } from "@effect-responses/testing/ScriptedServer"
+import { withScriptedGateway } from "./scriptedUpstream.js"
+import { post, type WireJson as Json } from "./utils.js"
+
+const CASES: ReadonlyArray<readonly [string, number, number]> = [
+  ["max_output_tokens", -5, 1],
+  ["max_output_tokens", 0, 1],
+  ["top_logprobs", -1, 0]
+]
+
+describe("integer parameters below their minimum", () => {
+  for (const [name, value, minimum] of CASES) {
+    for (const stream of [false, true]) {
+      it.effect(`${name}: ${value}${stream ? ", streamed" : ""}: a 400 naming it, nothing sent upstream`, () =>
+        withScriptedGateway([completion({ content: "hi" })], {}, (url, received) =>
+          Effect.gen(function*() {
+            const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream, [name]: value })
+            expect(answer.status).toBe(400)
+            expect(JSON.parse(answer.text)).toEqual({
+              error: {
+                message: `Invalid '${name}': integer below minimum value. Expected a value >= ${minimum}, but got ${value} instead.`,
+                type: "invalid_request_error",
+                param: name,
+                code: "integer_below_min_value"
+              }
+            })
+            expect(received).toHaveLength(0)
+          })))
+    }
+  }
+
+  it.effect("max_output_tokens: 1 and 15 go upstream as max_completion_tokens", () =>
+    withScriptedGateway([completion({ content: "hi" }), completion({ content: "hi" })], {}, (url, received) =>
+      Effect.gen(function*() {
+        for (const value of [1, 15]) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", max_output_tokens: value })
+          expect(answer.status, answer.text).toBe(200)
+          expect((JSON.parse(answer.text) as Json).max_output_tokens).toBe(value)
+        }
+        expect(received.map((request) => (request.body as Json).max_completion_tokens)).toEqual([1, 15])
+      })))
+})
