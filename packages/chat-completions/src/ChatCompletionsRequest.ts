@@ -10,7 +10,7 @@
  * | user file (PDF…) | `{type:"file", file:{filename, file_data (a data URL)}}` or `{type:"file", file:{file_id}}` |
  * | assistant `TextPart`s | `content`: their texts joined |
  * | assistant `RefusalPart` | `refusal`: its text |
- * | assistant `ToolCallPart`s | `tool_calls: [{id: callId, type:"function", function:{name, arguments ("" -> "{}")}}]`, plus `extra_content` when the part's payload is one (`ChatCompletionsOutput.extraContentOf`: Gemini's thought signature, which Gemini requires back), whatever server the request goes to (see "extra_content" below) |
+ * | assistant `ToolCallPart`s | `tool_calls: [{id: callId, type:"function", function:{name, arguments ("" or JSON whitespace alone -> "{}")}}]`, plus `extra_content` when the part's payload is one (`ChatCompletionsOutput.extraContentOf`: Gemini's thought signature, which Gemini requires back), whatever server the request goes to (see "extra_content" below) |
  * | assistant `CustomToolCallPart`s | `tool_calls` entries too: Chat Completions has no custom tools, so a custom tool is offered as a function with one string parameter `input` (`CUSTOM_TOOL_INPUT`) and its call sent as `arguments: {"input": <input>}` |
  * | assistant `ReasoningPart`s | not sent, unless `replayReasoningContent` (then `reasoning_content`: their `text`, or their summary joined by blank lines) |
  * | assistant `MediaPart`, `UnknownPart`, and the items of Responses built-in tools (shell, apply_patch, local_shell calls, MCP approval requests, tool search) | not sent (debug log) |
@@ -508,7 +508,7 @@ const assistantMessage = (
         toolCalls.push(withExtraContent({
           id: part.callId,
           type: "function",
-          function: { name: part.name, arguments: part.arguments === "" ? "{}" : part.arguments }
+          function: { name: part.name, arguments: blankArguments(part.arguments) ? "{}" : part.arguments }
         }, part.payload, index, notes))
         break
       case "custom_tool_call":
@@ -556,6 +556,18 @@ const assistantMessage = (
  * literal's allocation site lets V8 allocate it where it will live): an array grown by `push` from empty
  * holds room for 17 calls.
  */
+/**
+ * Whether tool call arguments are `""` or JSON whitespace alone (spaces, tabs, line feeds, carriage
+ * returns): no JSON, sent as `"{}"`.
+ */
+const blankArguments = (text: string): boolean => {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) return false
+  }
+  return true
+}
+
 const exactCopy = (calls: Array<unknown>): Array<unknown> => calls.length === 1 ? [calls[0]] : calls.slice()
 
 /**

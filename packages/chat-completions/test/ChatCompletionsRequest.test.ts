@@ -29,6 +29,23 @@ describe("ChatCompletionsRequest.functionTool", () => {
 })
 
 describe("ChatCompletionsRequest.fromPrompt", () => {
+  it.effect("tool call arguments of JSON whitespace alone go upstream as {}, as empty ones do; JSON with whitespace around it as it is", () =>
+    Effect.gen(function*() {
+      const args = ["", "  ", "\n", " \t\r\n", " {\"city\":\"Oslo\"}\n"]
+      const prompt = Prompt.make([
+        new Message.UserMessage({ parts: [new Part.TextPart({ text: "Weather?" })] }),
+        new Message.AssistantMessage({
+          parts: args.map((text, index) => new Part.ToolCallPart({ callId: `call_${index}`, name: "get_weather", arguments: text }))
+        }),
+        new Message.ToolMessage({
+          results: args.map((_, index) => new Part.ToolResultPart({ callId: `call_${index}`, name: "get_weather", output: "5 C" }))
+        })
+      ])
+      const body = yield* ChatCompletionsRequest.fromPrompt(prompt, { model: "gpt-4o-mini" })
+      const calls = (body.messages[1] as unknown as { tool_calls: ReadonlyArray<{ function: { arguments: string } }> }).tool_calls
+      expect(calls.map((call) => call.function.arguments)).toEqual(["{}", "{}", "{}", "{}", " {\"city\":\"Oslo\"}\n"])
+    }))
+
   it.effect("maps system, user media, assistant text and tool calls, and tool results by tool_call_id", () =>
     Effect.gen(function*() {
       const prompt = Prompt.make([

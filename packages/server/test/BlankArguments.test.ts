@@ -103,3 +103,25 @@ describe("an upstream call whose arguments are whitespace alone", () => {
         })))
   }
 })
+
+describe("a client's function_call whose arguments are whitespace alone", () => {
+  it.effect("goes upstream with arguments {}, as one with empty arguments does; JSON with whitespace around it as it is", () => {
+    const args = ["", "  ", "\n", " \t\r\n", " {\"country\":\"UK\"}\n"]
+    return withScriptedGateway([completion({ content: "London." })], {}, (url, received) =>
+      Effect.gen(function*() {
+        const input = [
+          { role: "user", content: "Capital?" },
+          ...args.flatMap((text, index) => [
+            { type: "function_call", call_id: `call_${index}`, name: "get_capital", arguments: text },
+            { type: "function_call_output", call_id: `call_${index}`, output: "London" }
+          ])
+        ]
+        const answer = yield* post(`${url}/responses`, { model: "m", input, tools: TOOLS })
+        expect(answer.status, answer.text).toBe(200)
+        const messages = received[0]!.body.messages as ReadonlyArray<Json>
+        const sent = messages.flatMap((message) => (message.tool_calls as ReadonlyArray<{ function: { arguments: string } }> | undefined) ?? [])
+          .map((call) => call.function.arguments)
+        expect(sent).toEqual(["{}", "{}", "{}", "{}", " {\"country\":\"UK\"}\n"])
+      }))
+  })
+})

@@ -19,6 +19,7 @@ import * as Schema from "effect/Schema"
 import type { BuiltinToolsPolicy, FileInput, InputElements } from "../../ResponsesRequestDecoder.js"
 import { makeBudget, yieldToIo } from "@effect-responses/wire/Cooperative"
 import * as CallId from "../callId.js"
+import { isBlank } from "../lifecycle/items.js"
 import { capMessage } from "../limits.js"
 import * as ReasoningToken from "../reasoningToken.js"
 import { decodeAt, fail, Nullable, type RequestError } from "./common.js"
@@ -521,7 +522,10 @@ export const decodeInput = <E>(
           // (its arguments were no operation or action): it goes upstream as a call of the built-in's function
           const name = (call.namespace == null ? builtInSentName(toolSet, call.name) : undefined) ??
             sentName(call.name, call.namespace)
-          toolCall(call.call_id, name, call.arguments || "{}", attributes({ id: call.id, status: call.status }))
+          // no arguments, or JSON whitespace alone, are `{}`: what the lifecycle writes for such a call, and what
+          // an upstream parses (`"  "` is no JSON)
+          const args = call.arguments ?? ""
+          toolCall(call.call_id, name, isBlank(args) ? "{}" : args, attributes({ id: call.id, status: call.status }))
           unanswered.set(CallId.decode(call.call_id).callId, { index, type })
           if (call.namespace == null && isClientToolName(call.name)) builtInCalls.set(CallId.decode(call.call_id).callId, { name: call.name, item: false })
           break
