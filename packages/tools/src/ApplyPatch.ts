@@ -64,9 +64,11 @@
  * patch the model wrote is the application's decision: give it a root it may change.
  *
  * Concurrency: `applyChange`, `applyPatchText` and `handler` run one at a time on one file, whoever calls
- * them and whatever root they were given (a lock per file, by its device and inode, or by its real path while
- * it does not exist: through `root` and a root nested in it such as `root/sub`, a link to the root, another
- * spelling of the path, or a hard link to it, a file is one): the
+ * them and whatever root they were given (a lock per file, by its real path and, once it exists, by its device
+ * and inode too, the keys worked out again once the locks are held and taken again if the file changed
+ * meanwhile: through `root` and a root nested in it such as `root/sub`, a link to the root, another spelling
+ * of the path, or a hard link to it, a file is one, and a patch queued while the file is being created and
+ * one started after it was take one lock): the
  * tool loop runs function and custom tool calls concurrently, and two patches of one file read together
  * would each write their own edit over the other's. A whole patch takes the locks of all the files it
  * touches before its first change and holds them until its last. Patches of other files run concurrently.
@@ -80,7 +82,7 @@ import * as Schema from "effect/Schema"
 import { constants as FsConstants, type Stats } from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as NodePath from "node:path"
-import { fileKey, withFileLocks } from "./internal/fileLock.js"
+import { fileKey, fileKeys, withResolvedFileLocks } from "./internal/fileLock.js"
 
 /**
  * A patch that cannot be applied: malformed, a hunk whose lines are not in the file, a file that exists
@@ -907,28 +909,33 @@ const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot
  * @category files
  */
 export const applyChange = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
-  Effect.flatMap(lockKeys(root, change), (keys) => withFileLocks(keys, Effect.flatMap(planChange(root, change, new Overlay()), (planned) => Effect.map(runPlanned([planned]), (logs) => logs[0]!))))
+  withResolvedFileLocks(
+    lockKeys(root, change),
+    Effect.flatMap(planChange(root, change, new Overlay()), (planned) => Effect.map(runPlanned([planned]), (logs) => logs[0]!))
+  )
 
 /**
- * The keys of the locks a change takes (`withFileLocks`): of the files it reads or writes (an update's file
- * and its move's destination, where a write lands; a delete's entry), each its device and inode when it
- * exists (two hard links to one file are one key), else its real path (`fileKey`). A path that does not
- * resolve (outside the root, a missing root) has none: the change fails on it before touching a file.
+ * The keys of the locks a change takes (`withResolvedFileLocks`): of the files it reads or writes (an update's
+ * file and its move's destination, where a write lands; a delete's entry), each its real path and, when a
+ * file is there, its device and inode (`fileKeys`: two hard links to one file share a key, and so do a
+ * change that found no file and one that found the file created meanwhile). They are worked out again once
+ * the locks are held, and taken again if the files changed meanwhile. A path that does not resolve
+ * (outside the root, a missing root) has none: the change fails on it before touching a file.
  */
 const lockKeys = (root: string, change: FileChange): Effect.Effect<ReadonlyArray<string>> =>
   Effect.map(
     Effect.all(
       change.type === "delete_file"
-        ? [Effect.flatMap(locateEntry(root, change.path), (real) => fileKey(real, true))]
+        ? [Effect.flatMap(locateEntry(root, change.path), (real) => fileKeys(real, true))]
         : [
-          Effect.flatMap(locate(root, change.path), ({ real }) => fileKey(real, false)),
+          Effect.flatMap(locate(root, change.path), ({ real }) => fileKeys(real, false)),
           ...(change.type === "update_file" && change.moveTo !== undefined
-            ? [Effect.flatMap(locate(root, change.moveTo), ({ real }) => fileKey(real, false))]
+            ? [Effect.flatMap(locate(root, change.moveTo), ({ real }) => fileKeys(real, false))]
             : [])
         ],
       { mode: "either" }
     ),
-    (resolved) => resolved.flatMap((key) => key._tag === "Right" ? [key.right] : [])
+    (resolved) => resolved.flatMap((keys) => keys._tag === "Right" ? keys.right : [])
   )
 
 /** One file system call of a planned change: a file written with its new text, or a path removed. */
@@ -1156,11 +1163,8 @@ export const applyPatchText = (root: string, text: string): Effect.Effect<string
           description: "No files were modified: the patch has no \"*** Add File:\", \"*** Update File:\" or \"*** Delete File:\" section"
         })
       )
-      : Effect.flatMap(
-        Effect.forEach(changes, (change) => lockKeys(root, change)),
-        (keys) =>
-          withFileLocks(
-            keys.flat(),
+      : withResolvedFileLocks(
+            Effect.map(Effect.forEach(changes, (change) => lockKeys(root, change)), (keys) => keys.flat()),
             Effect.gen(function*() {
               // every change computed and checked (against the files and the changes before it) before the
               // first write, as Codex verifies a whole patch (maybe_parse_apply_patch_verified) before applying it
@@ -1170,7 +1174,7 @@ export const applyPatchText = (root: string, text: string): Effect.Effect<string
               return (yield* runPlanned(planned)).join("\n")
             })
           )
-      ))
+      )
 
 /**
  * The handler of the `apply_patch` client tool (`Tool.applyPatch`) over `root`: applies the call's

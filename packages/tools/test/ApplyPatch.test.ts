@@ -857,6 +857,35 @@ describe("ApplyPatch", () => {
       assert.deepStrictEqual(Array.from({ length: count }, (_, i) => i).filter((i) => !text.includes(`LINE ${i}\n`)), [])
     }))
 
+  it.effect("an update queued while the file is created and one started after the create run one at a time", () =>
+    Effect.gen(function*() {
+      // the breaker's ap_lock_race.mjs: an Add of a.txt runs; an update started meanwhile keyed its lock by the
+      // path (no file yet), one started after the Add by the file's inode, and the two ran together: one edit
+      // answered "updated a.txt" and was lost (29 of 30 rounds). Now both take the path's key, and a change
+      // whose keys changed before it held its locks takes them again.
+      const body = Array.from({ length: 400 }, (_, i) => `line ${i}`)
+      const add = `*** Begin Patch\n*** Add File: a.txt\n${body.map((line) => "+" + line).join("\n")}\n*** End Patch`
+      const update = (i: number) => `*** Begin Patch\n*** Update File: a.txt\n@@\n-line ${i}\n+LINE ${i} edited\n*** End Patch`
+      let lost = 0
+      for (let round = 0; round < 20; round++) {
+        const root = workspace()
+        const created = yield* Effect.fork(ApplyPatch.applyPatchText(root, add))
+        const early = yield* Effect.fork(Effect.either(ApplyPatch.applyPatchText(root, update(1))))
+        yield* Fiber.join(created)
+        const late = yield* Effect.fork(Effect.either(round % 2 === 0
+          ? ApplyPatch.applyPatchText(root, update(300))
+          : ApplyPatch.applyChange(root, { type: "update_file", path: "a.txt", diff: "@@\n-line 300\n+LINE 300 edited\n" })))
+        // the early one may run before the Add and find no file (refused, nothing written): only an edit
+        // answered as made counts
+        const answers = [[yield* Fiber.join(early), 1], [yield* Fiber.join(late), 300]] as const
+        const text = readFileSync(join(root, "a.txt"), "utf8")
+        for (const [answer, line] of answers) {
+          if (answer._tag === "Right" && !text.includes(`LINE ${line} edited\n`)) lost++
+        }
+      }
+      assert.strictEqual(lost, 0)
+    }))
+
   it.effect("a whole patch as Codex reads it: in a heredoc, Add File onto a file, no change or an empty update refused", () =>
     Effect.gen(function*() {
       const root = workspace()

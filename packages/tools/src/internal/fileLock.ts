@@ -1,7 +1,11 @@
 /**
- * One lock per file, keyed by the file itself: an existing file by its device and inode (`fileKey`), so the
- * names of one hard-linked file are one key; a file that does not exist yet by its real path (its
- * directory's real path and its name). The file operations of `ApplyPatch` that read or write
+ * One lock per file, keyed by the file itself: every file an operation touches takes the key of its real path
+ * (its directory's real path and its name) and, when a file is there, the key of its device and inode
+ * (`fileKey`), so the names of one hard-linked file share a key, and an operation that found no file yet and
+ * one that found the file another created meanwhile share the path's. The keys are worked out before the
+ * locks are taken, and again once they are held (`withResolvedFileLocks`): when the files changed meanwhile
+ * (a file created, a link replaced), the operation lets the locks go and takes the new keys too, so it never
+ * runs without the lock of a file it touches. The file operations of `ApplyPatch` that read or write
  * one file run one at a time, whoever calls them (the built-in `apply_patch` handler, a freeform custom tool
  * of any name, a caller of its own) and whatever root they were given, so two concurrent patches of one file
  * cannot both read it before either writes (the later write would drop the earlier edit): through two roots
@@ -39,10 +43,9 @@ const withLock = <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.
   )
 
 /**
- * The key of the lock of the file at `real` (a real path: its links followed, or for `entry` its directory's
- * only): `dev:ino` of what is there (`lstat` for an entry, a delete's, which removes a link itself), so two
- * hard links to one file take one lock (their real paths differ); the real path itself when nothing is
- * there (a file to create: whoever creates it by that path takes the same key) or it cannot be read.
+ * The key of the file at `real` (a real path: its links followed, or for `entry` its directory's only):
+ * `dev:ino` of what is there (`lstat` for an entry, a delete's, which removes a link itself); the real path
+ * itself when nothing is there or it cannot be read.
  */
 export const fileKey = (real: string, entry: boolean): Effect.Effect<string> =>
   Effect.promise(() =>
@@ -53,8 +56,43 @@ export const fileKey = (real: string, entry: boolean): Effect.Effect<string> =>
   )
 
 /**
+ * The keys of the lock of the file at `real` (as `fileKey`): its real path, and its `dev:ino` when a file is
+ * there. Both, so that an operation that keyed the file before it existed (by path) and one that keyed it
+ * after (by inode) share one, and two hard links of a file (two paths) share the other.
+ */
+export const fileKeys = (real: string, entry: boolean): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.map(fileKey(real, entry), (key) => key === real ? [real] : [real, key])
+
+/**
  * `effect` run while holding the locks of `keys` (`fileKey`s of the files it reads or writes), taken one
  * after another in the order of the keys (waiting for each). Not reentrant.
  */
 export const withFileLocks = <A, E, R>(keys: Iterable<string>, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Array.from(new Set(keys)).sort().reduceRight((inner, key) => withLock(key, inner), effect)
+
+/**
+ * `effect` run while holding the locks of the keys `keysOf` works out (`fileKeys` of the files it reads or
+ * writes): the keys are worked out, their locks taken (`withFileLocks`), and the keys worked out again; when
+ * the files changed before the locks were held (a file created or replaced by the operation that held one
+ * of them), so that a key is missing, the locks are let go and taken again with the missing keys too, until
+ * the locks held cover the keys as they are.
+ */
+export const withResolvedFileLocks = <A, E, R>(
+  keysOf: Effect.Effect<ReadonlyArray<string>>,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => {
+  const attempt = (held: ReadonlyArray<string>): Effect.Effect<A, E, R> =>
+    Effect.flatMap(
+      withFileLocks(
+        held,
+        Effect.flatMap(keysOf, (now): Effect.Effect<{ readonly done: true; readonly value: A } | { readonly done: false; readonly keys: ReadonlyArray<string> }, E, R> => {
+          const missing = now.filter((key) => !held.includes(key))
+          return missing.length === 0
+            ? Effect.map(effect, (value) => ({ done: true as const, value }))
+            : Effect.succeed({ done: false as const, keys: [...held, ...missing] })
+        })
+      ),
+      (result) => result.done ? Effect.succeed(result.value) : attempt(result.keys)
+    )
+  return Effect.flatMap(keysOf, attempt)
+}
