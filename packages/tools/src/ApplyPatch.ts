@@ -54,7 +54,9 @@
  * leaves the destination written, and says so). A whole patch (`applyPatchText`) is checked as a whole
  * before its first write, as Codex's agent verifies one (`maybe_parse_apply_patch_verified`) before applying
  * it: every change's new content is computed against the files as the changes before it leave them (a file
- * added then updated, or updated twice, in one patch), and a missing file, a hunk that does not apply, a path
+ * added then updated, or updated twice, in one patch; a symbolic link deleted or moved away is gone, so a
+ * later `*** Add File:` of its name makes a regular file there, never one through the old link; a directory
+ * an earlier change writes into is no file to write), and a missing file, a hunk that does not apply, a path
  * out of the root, a directory to delete or a file where a directory must be written in any change writes
  * nothing; only a file system call that fails midway (a disk full, a permission denied) leaves the changes
  * before it made, and the error lists them (`PatchError.applied`). A hard link in the root to a
@@ -727,26 +729,82 @@ const landing = (file: string): Effect.Effect<string | undefined> =>
   })
 
 /**
+ * Where a write to the absolute path `file` lands for a change planned after those in `overlay` (see
+ * `Overlay`), as `landing` finds it on the disk but with the earlier changes of the patch made: its parts
+ * resolved one by one, symbolic links followed (dangling ones by their text), and an entry an earlier change
+ * removed (a deleted or moved-away link) is gone, so the path ends there (a write creates a regular file
+ * there, not one through the old link); a file an earlier change wrote is a regular file; a directory an
+ * earlier write created is one. `gone`: the path goes through or ends at an entry an earlier change removed,
+ * so what the disk has at or below it is not there (only the overlay's writes are). `undefined` after 40
+ * links (a loop).
+ */
+const landingIn = (
+  overlay: Overlay,
+  file: string
+): Effect.Effect<{ readonly real: string; readonly gone: boolean } | undefined> =>
+  Effect.promise(async () => {
+    let pending = file.split(NodePath.sep).filter((part) => part !== "")
+    let current = NodePath.parse(file).root
+    let gone = false
+    let hops = 0
+    while (pending.length > 0) {
+      const name = pending.shift()!
+      if (name === ".") continue
+      if (name === "..") {
+        current = NodePath.dirname(current)
+        continue
+      }
+      const next = NodePath.join(current, name)
+      const state = overlay.get(next)
+      if (typeof state === "string") return { real: NodePath.join(next, ...pending), gone }
+      if (state === null) gone = true
+      if (overlay.directories.has(next)) {
+        current = next
+        continue
+      }
+      if (gone) return { real: NodePath.join(next, ...pending), gone }
+      const stats = await Fs.lstat(next).catch(() => undefined)
+      if (stats === undefined) return { real: NodePath.join(next, ...pending), gone }
+      if (stats.isSymbolicLink()) {
+        if (++hops > 40) return undefined
+        const link = await Fs.readlink(next).catch(() => undefined)
+        if (link === undefined) return undefined
+        const target = NodePath.resolve(current, link)
+        pending = [...target.split(NodePath.sep).filter((part) => part !== ""), ...pending]
+        current = NodePath.parse(target).root
+        continue
+      }
+      current = next
+    }
+    return { real: current, gone }
+  })
+
+/**
  * `path` under `root`, checked (see `resolveUnder`): `file` is the path itself, `real` where a write to it lands once symbolic links are followed (what a write
  * opens, so a dangling link's missing directories are created inside the root; two spellings of one file
  * have the same `real`).
  */
-const locate = (root: string, path: string): Effect.Effect<{ readonly file: string; readonly real: string }, PatchError> =>
-  locateAs(root, path, false)
+const locate = (
+  root: string,
+  path: string,
+  overlay?: Overlay
+): Effect.Effect<{ readonly file: string; readonly real: string; readonly gone: boolean }, PatchError> =>
+  locateAs(root, path, false, overlay)
 
 /**
  * `path` under `root`, checked as `locate` does but for its last part: the entry itself in the real path of
  * its directory (which must be the root or inside it), a symbolic link and not where it points. What a delete
- * removes.
+ * removes. With `overlay`, as the changes planned before leave the files (`landingIn`).
  */
-const locateEntry = (root: string, path: string): Effect.Effect<string, PatchError> =>
-  Effect.map(locateAs(root, path, true), ({ real }) => real)
+const locateEntry = (root: string, path: string, overlay?: Overlay): Effect.Effect<string, PatchError> =>
+  Effect.map(locateAs(root, path, true, overlay), ({ real }) => real)
 
 const locateAs = (
   root: string,
   path: string,
-  entry: boolean
-): Effect.Effect<{ readonly file: string; readonly real: string }, PatchError> =>
+  entry: boolean,
+  overlay?: Overlay
+): Effect.Effect<{ readonly file: string; readonly real: string; readonly gone: boolean }, PatchError> =>
   Effect.gen(function*() {
     if (path === "" || NodePath.isAbsolute(path)) {
       return yield* new PatchError({ description: "the path must be relative to the workspace root", path })
@@ -760,13 +818,18 @@ const locateAs = (
     const inside = (candidate: string) => candidate.startsWith(realRoot + NodePath.sep)
     if (!inside(file)) return yield* new PatchError({ description: "the path leaves the workspace root", path })
     // where a write lands must be inside the root too: no symbolic link out of it, dangling or not (for an
-    // entry: where its directory is)
-    const landed = yield* landing(entry ? NodePath.dirname(file) : file)
+    // entry: where its directory is); in a whole patch, with the changes planned before it made
+    const target = entry ? NodePath.dirname(file) : file
+    const landed = overlay === undefined
+      ? yield* Effect.map(landing(target), (real) => real === undefined ? undefined : { real, gone: false })
+      : yield* landingIn(overlay, target)
     if (landed === undefined) return yield* new PatchError({ description: "the path goes through too many symbolic links", path })
-    if (!(inside(landed) || entry && landed === realRoot)) {
+    if (!(inside(landed.real) || entry && landed.real === realRoot)) {
       return yield* new PatchError({ description: "the path leads out of the workspace root", path })
     }
-    return { file, real: entry ? NodePath.join(landed, NodePath.basename(file)) : landed }
+    if (!entry) return { file, real: landed.real, gone: landed.gone }
+    const real = NodePath.join(landed.real, NodePath.basename(file))
+    return { file, real, gone: landed.gone || overlay?.get(real) === null }
   })
 
 /**
@@ -955,11 +1018,15 @@ interface Planned {
  * same patch sees these, not the disk. A write lands in the file already there (`writeText` truncates it in
  * place), so every hard link of it sees the text: `inodes` holds it by the file's device and inode (the key
  * `lockKeys` takes, `fileKey`) too, for a file that was on disk at that path and not removed by an earlier
- * change (a path removed then written again is a new file, in `fresh`).
+ * change (a path removed then written again is a new file, in `fresh`). Paths are resolved against it
+ * (`landingIn`): an entry removed is gone (a deleted link is not followed by a later write at its path), and
+ * `directories` holds the directories the writes go into.
  */
 class Overlay extends Map<string, string | null> {
   readonly inodes = new Map<string, string>()
   readonly fresh = new Set<string>()
+  /** The directories a write of the patch goes into (created if missing): a later write there is refused. */
+  readonly directories = new Set<string>()
 }
 
 /** The device and inode of the file on disk at `real` (symbolic links followed), if one is there. */
@@ -976,10 +1043,18 @@ const seen = (overlay: Overlay, entry: string, real: string): Effect.Effect<stri
   return Effect.map(inodeOf(real), (inode) => (inode === undefined ? undefined : overlay.inodes.get(inode)) ?? atPath)
 }
 
-/** Records in `overlay` that `text` is written to `real` (and to every hard link of the file there). */
-const recordWrite = (overlay: Overlay, real: string, text: string): Effect.Effect<void> =>
+/**
+ * Records in `overlay` that `text` is written to `real` (and to every hard link of the file there, unless
+ * `gone`: the path went through a removed entry, so the file is a new one), and that its directories are.
+ */
+const recordWrite = (overlay: Overlay, real: string, text: string, gone: boolean): Effect.Effect<void> =>
   Effect.gen(function*() {
-    if (overlay.get(real) === null) overlay.fresh.add(real)
+    for (let directory = NodePath.dirname(real); !overlay.directories.has(directory); directory = NodePath.dirname(directory)) {
+      overlay.directories.add(directory)
+      if (NodePath.dirname(directory) === directory) break
+    }
+    // a path through or at a removed entry: the disk's file there (an old link's target) is not this one
+    if (gone || overlay.get(real) === null) overlay.fresh.add(real)
     overlay.set(real, text)
     if (overlay.fresh.has(real)) return
     const inode = yield* inodeOf(real)
@@ -1027,8 +1102,11 @@ const planChange = (
     if (change.type === "delete_file") {
       // the entry itself, a symbolic link and never its target (as Codex removes the path it is given): only
       // the directories it is in must be inside the root
-      const entry = yield* locateEntry(root, change.path)
-      const state = overlay.get(entry)
+      const { gone, real: entry } = yield* locateAs(root, change.path, true, overlay)
+      if (overlay.directories.has(entry)) {
+        return yield* new PatchError({ description: "the path names a directory, not a file: apply_patch deletes files only", path: change.path })
+      }
+      const state = overlay.get(entry) ?? (gone ? null : undefined)
       if (state === null) return yield* new PatchError({ description: "the file to delete does not exist", path: change.path })
       if (state === undefined) {
         const stats = yield* Effect.promise(() => Fs.lstat(entry).catch(() => undefined))
@@ -1040,11 +1118,20 @@ const planChange = (
       overlay.set(entry, null)
       return { log: `deleted ${change.path}`, steps: [{ _tag: "remove", file: entry, path: change.path }] }
     }
-    const { file, real } = yield* locate(root, change.path)
+    const { file, gone, real } = yield* locate(root, change.path, overlay)
     // the entry, to see an earlier removal of it; a path whose directory leads out of the root through a
     // link that leads back in (its file is inside) has none there, and is looked up by where it lands
-    const entry = yield* Effect.orElseSucceed(locateEntry(root, change.path), () => real)
-    const state = yield* seen(overlay, entry, real)
+    const entry = yield* Effect.orElseSucceed(locateEntry(root, change.path, overlay), () => real)
+    // a path through a removed entry (a deleted link, a directory link too) has only what the patch wrote
+    const state = gone ? overlay.get(real) ?? null : yield* seen(overlay, entry, real)
+    // a directory an earlier write of the patch went into (Add d/x.txt, then Add d) is no file
+    const requireNoDirectory = (at: string, path: string) =>
+      overlay.directories.has(at)
+        ? Effect.fail(
+          new PatchError({ description: "the path names a directory, not a regular file: apply_patch changes regular files only", path })
+        )
+        : Effect.void
+    yield* requireNoDirectory(real, change.path)
     switch (change.type) {
       case "create_file": {
         // a file there is replaced, as Codex's *** Add File: writes whatever is there (a directory, a pipe:
@@ -1053,7 +1140,7 @@ const planChange = (
         const replaced = state === undefined ? yield* exists(file) : state !== null
         if (state === undefined) yield* requireRegular(real, change.path)
         yield* requireDirectories(real, change.path, overlay)
-        yield* recordWrite(overlay, real, text)
+        yield* recordWrite(overlay, real, text, gone)
         return {
           log: replaced ? `created ${change.path}, replacing the file there` : `created ${change.path}`,
           steps: [{ _tag: "write", file: real, text, path: change.path }]
@@ -1067,14 +1154,15 @@ const planChange = (
         const text = yield* (hunks === undefined
           ? applyHunks(content, change.diff, change.path)
           : applyParsedHunks(content, hunks, change.path))
-        const destination = change.moveTo === undefined ? undefined : yield* locate(root, change.moveTo)
+        const destination = change.moveTo === undefined ? undefined : yield* locate(root, change.moveTo, overlay)
         // a move onto the file itself ("./a.txt", "sub/../a.txt" for "a.txt", a link to it) is a plain
         // update: writing the destination then removing the source would remove the only copy
         if (change.moveTo !== undefined && destination !== undefined && destination.real !== real) {
+          yield* requireNoDirectory(destination.real, change.moveTo)
           const there = overlay.get(destination.real)
-          if (there === undefined) yield* requireRegular(destination.real, change.moveTo)
+          if (there === undefined && !destination.gone) yield* requireRegular(destination.real, change.moveTo)
           yield* requireDirectories(destination.real, change.moveTo, overlay)
-          yield* recordWrite(overlay, destination.real, text)
+          yield* recordWrite(overlay, destination.real, text, destination.gone)
           overlay.set(entry, null)
           return {
             log: `updated ${change.path} and moved it to ${change.moveTo}`,
@@ -1084,7 +1172,7 @@ const planChange = (
             ]
           }
         }
-        yield* recordWrite(overlay, real, text)
+        yield* recordWrite(overlay, real, text, gone)
         return { log: `updated ${change.path}`, steps: [{ _tag: "write", file: real, text, path: change.path }] }
       }
     }
@@ -1124,7 +1212,8 @@ const runPlanned = (planned: ReadonlyArray<Planned>): Effect.Effect<ReadonlyArra
  * Applies a whole patch text under `root` (see `parsePatch`) and returns the log lines of its changes joined
  * by newlines. Every change is computed and checked before the first write, as Codex's agent verifies a
  * patch (`maybe_parse_apply_patch_verified`) before applying it: each one against the files as the changes
- * before it in the patch leave them; a change that fails there (a missing file to update or delete, a hunk
+ * before it in the patch leave them (its paths resolved so too: a symbolic link deleted or moved away
+ * earlier is gone, so an `*** Add File:` of its name writes a regular file there, not its old target); a change that fails there (a missing file to update or delete, a hunk
  * that does not apply, a path out of the root, a directory to delete, a pipe or a directory where a file is
  * written, a file where a directory is needed) fails the patch with its `PatchError` and nothing is written,
  * so the same patch sent again once the model fixed it applies each change once. Then the files are written

@@ -10,7 +10,19 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -25,6 +37,14 @@ const recordedCall = (): Part.ApplyPatchCallPart => {
 }
 
 const workspace = () => mkdtempSync(join(tmpdir(), "apply-patch-"))
+
+const lstatSyncOrUndefined = (path: string) => {
+  try {
+    return lstatSync(path)
+  } catch {
+    return undefined
+  }
+}
 
 describe("ApplyPatch", () => {
   it.effect("the recorded create_file operation writes the file under the root", () =>
@@ -747,6 +767,98 @@ describe("ApplyPatch", () => {
         "updated x.txt\nupdated y.txt"
       )
       assert.strictEqual(readFileSync(join(symbolic, "x.txt"), "utf8"), "ONE\nTWO\n")
+    }))
+
+  it.effect("a symbolic link deleted or moved away earlier in a whole patch is gone: a later write at its path makes a file there", () =>
+    Effect.gen(function*() {
+      // the breaker's ap_link_overlay.mjs: the later Add was planned against the disk as it was, so it wrote
+      // through the link removed before it (link.txt missing, its old target overwritten)
+      const run = (setup: (root: string) => void, patch: string) =>
+        Effect.gen(function*() {
+          const root = workspace()
+          setup(root)
+          const answer = yield* Effect.either(ApplyPatch.applyPatchText(root, `*** Begin Patch\n${patch}*** End Patch`))
+          const at = (path: string) => {
+            const stats = lstatSyncOrUndefined(join(root, path))
+            return stats === undefined
+              ? "missing"
+              : stats.isSymbolicLink()
+              ? `link -> ${readlinkSync(join(root, path))}`
+              : stats.isDirectory()
+              ? "directory"
+              : readFileSync(join(root, path), "utf8")
+          }
+          return { answer: answer._tag === "Right" ? answer.right : `failed: ${answer.left.message}`, at }
+        })
+      const linked = (root: string) => {
+        writeFileSync(join(root, "target.txt"), "target\n")
+        symlinkSync("target.txt", join(root, "link.txt"))
+      }
+      const deleted = yield* run(linked, "*** Delete File: link.txt\n*** Add File: link.txt\n+new\n")
+      assert.strictEqual(deleted.answer, "deleted link.txt\ncreated link.txt")
+      assert.deepStrictEqual([deleted.at("link.txt"), deleted.at("target.txt")], ["new\n", "target\n"])
+      const moved = yield* run(linked, "*** Update File: link.txt\n*** Move to: moved.txt\n@@\n-target\n+moved\n*** Add File: link.txt\n+new\n")
+      assert.strictEqual(moved.answer, "updated link.txt and moved it to moved.txt\ncreated link.txt")
+      assert.deepStrictEqual([moved.at("link.txt"), moved.at("target.txt"), moved.at("moved.txt")], ["new\n", "target\n", "moved\n"])
+      const dangling = yield* run((root) => symlinkSync("nowhere.txt", join(root, "link.txt")), "*** Delete File: link.txt\n*** Add File: link.txt\n+new\n")
+      assert.strictEqual(dangling.answer, "deleted link.txt\ncreated link.txt")
+      assert.deepStrictEqual([dangling.at("link.txt"), dangling.at("nowhere.txt")], ["new\n", "missing"])
+      // a link to a directory: a file under its name is in a new directory, the old one's file untouched; a
+      // file the old directory has is not there any more
+      const directory = yield* run((root) => {
+        mkdirSync(join(root, "realdir"))
+        writeFileSync(join(root, "realdir", "x.txt"), "x\n")
+        writeFileSync(join(root, "realdir", "y.txt"), "y\n")
+        symlinkSync("realdir", join(root, "d"))
+      }, "*** Delete File: d\n*** Add File: d/x.txt\n+new\n")
+      assert.strictEqual(directory.answer, "deleted d\ncreated d/x.txt")
+      assert.deepStrictEqual(
+        [directory.at("d"), directory.at("d/x.txt"), directory.at("realdir/x.txt")],
+        ["directory", "new\n", "x\n"]
+      )
+      const below = yield* run((root) => {
+        mkdirSync(join(root, "realdir"))
+        writeFileSync(join(root, "realdir", "y.txt"), "y\n")
+        symlinkSync("realdir", join(root, "d"))
+      }, "*** Delete File: d\n*** Add File: d/x.txt\n+new\n*** Update File: d/y.txt\n@@\n-y\n+Y\n")
+      assert.strictEqual(below.answer, "failed: d/y.txt: the file to update does not exist")
+      assert.deepStrictEqual([below.at("d"), below.at("realdir/y.txt")], ["link -> realdir", "y\n"])
+      // refused before: the update looked for the old target's text; the Add, for where the link led
+      const updated = yield* run(linked, "*** Delete File: link.txt\n*** Add File: link.txt\n+new\n*** Update File: link.txt\n@@\n-new\n+NEW\n")
+      assert.strictEqual(updated.answer, "deleted link.txt\ncreated link.txt\nupdated link.txt")
+      assert.deepStrictEqual([updated.at("link.txt"), updated.at("target.txt")], ["NEW\n", "target\n"])
+      const outside = workspace()
+      writeFileSync(join(outside, "secret.txt"), "secret\n")
+      const out = yield* run((root) => symlinkSync(join(outside, "secret.txt"), join(root, "link.txt")), "*** Delete File: link.txt\n*** Add File: link.txt\n+new\n")
+      assert.strictEqual(out.answer, "deleted link.txt\ncreated link.txt")
+      assert.strictEqual(out.at("link.txt"), "new\n")
+      assert.strictEqual(readFileSync(join(outside, "secret.txt"), "utf8"), "secret\n")
+      // a link not removed is still followed: an Add through it writes its target
+      const kept = yield* run(linked, "*** Add File: link.txt\n+new\n")
+      assert.deepStrictEqual([kept.answer, kept.at("link.txt"), kept.at("target.txt")], [
+        "created link.txt, replacing the file there",
+        "link -> target.txt",
+        "new\n"
+      ])
+    }))
+
+  it.effect("a directory an earlier change of a whole patch writes into is no file to write: refused, nothing written", () =>
+    Effect.gen(function*() {
+      // Add d/x.txt then Add d passed the plan, then wrote d/x.txt and failed on d
+      const root = workspace()
+      const added = yield* Effect.flip(ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Add File: d/x.txt\n+x\n*** Add File: d\n+d\n*** End Patch"))
+      assert.strictEqual(added.message, "d: the path names a directory, not a regular file: apply_patch changes regular files only")
+      assert.isUndefined(added.applied)
+      assert.deepStrictEqual(readdirSync(root), [])
+      writeFileSync(join(root, "a.txt"), "a\n")
+      const moved = yield* Effect.flip(
+        ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Add File: d/x.txt\n+x\n*** Update File: a.txt\n*** Move to: d\n@@\n-a\n+b\n*** End Patch")
+      )
+      assert.strictEqual(moved.message, "d: the path names a directory, not a regular file: apply_patch changes regular files only")
+      const deleted = yield* Effect.flip(ApplyPatch.applyPatchText(root, "*** Begin Patch\n*** Add File: d/x.txt\n+x\n*** Delete File: d\n*** End Patch"))
+      assert.strictEqual(deleted.message, "d: the path names a directory, not a file: apply_patch deletes files only")
+      assert.deepStrictEqual(readdirSync(root), ["a.txt"])
+      assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "a\n")
     }))
 
   it.effect("a file reached through a directory link out of the root and a file link back in is updated where it lands", () =>
