@@ -98,21 +98,6 @@ describe("a Responses upstream that breaks off inside a message of two content p
         expect(accumulated.output[1]).toMatchObject({ type: "message", status: "in_progress", content: [{ type: "output_text", text: " It is in Bra" }] })
       })))
 
-  it.effect("cut after part 1 was added, before any of its deltas: part 0 is a finished item of the failed response", () =>
-    withGateway(recordedUpstream(cut([])), {}, (url) =>
-      Effect.gen(function*() {
-        const { accumulated, events, terminal } = yield* failedStream(url)
-        const output = terminal.output as ReadonlyArray<Json>
-        // the upstream began part 1, so it had finished part 0 (before: output [], part 0 never done)
-        expect(output).toHaveLength(1)
-        expect(output[0]).toMatchObject({ type: "message", status: "completed", content: [{ type: "output_text", text: RECORDED_TEXT }] })
-        expect(deltasOf(events, 0)).toBe(RECORDED_TEXT)
-        expect(deltasOf(events, 1)).toBe("")
-        expect(events.some((event) => event.type === "response.output_item.done" && event.output_index === 1)).toBe(false)
-        expect(accumulated.output[0]).toEqual(output[0])
-        expect(accumulated.output.slice(0, output.length)).toEqual(output)
-      })))
-
   it.effect("cut inside part 0: nothing finished, so the failed response's output is empty; what arrived was written as deltas", () =>
     withGateway(recordedUpstream(cut([], { partOne: false })), {}, (url) =>
       Effect.gen(function*() {

@@ -343,7 +343,6 @@ export class Decoder {
         if (progress !== undefined) return this.toolProgress(event, type, data, out, progress[0], progress[1])
         const kind = TOOL_DELTAS[type]
         if (kind !== undefined) return this.toolProgress(event, type, data, out, kind, undefined)
-        if (type === "response.content_part.added") this.laterPartAdded(event, out)
         if (SNAPSHOTS.has(type)) return undefined
         if (AUDIO.has(type)) {
           this.logs.push({ level: "Debug", message: `skipped audio event ${type} at position ${position}` })
@@ -657,26 +656,6 @@ export class Decoder {
       }
     }
     return slot
-  }
-
-  /**
-   * `response.content_part.added` of a message's later content part (`content_index` 1 or more): an empty delta
-   * of that part (text, or a refusal for a `refusal` part), so a reader knows the part began, and so that the
-   * upstream finished the one before (its lifecycle ends a content part before it adds the next), before any
-   * of the part's deltas arrive (a stream that breaks off then still has the earlier part finished). Part 0
-   * begins with its message; an event for no open message item of this response is skipped, as before.
-   */
-  private laterPartAdded(event: JsonObject, out: Array<StreamPart.StreamPart>): void {
-    const outputIndex = finiteNumber(event.output_index)
-    const contentIndex = contentIndexOf(event.content_index)
-    if (outputIndex === undefined || contentIndex === 0 || !this.open || this.responseId === undefined) return
-    const slot = this.slots.get(outputIndex)
-    if (slot === undefined || slot.itemType !== "message") return
-    contentOf(slot, contentIndex)
-    const part = typeof event.part === "object" && event.part !== null && (event.part as JsonObject).type === "refusal"
-      ? UnsafePart.refusalPart("", slot.attributes)
-      : UnsafePart.textDelta("", slot.attributes)
-    out.push(UnsafePart.contentPartUpdate(this.responseId, outputIndex, contentIndex, true, false, part))
   }
 
   /** A delta event that `feed` parsed: read, then its template learned for the fast path. */

@@ -307,9 +307,8 @@ export const make = (
   }
 
   /**
-   * The next content part of the message whose content part `slot` is, when it began (its
-   * `response.content_part.added` came, with or without content since; not written yet: it waits for `slot`
-   * to close, `laterContentOf`); `undefined` otherwise.
+   * The next content part of the message whose content part `slot` is, when it received content (not written
+   * yet: it waits for `slot` to close, `laterContentOf`); `undefined` otherwise.
    */
   const laterPartBegun = (slot: Slot): Slot | undefined => {
     if (!isContent(slot.kind)) return undefined
@@ -317,7 +316,7 @@ export const make = (
     for (const other of pending) {
       if (
         other !== slot && !other.opened && !other.closed && isContent(other.kind) && laterContentOf(slot, other.upstreamIndex) &&
-        (next === undefined || other.upstreamIndex < next.upstreamIndex)
+        other.chunks.length > 0 && (next === undefined || other.upstreamIndex < next.upstreamIndex)
       ) next = other
     }
     return next
