@@ -530,8 +530,9 @@ export const make = (retention: Retention = {}): Effect.Effect<Service, never, S
 
 /**
  * The `ResponseStore` on the `SqlClient` in the context: runs `migrations`, then builds the store
- * (`make`) and, for the layer's lifetime, purges expired responses every `purgeInterval` (a purge that fails
- * is logged and retried at the next interval). Fails with `ResponseStoreError` when the migrations fail.
+ * (`make`), purges expired responses once before the store is handed out and then, for the layer's lifetime,
+ * every `purgeInterval` (a purge that fails is logged and retried at the next interval). Fails with
+ * `ResponseStoreError` when the migrations fail.
  *
  * @since 0.2.0
  * @category layers
@@ -542,10 +543,16 @@ export const layer = (retention: Retention = {}): Layer.Layer<ResponseStore, Res
     Effect.gen(function*() {
       yield* migrate
       const store = yield* make(retention)
-      yield* store.purge.pipe(
+      const purge = store.purge.pipe(
         Effect.tap((deleted) => deleted > 0 ? Effect.logDebug(`response store: ${deleted} expired responses deleted`) : Effect.void),
-        Effect.catchAll((error) => Effect.logWarning(`response store: purge failed: ${error.message}`)),
-        Effect.repeat(Schedule.spaced(retention.purgeInterval ?? Duration.minutes(1))),
+        Effect.catchAll((error) => Effect.logWarning(`response store: purge failed: ${error.message}`))
+      )
+      // the first purge before the store is handed out: a forked one could read the clock whenever it got its
+      // connection, later than the store's first calls
+      yield* purge
+      yield* Effect.sleep(retention.purgeInterval ?? Duration.minutes(1)).pipe(
+        Effect.zipRight(purge),
+        Effect.forever,
         Effect.forkScoped
       )
       return store
