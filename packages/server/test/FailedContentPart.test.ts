@@ -13,16 +13,10 @@
  * raw stream through `checkLifecycle`, and the `openai` SDK's accumulator (`accumulateResponse`) over the
  * events before the `error` event (the SDK's stream throws there).
  */
-import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
-import { Upstream } from "@effect-responses/server"
 import { describe, expect, it } from "@effect/vitest"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import type OpenAI from "openai"
-import { accumulateResponse } from "openai/lib/responses/ResponseAccumulator.js"
-import { checkLifecycle, parseSse, post, readFixture, withGateway, type WireJson as Json } from "./utils.js"
+import { accumulateEvents, checkLifecycle, parseSse, post, readFixture, responsesUpstream, withGateway, type WireJson as Json } from "./utils.js"
 
 const RECORDING = "responses-sse/pai-gpt4omini-text-logprobs.sse"
 /** What the recording's nine deltas say. */
@@ -49,19 +43,6 @@ const cut = (deltas: ReadonlyArray<string>, options: { readonly partOne: boolean
   return kept.map((event, index) => `event: ${event.type}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`).join("")
 }
 
-/** The built-in Responses model answering every call with `sse`. */
-const recordedUpstream = (sse: string) =>
-  Upstream.fromLanguageModel({ models: ["m"] }).pipe(
-    Layer.provide(ResponsesLanguageModel.layer({ model: "gpt-4o-mini" })),
-    Layer.provide(ResponsesClient.layer({ retry: { times: 0 } })),
-    Layer.provide(Layer.succeed(
-      HttpClient.HttpClient,
-      HttpClient.make((request) =>
-        Effect.succeed(HttpClientResponse.fromWeb(request, new Response(sse, { headers: { "content-type": "text/event-stream" } })))
-      )
-    ))
-  )
-
 /** The raw stream's checked terminal response, its events, and the SDK's accumulation of them up to `error`. */
 const failedStream = (url: string) =>
   Effect.gen(function*() {
@@ -70,12 +51,9 @@ const failedStream = (url: string) =>
     const terminal = checkLifecycle(frames)
     expect(terminal.status).toBe("failed")
     const events = frames.map((frame) => frame.data as unknown as OpenAI.Responses.ResponseStreamEvent)
-    let snapshot: OpenAI.Responses.Response | undefined
-    for (const event of events) {
-      if (event.type === "error") break
-      snapshot = accumulateResponse(event, snapshot)
-    }
-    return { terminal, events: frames.map((frame) => frame.data as Json), accumulated: snapshot! }
+    const error = events.findIndex((event) => event.type === "error")
+    const accumulated = accumulateEvents(error === -1 ? events : events.slice(0, error))!
+    return { terminal, events: frames.map((frame) => frame.data as Json), accumulated }
   })
 
 /** The text of the `output_text.delta`s of output index `index`. */
@@ -84,7 +62,7 @@ const deltasOf = (events: ReadonlyArray<Json>, index: number): string =>
 
 describe("a Responses upstream that breaks off inside a message of two content parts", () => {
   it.effect("cut inside part 1: part 0 is a finished item of the failed response, part 1's deltas are written, its item left open", () =>
-    withGateway(recordedUpstream(cut([" It is", " in Bra"])), {}, (url) =>
+    withGateway(responsesUpstream(cut([" It is", " in Bra"])), {}, (url) =>
       Effect.gen(function*() {
         const { accumulated, events, terminal } = yield* failedStream(url)
         const output = terminal.output as ReadonlyArray<Json>
@@ -99,7 +77,7 @@ describe("a Responses upstream that breaks off inside a message of two content p
       })))
 
   it.effect("cut inside part 0: nothing finished, so the failed response's output is empty; what arrived was written as deltas", () =>
-    withGateway(recordedUpstream(cut([], { partOne: false })), {}, (url) =>
+    withGateway(responsesUpstream(cut([], { partOne: false })), {}, (url) =>
       Effect.gen(function*() {
         const { events, terminal } = yield* failedStream(url)
         expect(terminal.output).toEqual([])

@@ -301,47 +301,45 @@ describe("Gateway faults (scripted loopback upstream)", () => {
     else response.write(bytes)
   }
 
-  live("a non-streaming upstream whose body stalls after its headers: 504 upstream_timeout saying how much of the answer came", () => {
-    return withScriptedGateway([stalled("{\"id\":\"chatcmpl-w\","), stalled("{\"id\":"), stalled("")], { upstream: { headersTimeout: "10 seconds", idleTimeout: "400 millis" } }, (url) =>
+  /**
+   * A gateway with the upstream's `timeouts` over `script` (one stalled answer a request): each of as many
+   * non-streamed requests is answered a 504 `upstream_timeout`, the messages `messages` in order.
+   */
+  const expectTimeouts = (
+    script: ReadonlyArray<Handler>,
+    timeouts: Pick<Upstream.ChatCompletionsOptions, "headersTimeout" | "idleTimeout">,
+    messages: ReadonlyArray<string>
+  ) =>
+    withScriptedGateway(script, { upstream: timeouts }, (url) =>
       Effect.gen(function*() {
-        const messages: Array<unknown> = []
-        for (let i = 0; i < 3; i++) {
+        const got: Array<unknown> = []
+        for (let i = 0; i < script.length; i++) {
           const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
           expect(answer.status).toBe(504)
           const error = JSON.parse(answer.text).error
           expect(error.code).toBe("upstream_timeout")
-          messages.push(error.message)
+          got.push(error.message)
         }
-        // not "sent nothing, or only keep-alives": a whole answer's bytes are the answer's
-        expect(messages).toEqual([
-          "the upstream model server stopped after 19 bytes of an incomplete answer, and sent nothing more for longer than the gateway's idle timeout",
-          "the upstream model server stopped after 6 bytes of an incomplete answer, and sent nothing more for longer than the gateway's idle timeout",
-          "the upstream model server sent its headers but none of its answer, and then nothing for longer than the gateway's idle timeout"
-        ])
+        expect(got).toEqual(messages)
       }))
-  })
 
-  live("a non-streaming upstream whose body stalls after its headers, the headers timeout passing first: 504 saying the headers came and how much of the answer", () => {
+  live("a non-streaming upstream whose body stalls after its headers: 504 upstream_timeout saying how much of the answer came", () =>
+    // not "sent nothing, or only keep-alives": a whole answer's bytes are the answer's
+    expectTimeouts([stalled("{\"id\":\"chatcmpl-w\","), stalled("{\"id\":"), stalled("")], { headersTimeout: "10 seconds", idleTimeout: "400 millis" }, [
+      "the upstream model server stopped after 19 bytes of an incomplete answer, and sent nothing more for longer than the gateway's idle timeout",
+      "the upstream model server stopped after 6 bytes of an incomplete answer, and sent nothing more for longer than the gateway's idle timeout",
+      "the upstream model server sent its headers but none of its answer, and then nothing for longer than the gateway's idle timeout"
+    ]))
+
+  live("a non-streaming upstream whose body stalls after its headers, the headers timeout passing first: 504 saying the headers came and how much of the answer", () =>
     // the new-user tester's case had both at 3 s (the headers timeout, which bounds a whole answer from its
-    // headers, passed first and said "did not answer"); here only the headers timeout can pass
-    return withScriptedGateway([stalled("{\"id\":\"chatcmpl-w\","), stalled("{\"id\":"), stalled("")], { upstream: { headersTimeout: "2 seconds", idleTimeout: "10 seconds" } }, (url) =>
-      Effect.gen(function*() {
-        const messages: Array<unknown> = []
-        for (let i = 0; i < 3; i++) {
-          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
-          expect(answer.status).toBe(504)
-          const error = JSON.parse(answer.text).error
-          expect(error.code).toBe("upstream_timeout")
-          messages.push(error.message)
-        }
-        // not "did not answer": the headers came, and part of the answer
-        expect(messages).toEqual([
-          "the upstream model server sent its headers, then stopped after 19 bytes of an incomplete answer: the answer did not arrive whole within the gateway's headers timeout (which bounds a whole answer too)",
-          "the upstream model server sent its headers, then stopped after 6 bytes of an incomplete answer: the answer did not arrive whole within the gateway's headers timeout (which bounds a whole answer too)",
-          "the upstream model server sent its headers but none of its answer within the gateway's headers timeout (which bounds a whole answer too)"
-        ])
-      }))
-  })
+    // headers, passed first and said "did not answer"); here only the headers timeout can pass. Not "did not
+    // answer": the headers came, and part of the answer
+    expectTimeouts([stalled("{\"id\":\"chatcmpl-w\","), stalled("{\"id\":"), stalled("")], { headersTimeout: "2 seconds", idleTimeout: "10 seconds" }, [
+      "the upstream model server sent its headers, then stopped after 19 bytes of an incomplete answer: the answer did not arrive whole within the gateway's headers timeout (which bounds a whole answer too)",
+      "the upstream model server sent its headers, then stopped after 6 bytes of an incomplete answer: the answer did not arrive whole within the gateway's headers timeout (which bounds a whole answer too)",
+      "the upstream model server sent its headers but none of its answer within the gateway's headers timeout (which bounds a whole answer too)"
+    ]))
 
   it.effect("a strict text.format outside OpenAI's subset goes upstream as it is, for the upstream to judge", () =>
     withScriptedGateway([completion({ content: "{}" })], {}, (url, received) =>

@@ -19,16 +19,10 @@
  * `responses.stream(...)`: its `finalResponse()`, and its accumulator (`accumulateResponse`) over every event
  * before the terminal one, which must already hold the terminal response's `output`.
  */
-import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
-import { Upstream } from "@effect-responses/server"
 import { describe, expect, it } from "@effect/vitest"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import OpenAI from "openai"
-import { accumulateResponse } from "openai/lib/responses/ResponseAccumulator.js"
-import { checkLifecycle, parseSse, post, readFixture, withGateway, type WireJson as Json } from "./utils.js"
+import { accumulateEvents, checkLifecycle, parseSse, post, readFixture, responsesUpstream, withGateway, type WireJson as Json } from "./utils.js"
 
 /** An event or item of a recording, read loosely (the wire JSON of the tests). */
 type Event = Json
@@ -100,19 +94,6 @@ const contentPartEvents = (
   ]
 }
 
-/** The built-in Responses model answering every call with `sse`. */
-const recordedUpstream = (sse: string) =>
-  Upstream.fromLanguageModel({ models: ["m"] }).pipe(
-    Layer.provide(ResponsesLanguageModel.layer({ model: "gpt-4o-mini" })),
-    Layer.provide(ResponsesClient.layer({ retry: { times: 0 } })),
-    Layer.provide(Layer.succeed(
-      HttpClient.HttpClient,
-      HttpClient.make((request) =>
-        Effect.succeed(HttpClientResponse.fromWeb(request, new Response(sse, { headers: { "content-type": "text/event-stream" } })))
-      )
-    ))
-  )
-
 /** What a client of the gateway at `url` ends with, read by the `openai` SDK (see the module doc). */
 const readWithSdk = (url: string) =>
   Effect.promise(async () => {
@@ -121,8 +102,6 @@ const readWithSdk = (url: string) =>
     const events: Array<OpenAI.Responses.ResponseStreamEvent> = []
     stream.on("event", (event) => events.push(event))
     const final = await stream.finalResponse()
-    let snapshot: OpenAI.Responses.Response | undefined
-    for (const event of events.slice(0, -1)) snapshot = accumulateResponse(event, snapshot)
     // what a client that shows every delta as it comes has shown, per output index
     const shown = new Map<number, string>()
     for (const event of events) {
@@ -132,7 +111,7 @@ const readWithSdk = (url: string) =>
       }
     }
     const last = events[events.length - 1]!
-    return { final, accumulated: snapshot!, terminal: last.type === "response.completed" ? last.response : undefined, shown }
+    return { final, accumulated: accumulateEvents(events.slice(0, -1))!, terminal: last.type === "response.completed" ? last.response : undefined, shown }
   })
 
 /** The delta events whose text a client shows. */
@@ -274,7 +253,7 @@ describe("a Responses upstream whose done item contradicts its deltas, through t
 
   for (const { expected, shown: expectedShown, sse, what } of cases) {
     it.effect(`${what}: the client ends with the done item's content, every text once`, () =>
-      withGateway(recordedUpstream(sse), {}, (url) =>
+      withGateway(responsesUpstream(sse), {}, (url) =>
         Effect.gen(function*() {
           const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream: true })
           const terminal = checkLifecycle(parseSse(answer.text), { corrected: true })

@@ -3,7 +3,10 @@
  * scripted `LanguageModel`, and the gateway started on a loopback port.
  */
 import { LanguageModel, type ModelResponse, type Prompt, type StreamPart } from "@effect-responses/core"
+import { ResponsesClient, ResponsesLanguageModel } from "@effect-responses/responses"
 import { Gateway, Upstream } from "@effect-responses/server"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { expect } from "@effect/vitest"
@@ -15,6 +18,8 @@ import * as Stream from "effect/Stream"
 import { readFileSync } from "node:fs"
 import { createServer, request as httpRequest } from "node:http"
 import { fileURLToPath } from "node:url"
+import type OpenAI from "openai"
+import { accumulateResponse } from "openai/lib/responses/ResponseAccumulator.js"
 
 /**
  * A body read off the wire (an SSE event's data, a request the scripted upstream received), walked several
@@ -334,6 +339,33 @@ export const withGateway = <A, E, R>(
     Effect.provide(Gateway.layer(options).pipe(Layer.provide(upstream), Layer.provideMerge(loopback))),
     Effect.scoped
   )
+
+/**
+ * The built-in Responses model (`ResponsesLanguageModel`, model `gpt-4o-mini`, no retry) as the gateway's
+ * upstream of model `m`, every call answered with the SSE text `sse` (a recording, cut or changed), for
+ * `withGateway`.
+ */
+export const responsesUpstream = (sse: string): Layer.Layer<Upstream.Upstream> =>
+  Upstream.fromLanguageModel({ models: ["m"] }).pipe(
+    Layer.provide(ResponsesLanguageModel.layer({ model: "gpt-4o-mini" })),
+    Layer.provide(ResponsesClient.layer({ retry: { times: 0 } })),
+    Layer.provide(Layer.succeed(
+      HttpClient.HttpClient,
+      HttpClient.make((request) =>
+        Effect.succeed(HttpClientResponse.fromWeb(request, new Response(sse, { headers: { "content-type": "text/event-stream" } })))
+      )
+    ))
+  )
+
+/**
+ * What a client of the official `openai` SDK holds after `events`: its accumulator (`accumulateResponse`)
+ * folded over them in order (`undefined` for no event).
+ */
+export const accumulateEvents = (events: Iterable<OpenAI.Responses.ResponseStreamEvent>): OpenAI.Responses.Response | undefined => {
+  let snapshot: OpenAI.Responses.Response | undefined
+  for (const event of events) snapshot = accumulateResponse(event, snapshot)
+  return snapshot
+}
 
 /** POSTs JSON (or a raw string) to `url` and reads the whole answer. */
 export const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>

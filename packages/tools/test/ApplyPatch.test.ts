@@ -24,7 +24,7 @@ import {
   writeFileSync
 } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const fixture = fileURLToPath(new URL("../../../fixtures/responses-sse/vai-openai-apply-patch-call.chunks.txt", import.meta.url))
@@ -45,6 +45,38 @@ const lstatSyncOrUndefined = (path: string) => {
     return undefined
   }
 }
+
+/** An entry `planCase` makes: a file's text, a symbolic link (`link`: its target as written), or a hard link of a file made before it. */
+type Entry = string | { readonly link: string } | { readonly hardLinkOf: string }
+
+/**
+ * A whole patch applied to a fresh workspace holding `files` (made in order, with their directories): the
+ * answer (`failed: ` and the message when refused or failed) and `at(path)`, what the workspace has at
+ * `path` afterwards (a file's text, `link -> ` and its target, `directory`, or `missing`). `patch` is the
+ * text between `*** Begin Patch` and `*** End Patch`, each line ending in `\n`.
+ */
+const planCase = (files: Readonly<Record<string, Entry>>, patch: string) =>
+  Effect.gen(function*() {
+    const root = workspace()
+    for (const [path, entry] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, path)), { recursive: true })
+      if (typeof entry === "string") writeFileSync(join(root, path), entry)
+      else if ("link" in entry) symlinkSync(entry.link, join(root, path))
+      else linkSync(join(root, entry.hardLinkOf), join(root, path))
+    }
+    const answer = yield* Effect.either(ApplyPatch.applyPatchText(root, `*** Begin Patch\n${patch}*** End Patch`))
+    const at = (path: string) => {
+      const stats = lstatSyncOrUndefined(join(root, path))
+      return stats === undefined
+        ? "missing"
+        : stats.isSymbolicLink()
+        ? `link -> ${readlinkSync(join(root, path))}`
+        : stats.isDirectory()
+        ? "directory"
+        : readFileSync(join(root, path), "utf8")
+    }
+    return { answer: answer._tag === "Right" ? answer.right : `failed: ${answer.left.message}`, at }
+  })
 
 describe("ApplyPatch", () => {
   it.effect("the recorded create_file operation writes the file under the root", () =>
@@ -706,135 +738,85 @@ describe("ApplyPatch", () => {
       assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "c\n")
     }))
 
+  /** x.txt and y.txt, a hard link of it; the patch's update of x.txt */
+  const hardLinked = { "x.txt": "one\ntwo\n", "y.txt": { hardLinkOf: "x.txt" } }
+  const updateX = "*** Update File: x.txt\n@@\n-one\n+ONE\n two\n"
+
   it.effect("a hard link's update written against its file before an earlier change in the patch does not apply", () =>
     Effect.gen(function*() {
       // the breaker's patch-hardlink.mjs: y.txt a hard link of x.txt, updated after x.txt in one patch. y.txt was
       // planned against the disk, and its write (in place, the same file) wiped out x.txt's change while the
-      // answer said both were updated
-      const P = (...lines: ReadonlyArray<string>) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n")
-      const linked = () => {
-        const root = workspace()
-        writeFileSync(join(root, "x.txt"), "one\ntwo\n")
-        linkSync(join(root, "x.txt"), join(root, "y.txt"))
-        return root
-      }
-      const x = ["*** Update File: x.txt", "@@", "-one", "+ONE", " two"]
-      // y's hunk written against the file as it was: it does not apply to x's result, nothing written
-      const stale = linked()
-      const refused = yield* Effect.flip(
-        ApplyPatch.applyPatchText(stale, P(...x, "*** Update File: y.txt", "@@", " one", "-two", "+TWO"))
-      )
-      assert.match(refused.message, /^y\.txt: hunk 1 does not apply/)
-      assert.strictEqual(readFileSync(join(stale, "x.txt"), "utf8"), "one\ntwo\n")
+      // answer said both were updated. y's hunk written against the file as it was: it does not apply to x's
+      // result, nothing written
+      const stale = yield* planCase(hardLinked, `${updateX}*** Update File: y.txt\n@@\n one\n-two\n+TWO\n`)
+      assert.match(stale.answer, /^failed: y\.txt: hunk 1 does not apply/)
+      assert.strictEqual(stale.at("x.txt"), "one\ntwo\n")
     }))
 
   it.effect("a hard link's update written against an earlier change to its file in the patch keeps both", () =>
     Effect.gen(function*() {
-      const P = (...lines: ReadonlyArray<string>) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n")
-      const linked = () => {
-        const root = workspace()
-        writeFileSync(join(root, "x.txt"), "one\ntwo\n")
-        linkSync(join(root, "x.txt"), join(root, "y.txt"))
-        return root
-      }
-      const x = ["*** Update File: x.txt", "@@", "-one", "+ONE", " two"]
       // y's hunk written against x's result: both changes kept, in the one file (refused before: planned
       // against the disk)
-      const fresh = linked()
-      assert.strictEqual(
-        yield* ApplyPatch.applyPatchText(fresh, P(...x, "*** Update File: y.txt", "@@", " ONE", "-two", "+TWO")),
-        "updated x.txt\nupdated y.txt"
-      )
-      assert.strictEqual(readFileSync(join(fresh, "x.txt"), "utf8"), "ONE\nTWO\n")
-      assert.strictEqual(readFileSync(join(fresh, "y.txt"), "utf8"), "ONE\nTWO\n")
+      const fresh = yield* planCase(hardLinked, `${updateX}*** Update File: y.txt\n@@\n ONE\n-two\n+TWO\n`)
+      assert.deepStrictEqual([fresh.answer, fresh.at("x.txt"), fresh.at("y.txt")], ["updated x.txt\nupdated y.txt", "ONE\nTWO\n", "ONE\nTWO\n"])
       // a link whose name was deleted then added again is a new file: the other link keeps the old one
-      const renewed = linked()
-      assert.strictEqual(
-        yield* ApplyPatch.applyPatchText(
-          renewed,
-          P("*** Delete File: x.txt", "*** Add File: x.txt", "+new", "*** Update File: y.txt", "@@", "-one", "+ONE", " two")
-        ),
-        "deleted x.txt\ncreated x.txt\nupdated y.txt"
-      )
-      assert.strictEqual(readFileSync(join(renewed, "x.txt"), "utf8"), "new\n")
-      assert.strictEqual(readFileSync(join(renewed, "y.txt"), "utf8"), "ONE\ntwo\n")
+      const renewed = yield* planCase(hardLinked, "*** Delete File: x.txt\n*** Add File: x.txt\n+new\n*** Update File: y.txt\n@@\n-one\n+ONE\n two\n")
+      assert.deepStrictEqual([renewed.answer, renewed.at("x.txt"), renewed.at("y.txt")], [
+        "deleted x.txt\ncreated x.txt\nupdated y.txt",
+        "new\n",
+        "ONE\ntwo\n"
+      ])
       // a symbolic link sees the change to its target, as before
-      const symbolic = workspace()
-      writeFileSync(join(symbolic, "x.txt"), "one\ntwo\n")
-      symlinkSync("x.txt", join(symbolic, "y.txt"))
-      assert.strictEqual(
-        yield* ApplyPatch.applyPatchText(symbolic, P(...x, "*** Update File: y.txt", "@@", " ONE", "-two", "+TWO")),
-        "updated x.txt\nupdated y.txt"
+      const symbolic = yield* planCase(
+        { "x.txt": "one\ntwo\n", "y.txt": { link: "x.txt" } },
+        `${updateX}*** Update File: y.txt\n@@\n ONE\n-two\n+TWO\n`
       )
-      assert.strictEqual(readFileSync(join(symbolic, "x.txt"), "utf8"), "ONE\nTWO\n")
+      assert.deepStrictEqual([symbolic.answer, symbolic.at("x.txt")], ["updated x.txt\nupdated y.txt", "ONE\nTWO\n"])
     }))
 
   it.effect("a symbolic link deleted or moved away earlier in a whole patch is gone: a later write at its path makes a file there", () =>
     Effect.gen(function*() {
       // the breaker's ap_link_overlay.mjs: the later Add was planned against the disk as it was, so it wrote
       // through the link removed before it (link.txt missing, its old target overwritten)
-      const run = (setup: (root: string) => void, patch: string) =>
-        Effect.gen(function*() {
-          const root = workspace()
-          setup(root)
-          const answer = yield* Effect.either(ApplyPatch.applyPatchText(root, `*** Begin Patch\n${patch}*** End Patch`))
-          const at = (path: string) => {
-            const stats = lstatSyncOrUndefined(join(root, path))
-            return stats === undefined
-              ? "missing"
-              : stats.isSymbolicLink()
-              ? `link -> ${readlinkSync(join(root, path))}`
-              : stats.isDirectory()
-              ? "directory"
-              : readFileSync(join(root, path), "utf8")
-          }
-          return { answer: answer._tag === "Right" ? answer.right : `failed: ${answer.left.message}`, at }
-        })
-      const linked = (root: string) => {
-        writeFileSync(join(root, "target.txt"), "target\n")
-        symlinkSync("target.txt", join(root, "link.txt"))
-      }
-      const deleted = yield* run(linked, "*** Delete File: link.txt\n*** Add File: link.txt\n+new\n")
+      const linked = { "target.txt": "target\n", "link.txt": { link: "target.txt" } }
+      const deleted = yield* planCase(linked, "*** Delete File: link.txt\n*** Add File: link.txt\n+new\n")
       assert.strictEqual(deleted.answer, "deleted link.txt\ncreated link.txt")
       assert.deepStrictEqual([deleted.at("link.txt"), deleted.at("target.txt")], ["new\n", "target\n"])
-      const moved = yield* run(linked, "*** Update File: link.txt\n*** Move to: moved.txt\n@@\n-target\n+moved\n*** Add File: link.txt\n+new\n")
+      const moved = yield* planCase(linked, "*** Update File: link.txt\n*** Move to: moved.txt\n@@\n-target\n+moved\n*** Add File: link.txt\n+new\n")
       assert.strictEqual(moved.answer, "updated link.txt and moved it to moved.txt\ncreated link.txt")
       assert.deepStrictEqual([moved.at("link.txt"), moved.at("target.txt"), moved.at("moved.txt")], ["new\n", "target\n", "moved\n"])
-      const dangling = yield* run((root) => symlinkSync("nowhere.txt", join(root, "link.txt")), "*** Delete File: link.txt\n*** Add File: link.txt\n+new\n")
+      const dangling = yield* planCase({ "link.txt": { link: "nowhere.txt" } }, "*** Delete File: link.txt\n*** Add File: link.txt\n+new\n")
       assert.strictEqual(dangling.answer, "deleted link.txt\ncreated link.txt")
       assert.deepStrictEqual([dangling.at("link.txt"), dangling.at("nowhere.txt")], ["new\n", "missing"])
       // a link to a directory: a file under its name is in a new directory, the old one's file untouched; a
       // file the old directory has is not there any more
-      const directory = yield* run((root) => {
-        mkdirSync(join(root, "realdir"))
-        writeFileSync(join(root, "realdir", "x.txt"), "x\n")
-        writeFileSync(join(root, "realdir", "y.txt"), "y\n")
-        symlinkSync("realdir", join(root, "d"))
-      }, "*** Delete File: d\n*** Add File: d/x.txt\n+new\n")
+      const directory = yield* planCase(
+        { "realdir/x.txt": "x\n", "realdir/y.txt": "y\n", d: { link: "realdir" } },
+        "*** Delete File: d\n*** Add File: d/x.txt\n+new\n"
+      )
       assert.strictEqual(directory.answer, "deleted d\ncreated d/x.txt")
       assert.deepStrictEqual(
         [directory.at("d"), directory.at("d/x.txt"), directory.at("realdir/x.txt")],
         ["directory", "new\n", "x\n"]
       )
-      const below = yield* run((root) => {
-        mkdirSync(join(root, "realdir"))
-        writeFileSync(join(root, "realdir", "y.txt"), "y\n")
-        symlinkSync("realdir", join(root, "d"))
-      }, "*** Delete File: d\n*** Add File: d/x.txt\n+new\n*** Update File: d/y.txt\n@@\n-y\n+Y\n")
+      const below = yield* planCase(
+        { "realdir/y.txt": "y\n", d: { link: "realdir" } },
+        "*** Delete File: d\n*** Add File: d/x.txt\n+new\n*** Update File: d/y.txt\n@@\n-y\n+Y\n"
+      )
       assert.strictEqual(below.answer, "failed: d/y.txt: the file to update does not exist")
       assert.deepStrictEqual([below.at("d"), below.at("realdir/y.txt")], ["link -> realdir", "y\n"])
       // refused before: the update looked for the old target's text; the Add, for where the link led
-      const updated = yield* run(linked, "*** Delete File: link.txt\n*** Add File: link.txt\n+new\n*** Update File: link.txt\n@@\n-new\n+NEW\n")
+      const updated = yield* planCase(linked, "*** Delete File: link.txt\n*** Add File: link.txt\n+new\n*** Update File: link.txt\n@@\n-new\n+NEW\n")
       assert.strictEqual(updated.answer, "deleted link.txt\ncreated link.txt\nupdated link.txt")
       assert.deepStrictEqual([updated.at("link.txt"), updated.at("target.txt")], ["NEW\n", "target\n"])
       const outside = workspace()
       writeFileSync(join(outside, "secret.txt"), "secret\n")
-      const out = yield* run((root) => symlinkSync(join(outside, "secret.txt"), join(root, "link.txt")), "*** Delete File: link.txt\n*** Add File: link.txt\n+new\n")
+      const out = yield* planCase({ "link.txt": { link: join(outside, "secret.txt") } }, "*** Delete File: link.txt\n*** Add File: link.txt\n+new\n")
       assert.strictEqual(out.answer, "deleted link.txt\ncreated link.txt")
       assert.strictEqual(out.at("link.txt"), "new\n")
       assert.strictEqual(readFileSync(join(outside, "secret.txt"), "utf8"), "secret\n")
       // a link not removed is still followed: an Add through it writes its target
-      const kept = yield* run(linked, "*** Add File: link.txt\n+new\n")
+      const kept = yield* planCase(linked, "*** Add File: link.txt\n+new\n")
       assert.deepStrictEqual([kept.answer, kept.at("link.txt"), kept.at("target.txt")], [
         "created link.txt, replacing the file there",
         "link -> target.txt",
