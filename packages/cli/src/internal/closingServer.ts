@@ -6,12 +6,6 @@
  *   being written when it is called stays open after that response ends, for as long as the client keeps it
  *   alive (undici, under the `openai` SDK: 4 s; the server's `keepAliveTimeout`: 5 s), and the process waits
  *   for it. This server closes such a connection as soon as its response ends once the server is closing.
- * - **Paced request bodies** (`PacedIncomingMessage`): a request body is read from its socket one read (up to
- *   64 KiB) per turn of the event loop. Node resumes a request's socket as soon as a reader takes the chunk
- *   it buffered, in the same callback, and libuv then goes on reading the same socket, up to 32 reads
- *   (2 MiB) in one turn: a body of megabytes sent at once (loopback, a fast network) held the event loop for
- *   10-35 ms at a time (copying into fresh memory page-faults on some machines, a VM), every other request
- *   waiting. Resumed on the next turn instead, the other connections are served between two reads.
  * - **Half-close** (`httpAllowHalfOpen`): a client may end its side of the connection (TCP FIN) once its
  *   request is sent and still read the answer (HTTP/1.1 allows it; `nc -q`, some proxies and minimal
  *   clients do it). Node's default treats that end as the client leaving: it destroys the request and
@@ -46,22 +40,8 @@
  * @internal
  */
 // `maxHeaderSize`: Node's bound on a request's headers when the server sets none (16 KiB, or `--max-http-header-size`)
-import { createServer, IncomingMessage, maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from "node:http"
+import { createServer, type IncomingMessage, maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from "node:http"
 import type { Socket } from "node:net"
-
-/**
- * A request whose socket is resumed on the next turn of the event loop (`setImmediate`) when its reader
- * wants more, not at once (see the module doc). Node reads the body into the request in `parserOnBody`; the
- * request's `_read` only resumes the socket, so deferring it changes when the next bytes are read, not what
- * they are.
- */
-export class PacedIncomingMessage extends IncomingMessage {
-  override _read(size: number): void {
-    setImmediate(() => {
-      if (!this.destroyed) super._read(size)
-    })
-  }
-}
 
 /** Whether `request` asked to keep its connection for more requests (HTTP/1.1 unless `close`; 1.0 if `keep-alive`). */
 const keepsAlive = (request: IncomingMessage): boolean => {
@@ -195,13 +175,12 @@ const answerClientError = (server: Server, socket: Socket, error: ClientError): 
 
 /**
  * A new `node:http` server that closes keep-alive connections as their responses end once it is closing,
- * reads request bodies one socket read per turn of the event loop, answers a client that half-closed
- * its connection after its request, and answers a request Node refuses in OpenAI's error shape (see the
- * module doc); with `timeouts`, Node's bounds on receiving a request are those (else Node's defaults).
+ * answers a client that half-closed its connection after its request, and answers a request Node refuses in
+ * OpenAI's error shape (see the module doc); with `timeouts`, Node's bounds on receiving a request are those
+ * (else Node's defaults).
  */
 export const make = (timeouts?: Timeouts): Server => {
   const server = createServer({
-    IncomingMessage: PacedIncomingMessage,
     ...(timeouts === undefined ? {} : {
       headersTimeout: timeouts.headersTimeoutMillis,
       requestTimeout: timeouts.requestTimeoutMillis,
