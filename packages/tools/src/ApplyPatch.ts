@@ -729,17 +729,17 @@ const landing = (file: string): Effect.Effect<string | undefined> =>
   })
 
 /**
- * Where a write to the absolute path `file` lands for a change planned after those in `overlay` (see
- * `Overlay`), as `landing` finds it on the disk but with the earlier changes of the patch made: its parts
+ * Where a write to the absolute path `file` lands for a change planned after those in `plan` (see
+ * `Plan`), as `landing` finds it on the disk but with the earlier changes of the patch made: its parts
  * resolved one by one, symbolic links followed (dangling ones by their text), and an entry an earlier change
  * removed (a deleted or moved-away link) is gone, so the path ends there (a write creates a regular file
  * there, not one through the old link); a file an earlier change wrote is a regular file; a directory an
  * earlier write created is one. `gone`: the path goes through or ends at an entry an earlier change removed,
- * so what the disk has at or below it is not there (only the overlay's writes are). `undefined` after 40
+ * so what the disk has at or below it is not there (only the plan's writes are). `undefined` after 40
  * links (a loop).
  */
 const landingIn = (
-  overlay: Overlay,
+  plan: Plan,
   file: string
 ): Effect.Effect<{ readonly real: string; readonly gone: boolean } | undefined> =>
   Effect.promise(async () => {
@@ -755,10 +755,10 @@ const landingIn = (
         continue
       }
       const next = NodePath.join(current, name)
-      const state = overlay.get(next)
+      const state = plan.byPath.get(next)
       if (typeof state === "string") return { real: NodePath.join(next, ...pending), gone }
       if (state === null) gone = true
-      if (overlay.directories.has(next)) {
+      if (plan.directories.has(next)) {
         current = next
         continue
       }
@@ -787,23 +787,23 @@ const landingIn = (
 const locate = (
   root: string,
   path: string,
-  overlay?: Overlay
+  plan?: Plan
 ): Effect.Effect<{ readonly file: string; readonly real: string; readonly gone: boolean }, PatchError> =>
-  locateAs(root, path, false, overlay)
+  locateAs(root, path, false, plan)
 
 /**
  * `path` under `root`, checked as `locate` does but for its last part: the entry itself in the real path of
  * its directory (which must be the root or inside it), a symbolic link and not where it points. What a delete
- * removes. With `overlay`, as the changes planned before leave the files (`landingIn`).
+ * removes. With `plan`, as the changes planned before leave the files (`landingIn`).
  */
-const locateEntry = (root: string, path: string, overlay?: Overlay): Effect.Effect<string, PatchError> =>
-  Effect.map(locateAs(root, path, true, overlay), ({ real }) => real)
+const locateEntry = (root: string, path: string, plan?: Plan): Effect.Effect<string, PatchError> =>
+  Effect.map(locateAs(root, path, true, plan), ({ real }) => real)
 
 const locateAs = (
   root: string,
   path: string,
   entry: boolean,
-  overlay?: Overlay
+  plan?: Plan
 ): Effect.Effect<{ readonly file: string; readonly real: string; readonly gone: boolean }, PatchError> =>
   Effect.gen(function*() {
     if (path === "" || NodePath.isAbsolute(path)) {
@@ -820,16 +820,16 @@ const locateAs = (
     // where a write lands must be inside the root too: no symbolic link out of it, dangling or not (for an
     // entry: where its directory is); in a whole patch, with the changes planned before it made
     const target = entry ? NodePath.dirname(file) : file
-    const landed = overlay === undefined
+    const landed = plan === undefined
       ? yield* Effect.map(landing(target), (real) => real === undefined ? undefined : { real, gone: false })
-      : yield* landingIn(overlay, target)
+      : yield* landingIn(plan, target)
     if (landed === undefined) return yield* new PatchError({ description: "the path goes through too many symbolic links", path })
     if (!(inside(landed.real) || entry && landed.real === realRoot)) {
       return yield* new PatchError({ description: "the path leads out of the workspace root", path })
     }
     if (!entry) return { file, real: landed.real, gone: landed.gone }
     const real = NodePath.join(landed.real, NodePath.basename(file))
-    return { file, real, gone: landed.gone || overlay?.get(real) === null }
+    return { file, real, gone: landed.gone || plan?.byPath.get(real) === null }
   })
 
 /**
@@ -974,7 +974,7 @@ const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot
 export const applyChange = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
   withResolvedFileLocks(
     lockKeys(root, change),
-    Effect.flatMap(planChange(root, change, new Overlay()), (planned) => Effect.map(runPlanned([planned]), (logs) => logs[0]!))
+    Effect.flatMap(planChange(root, change, new Plan()), (planned) => Effect.map(runPlanned([planned]), (logs) => logs[0]!))
   )
 
 /**
@@ -1013,17 +1013,23 @@ interface Planned {
 }
 
 /**
- * What the changes planned before one did to the files, by absolute path: the text written there, or `null`
- * where a file was removed (its real path for a write, its entry for a removal). A later change of the
- * same patch sees these, not the disk. A write lands in the file already there (`writeText` truncates it in
- * place), so every hard link of it sees the text: `inodes` holds it by the file's device and inode (the key
- * `lockKeys` takes, `fileKey`) too, for a file that was on disk at that path and not removed by an earlier
- * change (a path removed then written again is a new file, in `fresh`). Paths are resolved against it
- * (`landingIn`): an entry removed is gone (a deleted link is not followed by a later write at its path), and
- * `directories` holds the directories the writes go into.
+ * What the changes of a whole patch planned so far do to the files: a later change of the patch sees these,
+ * not the disk, and its paths are resolved against them (`landingIn`: an entry removed is gone, so a deleted
+ * link is not followed by a later write at its path).
  */
-class Overlay extends Map<string, string | null> {
-  readonly inodes = new Map<string, string>()
+class Plan {
+  /**
+   * By absolute path: the text written there (at a write's real path), or `null` where an entry was removed
+   * (a delete's entry, a move's source).
+   */
+  readonly byPath = new Map<string, string | null>()
+  /**
+   * By device and inode (`fileKey`): the text written to a file that was on disk at its path and not removed
+   * by an earlier change. A write lands in the file already there (`writeText` truncates it in place), so
+   * every hard link of it sees the text.
+   */
+  readonly byInode = new Map<string, string>()
+  /** The real paths written that are new files (removed, or reached through a removed entry, before): not in `byInode`. */
   readonly fresh = new Set<string>()
   /** The directories a write of the patch goes into (created if missing): a later write there is refused. */
   readonly directories = new Set<string>()
@@ -1034,41 +1040,41 @@ const inodeOf = (real: string): Effect.Effect<string | undefined> =>
   Effect.map(fileKey(real, false), (key) => key === real ? undefined : key)
 
 /**
- * What is at a path for a change planned after those in `overlay`: a text, `null` (removed), or `undefined`
+ * What is at a path for a change planned after those in `plan`: a text, `null` (removed), or `undefined`
  * (ask the disk). A file on disk written by an earlier change through another hard link has that text.
  */
-const seen = (overlay: Overlay, entry: string, real: string): Effect.Effect<string | null | undefined> => {
-  const atPath = overlay.get(entry) === null ? null : overlay.get(real)
-  if (atPath === null || overlay.fresh.has(real)) return Effect.succeed(atPath)
-  return Effect.map(inodeOf(real), (inode) => (inode === undefined ? undefined : overlay.inodes.get(inode)) ?? atPath)
+const seen = (plan: Plan, entry: string, real: string): Effect.Effect<string | null | undefined> => {
+  const atPath = plan.byPath.get(entry) === null ? null : plan.byPath.get(real)
+  if (atPath === null || plan.fresh.has(real)) return Effect.succeed(atPath)
+  return Effect.map(inodeOf(real), (inode) => (inode === undefined ? undefined : plan.byInode.get(inode)) ?? atPath)
 }
 
 /**
- * Records in `overlay` that `text` is written to `real` (and to every hard link of the file there, unless
+ * Records in `plan` that `text` is written to `real` (and to every hard link of the file there, unless
  * `gone`: the path went through a removed entry, so the file is a new one), and that its directories are.
  */
-const recordWrite = (overlay: Overlay, real: string, text: string, gone: boolean): Effect.Effect<void> =>
+const recordWrite = (plan: Plan, real: string, text: string, gone: boolean): Effect.Effect<void> =>
   Effect.gen(function*() {
-    for (let directory = NodePath.dirname(real); !overlay.directories.has(directory); directory = NodePath.dirname(directory)) {
-      overlay.directories.add(directory)
+    for (let directory = NodePath.dirname(real); !plan.directories.has(directory); directory = NodePath.dirname(directory)) {
+      plan.directories.add(directory)
       if (NodePath.dirname(directory) === directory) break
     }
     // a path through or at a removed entry: the disk's file there (an old link's target) is not this one
-    if (gone || overlay.get(real) === null) overlay.fresh.add(real)
-    overlay.set(real, text)
-    if (overlay.fresh.has(real)) return
+    if (gone || plan.byPath.get(real) === null) plan.fresh.add(real)
+    plan.byPath.set(real, text)
+    if (plan.fresh.has(real)) return
     const inode = yield* inodeOf(real)
-    if (inode !== undefined) overlay.inodes.set(inode, text)
+    if (inode !== undefined) plan.byInode.set(inode, text)
   })
 
 /**
  * Fails with `PatchError` when a write to `real` could not create its directories: an ancestor of it that is
- * a file (on disk, or written by an earlier change of the patch); a removed one (`overlay`) does not count.
+ * a file (on disk, or written by an earlier change of the patch); a removed one (`plan`) does not count.
  */
-const requireDirectories = (real: string, path: string, overlay: Overlay): Effect.Effect<void, PatchError> =>
+const requireDirectories = (real: string, path: string, plan: Plan): Effect.Effect<void, PatchError> =>
   Effect.promise(async () => {
     for (let directory = NodePath.dirname(real); ; directory = NodePath.dirname(directory)) {
-      const state = overlay.get(directory)
+      const state = plan.byPath.get(directory)
       if (typeof state === "string") return directory
       if (state === undefined) {
         const stats = await Fs.stat(directory).catch(() => undefined)
@@ -1087,26 +1093,26 @@ const requireDirectories = (real: string, path: string, overlay: Overlay): Effec
 
 /**
  * Computes and checks one change without writing anything: the file to update or delete exists (on disk, or
- * left by an earlier change of the patch in `overlay`), is a regular file (a delete: not a directory) and an
+ * left by an earlier change of the patch in `plan`), is a regular file (a delete: not a directory) and an
  * update's is UTF-8 text whose hunks all apply, each write's target is no pipe, socket, device or directory
- * and its directories can be created, every path stays in the root. Records in `overlay` what the change
+ * and its directories can be created, every path stays in the root. Records in `plan` what the change
  * does. `hunks`: the update's diff already parsed (`parseChanges`), else it is parsed here.
  */
 const planChange = (
   root: string,
   change: FileChange,
-  overlay: Overlay,
+  plan: Plan,
   hunks?: ReadonlyArray<Hunk>
 ): Effect.Effect<Planned, PatchError> =>
   Effect.gen(function*() {
     if (change.type === "delete_file") {
       // the entry itself, a symbolic link and never its target (as Codex removes the path it is given): only
       // the directories it is in must be inside the root
-      const { gone, real: entry } = yield* locateAs(root, change.path, true, overlay)
-      if (overlay.directories.has(entry)) {
+      const { gone, real: entry } = yield* locateAs(root, change.path, true, plan)
+      if (plan.directories.has(entry)) {
         return yield* new PatchError({ description: "the path names a directory, not a file: apply_patch deletes files only", path: change.path })
       }
-      const state = overlay.get(entry) ?? (gone ? null : undefined)
+      const state = plan.byPath.get(entry) ?? (gone ? null : undefined)
       if (state === null) return yield* new PatchError({ description: "the file to delete does not exist", path: change.path })
       if (state === undefined) {
         const stats = yield* Effect.promise(() => Fs.lstat(entry).catch(() => undefined))
@@ -1115,18 +1121,18 @@ const planChange = (
           return yield* new PatchError({ description: "the path names a directory, not a file: apply_patch deletes files only", path: change.path })
         }
       }
-      overlay.set(entry, null)
+      plan.byPath.set(entry, null)
       return { log: `deleted ${change.path}`, steps: [{ _tag: "remove", file: entry, path: change.path }] }
     }
-    const { file, gone, real } = yield* locate(root, change.path, overlay)
+    const { file, gone, real } = yield* locate(root, change.path, plan)
     // the entry, to see an earlier removal of it; a path whose directory leads out of the root through a
     // link that leads back in (its file is inside) has none there, and is looked up by where it lands
-    const entry = yield* Effect.orElseSucceed(locateEntry(root, change.path, overlay), () => real)
+    const entry = yield* Effect.orElseSucceed(locateEntry(root, change.path, plan), () => real)
     // a path through a removed entry (a deleted link, a directory link too) has only what the patch wrote
-    const state = gone ? overlay.get(real) ?? null : yield* seen(overlay, entry, real)
+    const state = gone ? plan.byPath.get(real) ?? null : yield* seen(plan, entry, real)
     // a directory an earlier write of the patch went into (Add d/x.txt, then Add d) is no file
     const requireNoDirectory = (at: string, path: string) =>
-      overlay.directories.has(at)
+      plan.directories.has(at)
         ? Effect.fail(
           new PatchError({ description: "the path names a directory, not a regular file: apply_patch changes regular files only", path })
         )
@@ -1139,8 +1145,8 @@ const planChange = (
         const text = yield* createdText(change.diff, change.path)
         const replaced = state === undefined ? yield* exists(file) : state !== null
         if (state === undefined) yield* requireRegular(real, change.path)
-        yield* requireDirectories(real, change.path, overlay)
-        yield* recordWrite(overlay, real, text, gone)
+        yield* requireDirectories(real, change.path, plan)
+        yield* recordWrite(plan, real, text, gone)
         return {
           log: replaced ? `created ${change.path}, replacing the file there` : `created ${change.path}`,
           steps: [{ _tag: "write", file: real, text, path: change.path }]
@@ -1154,16 +1160,16 @@ const planChange = (
         const text = yield* (hunks === undefined
           ? applyHunks(content, change.diff, change.path)
           : applyParsedHunks(content, hunks, change.path))
-        const destination = change.moveTo === undefined ? undefined : yield* locate(root, change.moveTo, overlay)
+        const destination = change.moveTo === undefined ? undefined : yield* locate(root, change.moveTo, plan)
         // a move onto the file itself ("./a.txt", "sub/../a.txt" for "a.txt", a link to it) is a plain
         // update: writing the destination then removing the source would remove the only copy
         if (change.moveTo !== undefined && destination !== undefined && destination.real !== real) {
           yield* requireNoDirectory(destination.real, change.moveTo)
-          const there = overlay.get(destination.real)
+          const there = plan.byPath.get(destination.real)
           if (there === undefined && !destination.gone) yield* requireRegular(destination.real, change.moveTo)
-          yield* requireDirectories(destination.real, change.moveTo, overlay)
-          yield* recordWrite(overlay, destination.real, text, destination.gone)
-          overlay.set(entry, null)
+          yield* requireDirectories(destination.real, change.moveTo, plan)
+          yield* recordWrite(plan, destination.real, text, destination.gone)
+          plan.byPath.set(entry, null)
           return {
             log: `updated ${change.path} and moved it to ${change.moveTo}`,
             steps: [
@@ -1172,7 +1178,7 @@ const planChange = (
             ]
           }
         }
-        yield* recordWrite(overlay, real, text, gone)
+        yield* recordWrite(plan, real, text, gone)
         return { log: `updated ${change.path}`, steps: [{ _tag: "write", file: real, text, path: change.path }] }
       }
     }
@@ -1257,9 +1263,9 @@ export const applyPatchText = (root: string, text: string): Effect.Effect<string
             Effect.gen(function*() {
               // every change computed and checked (against the files and the changes before it) before the
               // first write, as Codex verifies a whole patch (maybe_parse_apply_patch_verified) before applying it
-              const overlay = new Overlay()
+              const plan = new Plan()
               const planned: Array<Planned> = []
-              for (const change of changes) planned.push(yield* planChange(root, change, overlay, hunks.get(change)))
+              for (const change of changes) planned.push(yield* planChange(root, change, plan, hunks.get(change)))
               return (yield* runPlanned(planned)).join("\n")
             })
           )
