@@ -67,10 +67,11 @@
  *
  * Concurrency: `applyChange`, `applyPatchText` and `handler` run one at a time on one file, whoever calls
  * them and whatever root they were given (a lock per file, by its real path and, once it exists, by its device
- * and inode too, the keys worked out again once the locks are held and taken again if the file changed
- * meanwhile: through `root` and a root nested in it such as `root/sub`, a link to the root, another spelling
- * of the path, or a hard link to it, a file is one, and a patch queued while the file is being created and
- * one started after it was take one lock): the
+ * and inode too, the keys worked out again from the patch's plan once the locks are held and taken again if
+ * a file changed meanwhile: through `root` and a root nested in it such as `root/sub`, a link to the root,
+ * another spelling of the path, or a hard link to it, a file is one, a patch queued while the file is being
+ * created and one started after it was take one lock, and a file written under a directory link an earlier
+ * change of the patch deleted is locked where it is written, not in the link's old target): the
  * tool loop runs function and custom tool calls concurrently, and two patches of one file read together
  * would each write their own edit over the other's. A whole patch takes the locks of all the files it
  * touches before its first change and holds them until its last. Patches of other files run concurrently.
@@ -974,15 +975,16 @@ const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot
 export const applyChange = (root: string, change: FileChange): Effect.Effect<string, PatchError> =>
   withResolvedFileLocks(
     lockKeys(root, change),
-    Effect.flatMap(planChange(root, change, new Plan()), (planned) => Effect.map(runPlanned([planned]), (logs) => logs[0]!))
+    Effect.map(planAll(root, [change]), ({ keys, run }) => ({ keys, run: Effect.map(run, (logs) => logs[0]!) }))
   )
 
 /**
- * The keys of the locks a change takes (`withResolvedFileLocks`): of the files it reads or writes (an update's
- * file and its move's destination, where a write lands; a delete's entry), each its real path and, when a
- * file is there, its device and inode (`fileKeys`: two hard links to one file share a key, and so do a
- * change that found no file and one that found the file created meanwhile). They are worked out again once
- * the locks are held, and taken again if the files changed meanwhile. A path that does not resolve
+ * The keys of the locks a change is first given (`withResolvedFileLocks`'s guess), from the disk as it is:
+ * of the files it reads or writes (an update's file and its move's destination, where a write lands; a
+ * delete's entry), each its real path and, when a file is there, its device and inode (`fileKeys`: two hard
+ * links to one file share a key, and so do a change that found no file and one that found the file created
+ * meanwhile). The keys held when the change runs are its plan's (`planAll`, the same files as the changes
+ * before it in the patch leave them), worked out once the locks are held. A path that does not resolve
  * (outside the root, a missing root) has none: the change fails on it before touching a file.
  */
 const lockKeys = (root: string, change: FileChange): Effect.Effect<ReadonlyArray<string>> =>
@@ -1033,6 +1035,12 @@ class Plan {
   readonly fresh = new Set<string>()
   /** The directories a write of the patch goes into (created if missing): a later write there is refused. */
   readonly directories = new Set<string>()
+  /**
+   * The files the changes read, write or remove, where their paths lead with the changes before them made
+   * (a delete's `entry`, not followed; `gone`: a new file, whatever the disk has there): whose locks the
+   * patch must hold (`planAll`). A change that fails is in it from the paths it resolved.
+   */
+  readonly files: Array<{ readonly real: string; readonly entry: boolean; readonly gone: boolean }> = []
 }
 
 /** The device and inode of the file on disk at `real` (symbolic links followed), if one is there. */
@@ -1109,6 +1117,7 @@ const planChange = (
       // the entry itself, a symbolic link and never its target (as Codex removes the path it is given): only
       // the directories it is in must be inside the root
       const { gone, real: entry } = yield* locateAs(root, change.path, true, plan)
+      plan.files.push({ real: entry, entry: true, gone })
       if (plan.directories.has(entry)) {
         return yield* new PatchError({ description: "the path names a directory, not a file: apply_patch deletes files only", path: change.path })
       }
@@ -1125,6 +1134,7 @@ const planChange = (
       return { log: `deleted ${change.path}`, steps: [{ _tag: "remove", file: entry, path: change.path }] }
     }
     const { file, gone, real } = yield* locate(root, change.path, plan)
+    plan.files.push({ real, entry: false, gone })
     // the entry, to see an earlier removal of it; a path whose directory leads out of the root through a
     // link that leads back in (its file is inside) has none there, and is looked up by where it lands
     const entry = yield* Effect.orElseSucceed(locateEntry(root, change.path, plan), () => real)
@@ -1161,6 +1171,7 @@ const planChange = (
           ? applyHunks(content, change.diff, change.path)
           : applyParsedHunks(content, hunks, change.path))
         const destination = change.moveTo === undefined ? undefined : yield* locate(root, change.moveTo, plan)
+        if (destination !== undefined) plan.files.push({ real: destination.real, entry: false, gone: destination.gone })
         // a move onto the file itself ("./a.txt", "sub/../a.txt" for "a.txt", a link to it) is a plain
         // update: writing the destination then removing the source would remove the only copy
         if (change.moveTo !== undefined && destination !== undefined && destination.real !== real) {
@@ -1182,6 +1193,24 @@ const planChange = (
         return { log: `updated ${change.path}`, steps: [{ _tag: "write", file: real, text, path: change.path }] }
       }
     }
+  })
+
+/**
+ * Plans `changes` in order (`planChange`, each against the files as the changes before it leave them), and
+ * the keys of the locks it needs: of every file in the plan (`Plan.files`), its real path and, unless it is a
+ * new file (`gone`), its device and inode when a file is there (`fileKeys`). `run` makes the changes, or fails
+ * with the first change's `PatchError` that did not plan.
+ */
+const planAll = (
+  root: string,
+  changes: ReadonlyArray<FileChange>,
+  hunks?: ReadonlyMap<FileChange, ReadonlyArray<Hunk>>
+): Effect.Effect<{ readonly keys: ReadonlyArray<string>; readonly run: Effect.Effect<ReadonlyArray<string>, PatchError> }> =>
+  Effect.gen(function*() {
+    const plan = new Plan()
+    const planned = yield* Effect.either(Effect.forEach(changes, (change) => planChange(root, change, plan, hunks?.get(change))))
+    const keys = yield* Effect.forEach(plan.files, ({ entry, gone, real }) => gone ? Effect.succeed([real]) : fileKeys(real, entry))
+    return { keys: keys.flat(), run: planned._tag === "Right" ? runPlanned(planned.right) : Effect.fail(planned.left) }
   })
 
 /**
@@ -1260,14 +1289,9 @@ export const applyPatchText = (root: string, text: string): Effect.Effect<string
       )
       : withResolvedFileLocks(
             Effect.map(Effect.forEach(changes, (change) => lockKeys(root, change)), (keys) => keys.flat()),
-            Effect.gen(function*() {
-              // every change computed and checked (against the files and the changes before it) before the
-              // first write, as Codex verifies a whole patch (maybe_parse_apply_patch_verified) before applying it
-              const plan = new Plan()
-              const planned: Array<Planned> = []
-              for (const change of changes) planned.push(yield* planChange(root, change, plan, hunks.get(change)))
-              return (yield* runPlanned(planned)).join("\n")
-            })
+            // every change computed and checked (against the files and the changes before it) before the first
+            // write, as Codex verifies a whole patch (maybe_parse_apply_patch_verified) before applying it
+            Effect.map(planAll(root, changes, hunks), ({ keys, run }) => ({ keys, run: Effect.map(run, (logs) => logs.join("\n")) }))
           )
       )
 

@@ -23,6 +23,7 @@ import {
   symlinkSync,
   writeFileSync
 } from "node:fs"
+import * as Fs from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -976,6 +977,37 @@ describe("ApplyPatch", () => {
         for (const [answer, line] of answers) {
           if (answer._tag === "Right" && !text.includes(`LINE ${line} edited\n`)) lost++
         }
+      }
+      assert.strictEqual(lost, 0)
+    }))
+
+  it.effect("a write under a directory link an earlier change of the patch deleted holds its file's lock: an update started meanwhile waits", () =>
+    Effect.gen(function*() {
+      // d a link to realdir; the patch deletes d, adds d/x.txt (a new directory d), writes other files, and
+      // updates d/x.txt. Its locks were keyed from the disk, where d/x.txt is realdir/x.txt: an update of
+      // d/x.txt started once d was a directory took no lock the patch held, ran beside it, and one of the two
+      // edits, each answered as made, was lost
+      const others = Array.from({ length: 50 }, (_, i) => `*** Add File: f${i}.txt\n+${i}\n`).join("")
+      const patch = `*** Begin Patch\n*** Delete File: d\n*** Add File: d/x.txt\n+one\n${others}*** Update File: d/x.txt\n@@\n one\n+two\n*** End Patch`
+      const update = "*** Begin Patch\n*** Update File: d/x.txt\n@@\n one\n+B\n*** End Patch"
+      let lost = 0
+      for (let round = 0; round < 5; round++) {
+        const root = workspace()
+        mkdirSync(join(root, "realdir"))
+        symlinkSync("realdir", join(root, "d"))
+        const patched = yield* Effect.fork(ApplyPatch.applyPatchText(root, patch))
+        // the update starts as soon as d/x.txt is in the new directory d
+        const file = join(root, "d", "x.txt")
+        while (!(yield* Effect.promise(() => Fs.lstat(join(root, "d")).then((stats) => stats.isDirectory() && existsSync(file), () => false)))) {
+          yield* Effect.yieldNow()
+        }
+        const updated = yield* Effect.either(ApplyPatch.applyPatchText(root, update))
+        assert.strictEqual(yield* Fiber.join(patched), [`deleted d`, "created d/x.txt", ...Array.from({ length: 50 }, (_, i) => `created f${i}.txt`), "updated d/x.txt"].join("\n"))
+        // the update may run on the file before the patch wrote its first line (refused): only an edit answered
+        // as made counts
+        const text = readFileSync(file, "utf8")
+        if (!text.includes("two\n") || updated._tag === "Right" && !text.includes("B\n")) lost++
+        assert.strictEqual(readdirSync(join(root, "realdir")).length, 0)
       }
       assert.strictEqual(lost, 0)
     }))

@@ -3,9 +3,11 @@
  * (its directory's real path and its name) and, when a file is there, the key of its device and inode
  * (`fileKey`), so the names of one hard-linked file share a key, and an operation that found no file yet and
  * one that found the file another created meanwhile share the path's. The keys are worked out before the
- * locks are taken, and again once they are held (`withResolvedFileLocks`): when the files changed meanwhile
- * (a file created, a link replaced), the operation lets the locks go and takes the new keys too, so it never
- * runs without the lock of a file it touches. The file operations of `ApplyPatch` that read or write
+ * locks are taken, and again once they are held, by the operation's plan (`withResolvedFileLocks`: what it
+ * reads or writes with the files as they are then, and as its own earlier steps leave them): when a key is
+ * missing (a file created, a link replaced meanwhile; a path that goes where the disk alone did not say), the
+ * operation lets the locks go and takes the new keys too, so it never runs without the lock of a file it
+ * touches. The file operations of `ApplyPatch` that read or write
  * one file run one at a time, whoever calls them (the built-in `apply_patch` handler, a freeform custom tool
  * of any name, a caller of its own) and whatever root they were given, so two concurrent patches of one file
  * cannot both read it before either writes (the later write would drop the earlier edit): through two roots
@@ -71,28 +73,29 @@ export const withFileLocks = <A, E, R>(keys: Iterable<string>, effect: Effect.Ef
   Array.from(new Set(keys)).sort().reduceRight((inner, key) => withLock(key, inner), effect)
 
 /**
- * `effect` run while holding the locks of the keys `keysOf` works out (`fileKeys` of the files it reads or
- * writes): the keys are worked out, their locks taken (`withFileLocks`), and the keys worked out again; when
- * the files changed before the locks were held (a file created or replaced by the operation that held one
- * of them), so that a key is missing, the locks are let go and taken again with the missing keys too, until
- * the locks held cover the keys as they are.
+ * `plan` run while holding the locks of the keys it needs, and its `run` then, under them: the locks of
+ * `guess` (the keys worked out beforehand: `fileKeys` of the files the operation reads or writes) are taken
+ * (`withFileLocks`) and `plan` is run; when the keys it returns (those of the files it found it touches, as
+ * they are now) are all held, its `run` is run before the locks are let go. Otherwise (a file created or
+ * replaced by the operation that held one of the locks, a file the guess did not know of) the locks are let
+ * go and taken again with the missing keys too, and `plan` run again, until the locks held cover its keys.
  */
 export const withResolvedFileLocks = <A, E, R>(
-  keysOf: Effect.Effect<ReadonlyArray<string>>,
-  effect: Effect.Effect<A, E, R>
+  guess: Effect.Effect<ReadonlyArray<string>>,
+  plan: Effect.Effect<{ readonly keys: ReadonlyArray<string>; readonly run: Effect.Effect<A, E, R> }, never, R>
 ): Effect.Effect<A, E, R> => {
   const attempt = (held: ReadonlyArray<string>): Effect.Effect<A, E, R> =>
     Effect.flatMap(
       withFileLocks(
         held,
-        Effect.flatMap(keysOf, (now): Effect.Effect<{ readonly done: true; readonly value: A } | { readonly done: false; readonly keys: ReadonlyArray<string> }, E, R> => {
-          const missing = now.filter((key) => !held.includes(key))
+        Effect.flatMap(plan, ({ keys, run }): Effect.Effect<{ readonly done: true; readonly value: A } | { readonly done: false; readonly keys: ReadonlyArray<string> }, E, R> => {
+          const missing = keys.filter((key) => !held.includes(key))
           return missing.length === 0
-            ? Effect.map(effect, (value) => ({ done: true as const, value }))
+            ? Effect.map(run, (value) => ({ done: true as const, value }))
             : Effect.succeed({ done: false as const, keys: [...held, ...missing] })
         })
       ),
       (result) => result.done ? Effect.succeed(result.value) : attempt(result.keys)
     )
-  return Effect.flatMap(keysOf, attempt)
+  return Effect.flatMap(guess, attempt)
 }
