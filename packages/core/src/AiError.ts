@@ -517,6 +517,12 @@ export const retryAfterFromHeaders = (
   return undefined
 }
 
+/** The description of a redirect (a 3xx answer) whose body holds no error message: its status and target. */
+const redirectDescription = (status: number, location: string | undefined): string =>
+  `the server answered HTTP ${status}, a redirect ${
+    location === undefined || location.trim() === "" ? "(no location header)" : `to ${capMessage(location.trim(), 500)}`
+  }, which is not followed (the request and its key go to the configured base URL only)`
+
 const isJsonObject = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -541,6 +547,13 @@ const stringOf = (o: { readonly [key: string]: unknown }, key: string): string |
  * else the description says the body was cut and shows its first characters (`capMessage`). `hint` (since
  * 0.2.0) is what the caller knows of the error that the server did not say (the transport's 404 hint for a
  * base URL without `/v1`, `HttpTransport.noPathHint`): the description is then `<description>: <hint>`.
+ *
+ * A redirect (a 3xx status: an `http://` base URL for a host that redirects to `https://`, a proxy that moves
+ * a path) is never followed by the clients: the request, and its key, go to the base URL only. Its
+ * description (since 0.2.0), unless its body holds an error message, names the status and the `location`
+ * header: `the server answered HTTP 302, a redirect to https://host/v1/responses, which is not followed (the
+ * request and its key go to the configured base URL only)` (`(no location header)` without one), not the
+ * body a redirect carries (an HTML page, or nothing, which said `HTTP status 302`).
  *
  * @since 0.1.0
  * @category constructors
@@ -574,7 +587,10 @@ export const httpErrorFromResponse = (response: {
   const param = error && stringOf(error, "param")
   const requestId = headers["x-request-id"]
   const retryAfter = retryAfterFromHeaders(headers)
-  const description = message !== undefined
+  const location = status >= 300 && status < 400 ? headers["location"] : undefined
+  const description = status >= 300 && status < 400 && message === undefined
+    ? redirectDescription(status, location)
+    : message !== undefined
     ? capMessage(message)
     : cutAt !== undefined
     ? `the error body was cut at ${cutAt} bytes: ${capMessage(body.trim())}`

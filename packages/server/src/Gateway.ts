@@ -41,6 +41,9 @@
  *   20,000), and (param `input[i].content`, `input[i].output`) for more content parts than that in one item;
  * - 400 from the decoder for what a stateless bridge cannot honour, naming the parameter;
  * - an upstream error before the first byte: the upstream's 4xx status and error, 502 for an upstream 5xx,
+ *   502 `upstream_error` for an upstream redirect (3xx, never followed, so the upstream key goes nowhere
+ *   else), its message naming the status, the `location` and the base URL to set when the target is the
+ *   same endpoint elsewhere (`HttpTransport.redirectHint`: an `http://` upstream redirected to `https://`),
  *   502 `upstream_auth_failed` for an upstream 401 or 403 (the gateway's upstream key, not the client's:
  *   `UPSTREAM_AUTH_FAILED`); an error the upstream sent inside its answer before any output (an error
  *   event or chunk, llama.cpp's `error: {"code":400,…}` line, a 200 error body) is answered the same way
@@ -317,6 +320,18 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
           errorType: "server_error",
           param: null,
           code: "upstream_auth_failed",
+          ...(headers === undefined ? {} : { headers })
+        })
+      }
+      // a redirect (3xx, not followed: the upstream URL is the operator's to fix) is the upstream's failure,
+      // as a 5xx is: never passed on as a 3xx the client would take for the gateway's own
+      if (error.status < 400) {
+        return new GatewayError({
+          status: 502,
+          description: capMessage(`the upstream failed: ${error.description}`),
+          errorType: "server_error",
+          param: null,
+          code: "upstream_error",
           ...(headers === undefined ? {} : { headers })
         })
       }

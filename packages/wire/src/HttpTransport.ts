@@ -16,7 +16,10 @@
  *   the body was cut). A message or body is kept up to `AiError.MAX_MESSAGE` characters, saying how much
  *   was cut. A 404 from a base URL that has no path (`http://127.0.0.1:8787`, for a server that serves
  *   `…/v1/responses`) says so in its description: `the base URL has no /v1: try http://127.0.0.1:8787/v1`
- *   (`noPathHint`), unless the server's answer already names `/v1` (the gateway's 404 does).
+ *   (`noPathHint`), unless the server's answer already names `/v1` (the gateway's 404 does). A redirect
+ *   (3xx) is never followed (the request and its key go to the base URL only): its `HttpError` names the
+ *   status and the `location`, with the base URL to set when the target is the same endpoint elsewhere
+ *   (`redirectHint`: `http://` for a host that redirects to `https://`).
  * - A body in a `content-encoding` (a server or proxy that compresses though the client did not ask) is
  *   decoded as it is read, as fetch-based SDKs do: `gzip` (`x-gzip`) and `deflate` with the web
  *   `DecompressionStream`, `br` with Node's zlib. Every bound above and below counts decoded bytes, so a
@@ -449,6 +452,35 @@ export const noPathHint = (baseUrl: string | undefined): string | undefined => {
 }
 
 /**
+ * The hint for a redirect (a 3xx answer, never followed: the request and its key go to the base URL only)
+ * from endpoint `url` (`endpointUrl`, ending in `path`, e.g. `/chat/completions`) to `location` (the
+ * answer's `location` header, relative or absolute): when the target, resolved against `url`, is the same
+ * endpoint under another base (`http://host/v1/chat/completions` redirected to
+ * `https://host/v1/chat/completions`), `set the base URL to https://host/v1`; else `check the base URL
+ * (its scheme, host and path): the server redirected it`. `undefined` without a `location` or for one that
+ * is not a URL. The transport adds it to the description of the `HttpError` of a 3xx
+ * (`AiError.httpErrorFromResponse`'s `hint`), whose description names the status and the `location`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const redirectHint = (url: string, path: string, location: string | undefined): string | undefined => {
+  if (location === undefined || location.trim() === "") return undefined
+  let target: URL
+  try {
+    target = new URL(location.trim(), url)
+  } catch {
+    return undefined
+  }
+  const pathname = target.pathname.replace(/\/+$/, "")
+  if (target.search === "" && pathname.endsWith(path) && (target.protocol === "http:" || target.protocol === "https:")) {
+    const base = `${target.origin}${pathname.slice(0, pathname.length - path.length)}`
+    if (base !== url.slice(0, url.length - path.length)) return `set the base URL to ${AiError.capMessage(base, 500)}`
+  }
+  return "check the base URL (its scheme, host and path): the server redirected it"
+}
+
+/**
  * The transport of endpoint `path` (e.g. `/chat/completions`) over the `HttpClient` in the context.
  *
  * @since 0.1.0
@@ -551,10 +583,16 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
         ({ cut, text }) => {
           const body = scrub(text)
           // a server that already points at /v1 (the gateway's own 404 does) gets no second hint
-          const hint = response.status === 404 && hint404 !== undefined && !body.includes("/v1") ? hint404 : undefined
+          const hint = response.status === 404 && hint404 !== undefined && !body.includes("/v1")
+            ? hint404
+            : response.status >= 300 && response.status < 400
+            ? redirectHint(url, path, response.headers["location"])
+            : undefined
+          const location = response.headers["location"]
           return Effect.fail(AiError.httpErrorFromResponse({
             status: response.status,
-            headers: response.headers,
+            // a redirect's target is named in the error: never the key, as a body's echo of it is not
+            headers: location === undefined ? response.headers : { ...response.headers, location: scrub(location) },
             body,
             ...(cut ? { cutAt: MAX_ERROR_BODY_BYTES } : {}),
             ...(hint === undefined ? {} : { hint })

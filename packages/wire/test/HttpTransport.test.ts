@@ -46,6 +46,18 @@ describe("HttpTransport", () => {
     }
   })
 
+  it("redirectHint: the base URL to set when the target is the same endpoint elsewhere, else to check it", () => {
+    const url = "http://h/v1/chat/completions"
+    assert.strictEqual(HttpTransport.redirectHint(url, "/chat/completions", "https://h/v1/chat/completions"), "set the base URL to https://h/v1")
+    assert.strictEqual(HttpTransport.redirectHint(url, "/chat/completions", "/api/v1/chat/completions"), "set the base URL to http://h/api/v1")
+    const check = "check the base URL (its scheme, host and path): the server redirected it"
+    for (const location of ["https://h/login?next=1", "http://h/v1/chat/completions", "ftp://h/v1/chat/completions"]) {
+      assert.strictEqual(HttpTransport.redirectHint(url, "/chat/completions", location), check)
+    }
+    assert.strictEqual(HttpTransport.redirectHint(url, "/chat/completions", undefined), undefined)
+    assert.strictEqual(HttpTransport.redirectHint(url, "/chat/completions", " "), undefined)
+  })
+
   it.effect("a 404 from a base URL without a path: the hint after the description, every field of the error kept; none when the answer names /v1 already", () =>
     Effect.gen(function*() {
       // the recorded error body (an unknown model), answered as a 404 with a request id and a retry-after
