@@ -842,7 +842,7 @@ const decodeBody = <E>(
         outputsApart: options.toolOutputsApart !== false
       }, messages)
     }
-    if (toolSet.bare.size > 0 || toolSet.collisions.length > 0) yield* logAmbiguousNames(toolSet)
+    if (toolSet.namespaced.length > 0 || toolSet.collisions.length > 0) yield* logAmbiguousNames(toolSet)
 
     // tool choice, read once the input's `additional_tools` / `tool_search_output` items added their tools
     let toolChoice: LanguageModel.ToolChoice | undefined

@@ -1119,6 +1119,24 @@ describe("ResponsesRequestDecoder", () => {
           "crm.lookup",
           "tools[0].tools[0].name",
           "tools[0].tools[1].name"
+        ],
+        // where each is: a namespace's index and the index in it, for the first one too
+        [
+          [
+            fn("x", "top"),
+            { type: "namespace", name: "crm", tools: [fn("a", "a"), fn("lookup", "one")] },
+            { type: "namespace", name: "crm", tools: [fn("lookup", "two")] }
+          ],
+          "crm.lookup",
+          "tools[1].tools[1].name",
+          "tools[2].tools[0].name"
+        ],
+        [[fn("crm.lookup", "top"), { type: "namespace", name: "crm", tools: [fn("lookup", "in")] }], "crm.lookup", "tools[0].name", "tools[1].tools[0].name"],
+        [
+          [{ type: "namespace", name: "crm", tools: [fn("b", "b"), fn("lookup", "in")] }, fn("crm.lookup", "top")],
+          "crm.lookup",
+          "tools[0].tools[1].name",
+          "tools[1].name"
         ]
       ]
       for (const [tools, name, first, second] of cases) {

@@ -87,9 +87,10 @@ const distinctName = (name: string, key: string, round: number): string => {
 }
 
 /**
- * The name each namespaced tool of a decoded request was sent upstream under, by the `NamespacedName` that
+ * The name each namespaced tool of a decoded request that was sent upstream under a name of its own (not
+ * `upstreamName` of its flattened name: `addTool`) was sent under, by the `NamespacedName` that
  * `DecodedRequest.namespacedTools` maps its names to (kept beside it, so that the public value stays
- * `{ namespace, name }`).
+ * `{ namespace, name }`). The others are not kept: `sentNameOfNamespaced` works their names out.
  */
 const sentNames = new WeakMap<NamespacedName, string>()
 
@@ -133,6 +134,14 @@ const NamespaceToolParam = Schema.Struct({
  * The tools of a request as they are collected: the definitions for the upstream, the name map back to
  * namespaces (flattened, dotted and unambiguous bare names), the custom tools, the dropped built-in tool
  * types, and the bare names declared in more than one namespace.
+ *
+ * A tool goes into as few maps as its lookups need (a top-level tool into `sentOf` and `declared`, a
+ * namespaced one into `names` too, and `decodeTools`' own `listed`): a `Map` or `Set` doubles its table when
+ * full, copying every entry in one step (about 2 ms of CPU for one of 8,192 entries at load 12), and maps
+ * filled once per tool all grow with the same tool, so their copies add up in one turn of the event loop
+ * that no budget can cut. With eight of them (the owners of the sent names apart from `declared`, the bare
+ * names grouped as each tool was added, a dead `topLevel`, a second map in `decodeTools`, `sentNames` for
+ * every namespaced tool), 10,000 tools in one namespace made a turn of 13-16 ms of CPU at load 12-15.
  */
 export interface ToolSet {
   readonly tools: Array<LanguageModel.ToolDefinition>
@@ -141,12 +150,14 @@ export interface ToolSet {
    * of `tools`, of an `additional_tools` item and of a `tool_search_output` item, a namespace by its members
    */
   counted: number
-  /** the names of `tools` (a request may declare thousands: no search through the list per tool) */
-  readonly declared: Set<string>
+  /**
+   * the names of `tools` (a request may declare thousands: no search through the list per tool) -> the key
+   * (`toolKey`) of the function or custom tool sent under it, `undefined` for the alias of a client-run
+   * built-in (`aliasOf`)
+   */
+  readonly declared: Map<string, string | undefined>
   /** each function and custom tool's key (`toolKey`) -> the name it is sent upstream under */
   readonly sentOf: Map<string, string>
-  /** the name a function or custom tool is sent upstream under -> its key (`toolKey`) */
-  readonly owners: Map<string, string>
   readonly names: Map<string, NamespacedName>
   /** a top-level tool's name as sent upstream (`upstreamName`) -> its name, for the tools it renames */
   readonly renamed: Map<string, string>
@@ -175,9 +186,11 @@ export interface ToolSet {
    */
   readonly searched: Set<string>
   readonly dropped: Array<string>
-  /** bare name -> the namespaces declaring it */
-  readonly bare: Map<string, Array<string>>
-  readonly topLevel: Set<string>
+  /**
+   * the namespaced function and custom tools, in the order they were added: `logAmbiguousNames` groups them
+   * by bare name (an array, not a map filled per tool: see above)
+   */
+  readonly namespaced: Array<NamespacedName>
   /**
    * the tools sent under a name of their own because `upstreamName` of their (flattened) name was another
    * tool's (a top-level `crm__lookup` and `lookup` of namespace `crm`): the tool (`crm.lookup`), its name
@@ -189,9 +202,8 @@ export interface ToolSet {
 export const makeToolSet = (): ToolSet => ({
   tools: [],
   counted: 0,
-  declared: new Set(),
+  declared: new Map(),
   sentOf: new Map(),
-  owners: new Map(),
   names: new Map(),
   renamed: new Map(),
   custom: new Set(),
@@ -203,8 +215,7 @@ export const makeToolSet = (): ToolSet => ({
   deferred: new Map(),
   searched: new Set(),
   dropped: [],
-  bare: new Map(),
-  topLevel: new Set(),
+  namespaced: [],
   collisions: []
 })
 
@@ -292,14 +303,14 @@ const addTool = (
   const claimed = claims.get(name)
   // another tool's: held by a tool added before, or going to another tool of this list
   const taken = (candidate: string) => {
-    if (set.owners.has(candidate) || set.declared.has(candidate)) return true
+    if (set.declared.has(candidate)) return true
     const holder = candidate === usual ? claimed : claims.get(candidate)
     return holder !== undefined && holder !== key
   }
   let sent = usual
   for (let round = 1; taken(sent); round++) sent = distinctName(name, key, round)
   if (sent !== usual) {
-    const other = set.owners.get(usual) ?? (claimed === key ? undefined : claimed)
+    const other = set.declared.get(usual) ?? (claimed === key ? undefined : claimed)
     set.collisions.push({
       tool: namespace === undefined ? name : `${namespace}.${bare}`,
       sent,
@@ -307,24 +318,23 @@ const addTool = (
     })
   }
   set.sentOf.set(key, sent)
-  set.owners.set(sent, key)
   set.tools.push(build(sent))
-  set.declared.add(sent)
+  set.declared.set(sent, key)
   if (custom) set.custom.add(sent)
   if (namespace === undefined) {
-    set.topLevel.add(sent)
     if (sent !== name) set.renamed.set(sent, name)
     return sent
   }
   const original = { namespace, name: bare }
-  sentNames.set(original, sent)
   set.names.set(sent, original)
-  // the flattened name is an alias of this tool unless it is another tool's name upstream
-  if (sent === usual) set.names.set(name, original)
+  if (sent === usual) {
+    // the flattened name is an alias of this tool unless it is another tool's name upstream
+    set.names.set(name, original)
+  } else {
+    sentNames.set(original, sent)
+  }
   set.names.set(`${namespace}.${bare}`, original)
-  const namespaces = set.bare.get(bare) ?? []
-  namespaces.push(namespace)
-  set.bare.set(bare, namespaces)
+  set.namespaced.push(original)
   return sent
 }
 
@@ -343,7 +353,16 @@ export const logAmbiguousNames = (set: ToolSet): Effect.Effect<void> =>
     // a bare name per namespaced tool: thousands are resolved in slices, other requests served between them
     // (10,000 in one namespace were one stretch of 3-13 ms)
     const budget = makeBudget()
-    for (const [name, namespaces] of set.bare) {
+    // the namespaces declaring each bare name, grouped here rather than as `addTool` adds each tool (see
+    // `ToolSet.namespaced`)
+    const bare = new Map<string, Array<string>>()
+    for (const { name, namespace } of set.namespaced) {
+      if (budget.tick()) yield* yieldToIo
+      const namespaces = bare.get(name)
+      if (namespaces === undefined) bare.set(name, [namespace])
+      else namespaces.push(namespace)
+    }
+    for (const [name, namespaces] of bare) {
       if (budget.tick()) yield* yieldToIo
       if (set.sentOf.has(toolKey(undefined, name)) || set.names.has(name)) continue
       if (namespaces.length === 1) {
@@ -407,24 +426,25 @@ export const decodeTools = (
     const claims = mayCollide(rawTools) ? claimsOf(rawTools) : NO_CLAIMS
     const where = (index: number, ...rest: ReadonlyArray<PropertyKey>) => formatParam([...at, index, ...rest])
     const names: Array<string> = []
-    // the function and custom tools of this list by the client's name (`ns.name` in a namespace) -> the
-    // tool's index (`innerOf`: its index in its namespace): two of one name in one list are refused, since the
-    // upstream could be offered only one of them. Where each is is written out only for that error (a string
-    // per tool was garbage for a list of thousands)
+    // the function and custom tools of this list by the client's name (`ns.name` in a namespace) -> where the
+    // first of that name is in `places`, which holds each tool's index and its index in its namespace (-1 for
+    // a top-level tool) one after the other: two of one name in one list are refused, since the upstream
+    // could be offered only one of them. Where each is is written out only for that error (a string per tool
+    // was garbage for a list of thousands), and kept in an array rather than a second map (`ToolSet.namespaced`)
     const listed = new Map<string, number>()
-    const innerOf = new Map<string, number>()
+    const places: Array<number> = []
     const nameParam = (index: number, inner: number | undefined) =>
-      inner === undefined ? where(index, "name")! : where(index, "tools", inner, "name")!
+      inner === undefined || inner === -1 ? where(index, "name")! : where(index, "tools", inner, "name")!
     const unique = (name: string, index: number, inner?: number): Effect.Effect<void, RequestError> => {
       const first = listed.get(name)
       if (first === undefined) {
-        listed.set(name, index)
-        if (inner !== undefined) innerOf.set(name, inner)
+        listed.set(name, places.length)
+        places.push(index, inner ?? -1)
         return Effect.void
       }
       const param = nameParam(index, inner)
       return fail(
-        `Duplicate tool name '${name}': ${nameParam(first, innerOf.get(name))} and ${param} both name it. Tool names must be unique: the model could be offered only one of them.`,
+        `Duplicate tool name '${name}': ${nameParam(places[first]!, places[first + 1])} and ${param} both name it. Tool names must be unique: the model could be offered only one of them.`,
         param,
         "invalid_value"
       )
@@ -522,7 +542,7 @@ export const decodeTools = (
         // `local_shell_call`
         const { definition, field } = CLIENT_TOOLS[type]
         if (set[field] === undefined) {
-          if (set.owners.has(definition.name) || namesTopLevel(rawTools, definition.name)) {
+          if (set.declared.get(definition.name) !== undefined || namesTopLevel(rawTools, definition.name)) {
             // a function or custom tool of the built-in's name (Codex's freeform `apply_patch` beside the
             // built-in, as packages/tools/README.md sets it up), in this list in either order or in an earlier
             // one (a later one: `rehomeBuiltIn`): it keeps the name, and the built-in is offered beside it under
@@ -530,7 +550,7 @@ export const decodeTools = (
             // action: as a function call of the built-in's name)
             const sent = aliasOf(set, type, rawTools)
             set.tools.push(new LanguageModel.ToolDefinition({ ...definition, name: sent }, true))
-            set.declared.add(sent)
+            set.declared.set(sent, undefined)
             set.renamed.set(sent, definition.name)
             set[field] = sent
             yield* Effect.logDebug(
@@ -695,10 +715,8 @@ const rehomeBuiltIn = (
   const at = set.tools.findIndex((tool) => tool.name === definition.name)
   if (at >= 0) set.tools[at] = new LanguageModel.ToolDefinition({ ...definition, name: sent }, true)
   set.sentOf.delete(toolKey(undefined, definition.name))
-  set.owners.delete(definition.name)
   set.declared.delete(definition.name)
-  set.topLevel.delete(definition.name)
-  set.declared.add(sent)
+  set.declared.set(sent, undefined)
   set.renamed.set(sent, definition.name)
   set[field] = sent
   return Effect.logDebug(
