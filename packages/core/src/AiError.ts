@@ -517,6 +517,24 @@ export const retryAfterFromHeaders = (
   return undefined
 }
 
+/**
+ * The message of an error body in another common shape than OpenAI's, without a `message`: Ollama's
+ * `{"error":"…"}` (a string), FastAPI's (vLLM's, TGI's) `{"detail":"…"}` and its validation errors
+ * `{"detail":[{"loc":["body","messages"],"msg":"Field required",…},…]}`, read as `body.messages: Field
+ * required` (several joined by `; `, an item without `msg` as its JSON). `undefined` for any other shape.
+ */
+const otherShapeMessage = (error: { readonly [key: string]: unknown }): string | undefined => {
+  if (typeof error.error === "string") return error.error
+  const detail = error.detail
+  if (typeof detail === "string") return detail
+  if (!Array.isArray(detail) || detail.length === 0) return undefined
+  return detail.map((item: unknown) => {
+    if (!isJsonObject(item) || typeof item.msg !== "string") return JSON.stringify(item)
+    const loc = Array.isArray(item.loc) ? item.loc.filter((part) => typeof part === "string" || typeof part === "number") : []
+    return loc.length === 0 ? item.msg : `${loc.join(".")}: ${item.msg}`
+  }).join("; ")
+}
+
 /** The description of a redirect (a 3xx answer) whose body holds no error message: its status and target. */
 const redirectDescription = (status: number, location: string | undefined): string =>
   `the server answered HTTP ${status}, a redirect ${
@@ -538,7 +556,9 @@ const stringOf = (o: { readonly [key: string]: unknown }, key: string): string |
  * so is the first object of a list, as Gemini's OpenAI compatibility answers
  * `[{"error":{"code":400,"message":"…","status":"INVALID_ARGUMENT"}}]`, whose `status` is read as the
  * `errorType` when there is no `type`; a `null` field is left out; a numeric `code` becomes its decimal
- * text; a body of another shape becomes the description), `requestId` from `x-request-id`, `retryAfter` from `retry-after-ms` /
+ * text; since 0.2.0 the inner message of Ollama's `{"error":"…"}` and FastAPI's (vLLM's) `{"detail":"…"}` /
+ * `{"detail":[{"loc","msg"},…]}` is the description, `body.messages: Field required` for a validation
+ * error; a body of another shape becomes the description), `requestId` from `x-request-id`, `retryAfter` from `retry-after-ms` /
  * `retry-after` (see `retryAfterFromHeaders`). `headers` are lower-cased header names. Pure: no I/O.
  *
  * The message or body is cut at `MAX_MESSAGE` characters, saying how much was cut (`capMessage`). `cutAt`
@@ -575,7 +595,11 @@ export const httpErrorFromResponse = (response: {
   } catch {
     error = undefined
   }
-  const message = error ? stringOf(error, "message") : cutAt === undefined ? undefined : messageInPrefix(body)
+  const message = error
+    ? stringOf(error, "message") ?? otherShapeMessage(error)
+    : cutAt === undefined
+    ? undefined
+    : messageInPrefix(body)
   // Google's `status` (`INVALID_ARGUMENT`, `RESOURCE_EXHAUSTED`…) stands where OpenAI's `type` would
   const errorType = error && (stringOf(error, "type") ?? stringOf(error, "status"))
   const rawCode = error?.code

@@ -40,7 +40,10 @@
  * - 400 `array_above_max_length` (param `input`) for more than `maxInputItems` input items (default
  *   20,000), and (param `input[i].content`, `input[i].output`) for more content parts than that in one item;
  * - 400 from the decoder for what a stateless bridge cannot honour, naming the parameter;
- * - an upstream error before the first byte: the upstream's 4xx status and error, 502 for an upstream 5xx,
+ * - an upstream error before the first byte: the upstream's 4xx status and error (when its body names no
+ *   type, OpenAI's for the status: `requests` and code `rate_limit_exceeded` for a 429, else
+ *   `invalid_request_error`; the inner message of Ollama's and FastAPI's error bodies, see
+ *   `AiError.httpErrorFromResponse`), 502 for an upstream 5xx,
  *   502 `upstream_error` for an upstream redirect (3xx, never followed, so the upstream key goes nowhere
  *   else), its message naming the status, the `location` and the base URL to set when the target is the
  *   same endpoint elsewhere (`HttpTransport.redirectHint`: an `http://` upstream redirected to `https://`),
@@ -338,9 +341,9 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
       return new GatewayError({
         status: error.status >= 500 ? 502 : error.status,
         description: capMessage(error.status >= 500 ? `the upstream failed: ${error.description}` : error.description),
-        errorType: error.errorType ?? (error.status >= 500 ? "server_error" : "invalid_request_error"),
+        errorType: error.errorType ?? openAiErrorType(error.status),
         param: error.param ?? null,
-        code: error.code ?? (error.status >= 500 ? "upstream_error" : null),
+        code: error.code ?? (error.status >= 500 ? "upstream_error" : error.status === 429 ? "rate_limit_exceeded" : null),
         ...(headers === undefined ? {} : { headers })
       })
     }
@@ -438,6 +441,19 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
     code: "upstream_error"
   })
 }
+
+/**
+ * The `type` OpenAI gives an error of HTTP `status`, for an upstream error whose body named none (a
+ * plain-text or HTML body, Ollama's `{"error":"…"}`, FastAPI's `{"detail":…}`): the statuses of the API
+ * reference's error codes (platform.openai.com/docs/guides/error-codes) and the OpenAI SDKs' error classes by
+ * status. 429 (rate limit, "Rate limit reached for requests") is `requests`, the type of OpenAI's own 429
+ * body (`{"type":"requests","code":"rate_limit_exceeded"}`), with code `rate_limit_exceeded`: never the
+ * client's request at fault; 5xx (500 server error, 503 overloaded) is `server_error`; 400, 404, 409, 413,
+ * 422 and any other 4xx are `invalid_request_error`, as OpenAI types them (401 and 403, the gateway's own
+ * upstream credentials, are answered apart: `UPSTREAM_AUTH_FAILED`).
+ */
+const openAiErrorType = (status: number): string =>
+  status === 429 ? "requests" : status >= 500 ? "server_error" : "invalid_request_error"
 
 /**
  * What a client is told when the upstream could not be reached (`TransportError`: connection refused, a name
