@@ -81,6 +81,8 @@
  * 1 and `top_logprobs` below 0 (code `integer_below_min_value`, worded as the API words it; the API's own
  * minimum for `max_output_tokens` is 16, which a Chat Completions backend need not share: 1 to 15 are
  * forwarded; `max_tool_calls`, given no range by the API reference and only echoed, is not checked),
+ * `temperature` outside 0 to 2 and `top_p` outside 0 to 1 (the API reference's ranges; codes
+ * `decimal_below_min_value` / `decimal_above_max_value`),
  * `input_file` content the upstream cannot take (`inputFiles`), an `input_image` by `file_id` when `imageFileIds` is
  * `false` (the gateway has no Files API: send `image_url`), a `tool_choice` that forces a tool call
  * (`required`, a named tool, `allowed_tools` in `required` mode) when no tool is left to call or that names a
@@ -138,7 +140,7 @@ import { decodeTools, logAmbiguousNames, makeToolSet, offeredTools } from "./int
  * `tools[1]`), `null` when the whole body is at fault; `code` is OpenAI's error code
  * (`unsupported_parameter`, `unsupported_value`, `invalid_type`, `missing_required_parameter`,
  * `invalid_value`, `empty_string`, `array_above_max_length`, `string_above_max_length`, `object_above_max_properties`,
- * `integer_below_min_value`). A server answers it with HTTP 400 and its `body`
+ * `integer_below_min_value`, `decimal_below_min_value`, `decimal_above_max_value`). A server answers it with HTTP 400 and its `body`
  * (`ErrorBody`).
  *
  * @since 0.1.0
@@ -1019,10 +1021,19 @@ const decodeBody = <E>(
  * code `integer_below_min_value`): `max_output_tokens` at least 1 (the API reference's minimum is 16, which
  * a Chat Completions backend need not share, so 1 to 15 go upstream; below 1 no backend can answer), and
  * `top_logprobs` at least 0 (the API reference's range is 0 to 20; above 0 is refused as unsupported
- * anyway). `max_tool_calls` has no range in the API reference and is only echoed: it is not checked.
+ * anyway). `max_tool_calls` has no range in the API reference and is only echoed: it is not checked. Since
+ * 0.2.0 the decimal ones too, worded as the API words them (`Invalid 'temperature': decimal above maximum
+ * value. Expected a value <= 2, but got 5 instead.`, codes `decimal_above_max_value` /
+ * `decimal_below_min_value`): `temperature` 0 to 2 and `top_p` 0 to 1 (the API reference's
+ * `ModelResponseProperties`), which every Chat Completions backend shares.
  */
 const checkRanges = (
-  request: { readonly max_output_tokens?: number | null | undefined; readonly top_logprobs?: number | null | undefined }
+  request: {
+    readonly max_output_tokens?: number | null | undefined
+    readonly top_logprobs?: number | null | undefined
+    readonly temperature?: number | null | undefined
+    readonly top_p?: number | null | undefined
+  }
 ) => {
   const below = (name: string, value: number, minimum: number) =>
     fail(
@@ -1034,6 +1045,23 @@ const checkRanges = (
     return below("max_output_tokens", request.max_output_tokens, 1)
   }
   if (request.top_logprobs != null && request.top_logprobs < 0) return below("top_logprobs", request.top_logprobs, 0)
+  for (const [name, value, maximum] of [["temperature", request.temperature, 2], ["top_p", request.top_p, 1]] as const) {
+    if (value == null) continue
+    if (value < 0) {
+      return fail(
+        `Invalid '${name}': decimal below minimum value. Expected a value >= 0, but got ${value} instead.`,
+        name,
+        "decimal_below_min_value"
+      )
+    }
+    if (value > maximum) {
+      return fail(
+        `Invalid '${name}': decimal above maximum value. Expected a value <= ${maximum}, but got ${value} instead.`,
+        name,
+        "decimal_above_max_value"
+      )
+    }
+  }
   return Effect.void
 }
 

@@ -722,10 +722,10 @@ describe("Gateway (scripted upstream)", () => {
               })
             }
           }
-          // numbers within range go on as they are, for the upstream to judge
-          const within = yield* post(`${url}/responses`, '{"model":"m","input":"hi","store":false,"stream":true,"temperature":1e2}')
+          // finite numbers go on as they are (temperature within its 0 to 2, OutOfRange.test)
+          const within = yield* post(`${url}/responses`, '{"model":"m","input":"hi","store":false,"stream":true,"temperature":15e-1}')
           expect(within.status).toBe(200)
-          expect(checkLifecycle(parseSse(within.text))).toMatchObject({ status: "completed", temperature: 100 })
+          expect(checkLifecycle(parseSse(within.text))).toMatchObject({ status: "completed", temperature: 1.5 })
         }))
       expect(model.calls.length).toBe(1)
     }))

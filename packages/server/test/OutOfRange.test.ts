@@ -1,4 +1,6 @@
 /**
+ * `temperature` outside 0 to 2 and `top_p` outside 0 to 1 (the API reference's ranges) get the same 400,
+ * worded as OpenAI words a decimal out of its range (before, `temperature: 5` and `top_p: -1` were forwarded).
  * `max_output_tokens` below 1 and `top_logprobs` below 0 get the gateway's 400 naming the parameter, worded
  * as OpenAI words an integer below its minimum, and never reach the upstream (before, `max_output_tokens:
  * -5` went upstream as `max_completion_tokens: -5`, and the upstream's 400 came back). 1 to 15, below the
@@ -16,7 +18,7 @@ const CASES: ReadonlyArray<readonly [string, number, number]> = [
   ["top_logprobs", -1, 0]
 ]
 
-describe("integer parameters below their minimum", () => {
+describe("parameters out of their range", () => {
   for (const [name, value, minimum] of CASES) {
     for (const stream of [false, true]) {
       it.effect(`${name}: ${value}${stream ? ", streamed" : ""}: a 400 naming it, nothing sent upstream`, () =>
@@ -36,6 +38,42 @@ describe("integer parameters below their minimum", () => {
           })))
     }
   }
+
+  const DECIMALS: ReadonlyArray<readonly [string, number, string, string]> = [
+    ["temperature", 5, "above maximum value. Expected a value <= 2", "decimal_above_max_value"],
+    ["temperature", -0.5, "below minimum value. Expected a value >= 0", "decimal_below_min_value"],
+    ["top_p", -1, "below minimum value. Expected a value >= 0", "decimal_below_min_value"],
+    ["top_p", 1.5, "above maximum value. Expected a value <= 1", "decimal_above_max_value"]
+  ]
+  for (const [name, value, range, code] of DECIMALS) {
+    for (const stream of [false, true]) {
+      it.effect(`${name}: ${value}${stream ? ", streamed" : ""}: a 400 naming it, nothing sent upstream`, () =>
+        withScriptedGateway([completion({ content: "hi" })], {}, (url, received) =>
+          Effect.gen(function*() {
+            const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream, [name]: value })
+            expect(answer.status).toBe(400)
+            expect(JSON.parse(answer.text)).toEqual({
+              error: {
+                message: `Invalid '${name}': decimal ${range}, but got ${value} instead.`,
+                type: "invalid_request_error",
+                param: name,
+                code
+              }
+            })
+            expect(received).toHaveLength(0)
+          })))
+    }
+  }
+
+  it.effect("temperature 0 and 2, top_p 0 and 1 (the bounds) go upstream as they are", () =>
+    withScriptedGateway([completion({ content: "hi" })], {}, (url, received) =>
+      Effect.gen(function*() {
+        for (const [temperature, top_p] of [[0, 0], [2, 1]]) {
+          const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", temperature, top_p })
+          expect(answer.status, answer.text).toBe(200)
+        }
+        expect(received.map((request) => [(request.body as Json).temperature, (request.body as Json).top_p])).toEqual([[0, 0], [2, 1]])
+      })))
 
   it.effect("max_output_tokens: 1 and 15 go upstream as max_completion_tokens", () =>
     withScriptedGateway([completion({ content: "hi" }), completion({ content: "hi" })], {}, (url, received) =>
