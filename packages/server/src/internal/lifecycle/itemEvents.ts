@@ -81,8 +81,36 @@ export const make = (
     return searchedTopLevel.has(name) || request.searchedTools?.has(name) === true ? { name, namespace: name } : { name }
   }
 
+  // A call's `call_id` as the client gets it: unique within the response, as the API's are (a client
+  // pairs each output with its call by it). A call whose upstream id an earlier call of the response has
+  // (`dup` twice: OpenAI never sends that, a local server may) gets that id with `_2` (`_3`, …: the first
+  // suffix no call of the response has); the client sends it back as it is, and it goes upstream so, each
+  // output paired with its own call. Worked out again only when the upstream's id changes (a late id).
+  const callIds = new Map<Slot, { readonly from: string; readonly id: string }>()
+  const usedCallIds = new Set<string>()
+  const clientCallId = (slot: Slot): string => {
+    const known = callIds.get(slot)
+    if (known !== undefined && known.from === slot.callId) return known.id
+    if (known !== undefined) usedCallIds.delete(known.id)
+    let id = slot.callId
+    if (id !== "") {
+      for (let n = 2; usedCallIds.has(id); n++) id = `${slot.callId}_${n}`
+      usedCallIds.add(id)
+    }
+    callIds.set(slot, { from: slot.callId, id })
+    return id
+  }
+
   const item = (slot: Slot, itemStatus: string, complete: boolean): unknown =>
-    itemJson(slot, itemStatus, complete, functionName(slot))
+    itemJson(
+      slot,
+      itemStatus,
+      complete,
+      functionName(slot),
+      slot.kind === "message" || slot.kind === "refusal" || slot.kind === "reasoning" || slot.kind === "verbatim"
+        ? slot.callId
+        : clientCallId(slot)
+    )
 
   const open = (slot: Slot, out: Array<Event>) => {
     slot.opened = true

@@ -208,13 +208,16 @@ export const contentPart = (slot: Slot, text: string): Record<string, unknown> =
 
 /**
  * The JSON of a slot's output item with `itemStatus`; `complete: false` gives the empty item of
- * `response.output_item.added`. `name` is the call's name (and namespace) as the client declared it.
+ * `response.output_item.added`. `name` is the call's name (and namespace) as the client declared it;
+ * `callId` the call's id as the client gets it (before its `extra_content` is added, `callId.ts`): unique
+ * within the response (`itemEvents.ts`), the upstream's by default.
  */
 export const itemJson = (
   slot: Slot,
   itemStatus: string,
   complete: boolean,
-  name: { readonly name: string; readonly namespace?: string }
+  name: { readonly name: string; readonly namespace?: string },
+  callId: string = slot.callId
 ): unknown => {
   switch (slot.kind) {
     case "message":
@@ -245,7 +248,7 @@ export const itemJson = (
         type: "function_call",
         status: itemStatus,
         arguments: complete ? textOf(slot) : "",
-        call_id: CallId.encode(slot.callId, slot.extraContent),
+        call_id: CallId.encode(callId, slot.extraContent),
         ...name
       }
     case "custom_tool_call":
@@ -253,7 +256,7 @@ export const itemJson = (
         id: slot.itemId,
         type: "custom_tool_call",
         status: itemStatus,
-        call_id: CallId.encode(slot.callId, slot.extraContent),
+        call_id: CallId.encode(callId, slot.extraContent),
         input: complete ? textOf(slot) : "",
         ...name
       }
@@ -262,7 +265,7 @@ export const itemJson = (
         id: slot.itemId,
         type: "apply_patch_call",
         status: itemStatus,
-        call_id: CallId.encode(slot.callId, slot.extraContent),
+        call_id: CallId.encode(callId, slot.extraContent),
         operation: applyPatchOperation(textOf(slot)) ?? {}
       }
     case "shell_call":
@@ -271,14 +274,14 @@ export const itemJson = (
         type: "shell_call",
         status: itemStatus,
         action: complete ? shellAction(textOf(slot)) ?? NO_ACTION : NO_ACTION,
-        call_id: CallId.encode(slot.callId, slot.extraContent)
+        call_id: CallId.encode(callId, slot.extraContent)
       }
     case "local_shell_call":
       return {
         id: slot.itemId,
         type: "local_shell_call",
         status: itemStatus,
-        call_id: CallId.encode(slot.callId, slot.extraContent),
+        call_id: CallId.encode(callId, slot.extraContent),
         action: localShellAction(textOf(slot)) ?? { ...NO_EXEC, command: [] }
       }
     case "tool_search_call":
@@ -288,7 +291,7 @@ export const itemJson = (
         type: "tool_search_call",
         status: itemStatus,
         arguments: complete ? parseObject(textOf(slot)) ?? {} : {},
-        call_id: CallId.encode(slot.callId, slot.extraContent),
+        call_id: CallId.encode(callId, slot.extraContent),
         execution: "client"
       }
     case "verbatim":
