@@ -125,3 +125,28 @@ describe("a client's function_call whose arguments are whitespace alone", () => 
       }))
   })
 })
+
+describe("an upstream call whose arguments are not JSON (finish_reason tool_calls)", () => {
+  // kept as the model sent them (every item the model sends is kept), in a completed item: the README says
+  // that the SDK's finalResponse() then throws for a strict tool, and how to read such a response
+  it.effect("kept as sent, completed, streamed and whole; the SDK's create() returns it, finalResponse() throws (README)", () =>
+    withScriptedGateway([answer(["{\"country\": \"U"]), answer(["{\"country\": \"U"]), answer(["{\"country\": \"U"])], {}, (url) =>
+      Effect.gen(function*() {
+        const streamed = yield* post(`${url}/responses`, { model: "m", input: "hi", tools: TOOLS, stream: true })
+        const terminal = checkLifecycle(parseSse(streamed.text))
+        expect(terminal.status).toBe("completed")
+        expect((terminal.output as ReadonlyArray<Json>)[0]).toMatchObject({ arguments: "{\"country\": \"U", status: "completed" })
+        const sdk = yield* Effect.promise(async () => {
+          const client = new OpenAI({ baseURL: url, apiKey: "k", maxRetries: 0 })
+          const created = await client.responses.create({ model: "m", input: "hi", tools: TOOLS })
+          const thrown = await client.responses.stream({ model: "m", input: "hi", tools: TOOLS }).finalResponse().then(
+            () => undefined,
+            (error: unknown) => error
+          )
+          return { created, thrown }
+        })
+        expect(sdk.created.output[0]).toMatchObject({ type: "function_call", arguments: "{\"country\": \"U" })
+        expect(sdk.thrown).toBeInstanceOf(OpenAI.OpenAIError)
+        expect(sdk.thrown).not.toBeInstanceOf(OpenAI.APIError)
+      })))
+})
