@@ -535,11 +535,16 @@ const otherShapeMessage = (error: { readonly [key: string]: unknown }): string |
   }).join("; ")
 }
 
-/** The description of a redirect (a 3xx answer) whose body holds no error message: its status and target. */
+/** The statuses that redirect (RFC 9110 section 15.4): the others of 3xx (300, 304, 305, 306) are no redirect. */
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
+
+/** The description of a 3xx answer whose body holds no error message: its status and, for a redirect, its target. */
 const redirectDescription = (status: number, location: string | undefined): string =>
-  `the server answered HTTP ${status}, a redirect ${
-    location === undefined || location.trim() === "" ? "(no location header)" : `to ${capMessage(location.trim(), 500)}`
-  }, which is not followed (the request and its key go to the configured base URL only)`
+  !REDIRECTS.has(status)
+    ? `the server answered HTTP ${status}, which is no answer to this request`
+    : `the server answered HTTP ${status}, a redirect ${
+      location === undefined || location.trim() === "" ? "(no location header)" : `to ${capMessage(location.trim(), 500)}`
+    }, which is not followed (the request and its key go to the configured base URL only)`
 
 const isJsonObject = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)

@@ -44,9 +44,9 @@
  *   type, OpenAI's for the status: `requests` and code `rate_limit_exceeded` for a 429, else
  *   `invalid_request_error`; the inner message of Ollama's and FastAPI's error bodies, see
  *   `AiError.httpErrorFromResponse`), 502 for an upstream 5xx,
- *   502 `upstream_error` for an upstream redirect (3xx, never followed, so the upstream key goes nowhere
- *   else), its message naming the status, the `location` and the base URL to set when the target is the
- *   same endpoint elsewhere (`HttpTransport.redirectHint`: an `http://` upstream redirected to `https://`),
+ *   502 `upstream_error` with `x-should-retry: false` for an upstream redirect (3xx, never followed, so the
+ *   upstream key goes nowhere else), its message naming the status (`UPSTREAM_REDIRECTED`; the target and
+ *   the base URL to set, `HttpTransport.redirectHint`, go to the log only),
  *   502 `upstream_auth_failed` for an upstream 401 or 403 (the gateway's upstream key, not the client's:
  *   `UPSTREAM_AUTH_FAILED`); an error the upstream sent inside its answer before any output (an error
  *   event or chunk, llama.cpp's `error: {"code":400,…}` line, a 200 error body) is answered the same way
@@ -327,15 +327,21 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
         })
       }
       // a redirect (3xx, not followed: the upstream URL is the operator's to fix) is the upstream's failure,
-      // as a 5xx is: never passed on as a 3xx the client would take for the gateway's own
+      // as a 5xx is: never passed on as a 3xx the client would take for the gateway's own. Its target (which
+      // may carry credentials, a signed query or an internal host) and the base URL to set are for the
+      // operator's log (`logUpstreamError`), not the client; and the client's SDK is told not to retry a
+      // misconfiguration (`x-should-retry: false`, no `retry-after`)
       if (error.status < 400) {
         return new GatewayError({
           status: 502,
-          description: capMessage(`the upstream failed: ${error.description}`),
+          description: `the upstream failed: it answered HTTP ${error.status}, which the gateway does not follow: ${UPSTREAM_REDIRECTED}`,
           errorType: "server_error",
           param: null,
           code: "upstream_error",
-          ...(headers === undefined ? {} : { headers })
+          headers: {
+            "x-should-retry": "false",
+            ...(error.requestId === undefined ? {} : { "x-request-id": capMessage(error.requestId, 200) })
+          }
         })
       }
       return new GatewayError({
@@ -487,6 +493,18 @@ export const UPSTREAM_CLOSED = "the upstream model server closed the connection 
  * @category errors
  */
 export const UPSTREAM_AUTH_FAILED = "the upstream model server refused the gateway's credentials"
+
+/**
+ * What a client is told after the status when the upstream answered a 3xx (a redirect, which the gateway
+ * never follows, so its upstream key goes nowhere else): the client gets a 502 `upstream_error` with
+ * `x-should-retry: false` (a misconfiguration does not pass with a retry). The target (the `location`
+ * header, which may carry credentials, a signed query or an internal host) and the base URL to set
+ * (`HttpTransport.redirectHint`) go to the gateway's log only; the operator fixes `serve --upstream`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const UPSTREAM_REDIRECTED = "the gateway's upstream URL needs fixing (the gateway's log names the target)"
 
 /**
  * What a client is told when the upstream's connection broke off after the response began streaming (a

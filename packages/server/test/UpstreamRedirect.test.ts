@@ -1,46 +1,55 @@
 /**
  * An upstream that answers a redirect (3xx: an `http://` upstream for a host that redirects to `https://`,
- * a proxy that moves a path) gets a 502 `upstream_error` naming the status, the target and the base URL to
- * set, never the 3xx itself (which blamed the client, `invalid_request_error`, with the body "HTTP status
- * 302" and no target); the redirect is never followed, so the upstream key goes nowhere else. The clients'
- * `HttpError` (the transport both share) names the target too.
+ * a proxy that moves a path) gets a 502 `upstream_error` naming the status, never the 3xx itself (which
+ * blamed the client, `invalid_request_error`, with the body "HTTP status 302"), nor the target (which may
+ * carry credentials or a signed query: the log's), with `x-should-retry: false` and no `retry-after`; the
+ * redirect is never followed, so the upstream key goes nowhere else. The clients' `HttpError` (the
+ * transport both share) names the target and the base URL to set.
  */
 import { ScriptedServer } from "@effect-responses/testing"
 import { ChatCompletionsClient } from "@effect-responses/chat-completions"
+import { AiError } from "@effect-responses/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import * as Gateway from "../src/Gateway.js"
 import { withScriptedGateway } from "./scriptedUpstream.js"
 import { post } from "./utils.js"
 
 const KEY = "sk-upstream-secret-123456"
 
-const redirect = (status: number, location: string): ScriptedServer.Handler => (_request, response) => {
-  response.writeHead(status, { location })
+const redirect = (status: number, location: string, headers: Record<string, string> = {}): ScriptedServer.Handler =>
+(_request, response) => {
+  response.writeHead(status, { location, ...headers })
   response.end()
 }
 
+const clientMessage = (status: number) =>
+  `the upstream failed: it answered HTTP ${status}, which the gateway does not follow: ${Gateway.UPSTREAM_REDIRECTED}`
+
 describe("an upstream redirect", () => {
   for (const stream of [false, true]) {
-    it.effect(`302 to another base URL${stream ? ", streamed" : ""}: a 502 upstream_error naming the status, the target and the base URL to set; not followed`, () =>
+    it.effect(`302 to another base URL${stream ? ", streamed" : ""}: a 502 upstream_error naming the status, not to be retried; not followed`, () =>
       Effect.gen(function*() {
         // where the upstream redirects: it must get nothing, the key least of all
         const target = yield* ScriptedServer.make([ScriptedServer.completion({ content: "never" })])
         const location = `${target.baseUrl}/chat/completions`
         yield* withScriptedGateway(
-          [redirect(302, location)],
+          [redirect(302, location, { "retry-after": "5", "x-request-id": "req_1" })],
           { upstream: { apiKey: Redacted.make(KEY) } },
           (url, received) =>
             Effect.gen(function*() {
               const answer = yield* post(`${url}/responses`, { model: "m", input: "hi", stream })
               expect(answer.status).toBe(502)
               expect(answer.headers.get("location")).toBeNull()
+              expect(answer.headers.get("retry-after")).toBeNull()
+              expect(answer.headers.get("x-should-retry")).toBe("false")
+              expect(answer.headers.get("x-request-id")).toBe("req_1")
               expect(JSON.parse(answer.text)).toEqual({
                 error: {
-                  message:
-                    `the upstream failed: the server answered HTTP 302, a redirect to ${location}, which is not followed (the request and its key go to the configured base URL only): set the base URL to ${target.baseUrl}`,
+                  message: clientMessage(302),
                   type: "server_error",
                   param: null,
                   code: "upstream_error"
@@ -53,26 +62,34 @@ describe("an upstream redirect", () => {
       }).pipe(Effect.scoped))
   }
 
-  it.effect("307 to a relative path elsewhere, and a 301 without a location: named as they are", () =>
+  it.effect("a 307 whose target carries credentials and a signed query, a 301 without a location, a 304: the client gets the status only", () =>
     withScriptedGateway(
-      [redirect(307, "/elsewhere/chat/completions?x=1"), (_request, response) => {
-        response.writeHead(301)
-        response.end()
-      }],
+      [
+        redirect(307, "http://admin:hunter2@10.0.0.5:8080/internal/chat/completions?X-Amz-Signature=abc"),
+        (_request, response) => {
+          response.writeHead(301)
+          response.end()
+        },
+        (_request, response) => {
+          response.writeHead(304)
+          response.end()
+        }
+      ],
       {},
       (url) =>
         Effect.gen(function*() {
-          const first = JSON.parse((yield* post(`${url}/responses`, { model: "m", input: "hi" })).text).error
-          expect(first.message).toBe(
-            "the upstream failed: the server answered HTTP 307, a redirect to /elsewhere/chat/completions?x=1, which is not followed (the request and its key go to the configured base URL only): check the base URL (its scheme, host and path): the server redirected it"
-          )
-          const second = yield* post(`${url}/responses`, { model: "m", input: "hi" })
-          expect(second.status).toBe(502)
-          expect(JSON.parse(second.text).error).toMatchObject({
-            message:
-              "the upstream failed: the server answered HTTP 301, a redirect (no location header), which is not followed (the request and its key go to the configured base URL only)",
-            code: "upstream_error"
-          })
+          for (const status of [307, 301, 304]) {
+            const answer = yield* post(`${url}/responses`, { model: "m", input: "hi" })
+            expect(answer.status).toBe(502)
+            expect(answer.text).not.toContain("hunter2")
+            expect(answer.text).not.toContain("10.0.0.5")
+            expect(JSON.parse(answer.text).error).toEqual({
+              message: clientMessage(status),
+              type: "server_error",
+              param: null,
+              code: "upstream_error"
+            })
+          }
         })
     ))
 
@@ -88,4 +105,16 @@ describe("an upstream redirect", () => {
       )
       expect(target.received).toHaveLength(0)
     }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici)))
+
+  it("AiError.httpErrorFromResponse: a relative target, a redirect without a location, a 304 that is no redirect", () => {
+    const descriptionOf = (status: number, headers: Record<string, string>) =>
+      AiError.httpErrorFromResponse({ status, headers, body: "" }).description
+    expect(descriptionOf(307, { location: "/elsewhere/chat/completions?x=1" })).toBe(
+      "the server answered HTTP 307, a redirect to /elsewhere/chat/completions?x=1, which is not followed (the request and its key go to the configured base URL only)"
+    )
+    expect(descriptionOf(301, {})).toBe(
+      "the server answered HTTP 301, a redirect (no location header), which is not followed (the request and its key go to the configured base URL only)"
+    )
+    expect(descriptionOf(304, {})).toBe("the server answered HTTP 304, which is no answer to this request")
+  })
 })
