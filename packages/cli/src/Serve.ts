@@ -37,7 +37,9 @@
  *   except on a reused keep-alive connection closed before any response byte, where the request is resent
  *   once on another connection, not counted as an attempt (the upstream closed it idle as the request went
  *   out: Node's and uvicorn's 5 s keep-alive; as browsers and proxies do);
- *   with N at most N + 1 times, each attempt counted in the access log's `upstream_attempts`.
+ *   with N at most N + 1 times, each attempt counted in the access log's `upstream_attempts`. On shutdown
+ *   the retries stop: a backoff or `retry-after` wait, or a retry in flight, ends at once and the request
+ *   gets its 503 `server_shutting_down` (no attempt is made on the closed upstream client).
  * - `--replay-reasoning-content` (default off): the reasoning items a client sends back (their summary, or
  *   their `reasoning_text` content) go upstream as `reasoning_content` on the assistant message they belong
  *   to (the one holding the calls and text that followed them), as DeepSeek's thinking mode requires on

@@ -37,6 +37,7 @@ import { readBounded, transportError } from "@effect-responses/wire/HttpTranspor
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -270,7 +271,10 @@ export const fromLanguageModel = (
  * - `retry`: the gateway's own retries before the first byte (`ChatCompletionsClient.RetryOptions`),
  *   default `{ times: 0 }`: the error (with the upstream's `retry-after` and request id) goes back to the
  *   client, whose SDK retries itself; retrying here too multiplies the attempts (an SDK's 3 attempts times
- *   the gateway's 3 make 9 upstream calls for one failing request);
+ *   the gateway's 3 make 9 upstream calls for one failing request). Once the layer is being released (the
+ *   gateway shuts down) no call is retried any more: a wait between attempts, or a retry in flight, ends at
+ *   once with the last attempt's error (`RetryOptions.stop`, raced with the `stop` given here, if any), so
+ *   that a request in flight gets its `server_shutting_down` answer without waiting out the backoff;
  * - `headersTimeout`: the longest wait for the upstream's response headers (default `HEADERS_TIMEOUT`,
  *   300 s; a non-streaming upstream that sends its headers with the whole answer must answer within it);
  * - `idleTimeout`: the longest silence between two chunks of the upstream's body, keep-alives (SSE
@@ -361,10 +365,17 @@ const UNCOMPRESSED = { "accept-encoding": "identity" } as const
 export const chatCompletions = (
   options: ChatCompletionsOptions
 ): Layer.Layer<Upstream, never, HttpClient.HttpClient> =>
-  Layer.effect(
+  Layer.scoped(
     Upstream,
     Effect.gen(function*() {
       const httpClient = yield* HttpClient.HttpClient
+      // completed as the layer is released (the gateway shutting down): retries stop (see `retry` above)
+      const released = yield* Deferred.make<void>()
+      yield* Effect.addFinalizer(() => Deferred.succeed(released, undefined))
+      const retry = options.retry ?? { times: 0 }
+      const stop = retry.stop === undefined
+        ? Deferred.await(released)
+        : Effect.raceFirst(Deferred.await(released), retry.stop)
       // every HTTP request to the upstream (retries included) counts in the request's `CallRecord`
       const counting = HttpClient.tapRequest(httpClient, () =>
         Effect.map(FiberRef.get(currentCallRecord), (record) => {
@@ -374,7 +385,7 @@ export const chatCompletions = (
         baseUrl: options.baseUrl,
         apiKey: options.apiKey,
         headers: UNCOMPRESSED,
-        retry: options.retry ?? { times: 0 },
+        retry: { ...retry, stop },
         headersTimeout: options.headersTimeout ?? HEADERS_TIMEOUT,
         idleTimeout: options.idleTimeout ?? IDLE_TIMEOUT
       }).pipe(Effect.provideService(HttpClient.HttpClient, counting))

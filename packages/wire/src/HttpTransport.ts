@@ -99,6 +99,13 @@ import * as Timer from "./internal/timer.js"
  * `onRetry`, when given, runs before each wait with the retry's number (1 for the first retry), the wait
  * and the error that caused it (e.g. for a command line to say that it waits, and how long).
  *
+ * `stop` (since 0.2.0), when given, is an effect that completes when retrying must end (the app shutting
+ * down: `Upstream.chatCompletions` of the server package completes its own as its layer is released). Once it
+ * has, a failed attempt is not retried, and a wait between attempts, or a retry's attempt in flight (its
+ * HTTP request aborted), is cut short: the call fails at once with the last failed attempt's error. It is
+ * watched only from an attempt's failure on (a call whose first attempt succeeds never looks at it), and not
+ * at all with `times: 0`.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -110,6 +117,7 @@ export interface RetryOptions {
   readonly onRetry?:
     | ((retry: { readonly attempt: number; readonly wait: Duration.Duration; readonly error: AiError.AiError }) => Effect.Effect<void>)
     | undefined
+  readonly stop?: Effect.Effect<void> | undefined
 }
 
 /**
@@ -397,24 +405,32 @@ export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unk
  * cost about 30 fiber steps per call, a call that succeeds at once (every call, mostly) included. The first
  * failure is handed to the schedule as its first attempt's, so it waits and counts as `Effect.retry` would
  * (with no retries, `times: 0`, it stops at once). The retries (their logs, `onRetry`) run under `parent`
- * when given.
+ * when given. With `stop` (`RetryOptions.stop`), the retries race it: once it completes, the wait or the
+ * attempt in flight is interrupted and the last attempt's error returned (checked first, so a failure that
+ * comes after `stop`, such as the shutdown's own abort of the attempt, is returned without a wait).
  */
 const retriedAfterFailure = <A, E>(
   attempt: Effect.Effect<A, E>,
   schedule: Schedule.Schedule<unknown, E>,
-  parent: Tracer.AnySpan | undefined
+  parent: Tracer.AnySpan | undefined,
+  stop: Effect.Effect<void> | undefined
 ): Effect.Effect<A, E> =>
   Effect.catchAll(attempt, (error) => {
     let first = true
+    let last = error
     const retried = Effect.retry(
       Effect.suspend(() => {
-        if (!first) return attempt
+        if (!first) return Effect.tapError(attempt, (error) => Effect.sync(() => (last = error)))
         first = false
         return Effect.fail(error)
       }),
       schedule
     )
-    return parent === undefined ? retried : Effect.withParentSpan(retried, parent)
+    // `stop` first: when it has already completed, its side wins before the schedule waits
+    const stoppable = stop === undefined
+      ? retried
+      : Effect.raceFirst(Effect.zipRight(stop, Effect.suspend(() => Effect.fail(last))), retried)
+    return parent === undefined ? stoppable : Effect.withParentSpan(stoppable, parent)
   })
 
 /**
@@ -492,6 +508,8 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
     const url = endpointUrl(options.baseUrl, path)
     const hint404 = noPathHint(options.baseUrl)
     const schedule = retrySchedule(options.retry)
+    // no retries: nothing to stop
+    const stop = (options.retry?.times ?? 2) > 0 ? options.retry?.stop : undefined
     const headersTimeout = timeoutOf(options.headersTimeout, DEFAULT_HEADERS_TIMEOUT)
     const idleTimeout = timeoutOf(options.idleTimeout, DEFAULT_IDLE_TIMEOUT)
     // A server that echoes the key in an error body must not put it into the error.
@@ -650,7 +668,7 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
       stream: boolean,
       parent?: Tracer.AnySpan
     ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExecuteError> =>
-      Effect.flatMap(request(body, stream), (request) => retriedAfterFailure(send(request, stream, parent), schedule, parent))
+      Effect.flatMap(request(body, stream), (request) => retriedAfterFailure(send(request, stream, parent), schedule, parent, stop))
 
     // the whole body within the headers timeout (again, from its headers): a trickled answer cannot hold the call;
     // past it, the error says how many bytes of the body had arrived (`bytesReceived`), as the idle timeout's does

@@ -10,6 +10,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -266,6 +267,52 @@ describe("HttpTransport", () => {
       assert.strictEqual(Cooperative.findJsonText([entry], known), entry)
       assert.strictEqual(Cooperative.findJsonText([entry], "é😀 \"x\" ".repeat(100_000)), entry)
       assert.strictEqual(Cooperative.findJsonText([{ value: known, bytes: pieces }], other), undefined)
+    }))
+
+  it.effect("retry.stop: once it completes, a wait between attempts and a retry in flight end at once with the last attempt's error; a failure after it is not retried", () =>
+    Effect.gen(function*() {
+      const overloaded = JSON.stringify({ error: { message: "overloaded", type: "server_error", code: null } })
+      // every request answered 503 after `answered` of them; the others never answered (an attempt in flight)
+      const run = (answered: number) =>
+        Effect.gen(function*() {
+          const requests: Array<HttpClientRequest.HttpClientRequest> = []
+          let interrupted = 0
+          const client = HttpClient.make((request) => {
+            requests.push(request)
+            return requests.length <= answered
+              ? Effect.succeed(HttpClientResponse.fromWeb(request, new Response(overloaded, { status: 503 })))
+              : Effect.onInterrupt(Effect.never, () => Effect.sync(() => interrupted++))
+          })
+          const stop = yield* Deferred.make<void>()
+          const transport = yield* HttpTransport.make("/responses", {
+            retry: { times: 5, base: "10 seconds", stop: Deferred.await(stop) }
+          }).pipe(Effect.provideService(HttpClient.HttpClient, client))
+          return { requests, interrupted: () => interrupted, stop, transport }
+        })
+      // waiting 10 s after the first 503: stopped 1 s into the wait, nothing more is sent
+      const waiting = yield* run(Infinity)
+      const first = yield* Effect.fork(Effect.flip(waiting.transport.execute({}, false)))
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(waiting.requests.length, 1)
+      yield* Deferred.succeed(waiting.stop, undefined)
+      const error = yield* Fiber.join(first)
+      assert.instanceOf(error, AiError.HttpError)
+      assert.strictEqual((error as AiError.HttpError).status, 503)
+      assert.strictEqual(waiting.requests.length, 1)
+      // the retry in flight (its request never answered) is interrupted; the error is the 503 before it
+      const inFlight = yield* run(1)
+      const second = yield* Effect.fork(Effect.flip(inFlight.transport.execute({}, false)))
+      yield* TestClock.adjust("15 seconds")
+      assert.strictEqual(inFlight.requests.length, 2)
+      yield* Deferred.succeed(inFlight.stop, undefined)
+      assert.strictEqual(((yield* Fiber.join(second)) as AiError.HttpError).status, 503)
+      assert.strictEqual(inFlight.interrupted(), 1)
+      assert.strictEqual(inFlight.requests.length, 2)
+      // stopped before the first attempt failed (a shutdown that aborts it): no retry, no wait
+      const stopped = yield* run(Infinity)
+      yield* Deferred.succeed(stopped.stop, undefined)
+      assert.strictEqual(((yield* Effect.flip(stopped.transport.execute({}, false))) as AiError.HttpError).status, 503)
+      assert.strictEqual(stopped.requests.length, 1)
     }))
 
   it.effect("a 4xx fails with HttpError from OpenAI's error body, the echoed key cut out, without a retry", () =>

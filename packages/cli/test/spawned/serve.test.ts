@@ -192,6 +192,68 @@ describe("effect-responses serve (the executable)", () => {
     }
   })
 
+  it("SIGTERM with --upstream-retries 3: a request whose attempt is in flight and one waiting out a retry-after both get their 503 server_shutting_down at once, no retry is made, upstream_attempts=1 each, exit 143", async () => {
+    // "stall": never answers; "busy": 503 asking for a 50 s wait, which the gateway's retry waits for
+    const received: Array<string> = []
+    const upstream = createServer((req, res) => {
+      let body = ""
+      req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")))
+      req.on("end", () => {
+        const model = JSON.parse(body).model
+        received.push(model)
+        if (model === "busy") {
+          res.writeHead(503, { "content-type": "application/json", "retry-after": "50" })
+          res.end(JSON.stringify({ error: { message: "overloaded", type: "server_error", code: null } }))
+        }
+      })
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve))
+    const running = Cli.start([
+      "serve",
+      "--upstream",
+      `http://127.0.0.1:${(upstream.address() as { port: number }).port}/v1`,
+      "--port",
+      "0",
+      "--upstream-retries",
+      "3",
+      "--log-level",
+      "debug"
+    ])
+    try {
+      await running.waitFor(/serving (http:\/\/\S+)\/v1/)
+      const gateway = /serving (http:\/\/\S+\/v1)/.exec(running.output().stdout)![1]!
+      const post = (model: string, stream: boolean) =>
+        fetch(`${gateway}/responses`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model, input: "hi", stream })
+        })
+      const stalled = post("stall", true)
+      const busy = post("busy", false)
+      // both calls went out, and the gateway waits out the 503's retry-after
+      while (received.length < 2 || !running.output().stderr.includes("retry 1 in 50s")) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      running.child.kill("SIGTERM")
+      for (const answer of [await stalled, await busy]) {
+        expect(answer.status).toBe(503)
+        expect((await answer.json()).error).toMatchObject({ code: "server_shutting_down" })
+      }
+      const result = await running.done
+      expect(result.status).toBe(143)
+      expect(received.sort()).toStrictEqual(["busy", "stall"])
+      // the attempts sent, not the retries the shutdown would have made on a closed client
+      const access = result.stderr.split("\n").filter((line) => line.includes("access: POST /v1/responses"))
+      expect(access).toHaveLength(2)
+      for (const line of access) expect(line).toContain("upstream_attempts=1 ")
+      expect(result.stderr).not.toContain("retry 2 in")
+    } finally {
+      running.child.kill("SIGKILL")
+      upstream.closeAllConnections()
+      upstream.close()
+    }
+  })
+
   it("a client that half-closes after its Connection: close request (FIN, still reading) gets the whole answer, streamed and whole; a FIN on a kept-alive connection still cancels the upstream call", async () => {
     const chunk = (delta: object, finish: string | null = null) =>
       `data: ${JSON.stringify({ id: "chatcmpl-h", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
