@@ -2,7 +2,7 @@
  * `effect-responses serve --upstream URL [--port 8787] [--host 127.0.0.1] [--upstream-key-env VAR]
  * [--api-key-env VAR] [--builtin-tools drop|reject] [--upstream-headers-timeout 300]
  * [--upstream-idle-timeout 180] [--upstream-retries 0] [--replay-reasoning-content] [--max-input-items 20000]
- * [--max-body-mb 16] [--request-body-timeout 120]
+ * [--max-body-mb 16] [--request-body-timeout 120] [--client-stall-timeout 60] [--shutdown-grace 5]
  * [--store none|sqlite:PATH|postgres:URL] [--store-ttl 30d] [--store-max-responses N]`: the gateway, a
  * `POST /v1/responses` server (stateless unless `--store`)
  * in front of the Chat Completions backend at `--upstream` (e.g. `http://localhost:11434/v1` for Ollama,
@@ -67,6 +67,16 @@
  *   a 408 `request_timeout` and its connection is closed (a client that never ends its body holds nothing);
  *   at most 2147483 (about 24.8 days, the longest a JS timer waits). Request headers must arrive whole
  *   within 30 s, or within this timeout when it is shorter (else a 408 from Node and the connection closed).
+ * - `--client-stall-timeout SECONDS` (default 60): a client that accepts none of its response's bytes for
+ *   that long (the gateway's writes wait in the connection's buffer and none drains: a client that stopped
+ *   reading, a frozen process) has its connection closed and its upstream call aborted (logged as a warning
+ *   naming the flag; the access log's outcome `client_closed`), checked every second. The gateway stops
+ *   reading the upstream while its client does not read, so `--upstream-idle-timeout` never fires for such a
+ *   client: without this bound it held its upstream call, a model server's generation slot, as long as it
+ *   kept its connection. A client that reads, however slowly, is never cut; nor is a response waiting for
+ *   the upstream (nothing is buffered). At most 2147483.
+ * - `--shutdown-grace SECONDS` (default 5; 0 to 2147483): on SIGTERM or Ctrl-C, how long the connections
+ *   still open have to end (see below) before they are closed and the process exits.
  *
  * Before it listens it sends one streamed and one whole request through a gateway of the same options to a
  * loopback upstream of its own (nothing reaches `--upstream`, nothing is logged; at most 5 s): a fresh
@@ -74,8 +84,13 @@
  * of milliseconds. Once listening it prints one line, `effect-responses: serving http://HOST:PORT/v1 ->
  * UPSTREAM`, and runs until interrupted (Ctrl-C, SIGTERM: exit 130, 143). On interruption it stops
  * accepting connections, a stream in flight ends with `response.failed` code `server_shutting_down` (its
- * upstream request aborted), and each kept-alive client connection is closed as its response ends, so that the process exits at once
- * rather than when the clients' keep-alive runs out (3-4 s with undici, under the `openai` SDK).
+ * upstream request aborted; a request waiting for its answer gets a 503 with that code), and each
+ * kept-alive client connection is closed as its response ends, so that the process exits as soon as its
+ * clients have read their answers rather than when their keep-alive runs out (3-4 s with undici, under the
+ * `openai` SDK). A connection still open `--shutdown-grace` seconds after the signal (a client that does
+ * not read its answer, a request body still arriving) is closed then, and the process exits. A second
+ * SIGTERM or Ctrl-C during that wait exits at once, with the status of the first signal (143 or 130),
+ * closing every connection as the process ends.
  *
  * @since 0.1.0
  */
@@ -97,6 +112,7 @@ import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import type { IncomingMessage } from "node:http"
 import * as ClosingServer from "./internal/closingServer.js"
 import * as Commands from "./internal/commands.js"
 import * as Defaults from "./internal/defaults.js"
@@ -148,6 +164,10 @@ export interface ServeOptions {
   readonly maxBodyMb?: number | undefined
   /** seconds; default 120 */
   readonly requestBodyTimeout?: number | undefined
+  /** seconds a response may wait unread by its client before its connection is closed; default 60 (since 0.2.0) */
+  readonly clientStallTimeout?: number | undefined
+  /** seconds the connections still open on shutdown have before they are closed; default 5 (since 0.2.0) */
+  readonly shutdownGrace?: number | undefined
   readonly store?: string | undefined
   readonly storeTtl?: string | undefined
   readonly storeMaxResponses?: number | undefined
@@ -303,6 +323,15 @@ export const layer = (options: ServeOptions) =>
       const maxInputItems = options.maxInputItems ?? 20_000
       const maxBodyMb = options.maxBodyMb ?? 16
       const bodyTimeout = options.requestBodyTimeout ?? 120
+      const stallTimeout = options.clientStallTimeout ?? 60
+      const shutdownGrace = options.shutdownGrace ?? 5
+      const runtime = yield* Effect.runtime<never>()
+      const onStall = (request: IncomingMessage) =>
+        Runtime.runSync(runtime)(Effect.logWarning(
+          `a client (${request.socket.remoteAddress ?? "?"}) accepted none of its response to ${request.method} ${
+            (request.url ?? "").slice(0, 200)
+          } for ${stallTimeout} s: its connection is closed and its upstream call aborted (--client-stall-timeout)`
+        ))
       const upstreamKey = yield* secretFrom(options.upstreamKeyEnv, "--upstream-key-env")
       const keys = yield* secretFrom(options.apiKeyEnv, "--api-key-env")
       // several comma-separated keys (one variable's value): one tenant each, each trimmed
@@ -365,7 +394,12 @@ export const layer = (options: ServeOptions) =>
         )),
         Layer.provide(upstreamClient),
         Layer.provide(
-          NodeHttpServer.layer(() => ClosingServer.make(ClosingServer.timeoutsOf(bodyTimeout)), { port: options.port, host: options.host }).pipe(
+          NodeHttpServer.layer(() =>
+            ClosingServer.make(ClosingServer.timeoutsOf(bodyTimeout), {
+              stallTimeoutMillis: stallTimeout * 1000,
+              shutdownGraceMillis: shutdownGrace * 1000,
+              onStall
+            }), { port: options.port, host: options.host }).pipe(
             Layer.mapError((error) => listenError(options, error.cause))
           )
         ),

@@ -239,7 +239,9 @@ describe("effect-responses (in process)", () => {
         [
           ["--request-body-timeout", "2147484"],
           "option --request-body-timeout: '2147484' is more than 2147483 (allowed: 1 to 2147483 seconds)"
-        ]
+        ],
+        [["--client-stall-timeout", "0"], "option --client-stall-timeout: '0' is less than 1 (allowed: 1 to 2147483 seconds)"],
+        [["--shutdown-grace", "-1"], "option --shutdown-grace: '-1' is less than 0 (allowed: 0 to 2147483 seconds)"]
       ]
       yield* expectServeUsageErrors(cases)
       const upstream = yield* main(["serve", "--upstream", "notaurl"])

@@ -5,8 +5,8 @@
  * nothing is closed at the headers bound; a request Node's parser refuses is answered in OpenAI's error shape.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Agent, get, request, type Server } from "node:http"
-import { type AddressInfo, connect } from "node:net"
+import { Agent, get, type IncomingMessage, request, type Server, type ServerResponse } from "node:http"
+import { type AddressInfo, connect, type Socket } from "node:net"
 import * as ClosingServer from "../src/internal/closingServer.js"
 
 /** A bound short enough for a test: a connection's first request must reach the server within 300 ms. */
@@ -112,6 +112,99 @@ describe("ClosingServer", () => {
       agent.destroy()
       server.closeAllConnections()
     }
+  })
+
+  describe("stalled clients and the shutdown's grace (Options)", () => {
+    /** Writes a stream of 64 KiB events until the client leaves, waiting for `'drain'` as the gateway does. */
+    const endless = (response: ServerResponse) => {
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      const piece = `data: ${"Z".repeat(64 * 1024)}\n\n`
+      const write = () => {
+        while (!response.destroyed) {
+          if (!response.write(piece)) return void response.once("drain", write)
+        }
+      }
+      write()
+    }
+    /** A raw request on a connection whose client never reads; resolves with the socket once the answer began. */
+    const neverReads = (port: number, path: string) =>
+      new Promise<Socket>((resolve) => {
+        const socket = connect(port, "127.0.0.1", () => {
+          socket.pause()
+          socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`)
+          resolve(socket)
+        })
+        socket.on("error", () => undefined)
+      })
+    const closedWithin = (socket: Socket, millis: number) =>
+      new Promise<void>((resolve, reject) => {
+        if (socket.destroyed) return resolve()
+        const open = setTimeout(() => reject(new Error(`the connection is still open after ${millis} ms`)), millis)
+        socket.once("close", () => {
+          clearTimeout(open)
+          resolve()
+        })
+        // a paused socket sees the server's FIN or reset only once it reads
+        socket.resume()
+        socket.on("data", () => undefined)
+      })
+
+    it("a client that reads nothing of a stream has its connection destroyed after the stall timeout (its handler sees the response close unfinished); a client that reads and a response that waits are not cut", async () => {
+      const stalled: Array<string> = []
+      const server = ClosingServer.make(undefined, { stallTimeoutMillis: 1000, onStall: (request) => stalled.push(request.url!) })
+      const unfinished: Array<string> = []
+      server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+        response.on("close", () => {
+          if (!response.writableEnded) unfinished.push(request.url!)
+        })
+        if (request.url === "/wait") setTimeout(() => response.end("late answer"), 3000)
+        else if (request.url === "/read") {
+          // 8 MiB, more than the socket buffers hold: the client's reading drains them
+          response.writeHead(200)
+          let left = 128
+          const write = () => {
+            while (left > 0) {
+              left--
+              if (!response.write(Buffer.alloc(64 * 1024, 65))) return void response.once("drain", write)
+            }
+            response.end()
+          }
+          write()
+        } else endless(response)
+      })
+      const port = await listening(server)
+      try {
+        const stuck = await neverReads(port, "/stuck")
+        const waiting = fetch(`http://127.0.0.1:${port}/wait`).then((answer) => answer.text())
+        const read = fetch(`http://127.0.0.1:${port}/read`).then(async (answer) => (await answer.arrayBuffer()).byteLength)
+        expect(await read).toBe(128 * 64 * 1024)
+        expect(await waiting).toBe("late answer")
+        await closedWithin(stuck, CLOSED_WITHIN_MILLIS)
+        expect(stalled).toStrictEqual(["/stuck"])
+        expect(unfinished).toStrictEqual(["/stuck"])
+      } finally {
+        stop(server)
+      }
+    })
+
+    it("close() completes after the shutdown's grace though a client reads nothing of its answer: its connection is destroyed", async () => {
+      const server = ClosingServer.make(undefined, { shutdownGraceMillis: 500 })
+      server.on("request", (_request: IncomingMessage, response: ServerResponse) => endless(response))
+      const port = await listening(server)
+      try {
+        const stuck = await neverReads(port, "/stuck")
+        // the answer began, and fills the buffers
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+        await Promise.race([
+          closed,
+          new Promise((_, reject) => setTimeout(() => reject(new Error("close() did not complete")), CLOSED_WITHIN_MILLIS))
+        ])
+        await closedWithin(stuck, CLOSED_WITHIN_MILLIS)
+      } finally {
+        stop(server)
+      }
+    })
   })
 
   it("timeoutsOf: headers within 30 s or the body timeout when shorter; the whole request past the gateway's body timeout", () => {

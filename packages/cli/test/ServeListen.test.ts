@@ -117,6 +117,8 @@ describe("effect-responses serve: the address line and the body bound", () => {
         [{ upstreamIdleTimeout: 0 }, "option --upstream-idle-timeout: '0' is less than 1 (allowed: 1 or more seconds)"],
         [{ requestBodyTimeout: -3 }, "option --request-body-timeout: '-3' is less than 1 (allowed: 1 to 2147483 seconds)"],
         [{ requestBodyTimeout: 2147484 }, "option --request-body-timeout: '2147484' is more than 2147483 (allowed: 1 to 2147483 seconds)"],
+        [{ clientStallTimeout: 0 }, "option --client-stall-timeout: '0' is less than 1 (allowed: 1 to 2147483 seconds)"],
+        [{ shutdownGrace: 2147484 }, "option --shutdown-grace: '2147484' is more than 2147483 (allowed: 0 to 2147483 seconds)"],
         [{ upstream: "notaurl" }, "option --upstream: 'notaurl' is not an http(s) URL (e.g. http://localhost:11434/v1)"],
         [{ store: "foo" }, "option --store: 'foo' is not none, sqlite:PATH or postgres:URL"],
         [{ storeTtl: "5x" }, "option --store-ttl: '5x' is not a duration (30d, 12h, 90m, 3600s, or seconds)"],

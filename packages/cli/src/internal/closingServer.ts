@@ -6,6 +6,17 @@
  *   being written when it is called stays open after that response ends, for as long as the client keeps it
  *   alive (undici, under the `openai` SDK: 4 s; the server's `keepAliveTimeout`: 5 s), and the process waits
  *   for it. This server closes such a connection as soon as its response ends once the server is closing.
+ *   With `Options.shutdownGraceMillis`, a connection still open that long after `close()` (a response that
+ *   cannot be written because its client reads nothing, a request body still arriving) is destroyed, so that
+ *   `close()` completes and the process exits: without it a client that stopped reading held the process
+ *   for as long as it liked.
+ * - **Stalled clients** (`Options.stallTimeoutMillis`): a response whose bytes wait in its socket's buffer
+ *   (the client accepts none: its TCP window is full) with no drain for that long has its connection
+ *   destroyed (checked every second); the platform then interrupts its handler, which aborts its upstream
+ *   call. The gateway stops reading the upstream while its client does not read (back-pressure), so the
+ *   upstream's idle timeout never fires for such a client: without this bound it held its upstream call (a
+ *   model server's generation slot) for as long as it kept its connection open. A client that reads, however
+ *   slowly, drains its socket and is never cut; a response waiting for the upstream has nothing buffered.
  * - **Half-close** (`httpAllowHalfOpen`): a client may end its side of the connection (TCP FIN) once its
  *   request is sent and still read the answer (HTTP/1.1 allows it; `nc -q`, some proxies and minimal
  *   clients do it). Node's default treats that end as the client leaving: it destroys the request and
@@ -173,13 +184,54 @@ const answerClientError = (server: Server, socket: Socket, error: ClientError): 
   socket.destroy()
 }
 
+/** The bounds `serve` puts on the responses it writes and on its shutdown (see the module doc). */
+export interface Options {
+  /** how long after `close()` the connections still open are destroyed (none when absent) */
+  readonly shutdownGraceMillis?: number | undefined
+  /** how long a response's socket may hold unwritten bytes without a drain before it is destroyed (none when absent) */
+  readonly stallTimeoutMillis?: number | undefined
+  /** told as a stalled client's connection is destroyed, before it is */
+  readonly onStall?: ((request: IncomingMessage) => void) | undefined
+}
+
+/** A response in flight whose socket is watched for stalls: since when its bytes wait without a drain. */
+interface Watched {
+  readonly request: IncomingMessage
+  readonly socket: Socket
+  since: number | undefined
+}
+
+/**
+ * Destroys, every `CHECK_INTERVAL_MILLIS`, the socket of each response of `watched` whose bytes have waited
+ * `stallTimeoutMillis` without a drain (the socket's buffer never empty at a check, and no `'drain'`).
+ */
+const watchStalls = (server: Server, watched: Set<Watched>, options: Options & { readonly stallTimeoutMillis: number }) => {
+  const check = setInterval(() => {
+    const now = performance.now()
+    for (const entry of watched) {
+      if (entry.socket.destroyed || entry.socket.writableLength === 0) {
+        entry.since = undefined
+      } else if (entry.since === undefined) {
+        entry.since = now
+      } else if (now - entry.since >= options.stallTimeoutMillis) {
+        watched.delete(entry)
+        options.onStall?.(entry.request)
+        entry.socket.destroy()
+      }
+    }
+  }, CHECK_INTERVAL_MILLIS)
+  // the check keeps no process alive, and ends with the server
+  check.unref()
+  server.once("close", () => clearInterval(check))
+}
+
 /**
  * A new `node:http` server that closes keep-alive connections as their responses end once it is closing,
  * answers a client that half-closed its connection after its request, and answers a request Node refuses in
  * OpenAI's error shape (see the module doc); with `timeouts`, Node's bounds on receiving a request are those
- * (else Node's defaults).
+ * (else Node's defaults); with `options`, stalled clients are cut and the shutdown's wait is bounded.
  */
-export const make = (timeouts?: Timeouts): Server => {
+export const make = (timeouts?: Timeouts, options: Options = {}): Server => {
   const server = createServer({
     ...(timeouts === undefined ? {} : {
       headersTimeout: timeouts.headersTimeoutMillis,
@@ -206,5 +258,32 @@ export const make = (timeouts?: Timeouts): Server => {
       if (!server.listening) setImmediate(() => server.closeIdleConnections())
     })
   })
+  const stallTimeoutMillis = options.stallTimeoutMillis
+  if (stallTimeoutMillis !== undefined) {
+    const watched = new Set<Watched>()
+    watchStalls(server, watched, { ...options, stallTimeoutMillis })
+    server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      const entry: Watched = { request, socket: request.socket, since: undefined }
+      const drained = () => (entry.since = undefined)
+      watched.add(entry)
+      entry.socket.on("drain", drained)
+      // watched until its bytes are all written (or its connection gone), not only until its last `write`
+      response.once("close", () => {
+        watched.delete(entry)
+        entry.socket.off("drain", drained)
+      })
+    })
+  }
+  const grace = options.shutdownGraceMillis
+  if (grace !== undefined) {
+    // the `close()` the `NodeHttpServer` layer calls as it is released: connections left after `grace` are destroyed
+    const close = server.close
+    server.close = function(this: Server, callback?: (error?: Error) => void) {
+      const timer = setTimeout(() => server.closeAllConnections(), grace)
+      timer.unref()
+      server.once("close", () => clearTimeout(timer))
+      return close.call(this, callback)
+    }
+  }
   return server
 }

@@ -178,6 +178,20 @@ export const serve = Command.make("serve", {
     Options.withDescription("seconds (1 to 2147483) a request body may take to arrive whole before answering 408"),
     Options.withDefault(120)
   ),
+  clientStallTimeout: Options.integer("client-stall-timeout").pipe(
+    checked(serveChecks.clientStallTimeout.problem),
+    Options.withDescription(
+      "seconds (1 to 2147483) a client may leave its response unread (nothing it accepts drains the connection) before the connection is closed and its upstream call aborted"
+    ),
+    Options.withDefault(60)
+  ),
+  shutdownGrace: Options.integer("shutdown-grace").pipe(
+    checked(serveChecks.shutdownGrace.problem),
+    Options.withDescription(
+      "seconds (0 to 2147483) the connections still open on SIGTERM or Ctrl-C have to end before they are closed and the process exits (a second signal exits at once)"
+    ),
+    Options.withDefault(5)
+  ),
   store: Options.text("store").pipe(
     checked(serveChecks.store.problem),
     Options.withDescription(

@@ -195,6 +195,8 @@ export const serveChecks = {
   maxInputItems: serveCheck("--max-input-items", atLeastProblem(1, "items")),
   maxBodyMb: serveCheck("--max-body-mb", maxBodyMbProblem),
   requestBodyTimeout: serveCheck("--request-body-timeout", betweenProblem(1, MAX_TIMER_SECONDS, "seconds")),
+  clientStallTimeout: serveCheck("--client-stall-timeout", betweenProblem(1, MAX_TIMER_SECONDS, "seconds")),
+  shutdownGrace: serveCheck("--shutdown-grace", betweenProblem(0, MAX_TIMER_SECONDS, "seconds")),
   store: serveCheck("--store", storeProblem),
   storeTtl: serveCheck("--store-ttl", ttlProblem),
   storeMaxResponses: serveCheck("--store-max-responses", maxResponsesProblem)
@@ -223,4 +225,6 @@ export const serveOptionsProblem = (options: ServeChecked): string | undefined =
     serveChecks.maxInputItems.message(options.maxInputItems) ??
     serveChecks.maxBodyMb.message(options.maxBodyMb) ??
     serveChecks.requestBodyTimeout.message(options.requestBodyTimeout) ??
+    serveChecks.clientStallTimeout.message(options.clientStallTimeout) ??
+    serveChecks.shutdownGrace.message(options.shutdownGrace) ??
     storeOptionsProblem(options)

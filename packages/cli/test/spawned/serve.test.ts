@@ -254,6 +254,73 @@ describe("effect-responses serve (the executable)", () => {
     }
   })
 
+  it("a client that reads nothing of its stream: its connection is closed after --client-stall-timeout and its upstream call aborted; on SIGTERM such a client holds the process only --shutdown-grace seconds, exit 143", async () => {
+    // an endless stream of 50 KB deltas, written as fast as the gateway reads them
+    const delta = `data: ${JSON.stringify({ id: "chatcmpl-e", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: "Z".repeat(50_000) } }] })}\n\n`
+    let aborted = 0
+    const upstream = createServer((req, res) => {
+      req.resume()
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        const write = () => {
+          while (!res.destroyed) {
+            if (!res.write(delta)) return void res.once("drain", write)
+          }
+        }
+        res.on("close", () => {
+          if (!res.writableFinished) aborted++
+        })
+        write()
+      })
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve))
+    const base = `http://127.0.0.1:${(upstream.address() as { port: number }).port}/v1`
+    // a raw client that sends its request and never reads; resolves once the gateway has closed its connection
+    const neverReads = (port: number) => {
+      const body = JSON.stringify({ model: "m", input: "hi", stream: true })
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.pause()
+        socket.write(`POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`)
+      })
+      socket.on("error", () => undefined)
+      return socket
+    }
+    const portOf = (running: Cli.Running) => Number(/serving http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(running.output().stdout)![1])
+    const stalling = Cli.start(["serve", "--upstream", base, "--port", "0", "--client-stall-timeout", "1", "--log-level", "info"])
+    try {
+      await stalling.waitFor(/serving (http:\/\/\S+)\/v1/)
+      const socket = neverReads(portOf(stalling))
+      while (aborted === 0) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(stalling.output().stderr).toContain(
+        "effect-responses: warning: a client (127.0.0.1) accepted none of its response to POST /v1/responses for 1 s: its connection is closed and its upstream call aborted (--client-stall-timeout)\n"
+      )
+      expect(stalling.output().stderr).toMatch(/access: POST \/v1\/responses \d+ .* outcome=client_closed/)
+      socket.destroy()
+      stalling.child.kill("SIGTERM")
+      expect((await stalling.done).status).toBe(143)
+    } finally {
+      stalling.child.kill("SIGKILL")
+    }
+    // on shutdown: three clients that read nothing, a stall timeout far away; the grace (1 s) ends their connections
+    const running = Cli.start(["serve", "--upstream", base, "--port", "0", "--client-stall-timeout", "600", "--shutdown-grace", "1"])
+    try {
+      await running.waitFor(/serving (http:\/\/\S+)\/v1/)
+      const sockets = [0, 1, 2].map(() => neverReads(portOf(running)))
+      const closed = sockets.map((socket) => new Promise((resolve) => socket.once("close", resolve)))
+      // the gateway's buffers towards the clients are full: it stopped reading the upstream
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      running.child.kill("SIGTERM")
+      const result = await running.done
+      expect(result.status).toBe(143)
+      for (const socket of sockets) socket.resume()
+      await Promise.all(closed)
+    } finally {
+      running.child.kill("SIGKILL")
+      upstream.closeAllConnections()
+      upstream.close()
+    }
+  })
+
   it("a client that half-closes after its Connection: close request (FIN, still reading) gets the whole answer, streamed and whole; a FIN on a kept-alive connection still cancels the upstream call", async () => {
     const chunk = (delta: object, finish: string | null = null) =>
       `data: ${JSON.stringify({ id: "chatcmpl-h", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
