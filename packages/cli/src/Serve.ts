@@ -117,6 +117,7 @@ import * as ClosingServer from "./internal/closingServer.js"
 import * as Commands from "./internal/commands.js"
 import * as Defaults from "./internal/defaults.js"
 import { modelNotFound } from "./internal/modelNotFound.js"
+import { pacedBody } from "./internal/pacedBody.js"
 import { resendOnReused } from "./internal/resendOnReused.js"
 import { warmUp } from "./internal/warmUp.js"
 
@@ -287,7 +288,9 @@ const secretFrom = (variable: Option.Option<string>, flag: string) =>
  * written into a reused keep-alive connection that the upstream closes or resets before any byte of the
  * response is resent once on another (`internal/resendOnReused.ts`, logged at Debug level): the upstream
  * closed it idle as the request went out (Node's and uvicorn's 5 s keep-alive against undici's reuse up to
- * about 4 s, later under load) and never read it. A fresh connection's is not resent.
+ * about 4 s, later under load) and never read it. A fresh connection's is not resent. A body of more than
+ * 256 KiB is written a piece of 256 KiB per turn of the event loop (`internal/pacedBody.ts`): one socket
+ * write of a 10 MB body held the event loop for 13-14 ms.
  */
 const upstreamClient = Layer.scoped(
   HttpClient.HttpClient,
@@ -298,7 +301,7 @@ const upstreamClient = Layer.scoped(
         Effect.logDebug(`upstream: resending a request once: its reused keep-alive connection closed before any response byte (${error.message})`)
       )
     const agent = yield* NodeHttpClient.makeDispatcher
-    return NodeHttpClient.makeUndici(agent.compose(resendOnReused(log)))
+    return NodeHttpClient.makeUndici(agent.compose(pacedBody, resendOnReused(log)))
   })
 )
 
