@@ -723,7 +723,8 @@ const landing = (file: string): Effect.Effect<string | undefined> =>
       if (realExisting !== undefined) return NodePath.join(realExisting, ...rest)
       // a link that does not resolve: follow it one step by its text
       const link = await Fs.readlink(existing).catch(() => undefined)
-      if (link === undefined) return undefined
+      // no longer a link (removed or replaced since the lstat): looked at again
+      if (link === undefined) continue
       current = NodePath.join(NodePath.resolve(NodePath.dirname(existing), link), ...rest)
     }
     return undefined
@@ -769,7 +770,11 @@ const landingIn = (
       if (stats.isSymbolicLink()) {
         if (++hops > 40) return undefined
         const link = await Fs.readlink(next).catch(() => undefined)
-        if (link === undefined) return undefined
+        if (link === undefined) {
+          // no longer a link (removed or replaced since the lstat): looked at again
+          pending.unshift(name)
+          continue
+        }
         const target = NodePath.resolve(current, link)
         pending = [...target.split(NodePath.sep).filter((part) => part !== ""), ...pending]
         current = NodePath.parse(target).root
@@ -956,7 +961,8 @@ const writeText = (file: string, text: string, path: string): Effect.Effect<void
       (stats) => stats === undefined ? Effect.void : Effect.fail(notRegular(stats, path))
     )
   )
-const remove = (file: string, path: string) => fsCall(() => Fs.rm(file), "cannot delete the file", path)
+// unlink, not rm: rm takes a file gone since its lstat as removed; a file not there to remove is an error
+const remove = (file: string, path: string) => fsCall(() => Fs.unlink(file), "cannot delete the file", path)
 
 /**
  * Applies one file change under `root` and returns a one-line log of what it did (`created a.txt`,
@@ -995,7 +1001,10 @@ const lockKeys = (root: string, change: FileChange): Effect.Effect<ReadonlyArray
         : [
           Effect.flatMap(locate(root, change.path), ({ real }) => fileKeys(real, false)),
           ...(change.type === "update_file" && change.moveTo !== undefined
-            ? [Effect.flatMap(locate(root, change.moveTo), ({ real }) => fileKeys(real, false))]
+            ? [
+              Effect.flatMap(locate(root, change.moveTo), ({ real }) => fileKeys(real, false)),
+              Effect.flatMap(locateEntry(root, change.path), (real) => fileKeys(real, true))
+            ]
             : [])
         ],
       { mode: "either" }
@@ -1163,10 +1172,12 @@ const planChange = (
         }
       }
       case "update_file": {
-        if (state === null || state === undefined && !(yield* exists(file))) {
+        // read where the path led when planned (`real`, under its lock), not re-resolved: a directory link on
+        // the way deleted meanwhile does not move the file
+        if (state === null || state === undefined && !(yield* exists(real))) {
           return yield* new PatchError({ description: "the file to update does not exist", path: change.path })
         }
-        const content = state ?? (yield* decodeText(yield* readBytes(file, change.path), change.path))
+        const content = state ?? (yield* decodeText(yield* readBytes(real, change.path), change.path))
         const text = yield* (hunks === undefined
           ? applyHunks(content, change.diff, change.path)
           : applyParsedHunks(content, hunks, change.path))
@@ -1181,11 +1192,14 @@ const planChange = (
           yield* requireDirectories(destination.real, change.moveTo, plan)
           yield* recordWrite(plan, destination.real, text, destination.gone)
           plan.byPath.set(entry, null)
+          // the entry it removes (a link itself, in its directory's real path) is locked too, and removed as
+          // planned: the path resolved again when the step runs could lead elsewhere (its link deleted meanwhile)
+          plan.files.push({ real: entry, entry: true, gone })
           return {
             log: `updated ${change.path} and moved it to ${change.moveTo}`,
             steps: [
               { _tag: "write", file: destination.real, text, path: change.moveTo },
-              { _tag: "remove", file, path: change.path }
+              { _tag: "remove", file: entry, path: change.path }
             ]
           }
         }
