@@ -20,7 +20,11 @@
  *   connection is closed after it; a smaller one is drained as below) or, for a
  *   chunked body, as soon as the bound is passed, while the client may still send (the rest of the body is
  *   read and discarded in the background, up to 64 MiB and until `bodyTimeout`, so that the answer reaches
- *   the client instead of a connection reset);
+ *   the client instead of a connection reset). A connection closed after a 413 under a client still
+ *   sending (a body refused by its `Content-Length` past the drain bound, more than 64 MiB drained, a
+ *   drain not ended at `bodyTimeout`) is closed without a reset on Node's server: nothing more is read,
+ *   the server's side is ended after the 413 (a FIN), and the socket destroyed when the client closes or
+ *   2 s later, so that a client that stops at a failed write (undici, the `openai` SDK) has read the 413;
  * - 415 `unsupported_content_encoding` for a compressed body (`content-encoding` other than `identity`);
  * - 408 `request_timeout` for a body that has not arrived whole within `bodyTimeout` (default 120 s), sent
  *   with `connection: close` (a client that never ends its body cannot hold a request open);
@@ -762,9 +766,13 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024
  * and until the body timeout) instead of ending the read: ending it destroys Node's request, which resets
  * the connection before the 413 is written (curl: "Connection reset by peer"). A client that reads while
  * it sends (curl, undici) gets the 413 at once and stops; one that ends its body within the drain bound
- * keeps a usable connection; one that sends more than that after the bound has its connection reset
- * (after the 413 was written: a client that reads only once its body is sent may see the reset instead);
- * one that stops sending without ending its body has it closed at the body timeout. A compressed body (a
+ * keeps a usable connection; one that sends more than that after the bound, or that stops sending without
+ * ending its body (at the body timeout), has its connection closed. Every such close after the 413 is a
+ * lingering one on Node's server (`RequestBody.closeLingering`, `lingerAfterAnswer`): the 413 written, reading
+ * stopped, a FIN, and the socket destroyed when the client closes or `RequestBody.LINGER_MILLIS` (2 s) later.
+ * Destroyed at once with the client's bytes unread, the connection was reset on the client's next segment,
+ * and undici (fetch, the `openai` SDK) failed with EPIPE ("fetch failed", "Connection error.") before it read
+ * the 413: 1-2 of 3 tries of a body 65-70 MiB past the bound against `serve`. A compressed body (a
  * `content-encoding` other than `identity`) is read whole the same way (within the bound) and refused with
  * 415, which names the encoding (read as JSON, it was "invalid JSON at position 0").
  */
@@ -775,7 +783,10 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number, t
       // within the drain bound: read and discarded in the background, as a chunked body past the bound is
       // (closed at once, a client still sending, as fetch does, got EPIPE instead of the 413: 9 times in 10
       // for 17 MiB); past it, the body is not read at all and the connection is closed after the 413
-      if (declared > limit + MAX_DRAIN_BYTES) return yield* tooLarge(limit, true)
+      if (declared > limit + MAX_DRAIN_BYTES) {
+        RequestBody.lingerAfterAnswer(request)
+        return yield* tooLarge(limit, true)
+      }
       RequestBody.discard(request, limit + MAX_DRAIN_BYTES, Duration.toMillis(timeout))
       return yield* tooLarge(limit)
     }

@@ -1251,6 +1251,48 @@ describe("Gateway faults (scripted loopback upstream)", () => {
         expect(received).toHaveLength(0)
       })))
 
+  live("a body more than the drain bound (64 MiB) past the bound, still being sent (Content-Length, chunked): the 413 and a FIN reach the client, no reset while it sends", () =>
+    withScriptedGateway([sse(textChunk("never asked"), finishChunks())], { gateway: { bodyTimeout: "1 minute", maxBodyBytes: 1024 } }, (url, received) =>
+      Effect.promise(async () => {
+        // By Content-Length the body is never read and the connection is closed after the 413 (`connection: close`);
+        // chunked, the 413 comes at the bound, 64 MiB more are read and discarded, and the connection is closed then.
+        // Closed at once (Node's `destroySoon`, the drain's `destroy`) with the client's bytes unread, the kernel
+        // reset the connection on the client's next segment: its write still in progress failed (EPIPE), and a
+        // client that stops at a failed write never read the 413 waiting in its socket (undici: "fetch failed", 1-2
+        // of 3 tries against `serve`; the openai SDK: "Connection error.")
+        const { hostname, port } = new URL(url)
+        const chunk = (bytes: Buffer) => Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from("\r\n")])
+        const mebibyte = Buffer.alloc(1024 * 1024, 0x78)
+        const cases = [
+          // more than the sockets' buffers hold, so that the write is still in progress when the gateway closes
+          ["content-length", `Content-Length: ${1024 + 65 * 1024 * 1024}`, Buffer.alloc(16 * 1024 * 1024, 0x78)],
+          // past the bound and the drain bound, and more
+          ["chunked", "Transfer-Encoding: chunked", Buffer.concat(Array.from({ length: 72 }, () => chunk(mebibyte)))]
+        ] as const
+        for (const [name, head, body] of cases) {
+          const socket = connect(Number(port), hostname)
+          let answer = ""
+          const events: Array<string> = []
+          socket.on("data", (data) => (answer += data.toString()))
+          socket.on("error", (error: NodeJS.ErrnoException) => events.push(`error ${error.code}`))
+          const ended = new Promise<void>((resolve) => socket.on("end", () => resolve()))
+          const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()))
+          socket.write(`POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${head}\r\n\r\n`)
+          socket.write(body)
+          await Promise.race([ended, closed])
+          events.push("end")
+          // the client still sends a while after the answer and the FIN: no reset (before, its next segment got one);
+          // the gateway's linger timer (`LINGER_MILLIS`, 2 s) was set before this one, in this process, 10 times longer
+          await new Promise((resolve) => setTimeout(resolve, 200))
+          socket.destroy()
+          await closed
+          expect(events, name).toEqual(["end"])
+          expect(answer, name).toMatch(/^HTTP\/1\.1 413 /)
+          expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)).error, name).toMatchObject({ code: "request_too_large" })
+        }
+        expect(received).toHaveLength(0)
+      })))
+
   live("a Content-Length over the bound by less than the drain bound, the body being sent: 413 at once, the body drained, the connection usable after it", () =>
     withScriptedGateway([sse(textChunk("never asked"), finishChunks())], { gateway: { bodyTimeout: "10 seconds", maxBodyBytes: 1024 } }, (url, received) =>
       Effect.promise(async () => {
