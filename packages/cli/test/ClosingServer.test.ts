@@ -293,6 +293,90 @@ describe("ClosingServer", () => {
     })
   })
 
+  describe("idle between requests (keep-alive timeout 300 ms)", () => {
+    /** A server of the short bounds whose keep-alive timeout is 300 ms too, answering `ok` (or `url` to a request whose path is not `/`). */
+    const idleServer = () => {
+      const server = ClosingServer.make(SHORT)
+      server.keepAliveTimeout = SHORT.headersTimeoutMillis
+      server.on("request", (incoming, response) => {
+        incoming.resume()
+        incoming.on("end", () => response.end(incoming.url === "/" ? "ok" : incoming.url))
+      })
+      return server
+    }
+
+    it("a client writing \\r\\n every 100 ms after its answer is closed (Node's keep-alive timer was reset by each byte)", async () => {
+      const server = idleServer()
+      const port = await listening(server)
+      const socket = connect(port, "127.0.0.1")
+      const breaks = setInterval(() => {
+        if (!socket.destroyed) socket.write("\r\n")
+      }, SHORT.headersTimeoutMillis / 3)
+      try {
+        let text = ""
+        socket.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
+        socket.on("error", () => undefined)
+        const closed = new Promise<void>((resolve, reject) => {
+          const open = setTimeout(() => reject(new Error(`still open after ${CLOSED_WITHIN_MILLIS} ms`)), CLOSED_WITHIN_MILLIS)
+          socket.once("close", () => {
+            clearTimeout(open)
+            resolve()
+          })
+        })
+        socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        await closed
+        // one answer, and the connection closed without another (the line breaks began no request)
+        expect(parseAnswer(text)).toMatchObject({ status: 200, body: "ok" })
+        expect(text.split("HTTP/1.1 ").length).toBe(2)
+      } finally {
+        clearInterval(breaks)
+        socket.destroy()
+        stop(server)
+      }
+    })
+
+    it("a request whose headers began before the idle bound and end after it is answered (the headers bound covers it)", async () => {
+      // a headers bound well past the idle bound: only the idle bound could cut the second request
+      const server = ClosingServer.make({ headersTimeoutMillis: 5_000, requestTimeoutMillis: 10_000 })
+      server.keepAliveTimeout = SHORT.headersTimeoutMillis
+      server.on("request", (incoming, response) => {
+        incoming.resume()
+        incoming.on("end", () => response.end(incoming.url))
+      })
+      const port = await listening(server)
+      const socket = connect(port, "127.0.0.1")
+      try {
+        let text = ""
+        let onData = () => undefined as void
+        socket.on("data", (chunk: Buffer) => {
+          text += chunk.toString("utf8")
+          onData()
+        })
+        const answers = () => text.split("HTTP/1.1 ").slice(1).map((answer) => parseAnswer(`HTTP/1.1 ${answer}`).body)
+        const answered = (path: string) =>
+          new Promise<void>((resolve, reject) => {
+            onData = () => {
+              if (text.endsWith(path)) resolve()
+            }
+            socket.once("close", () => reject(new Error(`the connection closed before the answer to ${path}: ${JSON.stringify(text)}`)))
+          })
+        const first = answered("/a")
+        socket.write("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        await first
+        // the second request's first line at once, the rest after three idle bounds
+        socket.write("GET /b HTTP/1.1\r\n")
+        await new Promise((resolve) => setTimeout(resolve, 3 * SHORT.headersTimeoutMillis))
+        const second = answered("/b")
+        socket.write("Host: x\r\n\r\n")
+        await second
+        expect(answers()).toEqual(["/a", "/b"])
+      } finally {
+        socket.destroy()
+        stop(server)
+      }
+    })
+  })
+
   describe("a request Node's parser refuses is answered in OpenAI's shape (Node's answer had no body)", () => {
     const cases: ReadonlyArray<{ name: string; bytes: string; status: number; code: string; message: string }> = [
       {

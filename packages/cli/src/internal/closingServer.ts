@@ -40,6 +40,14 @@
  *   `--request-body-timeout 10`; a client that never reads its socket does not see it, its side stays in
  *   CLOSE-WAIT while the server's fd is gone); between two requests of a kept-alive connection Node's
  *   keep-alive timeout (5 s) closes it instead.
+ * - **Idle between requests** (`armIdle`): Node's keep-alive timeout is the socket's inactivity timeout, reset
+ *   by every byte, and the line breaks llhttp skips before a request line (`\r\n`) neither begin a request
+ *   (no headers clock) nor end the connection: a client writing `\r\n` every few seconds held a kept-alive
+ *   connection open forever (measured on Node 20.20: keep-alive timeout 2 s, headers bound 2 s, `\r\n`
+ *   every 500 ms, still open after 12 s). This server also closes a kept-alive connection `keepAliveTimeout`
+ *   after its last response ended when no request came since, whatever bytes arrived, unless a request has
+ *   begun (its headers arriving, which the headers bound covers). `keepAliveTimeout` 0 keeps Node's
+ *   meaning: no bound.
  * - **Requests Node refuses** (`clientErrorAnswer`): a request Node's parser cannot read (a malformed request
  *   line, a header of a bad name, `Content-Length` beside `Transfer-Encoding`, headers past Node's 16 KiB,
  *   a bad chunk) or whose headers came too slowly never reaches the gateway; Node answered it with a bare
@@ -225,11 +233,44 @@ const watchStalls = (server: Server, watched: Set<Watched>, options: Options & {
   server.once("close", () => clearInterval(check))
 }
 
+/** A kept-alive connection's requests not yet answered, and its idle bound's timer while it has none. */
+interface Idle {
+  inFlight: number
+  timer: ReturnType<typeof setTimeout> | undefined
+}
+
+/** The parser Node's server reads a connection with, as far as the idle bound asks it (Node 18 on). */
+interface ConnectionParser {
+  /** whether the headers of the message begun last are whole (true until the next message's first byte) */
+  readonly headersCompleted?: () => boolean
+}
+
+/**
+ * After the last response in flight on a kept-alive `socket` ended: closes the connection `millis` later
+ * unless a request came since (the `request` listener of `make` clears the timer), or one has begun (the
+ * connection's parser has a message whose headers are not whole: Node's headers bound covers it). Bytes
+ * that begin no request (`\r\n`, which llhttp skips before a request line) do not count (see the module doc).
+ */
+const armIdle = (socket: Socket, idle: Idle, millis: number): void => {
+  if (millis <= 0 || socket.destroyed) return
+  idle.timer = setTimeout(() => {
+    idle.timer = undefined
+    if (idle.inFlight > 0 || socket.destroyed) return
+    const parser = (socket as Socket & { parser?: ConnectionParser | null }).parser
+    if (parser?.headersCompleted?.() === false) return
+    socket.destroy()
+  }, millis)
+  idle.timer.unref()
+}
+
 /**
  * A new `node:http` server that closes keep-alive connections as their responses end once it is closing,
- * answers a client that half-closed its connection after its request, and answers a request Node refuses in
- * OpenAI's error shape (see the module doc); with `timeouts`, Node's bounds on receiving a request are those
- * (else Node's defaults); with `options`, stalled clients are cut and the shutdown's wait is bounded.
+ * A new `node:http` server that closes keep-alive connections as their responses end once it is closing,
+ * answers a client that half-closed its connection after its request, answers a request Node refuses in
+ * OpenAI's error shape, and closes a kept-alive connection idle `keepAliveTimeout` after its last response
+ * whatever bytes without a request it sent (see the module doc); with `timeouts`, Node's bounds on
+ * receiving a request are those (else Node's defaults); with `options`, stalled clients are cut and the
+ * shutdown's wait is bounded.
  */
 export const make = (timeouts?: Timeouts, options: Options = {}): Server => {
   const server = createServer({
@@ -251,6 +292,26 @@ export const make = (timeouts?: Timeouts, options: Options = {}): Server => {
     }
     socket.once("end", left)
     response.once("close", () => socket.off("end", left))
+  })
+  const idles = new WeakMap<Socket, Idle>()
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket
+    let idle = idles.get(socket)
+    if (idle === undefined) {
+      idle = { inFlight: 0, timer: undefined }
+      idles.set(socket, idle)
+      const state = idle
+      socket.once("close", () => clearTimeout(state.timer))
+    }
+    clearTimeout(idle.timer)
+    idle.timer = undefined
+    idle.inFlight++
+    const state = idle
+    const keep = keepsAlive(request)
+    response.once("close", () => {
+      // `close` follows `finish` (or an abort): the request is over either way
+      if (--state.inFlight === 0 && keep && response.writableFinished) armIdle(socket, state, server.keepAliveTimeout)
+    })
   })
   server.on("request", (_request, response) => {
     response.on("finish", () => {
