@@ -151,7 +151,16 @@ describe("ClosingServer", () => {
 
     it("a client that reads nothing of a stream has its connection destroyed after the stall timeout (its handler sees the response close unfinished); a client that reads and a response that waits are not cut", async () => {
       const stalled: Array<string> = []
-      const server = ClosingServer.make(undefined, { stallTimeoutMillis: 1000, onStall: (request) => stalled.push(request.url!) })
+      // resolved as the server cuts a stalled client: the client must not read before that (it would drain)
+      let cut: () => void = () => undefined
+      const cutDone = new Promise<void>((resolve) => (cut = resolve))
+      const server = ClosingServer.make(undefined, {
+        stallTimeoutMillis: 1000,
+        onStall: (request) => {
+          stalled.push(request.url!)
+          cut()
+        }
+      })
       const unfinished: Array<string> = []
       server.on("request", (request: IncomingMessage, response: ServerResponse) => {
         response.on("close", () => {
@@ -179,6 +188,10 @@ describe("ClosingServer", () => {
         const read = fetch(`http://127.0.0.1:${port}/read`).then(async (answer) => (await answer.arrayBuffer()).byteLength)
         expect(await read).toBe(128 * 64 * 1024)
         expect(await waiting).toBe("late answer")
+        await Promise.race([
+          cutDone,
+          new Promise((_, reject) => setTimeout(() => reject(new Error("the stalled client was not cut")), CLOSED_WITHIN_MILLIS))
+        ])
         await closedWithin(stuck, CLOSED_WITHIN_MILLIS)
         expect(stalled).toStrictEqual(["/stuck"])
         expect(unfinished).toStrictEqual(["/stuck"])
