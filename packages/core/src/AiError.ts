@@ -13,8 +13,10 @@ const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith
 /**
  * The server answered with an HTTP error status. `type`, `code` and `param` come from OpenAI's error body
  * `{"error":{"message","type","param","code"}}`; `requestId` from the `x-request-id` header; `retryAfter`
- * from `retry-after-ms` / `retry-after`.
- * Retryable for 408, 409, 429 and 5xx, except `insufficient_quota`.
+ * from `retry-after-ms` / `retry-after`; `shouldRetry` (since 0.2.0) from the `x-should-retry` header
+ * (`true` / `false`), which the OpenAI SDKs honour and the gateway sends (`false` for an upstream redirect).
+ * Retryable as `shouldRetry` says when the server said; else for 408, 409, 429 and 5xx, except
+ * `insufficient_quota`.
  *
  * @since 0.1.0
  * @category errors
@@ -26,12 +28,14 @@ export class HttpError extends Schema.TaggedError<HttpError>("@effect-responses/
   code: optional(Schema.String),
   param: optional(Schema.String),
   requestId: optional(Schema.String),
-  retryAfter: optional(Schema.DurationFromMillis)
+  retryAfter: optional(Schema.DurationFromMillis),
+  shouldRetry: optional(Schema.Boolean)
 }) {
   /**
    * @since 0.1.0
    */
   get retryable(): boolean {
+    if (this.shouldRetry !== undefined) return this.shouldRetry
     if (this.code === "insufficient_quota") return false
     return this.status === 408 || this.status === 409 || this.status === 429 || this.status >= 500
   }
@@ -521,12 +525,13 @@ export const retryAfterFromHeaders = (
  * The message of an error body in another common shape than OpenAI's, without a `message`: Ollama's
  * `{"error":"…"}` (a string), FastAPI's (vLLM's, TGI's) `{"detail":"…"}` and its validation errors
  * `{"detail":[{"loc":["body","messages"],"msg":"Field required",…},…]}`, read as `body.messages: Field
- * required` (several joined by `; `, an item without `msg` as its JSON). `undefined` for any other shape.
+ * required` (several joined by `; `, an item without `msg` as its JSON). `undefined` for any other shape, and
+ * for an empty or blank message (the body then describes the error).
  */
 const otherShapeMessage = (error: { readonly [key: string]: unknown }): string | undefined => {
-  if (typeof error.error === "string") return error.error
+  if (typeof error.error === "string") return error.error.trim() === "" ? undefined : error.error
   const detail = error.detail
-  if (typeof detail === "string") return detail
+  if (typeof detail === "string") return detail.trim() === "" ? undefined : detail
   if (!Array.isArray(detail) || detail.length === 0) return undefined
   return detail.map((item: unknown) => {
     if (!isJsonObject(item) || typeof item.msg !== "string") return JSON.stringify(item)
@@ -564,7 +569,7 @@ const stringOf = (o: { readonly [key: string]: unknown }, key: string): string |
  * text; since 0.2.0 the inner message of Ollama's `{"error":"…"}` and FastAPI's (vLLM's) `{"detail":"…"}` /
  * `{"detail":[{"loc","msg"},…]}` is the description, `body.messages: Field required` for a validation
  * error; a body of another shape becomes the description), `requestId` from `x-request-id`, `retryAfter` from `retry-after-ms` /
- * `retry-after` (see `retryAfterFromHeaders`). `headers` are lower-cased header names. Pure: no I/O.
+ * `retry-after` (see `retryAfterFromHeaders`), `shouldRetry` (since 0.2.0) from `x-should-retry`. `headers` are lower-cased header names. Pure: no I/O.
  *
  * The message or body is cut at `MAX_MESSAGE` characters, saying how much was cut (`capMessage`). `cutAt`
  * (since 0.2.0) is the bound in bytes the body was read up to, when the body was longer and cut there: the
@@ -616,6 +621,8 @@ export const httpErrorFromResponse = (response: {
   const param = error && stringOf(error, "param")
   const requestId = headers["x-request-id"]
   const retryAfter = retryAfterFromHeaders(headers)
+  const shouldRetryHeader = headers["x-should-retry"]?.trim().toLowerCase()
+  const shouldRetry = shouldRetryHeader === "true" ? true : shouldRetryHeader === "false" ? false : undefined
   const location = status >= 300 && status < 400 ? headers["location"] : undefined
   const description = status >= 300 && status < 400 && message === undefined
     ? redirectDescription(status, location)
@@ -633,6 +640,7 @@ export const httpErrorFromResponse = (response: {
     ...(code === undefined ? {} : { code }),
     ...(param === undefined ? {} : { param }),
     ...(requestId === undefined ? {} : { requestId }),
-    ...(retryAfter === undefined ? {} : { retryAfter })
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+    ...(shouldRetry === undefined ? {} : { shouldRetry })
   })
 }

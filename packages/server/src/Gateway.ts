@@ -351,7 +351,7 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
       return new GatewayError({
         status: error.status >= 500 ? 502 : error.status,
         description: capMessage(error.status >= 500 ? `the upstream failed: ${error.description}` : error.description),
-        errorType: error.errorType ?? openAiErrorType(error.status),
+        errorType: error.errorType ?? openAiErrorType(error.status, error.code),
         param: error.param ?? null,
         code: error.code ?? (error.status >= 500 ? "upstream_error" : error.status === 429 ? "rate_limit_exceeded" : null),
         ...(headers === undefined ? {} : { headers })
@@ -460,10 +460,15 @@ export const fromAiError = (error: AiError.AiError): GatewayError => {
  * body (`{"type":"requests","code":"rate_limit_exceeded"}`), with code `rate_limit_exceeded`: never the
  * client's request at fault; 5xx (500 server error, 503 overloaded) is `server_error`; 400, 404, 409, 413,
  * 422 and any other 4xx are `invalid_request_error`, as OpenAI types them (401 and 403, the gateway's own
- * upstream credentials, are answered apart: `UPSTREAM_AUTH_FAILED`).
+ * upstream credentials, are answered apart: `UPSTREAM_AUTH_FAILED`). A 429 of code `insufficient_quota` is
+ * typed `insufficient_quota`, as OpenAI's own quota body is.
  */
-const openAiErrorType = (status: number): string =>
-  status === 429 ? "requests" : status >= 500 ? "server_error" : "invalid_request_error"
+const openAiErrorType = (status: number, code: string | undefined): string =>
+  status === 429
+    ? code === "insufficient_quota" ? "insufficient_quota" : "requests"
+    : status >= 500
+    ? "server_error"
+    : "invalid_request_error"
 
 /**
  * What a client is told when the upstream could not be reached (`TransportError`: connection refused, a name

@@ -62,6 +62,18 @@ const CASES: ReadonlyArray<readonly [string, Handler, number, object]> = [
     answer(500, "application/json", JSON.stringify({ error: "llama runner process has terminated" })),
     502,
     { message: "the upstream failed: llama runner process has terminated", type: "server_error", param: null, code: "upstream_error" }
+  ],
+  [
+    "an empty {\"error\":\"\"}: the body, not an empty message",
+    answer(400, "application/json", JSON.stringify({ error: "" })),
+    400,
+    { message: "{\"error\":\"\"}", type: "invalid_request_error", param: null, code: null }
+  ],
+  [
+    "a 429 of code insufficient_quota without a type: typed insufficient_quota, as OpenAI's own quota body",
+    answer(429, "application/json", JSON.stringify({ error: { message: "You exceeded your current quota", code: "insufficient_quota" } })),
+    429,
+    { message: "You exceeded your current quota", type: "insufficient_quota", param: null, code: "insufficient_quota" }
   ]
 ]
 

@@ -106,6 +106,28 @@ describe("an upstream redirect", () => {
       expect(target.received).toHaveLength(0)
     }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici)))
 
+  it.effect("a target holding the key, as it is or percent-encoded: the clients' HttpError and its hint show neither", () =>
+    Effect.gen(function*() {
+      const key = "sk-up/stream+secret=123456"
+      const upstream = yield* ScriptedServer.make([
+        redirect(307, `https://h.example/${key}/v1/chat/completions`),
+        redirect(307, `https://h.example/${encodeURIComponent(key)}/v1/chat/completions`)
+      ])
+      const client = yield* ChatCompletionsClient.make({ baseUrl: upstream.baseUrl, apiKey: Redacted.make(key), retry: { times: 0 } })
+      for (let i = 0; i < 2; i++) {
+        const error = yield* Effect.flip(Stream.runDrain(client.createStream({ model: "m", messages: [{ role: "user", content: "hi" }] })))
+        expect(error.message).toBe(
+          "HTTP 307: the server answered HTTP 307, a redirect to https://h.example/[redacted]/v1/chat/completions, which is not followed (the request and its key go to the configured base URL only): set the base URL to https://h.example/[redacted]/v1"
+        )
+      }
+    }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici)))
+
+  it("x-should-retry (the gateway's false on a redirect's 502): HttpError.retryable says what the server said", () => {
+    const of = (status: number, shouldRetry?: string) =>
+      AiError.httpErrorFromResponse({ status, headers: shouldRetry === undefined ? {} : { "x-should-retry": shouldRetry }, body: "" })
+    expect([of(502).retryable, of(502, "false").retryable, of(400).retryable, of(400, "true").retryable]).toEqual([true, false, false, true])
+  })
+
   it("AiError.httpErrorFromResponse: a relative target, a redirect without a location, a 304 that is no redirect", () => {
     const descriptionOf = (status: number, headers: Record<string, string>) =>
       AiError.httpErrorFromResponse({ status, headers, body: "" }).description

@@ -178,14 +178,19 @@ export const DEFAULT_IDLE_TIMEOUT: Duration.Duration = Duration.minutes(5)
 export const MIN_SECRET_LENGTH = 8
 
 /**
- * `text` with every occurrence of `secret` replaced by `[redacted]` when `secret` is at least
+ * `text` with every occurrence of `secret`, and of its percent-encoded form (`encodeURIComponent`: a key
+ * in a URL, such as a redirect's target), replaced by `[redacted]` when `secret` is at least
  * `MIN_SECRET_LENGTH` characters long; else `text` unchanged.
  *
  * @since 0.2.0
  * @category errors
  */
-export const scrubSecret = (text: string, secret: string): string =>
-  secret.length < MIN_SECRET_LENGTH ? text : text.split(secret).join("[redacted]")
+export const scrubSecret = (text: string, secret: string): string => {
+  if (secret.length < MIN_SECRET_LENGTH) return text
+  const scrubbed = text.split(secret).join("[redacted]")
+  const encoded = encodeURIComponent(secret)
+  return encoded === secret ? scrubbed : scrubbed.split(encoded).join("[redacted]")
+}
 
 /**
  * `error` with `secret` cut out of every text field (`description`, `excerpt`, `param`, …) as `scrubSecret`
@@ -201,12 +206,9 @@ export const scrubError = <E extends AiError.AiError>(error: E, secret: string):
   let changed = false
   const fields: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(error)) {
-    if (typeof value === "string" && value.includes(secret)) {
-      fields[name] = scrubSecret(value, secret)
-      changed = true
-    } else {
-      fields[name] = value
-    }
+    const scrubbed = typeof value === "string" ? scrubSecret(value, secret) : value
+    fields[name] = scrubbed
+    if (scrubbed !== value) changed = true
   }
   if (!changed) return error
   const ErrorClass = error.constructor as new(fields: Record<string, unknown>, disableValidation: boolean) => E
@@ -601,16 +603,16 @@ export const make = (path: string, options: Options = {}): Effect.Effect<HttpTra
         ({ cut, text }) => {
           const body = scrub(text)
           // a server that already points at /v1 (the gateway's own 404 does) gets no second hint
+          // a redirect's target is named in the error and its hint: never the key, as a body's echo of it is not
+          const location = response.headers["location"] === undefined ? undefined : scrub(response.headers["location"])
           const hint = response.status === 404 && hint404 !== undefined && !body.includes("/v1")
             ? hint404
             : response.status >= 300 && response.status < 400
-            ? redirectHint(url, path, response.headers["location"])
+            ? redirectHint(url, path, location)
             : undefined
-          const location = response.headers["location"]
           return Effect.fail(AiError.httpErrorFromResponse({
             status: response.status,
-            // a redirect's target is named in the error: never the key, as a body's echo of it is not
-            headers: location === undefined ? response.headers : { ...response.headers, location: scrub(location) },
+            headers: location === undefined ? response.headers : { ...response.headers, location },
             body,
             ...(cut ? { cutAt: MAX_ERROR_BODY_BYTES } : {}),
             ...(hint === undefined ? {} : { hint })

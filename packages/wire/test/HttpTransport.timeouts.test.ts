@@ -856,5 +856,10 @@ describe("HttpTransport redaction", () => {
   it("scrubSecret leaves text alone for keys shorter than MIN_SECRET_LENGTH", () => {
     assert.strictEqual(HttpTransport.scrubSecret("upstream exploded", "x"), "upstream exploded")
     assert.strictEqual(HttpTransport.scrubSecret("a 12345678 b", "12345678"), "a [redacted] b")
+    // a key in a URL (a redirect's target) may come percent-encoded
+    assert.strictEqual(
+      HttpTransport.scrubSecret("https://h/sk%2Fkey%2B123/v1 sk/key+123", "sk/key+123"),
+      "https://h/[redacted]/v1 [redacted]"
+    )
   })
 })
