@@ -20,7 +20,10 @@
 /** Whether `bytes`, whole characters (none cut by either end), are UTF-8. */
 export type Validator = (bytes: Uint8Array) => boolean
 
-/** `TextDecoder` with `fatal: true` as a validator: any runtime with the Encoding API. */
+/**
+ * `TextDecoder` with `fatal: true` as a validator, for every runtime with the Encoding API: the fallback
+ * where `process.getBuiltinModule` is missing.
+ */
 export const decoderValidator = (): Validator => {
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
   return (bytes) => {
